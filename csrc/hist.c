@@ -1,0 +1,48 @@
+/*
+** hist.c: histogram samples to routines (gprof's hist_assign_samples).
+** All arithmetic is in 2-byte units; a bin straddling routines is split
+** by overlap, and credits are divided by the real (non-integral) scale,
+** which is why percentages can pass 100.
+*/
+#include "profile.h"
+
+void lgp_hist_assign(lgp_profile *p) {
+  const lgp_gmon *g = &p->gmon;
+  double scale = g->hist_scale, total = 0;
+  size_t r, n = p->nsyms;
+  for (r = 0; r < g->nhist; r++) {
+    const lgp_hist *h = &g->hist[r];
+    uint64_t lowpc = h->low / 2;
+    size_t k = 1; /* gprof's lagging cursor: the next bin starts at k-1 */
+    uint32_t i;
+    for (i = 0; i < h->nbins; i++) {
+      uint64_t count = h->bins[i], bin_low, bin_high;
+      size_t j;
+      if (count == 0)
+        continue;
+      bin_low = lowpc + (uint64_t)(scale * (double)i);
+      bin_high = lowpc + (uint64_t)(scale * (double)(i + 1));
+      total += (double)count;
+      for (j = k - 1; j < n; k = ++j) {
+        uint64_t sym_low = p->nodes[j].addr / 2, sym_high, overlap;
+        /* The last routine: gprof reads one entry past its table here;
+           we take the end of the routine's range instead. */
+        sym_high = j + 1 < n ? p->nodes[j + 1].addr / 2 : (p->nodes[j].end_addr + 1) / 2;
+        if (bin_high < sym_low)
+          break;
+        if (bin_low >= sym_high)
+          continue;
+        overlap = (bin_high < sym_high ? bin_high : sym_high) -
+                  (bin_low > sym_low ? bin_low : sym_low);
+        if (overlap > 0) {
+          double credit = (double)(overlap * count) / scale;
+          if (lgp_in_table(p, (uint32_t)j, LGP_INCL_FLAT, LGP_EXCL_FLAT))
+            p->nodes[j].hist_time += credit;
+          else
+            total -= credit;
+        }
+      }
+    }
+  }
+  p->total_time = total;
+}

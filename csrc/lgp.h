@@ -1,0 +1,69 @@
+/*
+** lgp.h: types and helpers shared by the lgprof core.
+** The core (every csrc/ file but lcore.c) includes no Lua header.
+*/
+#ifndef lgp_h
+#define lgp_h
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef uint64_t lgp_addr;
+
+/* Error state: the first failure's message, "FILE: what is wrong". */
+typedef struct lgp_err {
+  int set;
+  char msg[1024];
+} lgp_err;
+
+/* Records a failure (only the first one is kept); always returns -1. */
+int lgp_fail(lgp_err *e, const char *file, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 3, 4)))
+#endif
+  ;
+
+/* Overflow-checked allocation helpers: NULL on failure or overflow. */
+void *lgp_alloc_array(size_t n, size_t size);
+void *lgp_calloc_array(size_t n, size_t size);
+/* Grows *p (of *cap elements) to hold at least need elements. 0 or -1. */
+int lgp_grow(void **p, size_t *cap, size_t need, size_t size);
+char *lgp_strdup(const char *s);
+
+/* Stable merge sort of n indices with a comparator taking a context
+** (glibc's qsort, which gprof uses, is a stable merge sort). 0 or -1. */
+typedef int (*lgp_cmp_fn)(const void *ctx, uint32_t a, uint32_t b);
+int lgp_sort_indices(uint32_t *v, size_t n, lgp_cmp_fn cmp, const void *ctx);
+
+/* Buffered output: text is built in memory and flushed to a FILE*
+** (or kept, when f is NULL, for callers that want a string). */
+typedef struct lgp_out {
+  char *buf;
+  size_t len, cap;
+  FILE *f;
+  int failed;     /* a write or an allocation failed */
+} lgp_out;
+
+void lgp_out_init(lgp_out *o, FILE *f);
+void lgp_out_free(lgp_out *o);
+int lgp_out_flush(lgp_out *o);
+void lgp_out_mem(lgp_out *o, const char *s, size_t n);
+void lgp_out_str(lgp_out *o, const char *s);
+void lgp_out_char(lgp_out *o, char c);
+void lgp_out_chars(lgp_out *o, char c, size_t n);
+void lgp_out_printf(lgp_out *o, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+/* printf "%*.*s" style padding of a string: width w, left-justified if
+** left, truncated to prec characters if prec >= 0. */
+void lgp_out_pad(lgp_out *o, const char *s, int w, int prec, int left);
+/* printf("%<w>lu") and ("%-<w>lu"). */
+void lgp_out_u64(lgp_out *o, uint64_t v, int w, int left);
+/* printf("%<w>.<prec>f", v), exactly as glibc rounds (to nearest, ties to
+** even on the exact binary value); a fast path for ordinary values. */
+void lgp_out_fixed(lgp_out *o, double v, int w, int prec);
+
+#endif

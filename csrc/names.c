@@ -1,0 +1,89 @@
+/*
+** names.c: demangled names via libiberty's cplus_demangle, which is what
+** gprof uses (through bfd_demangle: leading '.'/'$' and an '@' suffix are
+** set aside and put back). The style goes in the option bits, so
+** libiberty's global current style is never touched.
+*/
+#include <libiberty/demangle.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* Marks a node whose printed name is its raw name. */
+static char raw_marker[1];
+
+int lgp_demangle_style_ok(const char *style) {
+  return cplus_demangle_name_to_style(style) != unknown_demangling;
+}
+
+char *lgp_demangle(const char *name, int options) {
+  const char *pre = name, *at;
+  size_t pre_len, suf_len;
+  char *core = NULL, *res, *out;
+  while (*name == '.' || *name == '$')
+    name++;
+  pre_len = (size_t)(name - pre);
+  at = strchr(name, '@');
+  if (at != NULL) {
+    core = malloc((size_t)(at - name) + 1);
+    if (core == NULL)
+      return NULL;
+    memcpy(core, name, (size_t)(at - name));
+    core[at - name] = '\0';
+    name = core;
+  }
+  res = cplus_demangle(name, options);
+  free(core);
+  if (res == NULL || (pre_len == 0 && at == NULL))
+    return res;
+  suf_len = strlen(at ? at : "");
+  out = malloc(pre_len + strlen(res) + suf_len + 1);
+  if (out != NULL) {
+    memcpy(out, pre, pre_len);
+    strcpy(out + pre_len, res);
+    strcat(out, at ? at : "");
+  }
+  free(res);
+  return out;
+}
+
+int lgp_names_init(lgp_names *nm, size_t n, int enabled, const char *style) {
+  enum demangling_styles st = auto_demangling;
+  memset(nm, 0, sizeof *nm);
+  if (style != NULL) {
+    st = cplus_demangle_name_to_style(style);
+    if (st == unknown_demangling)
+      return -1;
+  }
+  nm->dem = lgp_calloc_array(n, sizeof *nm->dem);
+  if (nm->dem == NULL)
+    return -1;
+  nm->n = n;
+  nm->enabled = enabled && st != no_demangling;
+  nm->options = DMGL_ANSI | DMGL_PARAMS | ((int)st & DMGL_STYLE_MASK);
+  return 0;
+}
+
+void lgp_names_free(lgp_names *nm) {
+  size_t i;
+  if (nm->dem != NULL)
+    for (i = 0; i < nm->n; i++)
+      if (nm->dem[i] != raw_marker)
+        free(nm->dem[i]);
+  free(nm->dem);
+  memset(nm, 0, sizeof *nm);
+}
+
+const char *lgp_display_name(lgp_names *nm, const lgp_profile *p, uint32_t node) {
+  const char *raw = p->nodes[node].name;
+  if (raw == NULL)
+    return "";
+  if (!nm->enabled || node >= nm->n)
+    return raw;
+  if (nm->dem[node] == NULL) {
+    char *d = lgp_demangle(raw, nm->options);
+    nm->dem[node] = d != NULL ? d : raw_marker;
+  }
+  return nm->dem[node] == raw_marker ? raw : nm->dem[node];
+}

@@ -1,0 +1,526 @@
+/*
+** report.c: the flat profile, call graph and index exactly as GNU gprof
+** 2.40 prints them (formats in the reference, section 5). All output goes
+** through the buffered writer; numbers use the exact fast formatter.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+typedef struct rctx {
+  lgp_out *o;
+  lgp_profile *p;
+  lgp_names *nm;
+  const lgp_report_opts *ro;
+  double hz;
+  int have_cg; /* gprof numbers entries only when it read arcs */
+} rctx;
+
+static int hidden(const rctx *r, uint32_t node) {
+  return r->ro->hidden != NULL && r->ro->hidden[node];
+}
+
+static void form_feed(rctx *r) {
+  if (*r->ro->first_output)
+    *r->ro->first_output = 0;
+  else
+    lgp_out_str(r->o, "\f\n");
+}
+
+/* gprof's print_name_only: the name (demangled unless -T); its length. */
+static size_t name_only(rctx *r, uint32_t node) {
+  const char *s;
+  if (r->p->nodes[node].name == NULL)
+    return 0;
+  s = r->ro->bsd ? r->p->nodes[node].name : lgp_display_name(r->nm, r->p, node);
+  lgp_out_str(r->o, s);
+  return strlen(s);
+}
+
+/* gprof's print_name: adds " <cycle N>" and " [index]" or " (index)". */
+static void name_full(rctx *r, uint32_t node) {
+  const lgp_node *n = &r->p->nodes[node];
+  name_only(r, node);
+  if (n->cyc_num != 0) {
+    lgp_out_str(r->o, " <cycle ");
+    lgp_out_u64(r->o, (uint64_t)n->cyc_num, 0, 0);
+    lgp_out_char(r->o, '>');
+  }
+  if (r->have_cg && n->index != 0) {
+    lgp_out_str(r->o, n->print_flag ? " [" : " (");
+    lgp_out_u64(r->o, n->index, 0, 0);
+    lgp_out_char(r->o, n->print_flag ? ']' : ')');
+  }
+}
+
+/* {====================================================== flat profile */
+
+static const struct { char prefix; double scale; } si_table[] = {
+  {'T', 1e-12}, {'G', 1e-09}, {'M', 1e-6}, {'K', 1e-3}, {' ', 1},
+  {'m', 1e3}, {'u', 1e6}, {'n', 1e9}, {'p', 1e12}, {'f', 1e15}, {'a', 1e18},
+};
+#define SI_COUNT ((int)(sizeof si_table / sizeof si_table[0]))
+
+/* The per-call unit: fitted to the largest time per call. gprof reads past
+** its table when nothing fits; we keep the last entry ('a') then. */
+static int flat_log_scale(rctx *r) {
+  const lgp_profile *p = r->p;
+  double top_time = 0.0;
+  int have_top = 0, i;
+  size_t k;
+  if (r->ro->bsd)
+    return 5;
+  for (k = 0; k < p->nsyms; k++) {
+    const lgp_node *n = &p->nodes[p->flat_sorted[k]];
+    if (n->ncalls != 0) {
+      double t = (n->hist_time + n->child_time) / (double)n->ncalls;
+      if (t > top_time) {
+        top_time = t;
+        have_top = 1;
+      }
+    }
+  }
+  if (!have_top || !(top_time > 0.0))
+    return 0;
+  top_time /= r->hz;
+  for (i = 0; i < SI_COUNT; i++) {
+    double v = si_table[i].scale * top_time;
+    if (v >= 1.0 && v < 1000.0)
+      return i;
+  }
+  return SI_COUNT - 1;
+}
+
+static void granularity(rctx *r) {
+  lgp_out_str(r->o, "\ngranularity: each sample hit covers ");
+  lgp_out_printf(r->o, "%ld", (long)r->p->gmon.hist_scale * 2L);
+  lgp_out_str(r->o, " byte(s)");
+}
+
+void lgp_report_flat(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
+  rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg};
+  double total = p->total_time, accum = 0.0, scale;
+  const char *dimen = p->gmon.dimen;
+  char unit[16];
+  int log_scale;
+  size_t k;
+  form_feed(&r);
+  if (ro->bsd) {
+    if (!ro->brief) {
+      lgp_out_str(o, "\n\n\nflat profile:\n");
+      lgp_out_str(o, lgp_flat_blurb);
+    }
+    granularity(&r);
+    if (total > 0.0)
+      lgp_out_printf(o, " for %.2f%% of %.2f %s\n\n", 100.0 / total, total / r.hz, dimen);
+  } else {
+    lgp_out_str(o, "Flat profile:\n");
+    lgp_out_printf(o, "\nEach sample counts as %g %s.\n", 1.0 / r.hz, dimen);
+  }
+  if (total <= 0.0) {
+    lgp_out_str(o, " no time accumulated\n\n");
+    total = 1.0;
+  }
+  log_scale = flat_log_scale(&r);
+  scale = si_table[log_scale].scale;
+  snprintf(unit, sizeof unit, "%c%c/call", si_table[log_scale].prefix, p->gmon.abbrev);
+  lgp_out_printf(o, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n",
+                 "%  ", "cumulative", "self  ", "", "self  ", "total ", "");
+  lgp_out_printf(o, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n",
+                 "time", dimen, dimen, "calls", unit, unit, "name");
+  for (k = 0; k < p->nsyms; k++) {
+    uint32_t s = p->flat_sorted[k];
+    const lgp_node *n = &p->nodes[s];
+    if (hidden(&r, s) || !lgp_in_table(p, s, LGP_INCL_FLAT, LGP_EXCL_FLAT))
+      continue;
+    if (ro->ignore_zeros && n->ncalls == 0 && n->hist_time == 0)
+      continue;
+    accum += n->hist_time;
+    if (ro->bsd) {
+      lgp_out_fixed(o, 100 * n->hist_time / total, 5, 1);
+      lgp_out_char(o, ' ');
+      lgp_out_fixed(o, accum / r.hz, 10, 2);
+    } else {
+      lgp_out_fixed(o, 100 * n->hist_time / total, 6, 2);
+      lgp_out_char(o, ' ');
+      lgp_out_fixed(o, accum / r.hz, 9, 2);
+    }
+    lgp_out_char(o, ' ');
+    lgp_out_fixed(o, n->hist_time / r.hz, 8, 2);
+    if (n->ncalls != 0) {
+      lgp_out_char(o, ' ');
+      lgp_out_u64(o, n->ncalls, 8, 0);
+      lgp_out_char(o, ' ');
+      lgp_out_fixed(o, scale * n->hist_time / r.hz / (double)n->ncalls, 8, 2);
+      lgp_out_char(o, ' ');
+      lgp_out_fixed(o, scale * (n->hist_time + n->child_time) / r.hz / (double)n->ncalls, 8, 2);
+      lgp_out_str(o, "  ");
+    } else {
+      lgp_out_chars(o, ' ', 29);
+    }
+    if (ro->bsd)
+      name_full(&r, s);
+    else
+      name_only(&r, s);
+    lgp_out_char(o, '\n');
+  }
+  if (!ro->bsd && !ro->brief)
+    lgp_out_str(o, lgp_flat_blurb);
+}
+
+/* }====================================================== */
+
+/* {====================================================== call graph */
+
+/* The second time column is wider in the traditional (-T) layout. */
+static void col_time2(rctx *r, double v) {
+  lgp_out_fixed(r->o, v, r->ro->bsd ? 11 : 7, 2);
+}
+
+static void col_blank2(rctx *r) { lgp_out_chars(r->o, ' ', r->ro->bsd ? 11 : 7); }
+
+static int same_cycle(const lgp_profile *p, uint32_t a, uint32_t b) {
+  return p->nodes[a].cyc_num != 0 && p->nodes[a].cyc_num == p->nodes[b].cyc_num;
+}
+
+/* gprof's cmp_arc, as a total order: self arc < arcs inside a cycle (by
+** count) < the others (by propagated time, then count). */
+static int cmp_arc(const lgp_profile *p, uint32_t x, uint32_t y) {
+  const lgp_arc *l = &p->arcs[x], *r = &p->arcs[y];
+  int lself = l->parent == l->child, rself = r->parent == r->child;
+  int lcyc = same_cycle(p, l->parent, l->child), rcyc = same_cycle(p, r->parent, r->child);
+  if (lself || rself)
+    return lself == rself ? 0 : (lself ? -1 : 1);
+  if (lcyc != rcyc)
+    return lcyc ? -1 : 1;
+  if (!lcyc) {
+    double lt = l->time + l->child_time, rt = r->time + r->child_time;
+    if (lt < rt)
+      return -1;
+    if (lt > rt)
+      return 1;
+  }
+  if (l->count != r->count)
+    return l->count < r->count ? -1 : 1;
+  return 0;
+}
+
+/* Parents ascending, children descending; ties in arc creation order,
+** which is where gprof's insertion sorts leave them. */
+static int cmp_parent_arcs(const void *ctx, uint32_t x, uint32_t y) {
+  int c = cmp_arc(ctx, x, y);
+  return c != 0 ? c : (x < y ? -1 : x > y);
+}
+
+static int cmp_child_arcs(const void *ctx, uint32_t x, uint32_t y) {
+  int c = cmp_arc(ctx, x, y);
+  return c != 0 ? -c : (x < y ? -1 : x > y);
+}
+
+typedef struct arcbuf {
+  uint32_t *v;
+  size_t cap;
+} arcbuf;
+
+static const uint32_t *sorted_arcs(rctx *r, arcbuf *b, const uint32_t *from,
+                                   const uint32_t *to, lgp_cmp_fn cmp, size_t *n) {
+  *n = (size_t)(to - from);
+  if (lgp_grow((void **)&b->v, &b->cap, *n, sizeof *b->v) != 0) {
+    r->o->failed = 1;
+    *n = 0;
+    return from;
+  }
+  memcpy(b->v, from, *n * sizeof *b->v);
+  if (lgp_sort_indices(b->v, *n, cmp, r->p) != 0)
+    r->o->failed = 1;
+  return b->v;
+}
+
+/* A parent or child line. */
+static void arc_line(rctx *r, uint32_t arcno, uint32_t other, uint32_t entry, int is_parent) {
+  const lgp_profile *p = r->p;
+  const lgp_arc *a = &p->arcs[arcno];
+  lgp_out *o = r->o;
+  lgp_out_chars(o, ' ', 6 + 1 + 5 + 1); /* index and %time columns */
+  if (other == entry || same_cycle(p, other, entry)) {
+    lgp_out_chars(o, ' ', 7 + 1);
+    col_blank2(r);
+    lgp_out_char(o, ' ');
+    lgp_out_u64(o, a->count, 7, 0);
+    lgp_out_chars(o, ' ', 1 + 7 + 5);
+  } else {
+    uint32_t callee = is_parent ? entry : other;
+    lgp_out_fixed(o, a->time / r->hz, 7, 2);
+    lgp_out_char(o, ' ');
+    col_time2(r, a->child_time / r->hz);
+    lgp_out_char(o, ' ');
+    lgp_out_u64(o, a->count, 7, 0);
+    lgp_out_char(o, '/');
+    lgp_out_u64(o, p->nodes[p->nodes[callee].cyc_head].ncalls, 7, 1);
+    lgp_out_chars(o, ' ', 5);
+  }
+  name_full(r, other);
+  lgp_out_char(o, '\n');
+}
+
+/* The "[index] %time self children" columns of a primary or cycle line. */
+static void primary_cols(rctx *r, const lgp_node *n, double print_time) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "[%u]", (unsigned)n->index);
+  lgp_out_pad(r->o, buf, 6, 6, 1);
+  lgp_out_char(r->o, ' ');
+  lgp_out_fixed(r->o, 100 * (n->prop_self + n->prop_child) / print_time, 5, 1);
+  lgp_out_char(r->o, ' ');
+  lgp_out_fixed(r->o, n->prop_self / r->hz, 7, 2);
+  lgp_out_char(r->o, ' ');
+  col_time2(r, n->prop_child / r->hz);
+}
+
+static void self_calls_col(rctx *r, uint64_t self_calls) {
+  if (self_calls != 0) {
+    lgp_out_char(r->o, '+');
+    lgp_out_u64(r->o, self_calls, 7, 1);
+  } else {
+    lgp_out_chars(r->o, ' ', 8);
+  }
+}
+
+/* gprof's sort_members: descending by time, then calls; ties keep the
+** member chain's order (head first, then the order members joined). */
+static int cmp_member(const void *ctx, uint32_t x, uint32_t y) {
+  const lgp_profile *p = ctx;
+  const lgp_node *l = &p->nodes[x], *r = &p->nodes[y];
+  double lt = l->prop_self + l->prop_child, rt = r->prop_self + r->prop_child;
+  uint64_t lc = l->ncalls + l->self_calls, rc = r->ncalls + r->self_calls;
+  if (lt != rt)
+    return lt > rt ? -1 : 1;
+  if (lc != rc)
+    return lc > rc ? -1 : 1;
+  return 0;
+}
+
+static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b) {
+  lgp_profile *p = r->p;
+  const lgp_node *cyc = &p->nodes[c];
+  uint32_t m;
+  size_t nmem = 0, i;
+  primary_cols(r, cyc, print_time);
+  lgp_out_char(r->o, ' ');
+  lgp_out_u64(r->o, cyc->ncalls, 7, 0);
+  self_calls_col(r, cyc->self_calls);
+  lgp_out_printf(r->o, " <cycle %d as a whole> [%u]\n", (int)cyc->cyc_num, (unsigned)cyc->index);
+  /* members: descending by time, then calls; ties in chain order */
+  for (m = cyc->cyc_next; m != LGP_NONE; m = p->nodes[m].cyc_next)
+    nmem++;
+  if (lgp_grow((void **)&b->v, &b->cap, nmem, sizeof *b->v) != 0) {
+    r->o->failed = 1;
+    return;
+  }
+  for (i = 0, m = cyc->cyc_next; m != LGP_NONE; m = p->nodes[m].cyc_next)
+    b->v[i++] = m;
+  if (lgp_sort_indices(b->v, nmem, cmp_member, p) != 0)
+    r->o->failed = 1;
+  for (i = 0; i < nmem; i++) {
+    const lgp_node *n = &p->nodes[b->v[i]];
+    lgp_out_chars(r->o, ' ', 6 + 1 + 5 + 1);
+    lgp_out_fixed(r->o, n->prop_self / r->hz, 7, 2);
+    lgp_out_char(r->o, ' ');
+    col_time2(r, n->prop_child / r->hz);
+    lgp_out_char(r->o, ' ');
+    lgp_out_u64(r->o, n->ncalls, 7, 0);
+    self_calls_col(r, n->self_calls);
+    lgp_out_chars(r->o, ' ', 5);
+    name_full(r, b->v[i]);
+    lgp_out_char(r->o, '\n');
+  }
+}
+
+static void print_entry(rctx *r, uint32_t s, double print_time, arcbuf *b) {
+  lgp_profile *p = r->p;
+  const lgp_node *n = &p->nodes[s];
+  const uint32_t *v;
+  size_t k, cnt;
+  if (p->parent_off[s] == p->parent_off[s + 1]) {
+    lgp_out_chars(r->o, ' ', 6 + 1 + 5 + 1 + 7 + 1);
+    col_blank2(r);
+    lgp_out_chars(r->o, ' ', 1 + 7 + 1 + 7);
+    lgp_out_str(r->o, "     <spontaneous>\n");
+  } else {
+    v = sorted_arcs(r, b, lgp_parents_begin(p, s), lgp_parents_end(p, s), cmp_parent_arcs, &cnt);
+    for (k = 0; k < cnt; k++)
+      arc_line(r, v[k], p->arcs[v[k]].parent, s, 1);
+  }
+  primary_cols(r, n, print_time);
+  if (n->ncalls + n->self_calls != 0) {
+    lgp_out_char(r->o, ' ');
+    lgp_out_u64(r->o, n->ncalls, 7, 0);
+    if (n->self_calls != 0) {
+      lgp_out_char(r->o, '+');
+      lgp_out_u64(r->o, n->self_calls, 7, 1);
+      lgp_out_char(r->o, ' ');
+    } else {
+      lgp_out_chars(r->o, ' ', 9);
+    }
+  } else {
+    lgp_out_chars(r->o, ' ', 1 + 7 + 1 + 7 + 1);
+  }
+  name_full(r, s);
+  lgp_out_char(r->o, '\n');
+  v = sorted_arcs(r, b, lgp_children_begin(p, s), lgp_children_end(p, s), cmp_child_arcs, &cnt);
+  for (k = 0; k < cnt; k++)
+    arc_line(r, v[k], p->arcs[v[k]].child, s, 0);
+}
+
+void lgp_report_graph(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
+  rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg};
+  double print_time = p->print_time;
+  arcbuf b = {NULL, 0};
+  size_t k;
+  if (ro->bsd && !ro->brief)
+    lgp_out_str(o, lgp_bsd_callg_blurb);
+  form_feed(&r);
+  if (!ro->bsd)
+    lgp_out_str(o, ro->brief ? "\t\t\tCall graph\n\n" : "\t\t     Call graph (explanation follows)\n\n");
+  granularity(&r);
+  if (print_time > 0.0) {
+    lgp_out_printf(o, " for %.2f%% of %.2f seconds\n\n", 100.0 / print_time, print_time / r.hz);
+  } else {
+    lgp_out_str(o, " no time propagated\n\n");
+    print_time = 1.0;
+  }
+  if (ro->bsd) {
+    lgp_out_printf(o, "%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n",
+                   "", "", "", "", "called", "total", "parents");
+    lgp_out_printf(o, "%-6.6s %5.5s %7.7s %11.11s %7.7s+%-7.7s %-8.8s\t%5.5s\n",
+                   "index", "%time", "self", "descendants", "called", "self", "name", "index");
+    lgp_out_printf(o, "%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n",
+                   "", "", "", "", "called", "total", "children");
+    lgp_out_char(o, '\n');
+  } else {
+    lgp_out_str(o, "index % time    self  children    called     name\n");
+  }
+  for (k = 0; k < p->nsyms + p->ncycles; k++) {
+    uint32_t s = p->time_sorted[k];
+    const lgp_node *n = &p->nodes[s];
+    if (hidden(&r, s))
+      continue;
+    if ((ro->ignore_zeros && n->ncalls == 0 && n->self_calls == 0 && n->prop_self == 0 &&
+         n->prop_child == 0) || !n->print_flag)
+      continue;
+    if (n->is_cycle)
+      print_cycle_entry(&r, s, print_time, &b);
+    else
+      print_entry(&r, s, print_time, &b);
+    if (ro->bsd)
+      lgp_out_char(o, '\n');
+    lgp_out_str(o, "-----------------------------------------------\n");
+    if (ro->bsd)
+      lgp_out_char(o, '\n');
+  }
+  free(b.v);
+  if (!ro->bsd && !ro->brief)
+    lgp_out_str(o, lgp_fsf_callg_blurb);
+}
+
+/* }====================================================== */
+
+/* {====================================================== index */
+
+static int cmp_name(const void *ctx, uint32_t x, uint32_t y) {
+  const lgp_profile *p = ctx;
+  return strcmp(p->nodes[x].name, p->nodes[y].name);
+}
+
+void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
+  rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg};
+  size_t nnames = 0, todo, rows, i, j, k;
+  size_t column_width = (size_t)(ro->width - 1) / 3;
+  uint32_t *v = lgp_alloc_array(p->nsyms + p->ncycles, sizeof *v);
+  char buf[64];
+  if (v == NULL) {
+    o->failed = 1;
+    return;
+  }
+  for (k = 0; k < p->nsyms; k++) {
+    const lgp_node *n = &p->nodes[k];
+    if (hidden(&r, (uint32_t)k))
+      continue;
+    if (ro->ignore_zeros && n->ncalls == 0 && n->hist_time == 0)
+      continue;
+    v[nnames++] = (uint32_t)k;
+  }
+  if (lgp_sort_indices(v, nnames, cmp_name, p) != 0)
+    o->failed = 1;
+  todo = nnames;
+  for (k = p->nsyms; k < p->nsyms + p->ncycles; k++)
+    if (!hidden(&r, (uint32_t)k))
+      v[todo++] = (uint32_t)k;
+  lgp_out_str(o, "\f\n");
+  lgp_out_str(o, "Index by function name\n\n");
+  rows = (todo + 2) / 3;
+  for (i = 0; i < rows; i++) {
+    size_t col = 0, starting_col = 0;
+    for (j = i; j < todo; j += rows) {
+      const lgp_node *n = &p->nodes[v[j]];
+      snprintf(buf, sizeof buf, n->print_flag ? "[%u]" : "(%u)", (unsigned)n->index);
+      if (ro->bsd) {
+        lgp_out_pad(o, buf, 6, 6, 0);
+        lgp_out_char(o, ' ');
+        if (j < nnames) {
+          lgp_out_pad(o, n->name, 19, 19, 1);
+        } else {
+          char cbuf[32];
+          snprintf(cbuf, sizeof cbuf, "<cycle %d>", (int)n->cyc_num);
+          lgp_out_pad(o, cbuf, 19, 19, 1);
+        }
+      } else {
+        col += strlen(buf);
+        if (col < starting_col + 5) {
+          lgp_out_chars(o, ' ', starting_col + 5 - col);
+          col = starting_col + 5;
+        }
+        lgp_out_char(o, ' ');
+        lgp_out_str(o, buf);
+        lgp_out_char(o, ' ');
+        if (j < nnames) {
+          col += name_only(&r, v[j]);
+          if (n->is_static && n->file >= 0) {
+            const char *f = p->image.files[n->file], *slash = strrchr(f, '/');
+            if (slash != NULL)
+              f = slash + 1;
+            lgp_out_printf(o, " (%s)", f);
+            col += strlen(f) + 3;
+          }
+        } else {
+          char cbuf[32];
+          snprintf(cbuf, sizeof cbuf, "<cycle %d>", (int)n->cyc_num);
+          lgp_out_str(o, cbuf);
+          col += strlen(cbuf);
+        }
+      }
+      starting_col += column_width;
+    }
+    lgp_out_char(o, '\n');
+  }
+  free(v);
+}
+
+/* }====================================================== */
+
+int lgp_report_gprof(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
+  if (ro->bsd) {
+    if (ro->graph)
+      lgp_report_graph(o, p, nm, ro);
+    if (ro->flat)
+      lgp_report_flat(o, p, nm, ro);
+  } else {
+    if (ro->flat)
+      lgp_report_flat(o, p, nm, ro);
+    if (ro->graph)
+      lgp_report_graph(o, p, nm, ro);
+  }
+  if (ro->graph)
+    lgp_report_index(o, p, nm, ro);
+  return lgp_out_flush(o);
+}

@@ -1,0 +1,170 @@
+/*
+** srcinfo.c: DWARF line tables to (file, line) per function address.
+** gprof asks BFD for the nearest line of each symbol's address: the last
+** line-table row at or below it, within a sequence (BFD keeps the last of
+** several rows at one address). We read every CU's rows once, sort them,
+** and answer each symbol with a binary search.
+*/
+#include <elfutils/libdw.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srcinfo.h"
+
+typedef struct row {
+  lgp_addr addr;
+  int32_t line;
+  int32_t file; /* index into the image's file table */
+  uint32_t order;
+  uint8_t end;  /* end_sequence: first address past a sequence */
+} row;
+
+typedef struct interner {
+  char **names;
+  size_t n, cap;
+  size_t *slots; /* open addressing: index + 1, 0 = empty */
+  size_t nslots;
+} interner;
+
+static size_t str_hash(const char *s) {
+  size_t h = 1469598103934665603u;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211u;
+  return h;
+}
+
+static int intern(interner *t, const char *s) {
+  size_t h, i;
+  if (t->n * 2 >= t->nslots) {
+    size_t ns = t->nslots ? t->nslots * 2 : 64, k;
+    size_t *slots = lgp_calloc_array(ns, sizeof *slots);
+    if (slots == NULL)
+      return -1;
+    for (k = 0; k < t->n; k++) {
+      i = str_hash(t->names[k]) & (ns - 1);
+      while (slots[i] != 0)
+        i = (i + 1) & (ns - 1);
+      slots[i] = k + 1;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->nslots = ns;
+  }
+  h = str_hash(s);
+  for (i = h & (t->nslots - 1); t->slots[i] != 0; i = (i + 1) & (t->nslots - 1))
+    if (strcmp(t->names[t->slots[i] - 1], s) == 0)
+      return (int)(t->slots[i] - 1);
+  if (lgp_grow((void **)&t->names, &t->cap, t->n + 1, sizeof *t->names) != 0)
+    return -1;
+  t->names[t->n] = lgp_strdup(s);
+  if (t->names[t->n] == NULL)
+    return -1;
+  t->slots[i] = t->n + 1;
+  return (int)t->n++;
+}
+
+static int cmp_row(const void *a, const void *b) {
+  const row *l = a, *r = b;
+  if (l->addr != r->addr)
+    return l->addr < r->addr ? -1 : 1;
+  if (l->end != r->end) /* a sequence's end before another's start */
+    return l->end ? -1 : 1;
+  return l->order < r->order ? -1 : l->order > r->order;
+}
+
+static int collect_rows(Dwarf *dw, interner *files, row **rows, size_t *nrows) {
+  Dwarf_Off off = 0, next;
+  size_t hsize, cap = 0;
+  const char *last_src = NULL;
+  int last_id = -1;
+  while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+    Dwarf_Die cudie;
+    Dwarf_Lines *lines;
+    size_t n, i;
+    if (dwarf_offdie(dw, off + hsize, &cudie) != NULL &&
+        dwarf_getsrclines(&cudie, &lines, &n) == 0) {
+      if (lgp_grow((void **)rows, &cap, *nrows + n, sizeof **rows) != 0)
+        return -1;
+      for (i = 0; i < n; i++) {
+        Dwarf_Line *l = dwarf_onesrcline(lines, i);
+        Dwarf_Addr a;
+        int lineno = 0;
+        bool end = false;
+        const char *src;
+        row *r;
+        if (l == NULL || dwarf_lineaddr(l, &a) != 0)
+          continue;
+        dwarf_lineno(l, &lineno);
+        dwarf_lineendsequence(l, &end);
+        src = dwarf_linesrc(l, NULL, NULL);
+        r = &(*rows)[(*nrows)++];
+        r->addr = a;
+        r->line = lineno;
+        r->end = end;
+        r->order = (uint32_t)*nrows;
+        if (src == NULL || src[0] == '\0') {
+          r->file = -1;
+        } else {
+          if (src != last_src) {
+            last_id = intern(files, src);
+            if (last_id < 0)
+              return -1;
+            last_src = src;
+          }
+          r->file = last_id;
+        }
+      }
+    }
+    off = next;
+  }
+  return 0;
+}
+
+int lgp_srcinfo_assign(lgp_image *im, Elf *elf, lgp_err *err) {
+  Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+  interner files;
+  row *rows = NULL;
+  size_t nrows = 0, i;
+  int rc = 0;
+  (void)err;
+  if (dw == NULL)
+    return 0; /* no DWARF: no source info, as with gprof */
+  memset(&files, 0, sizeof files);
+  if (collect_rows(dw, &files, &rows, &nrows) != 0) {
+    rc = lgp_fail(err, NULL, "out of memory reading DWARF line tables");
+    goto out;
+  }
+  qsort(rows, nrows, sizeof *rows, cmp_row);
+  for (i = 0; i < im->nsyms && nrows > 0; i++) {
+    lgp_rawsym *s = &im->syms[i];
+    size_t lo = 0, hi = nrows; /* first row with addr > s->addr */
+    const row *r;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (rows[mid].addr <= s->addr)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo == 0)
+      continue;
+    r = &rows[lo - 1];
+    if (r->end || r->line == 0 || r->file < 0)
+      continue;
+    s->file = r->file;
+    s->line = r->line;
+  }
+  im->files = files.names;
+  im->nfiles = files.n;
+  files.names = NULL;
+out:
+  free(rows);
+  free(files.slots);
+  if (files.names != NULL) {
+    for (i = 0; i < files.n; i++)
+      free(files.names[i]);
+    free(files.names);
+  }
+  dwarf_end(dw);
+  return rc;
+}

@@ -1,0 +1,209 @@
+/*
+** symspec.c: gprof's symspecs (FILE, FUNC, LINE, FILE:FUNC, FILE:LINE and
+** FROM/TO for arcs) and the include/exclude tables they fill.
+*/
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+/* gprof adds these to the time, graph and flat exclude tables. */
+static const char *const default_excluded[] = {
+  "_gprof_mcount", "mcount", "_mcount", "__mcount", "__mcount_internal",
+  "__mcleanup", NULL
+};
+
+void lgp_options_init(lgp_options *o) {
+  memset(o, 0, sizeof *o);
+  o->default_excludes = 1;
+}
+
+void lgp_options_free(lgp_options *o) {
+  size_t i;
+  for (i = 0; i < o->nspecs; i++)
+    free(o->specs[i].text);
+  free(o->specs);
+  memset(o, 0, sizeof *o);
+}
+
+int lgp_options_add_spec(lgp_options *o, int table, const char *text) {
+  if (lgp_grow((void **)&o->specs, &o->specs_cap, o->nspecs + 1, sizeof *o->specs) != 0)
+    return -1;
+  o->specs[o->nspecs].table = table;
+  o->specs[o->nspecs].text = lgp_strdup(text);
+  if (o->specs[o->nspecs].text == NULL)
+    return -1;
+  o->nspecs++;
+  return 0;
+}
+
+static void spec_free(lgp_spec *s) {
+  free(s->file);
+  free(s->name);
+}
+
+static char *dup_range(const char *s, size_t n) {
+  char *d = malloc(n + 1);
+  if (d != NULL) {
+    memcpy(d, s, n);
+    d[n] = '\0';
+  }
+  return d;
+}
+
+/* FILE:FUNC, FILE:LINE, FILE (has a '.'), LINE (starts with a digit), FUNC. */
+static int spec_parse(lgp_spec *s, const char *text, size_t len) {
+  const char *colon = NULL, *rest = text;
+  size_t i, restlen = len;
+  memset(s, 0, sizeof *s);
+  if (len == 0) {
+    s->any = 1;
+    return 0;
+  }
+  for (i = len; i > 0; i--)
+    if (text[i - 1] == ':') {
+      colon = text + i - 1;
+      break;
+    }
+  if (colon != NULL) {
+    if (colon > text && (s->file = dup_range(text, (size_t)(colon - text))) == NULL)
+      return -1;
+    rest = colon + 1;
+    restlen = len - (size_t)(rest - text);
+  } else if (memchr(text, '.', len) != NULL) {
+    return (s->file = dup_range(text, len)) == NULL ? -1 : 0;
+  }
+  if (restlen > 0 && isdigit((unsigned char)rest[0]))
+    s->line = atoi(rest);
+  else if (restlen > 0 && (s->name = dup_range(rest, restlen)) == NULL)
+    return -1;
+  return 0;
+}
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+static int spec_match(const lgp_profile *p, const lgp_spec *s, const lgp_node *n) {
+  if (s->any)
+    return 1;
+  if (n->end_addr < n->addr)
+    return 0; /* gprof drops table entries with an empty range */
+  if (s->file != NULL &&
+      (n->file < 0 || strcmp(s->file, base_name(p->image.files[n->file])) != 0))
+    return 0;
+  if (s->line != 0 && s->line != n->line)
+    return 0;
+  if (s->name != NULL && strcmp(s->name, n->name) != 0)
+    return 0;
+  return 1;
+}
+
+static int mark_table(lgp_profile *p, int table, const lgp_spec *s) {
+  size_t i;
+  for (i = 0; i < p->nsyms; i++)
+    if (spec_match(p, s, &p->nodes[i])) {
+      p->nodes[i].spec |= (uint16_t)(1u << table);
+      p->table_used[table] = 1;
+    }
+  return 0;
+}
+
+static int add_arcspec(lgp_profile *p, int table, const char *text) {
+  const char *slash = strchr(text, '/');
+  lgp_arcspec *a;
+  size_t i;
+  a = &p->arcspecs[p->narcspecs];
+  if (spec_parse(&a->from, text, (size_t)(slash - text)) != 0 ||
+      spec_parse(&a->to, slash + 1, strlen(slash + 1)) != 0) {
+    spec_free(&a->from);
+    spec_free(&a->to);
+    return -1;
+  }
+  a->table = table;
+  p->narcspecs++;
+  for (i = 0; i < p->nsyms; i++)
+    if (spec_match(p, &a->from, &p->nodes[i])) {
+      p->table_used[table] = 1;
+      break;
+    }
+  return 0;
+}
+
+int lgp_specs_apply(lgp_profile *p, const lgp_options *opts, lgp_err *err) {
+  size_t i, narc = 0;
+  for (i = 0; i < opts->nspecs; i++)
+    if (strchr(opts->specs[i].text, '/') != NULL &&
+        (opts->specs[i].table == LGP_INCL_ARCS || opts->specs[i].table == LGP_EXCL_ARCS))
+      narc++;
+  if (narc > 0) {
+    p->arcspecs = lgp_calloc_array(narc, sizeof *p->arcspecs);
+    if (p->arcspecs == NULL)
+      return lgp_fail(err, NULL, "out of memory");
+  }
+  for (i = 0; i < opts->nspecs; i++) {
+    const char *text = opts->specs[i].text;
+    int table = opts->specs[i].table;
+    if (table == LGP_INCL_ARCS || table == LGP_EXCL_ARCS) {
+      if (strchr(text, '/') != NULL && add_arcspec(p, table, text) != 0)
+        return lgp_fail(err, NULL, "out of memory");
+    } else {
+      lgp_spec s;
+      if (spec_parse(&s, text, strlen(text)) != 0)
+        return lgp_fail(err, NULL, "out of memory");
+      mark_table(p, table, &s);
+      spec_free(&s);
+    }
+  }
+  if (opts->default_excludes) {
+    const char *const *e;
+    for (e = default_excluded; *e != NULL; e++) {
+      lgp_spec s;
+      memset(&s, 0, sizeof s);
+      s.name = (char *)*e;
+      mark_table(p, LGP_EXCL_TIME, &s);
+      mark_table(p, LGP_EXCL_GRAPH, &s);
+      mark_table(p, LGP_EXCL_FLAT, &s);
+    }
+  }
+  return 0;
+}
+
+int lgp_in_table(const lgp_profile *p, uint32_t node, int incl, int excl) {
+  uint16_t bits = p->nodes[node].spec;
+  if (bits & (1u << incl))
+    return 1;
+  return !p->table_used[incl] && !(bits & (1u << excl));
+}
+
+static int arc_in(const lgp_profile *p, int table, uint32_t parent, uint32_t child) {
+  size_t i;
+  for (i = 0; i < p->narcspecs; i++) {
+    const lgp_arcspec *a = &p->arcspecs[i];
+    if (a->table == table && spec_match(p, &a->from, &p->nodes[parent]) &&
+        spec_match(p, &a->to, &p->nodes[child]))
+      return 1;
+  }
+  return 0;
+}
+
+int lgp_arc_wanted(const lgp_profile *p, uint32_t parent, uint32_t child) {
+  if (p->narcspecs == 0)
+    return 1;
+  if (p->table_used[LGP_INCL_ARCS])
+    return arc_in(p, LGP_INCL_ARCS, parent, child);
+  return !arc_in(p, LGP_EXCL_ARCS, parent, child);
+}
+
+void lgp_profile_free_specs(lgp_profile *p) {
+  size_t i;
+  for (i = 0; i < p->narcspecs; i++) {
+    spec_free(&p->arcspecs[i].from);
+    spec_free(&p->arcspecs[i].to);
+  }
+  free(p->arcspecs);
+  p->arcspecs = NULL;
+  p->narcspecs = 0;
+}

@@ -1,0 +1,285 @@
+/*
+** util.c: errors, checked allocation and the buffered writer.
+*/
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lgp.h"
+
+int lgp_fail(lgp_err *e, const char *file, const char *fmt, ...) {
+  va_list ap;
+  size_t n = 0;
+  if (e == NULL || e->set)
+    return -1;
+  e->set = 1;
+  if (file != NULL) {
+    snprintf(e->msg, sizeof e->msg, "%s: ", file);
+    n = strlen(e->msg);
+  }
+  va_start(ap, fmt);
+  vsnprintf(e->msg + n, sizeof e->msg - n, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+void *lgp_alloc_array(size_t n, size_t size) {
+  if (size != 0 && n > SIZE_MAX / size)
+    return NULL;
+  return malloc(n == 0 || size == 0 ? 1 : n * size);
+}
+
+void *lgp_calloc_array(size_t n, size_t size) {
+  if (size != 0 && n > SIZE_MAX / size)
+    return NULL;
+  return calloc(n ? n : 1, size ? size : 1);
+}
+
+int lgp_grow(void **p, size_t *cap, size_t need, size_t size) {
+  size_t ncap;
+  void *np;
+  if (need <= *cap)
+    return 0;
+  ncap = *cap ? *cap : 16;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2)
+      return -1;
+    ncap *= 2;
+  }
+  if (ncap > SIZE_MAX / size)
+    return -1;
+  np = realloc(*p, ncap * size);
+  if (np == NULL)
+    return -1;
+  *p = np;
+  *cap = ncap;
+  return 0;
+}
+
+char *lgp_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d != NULL)
+    memcpy(d, s, n);
+  return d;
+}
+
+int lgp_sort_indices(uint32_t *v, size_t n, lgp_cmp_fn cmp, const void *ctx) {
+  uint32_t *tmp, *src = v, *dst;
+  size_t width;
+  if (n < 2)
+    return 0;
+  tmp = lgp_alloc_array(n, sizeof *tmp);
+  if (tmp == NULL)
+    return -1;
+  dst = tmp;
+  for (width = 1; width < n; width *= 2) { /* bottom-up: no recursion */
+    size_t lo;
+    uint32_t *t;
+    for (lo = 0; lo < n; lo += 2 * width) {
+      size_t mid = lo + width < n ? lo + width : n;
+      size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+      size_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi)
+        dst[k++] = cmp(ctx, src[j], src[i]) < 0 ? src[j++] : src[i++];
+      while (i < mid)
+        dst[k++] = src[i++];
+      while (j < hi)
+        dst[k++] = src[j++];
+    }
+    t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != v)
+    memcpy(v, src, n * sizeof *v);
+  free(tmp);
+  return 0;
+}
+
+/* {====================================================== buffered output */
+
+#define OUT_FLUSH_AT (1u << 16)
+
+void lgp_out_init(lgp_out *o, FILE *f) {
+  memset(o, 0, sizeof *o);
+  o->f = f;
+}
+
+void lgp_out_free(lgp_out *o) {
+  free(o->buf);
+  o->buf = NULL;
+  o->len = o->cap = 0;
+}
+
+int lgp_out_flush(lgp_out *o) {
+  if (o->f != NULL && o->len > 0) {
+    if (fwrite(o->buf, 1, o->len, o->f) != o->len)
+      o->failed = 1;
+    o->len = 0;
+  }
+  return o->failed ? -1 : 0;
+}
+
+/* Makes room for n more bytes; returns a pointer to write them, or NULL. */
+static char *out_reserve(lgp_out *o, size_t n) {
+  if (o->failed)
+    return NULL;
+  if (o->f != NULL && o->len + n > OUT_FLUSH_AT)
+    lgp_out_flush(o);
+  if (o->len + n > o->cap) {
+    void *p = o->buf;
+    if (lgp_grow(&p, &o->cap, o->len + n, 1) != 0) {
+      o->failed = 1;
+      return NULL;
+    }
+    o->buf = p;
+  }
+  return o->buf + o->len;
+}
+
+void lgp_out_mem(lgp_out *o, const char *s, size_t n) {
+  char *p = out_reserve(o, n);
+  if (p != NULL) {
+    memcpy(p, s, n);
+    o->len += n;
+  }
+}
+
+void lgp_out_str(lgp_out *o, const char *s) { lgp_out_mem(o, s, strlen(s)); }
+
+void lgp_out_char(lgp_out *o, char c) {
+  char *p = out_reserve(o, 1);
+  if (p != NULL) {
+    *p = c;
+    o->len++;
+  }
+}
+
+void lgp_out_chars(lgp_out *o, char c, size_t n) {
+  char *p = out_reserve(o, n);
+  if (p != NULL) {
+    memset(p, c, n);
+    o->len += n;
+  }
+}
+
+void lgp_out_printf(lgp_out *o, const char *fmt, ...) {
+  char small[256];
+  va_list ap;
+  int n;
+  va_start(ap, fmt);
+  n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    o->failed = 1;
+    return;
+  }
+  if ((size_t)n < sizeof small) {
+    lgp_out_mem(o, small, (size_t)n);
+  } else {
+    char *p = out_reserve(o, (size_t)n + 1);
+    if (p == NULL)
+      return;
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    o->len += (size_t)n;
+  }
+}
+
+void lgp_out_pad(lgp_out *o, const char *s, int w, int prec, int left) {
+  size_t n = strlen(s);
+  if (prec >= 0 && n > (size_t)prec)
+    n = (size_t)prec;
+  if (!left && (size_t)w > n)
+    lgp_out_chars(o, ' ', (size_t)w - n);
+  lgp_out_mem(o, s, n);
+  if (left && (size_t)w > n)
+    lgp_out_chars(o, ' ', (size_t)w - n);
+}
+
+/* Writes the decimal digits of v into the end of buf; returns the start. */
+static char *u64_digits(char *end, uint64_t v) {
+  char *p = end;
+  do {
+    *--p = (char)('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  return p;
+}
+
+void lgp_out_u64(lgp_out *o, uint64_t v, int w, int left) {
+  char buf[24];
+  char *s = u64_digits(buf + sizeof buf, v);
+  size_t n = (size_t)(buf + sizeof buf - s);
+  if (!left && (size_t)w > n)
+    lgp_out_chars(o, ' ', (size_t)w - n);
+  lgp_out_mem(o, s, n);
+  if (left && (size_t)w > n)
+    lgp_out_chars(o, ' ', (size_t)w - n);
+}
+
+/* Exact rounding of a finite non-negative double to prec (<= 6) decimals:
+** v = m * 2^e, so v * 10^prec = m * 10^prec * 2^e, an exact integer
+** product shifted right with the remainder deciding the rounding (ties
+** to even, as glibc's printf does). Returns 0 if v is out of the fast
+** range, leaving the job to snprintf. */
+static int fixed_scaled(double v, int prec, uint64_t *out) {
+  static const uint64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+  int e;
+  double f = frexp(v, &e);            /* v = f * 2^e, 0.5 <= f < 1 */
+  uint64_t m = (uint64_t)ldexp(f, 53); /* exact 53-bit mantissa */
+  int shift = 53 - e;                 /* v = m * 2^-shift */
+  unsigned __int128 p = (unsigned __int128)m * pow10[prec];
+  unsigned __int128 q, r, half;
+  if (v == 0) {
+    *out = 0;
+    return 1;
+  }
+  if (shift <= 0)
+    return 0; /* v >= 2^53: leave it to snprintf */
+  if (shift >= 120) {
+    *out = 0; /* far below half a unit in the last place printed */
+    return 1;
+  }
+  q = p >> shift;
+  r = p & (((unsigned __int128)1 << shift) - 1);
+  half = (unsigned __int128)1 << (shift - 1);
+  if (r > half || (r == half && (q & 1)))
+    q++;
+  if (q > (unsigned __int128)UINT64_MAX / 2)
+    return 0;
+  *out = (uint64_t)q;
+  return 1;
+}
+
+void lgp_out_fixed(lgp_out *o, double v, int w, int prec) {
+  static const uint64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+  char buf[48];
+  char *s, *end = buf + sizeof buf;
+  uint64_t q;
+  size_t n;
+  if (!(v >= 0) || signbit(v) || isinf(v) || prec < 0 || prec > 6 || !fixed_scaled(v, prec, &q)) {
+    lgp_out_printf(o, "%*.*f", w, prec, v);
+    return;
+  }
+  s = end;
+  if (prec > 0) {
+    uint64_t frac = q % pow10[prec];
+    int i;
+    for (i = 0; i < prec; i++) {
+      *--s = (char)('0' + frac % 10);
+      frac /= 10;
+    }
+    *--s = '.';
+  }
+  s = u64_digits(s, q / pow10[prec]);
+  n = (size_t)(end - s);
+  if ((size_t)w > n)
+    lgp_out_chars(o, ' ', (size_t)w - n);
+  lgp_out_mem(o, s, n);
+}
+
+/* }====================================================== */

@@ -1,0 +1,319 @@
+-- Build and run the -pg fixture programs in spec/fixtures/progs/.
+--
+--   local fixtures = require "helpers.fixtures"
+--   for _, name in ipairs(fixtures.programs()) do ... end
+--   local fx, err = fixtures.build("classic", "O0g-nopie")
+--   -- fx.exe, fx.gmon[1..3], fx.dir, fx.sources
+--
+-- Each program lives in its own directory spec/fixtures/progs/<name>/ (.c, .cc, .cpp,
+-- .cxx sources plus optional headers).  It is compiled into
+-- build/fixtures/<name>/<variant>/<name> and run three times there with the run
+-- number (1, 2, 3) as argv[1]; each run's gmon.out is renamed gmon.<run>.out.
+-- Results are cached: nothing is redone while the executable and the three
+-- profiles exist and are newer than the sources (and than this file).
+-- opts.force (or FIXTURES_FORCE=1 in the environment) rebuilds and reruns anyway.
+-- Concurrent builds of the same program/variant are serialised with flock(1).
+-- Failures (compiler missing or failing, non-zero exit, no gmon.out) give nil, message;
+-- the build directory keeps build.log and run.<n>.log.
+
+local M = {}
+
+M.variants = { "O0g-pie", "O0g-nopie", "O2-pie", "O2-nopie" }
+
+local OPT_FLAGS = { O0g = "-O0 -g -pg", O2 = "-O2 -pg" }
+local PIE_FLAGS = { pie = "-fPIE -pie", nopie = "-fno-pie -no-pie" }
+local C_EXT = { c = true }
+local CXX_EXT = { cc = true, cpp = true, cxx = true, ["c++"] = true, C = true }
+local HDR_EXT = { h = true, hh = true, hpp = true, hxx = true }
+local NRUNS = 3 -- the run loop in start() is written for exactly 3
+
+local function shquote(s)
+  return "'" .. (tostring(s):gsub("'", [['\'']])) .. "'"
+end
+M.shquote = shquote
+
+-- (written to also work under Lua 5.1/LuaJIT, in case busted runs on one of those)
+local function read_cmd(cmd)
+  local p = io.popen(cmd, "r")
+  if not p then return nil end
+  local out = p:read("*a")
+  p:close()
+  return out
+end
+
+local function exec_ok(cmd)
+  local r = os.execute(cmd)
+  return r == true or r == 0
+end
+
+local function normalize(path)
+  local parts = {}
+  for seg in path:gmatch("[^/]+") do
+    if seg == ".." then
+      if #parts > 0 then parts[#parts] = nil end
+    elseif seg ~= "." then
+      parts[#parts + 1] = seg
+    end
+  end
+  return "/" .. table.concat(parts, "/")
+end
+
+local function dirname(path)
+  return (path:match("^(.*)/[^/]*$")) or "."
+end
+
+-- Repository root, found from this file's own location (spec/helpers/fixtures.lua).
+local function find_root()
+  local src = debug.getinfo(1, "S").source
+  assert(src:sub(1, 1) == "@", "fixtures.lua: cannot determine its own path")
+  local path = src:sub(2)
+  if path:sub(1, 1) ~= "/" then
+    local cwd = read_cmd("pwd")
+    cwd = cwd and cwd:gsub("%s+$", "") or os.getenv("PWD") or "."
+    path = cwd .. "/" .. path
+  end
+  path = normalize(path)
+  return dirname(dirname(dirname(path))), path
+end
+
+local ROOT, SELF = find_root()
+M.root = ROOT
+M.progs_dir = ROOT .. "/spec/fixtures/progs"
+M.build_dir = ROOT .. "/build/fixtures"
+
+local function ext_of(file)
+  return file:match("%.([^./]+)$")
+end
+
+local function list_dir(dir)
+  local out = read_cmd("ls -1A " .. shquote(dir) .. " 2>/dev/null") or ""
+  local names = {}
+  for line in out:gmatch("[^\n]+") do names[#names + 1] = line end
+  table.sort(names)
+  return names
+end
+
+local function is_dir(path)
+  return exec_ok("test -d " .. shquote(path))
+end
+
+-- Sources of one program: { all = {abs...}, compile = {abs...}, cxx = bool }
+local function program_sources(name)
+  local dir = M.progs_dir .. "/" .. name
+  local all, compile, cxx = {}, {}, false
+  for _, f in ipairs(list_dir(dir)) do
+    local e = ext_of(f)
+    if e and (C_EXT[e] or CXX_EXT[e] or HDR_EXT[e]) then
+      local abs = dir .. "/" .. f
+      all[#all + 1] = abs
+      if C_EXT[e] then
+        compile[#compile + 1] = { path = abs, lang = "c" }
+      elseif CXX_EXT[e] then
+        compile[#compile + 1] = { path = abs, lang = "c++" }
+        cxx = true
+      end
+    end
+  end
+  return { all = all, compile = compile, cxx = cxx }
+end
+
+--- Sorted list of fixture program names.
+function M.programs()
+  local names = {}
+  for _, n in ipairs(list_dir(M.progs_dir)) do
+    if not n:match("^%.") and is_dir(M.progs_dir .. "/" .. n)
+       and #program_sources(n).compile > 0 then
+      names[#names + 1] = n
+    end
+  end
+  table.sort(names)
+  return names
+end
+
+--- Compiler flags of a variant ("-O0 -g -pg -fno-pie -no-pie"), or nil.
+function M.flags(variant)
+  local opt, pie = tostring(variant):match("^([^-]+)%-(.+)$")
+  if not (opt and OPT_FLAGS[opt] and PIE_FLAGS[pie]) then return nil end
+  return OPT_FLAGS[opt] .. " " .. PIE_FLAGS[pie]
+end
+
+local tool_cache = {}
+local function have_tool(tool)
+  if tool_cache[tool] == nil then
+    tool_cache[tool] = exec_ok("command -v " .. shquote(tool) .. " >/dev/null 2>&1")
+  end
+  return tool_cache[tool]
+end
+
+local function read_file(path, max)
+  local f = io.open(path, "r")
+  if not f then return nil end
+  local s = f:read("*a")
+  f:close()
+  if max and #s > max then s = "...\n" .. s:sub(-max) end
+  return s
+end
+
+-- Start one build (asynchronously, through io.popen). Returns a job table or nil, msg.
+local function start(name, variant, opts)
+  opts = opts or {}
+  if type(name) ~= "string" or name == "" or name:find("/", 1, true) or name:match("^%.") then
+    return nil, "fixtures: bad program name " .. tostring(name)
+  end
+  local flags = M.flags(variant)
+  if not flags then
+    return nil, "fixtures: unknown variant " .. tostring(variant)
+      .. " (expected one of " .. table.concat(M.variants, ", ") .. ")"
+  end
+  if not is_dir(M.progs_dir .. "/" .. name) then
+    return nil, "fixtures: no such program " .. name .. " in " .. M.progs_dir
+  end
+  local src = program_sources(name)
+  if #src.compile == 0 then
+    return nil, "fixtures: program " .. name .. " has no C/C++ sources"
+  end
+  local cc = src.cxx and "g++" or "gcc"
+  if not have_tool(cc) then
+    return nil, "fixtures: " .. cc .. " not found in PATH (install it: apt-get install "
+      .. cc .. ")"
+  end
+
+  local dir = M.build_dir .. "/" .. name .. "/" .. variant
+  local exe = dir .. "/" .. name
+  local gmon = {}
+  for r = 1, NRUNS do gmon[r] = dir .. "/gmon." .. r .. ".out" end
+
+  -- compile command
+  local cmd = { cc, flags, "-o", shquote(exe .. ".tmp") }
+  for _, s in ipairs(src.compile) do
+    if src.cxx then cmd[#cmd + 1] = "-x " .. s.lang end
+    cmd[#cmd + 1] = shquote(s.path)
+  end
+  local compile = table.concat(cmd, " ")
+
+  -- up-to-date test: outputs exist, exe newer than every source (and this file),
+  -- every profile newer than the exe
+  local fresh = { "[ -z \"${FIXTURES_FORCE:-}\" ]", "[ -f " .. shquote(exe) .. " ]" }
+  local deps = { SELF }
+  for _, s in ipairs(src.all) do deps[#deps + 1] = s end
+  for _, d in ipairs(deps) do
+    fresh[#fresh + 1] = "[ " .. shquote(exe) .. " -nt " .. shquote(d) .. " ]"
+  end
+  for _, g in ipairs(gmon) do
+    fresh[#fresh + 1] = "[ -s " .. shquote(g) .. " ] && [ " .. shquote(g) .. " -nt "
+      .. shquote(exe) .. " ]"
+  end
+
+  local script = table.concat({
+    "cd " .. shquote(dir) .. " || exit 90",
+    "if " .. table.concat(fresh, " && ") .. "; then exit 0; fi",
+    "rm -f " .. shquote(exe) .. " " .. shquote(exe .. ".tmp") .. " gmon.out gmon.*.out run.*.log",
+    "echo '$ '" .. shquote(compile) .. " >build.log",
+    compile .. " >>build.log 2>&1 || { echo 'compilation failed' >>build.log; exit 91; }",
+    "mv -f " .. shquote(exe .. ".tmp") .. " " .. shquote(exe) .. " || exit 91",
+    "unset GMON_OUT_PREFIX",
+    "for r in 1 2 3; do",
+    "  rm -f gmon.out",
+    "  ./" .. shquote(name) .. " \"$r\" >run.$r.log 2>&1 </dev/null; rc=$?",
+    "  if [ $rc -ne 0 ]; then echo \"run $r exited with status $rc\" >>build.log;"
+      .. " cat run.$r.log >>build.log; exit 92; fi",
+    "  if [ ! -s gmon.out ]; then echo \"run $r produced no gmon.out\" >>build.log; exit 93; fi",
+    "  mv -f gmon.out gmon.$r.out || exit 93",
+    "done",
+    "exit 0",
+  }, "\n")
+
+  local body = "sh -c " .. shquote(script)
+  if have_tool("flock") then
+    body = "flock " .. shquote(dir .. "/.lock") .. " " .. body
+  end
+  if opts.force then body = "FIXTURES_FORCE=1 " .. body end
+  -- the exit status travels in the output (io.popen's close() loses it on Lua 5.1)
+  local shell = "{ if mkdir -p " .. shquote(dir) .. "; then " .. body
+    .. "; else (exit 90); fi; } 2>&1; echo \"__fixtures_rc=$?\""
+
+  local p = io.popen(shell, "r")
+  if not p then return nil, "fixtures: cannot start shell" end
+  return {
+    pipe = p, name = name, variant = variant, dir = dir, exe = exe, gmon = gmon,
+    sources = src.all, compiler = cc, flags = flags,
+  }
+end
+
+local FAIL = {
+  [90] = "cannot create/enter build directory",
+  [91] = "compilation failed",
+  [92] = "program exited with non-zero status",
+  [93] = "program did not produce gmon.out",
+}
+
+-- Wait for a job started by start(); returns the result table or nil, msg.
+local function finish(job)
+  local out = job.pipe:read("*a") or ""
+  job.pipe:close()
+  local code = tonumber(out:match("__fixtures_rc=(%d+)%s*$"))
+  out = out:gsub("__fixtures_rc=%d+%s*$", "")
+  if code ~= 0 then
+    local what = FAIL[code] or ("build script failed (status " .. tostring(code) .. ")")
+    local log = read_file(job.dir .. "/build.log", 3000) or ""
+    return nil, string.format("fixtures: %s/%s: %s\n%s%s", job.name, job.variant, what,
+      out or "", log)
+  end
+  return {
+    name = job.name, variant = job.variant, dir = job.dir, exe = job.exe,
+    gmon = job.gmon, sources = job.sources, compiler = job.compiler, flags = job.flags,
+  }
+end
+
+--- Build (or reuse) one program in one variant.
+-- opts.force = true rebuilds and reruns even if the cache is fresh.
+-- Returns { exe=, gmon={g1,g2,g3}, dir=, sources={...}, name=, variant=, compiler=, flags= }
+-- or nil, message.
+function M.build(name, variant, opts)
+  local job, err = start(name, variant, opts)
+  if not job then return nil, err end
+  return finish(job)
+end
+
+local function nproc()
+  local out = read_cmd("nproc 2>/dev/null")
+  local n = tonumber(out and out:match("%d+"))
+  return (n and n > 0) and n or 2
+end
+
+--- Build every program in every listed variant (default: all variants), running
+-- up to opts.jobs (default: nproc) builds in parallel.
+-- Returns a list (program-major order) of
+--   { name=, variant=, result=<build table or nil>, err=<message or nil> }
+-- plus a second value: the number of failures.
+function M.build_all(variant_list, opts)
+  opts = opts or {}
+  variant_list = variant_list or M.variants
+  local jobs_max = opts.jobs or nproc()
+  local todo = {}
+  for _, name in ipairs(opts.programs or M.programs()) do
+    for _, v in ipairs(variant_list) do
+      todo[#todo + 1] = { name = name, variant = v }
+    end
+  end
+  local results, running, failures = {}, {}, 0
+  local function reap()
+    local entry = table.remove(running, 1)
+    if entry.job then
+      entry.rec.result, entry.rec.err = finish(entry.job)
+    end
+    if not entry.rec.result then failures = failures + 1 end
+  end
+  for i, t in ipairs(todo) do
+    while #running >= jobs_max do reap() end
+    local rec = { name = t.name, variant = t.variant }
+    results[i] = rec
+    local job, err = start(t.name, t.variant, opts)
+    rec.err = err
+    running[#running + 1] = { job = job, rec = rec }
+  end
+  while #running > 0 do reap() end
+  return results, failures
+end
+
+return M
