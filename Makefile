@@ -78,7 +78,7 @@ demo: deps
 	@mkdir -p $(BUILD)/demo
 	$(CC) -O0 -g -pg -o $(BUILD)/demo/demo examples/demo.c
 	cd $(BUILD)/demo && ./demo
-	./bin/lgprof $(BUILD)/demo/demo $(BUILD)/demo/gmon.out
+	./bin/lgprof -b $(BUILD)/demo/demo $(BUILD)/demo/gmon.out
 
 bench: deps
 	@$(MAKE) --no-print-directory all

@@ -1,0 +1,35 @@
+rockspec_format = "3.0"
+package = "lgprof"
+version = "scm-1"
+source = { url = "git+https://example.invalid/lgprof.git" }
+description = {
+   summary = "A fast, scriptable call-graph profile analyser: a drop-in GNU gprof with a Lua API",
+   detailed = [[
+lgprof reads gmon.out files (gcc -pg) with the executable's symbols and computes
+what GNU gprof computes (flat profile, call graph with cycles, propagated time),
+with byte-identical output, in linear time, and exposes the analysed graph to Lua.
+]],
+   license = "MIT",
+}
+dependencies = { "lua >= 5.4, < 5.5" }
+external_dependencies = {
+   LIBELF = { header = "libelf.h", library = "elf" },
+   LIBDW = { header = "elfutils/libdw.h", library = "dw" },
+   LIBIBERTY = { header = "libiberty/demangle.h", library = "iberty" },
+}
+build = {
+   type = "builtin",
+   modules = {
+      ["lgprof.core"] = {
+         sources = { "csrc/blurbs.c", "csrc/cgraph.c", "csrc/elfsym.c", "csrc/gmon.c", "csrc/hist.c", "csrc/lcore.c", "csrc/names.c", "csrc/profile.c", "csrc/report.c", "csrc/srcinfo.c", "csrc/symspec.c", "csrc/symtab.c", "csrc/util.c" },
+         libraries = { "dw", "elf", "iberty" },
+         incdirs = { "csrc", "$(LIBELF_INCDIR)", "$(LIBDW_INCDIR)", "$(LIBIBERTY_INCDIR)" },
+         libdirs = { "$(LIBELF_LIBDIR)", "$(LIBDW_LIBDIR)", "$(LIBIBERTY_LIBDIR)" },
+      },
+      ["lgprof"] = "lua/lgprof/init.lua",
+      ["lgprof.cli"] = "lua/lgprof/cli.lua",
+   },
+   install = { bin = { lgprof = "bin/lgprof" } },
+   copy_directories = { "examples" },
+}
+test = { type = "command", command = "make test" }
