@@ -277,6 +277,8 @@ static int read_tagged_hist(lgp_gmon *g, reader *r, const char *path,
     return lgp_fail(err, path, "histogram record declares %u bins but only "
                     "%zu bytes are left in the file", nbins, r->left);
   bins = take(r, (size_t)nbins * 2);
+  g->last_hist_high = high;
+  g->last_hist_count = nbins;
   h = hist_begin(g, path, low, high, nbins, rate, dimen, (char)p[23], err);
   if (h == NULL)
     return -1;
@@ -418,6 +420,8 @@ static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
                     "but the file has only %zu", ncnt, r->left);
   nbins = (ncnt - (uint32_t)hdrsize) / 2;
   take(r, hdrsize);
+  g->last_hist_high = high;
+  g->last_hist_count = ncnt;
   if (g->have_hist && g->nhist > 0 && g->files[0].version < 0) {
     lgp_hist *first = &g->hist[0];
     if (first->low != low || first->high != high || first->nbins != nbins)
@@ -493,10 +497,18 @@ static void put_addr(lgp_gmon_writer *w, uint64_t v) {
   }
 }
 
-void lgp_gmon_write_header(lgp_gmon_writer *w) {
+void lgp_gmon_write_header(lgp_gmon_writer *w, const lgp_gmon *g) {
   lgp_out_mem(&w->out, "gmon", 4);
   put_u32(w, 1);
-  lgp_out_chars(&w->out, '\0', 12); /* gprof leaves these uninitialised */
+  /* spare bytes: what gprof leaves there (see last_hist_high) */
+  if (w->addr_bytes == 8) {
+    put_addr(w, g->last_hist_high);
+    put_u32(w, g->last_hist_count);
+  } else {
+    put_addr(w, g->last_hist_high);
+    put_u32(w, g->last_hist_count);
+    put_u32(w, 0);
+  }
 }
 
 void lgp_gmon_write_hist(lgp_gmon_writer *w, const lgp_gmon *g) {

@@ -53,6 +53,11 @@ typedef struct lgp_gmon {
   lgp_arc_sink sink;   /* receives each arc record as it is read */
   void *sink_ctx;
   uint32_t bsd_hz;     /* clock ticks per second for old BSD files */
+  /* gprof -s leaves stale stack bytes in gmon.sum's spare header field:
+     the last histogram header's high address and its bin count (tagged)
+     or byte count (BSD). Kept to write the same bytes. */
+  lgp_addr last_hist_high;
+  uint32_t last_hist_count;
 } lgp_gmon;
 
 void lgp_gmon_init(lgp_gmon *g, int addr_bytes, int big_endian);
@@ -77,7 +82,7 @@ typedef struct lgp_gmon_writer {
   lgp_out out;
   int addr_bytes, big_endian;
 } lgp_gmon_writer;
-void lgp_gmon_write_header(lgp_gmon_writer *w);
+void lgp_gmon_write_header(lgp_gmon_writer *w, const lgp_gmon *g);
 void lgp_gmon_write_hist(lgp_gmon_writer *w, const lgp_gmon *g);
 void lgp_gmon_write_arc(lgp_gmon_writer *w, lgp_addr from, lgp_addr self,
                         uint64_t count);

@@ -25,9 +25,10 @@ void lgp_hist_assign(lgp_profile *p) {
       total += (double)count;
       for (j = k - 1; j < n; k = ++j) {
         uint64_t sym_low = p->nodes[j].addr / 2, sym_high, overlap;
-        /* The last routine: gprof reads one entry past its table here;
-           we take the end of the routine's range instead. */
-        sym_high = j + 1 < n ? p->nodes[j + 1].addr / 2 : (p->nodes[j].end_addr + 1) / 2;
+        /* For the last routine gprof reads one entry past its table; in
+           every case observed it then credits nothing, so neither do we
+           (its samples still count in the total). */
+        sym_high = j + 1 < n ? p->nodes[j + 1].addr / 2 : 0;
         if (bin_high < sym_low)
           break;
         if (bin_low >= sym_high)

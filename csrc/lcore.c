@@ -263,7 +263,7 @@ static int profile_write_gmon(lua_State *L) {
   lgp_out_init(&w.out, f);
   w.addr_bytes = p->gmon.addr_bytes;
   w.big_endian = p->gmon.big_endian;
-  lgp_gmon_write_header(&w);
+  lgp_gmon_write_header(&w, &p->gmon);
   lgp_gmon_write_hist(&w, &p->gmon);
   /* arcs normalised as gprof writes them: by parent in address order, each
      parent's arcs in list order, addresses of the routines themselves */

@@ -62,8 +62,10 @@ static const struct { char prefix; double scale; } si_table[] = {
 };
 #define SI_COUNT ((int)(sizeof si_table / sizeof si_table[0]))
 
-/* The per-call unit: fitted to the largest time per call. gprof reads past
-** its table when nothing fits; we keep the last entry ('a') then. */
+/* The per-call unit: fitted to the largest time per call. When nothing
+** fits, gprof reads one entry past its table, which overlays the bytes of
+** the string "<unknown>\0 (addr": prefix '<' and the double those bytes
+** make. Observed output is reproduced with exactly that entry. */
 static int flat_log_scale(rctx *r) {
   const lgp_profile *p = r->p;
   double top_time = 0.0;
@@ -89,7 +91,15 @@ static int flat_log_scale(rctx *r) {
     if (v >= 1.0 && v < 1000.0)
       return i;
   }
-  return SI_COUNT - 1;
+  return SI_COUNT;
+}
+
+static char unit_prefix(int log_scale) {
+  return log_scale < SI_COUNT ? si_table[log_scale].prefix : '<';
+}
+
+static double unit_scale(int log_scale) {
+  return log_scale < SI_COUNT ? si_table[log_scale].scale : 1.0877989367040056e+243;
 }
 
 static void granularity(rctx *r) {
@@ -123,8 +133,8 @@ void lgp_report_flat(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report
     total = 1.0;
   }
   log_scale = flat_log_scale(&r);
-  scale = si_table[log_scale].scale;
-  snprintf(unit, sizeof unit, "%c%c/call", si_table[log_scale].prefix, p->gmon.abbrev);
+  scale = unit_scale(log_scale);
+  snprintf(unit, sizeof unit, "%c%c/call", unit_prefix(log_scale), p->gmon.abbrev);
   lgp_out_printf(o, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n",
                  "%  ", "cumulative", "self  ", "", "self  ", "total ", "");
   lgp_out_printf(o, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n",

@@ -72,15 +72,34 @@ static int cmp_row(const void *a, const void *b) {
   return l->order < r->order ? -1 : l->order > r->order;
 }
 
+/* BFD 2.40 reads a DWARF 5 line program's initial file register (1) as
+** the CU's primary file (entry 0) until the program sets a file; gcc and
+** gas only emit DW_LNS_set_file when the file changes, so rows of file 1
+** before the first change in a sequence are the ones BFD misattributes
+** (a static inline function from a header then shows as the .c file). */
+static const char *row_source(Dwarf_Line *l, int version, int *changed) {
+  Dwarf_Files *files;
+  size_t idx;
+  if (dwarf_line_file(l, &files, &idx) != 0)
+    return dwarf_linesrc(l, NULL, NULL);
+  if (idx != 1)
+    *changed = 1;
+  if (version >= 5 && idx == 1 && !*changed)
+    return dwarf_filesrc(files, 0, NULL, NULL);
+  return dwarf_linesrc(l, NULL, NULL);
+}
+
 static int collect_rows(Dwarf *dw, interner *files, row **rows, size_t *nrows) {
   Dwarf_Off off = 0, next;
   size_t hsize, cap = 0;
   const char *last_src = NULL;
   int last_id = -1;
-  while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+  Dwarf_Half version;
+  while (dwarf_next_unit(dw, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL) == 0) {
     Dwarf_Die cudie;
     Dwarf_Lines *lines;
     size_t n, i;
+    int changed = 0;
     if (dwarf_offdie(dw, off + hsize, &cudie) != NULL &&
         dwarf_getsrclines(&cudie, &lines, &n) == 0) {
       if (lgp_grow((void **)rows, &cap, *nrows + n, sizeof **rows) != 0)
@@ -96,7 +115,9 @@ static int collect_rows(Dwarf *dw, interner *files, row **rows, size_t *nrows) {
           continue;
         dwarf_lineno(l, &lineno);
         dwarf_lineendsequence(l, &end);
-        src = dwarf_linesrc(l, NULL, NULL);
+        src = row_source(l, version, &changed);
+        if (end)
+          changed = 0; /* the next sequence starts with file 1 again */
         r = &(*rows)[(*nrows)++];
         r->addr = a;
         r->line = lineno;
