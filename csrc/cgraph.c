@@ -77,6 +77,94 @@ static int arc_add(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t cou
   return 0;
 }
 
+/* {====================================================== line arcs (-s) */
+
+static size_t line_hash(lgp_addr from, uint32_t child, size_t mask) {
+  uint64_t k = (from * 0x9E3779B97F4A7C15u) ^ ((uint64_t)child * 0xC2B2AE3D27D4EB4Fu);
+  return (size_t)(k >> 17) & mask;
+}
+
+static int line_arc_rehash(lgp_profile *p) {
+  size_t ns = p->line_arc_nslots ? p->line_arc_nslots * 2 : 1024, mask = ns - 1, k;
+  uint32_t *slots = lgp_calloc_array(ns, sizeof *slots);
+  if (slots == NULL)
+    return -1;
+  for (k = 0; k < p->nline_arcs; k++) {
+    size_t i = line_hash(p->line_arcs[k].from, p->line_arcs[k].child, mask);
+    while (slots[i] != 0)
+      i = (i + 1) & mask;
+    slots[i] = (uint32_t)k + 1;
+  }
+  free(p->line_arc_slots);
+  p->line_arc_slots = slots;
+  p->line_arc_nslots = ns;
+  return 0;
+}
+
+/* The parent gprof's line-mode table gives from_pc: the nearest line
+** symbol or function start at or below it. */
+static lgp_addr line_parent(const lgp_profile *p, uint32_t parent, lgp_addr from) {
+  const lgp_image *im = &p->image;
+  size_t lo = 0, hi = im->nline_starts;
+  lgp_addr best = p->nodes[parent].addr;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (im->line_starts[mid] <= from)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo > 0 && im->line_starts[lo - 1] > best)
+    best = im->line_starts[lo - 1];
+  return best;
+}
+
+static int line_arc_add(lgp_profile *p, uint32_t parent, lgp_addr from, uint32_t child,
+                        uint64_t count) {
+  lgp_addr at = line_parent(p, parent, from);
+  size_t i, mask;
+  if ((p->nline_arcs + 1) * 2 > p->line_arc_nslots && line_arc_rehash(p) != 0)
+    return -1;
+  mask = p->line_arc_nslots - 1;
+  for (i = line_hash(at, child, mask); p->line_arc_slots[i] != 0; i = (i + 1) & mask) {
+    struct lgp_linearc *a = &p->line_arcs[p->line_arc_slots[i] - 1];
+    if (a->from == at && a->child == child) {
+      a->count += count;
+      return 0;
+    }
+  }
+  if (p->nline_arcs >= UINT32_MAX - 1 ||
+      lgp_grow((void **)&p->line_arcs, &p->line_arcs_cap, p->nline_arcs + 1,
+               sizeof *p->line_arcs) != 0)
+    return -1;
+  p->line_arcs[p->nline_arcs].from = at;
+  p->line_arcs[p->nline_arcs].child = child;
+  p->line_arcs[p->nline_arcs].count = count;
+  p->line_arc_slots[i] = (uint32_t)++p->nline_arcs;
+  return 0;
+}
+
+static int cmp_line_arc(const void *ctx, uint32_t x, uint32_t y) {
+  const lgp_profile *p = ctx;
+  lgp_addr l = p->line_arcs[x].from, r = p->line_arcs[y].from;
+  if (l != r)
+    return l < r ? -1 : 1;
+  return x > y ? -1 : x < y; /* newest first, as gprof's lists */
+}
+
+int lgp_sum_arcs(const lgp_profile *p, uint32_t **order, size_t *n) {
+  size_t k;
+  *n = p->nline_arcs;
+  *order = lgp_alloc_array(*n, sizeof **order);
+  if (*order == NULL)
+    return -1;
+  for (k = 0; k < *n; k++)
+    (*order)[k] = (uint32_t)k;
+  return lgp_sort_indices(*order, *n, cmp_line_arc, p);
+}
+
+/* }====================================================== */
+
 /* One arc record as read: gprof's cg_tally. */
 int lgp_cg_tally(void *profile, lgp_addr from, lgp_addr self, uint64_t count) {
   lgp_profile *p = profile;
@@ -92,6 +180,8 @@ int lgp_cg_tally(void *profile, lgp_addr from, lgp_addr self, uint64_t count) {
   if (!lgp_arc_wanted(p, parent, child))
     return 0;
   p->nodes[child].ncalls += count;
+  if (p->keep_line_arcs && line_arc_add(p, parent, from, child, count) != 0)
+    return -1;
   return arc_add(p, parent, child, count);
 }
 

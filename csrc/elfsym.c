@@ -277,5 +277,6 @@ void lgp_image_free(lgp_image *im) {
   for (i = 0; i < im->nfiles; i++)
     free(im->files[i]);
   free(im->files);
+  free(im->line_starts);
   memset(im, 0, sizeof *im);
 }

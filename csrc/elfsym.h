@@ -35,6 +35,10 @@ typedef struct lgp_image {
   size_t nsyms;
   char **files;         /* source file paths, as DWARF gives them */
   size_t nfiles;
+  /* gprof's line symbols (-l, -s): addresses in .text where the nearest
+     source line changes, ascending */
+  lgp_addr *line_starts;
+  size_t nline_starts;
 } lgp_image;
 
 int lgp_image_open(lgp_image *im, const char *path, const lgp_image_opts *opts,

@@ -98,6 +98,7 @@ static int read_options(lua_State *L, int t, lgp_options *o) {
   o->functions_only = opt_bool(L, t, "functions_only", 0);
   o->no_srcinfo = opt_bool(L, t, "no_srcinfo", 0);
   o->default_excludes = opt_bool(L, t, "default_excludes", 1);
+  o->line_arcs = opt_bool(L, t, "line_arcs", 0);
   lua_getfield(L, t, "format");
   if (!lua_isnil(L, -1)) {
     static const char *const fmts[] = {"auto", "magic", "bsd", "4.4bsd", NULL};
@@ -266,8 +267,22 @@ static int profile_write_gmon(lua_State *L) {
   lgp_gmon_write_header(&w, &p->gmon);
   lgp_gmon_write_hist(&w, &p->gmon);
   /* arcs normalised as gprof writes them: by parent in address order, each
-     parent's arcs in list order, addresses of the routines themselves */
-  for (s = 0; s < p->nsyms; s++) {
+     parent's arcs newest first; with line arcs kept, parents are gprof's
+     line symbols (it forces line granularity for -s) */
+  if (p->keep_line_arcs) {
+    uint32_t *order;
+    size_t n, k;
+    if (lgp_sum_arcs(p, &order, &n) != 0) {
+      lgp_out_free(&w.out);
+      fclose(f);
+      return luaL_error(L, "out of memory");
+    }
+    for (k = 0; k < n; k++) {
+      const struct lgp_linearc *a = &p->line_arcs[order[k]];
+      lgp_gmon_write_arc(&w, a->from, p->nodes[a->child].addr, a->count);
+    }
+    free(order);
+  } else for (s = 0; s < p->nsyms; s++) {
     const uint32_t *a;
     for (a = lgp_children_begin(p, s); a < lgp_children_end(p, s); a++) {
       const lgp_arc *arc = &p->arcs[*a];

@@ -40,6 +40,7 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   lgp_gmon_init(&p->gmon, p->image.addr_bytes, p->image.big_endian);
   if (lgp_symtab_build(p, err) != 0 || lgp_specs_apply(p, opts, err) != 0)
     goto fail;
+  p->keep_line_arcs = opts->line_arcs;
   p->gmon.sink = lgp_cg_tally;
   p->gmon.sink_ctx = p;
   for (i = 0; i < ngmons; i++) {
@@ -74,5 +75,7 @@ void lgp_profile_free(lgp_profile *p) {
   free(p->top_sorted);
   free(p->time_sorted);
   free(p->flat_sorted);
+  free(p->line_arcs);
+  free(p->line_arc_slots);
   memset(p, 0, sizeof *p);
 }

@@ -67,6 +67,7 @@ typedef struct lgp_options {
   int format;         /* -O: enum lgp_gmon_format */
   int no_srcinfo;
   int default_excludes; /* add mcount & co. to the exclude tables (gprof does) */
+  int line_arcs;      /* also keep arcs by calling line, for gprof -s */
   /* symspecs, in the order given: table and text */
   struct { int table; char *text; } *specs;
   size_t nspecs, specs_cap;
@@ -89,6 +90,12 @@ typedef struct lgp_profile {
   uint32_t *top_sorted;   /* symbols by top_order (leaves first) */
   uint32_t *time_sorted;  /* symbols and cycles: call-graph index order */
   uint32_t *flat_sorted;  /* symbols: flat-profile order */
+  /* with line_arcs: arcs from gprof's line symbols, in creation order */
+  struct lgp_linearc { lgp_addr from; uint32_t child; uint64_t count; } *line_arcs;
+  size_t nline_arcs, line_arcs_cap;
+  uint32_t *line_arc_slots;
+  size_t line_arc_nslots;
+  int keep_line_arcs;
   lgp_arcspec *arcspecs;
   size_t narcspecs;
   int table_used[LGP_NTABLES]; /* a table has at least one entry */
@@ -123,6 +130,8 @@ void lgp_hist_assign(lgp_profile *p);
 int lgp_cg_tally(void *profile, lgp_addr from, lgp_addr self, uint64_t count);
 int lgp_cg_assemble(lgp_profile *p, lgp_err *err);
 int lgp_flat_order(lgp_profile *p, lgp_err *err);
+/* The arcs gprof -s writes: (from address, child) in gprof's order. */
+int lgp_sum_arcs(const lgp_profile *p, uint32_t **order, size_t *n);
 
 /* Children and parents of a symbol, in gprof's list order. */
 #define lgp_children_begin(p, s) ((p)->child_arcs + (p)->child_off[s])

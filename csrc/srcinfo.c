@@ -141,6 +141,32 @@ static int collect_rows(Dwarf *dw, interner *files, row **rows, size_t *nrows) {
   return 0;
 }
 
+/* gprof's line symbols: walking .text, a new one starts wherever the
+** nearest line's (file, line) differs from the last one found; bytes with
+** no line information are skipped. Of several rows at one address the
+** last is the one BFD keeps. */
+static int line_starts(lgp_image *im, const row *rows, size_t nrows) {
+  lgp_addr lo = im->text_vma, hi = im->text_vma + im->text_size;
+  int32_t prev_file = -2, prev_line = -1;
+  size_t i, cap = 0;
+  for (i = 0; i < nrows; i++) {
+    const row *r = &rows[i];
+    if (i + 1 < nrows && rows[i + 1].addr == r->addr)
+      continue; /* not the last row at this address */
+    if (r->end || r->line == 0 || r->file < 0 || r->addr < lo || r->addr >= hi)
+      continue;
+    if (r->file == prev_file && r->line == prev_line)
+      continue;
+    if (lgp_grow((void **)&im->line_starts, &cap, im->nline_starts + 1,
+                 sizeof *im->line_starts) != 0)
+      return -1;
+    im->line_starts[im->nline_starts++] = r->addr;
+    prev_file = r->file;
+    prev_line = r->line;
+  }
+  return 0;
+}
+
 int lgp_srcinfo_assign(lgp_image *im, Elf *elf, lgp_err *err) {
   Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
   interner files;
@@ -156,6 +182,10 @@ int lgp_srcinfo_assign(lgp_image *im, Elf *elf, lgp_err *err) {
     goto out;
   }
   qsort(rows, nrows, sizeof *rows, cmp_row);
+  if (line_starts(im, rows, nrows) != 0) {
+    rc = lgp_fail(err, NULL, "out of memory reading DWARF line tables");
+    goto out;
+  }
   for (i = 0; i < im->nsyms && nrows > 0; i++) {
     lgp_rawsym *s = &im->syms[i];
     size_t lo = 0, hi = nrows; /* first row with addr > s->addr */

@@ -164,36 +164,68 @@ local function result(dir, who, i)
   }
 end
 
--- Compares one gprof result with one lgprof result; returns nil when equal,
--- else a short description and a diff.
-local function compare(dir, label, g, l, tag)
+local function sorted_lines(s)
+  local t = {}
+  for line in s:gmatch("[^\n]*\n?") do
+    if line ~= "" then t[#t + 1] = line end
+  end
+  table.sort(t)
+  return table.concat(t)
+end
+
+-- Compares two results (by default a gprof one and an lgprof one); returns nil
+-- when equal, else a short description and a diff.  opts.la / opts.lb label
+-- the two sides; opts.unordered compares stdout as a multiset of lines.
+local function compare(dir, label, g, l, tag, opts)
+  opts = opts or {}
+  local la = opts.la or ("gprof " .. label)
+  local lb = opts.lb or ("lgprof " .. label)
   local what = {}
   local diff
-  if g.out ~= l.out then
-    what[#what + 1] = "stdout"
-    diff = udiff(dir, tag .. ".stdout", g.out, l.out, "gprof " .. label .. " (stdout)",
-      "lgprof " .. label .. " (stdout)")
+  local go, lo = g.out, l.out
+  if opts.unordered then go, lo = sorted_lines(go), sorted_lines(lo) end
+  if go ~= lo then
+    what[#what + 1] = opts.unordered and "stdout (as sorted lines)" or "stdout"
+    diff = udiff(dir, tag .. ".stdout", go, lo, la .. " (stdout)", lb .. " (stdout)")
   end
   local ge, le = norm_err(g.err), norm_err(l.err)
   if ge ~= le then
     what[#what + 1] = "stderr"
-    diff = diff or udiff(dir, tag .. ".stderr", ge, le, "gprof " .. label .. " (stderr)",
-      "lgprof " .. label .. " (stderr)")
+    diff = (diff or "") .. udiff(dir, tag .. ".stderr", ge, le, la .. " (stderr)",
+      lb .. " (stderr)")
   end
   if g.rc ~= l.rc then
     what[#what + 1] = ("exit status %s vs %s"):format(tostring(g.rc), tostring(l.rc))
-    diff = diff or ("exit status: gprof %s, lgprof %s\n"):format(tostring(g.rc), tostring(l.rc))
+    diff = (diff or "") .. ("exit status: %s -> %s, %s -> %s\n"):format(la, tostring(g.rc),
+      lb, tostring(l.rc))
   end
   if #what == 0 then return nil end
   return table.concat(what, ", "), diff
 end
 
+-- Copies the executable and its profiles into dir under the build's lock, so a
+-- concurrent rebuild of the fixture (another spec run) cannot change them
+-- between the gprof and the lgprof runs.
+local function snapshot(b, dir)
+  local files = { sq(b.exe) }
+  for k = 1, 3 do files[#files + 1] = sq(b.gmon[k]) end
+  local cp = "cp -p " .. table.concat(files, " ") .. " " .. sq(dir)
+  if exec_ok("command -v flock >/dev/null 2>&1") then
+    cp = "flock " .. sq(b.dir .. "/.lock") .. " sh -c " .. sq(cp)
+  end
+  assert(exec_ok(cp), "cannot copy the fixture files into " .. dir)
+  local s = { exe = dir .. "/" .. b.exe:match("[^/]+$"), gmon = {} }
+  for k = 1, 3 do s.gmon[k] = dir .. "/" .. b.gmon[k]:match("[^/]+$") end
+  return s
+end
+
 local function check_variant(prog, variant)
-  local b, err = fx.build(prog, variant)
-  assert(b, err)
-  local name, name2 = heaviest(b)
+  local built, err = fx.build(prog, variant)
+  assert(built, err)
   local dir = mktemp()
   finally(function() rmtree(dir) end)
+  local b = snapshot(built, dir)
+  local name, name2 = heaviest(b)
 
   local cases = {}
   for _, s in ipairs(option_sets(name, name2)) do
@@ -207,6 +239,12 @@ local function check_variant(prog, variant)
   end
   run_cases(dir, cases)
 
+  -- guard against a vacuous comparison (both tools failing the same way)
+  local base = result(dir, "g", 1)
+  assert(base.rc == 0 and #base.out > 0,
+    ("gprof %s gave status %s and %d bytes of output:\n%s"):format(quote_args(cases[1].args),
+      tostring(base.rc), #base.out, base.err))
+
   local failures, first_diff, first_cmd = {}, nil, nil
   for i, c in ipairs(cases) do
     local what, diff = compare(dir, c.label, result(dir, "g", i), result(dir, "l", i), "c" .. i)
@@ -214,16 +252,26 @@ local function check_variant(prog, variant)
       failures[#failures + 1] = ("  %s: %s"):format(c.label, what)
       if not first_diff then
         first_diff = diff
-        first_cmd = "gprof " .. quote_args(c.args)
+        first_cmd = "gprof " .. quote_args(c.args) .. "  (and the same with lgprof)"
       end
     end
   end
 
-  -- -s: each tool writes gmon.sum in its own directory; reports on the sums
-  -- must equal the report on the three profiles.
+  -- -s: each tool writes gmon.sum in its own directory (cwd).
+  --   * `gprof -s` and `lgprof -s` themselves: same stdout, stderr, status;
+  --   * lgprof's report on its gmon.sum equals gprof's report on gprof's
+  --     gmon.sum, byte for byte (the same pipeline through either tool), and
+  --     gprof reads lgprof's gmon.sum to the same report; lgprof reads gprof's
+  --     gmon.sum to the same report too;
+  --   * the reports on the sums equal the report on the three profiles.  This
+  --     last one is compared as a multiset of lines: gprof itself reorders
+  --     tied call-graph lines after -s (it writes the arcs normalised, so the
+  --     arc order, the only tie-breaker left, changes), so byte equality does
+  --     not hold even for gprof -b exe gmon.sum against gprof -b exe g1 g2 g3.
   local gdir, ldir = dir .. "/sum-gprof", dir .. "/sum-lgprof"
   assert(exec_ok("mkdir -p " .. sq(gdir) .. " " .. sq(ldir)))
   local three = sq(b.exe) .. " " .. sq(b.gmon[1]) .. " " .. sq(b.gmon[2]) .. " " .. sq(b.gmon[3])
+  local gsum, lsum = sq(gdir .. "/gmon.sum"), sq(ldir .. "/gmon.sum")
   local script = table.concat({
     "cd " .. sq(gdir) .. " && " .. GPROF_CMD .. " -s " .. three
       .. " >s.out 2>s.err </dev/null; echo $? >s.rc",
@@ -231,12 +279,10 @@ local function check_variant(prog, variant)
       .. " >s.out 2>s.err </dev/null; echo $? >s.rc",
     "cd " .. sq(dir),
     GPROF_CMD .. " -b " .. three .. " >ref.out 2>ref.err; echo $? >ref.rc",
-    GPROF_CMD .. " -b " .. sq(b.exe) .. " " .. sq(gdir .. "/gmon.sum")
-      .. " >gsum.out 2>gsum.err; echo $? >gsum.rc",
-    LGPROF_CMD .. " -b " .. sq(b.exe) .. " " .. sq(ldir .. "/gmon.sum")
-      .. " >lsum.out 2>lsum.err; echo $? >lsum.rc",
-    GPROF_CMD .. " -b " .. sq(b.exe) .. " " .. sq(ldir .. "/gmon.sum")
-      .. " >xsum.out 2>xsum.err; echo $? >xsum.rc",
+    GPROF_CMD .. " -b " .. sq(b.exe) .. " " .. gsum .. " >gg.out 2>gg.err; echo $? >gg.rc",
+    LGPROF_CMD .. " -b " .. sq(b.exe) .. " " .. lsum .. " >ll.out 2>ll.err; echo $? >ll.rc",
+    GPROF_CMD .. " -b " .. sq(b.exe) .. " " .. lsum .. " >gl.out 2>gl.err; echo $? >gl.rc",
+    LGPROF_CMD .. " -b " .. sq(b.exe) .. " " .. gsum .. " >lg.out 2>lg.err; echo $? >lg.rc",
   }, "\n") .. "\n"
   spit(dir .. "/sum.sh", script)
   assert(exec_ok("sh " .. sq(dir .. "/sum.sh")), "running the -s script failed")
@@ -246,28 +292,51 @@ local function check_variant(prog, variant)
       rc = tonumber((slurp(prefix .. ".rc") or ""):match("%d+")),
     }
   end
+  local G3 = "gprof -b exe g1 g2 g3"
+  local GG = "gprof -b exe gmon.sum(by gprof -s)"
+  local LL = "lgprof -b exe gmon.sum(by lgprof -s)"
+  local GL = "gprof -b exe gmon.sum(by lgprof -s)"
+  local LG = "lgprof -b exe gmon.sum(by gprof -s)"
+  -- reproduction recipes (A and B: two empty directories)
+  local mk = "(cd $A && gprof -s " .. three .. "); (cd $B && lgprof -s " .. three .. "); "
+  local function recipe(c1, c2)
+    return mk .. "diff -u <(" .. c1 .. ") <(" .. c2 .. ")"
+  end
+  local exe = sq(b.exe)
   local sum_checks = {
-    { "-s " .. "[3 profiles]", res(gdir .. "/s"), res(ldir .. "/s"),
-      "gprof -s " .. three },
-    { "gprof -b exe gmon.sum(gprof) vs gprof -b exe g1 g2 g3", res(dir .. "/ref"),
-      res(dir .. "/gsum"), "gprof -b exe gmon.sum (written by gprof -s)" },
-    { "lgprof -b exe gmon.sum(lgprof) vs gprof -b exe g1 g2 g3", res(dir .. "/ref"),
-      res(dir .. "/lsum"), "lgprof -b exe gmon.sum (written by lgprof -s)" },
-    { "gprof -b exe gmon.sum(lgprof) vs gprof -b exe g1 g2 g3", res(dir .. "/ref"),
-      res(dir .. "/xsum"), "gprof -b exe gmon.sum (written by lgprof -s)" },
+    { label = "-s [3 profiles]", a = res(gdir .. "/s"), b = res(ldir .. "/s"),
+      cmd = "(cd $A && gprof -s " .. three .. ") vs (cd $B && lgprof -s " .. three .. ")" },
+    { label = LL .. " vs " .. GG, a = res(dir .. "/gg"), b = res(dir .. "/ll"),
+      la = GG, lb = LL,
+      cmd = recipe("gprof -b " .. exe .. " $A/gmon.sum", "lgprof -b " .. exe .. " $B/gmon.sum") },
+    { label = GL .. " vs " .. GG, a = res(dir .. "/gg"), b = res(dir .. "/gl"),
+      la = GG, lb = GL,
+      cmd = recipe("gprof -b " .. exe .. " $A/gmon.sum", "gprof -b " .. exe .. " $B/gmon.sum") },
+    { label = LG .. " vs " .. GG, a = res(dir .. "/gg"), b = res(dir .. "/lg"),
+      la = GG, lb = LG,
+      cmd = recipe("gprof -b " .. exe .. " $A/gmon.sum", "lgprof -b " .. exe .. " $A/gmon.sum") },
+    { label = GG .. " vs " .. G3 .. " (sorted lines)", a = res(dir .. "/ref"),
+      b = res(dir .. "/gg"), la = G3, lb = GG, unordered = true,
+      cmd = recipe("gprof -b " .. three .. " | sort", "gprof -b " .. exe .. " $A/gmon.sum | sort") },
+    { label = LL .. " vs " .. G3 .. " (sorted lines)", a = res(dir .. "/ref"),
+      b = res(dir .. "/ll"), la = G3, lb = LL, unordered = true,
+      cmd = recipe("gprof -b " .. three .. " | sort", "lgprof -b " .. exe .. " $B/gmon.sum | sort") },
   }
   for k, sc in ipairs(sum_checks) do
-    local what, diff = compare(dir, sc[1], sc[2], sc[3], "sum" .. k)
+    local what, diff = compare(dir, sc.label, sc.a, sc.b, "sum" .. k,
+      { la = sc.la, lb = sc.lb, unordered = sc.unordered })
     if what then
-      failures[#failures + 1] = ("  %s: %s"):format(sc[1], what)
-      if not first_diff then first_diff, first_cmd = diff, sc[4] end
+      failures[#failures + 1] = ("  %s: %s"):format(sc.label, what)
+      if not first_diff then first_diff, first_cmd = diff, sc.cmd end
     end
   end
-  if not exec_ok("test -s " .. sq(ldir .. "/gmon.sum")) then
+  if not exec_ok("test -s " .. lsum) then
     failures[#failures + 1] = "  -s [3 profiles]: lgprof wrote no gmon.sum"
   end
 
   if #failures > 0 then
+    -- name the fixture files where they stay (the snapshot is removed)
+    first_cmd = (first_cmd or ""):gsub(dir:gsub("%p", "%%%0"), built.dir)
     error(("%s/%s: %d of %d comparisons differ (NAME=%s, NAME2=%s):\n%s\n\nfirst difference (%s):\n%s")
       :format(prog, variant, #failures, #cases + #sum_checks, name, name2,
         table.concat(failures, "\n"), first_cmd, first_diff or ""), 0)

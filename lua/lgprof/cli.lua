@@ -255,6 +255,7 @@ function cli.main(args, out, err)
   local options = {
     no_static = st.no_static, functions_only = st.functions_only,
     format = st.format, demangle = st.demangle,
+    line_arcs = st.style & SUM ~= 0,
   }
   for _, s in ipairs(st.specs) do
     options[s[1]] = options[s[1]] or {}

@@ -1,0 +1,166 @@
+-- The symbol table against gprof's own dump.
+--
+-- `gprof -d128 exe gmon` (SYMTABDEBUG) prints, after `[main] debug-level=...`
+-- and other debug lines, one line per final symbol:
+--     [symtab_finalize] 0xLO-0xHI<TAB>NAME
+-- (the last symbol's end may be below its start).  lgprof's Profile:symbols()
+-- must give the same list, in the same (address) order, for every fixture
+-- program in every variant.  Without /usr/bin/gprof those tests are pending.
+
+local fx = require "helpers.fixtures"
+local lgprof = require "lgprof"
+
+local GPROF = "/usr/bin/gprof"
+local sq = fx.shquote
+
+local function exec_ok(cmd)
+  local r = os.execute(cmd)
+  return r == true or r == 0
+end
+
+local HAVE_GPROF = exec_ok("test -x " .. sq(GPROF))
+
+local function read_cmd(cmd)
+  local p = assert(io.popen(cmd, "r"))
+  local s = p:read("a")
+  p:close()
+  return s
+end
+
+-- Copies the executable and its first profile into a temporary directory under
+-- the build's lock (a concurrent rebuild of the fixture cannot interleave).
+local function snapshot(b)
+  local dir = read_cmd("mktemp -d " .. sq((os.getenv("TMPDIR") or "/tmp")
+    .. "/lgprof-syms.XXXXXX")):gsub("%s+$", "")
+  assert(dir ~= "", "mktemp failed")
+  local cp = "cp -p " .. sq(b.exe) .. " " .. sq(b.gmon[1]) .. " " .. sq(dir)
+  if exec_ok("command -v flock >/dev/null 2>&1") then
+    cp = "flock " .. sq(b.dir .. "/.lock") .. " sh -c " .. sq(cp)
+  end
+  assert(exec_ok(cp), "cannot copy the fixture files")
+  return {
+    dir = dir,
+    exe = dir .. "/" .. b.exe:match("[^/]+$"),
+    gmon = dir .. "/" .. b.gmon[1]:match("[^/]+$"),
+  }
+end
+
+local function rmtree(d)
+  if d and d:match("^/.+/lgprof%-syms%.") then os.execute("rm -rf " .. sq(d)) end
+end
+
+local function gprof_symtab(exe, gmon)
+  local out = read_cmd(sq(GPROF) .. " -d128 " .. sq(exe) .. " " .. sq(gmon) .. " 2>/dev/null")
+  local lines = {}
+  for line in out:gmatch("[^\n]+") do
+    if line:sub(1, 20) == "[symtab_finalize] 0x" then lines[#lines + 1] = line end
+  end
+  return lines, out
+end
+
+local function lgprof_symtab(exe, gmon)
+  local profile = assert(lgprof.open(exe, { gmon }))
+  local lines = {}
+  for f in profile:symbols() do
+    lines[#lines + 1] = string.format("[symtab_finalize] 0x%x-0x%x\t%s",
+      f.address, f.end_address, f.symbol)
+  end
+  profile:close()
+  return lines
+end
+
+-- First differing position, with some context, for a readable failure.
+local function first_difference(a, b)
+  local n = math.max(#a, #b)
+  for i = 1, n do
+    if a[i] ~= b[i] then
+      local ctx = {}
+      for j = math.max(1, i - 2), math.min(n, i + 2) do
+        ctx[#ctx + 1] = ("%4d  gprof : %s\n      lgprof: %s"):format(j, tostring(a[j]),
+          tostring(b[j]))
+      end
+      return ("%d gprof symbols, %d lgprof symbols; first difference at line %d:\n%s")
+        :format(#a, #b, i, table.concat(ctx, "\n"))
+    end
+  end
+end
+
+describe("symbol table (gprof -d128 [symtab_finalize])", function()
+  it("gprof's dump has the expected shape", function()
+    if not HAVE_GPROF then
+      pending("gprof not installed")
+      return
+    end
+    local b = assert(fx.build("classic", "O2-nopie"))
+    local s = snapshot(b)
+    finally(function() rmtree(s.dir) end)
+    local lines, out = gprof_symtab(s.exe, s.gmon)
+    assert.matches("^%[main%] debug%-level=0x%x+\n", out)
+    assert.is_true(#lines > 5)
+    local seen = {}
+    for _, l in ipairs(lines) do
+      local lo, hi, name = l:match("^%[symtab_finalize%] 0x(%x+)%-0x(%x+)\t(.+)$")
+      assert.is_truthy(lo, "unexpected line: " .. l)
+      seen[name] = true
+    end
+    for _, n in ipairs { "main", "a", "b", "c" } do
+      assert.is_true(seen[n], n .. " missing from gprof's symbol table")
+    end
+  end)
+
+  for _, prog in ipairs(fx.programs()) do
+    describe(prog, function()
+      for _, variant in ipairs(fx.variants) do
+        it(variant, function()
+          if not HAVE_GPROF then
+            pending("gprof not installed")
+            return
+          end
+          local b, err = fx.build(prog, variant)
+          assert(b, err)
+          local s = snapshot(b)
+          finally(function() rmtree(s.dir) end)
+          local want = gprof_symtab(s.exe, s.gmon)
+          local got = lgprof_symtab(s.exe, s.gmon)
+          assert.is_true(#want > 0, "no [symtab_finalize] lines from gprof -d128")
+          local diff = first_difference(want, got)
+          if diff then
+            error(("%s/%s: symbol table differs from `gprof -d128 %s %s`\n%s"):format(
+              prog, variant, b.exe, b.gmon[1], diff), 0)
+          end
+        end)
+      end
+    end)
+  end
+end)
+
+describe("static functions with the same name (samename)", function()
+  for _, variant in ipairs(fx.variants) do
+    it(variant .. ": two static helper functions", function()
+      local b, err = fx.build("samename", variant)
+      assert(b, err)
+      local profile = assert(lgprof.open(b.exe, { b.gmon[1] }))
+      finally(function() profile:close() end)
+      local helpers = {}
+      for f in profile:symbols() do
+        if f.symbol == "helper" then helpers[#helpers + 1] = f end
+      end
+      assert.are.equal(2, #helpers)
+      for _, f in ipairs(helpers) do
+        assert.are.equal("helper", f.name)
+        assert.is_true(f.is_static)
+        assert.is_true(f.is_function)
+      end
+      assert.are_not.equal(helpers[1].address, helpers[2].address)
+      if variant:match("^O0g") then
+        local files = { helpers[1].file, helpers[2].file }
+        assert.is_string(files[1])
+        assert.is_string(files[2])
+        assert.are_not.equal(files[1], files[2])
+        table.sort(files)
+        assert.matches("a%.c$", files[1])
+        assert.matches("b%.c$", files[2])
+      end
+    end)
+  end
+end)
