@@ -263,6 +263,8 @@ local function check_variant(prog, variant)
   --     gmon.sum, byte for byte (the same pipeline through either tool), and
   --     gprof reads lgprof's gmon.sum to the same report; lgprof reads gprof's
   --     gmon.sum to the same report too;
+  --   * the gmon.sum files are the same bytes (the 12 spare header bytes,
+  --     uninitialised in gprof, aside);
   --   * the reports on the sums equal the report on the three profiles.  This
   --     last one is compared as a multiset of lines: gprof itself reorders
   --     tied call-graph lines after -s (it writes the arcs normalised, so the
@@ -330,15 +332,31 @@ local function check_variant(prog, variant)
       if not first_diff then first_diff, first_cmd = diff, sc.cmd end
     end
   end
-  if not exec_ok("test -s " .. lsum) then
+  -- the files themselves: the same bytes, apart from the 12 spare header bytes
+  -- (gprof leaves them uninitialised)
+  local gbytes = slurp(gdir .. "/gmon.sum")
+  local lbytes = slurp(ldir .. "/gmon.sum")
+  if not lbytes or #lbytes == 0 then
     failures[#failures + 1] = "  -s [3 profiles]: lgprof wrote no gmon.sum"
+  elseif gbytes and (gbytes:sub(1, 8) ~= lbytes:sub(1, 8) or gbytes:sub(21) ~= lbytes:sub(21)) then
+    local at = 1
+    while at <= math.max(#gbytes, #lbytes) and gbytes:byte(at) == lbytes:byte(at) do
+      at = at + 1
+    end
+    failures[#failures + 1] = ("  -s [3 profiles]: gmon.sum differs from gprof's (%d vs %d bytes,"
+      .. " first difference at byte offset %d)"):format(#gbytes, #lbytes, at - 1)
+    if not first_diff then
+      first_diff = "(binary files; compare with cmp -l)\n"
+      first_cmd = "(cd $A && gprof -s " .. three .. "); (cd $B && lgprof -s " .. three
+        .. "); cmp $A/gmon.sum $B/gmon.sum"
+    end
   end
 
   if #failures > 0 then
     -- name the fixture files where they stay (the snapshot is removed)
     first_cmd = (first_cmd or ""):gsub(dir:gsub("%p", "%%%0"), built.dir)
     error(("%s/%s: %d of %d comparisons differ (NAME=%s, NAME2=%s):\n%s\n\nfirst difference (%s):\n%s")
-      :format(prog, variant, #failures, #cases + #sum_checks, name, name2,
+      :format(prog, variant, #failures, #cases + #sum_checks + 1, name, name2,
         table.concat(failures, "\n"), first_cmd, first_diff or ""), 0)
   end
 end

@@ -219,9 +219,9 @@ local function parse(args, out, err)
     elseif k == "demangle" then
       st.demangle = true
       if v then
-        if not lgprof._core.demangle("x", v) and not pcall(lgprof._core.demangle, "_Z1fv", v) then
+        if not pcall(lgprof._core.demangle, "_Z1fv", v) then
           err:write("lgprof: unknown demangling style `", v, "'\n")
-          return nil, 1
+          return nil, 2
         end
         st.demangle = v
       end
