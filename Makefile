@@ -3,7 +3,6 @@
 #   make            build build/lgprof/core.so (./bin/lgprof then runs from the checkout)
 #   make test       run the busted suite under Lua 5.4; ends with "N passed, N failed"
 #   make demo       profile examples/demo.c with -pg and print lgprof's report
-#   make bench      lgprof and GNU gprof side by side (see spec/bench/)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deps       install the Debian packages the build and the tests need
 #
@@ -41,7 +40,7 @@ LUA_MODS       = $(wildcard lua/lgprof/*.lua)
 DEB_PACKAGES   = lua5.4 liblua5.4-dev libelf-dev libdw-dev libiberty-dev lua-busted \
                  gcc g++ binutils pkg-config make luarocks lua-cjson graphviz valgrind
 
-.PHONY: all test demo bench install uninstall clean deps check-deps
+.PHONY: all test demo install uninstall clean deps
 
 all: $(CORE_SO)
 
@@ -79,10 +78,6 @@ demo: deps
 	$(CC) -O0 -g -pg -o $(BUILD)/demo/demo examples/demo.c
 	cd $(BUILD)/demo && ./demo
 	./bin/lgprof -b $(BUILD)/demo/demo $(BUILD)/demo/gmon.out
-
-bench: deps
-	@$(MAKE) --no-print-directory all
-	@$(LUA) spec/bench/run.lua
 
 install: all
 	install -d $(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof $(DESTDIR)$(LUA_SHAREDIR)/lgprof $(DESTDIR)$(BINDIR)
