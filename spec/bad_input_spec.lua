@@ -6,6 +6,7 @@
 
 local lgprof = require "lgprof"
 local fx = require "helpers.fixtures"
+local util = require "helpers.util"
 local gw = require "helpers.gmonwriter"
 local ew = require "helpers.elfwriter"
 
@@ -13,21 +14,9 @@ local ROOT = fx.root
 local LGPROF = ROOT .. "/bin/lgprof"
 local q = fx.shquote
 
-local function slurp(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local slurp = util.slurp
 
-local function mktempdir()
-  local p = io.popen("mktemp -d /tmp/lgprof-badinput.XXXXXX")
-  local d = p:read("l")
-  p:close()
-  assert(d and d ~= "", "mktemp -d failed")
-  return d
-end
+local function mktempdir() return util.mktempdir("lgprof-badinput") end
 
 -- Runs lgprof with args (a list) from the repo root; prefix is shell text
 -- put before the command (for ulimit / timeout). Returns status, out, err.

@@ -21,6 +21,7 @@
 
 local gw = require "helpers.gmonwriter"
 local fx = require "helpers.fixtures"
+local util = require "helpers.util"
 local lgprof = require "lgprof"
 
 local ROOT = fx.root
@@ -28,17 +29,9 @@ local LGPROF = ROOT .. "/bin/lgprof"
 local GPROF = "/usr/bin/gprof"
 local sq = fx.shquote
 
-local function exec_ok(cmd)
-  local r = os.execute(cmd)
-  return r == true or r == 0
-end
+local exec_ok = util.exec_ok
 
-local function read_cmd(cmd)
-  local p = assert(io.popen(cmd, "r"))
-  local s = p:read("a")
-  p:close()
-  return s
-end
+local read_cmd = util.read_cmd
 
 local HAVE_GCC = exec_ok("command -v gcc >/dev/null 2>&1")
 local HAVE_GPROF = exec_ok("test -x " .. sq(GPROF))

@@ -9,6 +9,7 @@
 
 local lgprof = require "lgprof"
 local fx = require "helpers.fixtures"
+local util = require "helpers.util"
 local gw = require "helpers.gmonwriter"
 local ew = require "helpers.elfwriter"
 
@@ -20,21 +21,9 @@ local q = fx.shquote
 -- helpers
 ---------------------------------------------------------------------------
 
-local function slurp(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local slurp = util.slurp
 
-local function mktempdir()
-  local p = io.popen("mktemp -d /tmp/lgprof-formats.XXXXXX")
-  local d = p:read("l")
-  p:close()
-  assert(d and d ~= "", "mktemp -d failed")
-  return d
-end
+local function mktempdir() return util.mktempdir("lgprof-formats") end
 
 local function rmtree(d)
   if d and d:match("^/tmp/lgprof%-") then os.execute("rm -rf " .. q(d)) end

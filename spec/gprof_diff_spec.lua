@@ -17,36 +17,23 @@
 -- Without /usr/bin/gprof every test is reported pending, never passed.
 
 local fx = require "helpers.fixtures"
+local util = require "helpers.util"
 
 local ROOT = fx.root
 local LGPROF = ROOT .. "/bin/lgprof"
 local GPROF = "/usr/bin/gprof"
 local sq = fx.shquote
 
-local function exec_ok(cmd)
-  local r = os.execute(cmd)
-  return r == true or r == 0
-end
+local exec_ok = util.exec_ok
 
 local HAVE_GPROF = exec_ok("test -x " .. sq(GPROF))
 -- run gprof as "gprof" (argv[0] appears in its usage text and messages)
 local GPROF_CMD = "PATH=" .. sq("/usr/bin:" .. (os.getenv("PATH") or "/bin")) .. " gprof"
 local LGPROF_CMD = sq(LGPROF)
 
-local function read_cmd(cmd)
-  local p = assert(io.popen(cmd, "r"))
-  local s = p:read("a")
-  p:close()
-  return s
-end
+local read_cmd = util.read_cmd
 
-local function slurp(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local slurp = util.slurp
 
 local function spit(path, s)
   local f = assert(io.open(path, "wb"))

@@ -8,24 +8,17 @@
 -- program in every variant.  Without /usr/bin/gprof those tests are pending.
 
 local fx = require "helpers.fixtures"
+local util = require "helpers.util"
 local lgprof = require "lgprof"
 
 local GPROF = "/usr/bin/gprof"
 local sq = fx.shquote
 
-local function exec_ok(cmd)
-  local r = os.execute(cmd)
-  return r == true or r == 0
-end
+local exec_ok = util.exec_ok
 
 local HAVE_GPROF = exec_ok("test -x " .. sq(GPROF))
 
-local function read_cmd(cmd)
-  local p = assert(io.popen(cmd, "r"))
-  local s = p:read("a")
-  p:close()
-  return s
-end
+local read_cmd = util.read_cmd
 
 -- Copies the executable and its first profile into a temporary directory under
 -- the build's lock (a concurrent rebuild of the fixture cannot interleave).
