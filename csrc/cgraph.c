@@ -16,35 +16,44 @@
 
 /* {====================================================== arcs */
 
-static size_t arc_hash(uint32_t parent, uint32_t child, size_t mask) {
+/* A slot holds the arc index + 1 in its low half and the key's hash in
+** its high half, so probing past other keys does not touch the arcs. */
+static uint64_t arc_key_hash(uint32_t parent, uint32_t child) {
   uint64_t k = ((uint64_t)parent << 32 | child) * 0x9E3779B97F4A7C15u;
-  return (size_t)(k >> 20) & mask;
+  return k ^ (k >> 29);
 }
 
 static uint32_t arc_find(const lgp_profile *p, uint32_t parent, uint32_t child) {
+  uint64_t h = arc_key_hash(parent, child), tag = h >> 32 << 32;
   size_t mask, i;
   if (p->arc_nslots == 0)
     return LGP_NONE;
   mask = p->arc_nslots - 1;
-  for (i = arc_hash(parent, child, mask); p->arc_slots[i] != 0; i = (i + 1) & mask) {
-    const lgp_arc *a = &p->arcs[p->arc_slots[i] - 1];
-    if (a->parent == parent && a->child == child)
-      return p->arc_slots[i] - 1;
+  for (i = (size_t)h & mask; p->arc_slots[i] != 0; i = (i + 1) & mask) {
+    uint64_t slot = p->arc_slots[i];
+    if ((slot & ~(uint64_t)UINT32_MAX) == tag) {
+      const lgp_arc *a = &p->arcs[(uint32_t)slot - 1];
+      if (a->parent == parent && a->child == child)
+        return (uint32_t)slot - 1;
+    }
   }
   return LGP_NONE;
 }
 
+static void arc_slot_put(uint64_t *slots, size_t mask, uint64_t h, size_t k) {
+  size_t i = (size_t)h & mask;
+  while (slots[i] != 0)
+    i = (i + 1) & mask;
+  slots[i] = (h >> 32 << 32) | ((uint64_t)k + 1);
+}
+
 static int arc_rehash(lgp_profile *p) {
-  size_t ns = p->arc_nslots ? p->arc_nslots * 2 : 1024, mask = ns - 1, k;
-  uint32_t *slots = lgp_calloc_array(ns, sizeof *slots);
+  size_t ns = p->arc_nslots ? p->arc_nslots * 2 : 1024, k;
+  uint64_t *slots = lgp_calloc_array(ns, sizeof *slots);
   if (slots == NULL)
     return -1;
-  for (k = 0; k < p->narcs; k++) {
-    size_t i = arc_hash(p->arcs[k].parent, p->arcs[k].child, mask);
-    while (slots[i] != 0)
-      i = (i + 1) & mask;
-    slots[i] = (uint32_t)k + 1;
-  }
+  for (k = 0; k < p->narcs; k++)
+    arc_slot_put(slots, ns - 1, arc_key_hash(p->arcs[k].parent, p->arcs[k].child), k);
   free(p->arc_slots);
   p->arc_slots = slots;
   p->arc_nslots = ns;
@@ -54,7 +63,6 @@ static int arc_rehash(lgp_profile *p) {
 static int arc_add(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t count) {
   uint32_t k = arc_find(p, parent, child);
   lgp_arc *a;
-  size_t i, mask;
   if (k != LGP_NONE) {
     p->arcs[k].count += count;
     return 0;
@@ -70,10 +78,8 @@ static int arc_add(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t cou
   a->parent = parent;
   a->child = child;
   a->count = count;
-  mask = p->arc_nslots - 1;
-  for (i = arc_hash(parent, child, mask); p->arc_slots[i] != 0; i = (i + 1) & mask)
-    ;
-  p->arc_slots[i] = (uint32_t)++p->narcs;
+  arc_slot_put(p->arc_slots, p->arc_nslots - 1, arc_key_hash(parent, child), p->narcs);
+  p->narcs++;
   return 0;
 }
 
@@ -168,7 +174,9 @@ int lgp_sum_arcs(const lgp_profile *p, uint32_t **order, size_t *n) {
 /* One arc record as read: gprof's cg_tally. */
 int lgp_cg_tally(void *profile, lgp_addr from, lgp_addr self, uint64_t count) {
   lgp_profile *p = profile;
-  uint32_t parent = lgp_sym_lookup(p, from), child = lgp_sym_lookup(p, self);
+  uint32_t parent = p->last_parent, child = lgp_sym_lookup(p, self);
+  if (parent >= p->nsyms || from < p->sym_addrs[parent] || from > p->nodes[parent].end_addr)
+    parent = p->last_parent = lgp_sym_lookup(p, from);
   if (parent == LGP_NONE || child == LGP_NONE)
     return 0;
   /* a callee that is not a function (a label) becomes the function before */
@@ -586,12 +594,11 @@ static int cmp_time(const void *ctx, uint32_t li, uint32_t ri) {
 
 int lgp_cg_assemble(lgp_profile *p, lgp_err *err) {
   size_t n = p->nsyms, i, total;
-  for (i = 0; i < n; i++) {
-    lgp_node *s = &p->nodes[i];
-    uint32_t self = arc_find(p, (uint32_t)i, (uint32_t)i);
-    if (self != LGP_NONE) {
-      s->ncalls -= p->arcs[self].count;
-      s->self_calls = p->arcs[self].count;
+  for (i = 0; i < p->narcs; i++) { /* one self arc per node at most */
+    const lgp_arc *a = &p->arcs[i];
+    if (a->parent == a->child) {
+      p->nodes[a->child].ncalls -= a->count;
+      p->nodes[a->child].self_calls = a->count;
     }
   }
   if (build_lists(p, &p->child_off, &p->child_arcs, 0) != 0 ||

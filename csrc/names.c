@@ -10,9 +10,6 @@
 
 #include "report.h"
 
-/* Marks a node whose printed name is its raw name. */
-static char raw_marker[1];
-
 int lgp_demangle_style_ok(const char *style) {
   return cplus_demangle_name_to_style(style) != unknown_demangling;
 }
@@ -56,9 +53,13 @@ int lgp_names_init(lgp_names *nm, size_t n, int enabled, const char *style) {
     if (st == unknown_demangling)
       return -1;
   }
-  nm->dem = lgp_calloc_array(n, sizeof *nm->dem);
-  if (nm->dem == NULL)
+  nm->disp = lgp_calloc_array(n ? n : 1, sizeof *nm->disp);
+  nm->len = lgp_alloc_array(n ? n : 1, sizeof *nm->len);
+  nm->owned = lgp_calloc_array(n ? n : 1, sizeof *nm->owned);
+  if (nm->disp == NULL || nm->len == NULL || nm->owned == NULL) {
+    lgp_names_free(nm);
     return -1;
+  }
   nm->n = n;
   nm->enabled = enabled && st != no_demangling;
   nm->options = DMGL_ANSI | DMGL_PARAMS | ((int)st & DMGL_STYLE_MASK);
@@ -67,23 +68,38 @@ int lgp_names_init(lgp_names *nm, size_t n, int enabled, const char *style) {
 
 void lgp_names_free(lgp_names *nm) {
   size_t i;
-  if (nm->dem != NULL)
+  if (nm->disp != NULL && nm->owned != NULL)
     for (i = 0; i < nm->n; i++)
-      if (nm->dem[i] != raw_marker)
-        free(nm->dem[i]);
-  free(nm->dem);
+      if (nm->owned[i])
+        free((char *)nm->disp[i]);
+  free(nm->disp);
+  free(nm->len);
+  free(nm->owned);
   memset(nm, 0, sizeof *nm);
 }
 
-const char *lgp_display_name(lgp_names *nm, const lgp_profile *p, uint32_t node) {
-  const char *raw = p->nodes[node].name;
-  if (raw == NULL)
-    return "";
-  if (!nm->enabled || node >= nm->n)
-    return raw;
-  if (nm->dem[node] == NULL) {
-    char *d = lgp_demangle(raw, nm->options);
-    nm->dem[node] = d != NULL ? d : raw_marker;
+const char *lgp_display_name_len(lgp_names *nm, const lgp_profile *p, uint32_t node,
+                                 size_t *len) {
+  const char *raw;
+  char *d;
+  if (node < nm->n && nm->disp[node] != NULL) { /* fast path: no node access */
+    *len = nm->len[node];
+    return nm->disp[node];
   }
-  return nm->dem[node] == raw_marker ? raw : nm->dem[node];
+  raw = p->nodes[node].name;
+  if (raw == NULL || node >= nm->n) {
+    raw = raw ? raw : "";
+    *len = strlen(raw);
+    return raw;
+  }
+  d = nm->enabled ? lgp_demangle(raw, nm->options) : NULL;
+  nm->owned[node] = d != NULL;
+  nm->disp[node] = d != NULL ? d : raw;
+  *len = nm->len[node] = strlen(nm->disp[node]);
+  return nm->disp[node];
+}
+
+const char *lgp_display_name(lgp_names *nm, const lgp_profile *p, uint32_t node) {
+  size_t len;
+  return lgp_display_name_len(nm, p, node, &len);
 }

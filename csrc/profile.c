@@ -66,6 +66,8 @@ void lgp_profile_free(lgp_profile *p) {
   lgp_image_free(&p->image);
   lgp_gmon_free(&p->gmon);
   free(p->nodes);
+  free(p->sym_addrs);
+  free(p->bucket_first);
   free(p->arcs);
   free(p->arc_slots);
   free(p->child_off);

@@ -78,10 +78,18 @@ typedef struct lgp_profile {
   lgp_gmon gmon;
   lgp_node *nodes;   /* nsyms symbols in address order, then ncycles cycles */
   size_t nsyms, ncycles;
+  /* address lookup: symbol addresses packed, and a bucket index over them
+  ** (bucket b covers [sym_base + b << bucket_shift, ...); bucket_first[b]
+  ** is the number of symbols below its start) */
+  lgp_addr *sym_addrs;
+  uint32_t *bucket_first;
+  size_t nbuckets;
+  unsigned bucket_shift;
+  uint32_t last_parent;   /* lgp_cg_tally: callers arrive in address order */
   lgp_arc *arcs;     /* in creation order */
   size_t narcs, arcs_cap;
-  /* arc hash: (parent, child) -> arc index + 1 */
-  uint32_t *arc_slots;
+  /* arc hash: (parent, child) -> arc index + 1, tagged with the key hash */
+  uint64_t *arc_slots;
   size_t arc_nslots;
   /* adjacency in gprof's list order (newest arc first) */
   uint32_t *child_off, *child_arcs;   /* nsyms + 1 offsets */

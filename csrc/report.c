@@ -31,11 +31,17 @@ static void form_feed(rctx *r) {
 /* gprof's print_name_only: the name (demangled unless -T); its length. */
 static size_t name_only(rctx *r, uint32_t node) {
   const char *s;
+  size_t len;
   if (r->p->nodes[node].name == NULL)
     return 0;
-  s = r->ro->bsd ? r->p->nodes[node].name : lgp_display_name(r->nm, r->p, node);
-  lgp_out_str(r->o, s);
-  return strlen(s);
+  if (r->ro->bsd) {
+    s = r->p->nodes[node].name;
+    len = strlen(s);
+  } else {
+    s = lgp_display_name_len(r->nm, r->p, node, &len);
+  }
+  lgp_out_mem(r->o, s, len);
+  return len;
 }
 
 /* gprof's print_name: adds " <cycle N>" and " [index]" or " (index)". */
@@ -194,21 +200,25 @@ static int same_cycle(const lgp_profile *p, uint32_t a, uint32_t b) {
   return p->nodes[a].cyc_num != 0 && p->nodes[a].cyc_num == p->nodes[b].cyc_num;
 }
 
-/* gprof's cmp_arc, as a total order: self arc < arcs inside a cycle (by
-** count) < the others (by propagated time, then count). */
-static int cmp_arc(const lgp_profile *p, uint32_t x, uint32_t y) {
-  const lgp_arc *l = &p->arcs[x], *r = &p->arcs[y];
-  int lself = l->parent == l->child, rself = r->parent == r->child;
-  int lcyc = same_cycle(p, l->parent, l->child), rcyc = same_cycle(p, r->parent, r->child);
-  if (lself || rself)
-    return lself == rself ? 0 : (lself ? -1 : 1);
-  if (lcyc != rcyc)
-    return lcyc ? -1 : 1;
-  if (!lcyc) {
-    double lt = l->time + l->child_time, rt = r->time + r->child_time;
-    if (lt < rt)
+/* gprof's cmp_arc: self arc < arcs inside a cycle (by count) < the others
+** (by propagated time, then count). The keys of one list are gathered
+** first, so the sort does not chase nodes. */
+typedef struct arc_key {
+  double time;      /* others: time + child_time */
+  uint64_t count;
+  uint32_t arc;
+  int cls;          /* 0 self, 1 inside a cycle, 2 other */
+} arc_key;
+
+static int cmp_arc(const arc_key *l, const arc_key *r) {
+  if (l->cls != r->cls)
+    return l->cls < r->cls ? -1 : 1;
+  if (l->cls == 0)
+    return 0;
+  if (l->cls == 2) {
+    if (l->time < r->time)
       return -1;
-    if (lt > rt)
+    if (l->time > r->time)
       return 1;
   }
   if (l->count != r->count)
@@ -219,31 +229,48 @@ static int cmp_arc(const lgp_profile *p, uint32_t x, uint32_t y) {
 /* Parents ascending, children descending; ties in arc creation order,
 ** which is where gprof's insertion sorts leave them. */
 static int cmp_parent_arcs(const void *ctx, uint32_t x, uint32_t y) {
-  int c = cmp_arc(ctx, x, y);
-  return c != 0 ? c : (x < y ? -1 : x > y);
+  const arc_key *k = ctx;
+  int c = cmp_arc(&k[x], &k[y]);
+  return c != 0 ? c : (k[x].arc < k[y].arc ? -1 : k[x].arc > k[y].arc);
 }
 
 static int cmp_child_arcs(const void *ctx, uint32_t x, uint32_t y) {
-  int c = cmp_arc(ctx, x, y);
-  return c != 0 ? -c : (x < y ? -1 : x > y);
+  const arc_key *k = ctx;
+  int c = cmp_arc(&k[x], &k[y]);
+  return c != 0 ? -c : (k[x].arc < k[y].arc ? -1 : k[x].arc > k[y].arc);
 }
 
 typedef struct arcbuf {
   uint32_t *v;
   size_t cap;
+  arc_key *keys;
+  size_t keys_cap;
 } arcbuf;
 
 static const uint32_t *sorted_arcs(rctx *r, arcbuf *b, const uint32_t *from,
                                    const uint32_t *to, lgp_cmp_fn cmp, size_t *n) {
+  const lgp_profile *p = r->p;
+  size_t i;
   *n = (size_t)(to - from);
-  if (lgp_grow((void **)&b->v, &b->cap, *n, sizeof *b->v) != 0) {
+  if (lgp_grow((void **)&b->v, &b->cap, *n, sizeof *b->v) != 0 ||
+      lgp_grow((void **)&b->keys, &b->keys_cap, *n, sizeof *b->keys) != 0) {
     r->o->failed = 1;
     *n = 0;
     return from;
   }
-  memcpy(b->v, from, *n * sizeof *b->v);
-  if (lgp_sort_indices(b->v, *n, cmp, r->p) != 0)
+  for (i = 0; i < *n; i++) {
+    const lgp_arc *a = &p->arcs[from[i]];
+    arc_key *k = &b->keys[i];
+    k->arc = from[i];
+    k->count = a->count;
+    k->time = a->time + a->child_time;
+    k->cls = a->parent == a->child ? 0 : same_cycle(p, a->parent, a->child) ? 1 : 2;
+    b->v[i] = (uint32_t)i;
+  }
+  if (lgp_sort_indices(b->v, *n, cmp, b->keys) != 0)
     r->o->failed = 1;
+  for (i = 0; i < *n; i++)
+    b->v[i] = b->keys[b->v[i]].arc;
   return b->v;
 }
 
@@ -385,7 +412,7 @@ static void print_entry(rctx *r, uint32_t s, double print_time, arcbuf *b) {
 void lgp_report_graph(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
   rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg};
   double print_time = p->print_time;
-  arcbuf b = {NULL, 0};
+  arcbuf b = {NULL, 0, NULL, 0};
   size_t k;
   if (ro->bsd && !ro->brief)
     lgp_out_str(o, lgp_bsd_callg_blurb);
@@ -429,6 +456,7 @@ void lgp_report_graph(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
       lgp_out_char(o, '\n');
   }
   free(b.v);
+  free(b.keys);
   if (!ro->bsd && !ro->brief)
     lgp_out_str(o, lgp_fsf_callg_blurb);
 }

@@ -12,7 +12,9 @@ extern const char lgp_bsd_callg_blurb[];
 
 /* Demangled names, computed once per node on first use. */
 typedef struct lgp_names {
-  char **dem;        /* NULL: not computed yet */
+  const char **disp; /* printed name; NULL: not computed yet */
+  size_t *len;       /* its length */
+  unsigned char *owned; /* disp[i] was allocated (a demangled name) */
   size_t n;
   int options;       /* libiberty DMGL_* flags including the style */
   int enabled;
@@ -22,6 +24,9 @@ int lgp_names_init(lgp_names *nm, size_t n, int enabled, const char *style);
 void lgp_names_free(lgp_names *nm);
 /* The printed name of a node (demangled when enabled). */
 const char *lgp_display_name(lgp_names *nm, const lgp_profile *p, uint32_t node);
+/* The same, and its length (cached: reports print each name many times). */
+const char *lgp_display_name_len(lgp_names *nm, const lgp_profile *p, uint32_t node,
+                                 size_t *len);
 /* Is style a demangling style libiberty knows? */
 int lgp_demangle_style_ok(const char *style);
 /* Demangles one name as gprof does (bfd_demangle); NULL if it is not mangled. */

@@ -7,6 +7,8 @@
 
 #include "profile.h"
 
+static int build_buckets(lgp_profile *p);
+
 static int cmp_addr(const void *a, const void *b) {
   const lgp_rawsym *l = a, *r = b;
   if (l->addr != r->addr)
@@ -63,14 +65,55 @@ int lgp_symtab_build(lgp_profile *p, lgp_err *err) {
     s->cyc_head = (uint32_t)i;
     s->cyc_next = LGP_NONE;
   }
+  if (build_buckets(p) != 0)
+    return lgp_fail(err, NULL, "out of memory");
+  return 0;
+}
+
+/* Buckets of 2^shift bytes, about two per symbol, so a lookup is a binary
+** search over the few symbols of one bucket: O(1) expected. */
+static int build_buckets(lgp_profile *p) {
+  size_t n = p->nsyms, b, k;
+  lgp_addr span;
+  unsigned shift = 0;
+  p->sym_addrs = lgp_alloc_array(n ? n : 1, sizeof *p->sym_addrs);
+  if (p->sym_addrs == NULL)
+    return -1;
+  for (k = 0; k < n; k++)
+    p->sym_addrs[k] = p->nodes[k].addr;
+  span = n ? p->sym_addrs[n - 1] - p->sym_addrs[0] : 0;
+  while (shift < 63 && (span >> shift) > 2 * (lgp_addr)n)
+    shift++;
+  p->bucket_shift = shift;
+  p->nbuckets = (size_t)(span >> shift) + 1;
+  p->bucket_first = lgp_alloc_array(p->nbuckets + 1, sizeof *p->bucket_first);
+  if (p->bucket_first == NULL)
+    return -1;
+  for (b = 0, k = 0; b <= p->nbuckets; b++) {
+    lgp_addr start = b < p->nbuckets ? p->sym_addrs[0] + ((lgp_addr)b << shift) : 0;
+    while (k < n && (b == p->nbuckets || p->sym_addrs[k] < start))
+      k++;
+    p->bucket_first[b] = (uint32_t)k;
+  }
   return 0;
 }
 
 uint32_t lgp_sym_lookup(const lgp_profile *p, lgp_addr addr) {
-  size_t lo = 0, hi = p->nsyms; /* first symbol above addr */
+  size_t lo, hi; /* the first symbol above addr is in [lo, hi] */
+  lgp_addr b;
+  if (p->nsyms == 0 || addr < p->sym_addrs[0])
+    return LGP_NONE;
+  b = (addr - p->sym_addrs[0]) >> p->bucket_shift;
+  if (b >= p->nbuckets) {
+    lo = p->bucket_first[p->nbuckets - 1];
+    hi = p->nsyms;
+  } else {
+    lo = p->bucket_first[b];
+    hi = p->bucket_first[b + 1];
+  }
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (p->nodes[mid].addr <= addr)
+    if (p->sym_addrs[mid] <= addr)
       lo = mid + 1;
     else
       hi = mid;

@@ -70,6 +70,16 @@ int lgp_sort_indices(uint32_t *v, size_t n, lgp_cmp_fn cmp, const void *ctx) {
   size_t width;
   if (n < 2)
     return 0;
+  if (n <= 16) { /* short lists (most of them): stable insertion sort */
+    size_t i, j;
+    for (i = 1; i < n; i++) {
+      uint32_t x = v[i];
+      for (j = i; j > 0 && cmp(ctx, x, v[j - 1]) < 0; j--)
+        v[j] = v[j - 1];
+      v[j] = x;
+    }
+    return 0;
+  }
   tmp = lgp_alloc_array(n, sizeof *tmp);
   if (tmp == NULL)
     return -1;
