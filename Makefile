@@ -3,6 +3,8 @@
 #   make            build build/lgprof/core.so (./bin/lgprof then runs from the checkout)
 #   make test       run the busted suite under Lua 5.4; ends with "N passed, N failed"
 #   make demo       profile examples/demo.c with -pg and print lgprof's report
+#   make bench      lgprof and GNU gprof side by side (spec/bench/run.lua; inputs
+#                   cached in build/bench/; env BENCH_RUNS, BENCH_GPROF_B3=1)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deps       install the Debian packages the build and the tests need
 #
@@ -36,11 +38,12 @@ CORE_OBJS      = $(patsubst csrc/%.c,$(BUILD)/obj/%.o,$(CORE_SRCS))
 CORE_HDRS      = $(wildcard csrc/*.h)
 LUA_MODS       = $(wildcard lua/lgprof/*.lua)
 
-# Debian packages: what the build, the tests and the demo need.
+# Debian packages: what the build, the tests, the demo and the benchmarks need.
 DEB_PACKAGES   = lua5.4 liblua5.4-dev libelf-dev libdw-dev libiberty-dev lua-busted \
-                 gcc g++ binutils pkg-config make luarocks lua-cjson graphviz valgrind
+                 gcc g++ binutils pkg-config make luarocks lua-cjson graphviz valgrind \
+                 time
 
-.PHONY: all test demo install uninstall clean deps
+.PHONY: all test demo bench install uninstall clean deps
 
 all: $(CORE_SO)
 
@@ -78,6 +81,11 @@ demo: deps
 	$(CC) -O0 -g -pg -o $(BUILD)/demo/demo examples/demo.c
 	cd $(BUILD)/demo && ./demo
 	./bin/lgprof -b $(BUILD)/demo/demo $(BUILD)/demo/gmon.out
+
+# Benchmarks: builds (or reuses) the inputs under $(BUILD)/bench, prints the table.
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@$(LUA) spec/bench/run.lua $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof $(DESTDIR)$(LUA_SHAREDIR)/lgprof $(DESTDIR)$(BINDIR)

@@ -60,16 +60,25 @@ static int arc_rehash(lgp_profile *p) {
   return 0;
 }
 
+/* Find or insert in one probe sequence. */
 static int arc_add(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t count) {
-  uint32_t k = arc_find(p, parent, child);
+  uint64_t h = arc_key_hash(parent, child), tag = h >> 32 << 32;
+  size_t mask, i;
   lgp_arc *a;
-  if (k != LGP_NONE) {
-    p->arcs[k].count += count;
-    return 0;
+  if ((p->narcs + 1) * 2 > p->arc_nslots && arc_rehash(p) != 0)
+    return -1;
+  mask = p->arc_nslots - 1;
+  for (i = (size_t)h & mask; p->arc_slots[i] != 0; i = (i + 1) & mask) {
+    uint64_t slot = p->arc_slots[i];
+    if ((slot & ~(uint64_t)UINT32_MAX) == tag) {
+      a = &p->arcs[(uint32_t)slot - 1];
+      if (a->parent == parent && a->child == child) {
+        a->count += count;
+        return 0;
+      }
+    }
   }
   if (p->narcs >= UINT32_MAX - 1)
-    return -1;
-  if ((p->narcs + 1) * 2 > p->arc_nslots && arc_rehash(p) != 0)
     return -1;
   if (lgp_grow((void **)&p->arcs, &p->arcs_cap, p->narcs + 1, sizeof *p->arcs) != 0)
     return -1;
@@ -78,9 +87,22 @@ static int arc_add(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t cou
   a->parent = parent;
   a->child = child;
   a->count = count;
-  arc_slot_put(p->arc_slots, p->arc_nslots - 1, arc_key_hash(parent, child), p->narcs);
+  p->arc_slots[i] = tag | ((uint64_t)p->narcs + 1);
   p->narcs++;
   return 0;
+}
+
+uint32_t lgp_arc_lookup(const lgp_profile *p, uint32_t parent, uint32_t child) {
+  return arc_find(p, parent, child);
+}
+
+int lgp_arc_insert(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t count) {
+  return arc_add(p, parent, child, count);
+}
+
+int lgp_cg_add_arc(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t count) {
+  p->nodes[child].ncalls += count;
+  return arc_add(p, parent, child, count);
 }
 
 /* {====================================================== line arcs (-s) */
@@ -187,10 +209,9 @@ int lgp_cg_tally(void *profile, lgp_addr from, lgp_addr self, uint64_t count) {
   }
   if (!lgp_arc_wanted(p, parent, child))
     return 0;
-  p->nodes[child].ncalls += count;
   if (p->keep_line_arcs && line_arc_add(p, parent, from, child, count) != 0)
     return -1;
-  return arc_add(p, parent, child, count);
+  return lgp_cg_add_arc(p, parent, child, count);
 }
 
 /* Adjacency lists in gprof's order: for each node, its arcs newest first. */
@@ -244,6 +265,8 @@ typedef struct dfn_state {
   size_t nroots;
   uint32_t *uf;          /* union-find: a node's current cycle head */
   uint32_t *tail;        /* last member of a head's chain */
+  int32_t *order;        /* top_order while numbering: 4 bytes a node, not
+                            a node's cache line, for the random reads */
   size_t depth;
   int32_t counter;
 } dfn_state;
@@ -262,7 +285,7 @@ static void dfn_push(lgp_profile *p, dfn_state *d, uint32_t node) {
   d->stack_iter[d->depth] = p->child_off[node];
   d->pos[node] = (uint32_t)d->depth;
   d->roots[d->nroots++] = (uint32_t)d->depth;
-  p->nodes[node].top_order = DFN_BUSY;
+  d->order[node] = DFN_BUSY;
 }
 
 /* A busy node was reached again: everything above its group's place on
@@ -292,7 +315,7 @@ static void dfn_pop(lgp_profile *p, dfn_state *d) {
     uint32_t m;
     d->counter++;
     for (m = node; m != LGP_NONE; m = p->nodes[m].cyc_next)
-      p->nodes[m].top_order = d->counter;
+      d->order[m] = d->counter;
     d->nroots--;
   }
   d->pos[node] = 0;
@@ -305,7 +328,7 @@ static void dfn_visit(lgp_profile *p, dfn_state *d, uint32_t start) {
     uint32_t node = d->stack_node[d->depth];
     if (d->stack_iter[d->depth] < p->child_off[node + 1]) {
       uint32_t child = p->arcs[p->child_arcs[d->stack_iter[d->depth]++]].child;
-      int32_t t = p->nodes[child].top_order;
+      int32_t t = d->order[child];
       if (t == DFN_NAN)
         dfn_push(p, d, child);
       else if (t == DFN_BUSY)
@@ -327,15 +350,18 @@ static int number_nodes(lgp_profile *p) {
   d.roots = lgp_alloc_array(n + 1, sizeof *d.roots);
   d.uf = lgp_alloc_array(n, sizeof *d.uf);
   d.tail = lgp_alloc_array(n, sizeof *d.tail);
-  if (!d.stack_node || !d.stack_iter || !d.pos || !d.roots || !d.uf || !d.tail)
+  d.order = lgp_calloc_array(n, sizeof *d.order);
+  if (!d.stack_node || !d.stack_iter || !d.pos || !d.roots || !d.uf || !d.tail || !d.order)
     goto out;
   for (i = 0; i < n; i++)
     d.uf[i] = d.tail[i] = (uint32_t)i;
   for (i = 0; i < n; i++)
-    if (p->nodes[i].top_order == DFN_NAN)
+    if (d.order[i] == DFN_NAN)
       dfn_visit(p, &d, (uint32_t)i);
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
     p->nodes[i].cyc_head = uf_find(d.uf, (uint32_t)i);
+    p->nodes[i].top_order = d.order[i];
+  }
   rc = 0;
 out:
   free(d.stack_node);
@@ -344,6 +370,7 @@ out:
   free(d.roots);
   free(d.uf);
   free(d.tail);
+  free(d.order);
   return rc;
 }
 
@@ -551,43 +578,106 @@ static void propagate_time(lgp_profile *p) {
 
 /* {====================================================== orderings */
 
+/* Sort keys gathered from the nodes first: the sorts then read 24 bytes
+** per comparison instead of two nodes. */
+typedef struct node_key {
+  double time;
+  uint64_t calls;
+  uint32_t rank;   /* name order */
+  uint32_t cls;    /* cmp_total: 0 cycle, 1 name without '_', 2 with */
+} node_key;
+
 /* gprof's cmp_total; ties stay in address order (stable sort). Two cycles
 ** compare "less" both ways in gprof, which a merge sort also leaves in
 ** their original order. */
 static int cmp_total(const void *ctx, uint32_t li, uint32_t ri) {
-  const lgp_profile *p = ctx;
-  const lgp_node *l = &p->nodes[li], *r = &p->nodes[ri];
-  double diff = (l->prop_self + l->prop_child) - (r->prop_self + r->prop_child);
-  if (diff < 0.0)
+  const node_key *l = (const node_key *)ctx + li, *r = (const node_key *)ctx + ri;
+  if (l->time < r->time)
     return 1;
-  if (diff > 0.0)
+  if (l->time > r->time)
     return -1;
-  if (l->is_cycle || r->is_cycle) {
-    if (l->is_cycle && r->is_cycle)
-      return 0;
-    return l->is_cycle ? -1 : 1;
-  }
-  if (l->name[0] != '_' && r->name[0] == '_')
-    return -1;
-  if (l->name[0] == '_' && r->name[0] != '_')
-    return 1;
-  if (l->ncalls != r->ncalls)
-    return l->ncalls > r->ncalls ? -1 : 1;
-  return strcmp(l->name, r->name);
+  if (l->cls == 0 || r->cls == 0)
+    return l->cls == r->cls ? 0 : (l->cls == 0 ? -1 : 1);
+  if (l->cls != r->cls)
+    return l->cls < r->cls ? -1 : 1;
+  if (l->calls != r->calls)
+    return l->calls > r->calls ? -1 : 1;
+  return l->rank < r->rank ? -1 : l->rank > r->rank;
 }
 
 /* gprof's cmp_time: the flat profile's order. */
 static int cmp_time(const void *ctx, uint32_t li, uint32_t ri) {
-  const lgp_profile *p = ctx;
-  const lgp_node *l = &p->nodes[li], *r = &p->nodes[ri];
-  double diff = r->hist_time - l->hist_time;
-  if (diff > 0.0)
+  const node_key *l = (const node_key *)ctx + li, *r = (const node_key *)ctx + ri;
+  if (l->time < r->time)
     return 1;
-  if (diff < 0.0)
+  if (l->time > r->time)
     return -1;
-  if (r->ncalls != l->ncalls)
-    return r->ncalls > l->ncalls ? 1 : -1;
-  return strcmp(l->name, r->name);
+  if (l->calls != r->calls)
+    return l->calls > r->calls ? -1 : 1;
+  return l->rank < r->rank ? -1 : l->rank > r->rank;
+}
+
+/* Sorts nodes 0..n-1 by cmp with keys made by the caller. */
+static uint32_t *sort_nodes(size_t n, const void *keys, lgp_cmp_fn cmp) {
+  uint32_t *v = lgp_alloc_array(n ? n : 1, sizeof *v);
+  size_t i;
+  if (v == NULL)
+    return NULL;
+  for (i = 0; i < n; i++)
+    v[i] = (uint32_t)i;
+  if (lgp_sort_indices(v, n, cmp, keys) != 0) {
+    free(v);
+    return NULL;
+  }
+  return v;
+}
+
+/* Names by their first 8 bytes as one big-endian number (the order
+** strcmp gives), the rest compared only on a tie. */
+typedef struct name_key {
+  uint64_t prefix;
+  const char *name;
+} name_key;
+
+static int cmp_raw_name(const void *ctx, uint32_t x, uint32_t y) {
+  const name_key *l = (const name_key *)ctx + x, *r = (const name_key *)ctx + y;
+  if (l->prefix != r->prefix)
+    return l->prefix < r->prefix ? -1 : 1;
+  if ((l->prefix & 0xff) == 0)
+    return 0; /* both end within the prefix */
+  return strcmp(l->name + 8, r->name + 8);
+}
+
+/* Names are compared once here; the orderings then compare ranks. */
+static int rank_names(lgp_profile *p) {
+  size_t i, n = p->nsyms;
+  name_key *keys = lgp_alloc_array(n ? n : 1, sizeof *keys);
+  uint32_t *order;
+  if (keys == NULL)
+    return -1;
+  for (i = 0; i < n; i++) {
+    const unsigned char *s = (const unsigned char *)p->nodes[i].name;
+    uint64_t k = 0;
+    int j, end = 0;
+    for (j = 0; j < 8; j++) {
+      unsigned c = end ? 0 : s[j];
+      end |= c == 0;
+      k = k << 8 | c;
+    }
+    keys[i].prefix = k;
+    keys[i].name = p->nodes[i].name;
+  }
+  order = sort_nodes(n, keys, cmp_raw_name);
+  free(keys);
+  p->name_rank = lgp_alloc_array(n ? n : 1, sizeof *p->name_rank);
+  if (order == NULL || p->name_rank == NULL) {
+    free(order);
+    return -1;
+  }
+  for (i = 0; i < n; i++)
+    p->name_rank[order[i]] = (uint32_t)i;
+  free(order);
+  return 0;
 }
 
 /* }====================================================== */
@@ -601,7 +691,8 @@ int lgp_cg_assemble(lgp_profile *p, lgp_err *err) {
       p->nodes[a->child].self_calls = a->count;
     }
   }
-  if (build_lists(p, &p->child_off, &p->child_arcs, 0) != 0 ||
+  if ((p->name_rank == NULL && rank_names(p) != 0) ||
+      build_lists(p, &p->child_off, &p->child_arcs, 0) != 0 ||
       build_lists(p, &p->parent_off, &p->parent_arcs, 1) != 0 ||
       number_nodes(p) != 0 || link_cycles(p) != 0 || topo_sort(p) != 0)
     return lgp_fail(err, NULL, "out of memory");
@@ -609,12 +700,21 @@ int lgp_cg_assemble(lgp_profile *p, lgp_err *err) {
   cycle_time(p);
   propagate_time(p);
   total = n + p->ncycles;
-  p->time_sorted = lgp_alloc_array(total, sizeof *p->time_sorted);
+  {
+    node_key *keys = lgp_alloc_array(total ? total : 1, sizeof *keys);
+    if (keys == NULL)
+      return lgp_fail(err, NULL, "out of memory");
+    for (i = 0; i < total; i++) {
+      const lgp_node *s = &p->nodes[i];
+      keys[i].time = s->prop_self + s->prop_child;
+      keys[i].calls = s->ncalls;
+      keys[i].rank = s->is_cycle ? 0 : p->name_rank[i];
+      keys[i].cls = s->is_cycle ? 0 : s->name[0] == '_' ? 2 : 1;
+    }
+    p->time_sorted = sort_nodes(total, keys, cmp_total);
+    free(keys);
+  }
   if (p->time_sorted == NULL)
-    return lgp_fail(err, NULL, "out of memory");
-  for (i = 0; i < total; i++)
-    p->time_sorted[i] = (uint32_t)i;
-  if (lgp_sort_indices(p->time_sorted, total, cmp_total, p) != 0)
     return lgp_fail(err, NULL, "out of memory");
   for (i = 0; i < total; i++)
     p->nodes[p->time_sorted[i]].index = (uint32_t)i + 1;
@@ -623,12 +723,18 @@ int lgp_cg_assemble(lgp_profile *p, lgp_err *err) {
 
 int lgp_flat_order(lgp_profile *p, lgp_err *err) {
   size_t i;
-  p->flat_sorted = lgp_alloc_array(p->nsyms, sizeof *p->flat_sorted);
-  if (p->flat_sorted == NULL)
+  node_key *keys = lgp_alloc_array(p->nsyms ? p->nsyms : 1, sizeof *keys);
+  if (keys == NULL)
     return lgp_fail(err, NULL, "out of memory");
-  for (i = 0; i < p->nsyms; i++)
-    p->flat_sorted[i] = (uint32_t)i;
-  if (lgp_sort_indices(p->flat_sorted, p->nsyms, cmp_time, p) != 0)
+  for (i = 0; i < p->nsyms; i++) {
+    keys[i].time = p->nodes[i].hist_time;
+    keys[i].calls = p->nodes[i].ncalls;
+    keys[i].rank = p->name_rank[i];
+    keys[i].cls = 1;
+  }
+  p->flat_sorted = sort_nodes(p->nsyms, keys, cmp_time);
+  free(keys);
+  if (p->flat_sorted == NULL)
     return lgp_fail(err, NULL, "out of memory");
   for (i = 0; i < p->nsyms; i++)
     p->nodes[p->flat_sorted[i]].flat_rank = (uint32_t)i;

@@ -73,6 +73,7 @@ int lgp_local_name_ok(const char *strtab, size_t size, size_t off) {
 typedef struct secinfo {
   uint64_t flags, addr;
   const char *name;
+  int is_code;  /* section_class_is_code, worked out once per section */
 } secinfo;
 
 /* gprof's acceptance test; returns 'T' (global), 't' (static) or 0. */
@@ -95,7 +96,7 @@ static int symbol_class(const GElf_Sym *s, Elf32_Word shndx, const secinfo *secs
     return 0; /* GNU_UNIQUE and others */
   if (shndx == SHN_ABS || shndx >= nsecs)
     return 0;
-  if (!section_class_is_code(secs[shndx].name, secs[shndx].flags))
+  if (!secs[shndx].is_code)
     return 0;
   if (bind == STB_GLOBAL)
     return 'T';
@@ -141,6 +142,7 @@ static int load_symbols(lgp_image *im, Elf *elf, const char *path,
     secs[ndx].flags = sh.sh_flags;
     secs[ndx].addr = sh.sh_addr;
     secs[ndx].name = elf_strptr(elf, shstrndx, sh.sh_name);
+    secs[ndx].is_code = section_class_is_code(secs[ndx].name, sh.sh_flags);
     if (sh.sh_type == SHT_SYMTAB && symscn == NULL) {
       symscn = scn;
       symhdr = sh;
@@ -258,8 +260,21 @@ int lgp_image_open(lgp_image *im, const char *path, const lgp_image_opts *opts,
   im->big_endian = ident[EI_DATA] == ELFDATA2MSB;
   if (load_symbols(im, elf, path, opts, err) != 0)
     goto out;
-  if (!opts->no_srcinfo && lgp_srcinfo_assign(im, elf, err) != 0)
+  im->path = lgp_strdup(path);
+  if (im->path == NULL) {
+    lgp_fail(err, path, "out of memory");
     goto out;
+  }
+  im->dev = (uint64_t)st.st_dev;
+  im->ino = (uint64_t)st.st_ino;
+  im->size = (uint64_t)st.st_size;
+  im->mtime_s = (int64_t)st.st_mtim.tv_sec;
+  im->mtime_ns = (int64_t)st.st_mtim.tv_nsec;
+  if (opts->srcinfo) {
+    im->srcinfo_state = 1;
+    if (lgp_srcinfo_assign(im, elf, err) != 0)
+      goto out;
+  }
   rc = 0;
 out:
   if (elf != NULL)
@@ -270,8 +285,35 @@ out:
   return rc;
 }
 
+int lgp_image_load_srcinfo(lgp_image *im, lgp_err *err) {
+  struct stat st;
+  Elf *elf;
+  int fd, rc = -1;
+  if (im->srcinfo_state != 0)
+    return im->srcinfo_state > 0 ? 0 : -1;
+  im->srcinfo_state = -1;
+  if (im->path == NULL || (fd = open(im->path, O_RDONLY)) < 0)
+    return lgp_fail(err, im->path, "cannot reopen for source information");
+  if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != im->dev || (uint64_t)st.st_ino != im->ino ||
+      (uint64_t)st.st_size != im->size || (int64_t)st.st_mtim.tv_sec != im->mtime_s ||
+      (int64_t)st.st_mtim.tv_nsec != im->mtime_ns) {
+    close(fd);
+    return lgp_fail(err, im->path, "changed since it was opened: no source information");
+  }
+  elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+  if (elf != NULL && lgp_srcinfo_assign(im, elf, err) == 0) {
+    im->srcinfo_state = 1;
+    rc = 0;
+  }
+  if (elf != NULL)
+    elf_end(elf);
+  close(fd);
+  return rc;
+}
+
 void lgp_image_free(lgp_image *im) {
   size_t i;
+  free(im->path);
   free(im->strtab);
   free(im->syms);
   for (i = 0; i < im->nfiles; i++)

@@ -21,7 +21,7 @@ typedef struct lgp_rawsym {
 typedef struct lgp_image_opts {
   int no_static;        /* -a: drop local symbols */
   int functions_only;   /* -D: drop local symbols that are not STT_FUNC */
-  int no_srcinfo;       /* skip DWARF */
+  int srcinfo;          /* read DWARF now (else on demand) */
 } lgp_image_opts;
 
 typedef struct lgp_image {
@@ -39,11 +39,20 @@ typedef struct lgp_image {
      source line changes, ascending */
   lgp_addr *line_starts;
   size_t nline_starts;
+  /* DWARF is read on demand (lgp_image_load_srcinfo): the file, as it was */
+  char *path;
+  uint64_t dev, ino, size;
+  int64_t mtime_s, mtime_ns;
+  int srcinfo_state;    /* 0 not read, 1 read, -1 unavailable */
 } lgp_image;
 
 int lgp_image_open(lgp_image *im, const char *path, const lgp_image_opts *opts,
                    lgp_err *err);
 void lgp_image_free(lgp_image *im);
+/* Reads the DWARF line tables into syms[].file/line and line_starts, once.
+** 0, or -1 if the file changed or cannot be read (then there is no source
+** information, like an executable without DWARF). */
+int lgp_image_load_srcinfo(lgp_image *im, lgp_err *err);
 
 /* The name filter gprof applies to local code symbols, run over the raw
 ** string table from offset off (see the reference, section 3.1: a name

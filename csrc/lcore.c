@@ -507,14 +507,17 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     lua_pushinteger(L, (lua_Integer)n->end_addr);
   else if (strcmp(k, "size") == 0 && !n->is_cycle)
     lua_pushinteger(L, n->end_addr >= n->addr ? (lua_Integer)(n->end_addr - n->addr + 1) : 0);
-  else if (strcmp(k, "file") == 0 && !n->is_cycle) {
-    if (n->file >= 0)
-      lua_pushstring(L, p->image.files[n->file]);
-    else
+  else if ((strcmp(k, "file") == 0 || strcmp(k, "line") == 0) && !n->is_cycle) {
+    /* DWARF is read on first use; unreadable means unknown (nil) */
+    const lgp_profile *root = lgp_root(p);
+    const lgp_node *rn = &root->nodes[id];
+    lgp_err err;
+    if (lgp_profile_srcinfo(lp->p, &err) != 0)
       lua_pushnil(L);
-  } else if (strcmp(k, "line") == 0 && !n->is_cycle) {
-    if (n->line > 0)
-      lua_pushinteger(L, n->line);
+    else if (k[0] == 'f' && rn->file >= 0)
+      lua_pushstring(L, root->image.files[rn->file]);
+    else if (k[0] == 'l' && rn->line > 0)
+      lua_pushinteger(L, rn->line);
     else
       lua_pushnil(L);
   } else if (strcmp(k, "is_static") == 0 && !n->is_cycle)

@@ -41,9 +41,17 @@ int lgp_sort_indices(uint32_t *v, size_t n, lgp_cmp_fn cmp, const void *ctx);
 typedef struct lgp_out {
   char *buf;
   size_t len, cap;
+  size_t limit;   /* len may grow to this without a flush or a realloc */
   FILE *f;
   int failed;     /* a write or an allocation failed */
 } lgp_out;
+
+/* Room for n more bytes: a pointer to write them, or NULL after a failure.
+** The test is inline: reports call this for every field they print. */
+char *lgp_out_reserve_slow(lgp_out *o, size_t n);
+static inline char *lgp_out_reserve(lgp_out *o, size_t n) {
+  return o->len + n <= o->limit ? o->buf + o->len : lgp_out_reserve_slow(o, n);
+}
 
 void lgp_out_init(lgp_out *o, FILE *f);
 void lgp_out_free(lgp_out *o);

@@ -34,9 +34,13 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   memset(&io, 0, sizeof io);
   io.no_static = opts->no_static;
   io.functions_only = opts->functions_only;
-  io.no_srcinfo = opts->no_srcinfo;
+  /* DWARF is slow to read and the report needs it only for specs naming
+     files or lines and for -s; the Lua API reads it on demand */
+  io.srcinfo = !opts->no_srcinfo && (opts->line_arcs || lgp_specs_need_srcinfo(opts));
   if (lgp_image_open(&p->image, exe, &io, err) != 0)
     return -1;
+  if (opts->no_srcinfo)
+    p->image.srcinfo_state = -1;
   lgp_gmon_init(&p->gmon, p->image.addr_bytes, p->image.big_endian);
   if (lgp_symtab_build(p, err) != 0 || lgp_specs_apply(p, opts, err) != 0)
     goto fail;
@@ -55,16 +59,35 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   if (lgp_cg_assemble(p, err) != 0 || lgp_flat_order(p, err) != 0)
     goto fail;
   p->analysed = 1;
+  p->base_time = p->total_time;
   return 0;
 fail:
   lgp_profile_free(p);
   return -1;
 }
 
+int lgp_profile_srcinfo(lgp_profile *p, lgp_err *err) {
+  lgp_profile *root = (lgp_profile *)(p->base ? p->base : p);
+  size_t i;
+  if (root->image.srcinfo_state == 1)
+    return 0;
+  if (lgp_image_load_srcinfo(&root->image, err) != 0)
+    return -1;
+  /* symtab_build left the surviving raw symbols first, in node order */
+  for (i = 0; i < root->nsyms; i++) {
+    root->nodes[i].file = root->image.syms[i].file;
+    root->nodes[i].line = root->image.syms[i].line;
+  }
+  return 0;
+}
+
 void lgp_profile_free(lgp_profile *p) {
-  lgp_profile_free_specs(p);
-  lgp_image_free(&p->image);
-  lgp_gmon_free(&p->gmon);
+  if (p->base == NULL) { /* a view borrows these */
+    lgp_profile_free_specs(p);
+    lgp_image_free(&p->image);
+    lgp_gmon_free(&p->gmon);
+  }
+  free(p->removed);
   free(p->nodes);
   free(p->sym_addrs);
   free(p->bucket_first);
@@ -77,6 +100,7 @@ void lgp_profile_free(lgp_profile *p) {
   free(p->top_sorted);
   free(p->time_sorted);
   free(p->flat_sorted);
+  free(p->name_rank);
   free(p->line_arcs);
   free(p->line_arc_slots);
   memset(p, 0, sizeof *p);

@@ -98,6 +98,7 @@ typedef struct lgp_profile {
   uint32_t *top_sorted;   /* symbols by top_order (leaves first) */
   uint32_t *time_sorted;  /* symbols and cycles: call-graph index order */
   uint32_t *flat_sorted;  /* symbols: flat-profile order */
+  uint32_t *name_rank;    /* symbols: position by raw name (ties by address) */
   /* with line_arcs: arcs from gprof's line symbols, in creation order */
   struct lgp_linearc { lgp_addr from; uint32_t child; uint64_t count; } *line_arcs;
   size_t nline_arcs, line_arcs_cap;
@@ -110,6 +111,11 @@ typedef struct lgp_profile {
   double total_time;      /* histogram ticks (flat profile denominator) */
   double print_time;      /* propagated self ticks (call-graph denominator) */
   int analysed;
+  /* views (view.c): the profile owning the image and the files, whose
+  ** image, gmon and specs this one borrows; and the nodes a filter removed */
+  const struct lgp_profile *base;
+  uint8_t *removed;
+  double base_time;       /* the unfiltered profile's total_time */
 } lgp_profile;
 
 void lgp_options_init(lgp_options *o);
@@ -120,13 +126,21 @@ int lgp_options_add_spec(lgp_options *o, int table, const char *text);
 int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
                      size_t ngmons, const lgp_options *opts, lgp_err *err);
 void lgp_profile_free(lgp_profile *p);
+/* Reads source files and lines on demand into the owning profile's nodes
+** (a view reads them from there: lgp_root). 0, or -1 with a message. */
+int lgp_profile_srcinfo(lgp_profile *p, lgp_err *err);
+#define lgp_root(p) ((p)->base ? (p)->base : (p))
 
 /* symtab.c */
 int lgp_symtab_build(lgp_profile *p, lgp_err *err);
 uint32_t lgp_sym_lookup(const lgp_profile *p, lgp_addr addr);
+/* The address index lgp_sym_lookup uses (after nodes are set). */
+int lgp_symtab_index(lgp_profile *p);
 
 /* symspec.c */
 int lgp_specs_apply(lgp_profile *p, const lgp_options *opts, lgp_err *err);
+/* Does a spec name a file or a line (so it needs DWARF)? */
+int lgp_specs_need_srcinfo(const lgp_options *opts);
 int lgp_arc_wanted(const lgp_profile *p, uint32_t parent, uint32_t child);
 int lgp_in_table(const lgp_profile *p, uint32_t node, int incl, int excl);
 void lgp_profile_free_specs(lgp_profile *p);
@@ -138,8 +152,25 @@ void lgp_hist_assign(lgp_profile *p);
 int lgp_cg_tally(void *profile, lgp_addr from, lgp_addr self, uint64_t count);
 int lgp_cg_assemble(lgp_profile *p, lgp_err *err);
 int lgp_flat_order(lgp_profile *p, lgp_err *err);
+/* Adds count calls from parent to child, as if read from a file. */
+int lgp_cg_add_arc(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t count);
+/* The arc (parent, child) or LGP_NONE; an arc table without analysis. */
+uint32_t lgp_arc_lookup(const lgp_profile *p, uint32_t parent, uint32_t child);
+int lgp_arc_insert(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t count);
 /* The arcs gprof -s writes: (from address, child) in gprof's order. */
 int lgp_sum_arcs(const lgp_profile *p, uint32_t **order, size_t *n);
+
+/* view.c: a filtered copy of an analysed profile, analysed again.
+** Match sets are one byte per symbol of the base (NULL: unused). */
+typedef struct lgp_view_spec {
+  const uint8_t *focus, *ignore, *hide, *prune_from;
+  double node_fraction, edge_fraction; /* shares of the call graph's time */
+  size_t top;                          /* keep the N heaviest functions */
+  uint64_t min_calls;
+} lgp_view_spec;
+
+int lgp_view_build(lgp_profile *view, const lgp_profile *base, const lgp_view_spec *spec,
+                   lgp_err *err);
 
 /* Children and parents of a symbol, in gprof's list order. */
 #define lgp_children_begin(p, s) ((p)->child_arcs + (p)->child_off[s])

@@ -304,8 +304,16 @@ static void arc_line(rctx *r, uint32_t arcno, uint32_t other, uint32_t entry, in
 /* The "[index] %time self children" columns of a primary or cycle line. */
 static void primary_cols(rctx *r, const lgp_node *n, double print_time) {
   char buf[32];
-  snprintf(buf, sizeof buf, "[%u]", (unsigned)n->index);
-  lgp_out_pad(r->o, buf, 6, 6, 1);
+  size_t len = 0;
+  uint32_t v = n->index, div = 1;
+  buf[len++] = '[';
+  while (v / div >= 10)
+    div *= 10;
+  for (; div > 0; div /= 10)
+    buf[len++] = (char)('0' + v / div % 10);
+  buf[len++] = ']';
+  buf[len] = '\0';
+  lgp_out_pad(r->o, buf, 6, 6, 1); /* "%-6.6s" */
   lgp_out_char(r->o, ' ');
   lgp_out_fixed(r->o, 100 * (n->prop_self + n->prop_child) / print_time, 5, 1);
   lgp_out_char(r->o, ' ');
@@ -467,7 +475,7 @@ void lgp_report_graph(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
 
 static int cmp_name(const void *ctx, uint32_t x, uint32_t y) {
   const lgp_profile *p = ctx;
-  return strcmp(p->nodes[x].name, p->nodes[y].name);
+  return p->name_rank[x] < p->name_rank[y] ? -1 : p->name_rank[x] > p->name_rank[y];
 }
 
 void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
@@ -475,6 +483,7 @@ void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
   size_t nnames = 0, todo, rows, i, j, k;
   size_t column_width = (size_t)(ro->width - 1) / 3;
   uint32_t *v = lgp_alloc_array(p->nsyms + p->ncycles, sizeof *v);
+  int any_static = 0;
   char buf[64];
   if (v == NULL) {
     o->failed = 1;
@@ -487,6 +496,12 @@ void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
     if (ro->ignore_zeros && n->ncalls == 0 && n->hist_time == 0)
       continue;
     v[nnames++] = (uint32_t)k;
+    any_static |= n->is_static;
+  }
+  if (any_static && !ro->bsd) { /* statics show their file: read DWARF now */
+    lgp_err err;
+    if (lgp_profile_srcinfo(p, &err) != 0)
+      any_static = 0;
   }
   if (lgp_sort_indices(v, nnames, cmp_name, p) != 0)
     o->failed = 1;
@@ -523,8 +538,9 @@ void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
         lgp_out_char(o, ' ');
         if (j < nnames) {
           col += name_only(&r, v[j]);
-          if (n->is_static && n->file >= 0) {
-            const char *f = p->image.files[n->file], *slash = strrchr(f, '/');
+          const lgp_node *rn = &lgp_root(p)->nodes[v[j]];
+          if (any_static && rn->is_static && rn->file >= 0) {
+            const char *f = lgp_root(p)->image.files[rn->file], *slash = strrchr(f, '/');
             if (slash != NULL)
               f = slash + 1;
             lgp_out_printf(o, " (%s)", f);

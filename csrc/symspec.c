@@ -132,6 +132,32 @@ static int add_arcspec(lgp_profile *p, int table, const char *text) {
   return 0;
 }
 
+static int text_needs_srcinfo(const char *text, size_t len) {
+  lgp_spec s;
+  int need;
+  if (spec_parse(&s, text, len) != 0)
+    return 1; /* out of memory: let the real parse report it */
+  need = s.file != NULL || s.line != 0;
+  spec_free(&s);
+  return need;
+}
+
+int lgp_specs_need_srcinfo(const lgp_options *opts) {
+  size_t i;
+  for (i = 0; i < opts->nspecs; i++) {
+    const char *text = opts->specs[i].text, *slash = strchr(text, '/');
+    int table = opts->specs[i].table;
+    if ((table == LGP_INCL_ARCS || table == LGP_EXCL_ARCS) && slash != NULL) {
+      if (text_needs_srcinfo(text, (size_t)(slash - text)) ||
+          text_needs_srcinfo(slash + 1, strlen(slash + 1)))
+        return 1;
+    } else if (text_needs_srcinfo(text, strlen(text))) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int lgp_specs_apply(lgp_profile *p, const lgp_options *opts, lgp_err *err) {
   size_t i, narc = 0;
   for (i = 0; i < opts->nspecs; i++)
@@ -157,17 +183,20 @@ int lgp_specs_apply(lgp_profile *p, const lgp_options *opts, lgp_err *err) {
       spec_free(&s);
     }
   }
-  if (opts->default_excludes) {
-    const char *const *e;
-    for (e = default_excluded; *e != NULL; e++) {
-      lgp_spec s;
-      memset(&s, 0, sizeof s);
-      s.name = (char *)*e;
-      mark_table(p, LGP_EXCL_TIME, &s);
-      mark_table(p, LGP_EXCL_GRAPH, &s);
-      mark_table(p, LGP_EXCL_FLAT, &s);
+  if (opts->default_excludes) /* one pass for the six names and three tables */
+    for (i = 0; i < p->nsyms; i++) {
+      lgp_node *n = &p->nodes[i];
+      const char *const *e;
+      if ((n->name[0] != '_' && n->name[0] != 'm') || n->end_addr < n->addr)
+        continue;
+      for (e = default_excluded; *e != NULL; e++)
+        if (strcmp(*e, n->name) == 0) {
+          n->spec |= (uint16_t)(1u << LGP_EXCL_TIME | 1u << LGP_EXCL_GRAPH |
+                                1u << LGP_EXCL_FLAT);
+          p->table_used[LGP_EXCL_TIME] = p->table_used[LGP_EXCL_GRAPH] =
+              p->table_used[LGP_EXCL_FLAT] = 1;
+        }
     }
-  }
   return 0;
 }
 

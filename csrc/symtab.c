@@ -7,8 +7,6 @@
 
 #include "profile.h"
 
-static int build_buckets(lgp_profile *p);
-
 static int cmp_addr(const void *a, const void *b) {
   const lgp_rawsym *l = a, *r = b;
   if (l->addr != r->addr)
@@ -65,14 +63,14 @@ int lgp_symtab_build(lgp_profile *p, lgp_err *err) {
     s->cyc_head = (uint32_t)i;
     s->cyc_next = LGP_NONE;
   }
-  if (build_buckets(p) != 0)
+  if (lgp_symtab_index(p) != 0)
     return lgp_fail(err, NULL, "out of memory");
   return 0;
 }
 
 /* Buckets of 2^shift bytes, about two per symbol, so a lookup is a binary
 ** search over the few symbols of one bucket: O(1) expected. */
-static int build_buckets(lgp_profile *p) {
+int lgp_symtab_index(lgp_profile *p) {
   size_t n = p->nsyms, b, k;
   lgp_addr span;
   unsigned shift = 0;

@@ -120,20 +120,21 @@ void lgp_out_init(lgp_out *o, FILE *f) {
 void lgp_out_free(lgp_out *o) {
   free(o->buf);
   o->buf = NULL;
-  o->len = o->cap = 0;
+  o->len = o->cap = o->limit = 0;
 }
 
 int lgp_out_flush(lgp_out *o) {
   if (o->f != NULL && o->len > 0) {
-    if (fwrite(o->buf, 1, o->len, o->f) != o->len)
+    if (fwrite(o->buf, 1, o->len, o->f) != o->len) {
       o->failed = 1;
+      o->limit = 0;
+    }
     o->len = 0;
   }
   return o->failed ? -1 : 0;
 }
 
-/* Makes room for n more bytes; returns a pointer to write them, or NULL. */
-static char *out_reserve(lgp_out *o, size_t n) {
+char *lgp_out_reserve_slow(lgp_out *o, size_t n) {
   if (o->failed)
     return NULL;
   if (o->f != NULL && o->len + n > OUT_FLUSH_AT)
@@ -142,15 +143,19 @@ static char *out_reserve(lgp_out *o, size_t n) {
     void *p = o->buf;
     if (lgp_grow(&p, &o->cap, o->len + n, 1) != 0) {
       o->failed = 1;
+      o->limit = 0;
       return NULL;
     }
     o->buf = p;
   }
+  o->limit = o->f != NULL && o->cap > OUT_FLUSH_AT ? OUT_FLUSH_AT : o->cap;
+  if (o->failed)
+    o->limit = 0;
   return o->buf + o->len;
 }
 
 void lgp_out_mem(lgp_out *o, const char *s, size_t n) {
-  char *p = out_reserve(o, n);
+  char *p = lgp_out_reserve(o, n);
   if (p != NULL) {
     memcpy(p, s, n);
     o->len += n;
@@ -160,7 +165,7 @@ void lgp_out_mem(lgp_out *o, const char *s, size_t n) {
 void lgp_out_str(lgp_out *o, const char *s) { lgp_out_mem(o, s, strlen(s)); }
 
 void lgp_out_char(lgp_out *o, char c) {
-  char *p = out_reserve(o, 1);
+  char *p = lgp_out_reserve(o, 1);
   if (p != NULL) {
     *p = c;
     o->len++;
@@ -168,7 +173,7 @@ void lgp_out_char(lgp_out *o, char c) {
 }
 
 void lgp_out_chars(lgp_out *o, char c, size_t n) {
-  char *p = out_reserve(o, n);
+  char *p = lgp_out_reserve(o, n);
   if (p != NULL) {
     memset(p, c, n);
     o->len += n;
@@ -189,7 +194,7 @@ void lgp_out_printf(lgp_out *o, const char *fmt, ...) {
   if ((size_t)n < sizeof small) {
     lgp_out_mem(o, small, (size_t)n);
   } else {
-    char *p = out_reserve(o, (size_t)n + 1);
+    char *p = lgp_out_reserve(o, (size_t)n + 1);
     if (p == NULL)
       return;
     va_start(ap, fmt);
@@ -222,13 +227,18 @@ static char *u64_digits(char *end, uint64_t v) {
 
 void lgp_out_u64(lgp_out *o, uint64_t v, int w, int left) {
   char buf[24];
-  char *s = u64_digits(buf + sizeof buf, v);
-  size_t n = (size_t)(buf + sizeof buf - s);
-  if (!left && (size_t)w > n)
-    lgp_out_chars(o, ' ', (size_t)w - n);
-  lgp_out_mem(o, s, n);
-  if (left && (size_t)w > n)
-    lgp_out_chars(o, ' ', (size_t)w - n);
+  char *s = u64_digits(buf + sizeof buf, v), *p;
+  size_t n = (size_t)(buf + sizeof buf - s), pad = (size_t)w > n ? (size_t)w - n : 0;
+  if ((p = lgp_out_reserve(o, n + pad)) == NULL)
+    return;
+  if (!left)
+    for (; pad > 0; pad--)
+      *p++ = ' ';
+  memcpy(p, s, n);
+  p += n;
+  for (; pad > 0; pad--)
+    *p++ = ' ';
+  o->len = (size_t)(p - o->buf);
 }
 
 /* Exact rounding of a finite non-negative double to prec (<= 6) decimals:

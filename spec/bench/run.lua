@@ -1,0 +1,321 @@
+-- spec/bench/run.lua: lgprof and GNU gprof side by side (`make bench`).
+--
+--   lua5.4 spec/bench/run.lua [BUILD_DIR]        (default: build)
+--
+-- Builds its inputs under BUILD_DIR/bench/ with fixed seeds from the
+-- generators next to this file (reused while the generator and its
+-- parameters are unchanged), then times the full default report of
+-- `bin/lgprof EXE GMON` and `/usr/bin/gprof EXE GMON`, output to a file:
+--
+--   B1  a real -O1 -g -pg program of 10,000 functions (gen_program.lua)
+--   B2  synthetic, 10,000 functions, 100,000 arcs, 3% back edges
+--   B3  synthetic, 100,000 functions, 1,000,000 arcs; also lgprof.open alone
+--       from Lua; gprof only with BENCH_GPROF_B3=1
+--   B4  lgprof alone at 25k, 50k, 100k functions (10 arcs each): growth
+--
+-- Each command runs BENCH_RUNS times (default and minimum 3); the table
+-- shows the medians of wall time (bash's $EPOCHREALTIME around the command,
+-- for millisecond resolution) and peak RSS (GNU time's %M), the ratio
+-- gprof/lgprof, the target and whether it is met.  A missed target prints
+-- MISSED and does not fail; a failing generator or command exits 1.
+
+local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+local function log(fmt, ...) io.stderr:write("bench: ", fmt:format(...), "\n") end
+
+local function die(fmt, ...)
+  io.stdout:flush()
+  io.stderr:write("bench: error: ", fmt:format(...), "\n")
+  os.exit(1)
+end
+
+local function sh(cmd)
+  local ok, how, code = os.execute(cmd)
+  if not ok then die("command failed (%s %s): %s", how, code, cmd) end
+end
+
+local function capture(cmd)
+  local p = assert(io.popen(cmd))
+  local s = p:read("a")
+  local ok, how, code = p:close()
+  if not ok then die("command failed (%s %s): %s", how, code, cmd) end
+  return s
+end
+
+local function slurp(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function spit(path, s)
+  local f = assert(io.open(path, "wb"))
+  f:write(s)
+  f:close()
+end
+
+local function exists(path) local f = io.open(path, "rb"); if f then f:close() end; return f ~= nil end
+
+---------------------------------------------------------------------------
+-- Settings
+---------------------------------------------------------------------------
+local LUA = os.getenv("BENCH_LUA") or (arg[-1] and not arg[-1]:find("^%-") and arg[-1]) or "lua5.4"
+local HERE = capture("cd " .. q((arg[0]:match("^(.*)/[^/]*$") or ".")) .. " && pwd"):gsub("\n$", "")
+local ROOT = HERE:gsub("/spec/bench$", "")
+local BUILD = arg[1] or os.getenv("BUILD") or "build"
+if not BUILD:find("^/") then BUILD = capture("pwd"):gsub("\n$", "") .. "/" .. BUILD end
+local BENCH = BUILD .. "/bench"
+local OUT = BENCH .. "/out"
+local LGPROF = ROOT .. "/bin/lgprof"
+local GPROF = "/usr/bin/gprof"
+local GPROF_B3 = os.getenv("BENCH_GPROF_B3") == "1"
+
+local RUNS = math.tointeger(tonumber(os.getenv("BENCH_RUNS") or "3")) or 3
+if RUNS < 3 then log("BENCH_RUNS=%d raised to the minimum of 3", RUNS); RUNS = 3 end
+
+-- Fixed seeds and sizes.
+local B1 = { n = 10000, seed = 1, seconds = 1 }
+local SYNTH_SEED, BACK = 2, 3
+local B2 = { n = 10000, arcs = 100000 }
+local B3 = { n = 100000, arcs = 1000000 }
+local B4 = { { n = 25000, arcs = 250000 }, { n = 50000, arcs = 500000 }, { n = 100000, arcs = 1000000 } }
+
+if not exists("/usr/bin/time") then die("/usr/bin/time (GNU time) is missing: apt-get install time") end
+if not exists(GPROF) then die("%s is missing: apt-get install binutils", GPROF) end
+if not exists(BUILD .. "/lgprof/core.so") then die("%s/lgprof/core.so is missing: run make first", BUILD) end
+sh("mkdir -p " .. q(OUT))
+
+-- bin/lgprof puts ROOT/build first on package.cpath; point it at BUILD.
+local ENV = "export LC_ALL=C LUA_CPATH_5_4=" .. q(BUILD .. "/?.so;;") .. "; "
+
+---------------------------------------------------------------------------
+-- Inputs, cached under BENCH with a stamp of the generator and parameters
+---------------------------------------------------------------------------
+local function cached(dir, stamp, files, build)
+  local sf = dir .. "/stamp"
+  local ok = slurp(sf) == stamp
+  for _, f in ipairs(files) do ok = ok and exists(dir .. "/" .. f) end
+  if ok then log("reusing %s", dir); return end
+  log("building %s", dir)
+  sh("rm -rf " .. q(dir) .. " && mkdir -p " .. q(dir))
+  build()
+  for _, f in ipairs(files) do
+    if not exists(dir .. "/" .. f) then die("%s/%s was not produced", dir, f) end
+  end
+  spit(sf, stamp)
+end
+
+local function synth(n, arcs)
+  local dir = ("%s/synth-n%d-a%d-b%d-s%d"):format(BENCH, n, arcs, BACK, SYNTH_SEED)
+  local gen = HERE .. "/gen_synth.lua"
+  local cmd = ("%s %s %d %d %d %d %s"):format(q(LUA), q(gen), n, arcs, BACK, SYNTH_SEED, q(dir))
+  local stamp = capture("cksum " .. q(gen) .. " " .. q(ROOT .. "/spec/helpers/gmonwriter.lua")
+                        .. " | cut -d' ' -f1,2") .. ("gen_synth.lua %d %d %d %d\n"):format(n, arcs, BACK, SYNTH_SEED)
+  cached(dir, stamp, { "synth", "gmon.out" }, function() sh(cmd .. " >&2") end)
+  return { exe = dir .. "/synth", gmon = dir .. "/gmon.out", dir = dir,
+           desc = ("gen_synth.lua %d %d %d %d"):format(n, arcs, BACK, SYNTH_SEED) }
+end
+
+local function program(n, seed, seconds)
+  local dir = ("%s/prog-n%d-s%d-t%g"):format(BENCH, n, seed, seconds)
+  local gen = HERE .. "/gen_program.lua"
+  local stamp = capture("cksum " .. q(gen) .. " | cut -d' ' -f1,2; gcc -dumpfullversion")
+                .. ("gen_program.lua %d %d %g\n"):format(n, seed, seconds)
+  cached(dir, stamp, { "prog", "gmon.out" }, function()
+    sh(("%s %s %d %d %s %g >&2"):format(q(LUA), q(gen), n, seed, q(dir), seconds))
+    log("compiling and running %s/prog", dir)
+    sh(q(dir .. "/build.sh") .. " run >&2")
+  end)
+  return { exe = dir .. "/prog", gmon = dir .. "/gmon.out", dir = dir,
+           desc = ("gen_program.lua %d %d DIR %g; DIR/build.sh run"):format(n, seed, seconds) }
+end
+
+-- Call-graph records in a gmon.out, from lgprof -i.
+local function arc_records(inp)
+  local s = capture(ENV .. q(LGPROF) .. " -i " .. q(inp.exe) .. " " .. q(inp.gmon))
+  return tonumber(s:match("(%d+) call%-graph record")) or 0
+end
+
+---------------------------------------------------------------------------
+-- Measuring
+---------------------------------------------------------------------------
+local function median(t)
+  local s = table.move(t, 1, #t, 1, {})
+  table.sort(s)
+  local m = (#s + 1) // 2
+  return #s % 2 == 1 and s[m] or (s[m] + s[m + 1]) / 2
+end
+
+-- Runs `cmd > out` RUNS times; returns median wall seconds and peak RSS (KB).
+local function measure(label, cmd, out)
+  local ts, rss = {}, {}
+  for i = 1, RUNS do
+    local tf, ef = out .. ".time", out .. ".stderr"
+    local script = ENV .. ("s=$EPOCHREALTIME; /usr/bin/time -f '%%e %%M' -o %s %s > %s 2> %s; rc=$?; " ..
+      "e=$EPOCHREALTIME; echo \"$rc $s $e\""):format(q(tf), cmd, q(out), q(ef))
+    local res = capture("bash -c " .. q(script))
+    local rc, s, e = res:match("^(%d+) ([%d.]+) ([%d.]+)")
+    if rc ~= "0" then
+      io.stderr:write(slurp(ef) or "", slurp(tf) or "")
+      die("%s failed (status %s): %s", label, tostring(rc), cmd)
+    end
+    local kb = (slurp(tf) or ""):match("[%d.]+ (%d+)%s*$")
+    if not kb then die("cannot read GNU time's output in %s", tf) end
+    ts[i], rss[i] = tonumber(e) - tonumber(s), tonumber(kb)
+    log("%-28s run %d/%d: %.3f s, %.1f MB", label, i, RUNS, ts[i], rss[i] / 1024)
+  end
+  return { t = median(ts), rss = median(rss), out = out }
+end
+
+local function lgprof_report(name, inp)
+  return measure(name .. " lgprof", q(LGPROF) .. " " .. q(inp.exe) .. " " .. q(inp.gmon),
+                 OUT .. "/" .. name .. ".lgprof.txt")
+end
+
+local function gprof_report(name, inp)
+  return measure(name .. " gprof", q(GPROF) .. " " .. q(inp.exe) .. " " .. q(inp.gmon),
+                 OUT .. "/" .. name .. ".gprof.txt")
+end
+
+-- nil if the files are equal, else the number of the first differing line.
+local function first_diff(a, b)
+  local fa, fb = assert(io.open(a, "rb")), assert(io.open(b, "rb"))
+  local n = 0
+  while true do
+    local la, lb = fa:read("L"), fb:read("L")
+    n = n + 1
+    if la ~= lb or la == nil then
+      fa:close(); fb:close()
+      if la == lb then return nil end
+      return n
+    end
+  end
+end
+
+---------------------------------------------------------------------------
+-- The table
+---------------------------------------------------------------------------
+local rows, met, missed = {}, 0, 0
+local ROWFMT = "%-5s  %-36s  %10s  %8s  %9s  %8s  %8s  %-20s  %s"
+
+local function secs(x) return x and ("%.3f"):format(x) or "-" end
+local function mb(x) return x and ("%.1f"):format(x / 1024) or "-" end
+local function ratio(x) return x and ("%.1fx"):format(x) or "-" end
+
+local function diff_note(d)
+  return d and ("DIFFERENT (first differing line %d)"):format(d) or "identical"
+end
+
+-- r: { bench, what, l = measurement, g = measurement, lt/lr/gt/gr = show its
+-- time/RSS, ratio, target, ok = target met (nil: no target), note }
+local function row(r)
+  local status = "-"
+  if r.ok ~= nil then
+    status = (r.ok and "met" or "MISSED") .. (r.note and ": " .. r.note or "")
+    if r.ok then met = met + 1 else missed = missed + 1 end
+  end
+  local l, g = r.l or {}, r.g or {}
+  rows[#rows + 1] = ROWFMT:format(r[1], r[2], r.lt and secs(l.t) or "-", r.lr and mb(l.rss) or "-",
+    r.gt and secs(g.t) or "-", r.gr and mb(g.rss) or "-", ratio(r.ratio), r.target or "-", status)
+end
+
+local function compare_rows(name, l, g, speedup)
+  local fast = g.t / l.t
+  row { name, "full report: wall time", l = l, g = g, lt = true, gt = true, ratio = fast,
+        target = (">= %dx faster"):format(speedup), ok = fast >= speedup }
+  local d = first_diff(l.out, g.out)
+  row { name, "output, byte for byte", target = "identical", ok = d == nil, note = diff_note(d) }
+  row { name, "full report: peak RSS", l = l, g = g, lr = true, gr = true, ratio = g.rss / l.rss,
+        target = "lgprof < gprof", ok = l.rss < g.rss }
+  return d
+end
+
+---------------------------------------------------------------------------
+-- Inputs
+---------------------------------------------------------------------------
+local t_start = os.time()
+local in1 = program(B1.n, B1.seed, B1.seconds)
+local in2 = synth(B2.n, B2.arcs)
+local in3 = synth(B3.n, B3.arcs)
+local in4 = {}
+for i, s in ipairs(B4) do in4[i] = synth(s.n, s.arcs) end
+
+print(("lgprof benchmarks: median of %d runs each; wall time (s), peak RSS (MB); ratio = gprof / lgprof (B4: t(2n) / t(n))")
+      :format(RUNS))
+print(("tools: bin/lgprof; %s; gcc %s; %s CPUs"):format(
+  capture(GPROF .. " --version | head -1"):gsub("\n", ""), capture("gcc -dumpfullversion"):gsub("\n", ""),
+  capture("nproc"):gsub("\n", "")))
+print("inputs (DIR under " .. BENCH .. "; synthetic seed " .. SYNTH_SEED .. ", " .. BACK .. "% back edges):")
+local function show(name, inp, what)
+  print(("  %-3s %-40s %s; %d call-graph records"):format(name, inp.dir:match("[^/]*$"), what, arc_records(inp)))
+end
+show("B1", in1, ("%d functions, seed %d, -O1 -g -pg, run ~%gs"):format(B1.n, B1.seed, B1.seconds))
+show("B2", in2, ("%d functions, %d arcs"):format(B2.n, B2.arcs))
+show("B3", in3, ("%d functions, %d arcs"):format(B3.n, B3.arcs))
+for i, s in ipairs(B4) do show("B4", in4[i], ("%d functions, %d arcs"):format(s.n, s.arcs)) end
+io.stdout:flush()
+
+---------------------------------------------------------------------------
+-- B1, B2: lgprof against gprof
+---------------------------------------------------------------------------
+local notes = {}
+for _, b in ipairs { { "B1", in1, 5 }, { "B2", in2, 100 } } do
+  local name, inp, speedup = b[1], b[2], b[3]
+  local l = lgprof_report(name, inp)
+  local g = gprof_report(name, inp)
+  local d = compare_rows(name, l, g, speedup)
+  if d then
+    notes[#notes + 1] = ("%s: first difference at line %d: diff %s %s"):format(name, d, l.out, g.out)
+  end
+end
+
+---------------------------------------------------------------------------
+-- B3: large; gprof only on request; lgprof.open alone from Lua
+---------------------------------------------------------------------------
+do
+  local l = lgprof_report("B3", in3)
+  local code = ("package.path = %q .. package.path; package.cpath = %q .. package.cpath; " ..
+    "local lgprof = require 'lgprof'; local p = assert(lgprof.open(%q, %q)); p:close()")
+    :format(ROOT .. "/lua/?.lua;" .. ROOT .. "/lua/?/init.lua;", BUILD .. "/?.so;", in3.exe, in3.gmon)
+  local o = measure("B3 lgprof.open", q(LUA) .. " -e " .. q(code), OUT .. "/B3.open.txt")
+  local g = GPROF_B3 and gprof_report("B3", in3) or nil
+  row { "B3", "full report: wall time", l = l, g = g, lt = true, gt = g ~= nil, ratio = g and g.t / l.t,
+        target = "lgprof <= 1.5 s", ok = l.t <= 1.5 }
+  row { "B3", "lgprof.open + analysis (Lua)", l = o, lt = true, lr = true,
+        target = "<= 0.5 s", ok = o.t <= 0.5 }
+  row { "B3", "full report: peak RSS", l = l, g = g, lr = true, gr = g ~= nil, ratio = g and g.rss / l.rss,
+        target = "<= 200 MB", ok = l.rss <= 200 * 1024 }
+  if g then
+    local d = first_diff(l.out, g.out)
+    row { "B3", "output, byte for byte", target = "identical", ok = d == nil, note = diff_note(d) }
+  else
+    row { "B3", "gprof skipped (set BENCH_GPROF_B3=1)" }
+  end
+end
+
+---------------------------------------------------------------------------
+-- B4: growth per doubling, lgprof alone
+---------------------------------------------------------------------------
+do
+  local prev
+  for i, s in ipairs(B4) do
+    local l = lgprof_report(("B4-%dk"):format(s.n // 1000), in4[i])
+    local r = prev and l.t / prev.t
+    local ok
+    if r then ok = r <= 2.2 end
+    row { "B4", ("full report: %d fn, %d arcs"):format(s.n, s.arcs), l = l, lt = true, lr = true,
+          ratio = r, target = r and "t(2n)/t(n) <= 2.2x", ok = ok }
+    prev = l
+  end
+end
+
+print()
+print(ROWFMT:format("bench", "what", "lgprof (s)", "RSS (MB)", "gprof (s)", "RSS (MB)", "ratio", "target",
+                    "status"))
+for _, r in ipairs(rows) do print((r:gsub("%s+$", ""))) end
+print()
+for _, n in ipairs(notes) do print(n) end
+print(("targets: %d met, %d MISSED; outputs in %s; %d s in all"):format(met, missed, OUT,
+      os.time() - t_start))
