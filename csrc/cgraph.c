@@ -197,12 +197,13 @@ int lgp_sum_arcs(const lgp_profile *p, uint32_t **order, size_t *n) {
 int lgp_cg_tally(void *profile, lgp_addr from, lgp_addr self, uint64_t count) {
   lgp_profile *p = profile;
   uint32_t parent = p->last_parent, child = lgp_sym_lookup(p, self);
-  if (parent >= p->nsyms || from < p->sym_addrs[parent] || from > p->nodes[parent].end_addr)
+  if (parent >= p->nsyms || from < p->sym_addrs[parent] ||
+      (parent + 1 < p->nsyms ? from >= p->sym_addrs[parent + 1] : from > p->nodes[parent].end_addr))
     parent = p->last_parent = lgp_sym_lookup(p, from);
   if (parent == LGP_NONE || child == LGP_NONE)
     return 0;
   /* a callee that is not a function (a label) becomes the function before */
-  while (!p->nodes[child].is_func) {
+  while (!p->sym_is_func[child]) {
     if (child == 0)
       return 0;
     child--;
@@ -267,6 +268,7 @@ typedef struct dfn_state {
   uint32_t *tail;        /* last member of a head's chain */
   int32_t *order;        /* top_order while numbering: 4 bytes a node, not
                             a node's cache line, for the random reads */
+  uint32_t *succ;        /* child node of each child_arcs entry */
   size_t depth;
   int32_t counter;
 } dfn_state;
@@ -302,7 +304,7 @@ static void dfn_cycle(lgp_profile *p, dfn_state *d, uint32_t child) {
     r--;
   for (first = (uint32_t)r; r < d->nroots; r++) { /* bottom to top */
     uint32_t g = d->stack_node[d->roots[r]];
-    p->nodes[d->tail[head]].cyc_next = g;
+    p->chain[d->tail[head]] = g;
     d->uf[g] = head;
     d->tail[head] = d->tail[g];
   }
@@ -314,7 +316,7 @@ static void dfn_pop(lgp_profile *p, dfn_state *d) {
   if (uf_find(d->uf, node) == node) {
     uint32_t m;
     d->counter++;
-    for (m = node; m != LGP_NONE; m = p->nodes[m].cyc_next)
+    for (m = node; m != LGP_NONE; m = p->chain[m])
       d->order[m] = d->counter;
     d->nroots--;
   }
@@ -327,7 +329,7 @@ static void dfn_visit(lgp_profile *p, dfn_state *d, uint32_t start) {
   while (d->depth > 0) {
     uint32_t node = d->stack_node[d->depth];
     if (d->stack_iter[d->depth] < p->child_off[node + 1]) {
-      uint32_t child = p->arcs[p->child_arcs[d->stack_iter[d->depth]++]].child;
+      uint32_t child = d->succ[d->stack_iter[d->depth]++];
       int32_t t = d->order[child];
       if (t == DFN_NAN)
         dfn_push(p, d, child);
@@ -351,15 +353,24 @@ static int number_nodes(lgp_profile *p) {
   d.uf = lgp_alloc_array(n, sizeof *d.uf);
   d.tail = lgp_alloc_array(n, sizeof *d.tail);
   d.order = lgp_calloc_array(n, sizeof *d.order);
-  if (!d.stack_node || !d.stack_iter || !d.pos || !d.roots || !d.uf || !d.tail || !d.order)
+  d.succ = lgp_alloc_array(p->narcs ? p->narcs : 1, sizeof *d.succ);
+  p->chain = lgp_alloc_array(n ? n : 1, sizeof *p->chain);
+  p->cyc_of = lgp_alloc_array(n ? n : 1, sizeof *p->cyc_of);
+  if (!d.stack_node || !d.stack_iter || !d.pos || !d.roots || !d.uf || !d.tail || !d.order ||
+      !d.succ || !p->chain || !p->cyc_of)
     goto out;
+  for (i = 0; i < n; i++)
+    p->chain[i] = LGP_NONE;
+  for (i = 0; i < p->narcs; i++)
+    d.succ[i] = p->arcs[p->child_arcs[i]].child;
   for (i = 0; i < n; i++)
     d.uf[i] = d.tail[i] = (uint32_t)i;
   for (i = 0; i < n; i++)
     if (d.order[i] == DFN_NAN)
       dfn_visit(p, &d, (uint32_t)i);
   for (i = 0; i < n; i++) {
-    p->nodes[i].cyc_head = uf_find(d.uf, (uint32_t)i);
+    p->cyc_of[i] = p->nodes[i].cyc_head = uf_find(d.uf, (uint32_t)i);
+    p->nodes[i].cyc_next = p->chain[i];
     p->nodes[i].top_order = d.order[i];
   }
   rc = 0;
@@ -371,6 +382,7 @@ out:
   free(d.uf);
   free(d.tail);
   free(d.order);
+  free(d.succ);
   return rc;
 }
 
@@ -402,16 +414,16 @@ static int link_cycles(lgp_profile *p) {
     nodes[cyc].cyc_next = (uint32_t)i;
     nodes[cyc].print_flag = 1;
     nodes[cyc].file = -1;
-    for (m = (uint32_t)i; m != LGP_NONE; m = nodes[m].cyc_next) {
+    for (m = (uint32_t)i; m != LGP_NONE; m = p->chain[m]) {
       nodes[m].cyc_num = (int32_t)c;
-      nodes[m].cyc_head = cyc;
+      nodes[m].cyc_head = p->cyc_of[m] = cyc;
     }
-    for (m = (uint32_t)i; m != LGP_NONE; m = nodes[m].cyc_next)
+    for (m = (uint32_t)i; m != LGP_NONE; m = p->chain[m])
       for (a = lgp_parents_begin(p, m), end = lgp_parents_end(p, m); a < end; a++) {
         const lgp_arc *arc = &p->arcs[*a];
         if (arc->parent == m)
           continue;
-        if (nodes[arc->parent].cyc_num == (int32_t)c) {
+        if (p->cyc_of[arc->parent] == cyc) {
           nodes[cyc].self_calls += arc->count;
           nodes[m].member_calls += arc->count;
         } else {
@@ -472,17 +484,17 @@ static void inherit_flags(lgp_profile *p, uint32_t s) {
   }
   nodes[head].print_flag = 0;
   nodes[head].prop_fract = 0.0;
-  for (m = nodes[head].cyc_next; m != LGP_NONE; m = nodes[m].cyc_next)
+  for (m = nodes[head].cyc_next; m != LGP_NONE; m = p->chain[m])
     for (a = lgp_parents_begin(p, m), end = lgp_parents_end(p, m); a < end; a++) {
       const lgp_arc *arc = &p->arcs[*a];
-      if (arc->parent == m || nodes[arc->parent].cyc_head == head)
+      if (arc->parent == m || p->cyc_of[arc->parent] == head)
         continue;
       nodes[head].print_flag |= nodes[arc->parent].print_flag;
       if (nodes[head].ncalls != 0)
         nodes[head].prop_fract += nodes[arc->parent].prop_fract *
                                   ((double)arc->count / (double)nodes[head].ncalls);
     }
-  for (m = nodes[head].cyc_next; m != LGP_NONE; m = nodes[m].cyc_next) {
+  for (m = nodes[head].cyc_next; m != LGP_NONE; m = p->chain[m]) {
     nodes[m].print_flag = nodes[head].print_flag;
     nodes[m].prop_fract = nodes[head].prop_fract;
   }

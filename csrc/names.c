@@ -54,9 +54,8 @@ int lgp_names_init(lgp_names *nm, size_t n, int enabled, const char *style) {
       return -1;
   }
   nm->disp = lgp_calloc_array(n ? n : 1, sizeof *nm->disp);
-  nm->len = lgp_alloc_array(n ? n : 1, sizeof *nm->len);
   nm->owned = lgp_calloc_array(n ? n : 1, sizeof *nm->owned);
-  if (nm->disp == NULL || nm->len == NULL || nm->owned == NULL) {
+  if (nm->disp == NULL || nm->owned == NULL) {
     lgp_names_free(nm);
     return -1;
   }
@@ -71,9 +70,8 @@ void lgp_names_free(lgp_names *nm) {
   if (nm->disp != NULL && nm->owned != NULL)
     for (i = 0; i < nm->n; i++)
       if (nm->owned[i])
-        free((char *)nm->disp[i]);
+        free((char *)nm->disp[i].s);
   free(nm->disp);
-  free(nm->len);
   free(nm->owned);
   memset(nm, 0, sizeof *nm);
 }
@@ -82,9 +80,9 @@ const char *lgp_display_name_len(lgp_names *nm, const lgp_profile *p, uint32_t n
                                  size_t *len) {
   const char *raw;
   char *d;
-  if (node < nm->n && nm->disp[node] != NULL) { /* fast path: no node access */
-    *len = nm->len[node];
-    return nm->disp[node];
+  if (node < nm->n && nm->disp[node].s != NULL) { /* fast path: no node access */
+    *len = nm->disp[node].len;
+    return nm->disp[node].s;
   }
   raw = p->nodes[node].name;
   if (raw == NULL || node >= nm->n) {
@@ -94,9 +92,9 @@ const char *lgp_display_name_len(lgp_names *nm, const lgp_profile *p, uint32_t n
   }
   d = nm->enabled ? lgp_demangle(raw, nm->options) : NULL;
   nm->owned[node] = d != NULL;
-  nm->disp[node] = d != NULL ? d : raw;
-  *len = nm->len[node] = strlen(nm->disp[node]);
-  return nm->disp[node];
+  nm->disp[node].s = d != NULL ? d : raw;
+  *len = nm->disp[node].len = strlen(nm->disp[node].s);
+  return nm->disp[node].s;
 }
 
 const char *lgp_display_name(lgp_names *nm, const lgp_profile *p, uint32_t node) {

@@ -90,6 +90,7 @@ void lgp_profile_free(lgp_profile *p) {
   free(p->removed);
   free(p->nodes);
   free(p->sym_addrs);
+  free(p->sym_is_func);
   free(p->bucket_first);
   free(p->arcs);
   free(p->arc_slots);
@@ -101,6 +102,8 @@ void lgp_profile_free(lgp_profile *p) {
   free(p->time_sorted);
   free(p->flat_sorted);
   free(p->name_rank);
+  free(p->chain);
+  free(p->cyc_of);
   free(p->line_arcs);
   free(p->line_arc_slots);
   memset(p, 0, sizeof *p);

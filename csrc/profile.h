@@ -82,6 +82,7 @@ typedef struct lgp_profile {
   ** (bucket b covers [sym_base + b << bucket_shift, ...); bucket_first[b]
   ** is the number of symbols below its start) */
   lgp_addr *sym_addrs;
+  uint8_t *sym_is_func;
   uint32_t *bucket_first;
   size_t nbuckets;
   unsigned bucket_shift;
@@ -99,6 +100,9 @@ typedef struct lgp_profile {
   uint32_t *time_sorted;  /* symbols and cycles: call-graph index order */
   uint32_t *flat_sorted;  /* symbols: flat-profile order */
   uint32_t *name_rank;    /* symbols: position by raw name (ties by address) */
+  /* dense copies of nodes[].cyc_next and cyc_head (symbols), for the walks
+  ** over big cycles that would otherwise touch a node per arc */
+  uint32_t *chain, *cyc_of;
   /* with line_arcs: arcs from gprof's line symbols, in creation order */
   struct lgp_linearc { lgp_addr from; uint32_t child; uint64_t count; } *line_arcs;
   size_t nline_arcs, line_arcs_cap;

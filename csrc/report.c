@@ -8,6 +8,17 @@
 
 #include "report.h"
 
+/* What printing a node's name and an arc line needs, packed (32 bytes) and
+** built in address order before the call graph, whose lines visit nodes
+** in no useful order: one cache line per visit instead of three. */
+typedef struct rnode {
+  const char *name;
+  uint32_t len, index;
+  int32_t cyc_num;
+  uint32_t print_flag;
+  uint64_t head_calls; /* calls into the node's cycle, or into the node */
+} rnode;
+
 typedef struct rctx {
   lgp_out *o;
   lgp_profile *p;
@@ -15,6 +26,7 @@ typedef struct rctx {
   const lgp_report_opts *ro;
   double hz;
   int have_cg; /* gprof numbers entries only when it read arcs */
+  rnode *rn;   /* call graph only; NULL elsewhere */
 } rctx;
 
 static int hidden(const rctx *r, uint32_t node) {
@@ -32,9 +44,13 @@ static void form_feed(rctx *r) {
 static size_t name_only(rctx *r, uint32_t node) {
   const char *s;
   size_t len;
-  if (r->p->nodes[node].name == NULL)
-    return 0;
+  if (r->rn != NULL) {
+    lgp_out_mem(r->o, r->rn[node].name, r->rn[node].len);
+    return r->rn[node].len;
+  }
   if (r->ro->bsd) {
+    if (r->p->nodes[node].name == NULL)
+      return 0;
     s = r->p->nodes[node].name;
     len = strlen(s);
   } else {
@@ -46,18 +62,55 @@ static size_t name_only(rctx *r, uint32_t node) {
 
 /* gprof's print_name: adds " <cycle N>" and " [index]" or " (index)". */
 static void name_full(rctx *r, uint32_t node) {
-  const lgp_node *n = &r->p->nodes[node];
+  int32_t cyc_num;
+  uint32_t index, print_flag;
   name_only(r, node);
-  if (n->cyc_num != 0) {
+  if (r->rn != NULL) {
+    cyc_num = r->rn[node].cyc_num;
+    index = r->rn[node].index;
+    print_flag = r->rn[node].print_flag;
+  } else {
+    cyc_num = r->p->nodes[node].cyc_num;
+    index = r->p->nodes[node].index;
+    print_flag = r->p->nodes[node].print_flag;
+  }
+  if (cyc_num != 0) {
     lgp_out_str(r->o, " <cycle ");
-    lgp_out_u64(r->o, (uint64_t)n->cyc_num, 0, 0);
+    lgp_out_u64(r->o, (uint64_t)cyc_num, 0, 0);
     lgp_out_char(r->o, '>');
   }
-  if (r->have_cg && n->index != 0) {
-    lgp_out_str(r->o, n->print_flag ? " [" : " (");
-    lgp_out_u64(r->o, n->index, 0, 0);
-    lgp_out_char(r->o, n->print_flag ? ']' : ')');
+  if (r->have_cg && index != 0) {
+    lgp_out_str(r->o, print_flag ? " [" : " (");
+    lgp_out_u64(r->o, index, 0, 0);
+    lgp_out_char(r->o, print_flag ? ']' : ')');
   }
+}
+
+/* The packed nodes for the call graph; NULL if out of memory. */
+static rnode *make_rnodes(rctx *r) {
+  const lgp_profile *p = r->p;
+  size_t n = p->nsyms + p->ncycles, i;
+  rnode *rn = lgp_alloc_array(n ? n : 1, sizeof *rn);
+  if (rn == NULL)
+    return NULL;
+  for (i = 0; i < n; i++) {
+    const lgp_node *nd = &p->nodes[i];
+    size_t len = 0;
+    if (nd->name == NULL) {
+      rn[i].name = "";
+    } else if (r->ro->bsd) {
+      rn[i].name = nd->name;
+      len = strlen(nd->name);
+    } else {
+      rn[i].name = lgp_display_name_len(r->nm, p, (uint32_t)i, &len);
+    }
+    rn[i].len = (uint32_t)len;
+    rn[i].index = nd->index;
+    rn[i].cyc_num = nd->cyc_num;
+    rn[i].print_flag = nd->print_flag;
+    rn[i].head_calls = p->nodes[nd->cyc_head].ncalls;
+  }
+  return rn;
 }
 
 /* {====================================================== flat profile */
@@ -115,7 +168,7 @@ static void granularity(rctx *r) {
 }
 
 void lgp_report_flat(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg};
+  rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg, NULL};
   double total = p->total_time, accum = 0.0, scale;
   const char *dimen = p->gmon.dimen;
   char unit[16];
@@ -196,18 +249,19 @@ static void col_time2(rctx *r, double v) {
 
 static void col_blank2(rctx *r) { lgp_out_chars(r->o, ' ', r->ro->bsd ? 11 : 7); }
 
-static int same_cycle(const lgp_profile *p, uint32_t a, uint32_t b) {
-  return p->nodes[a].cyc_num != 0 && p->nodes[a].cyc_num == p->nodes[b].cyc_num;
+static int same_cycle(const rnode *rn, uint32_t a, uint32_t b) {
+  return rn[a].cyc_num != 0 && rn[a].cyc_num == rn[b].cyc_num;
 }
 
 /* gprof's cmp_arc: self arc < arcs inside a cycle (by count) < the others
 ** (by propagated time, then count). The keys of one list are gathered
-** first, so the sort does not chase nodes. */
+** first, with what its lines print, so neither the sort nor the printing
+** goes back to the arcs. */
 typedef struct arc_key {
-  double time;      /* others: time + child_time */
+  double time, child_time;
   uint64_t count;
-  uint32_t arc;
-  int cls;          /* 0 self, 1 inside a cycle, 2 other */
+  uint32_t arc, other; /* other: the parent or child the line names */
+  int cls;             /* 0 self, 1 inside a cycle, 2 other */
 } arc_key;
 
 static int cmp_arc(const arc_key *l, const arc_key *r) {
@@ -216,9 +270,10 @@ static int cmp_arc(const arc_key *l, const arc_key *r) {
   if (l->cls == 0)
     return 0;
   if (l->cls == 2) {
-    if (l->time < r->time)
+    double lt = l->time + l->child_time, rt = r->time + r->child_time;
+    if (lt < rt)
       return -1;
-    if (l->time > r->time)
+    if (lt > rt)
       return 1;
   }
   if (l->count != r->count)
@@ -247,40 +302,38 @@ typedef struct arcbuf {
   size_t keys_cap;
 } arcbuf;
 
-static const uint32_t *sorted_arcs(rctx *r, arcbuf *b, const uint32_t *from,
-                                   const uint32_t *to, lgp_cmp_fn cmp, size_t *n) {
+/* The list [from, to) sorted: b->v holds positions into b->keys. */
+static size_t sorted_arcs(rctx *r, arcbuf *b, const uint32_t *from, const uint32_t *to,
+                          lgp_cmp_fn cmp, int parents) {
   const lgp_profile *p = r->p;
-  size_t i;
-  *n = (size_t)(to - from);
-  if (lgp_grow((void **)&b->v, &b->cap, *n, sizeof *b->v) != 0 ||
-      lgp_grow((void **)&b->keys, &b->keys_cap, *n, sizeof *b->keys) != 0) {
+  size_t i, n = (size_t)(to - from);
+  if (lgp_grow((void **)&b->v, &b->cap, n, sizeof *b->v) != 0 ||
+      lgp_grow((void **)&b->keys, &b->keys_cap, n, sizeof *b->keys) != 0) {
     r->o->failed = 1;
-    *n = 0;
-    return from;
+    return 0;
   }
-  for (i = 0; i < *n; i++) {
+  for (i = 0; i < n; i++) {
     const lgp_arc *a = &p->arcs[from[i]];
     arc_key *k = &b->keys[i];
     k->arc = from[i];
+    k->other = parents ? a->parent : a->child;
     k->count = a->count;
-    k->time = a->time + a->child_time;
-    k->cls = a->parent == a->child ? 0 : same_cycle(p, a->parent, a->child) ? 1 : 2;
+    k->time = a->time;
+    k->child_time = a->child_time;
+    k->cls = a->parent == a->child ? 0 : same_cycle(r->rn, a->parent, a->child) ? 1 : 2;
     b->v[i] = (uint32_t)i;
   }
-  if (lgp_sort_indices(b->v, *n, cmp, b->keys) != 0)
+  if (lgp_sort_indices(b->v, n, cmp, b->keys) != 0)
     r->o->failed = 1;
-  for (i = 0; i < *n; i++)
-    b->v[i] = b->keys[b->v[i]].arc;
-  return b->v;
+  return n;
 }
 
 /* A parent or child line. */
-static void arc_line(rctx *r, uint32_t arcno, uint32_t other, uint32_t entry, int is_parent) {
-  const lgp_profile *p = r->p;
-  const lgp_arc *a = &p->arcs[arcno];
+static void arc_line(rctx *r, const arc_key *a, uint32_t entry, int is_parent) {
   lgp_out *o = r->o;
+  uint32_t other = a->other;
   lgp_out_chars(o, ' ', 6 + 1 + 5 + 1); /* index and %time columns */
-  if (other == entry || same_cycle(p, other, entry)) {
+  if (other == entry || same_cycle(r->rn, other, entry)) {
     lgp_out_chars(o, ' ', 7 + 1);
     col_blank2(r);
     lgp_out_char(o, ' ');
@@ -294,7 +347,7 @@ static void arc_line(rctx *r, uint32_t arcno, uint32_t other, uint32_t entry, in
     lgp_out_char(o, ' ');
     lgp_out_u64(o, a->count, 7, 0);
     lgp_out_char(o, '/');
-    lgp_out_u64(o, p->nodes[p->nodes[callee].cyc_head].ncalls, 7, 1);
+    lgp_out_u64(o, r->rn[callee].head_calls, 7, 1);
     lgp_out_chars(o, ' ', 5);
   }
   name_full(r, other);
@@ -333,15 +386,17 @@ static void self_calls_col(rctx *r, uint64_t self_calls) {
 
 /* gprof's sort_members: descending by time, then calls; ties keep the
 ** member chain's order (head first, then the order members joined). */
+typedef struct member_key {
+  double time;
+  uint64_t calls;
+} member_key;
+
 static int cmp_member(const void *ctx, uint32_t x, uint32_t y) {
-  const lgp_profile *p = ctx;
-  const lgp_node *l = &p->nodes[x], *r = &p->nodes[y];
-  double lt = l->prop_self + l->prop_child, rt = r->prop_self + r->prop_child;
-  uint64_t lc = l->ncalls + l->self_calls, rc = r->ncalls + r->self_calls;
-  if (lt != rt)
-    return lt > rt ? -1 : 1;
-  if (lc != rc)
-    return lc > rc ? -1 : 1;
+  const member_key *l = (const member_key *)ctx + x, *r = (const member_key *)ctx + y;
+  if (l->time != r->time)
+    return l->time > r->time ? -1 : 1;
+  if (l->calls != r->calls)
+    return l->calls > r->calls ? -1 : 1;
   return 0;
 }
 
@@ -356,16 +411,37 @@ static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b)
   self_calls_col(r, cyc->self_calls);
   lgp_out_printf(r->o, " <cycle %d as a whole> [%u]\n", (int)cyc->cyc_num, (unsigned)cyc->index);
   /* members: descending by time, then calls; ties in chain order */
-  for (m = cyc->cyc_next; m != LGP_NONE; m = p->nodes[m].cyc_next)
+  for (m = cyc->cyc_next; m != LGP_NONE; m = p->chain[m])
     nmem++;
   if (lgp_grow((void **)&b->v, &b->cap, nmem, sizeof *b->v) != 0) {
     r->o->failed = 1;
     return;
   }
-  for (i = 0, m = cyc->cyc_next; m != LGP_NONE; m = p->nodes[m].cyc_next)
-    b->v[i++] = m;
-  if (lgp_sort_indices(b->v, nmem, cmp_member, p) != 0)
-    r->o->failed = 1;
+  {
+    /* sort positions by keys gathered once; then positions -> members */
+    member_key *keys = lgp_alloc_array(nmem ? nmem : 1, sizeof *keys);
+    uint32_t *pos = lgp_alloc_array(nmem ? nmem : 1, sizeof *pos);
+    if (keys == NULL || pos == NULL) {
+      free(keys);
+      free(pos);
+      r->o->failed = 1;
+      return;
+    }
+    for (i = 0, m = cyc->cyc_next; m != LGP_NONE; m = p->chain[m], i++) {
+      const lgp_node *mn = &p->nodes[m];
+      keys[i].time = mn->prop_self + mn->prop_child;
+      keys[i].calls = mn->ncalls + mn->self_calls;
+      pos[i] = (uint32_t)i;
+      b->v[i] = m;
+    }
+    if (lgp_sort_indices(pos, nmem, cmp_member, keys) != 0)
+      r->o->failed = 1;
+    for (i = 0; i < nmem; i++)
+      pos[i] = b->v[pos[i]];
+    memcpy(b->v, pos, nmem * sizeof *pos);
+    free(keys);
+    free(pos);
+  }
   for (i = 0; i < nmem; i++) {
     const lgp_node *n = &p->nodes[b->v[i]];
     lgp_out_chars(r->o, ' ', 6 + 1 + 5 + 1);
@@ -384,7 +460,6 @@ static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b)
 static void print_entry(rctx *r, uint32_t s, double print_time, arcbuf *b) {
   lgp_profile *p = r->p;
   const lgp_node *n = &p->nodes[s];
-  const uint32_t *v;
   size_t k, cnt;
   if (p->parent_off[s] == p->parent_off[s + 1]) {
     lgp_out_chars(r->o, ' ', 6 + 1 + 5 + 1 + 7 + 1);
@@ -392,9 +467,9 @@ static void print_entry(rctx *r, uint32_t s, double print_time, arcbuf *b) {
     lgp_out_chars(r->o, ' ', 1 + 7 + 1 + 7);
     lgp_out_str(r->o, "     <spontaneous>\n");
   } else {
-    v = sorted_arcs(r, b, lgp_parents_begin(p, s), lgp_parents_end(p, s), cmp_parent_arcs, &cnt);
+    cnt = sorted_arcs(r, b, lgp_parents_begin(p, s), lgp_parents_end(p, s), cmp_parent_arcs, 1);
     for (k = 0; k < cnt; k++)
-      arc_line(r, v[k], p->arcs[v[k]].parent, s, 1);
+      arc_line(r, &b->keys[b->v[k]], s, 1);
   }
   primary_cols(r, n, print_time);
   if (n->ncalls + n->self_calls != 0) {
@@ -412,16 +487,21 @@ static void print_entry(rctx *r, uint32_t s, double print_time, arcbuf *b) {
   }
   name_full(r, s);
   lgp_out_char(r->o, '\n');
-  v = sorted_arcs(r, b, lgp_children_begin(p, s), lgp_children_end(p, s), cmp_child_arcs, &cnt);
+  cnt = sorted_arcs(r, b, lgp_children_begin(p, s), lgp_children_end(p, s), cmp_child_arcs, 0);
   for (k = 0; k < cnt; k++)
-    arc_line(r, v[k], p->arcs[v[k]].child, s, 0);
+    arc_line(r, &b->keys[b->v[k]], s, 0);
 }
 
 void lgp_report_graph(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg};
+  rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg, NULL};
   double print_time = p->print_time;
   arcbuf b = {NULL, 0, NULL, 0};
   size_t k;
+  r.rn = make_rnodes(&r);
+  if (r.rn == NULL) {
+    o->failed = 1;
+    return;
+  }
   if (ro->bsd && !ro->brief)
     lgp_out_str(o, lgp_bsd_callg_blurb);
   form_feed(&r);
@@ -465,6 +545,7 @@ void lgp_report_graph(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
   }
   free(b.v);
   free(b.keys);
+  free(r.rn);
   if (!ro->bsd && !ro->brief)
     lgp_out_str(o, lgp_fsf_callg_blurb);
 }
@@ -479,7 +560,7 @@ static int cmp_name(const void *ctx, uint32_t x, uint32_t y) {
 }
 
 void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg};
+  rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg, NULL};
   size_t nnames = 0, todo, rows, i, j, k;
   size_t column_width = (size_t)(ro->width - 1) / 3;
   uint32_t *v = lgp_alloc_array(p->nsyms + p->ncycles, sizeof *v);

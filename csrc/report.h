@@ -12,8 +12,8 @@ extern const char lgp_bsd_callg_blurb[];
 
 /* Demangled names, computed once per node on first use. */
 typedef struct lgp_names {
-  const char **disp; /* printed name; NULL: not computed yet */
-  size_t *len;       /* its length */
+  struct lgp_name { const char *s; size_t len; } *disp; /* printed name and
+                        its length, together (one cache line); s NULL: not yet */
   unsigned char *owned; /* disp[i] was allocated (a demangled name) */
   size_t n;
   int options;       /* libiberty DMGL_* flags including the style */

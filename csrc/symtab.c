@@ -77,8 +77,13 @@ int lgp_symtab_index(lgp_profile *p) {
   p->sym_addrs = lgp_alloc_array(n ? n : 1, sizeof *p->sym_addrs);
   if (p->sym_addrs == NULL)
     return -1;
-  for (k = 0; k < n; k++)
+  p->sym_is_func = lgp_alloc_array(n ? n : 1, 1);
+  if (p->sym_is_func == NULL)
+    return -1;
+  for (k = 0; k < n; k++) {
     p->sym_addrs[k] = p->nodes[k].addr;
+    p->sym_is_func[k] = p->nodes[k].is_func;
+  }
   span = n ? p->sym_addrs[n - 1] - p->sym_addrs[0] : 0;
   while (shift < 63 && (span >> shift) > 2 * (lgp_addr)n)
     shift++;
@@ -116,7 +121,9 @@ uint32_t lgp_sym_lookup(const lgp_profile *p, lgp_addr addr) {
     else
       hi = mid;
   }
-  if (lo == 0 || addr > p->nodes[lo - 1].end_addr)
+  /* a routine ends where the next begins: only the last one has an end of
+     its own to check (and reading a node here would cost a cache miss) */
+  if (lo == 0 || (lo == p->nsyms && addr > p->nodes[lo - 1].end_addr))
     return LGP_NONE;
   return (uint32_t)(lo - 1);
 }
