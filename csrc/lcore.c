@@ -1,19 +1,14 @@
 /*
-** lcore.c: the Lua binding, module "lgprof.core". The only C file that
-** includes Lua headers. Objects are small handles (an index and a user
-** value that keeps the profile alive); fields are read in O(1) on access.
+** lcore.c: the Lua binding, module "lgprof.core": open, the Profile type
+** and its methods. With lobjects.c and lview.c, the only C files that see
+** Lua. Objects are small handles (an index and a user value that keeps
+** the profile alive); fields are read in O(1) on access.
 */
-#include <lauxlib.h>
-#include <lua.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "lcore.h"
 
-#define PROFILE_T "lgprof.Profile"
-#define FUNCTION_T "lgprof.Function"
-#define ARC_T "lgprof.Arc"
-#define CYCLE_T "lgprof.Cycle"
 
 #if defined(__GNUC__)
 #define LGP_EXPORT __attribute__((visibility("default")))
@@ -21,18 +16,9 @@
 #define LGP_EXPORT
 #endif
 
-typedef struct lprofile {
-  lgp_profile *p; /* NULL once closed */
-  lgp_names names;
-} lprofile;
-
-typedef struct lhandle {
-  uint32_t id; /* node or arc index */
-} lhandle;
-
 /* {====================================================== helpers */
 
-static lprofile *check_profile(lua_State *L, int idx) {
+lprofile *lcore_check_profile(lua_State *L, int idx) {
   lprofile *lp = luaL_checkudata(L, idx, PROFILE_T);
   if (lp->p == NULL)
     luaL_argerror(L, idx, "attempt to use a closed profile");
@@ -40,7 +26,7 @@ static lprofile *check_profile(lua_State *L, int idx) {
 }
 
 /* A handle's profile (its user value), checked to be open. */
-static lprofile *handle_profile(lua_State *L, int idx) {
+lprofile *lcore_handle_profile(lua_State *L, int idx) {
   lprofile *lp;
   lua_getiuservalue(L, idx, 1);
   lp = lua_touserdata(L, -1);
@@ -51,7 +37,7 @@ static lprofile *handle_profile(lua_State *L, int idx) {
 }
 
 /* Pushes a handle of type tname for id; profile at stack index pidx. */
-static void push_handle(lua_State *L, int pidx, const char *tname, uint32_t id) {
+void lcore_push_handle(lua_State *L, int pidx, const char *tname, uint32_t id) {
   lhandle *h;
   pidx = lua_absindex(L, pidx);
   h = lua_newuserdatauv(L, sizeof *h, 1);
@@ -62,15 +48,15 @@ static void push_handle(lua_State *L, int pidx, const char *tname, uint32_t id) 
 }
 
 /* A Function or a Cycle handle for a node. */
-static void push_node(lua_State *L, int pidx, const lgp_profile *p, uint32_t node) {
-  push_handle(L, pidx, p->nodes[node].is_cycle ? CYCLE_T : FUNCTION_T, node);
+void lcore_push_node(lua_State *L, int pidx, const lgp_profile *p, uint32_t node) {
+  lcore_push_handle(L, pidx, p->nodes[node].is_cycle ? CYCLE_T : FUNCTION_T, node);
 }
 
-static double seconds(const lgp_profile *p, double ticks) {
+double lcore_seconds(const lgp_profile *p, double ticks) {
   return p->gmon.hz ? ticks / (double)p->gmon.hz : 0.0;
 }
 
-static int opt_bool(lua_State *L, int t, const char *k, int def) {
+int lcore_opt_bool(lua_State *L, int t, const char *k, int def) {
   int v;
   if (lua_getfield(L, t, k) == LUA_TNIL)
     v = def;
@@ -94,11 +80,11 @@ static int read_options(lua_State *L, int t, lgp_options *o) {
   if (lua_isnoneornil(L, t))
     return 0;
   luaL_checktype(L, t, LUA_TTABLE);
-  o->no_static = opt_bool(L, t, "no_static", 0);
-  o->functions_only = opt_bool(L, t, "functions_only", 0);
-  o->no_srcinfo = opt_bool(L, t, "no_srcinfo", 0);
-  o->default_excludes = opt_bool(L, t, "default_excludes", 1);
-  o->line_arcs = opt_bool(L, t, "line_arcs", 0);
+  o->no_static = lcore_opt_bool(L, t, "no_static", 0);
+  o->functions_only = lcore_opt_bool(L, t, "functions_only", 0);
+  o->no_srcinfo = lcore_opt_bool(L, t, "no_srcinfo", 0);
+  o->default_excludes = lcore_opt_bool(L, t, "default_excludes", 1);
+  o->line_arcs = lcore_opt_bool(L, t, "line_arcs", 0);
   lua_getfield(L, t, "format");
   if (!lua_isnil(L, -1)) {
     static const char *const fmts[] = {"auto", "magic", "bsd", "4.4bsd", NULL};
@@ -130,15 +116,64 @@ static int options_gc(lua_State *L) {
   return 0;
 }
 
+static void free_profile(lgp_profile *p) {
+  lgp_profile_free(p);
+  free(p);
+}
+
+/* __gc, __close and close(). A view lets go of its base; a base that views
+** still borrow from looks closed but keeps its memory until the last view
+** goes. */
 static int profile_gc(lua_State *L) {
   lprofile *lp = luaL_checkudata(L, 1, PROFILE_T);
-  if (lp->p != NULL) {
-    lgp_profile_free(lp->p);
-    free(lp->p);
+  if (lp->p != NULL && lp->p->base != NULL) {
+    free_profile(lp->p);
+    lp->p = NULL;
+    if (lua_getiuservalue(L, 1, 1) == LUA_TUSERDATA) {
+      lprofile *base = lua_touserdata(L, -1);
+      if (--base->nviews == 0 && base->kept != NULL) {
+        free_profile(base->kept);
+        base->kept = NULL;
+      }
+    }
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    lua_setiuservalue(L, 1, 1);
+  } else if (lp->p != NULL) {
+    if (lp->nviews > 0)
+      lp->kept = lp->p;
+    else
+      free_profile(lp->p);
     lp->p = NULL;
   }
   lgp_names_free(&lp->names);
+  free(lp->by_name);
+  lp->by_name = NULL;
   return 0;
+}
+
+lprofile *lcore_new_profile(lua_State *L, int base_idx) {
+  lprofile *lp;
+  base_idx = base_idx ? lua_absindex(L, base_idx) : 0;
+  lp = lua_newuserdatauv(L, sizeof *lp, 1);
+  memset(lp, 0, sizeof *lp); /* closed until p is set */
+  luaL_setmetatable(L, PROFILE_T);
+  if (base_idx != 0) {
+    lua_pushvalue(L, base_idx);
+    lua_setiuservalue(L, -2, 1);
+  }
+  return lp;
+}
+
+void lcore_set_profile(lua_State *L, lprofile *lp, lgp_profile *p, int demangle,
+                       const char *style) {
+  lp->p = p; /* owned from here: __gc frees it */
+  if (p->base != NULL && lua_getiuservalue(L, -1, 1) == LUA_TUSERDATA)
+    ((lprofile *)lua_touserdata(L, -1))->nviews++;
+  if (p->base != NULL)
+    lua_pop(L, 1);
+  if (lgp_names_init(&lp->names, p->nsyms + p->ncycles, demangle, style) != 0)
+    luaL_error(L, "out of memory");
 }
 
 /* core.open(exe, {gmon...} [, options]) -> profile | nil, message */
@@ -147,6 +182,7 @@ static int l_open(lua_State *L) {
   const char *style = NULL;
   lgp_options *opts;
   const char **gmons;
+  lgp_profile *p;
   lprofile *lp;
   lgp_err err;
   lua_Integer n, i;
@@ -176,22 +212,18 @@ static int l_open(lua_State *L) {
     gmons[i - 1] = lua_tostring(L, -1); /* anchored by the table */
     lua_pop(L, 1);
   }
-  lp = lua_newuserdatauv(L, sizeof *lp, 0); /* closed until opened */
-  memset(lp, 0, sizeof *lp);
-  luaL_setmetatable(L, PROFILE_T);
-  lp->p = malloc(sizeof *lp->p);
-  if (lp->p == NULL)
+  lp = lcore_new_profile(L, 0);
+  p = malloc(sizeof *p);
+  if (p == NULL)
     return luaL_error(L, "out of memory");
   memset(&err, 0, sizeof err);
-  if (lgp_profile_open(lp->p, exe, gmons, (size_t)n, opts, &err) != 0) {
-    free(lp->p);
-    lp->p = NULL;
+  if (lgp_profile_open(p, exe, gmons, (size_t)n, opts, &err) != 0) {
+    free(p);
     luaL_pushfail(L);
     lua_pushstring(L, err.msg);
     return 2;
   }
-  if (lgp_names_init(&lp->names, lp->p->nsyms + lp->p->ncycles, demangle, style) != 0)
-    return luaL_error(L, "out of memory");
+  lcore_set_profile(L, lp, p, demangle, style);
   return 1;
 }
 
@@ -215,7 +247,7 @@ static int profile_tostring(lua_State *L) {
 
 /* profile:gprof_report(file, options) -> first_output */
 static int profile_report(lua_State *L) {
-  lprofile *lp = check_profile(L, 1);
+  lprofile *lp = lcore_check_profile(L, 1);
   luaL_Stream *f = luaL_checkudata(L, 2, LUA_FILEHANDLE);
   lgp_report_opts ro;
   lgp_out o;
@@ -223,17 +255,18 @@ static int profile_report(lua_State *L) {
   luaL_argcheck(L, f->closef != NULL, 2, "attempt to use a closed file");
   luaL_checktype(L, 3, LUA_TTABLE);
   memset(&ro, 0, sizeof ro);
-  ro.bsd = opt_bool(L, 3, "traditional", 0);
-  ro.brief = opt_bool(L, 3, "brief", 0);
-  ro.ignore_zeros = !opt_bool(L, 3, "zeros", 0);
-  ro.flat = opt_bool(L, 3, "flat", 1);
-  ro.graph = opt_bool(L, 3, "graph", 1);
-  first = opt_bool(L, 3, "first_output", 1);
+  ro.bsd = lcore_opt_bool(L, 3, "traditional", 0);
+  ro.brief = lcore_opt_bool(L, 3, "brief", 0);
+  ro.ignore_zeros = !lcore_opt_bool(L, 3, "zeros", 0);
+  ro.flat = lcore_opt_bool(L, 3, "flat", 1);
+  ro.graph = lcore_opt_bool(L, 3, "graph", 1);
+  first = lcore_opt_bool(L, 3, "first_output", 1);
   lua_getfield(L, 3, "width");
   ro.width = (int)luaL_optinteger(L, -1, 80);
   lua_pop(L, 1);
   luaL_argcheck(L, ro.width >= 1, 3, "width must be at least 1");
   ro.first_output = &first;
+  ro.hidden = lp->p->removed;
   lgp_out_init(&o, f->f);
   if (lgp_report_gprof(&o, lp->p, &lp->names, &ro) != 0) {
     lgp_out_free(&o);
@@ -249,10 +282,12 @@ static int profile_report(lua_State *L) {
 
 /* profile:write_gmon(path) -> true | nil, message (gprof -s) */
 static int profile_write_gmon(lua_State *L) {
-  lprofile *lp = check_profile(L, 1);
+  lprofile *lp = lcore_check_profile(L, 1);
   const char *path = luaL_checkstring(L, 2);
   lgp_profile *p = lp->p;
   lgp_gmon_writer w;
+  if (p->base != NULL)
+    return luaL_error(L, "write_gmon: a view has no profile file of its own; write its base");
   FILE *f = fopen(path, "wb");
   size_t s;
   int failed;
@@ -304,7 +339,7 @@ static int profile_write_gmon(lua_State *L) {
 
 /* profile:file_info() -> { {path=, version=, histograms=, arcs=, bb=}, ... } */
 static int profile_file_info(lua_State *L) {
-  lprofile *lp = check_profile(L, 1);
+  lprofile *lp = lcore_check_profile(L, 1);
   size_t i;
   lua_createtable(L, (int)lp->p->gmon.nfiles, 0);
   for (i = 0; i < lp->p->gmon.nfiles; i++) {
@@ -327,7 +362,7 @@ static int profile_file_info(lua_State *L) {
 
 /* profile:histograms() -> list of {low, high, nbins, rate, samples = {...}} */
 static int profile_histograms(lua_State *L) {
-  lprofile *lp = check_profile(L, 1);
+  lprofile *lp = lcore_check_profile(L, 1);
   const lgp_gmon *g = &lp->p->gmon;
   size_t i;
   uint32_t k;
@@ -372,16 +407,17 @@ static int iter_nodes(lua_State *L) {
     node = which == 0 ? (uint32_t)pos : which == 1 ? p->time_sorted[pos]
          : which == 2 ? p->flat_sorted[pos] : (uint32_t)(p->nsyms + (size_t)pos);
     pos++;
-    break;
+    if (p->removed == NULL || node >= p->nsyms || !p->removed[node])
+      break; /* a view leaves out what its filters removed */
   }
   lua_pushinteger(L, pos);
   lua_replace(L, lua_upvalueindex(3));
-  push_node(L, lua_upvalueindex(1), p, node);
+  lcore_push_node(L, lua_upvalueindex(1), p, node);
   return 1;
 }
 
 static int push_node_iter(lua_State *L, int which) {
-  check_profile(L, 1);
+  lcore_check_profile(L, 1);
   lua_pushvalue(L, 1);
   lua_pushinteger(L, which);
   lua_pushinteger(L, 0);
@@ -396,22 +432,22 @@ static int profile_cycles(lua_State *L) { return push_node_iter(L, 3); }
 
 /* profile:get(index) -> the Function or Cycle with that call-graph index */
 static int profile_get(lua_State *L) {
-  lprofile *lp = check_profile(L, 1);
+  lprofile *lp = lcore_check_profile(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
   const lgp_profile *p = lp->p;
   if (i < 1 || (size_t)i > p->nsyms + p->ncycles)
     return 0;
-  push_node(L, 1, p, p->time_sorted[i - 1]);
+  lcore_push_node(L, 1, p, p->time_sorted[i - 1]);
   return 1;
 }
 
 /* profile:lookup(address) -> the Function whose range holds the address */
 static int profile_lookup(lua_State *L) {
-  lprofile *lp = check_profile(L, 1);
+  lprofile *lp = lcore_check_profile(L, 1);
   uint32_t s = lgp_sym_lookup(lp->p, (lgp_addr)luaL_checkinteger(L, 2));
   if (s == LGP_NONE)
     return 0;
-  push_node(L, 1, lp->p, s);
+  lcore_push_node(L, 1, lp->p, s);
   return 1;
 }
 
@@ -424,13 +460,13 @@ static int iter_arcs(lua_State *L) {
     return 0;
   lua_pushinteger(L, pos + 1);
   lua_replace(L, lua_upvalueindex(2));
-  push_handle(L, lua_upvalueindex(1), ARC_T, (uint32_t)pos);
+  lcore_push_handle(L, lua_upvalueindex(1), ARC_T, (uint32_t)pos);
   return 1;
 }
 
 /* profile:arcs(): every arc, in the order they were first read */
 static int profile_arcs(lua_State *L) {
-  check_profile(L, 1);
+  lcore_check_profile(L, 1);
   lua_pushvalue(L, 1);
   lua_pushinteger(L, 0);
   lua_pushcclosure(L, iter_arcs, 2);
@@ -450,9 +486,9 @@ static int profile_index(lua_State *L) {
     return luaL_error(L, "attempt to use a closed profile");
   p = lp->p;
   if (strcmp(k, "total_time") == 0)
-    lua_pushnumber(L, seconds(p, p->total_time));
+    lua_pushnumber(L, lcore_seconds(p, p->total_time));
   else if (strcmp(k, "print_time") == 0)
-    lua_pushnumber(L, seconds(p, p->print_time));
+    lua_pushnumber(L, lcore_seconds(p, p->print_time));
   else if (strcmp(k, "hz") == 0)
     lua_pushinteger(L, p->gmon.hz);
   else if (strcmp(k, "sample_period") == 0)
@@ -481,6 +517,17 @@ static int profile_index(lua_State *L) {
     lua_pushboolean(L, p->image.big_endian);
   else if (strcmp(k, "dimension") == 0)
     lua_pushstring(L, p->gmon.dimen);
+  else if (strcmp(k, "files") == 0) {
+    size_t i;
+    lua_createtable(L, (int)p->gmon.nfiles, 0);
+    for (i = 0; i < p->gmon.nfiles; i++) {
+      lua_pushstring(L, p->gmon.files[i].path);
+      lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+  } else if (strcmp(k, "is_view") == 0)
+    lua_pushboolean(L, p->base != NULL);
+  else if (strcmp(k, "base_time") == 0)
+    lua_pushnumber(L, lcore_seconds(p, p->base_time));
   else
     lua_pushnil(L);
   return 1;
@@ -488,210 +535,6 @@ static int profile_index(lua_State *L) {
 
 /* }====================================================== */
 
-/* {====================================================== functions, cycles */
-
-static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
-  const lgp_profile *p = lp->p;
-  const lgp_node *n = &p->nodes[id];
-  double print_time = p->print_time > 0 ? p->print_time : 1.0;
-  if (strcmp(k, "name") == 0) {
-    if (n->is_cycle)
-      lua_pushfstring(L, "<cycle %d>", (int)n->cyc_num);
-    else
-      lua_pushstring(L, lgp_display_name(&lp->names, p, id));
-  } else if (strcmp(k, "symbol") == 0 && !n->is_cycle)
-    lua_pushstring(L, n->name);
-  else if (strcmp(k, "address") == 0 && !n->is_cycle)
-    lua_pushinteger(L, (lua_Integer)n->addr);
-  else if (strcmp(k, "end_address") == 0 && !n->is_cycle)
-    lua_pushinteger(L, (lua_Integer)n->end_addr);
-  else if (strcmp(k, "size") == 0 && !n->is_cycle)
-    lua_pushinteger(L, n->end_addr >= n->addr ? (lua_Integer)(n->end_addr - n->addr + 1) : 0);
-  else if ((strcmp(k, "file") == 0 || strcmp(k, "line") == 0) && !n->is_cycle) {
-    /* DWARF is read on first use; unreadable means unknown (nil) */
-    const lgp_profile *root = lgp_root(p);
-    const lgp_node *rn = &root->nodes[id];
-    lgp_err err;
-    if (lgp_profile_srcinfo(lp->p, &err) != 0)
-      lua_pushnil(L);
-    else if (k[0] == 'f' && rn->file >= 0)
-      lua_pushstring(L, root->image.files[rn->file]);
-    else if (k[0] == 'l' && rn->line > 0)
-      lua_pushinteger(L, rn->line);
-    else
-      lua_pushnil(L);
-  } else if (strcmp(k, "is_static") == 0 && !n->is_cycle)
-    lua_pushboolean(L, n->is_static);
-  else if (strcmp(k, "is_function") == 0 && !n->is_cycle)
-    lua_pushboolean(L, n->is_func);
-  else if (strcmp(k, "index") == 0)
-    lua_pushinteger(L, n->index);
-  else if (strcmp(k, "number") == 0 && n->is_cycle)
-    lua_pushinteger(L, n->cyc_num);
-  else if (strcmp(k, "self") == 0)
-    lua_pushnumber(L, seconds(p, n->prop_self));
-  else if (strcmp(k, "children") == 0)
-    lua_pushnumber(L, seconds(p, n->prop_child));
-  else if (strcmp(k, "total") == 0)
-    lua_pushnumber(L, seconds(p, n->prop_self + n->prop_child));
-  else if (strcmp(k, "percent") == 0)
-    lua_pushnumber(L, 100 * (n->prop_self + n->prop_child) / print_time);
-  else if (strcmp(k, "flat_self") == 0)
-    lua_pushnumber(L, seconds(p, n->hist_time));
-  else if (strcmp(k, "flat_percent") == 0)
-    lua_pushnumber(L, p->total_time > 0 ? 100 * n->hist_time / p->total_time : 0.0);
-  else if (strcmp(k, "calls") == 0)
-    lua_pushinteger(L, (lua_Integer)n->ncalls);
-  else if (strcmp(k, "self_calls") == 0 && !n->is_cycle)
-    lua_pushinteger(L, (lua_Integer)n->self_calls);
-  else if (strcmp(k, "internal_calls") == 0 && n->is_cycle)
-    lua_pushinteger(L, (lua_Integer)n->self_calls);
-  else if (strcmp(k, "member_calls") == 0 && !n->is_cycle)
-    lua_pushinteger(L, (lua_Integer)n->member_calls);
-  else if (strcmp(k, "printed") == 0)
-    lua_pushboolean(L, n->print_flag);
-  else if (strcmp(k, "propagated_fraction") == 0)
-    lua_pushnumber(L, n->prop_fract);
-  else if (strcmp(k, "cycle") == 0 && !n->is_cycle) {
-    if (n->cyc_num != 0) {
-      lua_getiuservalue(L, 1, 1);
-      push_node(L, -1, p, n->cyc_head);
-    } else {
-      lua_pushnil(L);
-    }
-  } else
-    lua_pushnil(L);
-  return 1;
-}
-
-static int handle_index(lua_State *L) {
-  lhandle *h = lua_touserdata(L, 1);
-  const char *k = luaL_checkstring(L, 2);
-  lprofile *lp;
-  if (luaL_getmetafield(L, 1, "methods") != LUA_TNIL) {
-    if (lua_getfield(L, -1, k) != LUA_TNIL)
-      return 1;
-    lua_pop(L, 2);
-  }
-  lp = handle_profile(L, 1);
-  if (luaL_testudata(L, 1, ARC_T) != NULL) {
-    const lgp_arc *a = &lp->p->arcs[h->id];
-    const lgp_node *pn = &lp->p->nodes[a->parent], *cn = &lp->p->nodes[a->child];
-    lua_getiuservalue(L, 1, 1);
-    if (strcmp(k, "caller") == 0)
-      push_node(L, -1, lp->p, a->parent);
-    else if (strcmp(k, "callee") == 0)
-      push_node(L, -1, lp->p, a->child);
-    else if (strcmp(k, "count") == 0)
-      lua_pushinteger(L, (lua_Integer)a->count);
-    else if (strcmp(k, "self") == 0)
-      lua_pushnumber(L, seconds(lp->p, a->time));
-    else if (strcmp(k, "children") == 0)
-      lua_pushnumber(L, seconds(lp->p, a->child_time));
-    else if (strcmp(k, "is_recursive") == 0)
-      lua_pushboolean(L, a->parent == a->child);
-    else if (strcmp(k, "in_cycle") == 0)
-      lua_pushboolean(L, pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num);
-    else
-      lua_pushnil(L);
-    return 1;
-  }
-  return node_field(L, lp, h->id, k);
-}
-
-/* fn:callers() / fn:callees(): arcs in gprof's list order */
-static int iter_adj(lua_State *L) {
-  lprofile *lp = lua_touserdata(L, lua_upvalueindex(1));
-  uint32_t node = (uint32_t)lua_tointeger(L, lua_upvalueindex(2));
-  int parents = lua_toboolean(L, lua_upvalueindex(3));
-  lua_Integer pos = lua_tointeger(L, lua_upvalueindex(4));
-  const lgp_profile *p;
-  const uint32_t *b, *e;
-  if (lp->p == NULL)
-    return luaL_error(L, "attempt to use a closed profile");
-  p = lp->p;
-  b = parents ? lgp_parents_begin(p, node) : lgp_children_begin(p, node);
-  e = parents ? lgp_parents_end(p, node) : lgp_children_end(p, node);
-  if (pos >= e - b)
-    return 0;
-  lua_pushinteger(L, pos + 1);
-  lua_replace(L, lua_upvalueindex(4));
-  push_handle(L, lua_upvalueindex(1), ARC_T, b[pos]);
-  return 1;
-}
-
-static int push_adj_iter(lua_State *L, int parents) {
-  lhandle *h = luaL_checkudata(L, 1, FUNCTION_T);
-  handle_profile(L, 1);
-  lua_getiuservalue(L, 1, 1);
-  lua_pushinteger(L, h->id);
-  lua_pushboolean(L, parents);
-  lua_pushinteger(L, 0);
-  lua_pushcclosure(L, iter_adj, 4);
-  return 1;
-}
-
-static int function_callers(lua_State *L) { return push_adj_iter(L, 1); }
-static int function_callees(lua_State *L) { return push_adj_iter(L, 0); }
-
-static int iter_members(lua_State *L) {
-  lprofile *lp = lua_touserdata(L, lua_upvalueindex(1));
-  uint32_t next = (uint32_t)lua_tointeger(L, lua_upvalueindex(2));
-  if (lp->p == NULL)
-    return luaL_error(L, "attempt to use a closed profile");
-  if (next == LGP_NONE)
-    return 0;
-  lua_pushinteger(L, lp->p->nodes[next].cyc_next);
-  lua_replace(L, lua_upvalueindex(2));
-  push_node(L, lua_upvalueindex(1), lp->p, next);
-  lua_pushinteger(L, (lua_Integer)lp->p->nodes[next].member_calls);
-  return 2;
-}
-
-/* cycle:members(): each member (in gprof's chain order) and the calls it
-** received from the other members */
-static int cycle_members(lua_State *L) {
-  lhandle *h = luaL_checkudata(L, 1, CYCLE_T);
-  lprofile *lp = handle_profile(L, 1);
-  lua_getiuservalue(L, 1, 1);
-  lua_pushinteger(L, lp->p->nodes[h->id].cyc_next);
-  lua_pushcclosure(L, iter_members, 2);
-  return 1;
-}
-
-static int handle_eq(lua_State *L) {
-  lhandle *a = lua_touserdata(L, 1), *b = lua_touserdata(L, 2);
-  int same = 0;
-  if (a != NULL && b != NULL && lua_getmetatable(L, 1) && lua_getmetatable(L, 2)) {
-    same = lua_rawequal(L, -1, -2) && a->id == b->id;
-    lua_getiuservalue(L, 1, 1);
-    lua_getiuservalue(L, 2, 1);
-    same = same && lua_rawequal(L, -1, -2);
-  }
-  lua_pushboolean(L, same);
-  return 1;
-}
-
-static int handle_tostring(lua_State *L) {
-  lhandle *h = lua_touserdata(L, 1);
-  lprofile *lp;
-  lua_getiuservalue(L, 1, 1);
-  lp = lua_touserdata(L, -1);
-  if (lp == NULL || lp->p == NULL) {
-    lua_pushfstring(L, "%s (closed profile)", luaL_typename(L, 1));
-  } else if (luaL_testudata(L, 1, ARC_T) != NULL) {
-    const lgp_arc *a = &lp->p->arcs[h->id];
-    lua_pushfstring(L, "lgprof.Arc (%s -> %s)", lgp_display_name(&lp->names, lp->p, a->parent),
-                    lgp_display_name(&lp->names, lp->p, a->child));
-  } else if (lp->p->nodes[h->id].is_cycle) {
-    lua_pushfstring(L, "lgprof.Cycle (<cycle %d>)", (int)lp->p->nodes[h->id].cyc_num);
-  } else {
-    lua_pushfstring(L, "lgprof.Function (%s)", lgp_display_name(&lp->names, lp->p, h->id));
-  }
-  return 1;
-}
-
-/* }====================================================== */
 
 /* core.demangle(name [, style]) -> demangled name, or nil when not mangled */
 static int l_demangle(lua_State *L) {
@@ -723,17 +566,9 @@ static const luaL_Reg profile_methods[] = {
   {"arcs", profile_arcs},
   {"get", profile_get},
   {"lookup", profile_lookup},
-  {NULL, NULL}
-};
-
-static const luaL_Reg function_methods[] = {
-  {"callers", function_callers},
-  {"callees", function_callees},
-  {NULL, NULL}
-};
-
-static const luaL_Reg cycle_methods[] = {
-  {"members", cycle_members},
+  {"filter", lcore_profile_filter},
+  {"find", lcore_profile_find},
+  {"roots", lcore_profile_roots},
   {NULL, NULL}
 };
 
@@ -753,9 +588,9 @@ static void new_type(lua_State *L, const char *tname, const luaL_Reg *methods,
     lua_pushcfunction(L, profile_tostring);
     lua_setfield(L, -2, "__tostring");
   } else {
-    lua_pushcfunction(L, handle_eq);
+    lua_pushcfunction(L, lcore_handle_eq);
     lua_setfield(L, -2, "__eq");
-    lua_pushcfunction(L, handle_tostring);
+    lua_pushcfunction(L, lcore_handle_tostring);
     lua_setfield(L, -2, "__tostring");
   }
   lua_pop(L, 1);
@@ -766,13 +601,14 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
   static const luaL_Reg funcs[] = {
     {"open", l_open},
     {"demangle", l_demangle},
+    {"regex_match", lcore_regex_match},
     {NULL, NULL}
   };
   static const luaL_Reg nomethods[] = {{NULL, NULL}};
   new_type(L, PROFILE_T, profile_methods, profile_index, profile_gc);
-  new_type(L, FUNCTION_T, function_methods, handle_index, NULL);
-  new_type(L, ARC_T, nomethods, handle_index, NULL);
-  new_type(L, CYCLE_T, cycle_methods, handle_index, NULL);
+  new_type(L, FUNCTION_T, lcore_function_methods, lcore_handle_index, NULL);
+  new_type(L, ARC_T, nomethods, lcore_handle_index, NULL);
+  new_type(L, CYCLE_T, lcore_cycle_methods, lcore_handle_index, NULL);
   luaL_newmetatable(L, "lgprof.Options");
   lua_pushcfunction(L, options_gc);
   lua_setfield(L, -2, "__gc");

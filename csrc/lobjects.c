@@ -1,0 +1,221 @@
+/*
+** lobjects.c: Function, Arc and Cycle handles: an index and a user value
+** holding the Profile. Fields are computed on access, in O(1).
+*/
+#include <string.h>
+
+#include "lcore.h"
+
+
+static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
+  const lgp_profile *p = lp->p;
+  const lgp_node *n = &p->nodes[id];
+  double print_time = p->print_time > 0 ? p->print_time : 1.0;
+  if (strcmp(k, "name") == 0) {
+    if (n->is_cycle)
+      lua_pushfstring(L, "<cycle %d>", (int)n->cyc_num);
+    else
+      lua_pushstring(L, lgp_display_name(&lp->names, p, id));
+  } else if (strcmp(k, "symbol") == 0 && !n->is_cycle)
+    lua_pushstring(L, n->name);
+  else if (strcmp(k, "address") == 0 && !n->is_cycle)
+    lua_pushinteger(L, (lua_Integer)n->addr);
+  else if (strcmp(k, "end_address") == 0 && !n->is_cycle)
+    lua_pushinteger(L, (lua_Integer)n->end_addr);
+  else if (strcmp(k, "size") == 0 && !n->is_cycle)
+    lua_pushinteger(L, n->end_addr >= n->addr ? (lua_Integer)(n->end_addr - n->addr + 1) : 0);
+  else if ((strcmp(k, "file") == 0 || strcmp(k, "line") == 0) && !n->is_cycle) {
+    /* DWARF is read on first use; unreadable means unknown (nil) */
+    const lgp_profile *root = lgp_root(p);
+    const lgp_node *rn = &root->nodes[id];
+    lgp_err err;
+    if (lgp_profile_srcinfo(lp->p, &err) != 0)
+      lua_pushnil(L);
+    else if (k[0] == 'f' && rn->file >= 0)
+      lua_pushstring(L, root->image.files[rn->file]);
+    else if (k[0] == 'l' && rn->line > 0)
+      lua_pushinteger(L, rn->line);
+    else
+      lua_pushnil(L);
+  } else if (strcmp(k, "is_static") == 0 && !n->is_cycle)
+    lua_pushboolean(L, n->is_static);
+  else if (strcmp(k, "is_function") == 0 && !n->is_cycle)
+    lua_pushboolean(L, n->is_func);
+  else if (strcmp(k, "index") == 0)
+    lua_pushinteger(L, n->index);
+  else if (strcmp(k, "number") == 0 && n->is_cycle)
+    lua_pushinteger(L, n->cyc_num);
+  else if (strcmp(k, "self") == 0)
+    lua_pushnumber(L, lcore_seconds(p, n->prop_self));
+  else if (strcmp(k, "children") == 0)
+    lua_pushnumber(L, lcore_seconds(p, n->prop_child));
+  else if (strcmp(k, "total") == 0)
+    lua_pushnumber(L, lcore_seconds(p, n->prop_self + n->prop_child));
+  else if (strcmp(k, "percent") == 0)
+    lua_pushnumber(L, 100 * (n->prop_self + n->prop_child) / print_time);
+  else if (strcmp(k, "flat_self") == 0)
+    lua_pushnumber(L, lcore_seconds(p, n->hist_time));
+  else if (strcmp(k, "flat_percent") == 0)
+    lua_pushnumber(L, p->total_time > 0 ? 100 * n->hist_time / p->total_time : 0.0);
+  else if (strcmp(k, "calls") == 0)
+    lua_pushinteger(L, (lua_Integer)n->ncalls);
+  else if (strcmp(k, "self_calls") == 0 && !n->is_cycle)
+    lua_pushinteger(L, (lua_Integer)n->self_calls);
+  else if (strcmp(k, "internal_calls") == 0 && n->is_cycle)
+    lua_pushinteger(L, (lua_Integer)n->self_calls);
+  else if (strcmp(k, "member_calls") == 0 && !n->is_cycle)
+    lua_pushinteger(L, (lua_Integer)n->member_calls);
+  else if (strcmp(k, "printed") == 0)
+    lua_pushboolean(L, n->print_flag);
+  else if (strcmp(k, "propagated_fraction") == 0)
+    lua_pushnumber(L, n->prop_fract);
+  else if (strcmp(k, "cycle") == 0 && !n->is_cycle) {
+    if (n->cyc_num != 0) {
+      lua_getiuservalue(L, 1, 1);
+      lcore_push_node(L, -1, p, n->cyc_head);
+    } else {
+      lua_pushnil(L);
+    }
+  } else
+    lua_pushnil(L);
+  return 1;
+}
+
+int lcore_handle_index(lua_State *L) {
+  lhandle *h = lua_touserdata(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  lprofile *lp;
+  if (luaL_getmetafield(L, 1, "methods") != LUA_TNIL) {
+    if (lua_getfield(L, -1, k) != LUA_TNIL)
+      return 1;
+    lua_pop(L, 2);
+  }
+  lp = lcore_handle_profile(L, 1);
+  if (luaL_testudata(L, 1, ARC_T) != NULL) {
+    const lgp_arc *a = &lp->p->arcs[h->id];
+    const lgp_node *pn = &lp->p->nodes[a->parent], *cn = &lp->p->nodes[a->child];
+    lua_getiuservalue(L, 1, 1);
+    if (strcmp(k, "caller") == 0)
+      lcore_push_node(L, -1, lp->p, a->parent);
+    else if (strcmp(k, "callee") == 0)
+      lcore_push_node(L, -1, lp->p, a->child);
+    else if (strcmp(k, "count") == 0)
+      lua_pushinteger(L, (lua_Integer)a->count);
+    else if (strcmp(k, "self") == 0)
+      lua_pushnumber(L, lcore_seconds(lp->p, a->time));
+    else if (strcmp(k, "children") == 0)
+      lua_pushnumber(L, lcore_seconds(lp->p, a->child_time));
+    else if (strcmp(k, "is_recursive") == 0)
+      lua_pushboolean(L, a->parent == a->child);
+    else if (strcmp(k, "in_cycle") == 0)
+      lua_pushboolean(L, pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num);
+    else
+      lua_pushnil(L);
+    return 1;
+  }
+  return node_field(L, lp, h->id, k);
+}
+
+/* fn:callers() / fn:callees(): arcs in gprof's list order */
+static int iter_adj(lua_State *L) {
+  lprofile *lp = lua_touserdata(L, lua_upvalueindex(1));
+  uint32_t node = (uint32_t)lua_tointeger(L, lua_upvalueindex(2));
+  int parents = lua_toboolean(L, lua_upvalueindex(3));
+  lua_Integer pos = lua_tointeger(L, lua_upvalueindex(4));
+  const lgp_profile *p;
+  const uint32_t *b, *e;
+  if (lp->p == NULL)
+    return luaL_error(L, "attempt to use a closed profile");
+  p = lp->p;
+  b = parents ? lgp_parents_begin(p, node) : lgp_children_begin(p, node);
+  e = parents ? lgp_parents_end(p, node) : lgp_children_end(p, node);
+  if (pos >= e - b)
+    return 0;
+  lua_pushinteger(L, pos + 1);
+  lua_replace(L, lua_upvalueindex(4));
+  lcore_push_handle(L, lua_upvalueindex(1), ARC_T, b[pos]);
+  return 1;
+}
+
+static int push_adj_iter(lua_State *L, int parents) {
+  lhandle *h = luaL_checkudata(L, 1, FUNCTION_T);
+  lcore_handle_profile(L, 1);
+  lua_getiuservalue(L, 1, 1);
+  lua_pushinteger(L, h->id);
+  lua_pushboolean(L, parents);
+  lua_pushinteger(L, 0);
+  lua_pushcclosure(L, iter_adj, 4);
+  return 1;
+}
+
+static int function_callers(lua_State *L) { return push_adj_iter(L, 1); }
+static int function_callees(lua_State *L) { return push_adj_iter(L, 0); }
+
+static int iter_members(lua_State *L) {
+  lprofile *lp = lua_touserdata(L, lua_upvalueindex(1));
+  uint32_t next = (uint32_t)lua_tointeger(L, lua_upvalueindex(2));
+  if (lp->p == NULL)
+    return luaL_error(L, "attempt to use a closed profile");
+  if (next == LGP_NONE)
+    return 0;
+  lua_pushinteger(L, lp->p->nodes[next].cyc_next);
+  lua_replace(L, lua_upvalueindex(2));
+  lcore_push_node(L, lua_upvalueindex(1), lp->p, next);
+  lua_pushinteger(L, (lua_Integer)lp->p->nodes[next].member_calls);
+  return 2;
+}
+
+/* cycle:members(): each member (in gprof's chain order) and the calls it
+** received from the other members */
+static int cycle_members(lua_State *L) {
+  lhandle *h = luaL_checkudata(L, 1, CYCLE_T);
+  lprofile *lp = lcore_handle_profile(L, 1);
+  lua_getiuservalue(L, 1, 1);
+  lua_pushinteger(L, lp->p->nodes[h->id].cyc_next);
+  lua_pushcclosure(L, iter_members, 2);
+  return 1;
+}
+
+int lcore_handle_eq(lua_State *L) {
+  lhandle *a = lua_touserdata(L, 1), *b = lua_touserdata(L, 2);
+  int same = 0;
+  if (a != NULL && b != NULL && lua_getmetatable(L, 1) && lua_getmetatable(L, 2)) {
+    same = lua_rawequal(L, -1, -2) && a->id == b->id;
+    lua_getiuservalue(L, 1, 1);
+    lua_getiuservalue(L, 2, 1);
+    same = same && lua_rawequal(L, -1, -2);
+  }
+  lua_pushboolean(L, same);
+  return 1;
+}
+
+int lcore_handle_tostring(lua_State *L) {
+  lhandle *h = lua_touserdata(L, 1);
+  lprofile *lp;
+  lua_getiuservalue(L, 1, 1);
+  lp = lua_touserdata(L, -1);
+  if (lp == NULL || lp->p == NULL) {
+    lua_pushfstring(L, "%s (closed profile)", luaL_typename(L, 1));
+  } else if (luaL_testudata(L, 1, ARC_T) != NULL) {
+    const lgp_arc *a = &lp->p->arcs[h->id];
+    lua_pushfstring(L, "lgprof.Arc (%s -> %s)", lgp_display_name(&lp->names, lp->p, a->parent),
+                    lgp_display_name(&lp->names, lp->p, a->child));
+  } else if (lp->p->nodes[h->id].is_cycle) {
+    lua_pushfstring(L, "lgprof.Cycle (<cycle %d>)", (int)lp->p->nodes[h->id].cyc_num);
+  } else {
+    lua_pushfstring(L, "lgprof.Function (%s)", lgp_display_name(&lp->names, lp->p, h->id));
+  }
+  return 1;
+}
+
+/* }====================================================== */
+const luaL_Reg lcore_function_methods[] = {
+  {"callers", function_callers},
+  {"callees", function_callees},
+  {NULL, NULL}
+};
+
+const luaL_Reg lcore_cycle_methods[] = {
+  {"members", cycle_members},
+  {NULL, NULL}
+};

@@ -1,0 +1,407 @@
+/*
+** view.c: filtered views of an analysed profile. A view is a profile of its
+** own (same symbols, borrowed image and files) whose samples and arcs were
+** edited by the filters and then analysed again by the normal pipeline, so
+** its cycles, propagated times and orderings are gprof's on the edited
+** graph. Every pass is a linear walk with explicit queues.
+**
+** Structural filters, in this order, on the base's graph:
+**   ignore      drop matches and whatever is reachable only through them
+**   prune_from  drop the descendants reachable only through matches
+**   focus       keep the call paths through matches: their ancestors and
+**               descendants; only time spent in or under a match counts
+**   hide        remove matches; their samples go to their callers (by call
+**               count) and their callers call their callees directly
+** Thresholds, on the result of those (analysed), applied together:
+**   node_fraction, edge_fraction, top, min_calls.
+** Removed functions lose their samples (total_time says so), except hidden
+** ones, whose time moves.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+/* The editable graph: arcs in an arc table (for merging duplicates), an
+** alive flag each, and per-node linked lists of in and out arcs. */
+typedef struct wgraph {
+  lgp_profile arcs;       /* only arcs/arc_slots are used */
+  uint8_t *alive;
+  uint32_t *out_head, *out_next, *in_head, *in_next;
+  size_t cap;             /* of alive/out_next/in_next */
+  size_t n;               /* symbols */
+  double *self;           /* samples per node (ticks) */
+  uint8_t *gone;          /* removed nodes */
+  uint32_t *queue;
+  uint8_t *mark, *mark2;
+} wgraph;
+
+static void wg_free(wgraph *g) {
+  free(g->arcs.arcs);
+  free(g->arcs.arc_slots);
+  free(g->alive);
+  free(g->out_head);
+  free(g->out_next);
+  free(g->in_head);
+  free(g->in_next);
+  free(g->self);
+  free(g->gone);
+  free(g->queue);
+  free(g->mark);
+  free(g->mark2);
+}
+
+/* Adds count to the arc parent -> child, creating it (alive) if needed. */
+static int wg_add(wgraph *g, uint32_t parent, uint32_t child, uint64_t count) {
+  uint32_t k = lgp_arc_lookup(&g->arcs, parent, child);
+  size_t cap;
+  if (k != LGP_NONE) {
+    if (g->alive[k]) {
+      g->arcs.arcs[k].count += count;
+      return 0;
+    }
+    /* a dead arc comes back with only the new calls */
+    g->alive[k] = 1;
+    g->arcs.arcs[k].count = count;
+    return 0;
+  }
+  if (lgp_arc_insert(&g->arcs, parent, child, count) != 0)
+    return -1;
+  k = (uint32_t)(g->arcs.narcs - 1);
+  cap = g->cap;
+  if (lgp_grow((void **)&g->alive, &cap, k + 1, sizeof *g->alive) != 0)
+    return -1;
+  cap = g->cap;
+  if (lgp_grow((void **)&g->out_next, &cap, k + 1, sizeof *g->out_next) != 0)
+    return -1;
+  cap = g->cap;
+  if (lgp_grow((void **)&g->in_next, &cap, k + 1, sizeof *g->in_next) != 0)
+    return -1;
+  g->cap = cap;
+  g->alive[k] = 1;
+  g->out_next[k] = g->out_head[parent];
+  g->out_head[parent] = k;
+  g->in_next[k] = g->in_head[child];
+  g->in_head[child] = k;
+  return 0;
+}
+
+static int wg_init(wgraph *g, const lgp_profile *base) {
+  size_t n = base->nsyms, k;
+  memset(g, 0, sizeof *g);
+  g->n = n;
+  g->out_head = lgp_alloc_array(n + 1, sizeof *g->out_head);
+  g->in_head = lgp_alloc_array(n + 1, sizeof *g->in_head);
+  g->self = lgp_alloc_array(n + 1, sizeof *g->self);
+  g->gone = lgp_calloc_array(n + 1, 1);
+  g->queue = lgp_alloc_array(n + 1, sizeof *g->queue);
+  g->mark = lgp_calloc_array(n + 1, 1);
+  g->mark2 = lgp_calloc_array(n + 1, 1);
+  if (!g->out_head || !g->in_head || !g->self || !g->gone || !g->queue || !g->mark || !g->mark2)
+    return -1;
+  for (k = 0; k < n; k++) {
+    g->out_head[k] = g->in_head[k] = LGP_NONE;
+    g->self[k] = base->nodes[k].hist_time;
+    g->gone[k] = base->removed != NULL && base->removed[k];
+  }
+  for (k = 0; k < base->narcs; k++) {
+    const lgp_arc *a = &base->arcs[k];
+    if (wg_add(g, a->parent, a->child, a->count) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+#define FOR_OUT(g, s, k) for (k = (g)->out_head[s]; k != LGP_NONE; k = (g)->out_next[k])
+#define FOR_IN(g, s, k) for (k = (g)->in_head[s]; k != LGP_NONE; k = (g)->in_next[k])
+
+static void drop_node(wgraph *g, uint32_t s) {
+  uint32_t k;
+  g->gone[s] = 1;
+  g->self[s] = 0.0;
+  FOR_OUT(g, s, k)
+    g->alive[k] = 0;
+  FOR_IN(g, s, k)
+    g->alive[k] = 0;
+}
+
+/* Marks in `mark` every node reachable from the marked ones along live
+** arcs (forward, or backward when up), not entering nodes in `stop`. */
+static void reach(wgraph *g, uint8_t *mark, const uint8_t *stop, int up) {
+  size_t head = 0, tail = 0, s;
+  for (s = 0; s < g->n; s++)
+    if (mark[s])
+      g->queue[tail++] = (uint32_t)s;
+  while (head < tail) {
+    uint32_t v = g->queue[head++], k;
+    for (k = up ? g->in_head[v] : g->out_head[v]; k != LGP_NONE;
+         k = up ? g->in_next[k] : g->out_next[k]) {
+      const lgp_arc *a = &g->arcs.arcs[k];
+      uint32_t w = up ? a->parent : a->child;
+      if (!g->alive[k] || mark[w] || g->gone[w] || (stop != NULL && stop[w]))
+        continue;
+      mark[w] = 1;
+      g->queue[tail++] = w;
+    }
+  }
+}
+
+static int has_live_caller(wgraph *g, uint32_t s) {
+  uint32_t k;
+  FOR_IN(g, s, k)
+    if (g->alive[k] && g->arcs.arcs[k].parent != s)
+      return 1;
+  return 0;
+}
+
+/* Drops what is reachable from `from` but not from the roots outside it;
+** from nodes themselves are dropped when drop_from. */
+static void drop_reachable_only_through(wgraph *g, const uint8_t *from, int drop_from) {
+  size_t s;
+  memset(g->mark, 0, g->n);
+  memset(g->mark2, 0, g->n);
+  for (s = 0; s < g->n; s++)
+    if (!g->gone[s] && !from[s] && !has_live_caller(g, (uint32_t)s))
+      g->mark[s] = 1;
+  reach(g, g->mark, drop_from ? from : NULL, 0);   /* mark: reached from roots */
+  for (s = 0; s < g->n; s++)
+    g->mark2[s] = from[s] && !g->gone[s];
+  reach(g, g->mark2, NULL, 0);                     /* mark2: under the matches */
+  for (s = 0; s < g->n; s++)
+    if (g->mark2[s] && !g->gone[s] && (from[s] ? drop_from : !g->mark[s]))
+      drop_node(g, (uint32_t)s);
+}
+
+static void apply_prune(wgraph *g, const uint8_t *prune) {
+  size_t s;
+  uint32_t k;
+  for (s = 0; s < g->n; s++)
+    if (prune[s])
+      FOR_OUT(g, s, k)
+        if (g->arcs.arcs[k].child != s)
+          g->alive[k] = 0;
+  drop_reachable_only_through(g, prune, 0);
+}
+
+static void apply_focus(wgraph *g, const uint8_t *focus) {
+  uint8_t *down = g->mark, *up = g->mark2;
+  size_t s, k;
+  for (s = 0; s < g->n; s++)
+    down[s] = up[s] = focus[s] && !g->gone[s];
+  reach(g, down, NULL, 0);
+  reach(g, up, NULL, 1);
+  for (k = 0; k < g->arcs.narcs; k++) {
+    const lgp_arc *a = &g->arcs.arcs[k];
+    if (!(up[a->child] || down[a->parent]))
+      g->alive[k] = 0;
+  }
+  for (s = 0; s < g->n; s++) {
+    if (g->gone[s])
+      continue;
+    if (!down[s] && !up[s])
+      drop_node(g, (uint32_t)s);
+    else if (!down[s])
+      g->self[s] = 0.0; /* an ancestor only: its own time is not on a path */
+  }
+}
+
+/* Calls through h become direct: caller c gets round(w_c * x_d / W) calls
+** to callee d (at least one), and h's samples go to c in proportion w_c/W.
+** A hidden root passes its samples to its callees instead. */
+static int hide_one(wgraph *g, uint32_t h) {
+  uint64_t win = 0, wout = 0;
+  uint32_t kin, kout;
+  FOR_IN(g, h, kin)
+    if (g->alive[kin] && g->arcs.arcs[kin].parent != h)
+      win += g->arcs.arcs[kin].count;
+  FOR_OUT(g, h, kout)
+    if (g->alive[kout] && g->arcs.arcs[kout].child != h)
+      wout += g->arcs.arcs[kout].count;
+  FOR_IN(g, h, kin) {
+    lgp_arc ain = g->arcs.arcs[kin];
+    if (!g->alive[kin] || ain.parent == h)
+      continue;
+    if (win != 0)
+      g->self[ain.parent] += g->self[h] * ((double)ain.count / (double)win);
+    FOR_OUT(g, h, kout) {
+      lgp_arc aout = g->arcs.arcs[kout];
+      double c;
+      if (!g->alive[kout] || aout.child == h)
+        continue;
+      c = (double)ain.count * (double)aout.count / (double)win + 0.5;
+      if (wg_add(g, ain.parent, aout.child, c >= 2.0 ? (uint64_t)c : 1) != 0)
+        return -1;
+    }
+  }
+  if (win == 0 && wout != 0)
+    FOR_OUT(g, h, kout)
+      if (g->alive[kout] && g->arcs.arcs[kout].child != h)
+        g->self[g->arcs.arcs[kout].child] +=
+            g->self[h] * ((double)g->arcs.arcs[kout].count / (double)wout);
+  if (win == 0 && wout == 0)
+    return 0; /* isolated: it keeps its time and stays */
+  drop_node(g, h);
+  return 0;
+}
+
+static int apply_hide(wgraph *g, const uint8_t *hide) {
+  size_t s;
+  for (s = 0; s < g->n; s++)
+    if (hide[s] && !g->gone[s] && hide_one(g, (uint32_t)s) != 0)
+      return -1;
+  return 0;
+}
+
+static int same_cycle(const lgp_profile *p, uint32_t a, uint32_t b) {
+  return p->nodes[a].cyc_num != 0 && p->nodes[a].cyc_num == p->nodes[b].cyc_num;
+}
+
+/* Thresholds judge the base's analysis; all drops happen together. */
+static void apply_thresholds(wgraph *g, const lgp_profile *base, const lgp_view_spec *spec) {
+  double limit_node = spec->node_fraction * base->print_time;
+  double limit_edge = spec->edge_fraction * base->print_time;
+  uint8_t *drop = g->mark;
+  size_t s, k, kept = 0;
+  memset(drop, 0, g->n);
+  for (s = 0; s < g->n; s++) {
+    const lgp_node *n = &base->nodes[s];
+    if (g->gone[s])
+      continue;
+    if (spec->node_fraction > 0.0 && n->prop_self + n->prop_child < limit_node)
+      drop[s] = 1;
+    if (spec->min_calls > 0 && n->ncalls + n->self_calls < spec->min_calls &&
+        has_live_caller(g, (uint32_t)s))
+      drop[s] = 1;
+  }
+  if (spec->top > 0)
+    for (k = 0; k < base->nsyms + base->ncycles; k++) {
+      uint32_t t = base->time_sorted[k];
+      if (t >= base->nsyms || g->gone[t])
+        continue;
+      if (kept < spec->top)
+        kept++;
+      else
+        drop[t] = 1;
+    }
+  if (spec->edge_fraction > 0.0)
+    for (k = 0; k < g->arcs.narcs; k++) {
+      const lgp_arc *a = &g->arcs.arcs[k];
+      uint32_t b = lgp_arc_lookup(base, a->parent, a->child);
+      if (!g->alive[k] || b == LGP_NONE || a->parent == a->child ||
+          same_cycle(base, a->parent, a->child))
+        continue; /* arcs inside a cycle carry no time in gprof's model */
+      if (base->arcs[b].time + base->arcs[b].child_time < limit_edge)
+        g->alive[k] = 0;
+    }
+  for (s = 0; s < g->n; s++)
+    if (drop[s])
+      drop_node(g, (uint32_t)s);
+}
+
+static int has_thresholds(const lgp_view_spec *s) {
+  return s->node_fraction > 0.0 || s->edge_fraction > 0.0 || s->top > 0 || s->min_calls > 0;
+}
+
+static int has_structure(const lgp_view_spec *s) {
+  return s->focus || s->ignore || s->hide || s->prune_from;
+}
+
+/* The view profile from the edited graph, analysed. */
+static int assemble_view(lgp_profile *v, const lgp_profile *base, wgraph *g, lgp_err *err) {
+  size_t n = base->nsyms, s, k;
+  double dropped = 0.0;
+  memset(v, 0, sizeof *v);
+  v->base = base->base ? base->base : base;
+  v->image = base->image;
+  v->gmon = base->gmon;
+  memcpy(v->table_used, base->table_used, sizeof v->table_used);
+  v->base_time = base->base_time;
+  v->nsyms = n;
+  v->nodes = lgp_calloc_array(n ? n : 1, sizeof *v->nodes);
+  v->removed = lgp_calloc_array(n ? n : 1, 1);
+  if (v->nodes == NULL || v->removed == NULL)
+    goto oom;
+  for (s = 0; s < n; s++) {
+    const lgp_node *b = &base->nodes[s];
+    lgp_node *d = &v->nodes[s];
+    d->name = b->name;
+    d->addr = b->addr;
+    d->end_addr = b->end_addr;
+    d->file = b->file;
+    d->line = b->line;
+    d->is_static = b->is_static;
+    d->is_func = b->is_func;
+    d->spec = b->spec;
+    d->cyc_head = (uint32_t)s;
+    d->cyc_next = LGP_NONE;
+    d->hist_time = g->gone[s] ? 0.0 : g->self[s];
+    v->removed[s] = g->gone[s];
+    dropped += b->hist_time - d->hist_time;
+  }
+  /* gprof's credits can add up to more than the samples (bins split over
+     routines), so what remains is clamped at zero */
+  v->total_time = base->total_time - dropped > 0.0 ? base->total_time - dropped : 0.0;
+  for (k = 0; k < g->arcs.narcs; k++) {
+    const lgp_arc *a = &g->arcs.arcs[k];
+    if (g->alive[k] && !g->gone[a->parent] && !g->gone[a->child] &&
+        lgp_cg_add_arc(v, a->parent, a->child, a->count) != 0)
+      goto oom;
+  }
+  if (lgp_symtab_index(v) != 0)
+    goto oom;
+  if (lgp_cg_assemble(v, err) != 0 || lgp_flat_order(v, err) != 0)
+    goto fail;
+  v->analysed = 1;
+  return 0;
+oom:
+  lgp_fail(err, NULL, "out of memory");
+fail:
+  lgp_profile_free(v);
+  return -1;
+}
+
+int lgp_view_build(lgp_profile *view, const lgp_profile *base, const lgp_view_spec *spec,
+                   lgp_err *err) {
+  wgraph g;
+  int rc;
+  if (has_structure(spec) && has_thresholds(spec)) {
+    /* thresholds judge the structurally filtered, re-analysed graph */
+    lgp_view_spec first = *spec, second;
+    lgp_profile mid;
+    memset(&second, 0, sizeof second);
+    second.node_fraction = spec->node_fraction;
+    second.edge_fraction = spec->edge_fraction;
+    second.top = spec->top;
+    second.min_calls = spec->min_calls;
+    first.node_fraction = first.edge_fraction = 0.0;
+    first.top = 0;
+    first.min_calls = 0;
+    if (lgp_view_build(&mid, base, &first, err) != 0)
+      return -1;
+    rc = lgp_view_build(view, &mid, &second, err);
+    lgp_profile_free(&mid);
+    return rc;
+  }
+  if (wg_init(&g, base) != 0) {
+    wg_free(&g);
+    return lgp_fail(err, NULL, "out of memory");
+  }
+  rc = 0;
+  if (spec->ignore)
+    drop_reachable_only_through(&g, spec->ignore, 1);
+  if (spec->prune_from)
+    apply_prune(&g, spec->prune_from);
+  if (spec->focus)
+    apply_focus(&g, spec->focus);
+  if (spec->hide)
+    rc = apply_hide(&g, spec->hide);
+  if (has_thresholds(spec))
+    apply_thresholds(&g, base, spec);
+  if (rc != 0) {
+    wg_free(&g);
+    return lgp_fail(err, NULL, "out of memory");
+  }
+  rc = assemble_view(view, base, &g, err);
+  wg_free(&g);
+  return rc;
+}
