@@ -1,5 +1,7 @@
---- The lgprof command: a drop-in GNU gprof 2.40 (same options, same output).
--- Exit statuses: 0 success, 1 bad input, 2 usage error.
+--- The lgprof command: a drop-in GNU gprof 2.40 (same options, same output),
+-- plus lgprof's own modes: `check`, `merge`, `--script`, `--diff`
+-- (lgprof.cmd_*, loaded when used).
+-- Exit statuses: 0 success, 1 bad input, 2 usage error, 3 a threshold failed.
 local lgprof = require "lgprof"
 local core = lgprof._core
 
@@ -78,25 +80,49 @@ local UNSUPPORTED = {
 
 local FLAT, GRAPH, INFO, SUM = 1, 2, 4, 8
 
-local function usage_error(io_err, msg)
-  io_err:write("lgprof: ", msg, "\n", USAGE)
+-- lgprof's own options, per mode: name -> argument kind. Their long forms
+-- must be spelt out (no abbreviation), so gprof's abbreviations keep working.
+local EXTRA = {
+  gprof = { long = { script = "required", diff = "required", ["diff-image"] = "required",
+                     ["max-growth"] = "required" } },
+  diff = { long = { diff = "required", ["diff-image"] = "required",
+                    ["max-growth"] = "required" } },
+  check = { long = { ["max-self"] = "required", ["max-total"] = "required",
+                     ["max-calls"] = "required", thresholds = "required" } },
+  merge = { long = { output = "required" }, short = { o = "output" } },
+  script = { long = { script = "required" } },
+  standalone = { long = {} },
+}
+-- the modes where the words after "--" are the script's arguments
+local SCRIPT_ARGS = { script = true, standalone = true }
+
+local function usage_error(io_err, msg, mode)
+  if mode and mode ~= "gprof" then
+    io_err:write("lgprof: ", msg, "\n")
+  else
+    io_err:write("lgprof: ", msg, "\n", USAGE)
+  end
   return 2
 end
 
 -- GNU getopt_long with argument permutation: options and operands may mix;
 -- "--" ends the options; long options may be abbreviated unambiguously.
-local function getopt(args)
-  local opts, operands = {}, {}
+-- extra: lgprof's own options (EXTRA[mode]). Returns the options, the
+-- operands before "--" and the words after it.
+local function getopt(args, extra)
+  extra = extra or { long = {} }
+  local opts, operands, rest = {}, {}, {}
   local i = 1
   while i <= #args do
     local a = args[i]
     if a == "--" then
-      for j = i + 1, #args do operands[#operands + 1] = args[j] end
+      for j = i + 1, #args do rest[#rest + 1] = args[j] end
       break
     elseif a:sub(1, 2) == "--" then
       local name, value = a:match("^%-%-([^=]*)=(.*)$")
       name = name or a:sub(3)
       local def = LONG[name]
+      if extra.long[name] then def = { name, extra.long[name] } end
       if not def then
         local found
         for k, d in pairs(LONG) do
@@ -125,14 +151,18 @@ local function getopt(args)
       local j = 2
       while j <= #a do
         local c = a:sub(j, j)
-        local kind = SHORT[c]
+        local key, kind = c, SHORT[c]
+        if extra.short and extra.short[c] then
+          key = extra.short[c]
+          kind = extra.long[key]
+        end
         if not kind then return nil, ("invalid option -- '%s'"):format(c) end
         if kind == "none" then
-          opts[#opts + 1] = { c }
+          opts[#opts + 1] = { key }
           j = j + 1
         elseif kind == "optional" then
           local v = a:sub(j + 1)
-          opts[#opts + 1] = { c, v ~= "" and v or nil }
+          opts[#opts + 1] = { key, v ~= "" and v or nil }
           break
         else
           local v = a:sub(j + 1)
@@ -143,7 +173,7 @@ local function getopt(args)
               return nil, ("option requires an argument -- '%s'"):format(c)
             end
           end
-          opts[#opts + 1] = { c, v }
+          opts[#opts + 1] = { key, v }
           break
         end
       end
@@ -152,24 +182,34 @@ local function getopt(args)
     end
     i = i + 1
   end
-  return opts, operands
+  return opts, operands, rest
 end
 
-local function parse(args, out, err)
+--- Parses a command line. mode: "gprof" (default), "check", "merge", "diff",
+-- "script" or "standalone" (lgprof.script). Returns the state (st.extra: the
+-- lgprof options in order, as {name, value}; st.rest: the words after "--",
+-- the script's arguments; in the other modes they are more files), or nil and
+-- an exit status (the message is written).
+local function parse(args, out, err, mode)
+  mode = mode or "gprof"
+  local extra = EXTRA[mode]
   local st = {
     specs = {}, style = 0, user = 0, width = 80, demangle = true,
     zeros = false, brief = false, traditional = false, format = "auto",
+    extra = {}, mode = mode,
   }
   local function spec(tab, s) st.specs[#st.specs + 1] = { tab, s } end
-  local opts, operands = getopt(args)
-  if not opts then return nil, usage_error(err, operands) end
+  local opts, operands, rest = getopt(args, extra)
+  if not opts then return nil, usage_error(err, operands, mode) end
   for _, o in ipairs(opts) do
     local k, v = o[1], o[2]
-    if UNSUPPORTED[k] then
+    if extra.long[k] then
+      st.extra[#st.extra + 1] = o
+    elseif UNSUPPORTED[k] then
       err:write("lgprof: ", UNSUPPORTED[k], ": not supported yet\n")
       return nil, 2
     elseif k == "h" then
-      out:write(USAGE, BUGS)
+      if mode == "gprof" then out:write(USAGE, BUGS) else out:write(cli.usage(mode)) end
       return nil, 0
     elseif k == "v" then
       out:write(VERSION_TEXT)
@@ -228,30 +268,21 @@ local function parse(args, out, err)
     elseif k == "no-demangle" then st.demangle = false
     end
   end
+  if not SCRIPT_ARGS[mode] then
+    for _, w in ipairs(rest) do operands[#operands + 1] = w end
+    rest = {}
+  end
+  st.operands, st.rest = operands, rest
   st.exe = operands[1] or "a.out"
   st.gmons = {}
   for j = 2, #operands do st.gmons[#st.gmons + 1] = operands[j] end
   if #st.gmons == 0 then st.gmons[1] = "gmon.out" end
   return st
 end
+cli.parse = parse
 
-local function plural(n, one, many)
-  return ("\t%d %s\n"):format(n, n == 1 and one or many)
-end
-
---- Runs the command with a list of arguments; returns the exit status.
-function cli.main(args, out, err)
-  out, err = out or io.stdout, err or io.stderr
-  local st, status = parse(args, out, err)
-  if not st then return status end
-  if st.format == "prof" then
-    err:write("lgprof: sorry, file format `prof' is not yet supported\n")
-    return 1
-  end
-  if st.style & SUM ~= 0 and st.style & (FLAT | GRAPH) ~= 0 then
-    err:write("lgprof: -s with a report needs line granularity (-l): not supported yet\n")
-    return 2
-  end
+--- The options of lgprof.open for a parsed command line.
+function cli.open_options(st)
   local options = {
     no_static = st.no_static, functions_only = st.functions_only,
     format = st.format, demangle = st.demangle,
@@ -261,11 +292,71 @@ function cli.main(args, out, err)
     options[s[1]] = options[s[1]] or {}
     table.insert(options[s[1]], s[2])
   end
-  local profile, msg = lgprof.open(st.exe, st.gmons, options)
+  return options
+end
+
+--- Opens the profile of a parsed command line; on failure writes
+-- "lgprof: FILE: what is wrong" and returns nil, 1.
+function cli.open(st, err, exe, gmons)
+  if st.format == "prof" then
+    err:write("lgprof: sorry, file format `prof' is not yet supported\n")
+    return nil, 1
+  end
+  local profile, msg = lgprof.open(exe or st.exe, gmons or st.gmons, cli.open_options(st))
   if not profile then
     err:write("lgprof: ", msg, "\n")
+    return nil, 1
+  end
+  return profile
+end
+
+--- The usage text of one of lgprof's own modes (kept by its command module).
+function cli.usage(mode)
+  if mode == "standalone" then return require("lgprof.cmd_script").STANDALONE_USAGE end
+  return require("lgprof.cmd_" .. mode).USAGE
+end
+
+local function plural(n, one, many)
+  return ("\t%d %s\n"):format(n, n == 1 and one or many)
+end
+
+-- Which of --script and --diff the words before "--" name (by their exact
+-- spellings; an option argument that looks like one is taken for one).
+local function extra_mode(args)
+  local found = {}
+  for _, a in ipairs(args) do
+    if a == "--" then break end
+    local name = a:match("^%-%-([%a-]+)=") or a:match("^%-%-([%a-]+)$")
+    if name == "script" or name == "diff" then found[name] = true end
+  end
+  if found.script and found.diff then return nil, "--script and --diff cannot be combined" end
+  return found.script and "script" or found.diff and "diff" or nil
+end
+
+--- Runs the command with a list of arguments; returns the exit status.
+function cli.main(args, out, err)
+  out, err = out or io.stdout, err or io.stderr
+  if args[1] == "check" or args[1] == "merge" then
+    return require("lgprof.cmd_" .. args[1]).run(cli, table.move(args, 2, #args, 1, {}), out, err)
+  end
+  local mode, merr = extra_mode(args)
+  if merr then return usage_error(err, merr, "script") end
+  if mode then return require("lgprof.cmd_" .. mode).run(cli, args, out, err) end
+  local st, status = parse(args, out, err)
+  if not st then return status end
+  if st.extra[1] then
+    return usage_error(err, ("--%s needs --diff"):format(st.extra[1][1]), "diff")
+  end
+  if st.format == "prof" then
+    err:write("lgprof: sorry, file format `prof' is not yet supported\n")
     return 1
   end
+  if st.style & SUM ~= 0 and st.style & (FLAT | GRAPH) ~= 0 then
+    err:write("lgprof: -s with a report needs line granularity (-l): not supported yet\n")
+    return 2
+  end
+  local profile, ostatus = cli.open(st, err)
+  if not profile then return ostatus end
   local first_output = true
   if st.style & INFO ~= 0 then
     -- gprof prints the tagged format's version; BSD files show the last one seen

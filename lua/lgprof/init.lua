@@ -84,4 +84,57 @@ function lgprof.demangle(name, style)
   return core.demangle(name, style)
 end
 
-return lgprof
+--- Does a function name match a pattern? The one pattern language of lgprof:
+-- a POSIX extended regular expression when the core provides it
+-- (core.regex_match), otherwise a Lua pattern. A bad pattern raises an error.
+function lgprof.match(name, pattern)
+  if type(name) ~= "string" then
+    error("bad argument #1 to 'match' (string expected, got " .. type(name) .. ")", 2)
+  end
+  if type(pattern) ~= "string" then
+    error("bad argument #2 to 'match' (string expected, got " .. type(pattern) .. ")", 2)
+  end
+  local regex_match = core.regex_match
+  if regex_match then return regex_match(name, pattern) and true or false end
+  return name:find(pattern) ~= nil
+end
+
+--- Compares two Profiles function by function (see lgprof.diff module).
+function lgprof.diff(base, new)
+  return require("lgprof.diff").diff(base, new)
+end
+
+--- Min, median and max self time of each function over several Profiles.
+function lgprof.spread(profiles)
+  return require("lgprof.spread").spread(profiles)
+end
+
+--- Sums profile files into one file (gprof -s, arcs in a canonical order).
+function lgprof.merge(exe, gmons, path, options)
+  return require("lgprof.merge").merge(exe, gmons, path, options)
+end
+
+--- The profile and arguments of a report script, under `lgprof --script`
+-- (`...` is the Profile and the argument list) and standalone under lua5.4
+-- (`...` are command-line words: [gprof options] [image [profiles]] [-- args]).
+-- Standalone, a usage error exits with status 2 and bad input with status 1.
+function lgprof.script(...)
+  local first = ...
+  local mt = getmetatable(first)
+  if type(mt) == "table" and mt.__name == "lgprof.Profile" then
+    local args = select(2, ...)
+    return first, args or {}
+  end
+  return require("lgprof.cmd_script").standalone({ ... })
+end
+
+-- lgprof.check (the threshold checks) is loaded on first use.
+return setmetatable(lgprof, {
+  __index = function(t, k)
+    if k == "check" then
+      local m = require "lgprof.check"
+      rawset(t, k, m)
+      return m
+    end
+  end,
+})

@@ -1,0 +1,149 @@
+--- `lgprof check [options] [image-file [profile-file...]]`: a CI gate.
+-- Thresholds come from --max-self=PATTERN=SHARE, --max-total=PATTERN=SHARE,
+-- --max-calls=PATTERN=N (repeatable, in command-line order) and from
+-- --thresholds=FILE.lua (evaluated first). Each breach is one line on stderr;
+-- stdout gets "lgprof check: N thresholds, M failed".
+-- Exit statuses: 0 all passed, 1 bad input (a profile or thresholds file),
+-- 2 usage error (no thresholds, a malformed value or pattern), 3 a threshold failed.
+local lgprof = require "lgprof"
+
+local cmd = {}
+
+cmd.USAGE = [==[
+Usage: lgprof check [options] [--max-self=PATTERN=SHARE]... [--max-total=PATTERN=SHARE]...
+	[--max-calls=PATTERN=N]... [--thresholds=FILE.lua] [image-file [profile-file...]]
+]==]
+
+local KINDS = { "max_self", "max_total", "max_calls" }
+local KIND_OF = { ["max-self"] = "max_self", ["max-total"] = "max_total", ["max-calls"] = "max_calls" }
+
+--- A share from "0.3", "30%" or a number: a number in 0..1 (0..max), or nil.
+function cmd.share(v, max)
+  local n
+  if type(v) == "number" then
+    n = v
+  elseif type(v) == "string" then
+    local num, pct = v:match("^%s*([%d.eE+-]+)%s*(%%?)%s*$")
+    n = tonumber(num)
+    if n and pct == "%" then n = n / 100 end
+  end
+  if n and n >= 0 and n <= (max or 1) then return n end
+  return nil
+end
+
+local function limit_of(kind, v)
+  if kind == "max_calls" then
+    local n = math.tointeger(tonumber(v))
+    if n and n >= 0 then return n end
+    return nil, "a number of calls (a non-negative integer)"
+  end
+  local n = cmd.share(v)
+  if n then return n end
+  return nil, "a share (0..1 or 0%..100%)"
+end
+
+local function valid_pattern(pattern)
+  local ok, msg = pcall(lgprof.match, "", pattern)
+  if ok then return true end
+  return nil, tostring(msg):gsub("^[^:]*:%d+: ", "")
+end
+
+-- Thresholds of a Lua file: { max_self = { [PATTERN] = SHARE }, ... };
+-- appended to list; returns true or nil, message.
+local function load_file(path, list)
+  local chunk, lerr = loadfile(path, "t", {})
+  if not chunk then
+    local f, oerr = io.open(path, "r")
+    if not f then return nil, oerr end
+    f:close()
+    return nil, lerr
+  end
+  local ok, t = pcall(chunk)
+  if not ok then return nil, tostring(t) end
+  if type(t) ~= "table" then return nil, path .. ": must return a table" end
+  for k in pairs(t) do
+    if not (k == "max_self" or k == "max_total" or k == "max_calls") then
+      return nil, ("%s: unknown threshold kind '%s'"):format(path, tostring(k))
+    end
+  end
+  for _, kind in ipairs(KINDS) do
+    local tab = t[kind]
+    if tab ~= nil and type(tab) ~= "table" then
+      return nil, ("%s: %s must be a table of PATTERN = limit"):format(path, kind)
+    end
+    local patterns = {}
+    for pattern in pairs(tab or {}) do
+      if type(pattern) ~= "string" then
+        return nil, ("%s: %s: patterns must be strings"):format(path, kind)
+      end
+      patterns[#patterns + 1] = pattern
+    end
+    table.sort(patterns)
+    for _, pattern in ipairs(patterns) do
+      local limit, what = limit_of(kind, tab[pattern])
+      if not limit then
+        return nil, ("%s: %s[%q]: expected %s"):format(path, kind, pattern, what)
+      end
+      local pok, perr = valid_pattern(pattern)
+      if not pok then return nil, ("%s: %s[%q]: %s"):format(path, kind, pattern, perr) end
+      list[#list + 1] = { kind, pattern, limit }
+    end
+  end
+  return true
+end
+
+function cmd.run(cli, args, out, err)
+  local st, status = cli.parse(args, out, err, "check")
+  if not st then return status end
+  local list, from_options = {}, {}
+  for _, o in ipairs(st.extra) do
+    local name, v = o[1], o[2]
+    if name == "thresholds" then
+      local ok, lerr = load_file(v, list)
+      if not ok then
+        err:write("lgprof: ", lerr, "\n")
+        return 1
+      end
+    else
+      local kind = KIND_OF[name]
+      local pattern, value = v:match("^(.+)=([^=]*)$")
+      if not pattern then
+        err:write(("lgprof: --%s: expected PATTERN=%s, got '%s'\n"):format(name,
+          kind == "max_calls" and "N" or "SHARE", v))
+        return 2
+      end
+      local limit, what = limit_of(kind, value)
+      if not limit then
+        err:write(("lgprof: --%s: '%s' is not %s\n"):format(name, value, what))
+        return 2
+      end
+      local pok, perr = valid_pattern(pattern)
+      if not pok then
+        err:write(("lgprof: --%s: bad pattern '%s': %s\n"):format(name, pattern, perr))
+        return 2
+      end
+      from_options[#from_options + 1] = { kind, pattern, limit }
+    end
+  end
+  table.move(from_options, 1, #from_options, #list + 1, list)
+  if #list == 0 then
+    err:write("lgprof: check: no thresholds (--max-self, --max-total, --max-calls, --thresholds)\n")
+    return 2
+  end
+  local profile, ostatus = cli.open(st, err)
+  if not profile then return ostatus end
+  local check = lgprof.check
+  local saved = check.output
+  check.output = err
+  local failed = 0
+  for _, t in ipairs(list) do
+    if not check[t[1]](profile, t[2], t[3]) then failed = failed + 1 end
+  end
+  check.output = saved
+  profile:close()
+  out:write(("lgprof check: %d threshold%s, %d failed\n"):format(#list,
+    #list == 1 and "" or "s", failed))
+  return failed > 0 and 3 or 0
+end
+
+return cmd

@@ -1,0 +1,306 @@
+-- lgprof.check and `lgprof check`: thresholds on a profile's shares and call
+-- counts, measured as the gprof report shows them (flat "% time" for self,
+-- call graph "% time" for total, calls + recursive calls). A breach is one
+-- line on stderr and makes the run exit with status 3.
+local lgprof = require "lgprof"
+local fx = require "helpers.fixtures"
+local util = require "helpers.util"
+local cmd = require "helpers.cmd"
+
+-- Captures what a check writes.
+local function capture(f)
+  local check = lgprof.check
+  local saved, file = check.output, io.tmpfile()
+  check.output = file
+  local ok, res = pcall(f)
+  check.output = saved
+  file:seek("set")
+  local text = file:read("a")
+  file:close()
+  if not ok then error(res, 0) end
+  return res, text
+end
+
+local function fmt(v) return ("%.6f"):format(v) end
+
+describe("lgprof.check", function()
+  local build, p, c
+  setup(function()
+    build = assert(fx.build("classic", "O0g-nopie"))
+    p = assert(lgprof.open(build.exe, build.gmon))
+    for fn in p:symbols() do
+      if fn.name == "c" then c = fn end
+    end
+    assert(c and c.flat_percent > 10 and c.percent > 10 and c.calls > 100, "unexpected fixture")
+  end)
+  teardown(function() if p then p:close() end end)
+  before_each(function() lgprof.check.reset() end)
+
+  it("is loaded on first use", function()
+    assert.equal(require("lgprof.check"), lgprof.check)
+  end)
+
+  it("max_self: the flat profile's share, failing just below and passing just above", function()
+    local share = c.flat_percent / 100
+    local ok, text = capture(function() return lgprof.check.max_self(p, "^c$", share + 1e-6) end)
+    assert.is_true(ok)
+    assert.equal("", text)
+    assert.same({}, lgprof.check.failures())
+    ok, text = capture(function() return lgprof.check.max_self(p, "^c$", share - 1e-6) end)
+    assert.is_false(ok)
+    assert.equal(("lgprof: check failed: max_self c: %.2f%% > %.2f%%\n"):format(
+      100 * share, 100 * (share - 1e-6)), text)
+    local f = lgprof.check.failures()
+    assert.equal(1, #f)
+    assert.equal("max_self", f[1].check)
+    assert.equal("^c$", f[1].pattern)
+    assert.equal("c", f[1].name)
+    assert.equal(share, f[1].value)
+    assert.equal(share - 1e-6, f[1].limit)
+    assert.equal(text, "lgprof: " .. f[1].message .. "\n")
+  end)
+
+  it("max_total: the call graph's share", function()
+    local share = c.percent / 100
+    assert.is_true((capture(function() return lgprof.check.max_total(p, "^c$", share + 1e-6) end)))
+    assert.is_false((capture(function() return lgprof.check.max_total(p, "^c$", share - 1e-6) end)))
+    -- main's total is its children: 100% of the graph
+    local ok, text = capture(function() return lgprof.check.max_total(p, "^main$", 0.99) end)
+    assert.is_false(ok)
+    assert.matches("max_total main: 100%.00%% > 99%.00%%", text)
+  end)
+
+  it("max_calls: calls plus recursive calls", function()
+    local n = c.calls + c.self_calls
+    assert.is_true((capture(function() return lgprof.check.max_calls(p, "^c$", n) end)))
+    local ok, text = capture(function() return lgprof.check.max_calls(p, "^c$", n - 1) end)
+    assert.is_false(ok)
+    assert.equal(("lgprof: check failed: max_calls c: %d > %d\n"):format(n, n - 1), text)
+    -- recursive calls count
+    local rec = assert(fx.build("selfrec", "O0g-nopie"))
+    local rp <close> = assert(lgprof.open(rec.exe, rec.gmon[1]))
+    local fact
+    for fn in rp:symbols() do if fn.name == "fact" then fact = fn end end
+    assert.is_true(fact.self_calls > 0)
+    local all = fact.calls + fact.self_calls
+    assert.is_true((capture(function() return lgprof.check.max_calls(rp, "^fact$", all) end)))
+    assert.is_false((capture(function() return lgprof.check.max_calls(rp, "^fact$", fact.calls) end)))
+  end)
+
+  it("checks every matching function and writes one line per breach", function()
+    local over = 0
+    for fn in p:symbols() do
+      if fn.name:match("^[abc]$") and fn.calls > 0 then over = over + 1 end
+    end
+    assert.equal(3, over)
+    local ok, text = capture(function() return lgprof.check.max_calls(p, "^[abc]$", 0) end)
+    assert.is_false(ok)
+    assert.equal(3, select(2, text:gsub("\n", "")))
+    assert.equal(3, #lgprof.check.failures())
+  end)
+
+  it("a pattern that matches no function fails", function()
+    local ok, text = capture(function() return lgprof.check.max_self(p, "^no_such_function$", 1) end)
+    assert.is_false(ok)
+    assert.equal("lgprof: check failed: max_self ^no_such_function$: no function matches\n", text)
+    assert.is_nil(lgprof.check.failures()[1].name)
+  end)
+
+  it("max_growth: total change of a diff row as a share of the base total (may exceed 1)", function()
+    local one <close> = assert(lgprof.open(build.exe, build.gmon[1]))
+    local d = lgprof.diff(one, p)
+    local row
+    for _, r in ipairs(d) do if r.name == "c" then row = r end end
+    local g = row.total_delta / one.total_time
+    assert.is_true(g > 1) -- three runs against one
+    assert.equal(g, row.total_share)
+    assert.is_true((capture(function() return lgprof.check.max_growth(d, "^c$", g + 1e-6) end)))
+    local ok, text = capture(function() return lgprof.check.max_growth(d, "^c$", g - 1e-6) end)
+    assert.is_false(ok)
+    assert.equal(("lgprof: check failed: max_growth c: +%.2f%% > %.2f%%\n"):format(100 * g,
+      100 * (g - 1e-6)), text)
+    -- shrinking never fails
+    assert.is_true((capture(function() return lgprof.check.max_growth(lgprof.diff(p, one), ".", 0) end)))
+    assert.has_error(function() lgprof.check.max_growth(d, "^c$", -1) end)
+  end)
+
+  it("records failures until reset; failures() is a copy", function()
+    capture(function() lgprof.check.max_calls(p, "^c$", 0) end)
+    capture(function() lgprof.check.max_self(p, "^c$", 1) end) -- passes
+    capture(function() lgprof.check.max_calls(p, "^a$", 0) end)
+    local f = lgprof.check.failures()
+    assert.equal(2, #f)
+    f[3] = "x"
+    assert.equal(2, #lgprof.check.failures())
+    lgprof.check.reset()
+    assert.same({}, lgprof.check.failures())
+  end)
+
+  it("raises on misuse", function()
+    local check = lgprof.check
+    assert.has_error(function() check.max_self(p, "^c$", 1.5) end)
+    assert.has_error(function() check.max_self(p, "^c$", -0.1) end)
+    assert.has_error(function() check.max_self(p, "^c$", "30%") end)
+    assert.has_error(function() check.max_total(p, 42, 0.5) end)
+    assert.has_error(function() check.max_calls(p, "^c$", 1.5) end)
+    assert.has_error(function() check.max_calls("profile", "^c$", 1) end)
+    assert.has_error(function() check.max_growth(p, ".", 0.1) end)
+    assert.has_error(function() check.max_self(p, "(", 0.5) end) -- a bad pattern
+    assert.same({}, check.failures())
+  end)
+
+  it("check.exit() exits 3 after a failure and returns otherwise", function()
+    local code = [[
+local lgprof = require "lgprof"
+local p = assert(lgprof.open(%q, %q))
+lgprof.check.max_calls(p, "^c$", %d)
+lgprof.check.exit()
+print("still running")
+]]
+    local n = c.calls -- of the summed profile: more than any single run has
+    local script = os.tmpname()
+    cmd.write(script, code:format(build.exe, build.gmon[1], n))
+    local status, out, err = cmd.lua({ script })
+    assert.equal(0, status, cmd.show(status, out, err))
+    assert.equal("still running\n", out)
+    cmd.write(script, code:format(build.exe, build.gmon[1], 0))
+    status, out, err = cmd.lua({ script })
+    assert.equal(3, status, cmd.show(status, out, err))
+    assert.equal("", out)
+    os.remove(script)
+  end)
+
+  it("lgprof.match: the pattern language (ERE from the core, else Lua patterns)", function()
+    assert.is_true(lgprof.match("foo_bar", "^foo"))
+    assert.is_true(lgprof.match("foo_bar", "bar$"))
+    assert.is_false(lgprof.match("foo_bar", "^bar"))
+    assert.is_true(lgprof.match("ns::f(int)", "f"))
+    assert.has_error(function() lgprof.match("x", "(") end)
+    assert.has_error(function() lgprof.match(1, "x") end)
+    assert.has_error(function() lgprof.match("x", nil) end)
+  end)
+end)
+
+describe("lgprof check", function()
+  local build, tmp, self_share, total_share, calls
+  setup(function()
+    build = assert(fx.build("classic", "O0g-nopie"))
+    tmp = util.mktempdir("lgprof-check")
+    local p <close> = assert(lgprof.open(build.exe, build.gmon[1]))
+    for fn in p:symbols() do
+      if fn.name == "c" then
+        self_share, total_share, calls = fn.flat_percent / 100, fn.percent / 100, fn.calls + fn.self_calls
+      end
+    end
+  end)
+  teardown(function()
+    if tmp and tmp:match("^/tmp/lgprof%-check") then os.execute("rm -rf " .. fx.shquote(tmp)) end
+  end)
+
+  local function run(...)
+    local args = { "check", ... }
+    args[#args + 1] = build.exe
+    args[#args + 1] = build.gmon[1]
+    return cmd.lgprof(args)
+  end
+
+  it("0: every threshold passes; the summary is on stdout", function()
+    local status, out, err = run("--max-self=^c$=" .. fmt(self_share + 0.001),
+      "--max-total=^c$=" .. fmt(total_share + 0.001), "--max-calls=^c$=" .. calls)
+    assert.equal(0, status, cmd.show(status, out, err))
+    assert.equal("lgprof check: 3 thresholds, 0 failed\n", out)
+    assert.equal("", err)
+  end)
+
+  it("3: a threshold just below the measured value fails", function()
+    for _, opt in ipairs({ "--max-self=^c$=" .. fmt(self_share - 0.001),
+                           "--max-total=^c$=" .. fmt(total_share - 0.001),
+                           "--max-calls=^c$=" .. (calls - 1) }) do
+      local status, out, err = run(opt)
+      assert.equal(3, status, cmd.show(status, out, err))
+      assert.equal("lgprof check: 1 threshold, 1 failed\n", out)
+      assert.matches("^lgprof: check failed: max_%a+ c: [%d.%%]+ > [%d.%%]+\n$", err)
+    end
+  end)
+
+  it("counts failed thresholds, not breaches", function()
+    local status, out, err = run("--max-calls=^[abc]$=0", "--max-self=.=1", "--max-calls=^a$=0")
+    assert.equal(3, status, cmd.show(status, out, err))
+    assert.equal("lgprof check: 3 thresholds, 2 failed\n", out)
+    assert.equal(4, select(2, err:gsub("\n", ""))) -- a, b, c, then a again
+  end)
+
+  it("reads SHARE as a fraction or a percentage", function()
+    local pct = ("%.4f%%"):format(100 * self_share - 0.1)
+    local status, out, err = run("--max-self=^c$=" .. pct)
+    assert.equal(3, status, cmd.show(status, out, err))
+    pct = ("%.4f%%"):format(100 * self_share + 0.1)
+    status, out, err = run("--max-self=^c$=" .. pct)
+    assert.equal(0, status, cmd.show(status, out, err))
+  end)
+
+  it("reads thresholds from a Lua file, with the options after it", function()
+    local file = cmd.write(tmp .. "/thresholds.lua", ([[
+return {
+  max_self = { ["^c$"] = %s, ["^[ab]$"] = "%s" },
+  max_calls = { ["^main$"] = 0 },
+}
+]]):format(fmt(self_share + 0.001), "90%"))
+    local status, out, err = run("--thresholds=" .. file)
+    assert.equal(0, status, cmd.show(status, out, err))
+    assert.equal("lgprof check: 3 thresholds, 0 failed\n", out)
+    status, out, err = run("--thresholds", file, "--max-calls=^c$=1")
+    assert.equal(3, status, cmd.show(status, out, err))
+    assert.equal("lgprof check: 4 thresholds, 1 failed\n", out)
+    assert.matches("max_calls c:", err)
+  end)
+
+  it("a pattern matching no function fails", function()
+    local status, out, err = run("--max-calls=^nothing_like_this$=5")
+    assert.equal(3, status, cmd.show(status, out, err))
+    assert.equal("lgprof: check failed: max_calls ^nothing_like_this$: no function matches\n", err)
+  end)
+
+  it("1: bad input (profile or thresholds file)", function()
+    local missing = tmp .. "/no-such-gmon"
+    local msg = cmd.one_line_error(1, cmd.lgprof({ "check", "--max-calls=c=1", build.exe, missing }))
+    assert.equal(missing .. ": ", msg:sub(1, #missing + 2))
+    local nofile = tmp .. "/no-such-thresholds.lua"
+    msg = cmd.one_line_error(1, run("--thresholds=" .. nofile))
+    assert.equal(nofile .. ": ", msg:sub(1, #nofile + 2))
+    for name, text in pairs({
+      syntax = "return {",
+      notable = "return 42",
+      kind = "return { max_time = { c = 0.5 } }",
+      share = "return { max_self = { c = 2 } }",
+      calls = "return { max_calls = { c = 1.5 } }",
+      pattern = "return { max_self = { ['('] = 0.5 } }",
+      globals = "return { max_self = { c = math.huge } }", -- data only: no globals
+    }) do
+      local file = cmd.write(tmp .. "/" .. name .. ".lua", text)
+      msg = cmd.one_line_error(1, run("--thresholds=" .. file))
+      assert.equal(file .. ":", msg:sub(1, #file + 1))
+    end
+  end)
+
+  it("2: usage errors", function()
+    local cases = {
+      {}, -- no thresholds
+      { "--max-self=c" }, -- no SHARE
+      { "--max-self==0.5" }, -- no PATTERN
+      { "--max-self=c=1.5" },
+      { "--max-self=c=150%" },
+      { "--max-total=c=x" },
+      { "--max-calls=c=-1" },
+      { "--max-calls=c=2.5" },
+      { "--max-self=(=0.5" }, -- bad pattern
+      { "--max-self=c=0.5", "--bogus" },
+      { "--max-self=c=0.5", "-l" },
+      { "--max-self" },
+    }
+    for _, args in ipairs(cases) do
+      local msg = cmd.one_line_error(2, run(table.unpack(args)))
+      assert.is_true(#msg > 0)
+    end
+  end)
+end)

@@ -1,0 +1,338 @@
+-- lgprof.diff, lgprof.spread and `lgprof --diff`: functions matched by
+-- demangled name (plus file for statics) across profiles; every number is
+-- derived from the profiles' own Function fields.
+local lgprof = require "lgprof"
+local fx = require "helpers.fixtures"
+local util = require "helpers.util"
+local cmd = require "helpers.cmd"
+
+-- name (plus file for statics) -> { self, total, calls } of the active functions
+local function measures(profile)
+  local m, n = {}, 0
+  for fn in profile:symbols() do
+    local calls = fn.calls + fn.self_calls
+    if fn.flat_self ~= 0 or fn.total ~= 0 or calls ~= 0 then
+      local key = fn.name .. (fn.is_static and ("@" .. tostring(fn.file)) or "")
+      assert(not m[key], "duplicate function " .. key)
+      m[key] = { self = fn.flat_self, total = fn.total, calls = calls }
+      n = n + 1
+    end
+  end
+  return m, n
+end
+
+local function row_key(row)
+  return row.name .. (row.is_static and ("@" .. tostring(row.file)) or "")
+end
+
+local function sorted_by_change(rows)
+  for i = 2, #rows do
+    local a, b = rows[i - 1], rows[i]
+    local at, bt = math.abs(a.total_delta), math.abs(b.total_delta)
+    if at < bt then return false end
+    if at == bt then
+      local as, bs = math.abs(a.self_delta), math.abs(b.self_delta)
+      if as < bs or (as == bs and a.name > b.name) then return false end
+    end
+  end
+  return true
+end
+
+describe("lgprof.diff", function()
+  local build, one, all
+  setup(function()
+    build = assert(fx.build("cycles", "O0g-nopie"))
+    one = assert(lgprof.open(build.exe, build.gmon[1]))
+    all = assert(lgprof.open(build.exe, build.gmon))
+  end)
+  teardown(function()
+    if one then one:close() end
+    if all then all:close() end
+  end)
+
+  it("a profile against itself: every change is zero", function()
+    local d = lgprof.diff(one, one)
+    local _, n = measures(one)
+    assert.equal(n, #d)
+    assert.is_true(n > 5)
+    assert.equal(one.total_time, d.base_total)
+    assert.equal(one.total_time, d.new_total)
+    for _, r in ipairs(d) do
+      assert.equal("common", r.status)
+      assert.equal(0, r.self_delta); assert.equal(0, r.total_delta); assert.equal(0, r.calls_delta)
+      assert.equal(0, r.self_share); assert.equal(0, r.total_share)
+      assert.equal(r.self_base, r.self_new)
+    end
+  end)
+
+  it("one run against the sum of three: the differences of the Function fields", function()
+    local d = lgprof.diff(one, all)
+    local base, nb = measures(one)
+    local new, nn = measures(all)
+    local keys = {}
+    for k in pairs(base) do keys[k] = true end
+    for k in pairs(new) do keys[k] = true end
+    local nkeys = 0
+    for _ in pairs(keys) do nkeys = nkeys + 1 end
+    assert.equal(nkeys, #d)
+    assert.is_true(nb > 0 and nn > 0)
+    local seen = {}
+    local zero = { self = 0, total = 0, calls = 0 }
+    for _, r in ipairs(d) do
+      local k = row_key(r)
+      assert.is_nil(seen[k], k)
+      seen[k] = true
+      local b, n = base[k] or zero, new[k] or zero
+      assert.equal(b.self, r.self_base); assert.equal(n.self, r.self_new)
+      assert.equal(n.self - b.self, r.self_delta)
+      assert.equal((n.self - b.self) / one.total_time, r.self_share)
+      assert.equal(b.total, r.total_base); assert.equal(n.total, r.total_new)
+      assert.equal(n.total - b.total, r.total_delta)
+      assert.equal((n.total - b.total) / one.total_time, r.total_share)
+      assert.equal(b.calls, r.calls_base); assert.equal(n.calls, r.calls_new)
+      assert.equal(n.calls - b.calls, r.calls_delta)
+      assert.equal(base[k] and (new[k] and "common" or "removed") or "added", r.status)
+    end
+    assert.equal(all.total_time, d.new_total)
+    assert.is_true(sorted_by_change(d))
+    assert.is_true(d[1].total_delta > 0) -- three runs take longer than one
+    -- reversed: every delta changes sign
+    local r = lgprof.diff(all, one)
+    assert.equal(#d, #r)
+    local back = {}
+    for _, row in ipairs(r) do back[row_key(row)] = row end
+    for _, row in ipairs(d) do
+      assert.equal(-row.total_delta, back[row_key(row)].total_delta)
+      assert.equal(-row.calls_delta, back[row_key(row)].calls_delta)
+    end
+  end)
+
+  it("functions that appeared or vanished (profiles of two programs)", function()
+    local other = assert(fx.build("classic", "O0g-nopie"))
+    local po <close> = assert(lgprof.open(other.exe, other.gmon[1]))
+    local d = lgprof.diff(po, one)
+    local base, new = measures(po), measures(one)
+    local added, removed = 0, 0
+    for _, r in ipairs(d) do
+      local k = row_key(r)
+      if r.status == "added" then
+        added = added + 1
+        assert.is_nil(base[k]); assert.is_truthy(new[k])
+        assert.equal(0, r.self_base); assert.equal(0, r.calls_base)
+        assert.equal(r.total_new, r.total_delta)
+      elseif r.status == "removed" then
+        removed = removed + 1
+        assert.is_truthy(base[k]); assert.is_nil(new[k])
+        assert.equal(0, r.total_new); assert.equal(-r.total_base, r.total_delta)
+      end
+    end
+    assert.equal(3, removed) -- a, b, c
+    assert.is_true(added >= 10)
+  end)
+
+  it("self is the flat profile's self time; calls count recursive calls", function()
+    local rec = assert(fx.build("selfrec", "O0g-nopie"))
+    -- -N fib: fib's time is not propagated, so its call-graph self is 0
+    local opts = { no_time = { "fib" } }
+    local p1 <close> = assert(lgprof.open(rec.exe, rec.gmon[1], opts))
+    local p3 <close> = assert(lgprof.open(rec.exe, rec.gmon, opts))
+    local fib1, fib3
+    for fn in p1:symbols() do if fn.name == "fib" then fib1 = fn end end
+    for fn in p3:symbols() do if fn.name == "fib" then fib3 = fn end end
+    assert.is_true(fib1.flat_self > 0 and fib1.self == 0 and fib1.self_calls > 0)
+    local row
+    for _, r in ipairs(lgprof.diff(p1, p3)) do if r.name == "fib" then row = r end end
+    assert.equal(fib1.flat_self, row.self_base)
+    assert.equal(fib3.flat_self, row.self_new)
+    assert.equal(fib1.calls + fib1.self_calls, row.calls_base)
+    assert.equal(fib3.calls + fib3.self_calls, row.calls_new)
+  end)
+
+  it("tells static functions of the same name apart by file", function()
+    local sn = assert(fx.build("samename", "O0g-nopie"))
+    local p <close> = assert(lgprof.open(sn.exe, sn.gmon[1]))
+    local d = lgprof.diff(p, p)
+    local helpers = {}
+    for _, r in ipairs(d) do
+      if r.name == "helper" then helpers[#helpers + 1] = r end
+    end
+    assert.equal(2, #helpers)
+    assert.not_equal(helpers[1].file, helpers[2].file)
+    assert.not_equal(helpers[1].label, helpers[2].label)
+    assert.is_true(helpers[1].is_static and helpers[2].is_static)
+  end)
+
+  it("raises on misuse", function()
+    assert.has_error(function() lgprof.diff(one) end)
+    assert.has_error(function() lgprof.diff("a", one) end)
+    assert.has_error(function() lgprof.diff(one, {}) end)
+  end)
+end)
+
+describe("lgprof.spread", function()
+  local build, runs
+  setup(function()
+    build = assert(fx.build("cycles", "O0g-nopie"))
+    runs = {}
+    for i, g in ipairs(build.gmon) do runs[i] = assert(lgprof.open(build.exe, g)) end
+  end)
+  teardown(function()
+    for _, p in ipairs(runs or {}) do p:close() end
+  end)
+
+  it("min <= median <= max of each function's self time over the runs", function()
+    local s = lgprof.spread(runs)
+    local per_run = {}
+    for i, p in ipairs(runs) do per_run[i] = measures(p) end
+    local keys = {}
+    for _, m in ipairs(per_run) do for k in pairs(m) do keys[k] = true end end
+    local n = 0
+    for _ in pairs(keys) do n = n + 1 end
+    assert.equal(n, #s)
+    local varied = false
+    for i, r in ipairs(s) do
+      local k = row_key(r)
+      assert.is_true(keys[k], k)
+      local selfs, active = {}, 0
+      for j = 1, 3 do
+        local m = per_run[j][k]
+        selfs[j] = m and m.self or 0
+        if m then active = active + 1 end
+        assert.equal(selfs[j], r.self[j])
+      end
+      table.sort(selfs)
+      assert.equal(selfs[1], r.min); assert.equal(selfs[2], r.median); assert.equal(selfs[3], r.max)
+      assert.is_true(r.min <= r.median and r.median <= r.max)
+      assert.equal(active, r.runs)
+      if r.min ~= r.max then varied = true end
+      if i > 1 then assert.is_true(s[i - 1].max >= r.max) end
+    end
+    assert.is_true(varied, "the runs of the fixture differ")
+  end)
+
+  it("a function absent from a run counts 0 there; even counts average the middle two", function()
+    local other = assert(fx.build("classic", "O0g-nopie"))
+    local po <close> = assert(lgprof.open(other.exe, other.gmon[1]))
+    local s = lgprof.spread({ runs[1], po })
+    local c
+    for _, r in ipairs(s) do if r.name == "c" then c = r end end
+    local want = measures(po)["c"].self
+    assert.is_true(want > 0)
+    assert.same({ 0, want }, c.self)
+    assert.equal(0, c.min); assert.equal(want, c.max); assert.equal(want / 2, c.median)
+    assert.equal(1, c.runs)
+  end)
+
+  it("raises on misuse", function()
+    assert.has_error(function() lgprof.spread(runs[1]) end)
+    assert.has_error(function() lgprof.spread({ runs[1], "x" }) end)
+    assert.same({}, lgprof.spread({}))
+  end)
+end)
+
+describe("lgprof --diff", function()
+  local build, tmp
+  setup(function()
+    build = assert(fx.build("cycles", "O0g-nopie"))
+    tmp = util.mktempdir("lgprof-diff")
+  end)
+  teardown(function()
+    if tmp and tmp:match("^/tmp/lgprof%-diff") then os.execute("rm -rf " .. fx.shquote(tmp)) end
+  end)
+
+  local function signed(v, f)
+    local s = f:format(v)
+    if s:match("^%-0[%.0]*$") then s = s:sub(2) end
+    return s:sub(1, 1) == "-" and s or "+" .. s
+  end
+
+  it("0: prints one aligned row per function, as lgprof.diff computes them", function()
+    local status, out, err = cmd.lgprof({ "--diff", build.gmon[1], build.exe, table.unpack(build.gmon) })
+    assert.equal(0, status, cmd.show(status, out, err))
+    assert.equal("", err)
+    local base <close> = assert(lgprof.open(build.exe, build.gmon[1]))
+    local new <close> = assert(lgprof.open(build.exe, build.gmon))
+    local d = lgprof.diff(base, new)
+    local lines = {}
+    for l in out:gmatch("[^\n]*\n") do lines[#lines + 1] = l end
+    assert.equal(("base %.2f seconds, new %.2f seconds, change %s seconds (%s%% of base)\n"):format(
+      base.total_time, new.total_time, signed(new.total_time - base.total_time, "%.2f"),
+      signed(100 * (new.total_time - base.total_time) / base.total_time, "%.1f")), lines[1])
+    assert.equal("\n", lines[2])
+    assert.matches("total change", lines[3])
+    assert.matches("function\n$", lines[4])
+    assert.equal(4 + #d, #lines)
+    local width = #lines[4]
+    for i, r in ipairs(d) do
+      local line = lines[4 + i]
+      local fields = {}
+      for w in line:gmatch("%S+") do fields[#fields + 1] = w end
+      assert.same({ signed(r.total_delta, "%.2f"), signed(100 * r.total_share, "%.1f"),
+        signed(r.self_delta, "%.2f"), signed(100 * r.self_share, "%.1f"),
+        tostring(r.calls_base), tostring(r.calls_new), r.label }, fields)
+      -- names start in one column
+      assert.equal(width - #"function\n", #line - #r.label - 1)
+    end
+  end)
+
+  it("0: --diff-image reads the base with another executable", function()
+    local other = assert(fx.build("classic", "O0g-nopie"))
+    local status, out, err = cmd.lgprof({ "--diff", other.gmon[1], "--diff-image=" .. other.exe,
+      build.exe, build.gmon[1] })
+    assert.equal(0, status, cmd.show(status, out, err))
+    assert.matches("\n[^\n]*  c %(gone%)\n", out)
+    assert.matches("\n[^\n]*  leaf %(new%)\n", out)
+  end)
+
+  it("3: a function grew more than --max-growth; 0 under the limit", function()
+    local base <close> = assert(lgprof.open(build.exe, build.gmon[1]))
+    local new <close> = assert(lgprof.open(build.exe, build.gmon))
+    local top = lgprof.diff(base, new)[1]
+    assert.is_true(top.total_share > 0.01)
+    local args = { build.exe, table.unpack(build.gmon) }
+    local status, out, err = cmd.lgprof({ "--diff", build.gmon[1],
+      "--max-growth=" .. ("%.6f"):format(top.total_share + 0.001), table.unpack(args) })
+    assert.equal(0, status, cmd.show(status, out, err))
+    assert.equal("", err)
+    status, out, err = cmd.lgprof({ "--diff", build.gmon[1],
+      "--max-growth=" .. ("%.6f"):format(top.total_share - 0.001), table.unpack(args) })
+    assert.equal(3, status, cmd.show(status, out, err))
+    assert.is_true(#out > 0) -- the table is still printed
+    assert.equal(("lgprof: check failed: max_growth %s: +%.2f%% > %.2f%%\n"):format(top.label,
+      100 * top.total_share, 100 * (top.total_share - 0.001)), err)
+    -- a pattern limits the check to matching functions
+    status, out, err = cmd.lgprof({ "--diff", build.gmon[1],
+      "--max-growth=^" .. top.name .. "$=" .. ("%.6f"):format(top.total_share - 0.001), table.unpack(args) })
+    assert.equal(3, status, cmd.show(status, out, err))
+    status, out, err = cmd.lgprof({ "--diff", build.gmon[1], "--max-growth=^leaf$=100%", table.unpack(args) })
+    assert.equal(0, status, cmd.show(status, out, err))
+  end)
+
+  it("1: a missing base or new profile, or base image", function()
+    local missing = tmp .. "/no-such-gmon"
+    for _, args in ipairs({
+      { "--diff", missing, build.exe, build.gmon[1] },
+      { "--diff", build.gmon[1], build.exe, missing },
+      { "--diff", build.gmon[1], "--diff-image", missing, build.exe, build.gmon[1] },
+    }) do
+      local msg = cmd.one_line_error(1, cmd.lgprof(args))
+      assert.equal(missing .. ": ", msg:sub(1, #missing + 2))
+    end
+  end)
+
+  it("2: usage errors", function()
+    for _, args in ipairs({
+      { "--diff" },
+      { "--diff", build.gmon[1], "--bogus", build.exe, build.gmon[1] },
+      { "--diff", build.gmon[1], "--diff", build.gmon[2], build.exe, build.gmon[1] },
+      { "--diff", build.gmon[1], "--max-growth=-0.1", build.exe, build.gmon[1] },
+      { "--diff", build.gmon[1], "--max-growth=c=lots", build.exe, build.gmon[1] },
+      { "--diff", build.gmon[1], "--max-growth=(=0.1", build.exe, build.gmon[1] },
+      { "--max-growth=0.1", build.exe, build.gmon[1] }, -- needs --diff
+      { "--diff-image=" .. build.exe, build.exe, build.gmon[1] }, -- needs --diff
+    }) do
+      local msg = cmd.one_line_error(2, cmd.lgprof(args))
+      assert.is_true(#msg > 0)
+    end
+  end)
+end)

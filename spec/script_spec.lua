@@ -1,0 +1,236 @@
+-- lgprof --script FILE.lua: a report script gets the analysed profile and
+-- the words after "--"; the same script runs standalone under lua5.4 through
+-- lgprof.script(...). Exit statuses: 0, 1 bad input (incl. the script), 2
+-- usage, 3 a check failed.
+local lgprof = require "lgprof"
+local fx = require "helpers.fixtures"
+local util = require "helpers.util"
+local cmd = require "helpers.cmd"
+
+-- Prints what it got: the profile's numbers and its arguments, one per line.
+local REPORT = [[
+local lgprof = require "lgprof"
+local profile, args = lgprof.script(...)
+print("total", ("%.17g"):format(profile.total_time))
+print("files", #profile:file_info())
+print("args", #args, table.concat(args, "|"))
+for fn in profile:flat() do
+  if fn.calls > 0 or fn.flat_self > 0 then
+    print("fn", fn.name, ("%.17g"):format(fn.flat_self), fn.calls)
+  end
+end
+]]
+
+-- max_self of ^c$ against the share given as its first argument.
+local GATE = [[
+local lgprof = require "lgprof"
+local profile, args = lgprof.script(...)
+local ok = lgprof.check.max_self(profile, "^c$", tonumber(args[1]))
+print(ok and "passed" or "failed")
+lgprof.check.exit()
+]]
+
+local function expected_report(profile, args)
+  local lines = {
+    "total\t" .. ("%.17g"):format(profile.total_time),
+    "files\t" .. #profile:file_info(),
+    "args\t" .. #args .. "\t" .. table.concat(args, "|"),
+  }
+  for fn in profile:flat() do
+    if fn.calls > 0 or fn.flat_self > 0 then
+      lines[#lines + 1] = ("fn\t%s\t%.17g\t%d"):format(fn.name, fn.flat_self, fn.calls)
+    end
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+describe("lgprof --script", function()
+  local build, tmp, report, gate
+  setup(function()
+    build = assert(fx.build("classic", "O0g-nopie"))
+    tmp = util.mktempdir("lgprof-script")
+    report = cmd.write(tmp .. "/report.lua", REPORT)
+    gate = cmd.write(tmp .. "/gate.lua", GATE)
+  end)
+  teardown(function()
+    if tmp and tmp:match("^/tmp/lgprof%-script") then os.execute("rm -rf " .. fx.shquote(tmp)) end
+  end)
+
+  it("gives the script the profile and the words after --", function()
+    local status, out, err = cmd.lgprof({ "--script", report, build.exe, build.gmon[1],
+      "--", "one", "two words", "-x" })
+    assert.equal(0, status, cmd.show(status, out, err))
+    assert.equal("", err)
+    local p <close> = assert(lgprof.open(build.exe, build.gmon[1]))
+    assert.equal(expected_report(p, { "one", "two words", "-x" }), out)
+  end)
+
+  it("sums several profile files, as gprof does", function()
+    local status, out, err = cmd.lgprof({ "--script=" .. report, build.exe, table.unpack(build.gmon) })
+    assert.equal(0, status, cmd.show(status, out, err))
+    local p <close> = assert(lgprof.open(build.exe, build.gmon))
+    assert.equal(expected_report(p, {}), out)
+    assert.matches("\nfiles\t3\n", out)
+  end)
+
+  it("applies gprof options to lgprof.open (-k deletes an arc)", function()
+    local status, out, err = cmd.lgprof({ "--script", report, "-k", "a/c", build.exe, build.gmon[1] })
+    assert.equal(0, status, cmd.show(status, out, err))
+    local p <close> = assert(lgprof.open(build.exe, build.gmon[1], { exclude_arcs = { "a/c" } }))
+    local plain <close> = assert(lgprof.open(build.exe, build.gmon[1]))
+    assert.equal(expected_report(p, {}), out)
+    assert.not_equal(expected_report(plain, {}), out) -- the option did change something
+  end)
+
+  it("reads a.out and gmon.out by default", function()
+    local dir = tmp .. "/defaults"
+    assert(util.exec_ok(("mkdir -p %s && cp %s %s/a.out && cp %s %s/gmon.out"):format(
+      fx.shquote(dir), fx.shquote(build.exe), fx.shquote(dir), fx.shquote(build.gmon[2]), fx.shquote(dir))))
+    local status, out, err = cmd.lgprof({ "--script", report }, { cwd = dir })
+    assert.equal(0, status, cmd.show(status, out, err))
+    local p <close> = assert(lgprof.open(build.exe, build.gmon[2]))
+    assert.equal(expected_report(p, {}), out)
+  end)
+
+  it("runs the same script standalone under lua5.4 with the same output", function()
+    local args = { build.exe, build.gmon[1], build.gmon[3], "--", "a", "b" }
+    local s1, o1, e1 = cmd.lgprof({ "--script", report, table.unpack(args) })
+    local s2, o2, e2 = cmd.lua({ report, table.unpack(args) })
+    assert.equal(0, s1, cmd.show(s1, o1, e1))
+    assert.equal(0, s2, cmd.show(s2, o2, e2))
+    assert.equal(o1, o2)
+    local p <close> = assert(lgprof.open(build.exe, { build.gmon[1], build.gmon[3] }))
+    assert.equal(expected_report(p, { "a", "b" }), o2)
+  end)
+
+  it("examples/hotspots.lua: the same output both ways, and its gate", function()
+    local example = fx.root .. "/examples/hotspots.lua"
+    local p <close> = assert(lgprof.open(build.exe, build.gmon[1]))
+    local want = { ("%6s %9s %9s %10s  %s"):format("self%", "self s", "total s", "calls", "function") }
+    local top
+    for fn in p:flat() do
+      if #want < 3 and (fn.flat_self > 0 or fn.calls > 0) then
+        top = top or fn
+        want[#want + 1] = ("%6.2f %9.2f %9.2f %10d  %s"):format(fn.flat_percent, fn.flat_self,
+          fn.total, fn.calls + fn.self_calls, fn.name)
+      end
+    end
+    want = table.concat(want, "\n") .. "\n"
+    local share = top.flat_percent / 100
+    for _, run in ipairs({ function(a) return cmd.lgprof({ "--script", example, table.unpack(a) }) end,
+                           function(a) return cmd.lua({ example, table.unpack(a) }) end }) do
+      local status, out, err = run({ build.exe, build.gmon[1], "--", "2" })
+      assert.equal(0, status, cmd.show(status, out, err))
+      assert.equal(want, out)
+      status, out, err = run({ build.exe, build.gmon[1], "--", "2", ("%.6f"):format(share + 0.001) })
+      assert.equal(0, status, cmd.show(status, out, err))
+      status, out, err = run({ build.exe, build.gmon[1], "--", "2", ("%.6f"):format(share - 0.001) })
+      assert.equal(3, status, cmd.show(status, out, err))
+      assert.equal(want, out)
+      assert.equal(1, select(2, err:gsub("\n", "")))
+    end
+  end)
+
+  it("lgprof.script returns a Profile it is given, with its arguments", function()
+    local p <close> = assert(lgprof.open(build.exe, build.gmon[1]))
+    local args = { "x" }
+    local got, got_args = lgprof.script(p, args)
+    assert.equal(p, got)
+    assert.equal(args, got_args)
+    local _, no_args = lgprof.script(p)
+    assert.same({}, no_args)
+    assert.has_error(function() lgprof.script(42) end)
+  end)
+
+  describe("exit statuses", function()
+    local share -- c's share of the flat profile
+    setup(function()
+      local p <close> = assert(lgprof.open(build.exe, build.gmon[1]))
+      for fn in p:symbols() do
+        if fn.name == "c" then share = fn.flat_percent / 100 end
+      end
+      assert(share and share > 0.1 and share < 0.9, "unexpected fixture profile")
+    end)
+
+    it("0 when the checks pass, 3 when one fails (--script and standalone)", function()
+      local above, below = ("%.6f"):format(share + 0.001), ("%.6f"):format(share - 0.001)
+      for _, run in ipairs({ function(a) return cmd.lgprof({ "--script", gate, table.unpack(a) }) end,
+                             function(a) return cmd.lua({ gate, table.unpack(a) }) end }) do
+        local status, out, err = run({ build.exe, build.gmon[1], "--", above })
+        assert.equal(0, status, cmd.show(status, out, err))
+        assert.equal("passed\n", out)
+        assert.equal("", err)
+        status, out, err = run({ build.exe, build.gmon[1], "--", below })
+        assert.equal(3, status, cmd.show(status, out, err))
+        assert.equal("failed\n", out)
+        assert.matches("^lgprof: check failed: max_self c: [%d.]+%% > [%d.]+%%\n$", err)
+      end
+    end)
+
+    it("--script exits 3 after the script returns, without check.exit()", function()
+      local script = cmd.write(tmp .. "/noexit.lua", [[
+local profile = ...
+require("lgprof").check.max_calls(profile, "^c$", 0)
+print("returned")
+]])
+      local status, out, err = cmd.lgprof({ "--script", script, build.exe, build.gmon[1] })
+      assert.equal(3, status, cmd.show(status, out, err))
+      assert.equal("returned\n", out)
+      assert.matches("^lgprof: check failed: max_calls c: %d+ > 0\n$", err)
+    end)
+
+    it("1: a missing profile file (command and standalone)", function()
+      local missing = tmp .. "/no-such-gmon"
+      local msg = cmd.one_line_error(1, cmd.lgprof({ "--script", report, build.exe, missing }))
+      assert.equal(missing .. ": ", msg:sub(1, #missing + 2))
+      msg = cmd.one_line_error(1, cmd.lua({ report, build.exe, missing }))
+      assert.equal(missing .. ": ", msg:sub(1, #missing + 2))
+    end)
+
+    it("1: a missing script", function()
+      local missing = tmp .. "/no-such-script.lua"
+      local msg = cmd.one_line_error(1, cmd.lgprof({ "--script", missing, build.exe, build.gmon[1] }))
+      assert.equal(missing .. ": ", msg:sub(1, #missing + 2))
+    end)
+
+    it("1: a script with a syntax error, or one that raises an error", function()
+      local syntax = cmd.write(tmp .. "/syntax.lua", "local x = = 1\n")
+      local msg = cmd.one_line_error(1, cmd.lgprof({ "--script", syntax, build.exe, build.gmon[1] }))
+      assert.equal(syntax .. ":1: ", msg:sub(1, #syntax + 4))
+      local boom = cmd.write(tmp .. "/boom.lua", "local profile = ...\n\nerror('boom: ' .. profile.hz)\n")
+      msg = cmd.one_line_error(1, cmd.lgprof({ "--script", boom, build.exe, build.gmon[1] }))
+      assert.equal(boom .. ":3: boom: 100", msg)
+      -- an error value that is not a string, raised without position
+      local tab = cmd.write(tmp .. "/tab.lua", "error(setmetatable({}, { __tostring = function() return 'custom' end }))\n")
+      msg = cmd.one_line_error(1, cmd.lgprof({ "--script", tab, build.exe, build.gmon[1] }))
+      assert.equal(tab .. ": custom", msg)
+    end)
+
+    it("1 beats 3: a script that fails a check and then raises", function()
+      local script = cmd.write(tmp .. "/both.lua", [[
+local profile = ...
+require("lgprof").check.max_calls(profile, "^c$", 0)
+error("later")
+]])
+      local status, out, err = cmd.lgprof({ "--script", script, build.exe, build.gmon[1] })
+      assert.equal(1, status, cmd.show(status, out, err))
+      assert.matches("later\n$", err)
+    end)
+
+    it("2: usage errors, one line on stderr", function()
+      local cases = {
+        { "--script", report, "--bogus", build.exe, build.gmon[1] },
+        { "--script" },
+        { "--script", report, "--script", report, build.exe, build.gmon[1] },
+        { "--script", report, "--diff", build.gmon[1], build.exe, build.gmon[1] },
+        { "--script", report, "-l", build.exe, build.gmon[1] }, -- not supported yet
+      }
+      for _, args in ipairs(cases) do
+        local msg = cmd.one_line_error(2, cmd.lgprof(args))
+        assert.is_true(#msg > 0)
+      end
+      -- standalone: the same parser, the same status
+      cmd.one_line_error(2, cmd.lua({ report, "--bogus", build.exe, build.gmon[1] }))
+    end)
+  end)
+end)
