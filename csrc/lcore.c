@@ -224,6 +224,7 @@ static int l_open(lua_State *L) {
     return 2;
   }
   lcore_set_profile(L, lp, p, demangle, style);
+  lp->zeros = !lua_isnoneornil(L, 3) && lcore_opt_bool(L, 3, "zeros", 0);
   return 1;
 }
 
@@ -257,7 +258,7 @@ static int profile_report(lua_State *L) {
   memset(&ro, 0, sizeof ro);
   ro.bsd = lcore_opt_bool(L, 3, "traditional", 0);
   ro.brief = lcore_opt_bool(L, 3, "brief", 0);
-  ro.ignore_zeros = !lcore_opt_bool(L, 3, "zeros", 0);
+  ro.ignore_zeros = !lcore_opt_bool(L, 3, "zeros", lp->zeros);
   ro.flat = lcore_opt_bool(L, 3, "flat", 1);
   ro.graph = lcore_opt_bool(L, 3, "graph", 1);
   first = lcore_opt_bool(L, 3, "first_output", 1);

@@ -23,6 +23,7 @@ typedef struct lprofile {
   lgp_profile *kept;       /* closed while views still borrow from it */
   int nviews;              /* live views of this profile */
   uint32_t *by_name;       /* find(): symbols by printed name, built on use */
+  int zeros;               /* open's `zeros`: gprof_report's default for -z */
 } lprofile;
 
 typedef struct lhandle {

@@ -147,6 +147,7 @@ int lcore_profile_filter(lua_State *L) {
   }
   lcore_set_profile(L, vp, v, lp->names.enabled, NULL);
   vp->names.options = lp->names.options;
+  vp->zeros = lp->zeros;
   return 1;
 }
 

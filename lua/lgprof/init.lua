@@ -9,7 +9,7 @@ local lgprof = {
 
 local option_names = {
   no_static = true, functions_only = true, format = true, demangle = true,
-  no_srcinfo = true, default_excludes = true, line_arcs = true,
+  no_srcinfo = true, default_excludes = true, line_arcs = true, zeros = true,
   incl_graph = true, excl_graph = true, incl_arcs = true, excl_arcs = true,
   incl_flat = true, excl_flat = true, incl_time = true, excl_time = true,
   -- gprof-style spellings
