@@ -1,0 +1,390 @@
+-- examples/*.lua: every report script runs under `lgprof --script` and
+-- standalone (lua5.4) with the same status and output, and the numbers it
+-- prints are the ones the Lua API gives. A script in examples/ without an
+-- entry in `tests` below fails this spec.
+local lgprof = require "lgprof"
+local fx = require "helpers.fixtures"
+local util = require "helpers.util"
+local cmd = require "helpers.cmd"
+
+local EXAMPLES = fx.root .. "/examples"
+
+local function f2(v) return ("%.2f"):format(v) end
+
+local function lines(text)
+  local t = {}
+  for l in text:gmatch("([^\n]*)\n") do t[#t + 1] = l end
+  return t
+end
+
+-- Fields of a line split on runs of blanks (the last field may hold blanks
+-- when n is given: the first n-1 fields, then the rest).
+local function fields(line, n)
+  local t, rest = {}, line:match("^%s*(.-)%s*$")
+  while rest ~= "" do
+    if n and #t == n - 1 then t[#t + 1] = rest; break end
+    local w, r = rest:match("^(%S+)%s*(.*)$")
+    t[#t + 1], rest = w, r
+  end
+  return t
+end
+
+-- Runs examples/NAME both ways; both must give the same status, stdout and
+-- stderr. Returns status, stdout, stderr.
+local function run(name, words)
+  local path = EXAMPLES .. "/" .. name
+  local s1, o1, e1 = cmd.lgprof({ "--script", path, table.unpack(words) })
+  local s2, o2, e2 = cmd.lua({ path, table.unpack(words) })
+  assert.equal(s1, s2, "standalone status differs\n" .. cmd.show(s1, o1, e1) .. "\n" .. cmd.show(s2, o2, e2))
+  assert.equal(o1, o2, "standalone stdout differs")
+  assert.equal(e1, e2, "standalone stderr differs")
+  return s1, o1, e1
+end
+
+local function ok_run(name, words)
+  local status, out, err = run(name, words)
+  assert.equal(0, status, cmd.show(status, out, err))
+  assert.equal("", err)
+  return out
+end
+
+-- The lists given, one after the other (table.unpack truncates inside a constructor).
+local function join(...)
+  local t = {}
+  for _, l in ipairs({ ... }) do table.move(l, 1, #l, #t + 1, t) end
+  return t
+end
+
+local builds = {}
+local function build(name, variant)
+  local key = name .. "/" .. (variant or "O0g-nopie")
+  builds[key] = builds[key] or assert(fx.build(name, variant or "O0g-nopie"))
+  return builds[key]
+end
+
+local function open(b, gmon)
+  return assert(lgprof.open(b.exe, gmon or b.gmon[1]))
+end
+
+local tests = {}
+
+tests["hotspots.lua"] = function()
+  local b = build("cycles")
+  local p <close> = open(b)
+  local out = lines(ok_run("hotspots.lua", { b.exe, b.gmon[1], "--", "4" }))
+  local want = {}
+  for fn in p:flat() do
+    if #want < 4 and (fn.flat_self > 0 or fn.calls > 0) then want[#want + 1] = fn end
+  end
+  assert.equal(1 + #want, #out)
+  for i, fn in ipairs(want) do
+    local f = fields(out[i + 1], 5)
+    assert.same({ f2(fn.flat_percent), f2(fn.flat_self), f2(fn.total),
+      tostring(fn.calls + fn.self_calls), fn.name }, f)
+  end
+end
+
+tests["callpaths.lua"] = function()
+  for _, prog in ipairs({ "classic", "cycles", "hub300" }) do
+    local b = build(prog)
+    local p <close> = open(b)
+    for _, depth in ipairs({ 2, 10 }) do
+      local out = lines(ok_run("callpaths.lua", { b.exe, b.gmon[1], "--", tostring(depth) }))
+      local i, nroots = 2, 0
+      for root in p:roots() do
+        nroots = nroots + 1
+        assert.same({ f2(root.total), root.name }, fields(out[i], 2))
+        i = i + 1
+        local fn, on_path, steps = root, { [root.index] = true }, 0
+        while out[i] ~= "" do
+          steps = steps + 1
+          local f = fields(out[i], 3)
+          local name = f[3]:match("^%-> (.-)( %(in cycle %d+%))$") or f[3]:match("^%-> (.*)$")
+          -- the printed step is an arc of fn, the heaviest to a function not on the path
+          local arc, best = nil, -1
+          for a in fn:callees() do
+            local t = a.self + a.children
+            if not a.is_recursive and not on_path[a.callee.index] then
+              best = math.max(best, t)
+              if a.callee.name == name then arc = a end
+            end
+          end
+          assert.is_not_nil(arc, "no arc " .. fn.name .. " -> " .. name)
+          assert.equal(best, arc.self + arc.children)
+          assert.same({ f2(best), tostring(arc.count) }, { f[1], f[2] })
+          assert.equal(arc.in_cycle, f[3]:match("%(in cycle %d+%)$") ~= nil)
+          fn = arc.callee
+          on_path[fn.index] = true
+          i = i + 1
+        end
+        i = i + 2
+        assert.is_true(steps <= depth)
+        if steps < depth then -- it stopped early: nothing left to follow
+          for a in fn:callees() do
+            assert.is_true(a.is_recursive or on_path[a.callee.index] == true)
+          end
+        end
+      end
+      assert.is_true(nroots > 0)
+      assert.equal(#out + 2, i)
+    end
+  end
+end
+
+tests["cycles.lua"] = function()
+  local b = build("selfrec")
+  assert.equal("no cycles\n", ok_run("cycles.lua", { b.exe, b.gmon[1] }))
+  for _, prog in ipairs({ "classic", "cycles", "mutrec", "cycle2callers" }) do
+    b = build(prog)
+    local p <close> = open(b, b.gmon)
+    local out = lines(ok_run("cycles.lua", { b.exe, table.unpack(b.gmon) }))
+    local i, ncycles = 1, 0
+    for cyc in p:cycles() do
+      ncycles = ncycles + 1
+      local num, idx, self, children, outside, internal = out[i]:match(
+        "^cycle (%d+) %[(%d+)%]: self ([%d.]+) s, children ([%d.]+) s, (%d+) calls from outside, (%d+) internal calls$")
+      assert.same({ tostring(cyc.number), tostring(cyc.index), f2(cyc.self), f2(cyc.children),
+        tostring(cyc.calls), tostring(cyc.internal_calls) }, { num, idx, self, children, outside, internal })
+      i = i + 2
+      local sum_outside, sum_internal = 0, 0
+      for m in cyc:members() do
+        -- counted from the arcs: calls from other members, calls from outside
+        local from_members, from_outside = 0, 0
+        for a in m:callers() do
+          if a.in_cycle then
+            if not a.is_recursive then from_members = from_members + a.count end
+          else
+            from_outside = from_outside + a.count
+          end
+        end
+        sum_outside, sum_internal = sum_outside + from_outside, sum_internal + from_members
+        assert.same({ f2(m.self), tostring(from_outside), tostring(from_members), m.name },
+          fields(out[i], 4))
+        i = i + 1
+      end
+      assert.equal(cyc.calls, sum_outside)
+      assert.equal(cyc.internal_calls, sum_internal)
+    end
+    assert.is_true(ncycles > 0)
+    assert.equal(#out + 1, i)
+  end
+end
+
+tests["gate.lua"] = function()
+  local b = build("classic")
+  local p <close> = open(b)
+  local c, a = assert(p:find("c")), assert(p:find("a"))
+  local share, calls, total = c.flat_percent / 100, c.calls + c.self_calls, a.percent / 100
+  local words = { b.exe, b.gmon[1], "--" }
+  local function gate(...)
+    return run("gate.lua", { b.exe, b.gmon[1], "--", ... })
+  end
+  local cases = {
+    { 0, ("self:^c$=%.6f"):format(share + 0.001) },
+    { 3, ("self:^c$=%.6f"):format(share - 0.001) },
+    { 0, ("self:^c$=%.4f%%"):format(100 * share + 0.1) },
+    { 3, ("self:^c$=%.4f%%"):format(100 * share - 0.1) },
+    { 0, ("total:^a$=%.6f"):format(total + 0.001) },
+    { 3, ("total:^a$=%.6f"):format(total - 0.001) },
+    { 0, ("calls:^c$=%d"):format(calls) },
+    { 3, ("calls:^c$=%d"):format(calls - 1) },
+    { 3, "self:^no_such_function$=1" },
+  }
+  for _, case in ipairs(cases) do
+    local status, out, err = gate(case[2])
+    assert.equal(case[1], status, case[2] .. "\n" .. cmd.show(status, out, err))
+    assert.equal((case[1] == 0 and "ok   " or "FAIL ") .. case[2] .. "\n", out)
+    assert.equal(case[1] == 0 and 0 or 1, select(2, err:gsub("\n", "")))
+  end
+  -- several thresholds: one failure is enough
+  local status, out = gate(cases[1][2], cases[8][2], cases[5][2])
+  assert.equal(3, status)
+  assert.equal(("ok   %s\nFAIL %s\nok   %s\n"):format(cases[1][2], cases[8][2], cases[5][2]), out)
+  -- usage errors
+  for _, bad in ipairs({ {}, { "self:^c$" }, { "size:^c$=1" }, { "self:^c$=1.5" }, { "calls:^c$=1.5" } }) do
+    status, out = run("gate.lua", join(words, bad))
+    assert.equal(2, status, table.concat(bad, " "))
+    assert.equal("", out)
+  end
+end
+
+tests["diffreport.lua"] = function()
+  local b = build("classic")
+  local out = ok_run("diffreport.lua", { b.exe, b.gmon[2], b.gmon[2], "--", b.exe })
+  local p <close> = open(b, b.gmon[2])
+  assert.equal(("base %s s, new %s s, change +0.00 s\nno changes\n"):format(
+    f2(p.total_time), f2(p.total_time)), out)
+
+  local base <close> = open(b, b.gmon[1])
+  local new <close> = open(b, b.gmon[3])
+  local d = lgprof.diff(base, new)
+  local changed = {}
+  for _, r in ipairs(d) do
+    if r.total_delta ~= 0 or r.self_delta ~= 0 or r.calls_delta ~= 0 then changed[#changed + 1] = r end
+  end
+  assert.is_true(#changed >= 3)
+  out = lines(ok_run("diffreport.lua", { b.exe, b.gmon[1], b.gmon[3], "--", b.exe, "2" }))
+  assert.equal(("base %s s, new %s s, change %+.2f s"):format(f2(base.total_time),
+    f2(new.total_time), new.total_time - base.total_time), out[1])
+  assert.equal(2 + 2, #out)
+  for i = 1, 2 do
+    local r = changed[i]
+    assert.same({ ("%+.2f"):format(r.total_delta), ("%+.2f"):format(r.self_delta),
+      tostring(r.calls_new), tostring(r.calls_base), r.label }, fields(out[i + 2], 5))
+  end
+  -- the default is 10 changes: all of them here
+  out = lines(ok_run("diffreport.lua", { b.exe, b.gmon[1], b.gmon[3], "--", b.exe }))
+  assert.equal(2 + math.min(10, #changed), #out)
+  -- one profile file is a usage error
+  local status, o = run("diffreport.lua", { b.exe, b.gmon[1], "--", b.exe })
+  assert.equal(2, status)
+  assert.equal("", o)
+end
+
+-- The caller lines printed for fn, checked against its arcs.
+local function check_callers(fn, out, i)
+  local calls = fn.calls + fn.self_calls
+  assert.equal(("%s: %d calls, %s s (self %s s, children %s s)"):format(fn.name, calls,
+    f2(fn.total), f2(fn.self), f2(fn.children)), out[i])
+  local arcs, sum = {}, 0
+  for a in fn:callers() do arcs[a.caller.name] = a; sum = sum + a.count end
+  assert.equal(calls, sum) -- the callers account for every call
+  local n, last = 0, math.huge
+  i = i + 1
+  while out[i] and out[i]:match("^  ") do
+    local f = fields(out[i], 5)
+    local a = assert(arcs[f[5]], "not a caller: " .. f[5])
+    assert.same({ tostring(a.count), ("%.2f%%"):format(100 * a.count / calls),
+      f2(a.self + a.children), "s" }, { f[1], f[2], f[3], f[4] })
+    assert.is_true(a.count <= last) -- most calls first
+    last, n, i = a.count, n + 1, i + 1
+  end
+  local want = 0
+  for _ in pairs(arcs) do want = want + 1 end
+  assert.equal(want, n)
+  return i
+end
+
+tests["callers.lua"] = function()
+  local b = build("mutrec")
+  local p <close> = open(b, b.gmon)
+  local out = lines(ok_run("callers.lua", join({ b.exe }, b.gmon, { "--", "is_even" })))
+  assert.equal(#out + 1, check_callers(assert(p:find("is_even")), out, 1))
+  assert.equal(4, #out) -- is_odd, check and main call it
+
+  b = build("selfrec") -- an ERE, and a self-recursive arc among the callers
+  local q <close> = open(b)
+  out = lines(ok_run("callers.lua", { b.exe, b.gmon[1], "--", "^f" }))
+  local i = check_callers(assert(q:find("fact")), out, 1)
+  assert.equal(#out + 1, check_callers(assert(q:find("fib")), out, i))
+
+  b = build("samename") -- two static helpers: profile:find refuses, the ERE takes both
+  local r <close> = open(b)
+  out = lines(ok_run("callers.lua", { b.exe, b.gmon[1], "--", "helper" }))
+  local helpers = {}
+  for fn in r:symbols() do if fn.name == "helper" then helpers[#helpers + 1] = fn end end
+  assert.equal(2, #helpers)
+  i = check_callers(helpers[1], out, 1)
+  assert.equal(#out + 1, check_callers(helpers[2], out, i))
+
+  -- callers charged with the callee's children time too
+  out = lines(ok_run("callers.lua", { b.exe, b.gmon[1], "--", "_work$" }))
+  i = check_callers(assert(r:find("a_work")), out, 1)
+  assert.equal(#out + 1, check_callers(assert(r:find("b_work")), out, i))
+  assert.matches("^  +%d+ +100%.00%% +0%.[1-9]%d s  main$", out[2])
+
+  assert.equal("no called function matches '^zzz'\n",
+    ok_run("callers.lua", { b.exe, b.gmon[1], "--", "^zzz" }))
+  local status, o = run("callers.lua", { b.exe, b.gmon[1] })
+  assert.equal(2, status)
+  assert.equal("", o)
+end
+
+tests["byfile.lua"] = function()
+  for _, case in ipairs({ { "samename", "O0g-nopie", 2 }, { "samename", "O2-nopie", 1 },
+                          { "hub300", "O0g-pie", 1 }, { "cycles", "O0g-nopie", 1 } }) do
+    local b = build(case[1], case[2])
+    local p <close> = open(b, b.gmon)
+    local by, count = {}, {}
+    for fn in p:symbols() do
+      if fn.flat_self > 0 then
+        local file = fn.file or "?"
+        by[file] = (by[file] or 0) + fn.flat_self
+        count[file] = (count[file] or 0) + 1
+      end
+    end
+    local out = lines(ok_run("byfile.lua", { b.exe, table.unpack(b.gmon) }))
+    assert.equal(1 + case[3] + 1, #out)
+    local last, seen = math.huge, {}
+    for i = 2, #out - 1 do
+      local f = fields(out[i], 4)
+      local file = f[4]
+      assert.is_not_nil(by[file], "unexpected file " .. file)
+      assert.same({ ("%.2f"):format(100 * by[file] / p.total_time), f2(by[file]),
+        tostring(count[file]) }, { f[1], f[2], f[3] })
+      assert.is_true(by[file] <= last) -- largest first
+      last, seen[file] = by[file], true
+    end
+    for file in pairs(by) do assert.is_true(seen[file], "missing " .. file) end
+    if case[2]:match("^O2") then assert.is_true(seen["?"]) end
+    assert.same({ f2(p.total_time), "(profile", "total)" }, fields(out[#out]))
+  end
+end
+
+tests["spread.lua"] = function()
+  local b = build("classic")
+  -- per-run self times, each run opened on its own
+  local per = {}
+  for run_no, g in ipairs(b.gmon) do
+    local p <close> = open(b, g)
+    for fn in p:symbols() do
+      if fn.flat_self ~= 0 or fn.total ~= 0 or fn.calls + fn.self_calls ~= 0 then
+        per[fn.name] = per[fn.name] or { 0, 0, 0, runs = 0 }
+        per[fn.name][run_no] = fn.flat_self
+        per[fn.name].runs = per[fn.name].runs + 1
+      end
+    end
+  end
+  local nfn = 0
+  for _ in pairs(per) do nfn = nfn + 1 end
+  local words = join({ b.exe }, b.gmon, { "--", b.exe })
+  local out = lines(ok_run("spread.lua", words))
+  assert.equal("3 runs", out[1])
+  assert.equal(2 + nfn, #out)
+  local last = math.huge
+  for i = 3, #out do
+    local f = fields(out[i], 6)
+    local v = assert(per[f[6]], "unexpected function " .. f[6])
+    local s = { v[1], v[2], v[3] }
+    table.sort(s)
+    assert.is_true(s[1] <= s[2] and s[2] <= s[3])
+    assert.same({ f2(s[1]), f2(s[2]), f2(s[3]), f2(s[3] - s[1]), tostring(v.runs) },
+      { f[1], f[2], f[3], f[4], f[5] })
+    assert.is_true(s[3] <= last) -- largest maximum first
+    last = s[3]
+  end
+  -- the top-N argument, and one run: min = median = max
+  out = lines(ok_run("spread.lua", { b.exe, b.gmon[2], "--", b.exe, "1" }))
+  assert.equal(3, #out)
+  local p <close> = open(b, b.gmon[2])
+  local top = p:flat()()
+  assert.same({ f2(top.flat_self), f2(top.flat_self), f2(top.flat_self), "0.00", "1", top.name },
+    fields(out[3], 6))
+end
+
+describe("examples/", function()
+  local names = {}
+  for line in util.read_cmd("ls -1 " .. fx.shquote(EXAMPLES)):gmatch("[^\n]+") do
+    if line:match("%.lua$") then names[#names + 1] = line end
+  end
+
+  it("holds the report scripts", function()
+    assert.is_true(#names >= 8)
+  end)
+
+  for _, name in ipairs(names) do
+    it(name .. " (lgprof --script and standalone)", tests[name] or function()
+      error("examples/" .. name .. " has no test in spec/examples_spec.lua")
+    end)
+  end
+end)
