@@ -163,7 +163,7 @@ static void drop_reachable_only_through(wgraph *g, const uint8_t *from, int drop
   for (s = 0; s < g->n; s++)
     if (!g->gone[s] && !from[s] && !has_live_caller(g, (uint32_t)s))
       g->mark[s] = 1;
-  reach(g, g->mark, drop_from ? from : NULL, 0);   /* mark: reached from roots */
+  reach(g, g->mark, from, 0);   /* mark: reached from roots, not through from */
   for (s = 0; s < g->n; s++)
     g->mark2[s] = from[s] && !g->gone[s];
   reach(g, g->mark2, NULL, 0);                     /* mark2: under the matches */
@@ -172,15 +172,17 @@ static void drop_reachable_only_through(wgraph *g, const uint8_t *from, int drop
       drop_node(g, (uint32_t)s);
 }
 
+/* Descendants are judged on the graph as it was, then the matches lose
+** their calls. */
 static void apply_prune(wgraph *g, const uint8_t *prune) {
   size_t s;
   uint32_t k;
+  drop_reachable_only_through(g, prune, 0);
   for (s = 0; s < g->n; s++)
-    if (prune[s])
+    if (prune[s] && !g->gone[s])
       FOR_OUT(g, s, k)
         if (g->arcs.arcs[k].child != s)
           g->alive[k] = 0;
-  drop_reachable_only_through(g, prune, 0);
 }
 
 static void apply_focus(wgraph *g, const uint8_t *focus) {
