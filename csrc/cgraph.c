@@ -1,7 +1,7 @@
 /*
-** cgraph.c: the call graph (gprof's cg_tally, cg_assemble, cg_dfn and
-** propagation), in time linear in symbols + arcs:
-**  - arcs live in a hash table keyed by (parent, child);
+** cgraph.c: the call graph (gprof's cg_assemble, cg_dfn and propagation;
+** reading arcs is arcs.c), in time linear in symbols + arcs:
+**  - propagation reads dense copies of the node fields it needs;
 **  - parents and children lists are built once, in gprof's list order
 **    (newest arc first);
 **  - the depth-first numbering is iterative (no recursion whose depth the
@@ -14,240 +14,40 @@
 
 #include "profile.h"
 
-/* {====================================================== arcs */
-
-/* A slot holds the arc index + 1 in its low half and the key's hash in
-** its high half, so probing past other keys does not touch the arcs. */
-static uint64_t arc_key_hash(uint32_t parent, uint32_t child) {
-  uint64_t k = ((uint64_t)parent << 32 | child) * 0x9E3779B97F4A7C15u;
-  return k ^ (k >> 29);
-}
-
-static uint32_t arc_find(const lgp_profile *p, uint32_t parent, uint32_t child) {
-  uint64_t h = arc_key_hash(parent, child), tag = h >> 32 << 32;
-  size_t mask, i;
-  if (p->arc_nslots == 0)
-    return LGP_NONE;
-  mask = p->arc_nslots - 1;
-  for (i = (size_t)h & mask; p->arc_slots[i] != 0; i = (i + 1) & mask) {
-    uint64_t slot = p->arc_slots[i];
-    if ((slot & ~(uint64_t)UINT32_MAX) == tag) {
-      const lgp_arc *a = &p->arcs[(uint32_t)slot - 1];
-      if (a->parent == parent && a->child == child)
-        return (uint32_t)slot - 1;
-    }
-  }
-  return LGP_NONE;
-}
-
-static void arc_slot_put(uint64_t *slots, size_t mask, uint64_t h, size_t k) {
-  size_t i = (size_t)h & mask;
-  while (slots[i] != 0)
-    i = (i + 1) & mask;
-  slots[i] = (h >> 32 << 32) | ((uint64_t)k + 1);
-}
-
-static int arc_rehash(lgp_profile *p) {
-  size_t ns = p->arc_nslots ? p->arc_nslots * 2 : 1024, k;
-  uint64_t *slots = lgp_calloc_array(ns, sizeof *slots);
-  if (slots == NULL)
-    return -1;
-  for (k = 0; k < p->narcs; k++)
-    arc_slot_put(slots, ns - 1, arc_key_hash(p->arcs[k].parent, p->arcs[k].child), k);
-  free(p->arc_slots);
-  p->arc_slots = slots;
-  p->arc_nslots = ns;
-  return 0;
-}
-
-/* Find or insert in one probe sequence. */
-static int arc_add(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t count) {
-  uint64_t h = arc_key_hash(parent, child), tag = h >> 32 << 32;
-  size_t mask, i;
-  lgp_arc *a;
-  if ((p->narcs + 1) * 2 > p->arc_nslots && arc_rehash(p) != 0)
-    return -1;
-  mask = p->arc_nslots - 1;
-  for (i = (size_t)h & mask; p->arc_slots[i] != 0; i = (i + 1) & mask) {
-    uint64_t slot = p->arc_slots[i];
-    if ((slot & ~(uint64_t)UINT32_MAX) == tag) {
-      a = &p->arcs[(uint32_t)slot - 1];
-      if (a->parent == parent && a->child == child) {
-        a->count += count;
-        return 0;
-      }
-    }
-  }
-  if (p->narcs >= UINT32_MAX - 1)
-    return -1;
-  if (lgp_grow((void **)&p->arcs, &p->arcs_cap, p->narcs + 1, sizeof *p->arcs) != 0)
-    return -1;
-  a = &p->arcs[p->narcs];
-  memset(a, 0, sizeof *a);
-  a->parent = parent;
-  a->child = child;
-  a->count = count;
-  p->arc_slots[i] = tag | ((uint64_t)p->narcs + 1);
-  p->narcs++;
-  return 0;
-}
-
-uint32_t lgp_arc_lookup(const lgp_profile *p, uint32_t parent, uint32_t child) {
-  return arc_find(p, parent, child);
-}
-
-int lgp_arc_insert(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t count) {
-  return arc_add(p, parent, child, count);
-}
-
-int lgp_cg_add_arc(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t count) {
-  p->nodes[child].ncalls += count;
-  return arc_add(p, parent, child, count);
-}
-
-/* {====================================================== line arcs (-s) */
-
-static size_t line_hash(lgp_addr from, uint32_t child, size_t mask) {
-  uint64_t k = (from * 0x9E3779B97F4A7C15u) ^ ((uint64_t)child * 0xC2B2AE3D27D4EB4Fu);
-  return (size_t)(k >> 17) & mask;
-}
-
-static int line_arc_rehash(lgp_profile *p) {
-  size_t ns = p->line_arc_nslots ? p->line_arc_nslots * 2 : 1024, mask = ns - 1, k;
-  uint32_t *slots = lgp_calloc_array(ns, sizeof *slots);
-  if (slots == NULL)
-    return -1;
-  for (k = 0; k < p->nline_arcs; k++) {
-    size_t i = line_hash(p->line_arcs[k].from, p->line_arcs[k].child, mask);
-    while (slots[i] != 0)
-      i = (i + 1) & mask;
-    slots[i] = (uint32_t)k + 1;
-  }
-  free(p->line_arc_slots);
-  p->line_arc_slots = slots;
-  p->line_arc_nslots = ns;
-  return 0;
-}
-
-/* The parent gprof's line-mode table gives from_pc: the nearest line
-** symbol or function start at or below it. */
-static lgp_addr line_parent(const lgp_profile *p, uint32_t parent, lgp_addr from) {
-  const lgp_image *im = &p->image;
-  size_t lo = 0, hi = im->nline_starts;
-  lgp_addr best = p->nodes[parent].addr;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (im->line_starts[mid] <= from)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo > 0 && im->line_starts[lo - 1] > best)
-    best = im->line_starts[lo - 1];
-  return best;
-}
-
-static int line_arc_add(lgp_profile *p, uint32_t parent, lgp_addr from, uint32_t child,
-                        uint64_t count) {
-  lgp_addr at = line_parent(p, parent, from);
-  size_t i, mask;
-  if ((p->nline_arcs + 1) * 2 > p->line_arc_nslots && line_arc_rehash(p) != 0)
-    return -1;
-  mask = p->line_arc_nslots - 1;
-  for (i = line_hash(at, child, mask); p->line_arc_slots[i] != 0; i = (i + 1) & mask) {
-    struct lgp_linearc *a = &p->line_arcs[p->line_arc_slots[i] - 1];
-    if (a->from == at && a->child == child) {
-      a->count += count;
-      return 0;
-    }
-  }
-  if (p->nline_arcs >= UINT32_MAX - 1 ||
-      lgp_grow((void **)&p->line_arcs, &p->line_arcs_cap, p->nline_arcs + 1,
-               sizeof *p->line_arcs) != 0)
-    return -1;
-  p->line_arcs[p->nline_arcs].from = at;
-  p->line_arcs[p->nline_arcs].child = child;
-  p->line_arcs[p->nline_arcs].count = count;
-  p->line_arc_slots[i] = (uint32_t)++p->nline_arcs;
-  return 0;
-}
-
-static int cmp_line_arc(const void *ctx, uint32_t x, uint32_t y) {
-  const lgp_profile *p = ctx;
-  lgp_addr l = p->line_arcs[x].from, r = p->line_arcs[y].from;
-  if (l != r)
-    return l < r ? -1 : 1;
-  return x > y ? -1 : x < y; /* newest first, as gprof's lists */
-}
-
-int lgp_sum_arcs(const lgp_profile *p, uint32_t **order, size_t *n) {
-  size_t k;
-  *n = p->nline_arcs;
-  *order = lgp_alloc_array(*n, sizeof **order);
-  if (*order == NULL)
-    return -1;
-  for (k = 0; k < *n; k++)
-    (*order)[k] = (uint32_t)k;
-  return lgp_sort_indices(*order, *n, cmp_line_arc, p);
-}
-
-/* }====================================================== */
-
-/* One arc record as read: gprof's cg_tally. */
-int lgp_cg_tally(void *profile, lgp_addr from, lgp_addr self, uint64_t count) {
-  lgp_profile *p = profile;
-  uint32_t parent = p->last_parent, child = lgp_sym_lookup(p, self);
-  if (parent >= p->nsyms || from < p->sym_addrs[parent] ||
-      (parent + 1 < p->nsyms ? from >= p->sym_addrs[parent + 1] : from > p->nodes[parent].end_addr))
-    parent = p->last_parent = lgp_sym_lookup(p, from);
-  if (parent == LGP_NONE || child == LGP_NONE)
-    return 0;
-  /* a callee that is not a function (a label) becomes the function before */
-  while (!p->sym_is_func[child]) {
-    if (child == 0)
-      return 0;
-    child--;
-  }
-  if (!lgp_arc_wanted(p, parent, child))
-    return 0;
-  if (p->keep_line_arcs && line_arc_add(p, parent, from, child, count) != 0)
-    return -1;
-  return lgp_cg_add_arc(p, parent, child, count);
-}
-
-/* Adjacency lists in gprof's order: for each node, its arcs newest first. */
+/* Adjacency lists in gprof's order: for each node, its arcs newest first,
+** and the node at each arc's other end (read here in storage order, so
+** the walks over lists need not fetch arcs from all over memory). */
 static int build_lists(lgp_profile *p, uint32_t **off_out, uint32_t **list_out,
-                       int by_child) {
+                       uint32_t **other_out, int by_child) {
   size_t n = p->nsyms, k;
   uint32_t *off = lgp_calloc_array(n + 1, sizeof *off);
   uint32_t *list = lgp_alloc_array(p->narcs, sizeof *list);
-  if (off == NULL || list == NULL) {
+  uint32_t *other = lgp_alloc_array(p->narcs, sizeof *other);
+  uint32_t *pos = lgp_alloc_array(n ? n : 1, sizeof *pos);
+  if (off == NULL || list == NULL || other == NULL || pos == NULL) {
     free(off);
     free(list);
+    free(other);
+    free(pos);
     return -1;
   }
   for (k = 0; k < p->narcs; k++)
     off[(by_child ? p->arcs[k].child : p->arcs[k].parent) + 1]++;
   for (k = 0; k < n; k++)
     off[k + 1] += off[k];
-  {
-    /* fill each node's slice from its end backwards: newest first */
-    uint32_t *pos = lgp_alloc_array(n, sizeof *pos);
-    if (pos == NULL) {
-      free(off);
-      free(list);
-      return -1;
-    }
-    for (k = 0; k < n; k++)
-      pos[k] = off[k + 1];
-    for (k = 0; k < p->narcs; k++) {
-      uint32_t node = by_child ? p->arcs[k].child : p->arcs[k].parent;
-      list[--pos[node]] = (uint32_t)k;
-    }
-    free(pos);
+  /* fill each node's slice from its end backwards: newest first */
+  for (k = 0; k < n; k++)
+    pos[k] = off[k + 1];
+  for (k = 0; k < p->narcs; k++) {
+    const lgp_arc *a = &p->arcs[k];
+    uint32_t at = by_child ? --pos[a->child] : --pos[a->parent];
+    list[at] = (uint32_t)k;
+    other[at] = by_child ? a->parent : a->child;
   }
+  free(pos);
   *off_out = off;
   *list_out = list;
+  *other_out = other;
   return 0;
 }
 
@@ -268,7 +68,7 @@ typedef struct dfn_state {
   uint32_t *tail;        /* last member of a head's chain */
   int32_t *order;        /* top_order while numbering: 4 bytes a node, not
                             a node's cache line, for the random reads */
-  uint32_t *succ;        /* child node of each child_arcs entry */
+  const uint32_t *succ;  /* child node of each child_arcs entry */
   size_t depth;
   int32_t counter;
 } dfn_state;
@@ -341,7 +141,7 @@ static void dfn_visit(lgp_profile *p, dfn_state *d, uint32_t start) {
   }
 }
 
-static int number_nodes(lgp_profile *p) {
+static int number_nodes(lgp_profile *p, int32_t *order) {
   size_t n = p->nsyms, i;
   dfn_state d;
   int rc = -1;
@@ -352,17 +152,15 @@ static int number_nodes(lgp_profile *p) {
   d.roots = lgp_alloc_array(n + 1, sizeof *d.roots);
   d.uf = lgp_alloc_array(n, sizeof *d.uf);
   d.tail = lgp_alloc_array(n, sizeof *d.tail);
-  d.order = lgp_calloc_array(n, sizeof *d.order);
-  d.succ = lgp_alloc_array(p->narcs ? p->narcs : 1, sizeof *d.succ);
+  d.order = order;
+  d.succ = p->child_succ;
   p->chain = lgp_alloc_array(n ? n : 1, sizeof *p->chain);
   p->cyc_of = lgp_alloc_array(n ? n : 1, sizeof *p->cyc_of);
-  if (!d.stack_node || !d.stack_iter || !d.pos || !d.roots || !d.uf || !d.tail || !d.order ||
-      !d.succ || !p->chain || !p->cyc_of)
+  if (!d.stack_node || !d.stack_iter || !d.pos || !d.roots || !d.uf || !d.tail || !p->chain ||
+      !p->cyc_of)
     goto out;
   for (i = 0; i < n; i++)
     p->chain[i] = LGP_NONE;
-  for (i = 0; i < p->narcs; i++)
-    d.succ[i] = p->arcs[p->child_arcs[i]].child;
   for (i = 0; i < n; i++)
     d.uf[i] = d.tail[i] = (uint32_t)i;
   for (i = 0; i < n; i++)
@@ -381,31 +179,34 @@ out:
   free(d.roots);
   free(d.uf);
   free(d.tail);
-  free(d.order);
-  free(d.succ);
   return rc;
 }
 
-/* Cycles are numbered in address order of their heads; each gets a node. */
+/* Cycles are numbered in address order of their heads; each gets a node.
+** The calls into and within cycles are integer sums, taken in one pass
+** over the arcs in storage order. */
 static int link_cycles(lgp_profile *p) {
-  size_t n = p->nsyms, i, c = 0;
+  size_t n = p->nsyms, i, k, c = 0;
   lgp_node *nodes;
+  uint64_t *member;
   for (i = 0; i < n; i++)
-    if (p->nodes[i].cyc_head == i && p->nodes[i].cyc_next != LGP_NONE)
+    if (p->cyc_of[i] == i && p->chain[i] != LGP_NONE)
       c++;
   p->ncycles = c;
   if (c == 0)
     return 0;
-  nodes = realloc(p->nodes, (n + c) * sizeof *nodes);
-  if (nodes == NULL)
+  member = lgp_calloc_array(n, sizeof *member);
+  nodes = member ? realloc(p->nodes, (n + c) * sizeof *nodes) : NULL;
+  if (nodes == NULL) {
+    free(member);
     return -1;
+  }
   p->nodes = nodes;
   memset(nodes + n, 0, c * sizeof *nodes);
   c = 0;
   for (i = 0; i < n; i++) {
     uint32_t cyc, m;
-    const uint32_t *a, *end;
-    if (nodes[i].cyc_head != i || nodes[i].cyc_next == LGP_NONE)
+    if (p->cyc_of[i] != i || p->chain[i] == LGP_NONE)
       continue;
     cyc = (uint32_t)(n + c++);
     nodes[cyc].is_cycle = 1;
@@ -418,42 +219,46 @@ static int link_cycles(lgp_profile *p) {
       nodes[m].cyc_num = (int32_t)c;
       nodes[m].cyc_head = p->cyc_of[m] = cyc;
     }
-    for (m = (uint32_t)i; m != LGP_NONE; m = p->chain[m])
-      for (a = lgp_parents_begin(p, m), end = lgp_parents_end(p, m); a < end; a++) {
-        const lgp_arc *arc = &p->arcs[*a];
-        if (arc->parent == m)
-          continue;
-        if (p->cyc_of[arc->parent] == cyc) {
-          nodes[cyc].self_calls += arc->count;
-          nodes[m].member_calls += arc->count;
-        } else {
-          nodes[cyc].ncalls += arc->count;
-        }
-      }
   }
+  for (k = 0; k < p->narcs; k++) {
+    const lgp_arc *arc = &p->arcs[k];
+    uint32_t cyc = p->cyc_of[arc->child];
+    if (cyc < n || arc->parent == arc->child)
+      continue;
+    if (p->cyc_of[arc->parent] == cyc) {
+      nodes[cyc].self_calls += arc->count;
+      member[arc->child] += arc->count;
+    } else {
+      nodes[cyc].ncalls += arc->count;
+    }
+  }
+  for (i = 0; i < n; i++)
+    if (p->cyc_of[i] >= n)
+      nodes[i].member_calls = member[i];
+  free(member);
   return 0;
 }
 
 /* Symbols by top_order, ties in address order (a stable counting sort). */
-static int topo_sort(lgp_profile *p) {
+static int topo_sort(lgp_profile *p, const int32_t *order) {
   size_t n = p->nsyms, i;
   int32_t maxo = 0;
   uint32_t *count;
   for (i = 0; i < n; i++)
-    if (p->nodes[i].top_order > maxo)
-      maxo = p->nodes[i].top_order;
+    if (order[i] > maxo)
+      maxo = order[i];
   count = lgp_calloc_array((size_t)maxo + 2, sizeof *count);
-  p->top_sorted = lgp_alloc_array(n, sizeof *p->top_sorted);
+  p->top_sorted = lgp_alloc_array(n ? n : 1, sizeof *p->top_sorted);
   if (count == NULL || p->top_sorted == NULL) {
     free(count);
     return -1;
   }
   for (i = 0; i < n; i++)
-    count[p->nodes[i].top_order + 1]++;
+    count[order[i] + 1]++;
   for (i = 1; i < (size_t)maxo + 2; i++)
     count[i] += count[i - 1];
   for (i = 0; i < n; i++)
-    p->top_sorted[count[p->nodes[i].top_order]++] = (uint32_t)i;
+    p->top_sorted[count[order[i]]++] = (uint32_t)i;
   free(count);
   return 0;
 }
@@ -462,125 +267,182 @@ static int topo_sort(lgp_profile *p) {
 
 /* {====================================================== propagation */
 
-/* gprof's inherit_flags: print flag and time fraction from the parents
-** (for a cycle, from the parents outside it, copied to every member). */
-static void inherit_flags(lgp_profile *p, uint32_t s) {
-  lgp_node *nodes = p->nodes;
-  uint32_t head = nodes[s].cyc_head, m;
-  const uint32_t *a, *end;
-  if (head == s) {
-    nodes[s].print_flag = 0;
-    nodes[s].prop_fract = 0.0;
-    for (a = lgp_parents_begin(p, s), end = lgp_parents_end(p, s); a < end; a++) {
-      const lgp_arc *arc = &p->arcs[*a];
-      if (arc->parent == s)
-        continue;
-      nodes[s].print_flag |= nodes[arc->parent].print_flag;
-      if (nodes[s].ncalls != 0)
-        nodes[s].prop_fract += nodes[arc->parent].prop_fract *
-                               ((double)arc->count / (double)nodes[s].ncalls);
-    }
-    return;
+/* Dense copies of the node fields propagation reads in no useful order
+** (symbols, then cycles), written back to the nodes in address order:
+** a few bytes per random access instead of a 128-byte node. */
+typedef struct dense {
+  int32_t *topo;           /* symbols: top_order */
+  uint64_t *calls, *selfc; /* ncalls; self_calls (symbols) */
+  double *fract, *hist, *ctime, *pchild; /* prop_fract, hist_time, child_time, prop_child */
+  uint8_t *flag;           /* print_flag */
+  uint16_t *spec;          /* symbols */
+} dense;
+
+static void dense_free(dense *d) {
+  free(d->topo);
+  free(d->calls);
+  free(d->selfc);
+  free(d->fract);
+  free(d->hist);
+  free(d->ctime);
+  free(d->pchild);
+  free(d->flag);
+  free(d->spec);
+}
+
+/* After link_cycles: the rest of the copies, over symbols and cycles. */
+static int dense_load(lgp_profile *p, dense *d) {
+  size_t n = p->nsyms, total = n + p->ncycles, i;
+  uint64_t *calls = realloc(d->calls, (total ? total : 1) * sizeof *calls);
+  if (calls == NULL)
+    return -1;
+  d->calls = calls;
+  d->fract = lgp_alloc_array(total ? total : 1, sizeof *d->fract);
+  d->hist = lgp_alloc_array(total ? total : 1, sizeof *d->hist);
+  d->ctime = lgp_alloc_array(total ? total : 1, sizeof *d->ctime);
+  d->pchild = lgp_alloc_array(total ? total : 1, sizeof *d->pchild);
+  d->flag = lgp_alloc_array(total ? total : 1, sizeof *d->flag);
+  d->spec = lgp_alloc_array(n ? n : 1, sizeof *d->spec);
+  if (!d->fract || !d->hist || !d->ctime || !d->pchild || !d->flag || !d->spec)
+    return -1;
+  for (i = 0; i < total; i++) {
+    const lgp_node *nd = &p->nodes[i];
+    if (i >= n)
+      d->calls[i] = nd->ncalls;
+    else
+      d->spec[i] = nd->spec;
+    d->fract[i] = nd->prop_fract;
+    d->hist[i] = nd->hist_time;
+    d->ctime[i] = nd->child_time;
+    d->pchild[i] = nd->prop_child;
+    d->flag[i] = nd->print_flag;
   }
-  nodes[head].print_flag = 0;
-  nodes[head].prop_fract = 0.0;
-  for (m = nodes[head].cyc_next; m != LGP_NONE; m = p->chain[m])
-    for (a = lgp_parents_begin(p, m), end = lgp_parents_end(p, m); a < end; a++) {
-      const lgp_arc *arc = &p->arcs[*a];
-      if (arc->parent == m || p->cyc_of[arc->parent] == head)
-        continue;
-      nodes[head].print_flag |= nodes[arc->parent].print_flag;
-      if (nodes[head].ncalls != 0)
-        nodes[head].prop_fract += nodes[arc->parent].prop_fract *
-                                  ((double)arc->count / (double)nodes[head].ncalls);
-    }
-  for (m = nodes[head].cyc_next; m != LGP_NONE; m = p->chain[m]) {
-    nodes[m].print_flag = nodes[head].print_flag;
-    nodes[m].prop_fract = nodes[head].prop_fract;
+  return 0;
+}
+
+static void dense_store(lgp_profile *p, const dense *d) {
+  size_t n = p->nsyms, total = n + p->ncycles, i;
+  for (i = 0; i < total; i++) {
+    lgp_node *nd = &p->nodes[i];
+    nd->print_flag = d->flag[i];
+    nd->prop_fract = d->fract[i];
+    nd->hist_time = d->hist[i];
+    nd->prop_self = i < n ? d->hist[i] * d->fract[i] : d->fract[i] * d->hist[i];
+    nd->child_time = d->ctime[i];
+    nd->prop_child = d->pchild[i];
   }
 }
 
-static void propagate_flags(lgp_profile *p) {
-  lgp_node *nodes = p->nodes;
+/* gprof's inherit_flags: print flag and time fraction from the parents
+** (for a cycle, from the parents outside it, copied to every member). */
+static void inherit_flags(lgp_profile *p, dense *d, uint32_t s) {
+  uint32_t head = p->cyc_of[s], m;
+  uint32_t j, end;
+  if (head == s) {
+    d->flag[s] = 0;
+    d->fract[s] = 0.0;
+    for (j = p->parent_off[s], end = p->parent_off[s + 1]; j < end; j++) {
+      uint32_t par = p->parent_pred[j];
+      if (par == s)
+        continue;
+      d->flag[s] |= d->flag[par];
+      if (d->calls[s] != 0)
+        d->fract[s] += d->fract[par] *
+                       ((double)p->arcs[p->parent_arcs[j]].count / (double)d->calls[s]);
+    }
+    return;
+  }
+  d->flag[head] = 0;
+  d->fract[head] = 0.0;
+  for (m = p->nodes[head].cyc_next; m != LGP_NONE; m = p->chain[m])
+    for (j = p->parent_off[m], end = p->parent_off[m + 1]; j < end; j++) {
+      uint32_t par = p->parent_pred[j];
+      if (par == m || p->cyc_of[par] == head)
+        continue;
+      d->flag[head] |= d->flag[par];
+      if (d->calls[head] != 0)
+        d->fract[head] += d->fract[par] *
+                          ((double)p->arcs[p->parent_arcs[j]].count / (double)d->calls[head]);
+    }
+  for (m = p->nodes[head].cyc_next; m != LGP_NONE; m = p->chain[m]) {
+    d->flag[m] = d->flag[head];
+    d->fract[m] = d->fract[head];
+  }
+}
+
+static void propagate_flags(lgp_profile *p, dense *d) {
   uint32_t old_head = LGP_NONE;
   size_t i = p->nsyms;
   p->print_time = 0;
   while (i-- > 0) {
     uint32_t s = p->top_sorted[i];
-    lgp_node *n = &nodes[s];
-    uint16_t bits = n->spec;
+    uint16_t bits = d->spec[s];
     int in_incl_graph = (bits >> LGP_INCL_GRAPH) & 1, in_excl_graph = (bits >> LGP_EXCL_GRAPH) & 1;
     int in_incl_time = (bits >> LGP_INCL_TIME) & 1, in_excl_time = (bits >> LGP_EXCL_TIME) & 1;
-    if (n->cyc_head != old_head) {
-      old_head = n->cyc_head;
-      inherit_flags(p, s);
+    if (p->cyc_of[s] != old_head) {
+      old_head = p->cyc_of[s];
+      inherit_flags(p, d, s);
     }
-    if (!n->print_flag) {
+    if (!d->flag[s]) {
       if (in_incl_graph || (!p->table_used[LGP_INCL_GRAPH] && !in_excl_graph))
-        n->print_flag = 1;
+        d->flag[s] = 1;
     } else if (!in_incl_graph && in_excl_graph) {
-      n->print_flag = 0;
+      d->flag[s] = 0;
     }
-    if (n->prop_fract == 0.0) {
+    if (d->fract[s] == 0.0) {
       if (in_incl_time || (!p->table_used[LGP_INCL_TIME] && !in_excl_time))
-        n->prop_fract = 1.0;
+        d->fract[s] = 1.0;
     } else if (!in_incl_time && in_excl_time) {
-      n->prop_fract = 0.0;
+      d->fract[s] = 0.0;
     }
-    n->prop_self = n->hist_time * n->prop_fract;
-    p->print_time += n->prop_self;
+    p->print_time += d->hist[s] * d->fract[s];
   }
 }
 
-static void cycle_time(lgp_profile *p) {
+static void cycle_time(lgp_profile *p, dense *d) {
   size_t c;
   for (c = p->nsyms; c < p->nsyms + p->ncycles; c++) {
-    lgp_node *cyc = &p->nodes[c];
     uint32_t m;
-    for (m = cyc->cyc_next; m != LGP_NONE; m = p->nodes[m].cyc_next)
-      if (p->nodes[m].prop_fract != 0.0)
-        cyc->hist_time += p->nodes[m].hist_time;
-    cyc->prop_self = cyc->prop_fract * cyc->hist_time;
+    for (m = p->nodes[c].cyc_next; m != LGP_NONE; m = p->chain[m])
+      if (d->fract[m] != 0.0)
+        d->hist[c] += d->hist[m];
   }
 }
 
-static void propagate_time(lgp_profile *p) {
-  lgp_node *nodes = p->nodes;
+static void propagate_time(lgp_profile *p, dense *d) {
   size_t i;
   for (i = 0; i < p->nsyms; i++) {
-    uint32_t s = p->top_sorted[i];
-    lgp_node *par = &nodes[s];
-    const uint32_t *a, *end;
-    if (par->prop_fract == 0.0)
+    uint32_t s = p->top_sorted[i], hs = p->cyc_of[s], j, end;
+    double pf = d->fract[s];
+    if (pf == 0.0)
       continue;
-    for (a = lgp_children_begin(p, s), end = lgp_children_end(p, s); a < end; a++) {
-      lgp_arc *arc = &p->arcs[*a];
-      uint32_t c = arc->child;
-      lgp_node *ch;
+    for (j = p->child_off[s], end = p->child_off[s + 1]; j < end; j++) {
+      uint32_t c = p->child_succ[j], hc;
+      lgp_arc *arc;
       double share;
-      if (arc->count == 0 || c == s || nodes[c].prop_fract == 0.0)
+      if (c == s || d->fract[c] == 0.0)
         continue;
-      if (nodes[c].cyc_head != c) {
-        if (par->cyc_num == nodes[c].cyc_num)
+      hc = p->cyc_of[c];
+      if (hc != c) {
+        if (hc == hs)
           continue; /* inside the cycle: no propagation */
-        c = nodes[c].cyc_head;
-      } else if (par->top_order <= nodes[c].top_order) {
+        c = hc;
+      } else if (d->topo[s] <= d->topo[c]) {
         continue;   /* gprof: "toporder botches" */
       }
-      ch = &nodes[c];
-      if (ch->ncalls == 0)
+      arc = &p->arcs[p->child_arcs[j]];
+      if (arc->count == 0 || d->calls[c] == 0)
         continue;
-      arc->time = ch->hist_time * ((double)arc->count / (double)ch->ncalls);
-      arc->child_time = ch->child_time * ((double)arc->count / (double)ch->ncalls);
+      arc->time = d->hist[c] * ((double)arc->count / (double)d->calls[c]);
+      arc->child_time = d->ctime[c] * ((double)arc->count / (double)d->calls[c]);
       share = arc->time + arc->child_time;
-      par->child_time += share;
-      par->prop_child += par->prop_fract * share;
-      arc->time *= par->prop_fract;
-      arc->child_time *= par->prop_fract;
-      if (par->cyc_head != s) {
-        lgp_node *h = &nodes[par->cyc_head];
-        h->child_time += share;
-        h->prop_child += par->prop_fract * share;
+      d->ctime[s] += share;
+      d->pchild[s] += pf * share;
+      arc->time *= pf;
+      arc->child_time *= pf;
+      if (hs != s) {
+        d->ctime[hs] += share;
+        d->pchild[hs] += pf * share;
       }
     }
   }
@@ -694,23 +556,51 @@ static int rank_names(lgp_profile *p) {
 
 /* }====================================================== */
 
+/* Calls into each symbol, and self calls, summed over the arcs in
+** storage order (integer sums: the order does not matter). */
+static int count_calls(lgp_profile *p, dense *d) {
+  size_t n = p->nsyms, k;
+  d->calls = lgp_calloc_array(n ? n : 1, sizeof *d->calls);
+  d->selfc = lgp_calloc_array(n ? n : 1, sizeof *d->selfc);
+  if (d->calls == NULL || d->selfc == NULL)
+    return -1;
+  for (k = 0; k < p->narcs; k++) {
+    const lgp_arc *a = &p->arcs[k];
+    if (a->parent == a->child) /* one self arc per node at most */
+      d->selfc[a->child] = a->count;
+    else
+      d->calls[a->child] += a->count;
+  }
+  for (k = 0; k < n; k++) {
+    p->nodes[k].ncalls = d->calls[k];
+    p->nodes[k].self_calls = d->selfc[k];
+  }
+  return 0;
+}
+
 int lgp_cg_assemble(lgp_profile *p, lgp_err *err) {
   size_t n = p->nsyms, i, total;
-  for (i = 0; i < p->narcs; i++) { /* one self arc per node at most */
-    const lgp_arc *a = &p->arcs[i];
-    if (a->parent == a->child) {
-      p->nodes[a->child].ncalls -= a->count;
-      p->nodes[a->child].self_calls = a->count;
-    }
+  dense d;
+  memset(&d, 0, sizeof d);
+  d.topo = lgp_calloc_array(n ? n : 1, sizeof *d.topo);
+  if (p->arc_grouping == 1) { /* the arc table waits for a lookup */
+    lgp_arc_free_groups(p);
+    p->arc_grouping = 2;
   }
-  if ((p->name_rank == NULL && rank_names(p) != 0) ||
-      build_lists(p, &p->child_off, &p->child_arcs, 0) != 0 ||
-      build_lists(p, &p->parent_off, &p->parent_arcs, 1) != 0 ||
-      number_nodes(p) != 0 || link_cycles(p) != 0 || topo_sort(p) != 0)
+  if (d.topo == NULL || count_calls(p, &d) != 0 ||
+      (p->name_rank == NULL && rank_names(p) != 0) ||
+      build_lists(p, &p->child_off, &p->child_arcs, &p->child_succ, 0) != 0 ||
+      build_lists(p, &p->parent_off, &p->parent_arcs, &p->parent_pred, 1) != 0 ||
+      number_nodes(p, d.topo) != 0 || link_cycles(p) != 0 || topo_sort(p, d.topo) != 0 ||
+      dense_load(p, &d) != 0) {
+    dense_free(&d);
     return lgp_fail(err, NULL, "out of memory");
-  propagate_flags(p);
-  cycle_time(p);
-  propagate_time(p);
+  }
+  propagate_flags(p, &d);
+  cycle_time(p, &d);
+  propagate_time(p, &d);
+  dense_store(p, &d);
+  dense_free(&d);
   total = n + p->ncycles;
   {
     node_key *keys = lgp_alloc_array(total ? total : 1, sizeof *keys);

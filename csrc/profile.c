@@ -106,5 +106,9 @@ void lgp_profile_free(lgp_profile *p) {
   free(p->cyc_of);
   free(p->line_arcs);
   free(p->line_arc_slots);
+  free(p->arc_grp_seen);
+  free(p->arc_grp_slots);
+  free(p->child_succ);
+  free(p->parent_pred);
   memset(p, 0, sizeof *p);
 }

@@ -120,6 +120,17 @@ typedef struct lgp_profile {
   const struct lgp_profile *base;
   uint8_t *removed;
   double base_time;       /* the unfiltered profile's total_time */
+  /* cgraph.c: while arcs are tallied, records from one parent in a row (a
+  ** group: callers arrive in address order) are merged in a small table,
+  ** and arc_slots is filled at once when a parent comes back, or at the
+  ** first lookup: one random probe per arc instead of per record */
+  int arc_grouping;            /* 1 grouping, 2 arc_slots not built yet */
+  uint32_t arc_grp_parent, arc_grp_gen, arc_grp_first;
+  uint8_t *arc_grp_seen;       /* nsyms: parents that had a group */
+  uint64_t *arc_grp_slots;     /* gen << 32 | arc + 1, keyed by child */
+  size_t arc_grp_nslots;
+  /* the other end of each child_arcs and parent_arcs entry */
+  uint32_t *child_succ, *parent_pred;
 } lgp_profile;
 
 void lgp_options_init(lgp_options *o);
@@ -158,6 +169,8 @@ int lgp_cg_assemble(lgp_profile *p, lgp_err *err);
 int lgp_flat_order(lgp_profile *p, lgp_err *err);
 /* Adds count calls from parent to child, as if read from a file. */
 int lgp_cg_add_arc(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t count);
+/* Frees the per-caller merge table once reading is over (arcs.c). */
+void lgp_arc_free_groups(lgp_profile *p);
 /* The arc (parent, child) or LGP_NONE; an arc table without analysis. */
 uint32_t lgp_arc_lookup(const lgp_profile *p, uint32_t parent, uint32_t child);
 int lgp_arc_insert(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t count);

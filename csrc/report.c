@@ -19,6 +19,12 @@ typedef struct rnode {
   uint64_t head_calls; /* calls into the node's cycle, or into the node */
 } rnode;
 
+#ifdef __GNUC__
+#define PREFETCH(a) __builtin_prefetch(a)
+#else
+#define PREFETCH(a) ((void)(a))
+#endif
+
 typedef struct rctx {
   lgp_out *o;
   lgp_profile *p;
@@ -29,8 +35,9 @@ typedef struct rctx {
   rnode *rn;   /* call graph only; NULL elsewhere */
 } rctx;
 
+/* hidden has a byte per symbol (a view's removed nodes): cycles never are */
 static int hidden(const rctx *r, uint32_t node) {
-  return r->ro->hidden != NULL && r->ro->hidden[node];
+  return r->ro->hidden != NULL && node < r->p->nsyms && r->ro->hidden[node];
 }
 
 static void form_feed(rctx *r) {
@@ -132,8 +139,8 @@ static int flat_log_scale(rctx *r) {
   size_t k;
   if (r->ro->bsd)
     return 5;
-  for (k = 0; k < p->nsyms; k++) {
-    const lgp_node *n = &p->nodes[p->flat_sorted[k]];
+  for (k = 0; k < p->nsyms; k++) { /* a maximum: address order will do */
+    const lgp_node *n = &p->nodes[k];
     if (n->ncalls != 0) {
       double t = (n->hist_time + n->child_time) / (double)n->ncalls;
       if (t > top_time) {
@@ -201,6 +208,20 @@ void lgp_report_flat(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report
   for (k = 0; k < p->nsyms; k++) {
     uint32_t s = p->flat_sorted[k];
     const lgp_node *n = &p->nodes[s];
+    /* lines come in no order in memory: fetch the nodes 16 lines ahead,
+       the names (known once the name table is read) 8 lines ahead */
+    if (k + 16 < p->nsyms) {
+      uint32_t t = p->flat_sorted[k + 16];
+      PREFETCH(&p->nodes[t]);
+      PREFETCH((const char *)&p->nodes[t] + 64);
+      if (nm != NULL && t < nm->n)
+        PREFETCH(&nm->disp[t]);
+    }
+    if (k + 8 < p->nsyms) {
+      uint32_t t = p->flat_sorted[k + 8];
+      if (nm != NULL && t < nm->n && nm->disp[t].s != NULL)
+        PREFETCH(nm->disp[t].s);
+    }
     if (hidden(&r, s) || !lgp_in_table(p, s, LGP_INCL_FLAT, LGP_EXCL_FLAT))
       continue;
     if (ro->ignore_zeros && n->ncalls == 0 && n->hist_time == 0)
@@ -302,25 +323,31 @@ typedef struct arcbuf {
   size_t keys_cap;
 } arcbuf;
 
-/* The list [from, to) sorted: b->v holds positions into b->keys. */
-static size_t sorted_arcs(rctx *r, arcbuf *b, const uint32_t *from, const uint32_t *to,
-                          lgp_cmp_fn cmp, int parents) {
+/* The parents or children of s sorted: b->v holds positions into b->keys. */
+static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, lgp_cmp_fn cmp, int parents) {
   const lgp_profile *p = r->p;
-  size_t i, n = (size_t)(to - from);
+  const uint32_t *off = parents ? p->parent_off : p->child_off;
+  const uint32_t *list = parents ? p->parent_arcs : p->child_arcs;
+  const uint32_t *others = parents ? p->parent_pred : p->child_succ;
+  uint32_t j0 = off[s];
+  size_t i, n = off[s + 1] - j0;
   if (lgp_grow((void **)&b->v, &b->cap, n, sizeof *b->v) != 0 ||
       lgp_grow((void **)&b->keys, &b->keys_cap, n, sizeof *b->keys) != 0) {
     r->o->failed = 1;
     return 0;
   }
   for (i = 0; i < n; i++) {
-    const lgp_arc *a = &p->arcs[from[i]];
+    uint32_t j = j0 + (uint32_t)i, other = others[j];
     arc_key *k = &b->keys[i];
-    k->arc = from[i];
-    k->other = parents ? a->parent : a->child;
-    k->count = a->count;
-    k->time = a->time;
-    k->child_time = a->child_time;
-    k->cls = a->parent == a->child ? 0 : same_cycle(r->rn, a->parent, a->child) ? 1 : 2;
+    k->arc = list[j];
+    k->other = other;
+    k->count = p->arcs[list[j]].count;
+    k->time = p->arcs[list[j]].time;
+    k->child_time = p->arcs[list[j]].child_time;
+    /* the line prints rn[other] and its name: reading them here, in a
+       loop of independent loads, overlaps their cache misses */
+    k->cls = other == s ? 0 : same_cycle(r->rn, s, other) ? 1 : 2;
+    PREFETCH(r->rn[other].name);
     b->v[i] = (uint32_t)i;
   }
   if (lgp_sort_indices(b->v, n, cmp, b->keys) != 0)
@@ -444,6 +471,14 @@ static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b)
   }
   for (i = 0; i < nmem; i++) {
     const lgp_node *n = &p->nodes[b->v[i]];
+    if (i + 8 < nmem) { /* members come in no order in memory */
+      const lgp_node *ahead = &p->nodes[b->v[i + 8]];
+      PREFETCH(&ahead->ncalls);
+      PREFETCH(&ahead->prop_child);
+      PREFETCH(&r->rn[b->v[i + 8]]);
+    }
+    if (i + 4 < nmem)
+      PREFETCH(r->rn[b->v[i + 4]].name);
     lgp_out_chars(r->o, ' ', 6 + 1 + 5 + 1);
     lgp_out_fixed(r->o, n->prop_self / r->hz, 7, 2);
     lgp_out_char(r->o, ' ');
@@ -467,7 +502,7 @@ static void print_entry(rctx *r, uint32_t s, double print_time, arcbuf *b) {
     lgp_out_chars(r->o, ' ', 1 + 7 + 1 + 7);
     lgp_out_str(r->o, "     <spontaneous>\n");
   } else {
-    cnt = sorted_arcs(r, b, lgp_parents_begin(p, s), lgp_parents_end(p, s), cmp_parent_arcs, 1);
+    cnt = sorted_arcs(r, b, s, cmp_parent_arcs, 1);
     for (k = 0; k < cnt; k++)
       arc_line(r, &b->keys[b->v[k]], s, 1);
   }
@@ -487,7 +522,7 @@ static void print_entry(rctx *r, uint32_t s, double print_time, arcbuf *b) {
   }
   name_full(r, s);
   lgp_out_char(r->o, '\n');
-  cnt = sorted_arcs(r, b, lgp_children_begin(p, s), lgp_children_end(p, s), cmp_child_arcs, 0);
+  cnt = sorted_arcs(r, b, s, cmp_child_arcs, 0);
   for (k = 0; k < cnt; k++)
     arc_line(r, &b->keys[b->v[k]], s, 0);
 }
