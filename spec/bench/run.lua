@@ -15,7 +15,8 @@
 --
 -- Each command runs BENCH_RUNS times (default and minimum 3); the table
 -- shows the medians of wall time (bash's $EPOCHREALTIME around the command,
--- for millisecond resolution) and peak RSS (GNU time's %M), the ratio
+-- for millisecond resolution) and peak RSS (GNU time's %M, in a second run
+-- of the same command), the ratio
 -- gprof/lgprof, the target and whether it is met.  A missed target prints
 -- MISSED and does not fail; a failing generator or command exits 1.
 
@@ -153,8 +154,12 @@ local function measure(label, cmd, out)
   local ts, rss = {}, {}
   for i = 1, RUNS do
     local tf, ef = out .. ".time", out .. ".stderr"
-    local script = ENV .. ("s=$EPOCHREALTIME; /usr/bin/time -f '%%e %%M' -o %s %s > %s 2> %s; rc=$?; " ..
-      "e=$EPOCHREALTIME; echo \"$rc $s $e\""):format(q(tf), cmd, q(out), q(ef))
+    -- wall time of the command alone (GNU time's own fork and exec would
+    -- weigh on commands of a few milliseconds), then its peak RSS in a
+    -- second run under GNU time
+    local script = ENV .. ("s=$EPOCHREALTIME; %s > %s 2> %s; rc=$?; e=$EPOCHREALTIME; " ..
+      "[ $rc = 0 ] && { /usr/bin/time -f '%%e %%M' -o %s %s > /dev/null 2>> %s; rc=$?; }; " ..
+      "echo \"$rc $s $e\""):format(cmd, q(out), q(ef), q(tf), cmd, q(ef))
     local res = capture("bash -c " .. q(script))
     local rc, s, e = res:match("^(%d+) ([%d.]+) ([%d.]+)")
     if rc ~= "0" then
