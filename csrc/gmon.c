@@ -143,8 +143,10 @@ void lgp_gmon_init(lgp_gmon *g, int addr_bytes, int big_endian) {
 
 void lgp_gmon_free(lgp_gmon *g) {
   size_t i;
-  for (i = 0; i < g->nhist; i++)
-    free(g->hist[i].bins);
+  for (i = 0; i < g->nhist; i++) {
+    free(g->hist[i].idx);
+    free(g->hist[i].cnt);
+  }
   free(g->hist);
   free(g->bb);
   for (i = 0; i < g->nfiles; i++)
@@ -178,11 +180,7 @@ static lgp_hist *hist_record(lgp_gmon *g, const char *path, lgp_addr low,
     return NULL;
   }
   h = &g->hist[g->nhist];
-  h->bins = lgp_calloc_array(nbins, sizeof *h->bins);
-  if (h->bins == NULL) {
-    lgp_fail(err, path, "out of memory");
-    return NULL;
-  }
+  memset(h, 0, sizeof *h);
   h->low = low;
   h->high = high;
   h->nbins = nbins;
@@ -235,10 +233,63 @@ static lgp_hist *hist_begin(lgp_gmon *g, const char *path, lgp_addr low,
   return hist_record(g, path, low, high, nbins, err);
 }
 
-static int hist_add_bins(lgp_gmon *g, lgp_hist *h, const unsigned char *p) {
-  uint32_t i;
-  for (i = 0; i < h->nbins; i++)
-    h->bins[i] += get_u16(p + 2 * (size_t)i, g->big_endian);
+/* Adds n raw 16-bit bins to h: the new samples are merged into the
+** sparse lists (one pass over both). */
+static int hist_add_bins(lgp_gmon *g, lgp_hist *h, const unsigned char *p, uint32_t n) {
+  size_t nz = 0, a, b, k;
+  uint32_t i, *idx;
+  uint64_t *cnt;
+  for (i = 0; i < n; i++) {
+    if (i + 4 <= n) { /* skip runs of empty bins 4 at a time */
+      uint64_t w;
+      memcpy(&w, p + 2 * (size_t)i, 8);
+      if (w == 0) {
+        i += 3;
+        continue;
+      }
+    }
+    nz += get_u16(p + 2 * (size_t)i, g->big_endian) != 0;
+  }
+  if (nz == 0)
+    return 0;
+  idx = lgp_alloc_array(h->nnz + nz, sizeof *idx);
+  cnt = lgp_alloc_array(h->nnz + nz, sizeof *cnt);
+  if (idx == NULL || cnt == NULL) {
+    free(idx);
+    free(cnt);
+    return -1;
+  }
+  for (i = 0, a = 0, k = 0; i < n; i++) {
+    uint64_t v;
+    if (i + 4 <= n) {
+      uint64_t w;
+      memcpy(&w, p + 2 * (size_t)i, 8);
+      if (w == 0) {
+        i += 3;
+        continue;
+      }
+    }
+    v = get_u16(p + 2 * (size_t)i, g->big_endian);
+    if (v == 0)
+      continue;
+    while (a < h->nnz && h->idx[a] < i) {
+      idx[k] = h->idx[a];
+      cnt[k++] = h->cnt[a++];
+    }
+    if (a < h->nnz && h->idx[a] == i)
+      v += h->cnt[a++];
+    idx[k] = i;
+    cnt[k++] = v;
+  }
+  for (b = a; b < h->nnz; b++) {
+    idx[k] = h->idx[b];
+    cnt[k++] = h->cnt[b];
+  }
+  free(h->idx);
+  free(h->cnt);
+  h->idx = idx;
+  h->cnt = cnt;
+  h->nnz = k;
   return 0;
 }
 
@@ -282,7 +333,8 @@ static int read_tagged_hist(lgp_gmon *g, reader *r, const char *path,
   h = hist_begin(g, path, low, high, nbins, rate, dimen, (char)p[23], err);
   if (h == NULL)
     return -1;
-  hist_add_bins(g, h, bins);
+  if (hist_add_bins(g, h, bins, nbins) != 0)
+    return lgp_fail(err, path, "out of memory");
   f->nhist++;
   return 0;
 }
@@ -434,7 +486,8 @@ static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
   h = hist_begin(g, path, low, high, nbins, rate, "seconds", 's', err);
   if (h == NULL)
     return -1;
-  hist_add_bins(g, h, take(r, (ncnt - hdrsize) & ~(size_t)1));
+  if (hist_add_bins(g, h, take(r, (ncnt - hdrsize) & ~(size_t)1), nbins) != 0)
+    return lgp_fail(err, path, "out of memory");
   g->files[g->nfiles - 1].nhist = 1;
   g->have_cg = 1;
   /* raw arcs until the data ends; a trailing partial record is ignored */
@@ -517,9 +570,10 @@ void lgp_gmon_write_hist(lgp_gmon_writer *w, const lgp_gmon *g) {
     const lgp_hist *h = &g->hist[i];
     uint64_t left, maxbin = 0;
     uint32_t j;
-    for (j = 0; j < h->nbins; j++)
-      if (h->bins[j] > maxbin)
-        maxbin = h->bins[j];
+    size_t e;
+    for (e = 0; e < h->nnz; e++)
+      if (h->cnt[e] > maxbin)
+        maxbin = h->cnt[e];
     /* bins hold 16 bits: sums beyond that go into repeated records */
     for (left = maxbin ? maxbin : 1; left > 0;) {
       uint64_t pass = left > 65535 ? 65535 : left;
@@ -531,8 +585,12 @@ void lgp_gmon_write_hist(lgp_gmon_writer *w, const lgp_gmon *g) {
       put_u32(w, g->hz);
       lgp_out_mem(&w->out, g->dimen, 15);
       lgp_out_char(&w->out, g->abbrev);
-      for (j = 0; j < h->nbins; j++) {
-        uint64_t v = h->bins[j] > done ? h->bins[j] - done : 0;
+      for (j = 0, e = 0; j < h->nbins; j++) {
+        uint64_t v = 0;
+        if (e < h->nnz && h->idx[e] == j) {
+          v = h->cnt[e] > done ? h->cnt[e] - done : 0;
+          e++;
+        }
         put_u16(w, (uint16_t)(v > pass ? pass : v));
       }
       left -= pass;

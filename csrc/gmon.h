@@ -14,10 +14,14 @@ enum lgp_gmon_format {
   LGP_FMT_BSD44     /* demand 4.4BSD */
 };
 
+/* Bins are kept sparse: a histogram of a big program has hundreds of
+** thousands of bins and few samples. */
 typedef struct lgp_hist {
   lgp_addr low, high;
   uint32_t nbins;
-  uint64_t *bins; /* sums over every file read */
+  size_t nnz;     /* bins with samples */
+  uint32_t *idx;  /* their indices, ascending */
+  uint64_t *cnt;  /* their sums over every file read */
 } lgp_hist;
 
 typedef struct lgp_bbcount {

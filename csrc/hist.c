@@ -14,12 +14,11 @@ void lgp_hist_assign(lgp_profile *p) {
     const lgp_hist *h = &g->hist[r];
     uint64_t lowpc = h->low / 2;
     size_t k = 1; /* gprof's lagging cursor: the next bin starts at k-1 */
-    uint32_t i;
-    for (i = 0; i < h->nbins; i++) {
-      uint64_t count = h->bins[i], bin_low, bin_high;
+    size_t e;
+    for (e = 0; e < h->nnz; e++) { /* bins with samples, ascending */
+      uint32_t i = h->idx[e];
+      uint64_t count = h->cnt[e], bin_low, bin_high;
       size_t j;
-      if (count == 0)
-        continue;
       bin_low = lowpc + (uint64_t)(scale * (double)i);
       bin_high = lowpc + (uint64_t)(scale * (double)(i + 1));
       total += (double)count;

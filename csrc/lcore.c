@@ -380,11 +380,10 @@ static int profile_histograms(lua_State *L) {
     lua_pushinteger(L, (lua_Integer)g->hz);
     lua_setfield(L, -2, "rate");
     lua_newtable(L); /* sparse: bin index (1-based) -> count */
-    for (k = 0; k < h->nbins; k++)
-      if (h->bins[k] != 0) {
-        lua_pushinteger(L, (lua_Integer)h->bins[k]);
-        lua_rawseti(L, -2, (lua_Integer)k + 1);
-      }
+    for (k = 0; k < h->nnz; k++) {
+      lua_pushinteger(L, (lua_Integer)h->cnt[k]);
+      lua_rawseti(L, -2, (lua_Integer)h->idx[k] + 1);
+    }
     lua_setfield(L, -2, "samples");
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
