@@ -65,6 +65,42 @@ char *lgp_strdup(const char *s) {
   return d;
 }
 
+int lgp_radix_sort(uint32_t *idx, const uint64_t *keys, size_t n) {
+  uint64_t maxk = 0;
+  uint32_t *tmp, *src = idx, *dst, count[2048];
+  unsigned shift;
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (keys[idx[i]] > maxk)
+      maxk = keys[idx[i]];
+  if (n < 2 || maxk == 0)
+    return 0;
+  tmp = lgp_alloc_array(n, sizeof *tmp);
+  if (tmp == NULL)
+    return -1;
+  dst = tmp;
+  for (shift = 0; shift < 64 && (maxk >> shift) != 0; shift += 11) {
+    uint32_t sum = 0, *t;
+    memset(count, 0, sizeof count);
+    for (i = 0; i < n; i++)
+      count[(keys[src[i]] >> shift) & 2047]++;
+    for (i = 0; i < 2048; i++) {
+      uint32_t c = count[i];
+      count[i] = sum;
+      sum += c;
+    }
+    for (i = 0; i < n; i++)
+      dst[count[(keys[src[i]] >> shift) & 2047]++] = src[i];
+    t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != idx)
+    memcpy(idx, src, n * sizeof *idx);
+  free(tmp);
+  return 0;
+}
+
 int lgp_sort_indices(uint32_t *v, size_t n, lgp_cmp_fn cmp, const void *ctx) {
   uint32_t *tmp, *src = v, *dst;
   size_t width;
