@@ -76,5 +76,10 @@ void lgp_out_u64(lgp_out *o, uint64_t v, int w, int left);
 /* printf("%<w>.<prec>f", v), exactly as glibc rounds (to nearest, ties to
 ** even on the exact binary value); a fast path for ordinary values. */
 void lgp_out_fixed(lgp_out *o, double v, int w, int prec);
+/* The same into dst, which has room for LGP_FIXED_MAX bytes (or w + 24 for
+** the integer); they return the length written (no NUL). */
+#define LGP_FIXED_MAX 400
+size_t lgp_fmt_fixed(char *dst, double v, int w, int prec);
+size_t lgp_fmt_u64(char *dst, uint64_t v, int w, int left);
 
 #endif

@@ -303,28 +303,61 @@ static int cmp_arc(const arc_key *l, const arc_key *r) {
 }
 
 /* Parents ascending, children descending; ties in arc creation order,
-** which is where gprof's insertion sorts leave them. */
-static int cmp_parent_arcs(const void *ctx, uint32_t x, uint32_t y) {
-  const arc_key *k = ctx;
+** which is where gprof's insertion sorts leave them. A total order, sorted
+** here with the comparison inlined: these sorts run for every entry. */
+static inline int arc_before(const arc_key *k, uint32_t x, uint32_t y, int desc) {
   int c = cmp_arc(&k[x], &k[y]);
-  return c != 0 ? c : (k[x].arc < k[y].arc ? -1 : k[x].arc > k[y].arc);
-}
-
-static int cmp_child_arcs(const void *ctx, uint32_t x, uint32_t y) {
-  const arc_key *k = ctx;
-  int c = cmp_arc(&k[x], &k[y]);
-  return c != 0 ? -c : (k[x].arc < k[y].arc ? -1 : k[x].arc > k[y].arc);
+  if (desc)
+    c = -c;
+  return c != 0 ? c < 0 : k[x].arc < k[y].arc;
 }
 
 typedef struct arcbuf {
-  uint32_t *v;
-  size_t cap;
+  uint32_t *v, *tmp;
+  size_t cap, tmp_cap;
   arc_key *keys;
   size_t keys_cap;
 } arcbuf;
 
+static int sort_arc_positions(arcbuf *b, size_t n, int desc) {
+  uint32_t *v = b->v, *src, *dst, *t;
+  size_t width, i, j;
+  if (n <= 16) {
+    for (i = 1; i < n; i++) {
+      uint32_t x = v[i];
+      for (j = i; j > 0 && arc_before(b->keys, x, v[j - 1], desc); j--)
+        v[j] = v[j - 1];
+      v[j] = x;
+    }
+    return 0;
+  }
+  if (lgp_grow((void **)&b->tmp, &b->tmp_cap, n, sizeof *b->tmp) != 0)
+    return -1;
+  src = v;
+  dst = b->tmp;
+  for (width = 1; width < n; width *= 2) {
+    size_t lo;
+    for (lo = 0; lo < n; lo += 2 * width) {
+      size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+      size_t a = lo, c = mid, k = lo;
+      while (a < mid && c < hi)
+        dst[k++] = arc_before(b->keys, src[c], src[a], desc) ? src[c++] : src[a++];
+      while (a < mid)
+        dst[k++] = src[a++];
+      while (c < hi)
+        dst[k++] = src[c++];
+    }
+    t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != v)
+    memcpy(v, src, n * sizeof *v);
+  return 0;
+}
+
 /* The parents or children of s sorted: b->v holds positions into b->keys. */
-static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, lgp_cmp_fn cmp, int parents) {
+static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, int parents) {
   const lgp_profile *p = r->p;
   const uint32_t *off = parents ? p->parent_off : p->child_off;
   const uint32_t *list = parents ? p->parent_arcs : p->child_arcs;
@@ -350,35 +383,63 @@ static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, lgp_cmp_fn cmp, int pa
     PREFETCH(r->rn[other].name);
     b->v[i] = (uint32_t)i;
   }
-  if (lgp_sort_indices(b->v, n, cmp, b->keys) != 0)
+  if (sort_arc_positions(b, n, !parents) != 0)
     r->o->failed = 1;
   return n;
 }
 
 /* A parent or child line. */
+/* " <cycle N>" and " [index]" (or " (index)") after a name, into p. */
+static char *put_name_tail(const rctx *r, char *p, uint32_t node) {
+  const rnode *rn = &r->rn[node];
+  if (rn->cyc_num != 0) {
+    memcpy(p, " <cycle ", 8);
+    p += 8;
+    p += lgp_fmt_u64(p, (uint64_t)rn->cyc_num, 0, 0);
+    *p++ = '>';
+  }
+  if (r->have_cg && rn->index != 0) {
+    *p++ = ' ';
+    *p++ = rn->print_flag ? '[' : '(';
+    p += lgp_fmt_u64(p, rn->index, 0, 0);
+    *p++ = rn->print_flag ? ']' : ')';
+  }
+  return p;
+}
+
+/* A parent or child line, formatted straight into the output buffer (the
+** call graph is mostly these lines). */
 static void arc_line(rctx *r, const arc_key *a, uint32_t entry, int is_parent) {
   lgp_out *o = r->o;
   uint32_t other = a->other;
-  lgp_out_chars(o, ' ', 6 + 1 + 5 + 1); /* index and %time columns */
+  size_t w2 = r->ro->bsd ? 11 : 7;
+  char *p0 = lgp_out_reserve(o, 2 * LGP_FIXED_MAX + 128 + r->rn[other].len), *p = p0;
+  if (p == NULL)
+    return;
+  memset(p, ' ', 6 + 1 + 5 + 1); /* index and %time columns */
+  p += 6 + 1 + 5 + 1;
   if (other == entry || same_cycle(r->rn, other, entry)) {
-    lgp_out_chars(o, ' ', 7 + 1);
-    col_blank2(r);
-    lgp_out_char(o, ' ');
-    lgp_out_u64(o, a->count, 7, 0);
-    lgp_out_chars(o, ' ', 1 + 7 + 5);
+    memset(p, ' ', 7 + 1 + w2 + 1);
+    p += 7 + 1 + w2 + 1;
+    p += lgp_fmt_u64(p, a->count, 7, 0);
+    memset(p, ' ', 1 + 7 + 5);
+    p += 1 + 7 + 5;
   } else {
     uint32_t callee = is_parent ? entry : other;
-    lgp_out_fixed(o, a->time / r->hz, 7, 2);
-    lgp_out_char(o, ' ');
-    col_time2(r, a->child_time / r->hz);
-    lgp_out_char(o, ' ');
-    lgp_out_u64(o, a->count, 7, 0);
-    lgp_out_char(o, '/');
-    lgp_out_u64(o, r->rn[callee].head_calls, 7, 1);
-    lgp_out_chars(o, ' ', 5);
+    p += lgp_fmt_fixed(p, a->time / r->hz, 7, 2);
+    *p++ = ' ';
+    p += lgp_fmt_fixed(p, a->child_time / r->hz, (int)w2, 2);
+    *p++ = ' ';
+    p += lgp_fmt_u64(p, a->count, 7, 0);
+    *p++ = '/';
+    p += lgp_fmt_u64(p, r->rn[callee].head_calls, 7, 1);
+    memset(p, ' ', 5);
+    p += 5;
   }
-  name_full(r, other);
-  lgp_out_char(o, '\n');
+  memcpy(p, r->rn[other].name, r->rn[other].len);
+  p = put_name_tail(r, p + r->rn[other].len, other);
+  *p++ = '\n';
+  o->len += (size_t)(p - p0);
 }
 
 /* The "[index] %time self children" columns of a primary or cycle line. */
@@ -502,7 +563,7 @@ static void print_entry(rctx *r, uint32_t s, double print_time, arcbuf *b) {
     lgp_out_chars(r->o, ' ', 1 + 7 + 1 + 7);
     lgp_out_str(r->o, "     <spontaneous>\n");
   } else {
-    cnt = sorted_arcs(r, b, s, cmp_parent_arcs, 1);
+    cnt = sorted_arcs(r, b, s, 1);
     for (k = 0; k < cnt; k++)
       arc_line(r, &b->keys[b->v[k]], s, 1);
   }
@@ -522,7 +583,7 @@ static void print_entry(rctx *r, uint32_t s, double print_time, arcbuf *b) {
   }
   name_full(r, s);
   lgp_out_char(r->o, '\n');
-  cnt = sorted_arcs(r, b, s, cmp_child_arcs, 0);
+  cnt = sorted_arcs(r, b, s, 0);
   for (k = 0; k < cnt; k++)
     arc_line(r, &b->keys[b->v[k]], s, 0);
 }
@@ -530,8 +591,9 @@ static void print_entry(rctx *r, uint32_t s, double print_time, arcbuf *b) {
 void lgp_report_graph(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
   rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg, NULL};
   double print_time = p->print_time;
-  arcbuf b = {NULL, 0, NULL, 0};
+  arcbuf b;
   size_t k;
+  memset(&b, 0, sizeof b);
   r.rn = make_rnodes(&r);
   if (r.rn == NULL) {
     o->failed = 1;
@@ -580,6 +642,7 @@ void lgp_report_graph(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
   }
   free(b.v);
   free(b.keys);
+  free(b.tmp);
   free(r.rn);
   if (!ro->bsd && !ro->brief)
     lgp_out_str(o, lgp_fsf_callg_blurb);

@@ -262,19 +262,9 @@ static char *u64_digits(char *end, uint64_t v) {
 }
 
 void lgp_out_u64(lgp_out *o, uint64_t v, int w, int left) {
-  char buf[24];
-  char *s = u64_digits(buf + sizeof buf, v), *p;
-  size_t n = (size_t)(buf + sizeof buf - s), pad = (size_t)w > n ? (size_t)w - n : 0;
-  if ((p = lgp_out_reserve(o, n + pad)) == NULL)
-    return;
-  if (!left)
-    for (; pad > 0; pad--)
-      *p++ = ' ';
-  memcpy(p, s, n);
-  p += n;
-  for (; pad > 0; pad--)
-    *p++ = ' ';
-  o->len = (size_t)(p - o->buf);
+  char *p = lgp_out_reserve(o, (size_t)(w > 0 ? w : 0) + 24);
+  if (p != NULL)
+    o->len += lgp_fmt_u64(p, v, w, left);
 }
 
 /* Exact rounding of a finite non-negative double to prec (<= 6) decimals:
@@ -311,15 +301,16 @@ static int fixed_scaled(double v, int prec, uint64_t *out) {
   return 1;
 }
 
-void lgp_out_fixed(lgp_out *o, double v, int w, int prec) {
+size_t lgp_fmt_fixed(char *dst, double v, int w, int prec) {
   static const uint64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
   char buf[48];
   char *s, *end = buf + sizeof buf;
   uint64_t q;
-  size_t n;
-  if (!(v >= 0) || signbit(v) || isinf(v) || prec < 0 || prec > 6 || !fixed_scaled(v, prec, &q)) {
-    lgp_out_printf(o, "%*.*f", w, prec, v);
-    return;
+  size_t n, pad;
+  if (!(v >= 0) || signbit(v) || isinf(v) || prec < 0 || prec > 6 || w > 64 ||
+      !fixed_scaled(v, prec, &q)) {
+    int len = snprintf(dst, LGP_FIXED_MAX, "%*.*f", w, prec, v);
+    return len < 0 ? 0 : (size_t)len < LGP_FIXED_MAX ? (size_t)len : LGP_FIXED_MAX - 1;
   }
   s = end;
   if (prec > 0) {
@@ -333,9 +324,30 @@ void lgp_out_fixed(lgp_out *o, double v, int w, int prec) {
   }
   s = u64_digits(s, q / pow10[prec]);
   n = (size_t)(end - s);
-  if ((size_t)w > n)
-    lgp_out_chars(o, ' ', (size_t)w - n);
-  lgp_out_mem(o, s, n);
+  pad = (size_t)w > n ? (size_t)w - n : 0;
+  memset(dst, ' ', pad);
+  memcpy(dst + pad, s, n);
+  return pad + n;
+}
+
+void lgp_out_fixed(lgp_out *o, double v, int w, int prec) {
+  char *p = lgp_out_reserve(o, LGP_FIXED_MAX);
+  if (p != NULL)
+    o->len += lgp_fmt_fixed(p, v, w, prec);
+}
+
+size_t lgp_fmt_u64(char *dst, uint64_t v, int w, int left) {
+  char buf[24];
+  char *s = u64_digits(buf + sizeof buf, v);
+  size_t n = (size_t)(buf + sizeof buf - s), pad = (size_t)w > n ? (size_t)w - n : 0;
+  if (!left) {
+    memset(dst, ' ', pad);
+    memcpy(dst + pad, s, n);
+  } else {
+    memcpy(dst, s, n);
+    memset(dst + n, ' ', pad);
+  }
+  return n + pad;
 }
 
 /* }====================================================== */
