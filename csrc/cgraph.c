@@ -128,14 +128,25 @@ static void dfn_visit(lgp_profile *p, dfn_state *d, uint32_t start) {
   dfn_push(p, d, start);
   while (d->depth > 0) {
     uint32_t node = d->stack_node[d->depth];
-    if (d->stack_iter[d->depth] < p->child_off[node + 1]) {
-      uint32_t child = d->succ[d->stack_iter[d->depth]++];
-      int32_t t = d->order[child];
+    uint32_t j = d->stack_iter[d->depth], end = p->child_off[node + 1];
+    /* the children in order, up to the first one not yet numbered; the
+       states of the next few are fetched ahead (they are anywhere) */
+    for (; j < end; j++) {
+      uint32_t child = d->succ[j];
+      int32_t t;
+      if (j + 4 < end)
+        PREFETCH(&d->order[d->succ[j + 4]]);
+      t = d->order[child];
       if (t == DFN_NAN)
-        dfn_push(p, d, child);
-      else if (t == DFN_BUSY)
+        break;
+      if (t == DFN_BUSY)
         dfn_cycle(p, d, child);
+    }
+    if (j < end) {
+      d->stack_iter[d->depth] = j + 1;
+      dfn_push(p, d, d->succ[j]);
     } else {
+      d->stack_iter[d->depth] = j;
       dfn_pop(p, d);
     }
   }

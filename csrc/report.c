@@ -19,11 +19,6 @@ typedef struct rnode {
   uint64_t head_calls; /* calls into the node's cycle, or into the node */
 } rnode;
 
-#ifdef __GNUC__
-#define PREFETCH(a) __builtin_prefetch(a)
-#else
-#define PREFETCH(a) ((void)(a))
-#endif
 
 typedef struct rctx {
   lgp_out *o;

@@ -157,9 +157,11 @@ local function measure(label, cmd, out)
     -- wall time of the command alone (GNU time's own fork and exec would
     -- weigh on commands of a few milliseconds), then its peak RSS in a
     -- second run under GNU time
-    local script = ENV .. ("s=$EPOCHREALTIME; %s > %s 2> %s; rc=$?; e=$EPOCHREALTIME; " ..
+    -- (the report goes to a new file each time: truncating the previous
+    -- run's 17-175 MB would be timed too)
+    local script = ENV .. ("rm -f %s; s=$EPOCHREALTIME; %s > %s 2> %s; rc=$?; e=$EPOCHREALTIME; " ..
       "[ $rc = 0 ] && { /usr/bin/time -f '%%e %%M' -o %s %s > /dev/null 2>> %s; rc=$?; }; " ..
-      "echo \"$rc $s $e\""):format(cmd, q(out), q(ef), q(tf), cmd, q(ef))
+      "echo \"$rc $s $e\""):format(q(out), cmd, q(out), q(ef), q(tf), cmd, q(ef))
     local res = capture("bash -c " .. q(script))
     local rc, s, e = res:match("^(%d+) ([%d.]+) ([%d.]+)")
     if rc ~= "0" then
