@@ -75,7 +75,7 @@ static int arc_new(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t cou
   lgp_arc *a;
   if (p->narcs >= UINT32_MAX - 1)
     return -1;
-  if (lgp_grow((void **)&p->arcs, &p->arcs_cap, p->narcs + 1, sizeof *p->arcs) != 0)
+  if (lgp_grow_aligned((void **)&p->arcs, &p->arcs_cap, p->narcs + 1, sizeof *p->arcs) != 0)
     return -1;
   a = &p->arcs[p->narcs++];
   memset(a, 0, sizeof *a);

@@ -29,6 +29,9 @@ void *lgp_alloc_array(size_t n, size_t size);
 void *lgp_calloc_array(size_t n, size_t size);
 /* Grows *p (of *cap elements) to hold at least need elements. 0 or -1. */
 int lgp_grow(void **p, size_t *cap, size_t need, size_t size);
+/* The same with 64-byte aligned storage (a cache line): for arrays of
+** 32- or 64-byte records read at random, each record is then one line. */
+int lgp_grow_aligned(void **p, size_t *cap, size_t need, size_t size);
 char *lgp_strdup(const char *s);
 
 /* Stable merge sort of n indices with a comparator taking a context

@@ -83,7 +83,7 @@ typedef struct lgp_profile {
   ** is the number of symbols below its start) */
   lgp_addr *sym_addrs;
   uint8_t *sym_is_func;
-  uint32_t *bucket_first;
+  struct lgp_bucket { uint32_t first, off; } *bucket_first;
   size_t nbuckets;
   unsigned bucket_shift;
   uint32_t last_parent;   /* lgp_cg_tally: callers arrive in address order */

@@ -137,7 +137,12 @@ int lgp_symtab_index(lgp_profile *p) {
     lgp_addr start = b < p->nbuckets ? p->sym_addrs[0] + ((lgp_addr)b << shift) : 0;
     while (k < n && (b == p->nbuckets || p->sym_addrs[k] < start))
       k++;
-    p->bucket_first[b] = (uint32_t)k;
+    p->bucket_first[b].first = (uint32_t)k;
+    /* where the bucket's first symbol starts, if that fits: most buckets
+       hold at most one start, and a lookup then needs only this entry */
+    p->bucket_first[b].off = k < n && b < p->nbuckets && shift <= 32 &&
+                             p->sym_addrs[k] - start <= UINT32_MAX
+                           ? (uint32_t)(p->sym_addrs[k] - start) : UINT32_MAX;
   }
   return 0;
 }
@@ -149,11 +154,17 @@ uint32_t lgp_sym_lookup(const lgp_profile *p, lgp_addr addr) {
     return LGP_NONE;
   b = (addr - p->sym_addrs[0]) >> p->bucket_shift;
   if (b >= p->nbuckets) {
-    lo = p->bucket_first[p->nbuckets - 1];
+    lo = p->bucket_first[p->nbuckets - 1].first;
     hi = p->nsyms;
   } else {
-    lo = p->bucket_first[b];
-    hi = p->bucket_first[b + 1];
+    const struct lgp_bucket *e = &p->bucket_first[b];
+    lo = e->first;
+    hi = e[1].first;
+    if (hi - lo == 1 && e->off != UINT32_MAX) { /* one start in the bucket */
+      lgp_addr start = p->sym_addrs[0] + ((lgp_addr)b << p->bucket_shift);
+      lo = addr - start >= e->off ? hi : lo;
+      hi = lo;
+    }
   }
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;

@@ -1,10 +1,12 @@
 /*
 ** util.c: errors, checked allocation and the buffered writer.
 */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (Linux); guarded below */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lgp.h"
 
@@ -24,16 +26,38 @@ int lgp_fail(lgp_err *e, const char *file, const char *fmt, ...) {
   return -1;
 }
 
+#define BIG_ALLOC ((size_t)4 << 20)
+
+/* Arrays of several megabytes are read at random (a million arcs): on 2 MB
+** pages they cost far fewer page faults and TLB misses. A hint only; the
+** memory is freed with free() like any other. */
+static void *big_alloc(size_t bytes) {
+  void *p = NULL;
+  if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0)
+    return NULL;
+#ifdef MADV_HUGEPAGE
+  madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
 void *lgp_alloc_array(size_t n, size_t size) {
   if (size != 0 && n > SIZE_MAX / size)
     return NULL;
+  if (n * size >= BIG_ALLOC)
+    return big_alloc(n * size);
   return malloc(n == 0 || size == 0 ? 1 : n * size);
 }
 
 void *lgp_calloc_array(size_t n, size_t size) {
+  void *p;
   if (size != 0 && n > SIZE_MAX / size)
     return NULL;
-  return calloc(n ? n : 1, size ? size : 1);
+  if (n * size < BIG_ALLOC)
+    return calloc(n ? n : 1, size ? size : 1);
+  if ((p = big_alloc(n * size)) != NULL)
+    memset(p, 0, n * size);
+  return p;
 }
 
 int lgp_grow(void **p, size_t *cap, size_t need, size_t size) {
@@ -49,9 +73,42 @@ int lgp_grow(void **p, size_t *cap, size_t need, size_t size) {
   }
   if (ncap > SIZE_MAX / size)
     return -1;
-  np = realloc(*p, ncap * size);
-  if (np == NULL)
+  if (ncap * size >= BIG_ALLOC) {
+    if ((np = big_alloc(ncap * size)) == NULL)
+      return -1;
+    if (*p != NULL)
+      memcpy(np, *p, *cap * size);
+    free(*p);
+  } else if ((np = realloc(*p, ncap * size)) == NULL) {
     return -1;
+  }
+  *p = np;
+  *cap = ncap;
+  return 0;
+}
+
+int lgp_grow_aligned(void **p, size_t *cap, size_t need, size_t size) {
+  size_t ncap;
+  void *np = NULL;
+  if (need <= *cap)
+    return 0;
+  ncap = *cap ? *cap : 16;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2)
+      return -1;
+    ncap *= 2;
+  }
+  if (ncap > SIZE_MAX / size)
+    return -1;
+  if (ncap * size >= BIG_ALLOC) {
+    if ((np = big_alloc(ncap * size)) == NULL)
+      return -1;
+  } else if (posix_memalign(&np, 64, ncap * size) != 0) {
+    return -1;
+  }
+  if (*p != NULL)
+    memcpy(np, *p, *cap * size);
+  free(*p);
   *p = np;
   *cap = ncap;
   return 0;
