@@ -13,7 +13,8 @@
 --       from Lua; gprof only with BENCH_GPROF_B3=1
 --   B4  lgprof alone at 25k, 50k, 100k functions (10 arcs each): growth
 --
--- Each command runs BENCH_RUNS times (default and minimum 3); the table
+-- Each command runs BENCH_RUNS times (default and minimum 3; 11 when its
+-- first run took under 0.5 s, so short commands get a steadier median); the table
 -- shows the medians of wall time (bash's $EPOCHREALTIME around the command,
 -- for millisecond resolution) and peak RSS (GNU time's %M, in a second run
 -- of the same command), the ratio
@@ -75,6 +76,7 @@ local GPROF_B3 = os.getenv("BENCH_GPROF_B3") == "1"
 
 local RUNS = math.tointeger(tonumber(os.getenv("BENCH_RUNS") or "3")) or 3
 if RUNS < 3 then log("BENCH_RUNS=%d raised to the minimum of 3", RUNS); RUNS = 3 end
+local SHORT_RUNS = 11 -- runs of commands under 0.5 s
 
 -- Fixed seeds and sizes.
 local B1 = { n = 10000, seed = 1, seconds = 1 }
@@ -152,7 +154,12 @@ end
 -- Runs `cmd > out` RUNS times; returns median wall seconds and peak RSS (KB).
 local function measure(label, cmd, out)
   local ts, rss = {}, {}
-  for i = 1, RUNS do
+  -- a command of a few tens of milliseconds is at the mercy of the page
+  -- cache and the scheduler: after a short first run, take SHORT_RUNS runs
+  -- so the median means something (long commands keep RUNS)
+  local runs, i = RUNS, 0
+  while i < runs do
+    i = i + 1
     local tf, ef = out .. ".time", out .. ".stderr"
     -- wall time of the command alone (GNU time's own fork and exec would
     -- weigh on commands of a few milliseconds), then its peak RSS in a
@@ -171,7 +178,8 @@ local function measure(label, cmd, out)
     local kb = (slurp(tf) or ""):match("[%d.]+ (%d+)%s*$")
     if not kb then die("cannot read GNU time's output in %s", tf) end
     ts[i], rss[i] = tonumber(e) - tonumber(s), tonumber(kb)
-    log("%-28s run %d/%d: %.3f s, %.1f MB", label, i, RUNS, ts[i], rss[i] / 1024)
+    if i == 1 and ts[1] < 0.5 then runs = math.max(RUNS, SHORT_RUNS) end
+    log("%-28s run %d/%d: %.3f s, %.1f MB", label, i, runs, ts[i], rss[i] / 1024)
   end
   return { t = median(ts), rss = median(rss), out = out }
 end
@@ -249,8 +257,8 @@ local in3 = synth(B3.n, B3.arcs)
 local in4 = {}
 for i, s in ipairs(B4) do in4[i] = synth(s.n, s.arcs) end
 
-print(("lgprof benchmarks: median of %d runs each; wall time (s), peak RSS (MB); ratio = gprof / lgprof (B4: t(2n) / t(n))")
-      :format(RUNS))
+print(("lgprof benchmarks: median of %d runs each (%d for commands under 0.5 s); wall time (s), peak RSS (MB); ratio = gprof / lgprof (B4: t(2n) / t(n))")
+      :format(RUNS, math.max(RUNS, SHORT_RUNS)))
 print(("tools: bin/lgprof; %s; gcc %s; %s CPUs"):format(
   capture(GPROF .. " --version | head -1"):gsub("\n", ""), capture("gcc -dumpfullversion"):gsub("\n", ""),
   capture("nproc"):gsub("\n", "")))
