@@ -524,7 +524,9 @@ static int profile_index(lua_State *L) {
       lua_pushstring(L, p->gmon.files[i].path);
       lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-  } else if (strcmp(k, "is_view") == 0)
+  } else if (strcmp(k, "image") == 0)
+    lua_pushstring(L, lgp_root(p)->image.path);
+  else if (strcmp(k, "is_view") == 0)
     lua_pushboolean(L, p->base != NULL);
   else if (strcmp(k, "base_time") == 0)
     lua_pushnumber(L, lcore_seconds(p, p->base_time));

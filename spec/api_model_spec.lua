@@ -17,6 +17,8 @@ describe("API numbers follow the gprof model", function()
       local b = assert(fx.build(name, "O0g-nopie"))
       local p <close> = assert(lgprof.open(b.exe, b.gmon))
       assert.near(1 / p.hz, p.sample_period, EPS)
+      assert.are.equal(b.exe, p.image)
+      assert.are.same(b.gmon, p.files)
       for fn in p:functions() do
         assert.near(fn.self + fn.children, fn.total, EPS)
         if p.print_time > 0 then
