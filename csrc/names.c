@@ -20,6 +20,10 @@ char *lgp_demangle(const char *name, int options) {
   char *core = NULL, *res, *out;
   while (*name == '.' || *name == '$')
     name++;
+  /* every scheme the auto style knows (_Z, _R, _D...) starts with '_': the
+     other names of a big C program need no trip through libiberty */
+  if ((options & DMGL_STYLE_MASK) == DMGL_AUTO && *name != '_')
+    return NULL;
   pre_len = (size_t)(name - pre);
   at = strchr(name, '@');
   if (at != NULL) {

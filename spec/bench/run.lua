@@ -14,7 +14,7 @@
 --   B4  lgprof alone at 25k, 50k, 100k functions (10 arcs each): growth
 --
 -- Each command runs BENCH_RUNS times (default and minimum 3; 11 when its
--- first run took under 0.5 s, so short commands get a steadier median); the table
+-- first run took under 1 s, so short commands get a steadier median); the table
 -- shows the medians of wall time (bash's $EPOCHREALTIME around the command,
 -- for millisecond resolution) and peak RSS (GNU time's %M, in a second run
 -- of the same command), the ratio
@@ -69,14 +69,22 @@ local ROOT = HERE:gsub("/spec/bench$", "")
 local BUILD = arg[1] or os.getenv("BUILD") or "build"
 if not BUILD:find("^/") then BUILD = capture("pwd"):gsub("\n$", "") .. "/" .. BUILD end
 local BENCH = BUILD .. "/bench"
-local OUT = BENCH .. "/out"
+-- Reports are deleted once compared (BENCH_KEEP=1 keeps them): left on
+-- disk, the kernel writes their hundreds of megabytes back 30 s later, in
+-- the middle of later runs, which then took up to twice as long.
+local OUT = os.getenv("BENCH_OUT") or (BENCH .. "/out")
+local KEEP = os.getenv("BENCH_KEEP") == "1"
+local function done_with(...)
+  if KEEP then return end
+  for _, path in ipairs { ... } do os.remove(path) end
+end
 local LGPROF = ROOT .. "/bin/lgprof"
 local GPROF = "/usr/bin/gprof"
 local GPROF_B3 = os.getenv("BENCH_GPROF_B3") == "1"
 
 local RUNS = math.tointeger(tonumber(os.getenv("BENCH_RUNS") or "3")) or 3
 if RUNS < 3 then log("BENCH_RUNS=%d raised to the minimum of 3", RUNS); RUNS = 3 end
-local SHORT_RUNS = 11 -- runs of commands under 0.5 s
+local SHORT_RUNS = 11 -- runs of commands under 1 s
 
 -- Fixed seeds and sizes.
 local B1 = { n = 10000, seed = 1, seconds = 1 }
@@ -178,7 +186,7 @@ local function measure(label, cmd, out)
     local kb = (slurp(tf) or ""):match("[%d.]+ (%d+)%s*$")
     if not kb then die("cannot read GNU time's output in %s", tf) end
     ts[i], rss[i] = tonumber(e) - tonumber(s), tonumber(kb)
-    if i == 1 and ts[1] < 0.5 then runs = math.max(RUNS, SHORT_RUNS) end
+    if i == 1 and ts[1] < 1 then runs = math.max(RUNS, SHORT_RUNS) end
     log("%-28s run %d/%d: %.3f s, %.1f MB", label, i, runs, ts[i], rss[i] / 1024)
   end
   return { t = median(ts), rss = median(rss), out = out }
@@ -257,7 +265,7 @@ local in3 = synth(B3.n, B3.arcs)
 local in4 = {}
 for i, s in ipairs(B4) do in4[i] = synth(s.n, s.arcs) end
 
-print(("lgprof benchmarks: median of %d runs each (%d for commands under 0.5 s); wall time (s), peak RSS (MB); ratio = gprof / lgprof (B4: t(2n) / t(n))")
+print(("lgprof benchmarks: median of %d runs each (%d for commands under 1 s); wall time (s), peak RSS (MB); ratio = gprof / lgprof (B4: t(2n) / t(n))")
       :format(RUNS, math.max(RUNS, SHORT_RUNS)))
 print(("tools: bin/lgprof; %s; gcc %s; %s CPUs"):format(
   capture(GPROF .. " --version | head -1"):gsub("\n", ""), capture("gcc -dumpfullversion"):gsub("\n", ""),
@@ -283,6 +291,8 @@ for _, b in ipairs { { "B1", in1, 5 }, { "B2", in2, 100 } } do
   local d = compare_rows(name, l, g, speedup)
   if d then
     notes[#notes + 1] = ("%s: first difference at line %d: diff %s %s"):format(name, d, l.out, g.out)
+  else
+    done_with(l.out, g.out)
   end
 end
 
@@ -305,9 +315,11 @@ do
   if g then
     local d = first_diff(l.out, g.out)
     row { "B3", "output, byte for byte", target = "identical", ok = d == nil, note = diff_note(d) }
+    if d == nil then done_with(g.out) end
   else
     row { "B3", "gprof skipped (set BENCH_GPROF_B3=1)" }
   end
+  done_with(l.out, o.out)
 end
 
 ---------------------------------------------------------------------------
@@ -322,6 +334,7 @@ do
     if r then ok = r <= 2.2 end
     row { "B4", ("full report: %d fn, %d arcs"):format(s.n, s.arcs), l = l, lt = true, lr = true,
           ratio = r, target = r and "t(2n)/t(n) <= 2.2x", ok = ok }
+    done_with(l.out)
     prev = l
   end
 end
@@ -332,5 +345,5 @@ print(ROWFMT:format("bench", "what", "lgprof (s)", "RSS (MB)", "gprof (s)", "RSS
 for _, r in ipairs(rows) do print((r:gsub("%s+$", ""))) end
 print()
 for _, n in ipairs(notes) do print(n) end
-print(("targets: %d met, %d MISSED; outputs in %s; %d s in all"):format(met, missed, OUT,
-      os.time() - t_start))
+print(("targets: %d met, %d MISSED; reports in %s%s; %d s in all"):format(met, missed, OUT,
+      KEEP and "" or " (deleted once compared; BENCH_KEEP=1 keeps them)", os.time() - t_start))
