@@ -647,38 +647,39 @@ void lgp_report_graph(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
 
 /* {====================================================== index */
 
-static int cmp_name(const void *ctx, uint32_t x, uint32_t y) {
-  const lgp_profile *p = ctx;
-  return p->name_rank[x] < p->name_rank[y] ? -1 : p->name_rank[x] > p->name_rank[y];
-}
 
 void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
   rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg, NULL};
   size_t nnames = 0, todo, rows, i, j, k;
   size_t column_width = (size_t)(ro->width - 1) / 3;
   uint32_t *v = lgp_alloc_array(p->nsyms + p->ncycles, sizeof *v);
+  uint8_t *listed = lgp_alloc_array(p->nsyms ? p->nsyms : 1, 1);
   int any_static = 0;
   char buf[64];
-  if (v == NULL) {
+  if (v == NULL || listed == NULL) {
+    free(v);
+    free(listed);
     o->failed = 1;
     return;
   }
   for (k = 0; k < p->nsyms; k++) {
     const lgp_node *n = &p->nodes[k];
-    if (hidden(&r, (uint32_t)k))
-      continue;
-    if (ro->ignore_zeros && n->ncalls == 0 && n->hist_time == 0)
-      continue;
-    v[nnames++] = (uint32_t)k;
-    any_static |= n->is_static;
+    listed[k] = !hidden(&r, (uint32_t)k) &&
+                !(ro->ignore_zeros && n->ncalls == 0 && n->hist_time == 0);
+    any_static |= listed[k] && n->is_static;
   }
   if (any_static && !ro->bsd) { /* statics show their file: read DWARF now */
     lgp_err err;
     if (lgp_profile_srcinfo(p, &err) != 0)
       any_static = 0;
   }
-  if (lgp_sort_indices(v, nnames, cmp_name, p) != 0)
-    o->failed = 1;
+  /* by name: the ranks are that order already (ties by address) */
+  for (k = 0; k < p->nsyms; k++)
+    v[p->name_rank[k]] = (uint32_t)k;
+  for (k = 0; k < p->nsyms; k++)
+    if (listed[v[k]])
+      v[nnames++] = v[k];
+  free(listed);
   todo = nnames;
   for (k = p->nsyms; k < p->nsyms + p->ncycles; k++)
     if (!hidden(&r, (uint32_t)k))
