@@ -29,7 +29,7 @@ PKG_CFLAGS     = $(shell $(PKG_CONFIG) --cflags lua$(LUA_VERSION) libelf libdw 2
 PKG_LIBS       = $(shell $(PKG_CONFIG) --libs libdw libelf 2>/dev/null)
 ALL_CFLAGS     = $(WARNFLAGS) $(CFLAGS) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden \
                  $(PKG_CFLAGS) -Icsrc
-LDLIBS         = $(PKG_LIBS) -liberty
+LDLIBS         = $(PKG_LIBS) -liberty -lm
 
 BUILD         ?= build
 CORE_SO        = $(BUILD)/lgprof/core.so

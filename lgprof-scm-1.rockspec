@@ -21,8 +21,8 @@ build = {
    type = "builtin",
    modules = {
       ["lgprof.core"] = {
-         sources = { "csrc/arcs.c", "csrc/blurbs.c", "csrc/cgraph.c", "csrc/elfsym.c", "csrc/gmon.c", "csrc/hist.c", "csrc/lcore.c", "csrc/lobjects.c", "csrc/lview.c", "csrc/names.c", "csrc/profile.c", "csrc/report.c", "csrc/srcinfo.c", "csrc/symspec.c", "csrc/symtab.c", "csrc/util.c", "csrc/view.c" },
-         libraries = { "dw", "elf", "iberty" },
+         sources = { "csrc/arcs.c", "csrc/blurbs.c", "csrc/cgraph.c", "csrc/elfsym.c", "csrc/export.c", "csrc/folded.c", "csrc/gmon.c", "csrc/hist.c", "csrc/lcore.c", "csrc/lexport.c", "csrc/lobjects.c", "csrc/lview.c", "csrc/names.c", "csrc/profile.c", "csrc/report.c", "csrc/srcinfo.c", "csrc/symspec.c", "csrc/symtab.c", "csrc/util.c", "csrc/view.c" },
+         libraries = { "dw", "elf", "iberty", "m" },
          incdirs = { "csrc", "$(LIBELF_INCDIR)", "$(LIBDW_INCDIR)", "$(LIBIBERTY_INCDIR)" },
          libdirs = { "$(LIBELF_LIBDIR)", "$(LIBDW_LIBDIR)", "$(LIBIBERTY_LIBDIR)" },
       },
@@ -36,6 +36,8 @@ build = {
       ["lgprof.diff"] = "lua/lgprof/diff.lua",
       ["lgprof.fnkey"] = "lua/lgprof/fnkey.lua",
       ["lgprof.merge"] = "lua/lgprof/merge.lua",
+      ["lgprof.report"] = "lua/lgprof/report.lua",
+      ["lgprof.dot"] = "lua/lgprof/dot.lua",
       ["lgprof.spread"] = "lua/lgprof/spread.lua",
    },
    install = { bin = { lgprof = "bin/lgprof" } },

@@ -571,6 +571,7 @@ static const luaL_Reg profile_methods[] = {
   {"filter", lcore_profile_filter},
   {"find", lcore_profile_find},
   {"roots", lcore_profile_roots},
+  {"export", lcore_profile_export},
   {NULL, NULL}
 };
 

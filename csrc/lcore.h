@@ -55,4 +55,7 @@ int lcore_profile_find(lua_State *L);
 int lcore_profile_roots(lua_State *L);
 int lcore_regex_match(lua_State *L);
 
+/* lexport.c: profile:export */
+int lcore_profile_export(lua_State *L);
+
 #endif

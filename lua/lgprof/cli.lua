@@ -84,7 +84,7 @@ local FLAT, GRAPH, INFO, SUM = 1, 2, 4, 8
 -- must be spelt out (no abbreviation), so gprof's abbreviations keep working.
 local EXTRA = {
   gprof = { long = { script = "required", diff = "required", ["diff-image"] = "required",
-                     ["max-growth"] = "required" } },
+                     ["max-growth"] = "required", format = "required" } },
   diff = { long = { diff = "required", ["diff-image"] = "required",
                     ["max-growth"] = "required" } },
   check = { long = { ["max-self"] = "required", ["max-total"] = "required",
@@ -333,6 +333,48 @@ local function extra_mode(args)
   return found.script and "script" or found.diff and "diff" or nil
 end
 
+-- --format=FMT: lgprof.report's writer and its options (csv-arcs: the arcs table).
+local EXPORTS = {
+  callgrind = { "callgrind", true }, json = { "json", true }, csv = { "csv", true, "flat" },
+  ["csv-arcs"] = { "csv", true, "arcs" }, folded = { "folded" }, dot = { "dot" },
+}
+
+--- `lgprof --format=FMT [options] [image-file [profile-file...]]`: the
+-- analysed profile (gprof's options that shape the analysis apply) written
+-- to stdout in another tool's format; -z lists unused functions too.
+function cli.export(st, fmt, out, err)
+  local e = EXPORTS[fmt]
+  if not e then
+    return usage_error(err, ("unknown format '%s' (gprof, callgrind, json, csv, csv-arcs, "
+      .. "folded, dot)"):format(fmt))
+  end
+  if st.style & (INFO | SUM) ~= 0 then
+    return usage_error(err, "--format cannot be combined with -i or -s")
+  end
+  local profile, ostatus = cli.open(st, err)
+  if not profile then return ostatus end
+  local options
+  if e[2] then options = { zeros = st.zeros or nil, table = e[3] } end
+  -- the writers need a real file; anything else with :write gets a copy
+  local fh = io.type(out) == "file" and out or io.tmpfile()
+  local pok, ok, werr = pcall(lgprof.report[e[1]], profile, fh, options)
+  if pok and ok and fh ~= out then
+    fh:seek("set")
+    out:write(fh:read("a"))
+  end
+  if fh ~= out then fh:close() end
+  profile:close()
+  if not pok then -- misuse, or the dot module missing
+    err:write("lgprof: --format=", fmt, ": ", (tostring(ok):gsub("^[^:]*:%d+: ", "")), "\n")
+    return 2
+  end
+  if not ok then
+    err:write("lgprof: ", tostring(werr), "\n")
+    return 1
+  end
+  return 0
+end
+
 --- Runs the command with a list of arguments; returns the exit status.
 function cli.main(args, out, err)
   out, err = out or io.stdout, err or io.stderr
@@ -344,6 +386,13 @@ function cli.main(args, out, err)
   if mode then return require("lgprof.cmd_" .. mode).run(cli, args, out, err) end
   local st, status = parse(args, out, err)
   if not st then return status end
+  local fmt -- --format=FMT (the last one given)
+  for i = #st.extra, 1, -1 do
+    if st.extra[i][1] == "format" then
+      fmt = fmt or st.extra[i][2]
+      table.remove(st.extra, i)
+    end
+  end
   if st.extra[1] then
     return usage_error(err, ("--%s needs --diff"):format(st.extra[1][1]), "diff")
   end
@@ -351,6 +400,7 @@ function cli.main(args, out, err)
     err:write("lgprof: sorry, file format `prof' is not yet supported\n")
     return 1
   end
+  if fmt and fmt ~= "gprof" then return cli.export(st, fmt, out, err) end
   if st.style & SUM ~= 0 and st.style & (FLAT | GRAPH) ~= 0 then
     err:write("lgprof: -s with a report needs line granularity (-l): not supported yet\n")
     return 2

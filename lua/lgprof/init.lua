@@ -128,11 +128,13 @@ function lgprof.script(...)
   return require("lgprof.cmd_script").standalone({ ... })
 end
 
--- lgprof.check (the threshold checks) is loaded on first use.
+-- lgprof.check (the threshold checks) and lgprof.report (the export
+-- formats) are loaded on first use.
+local LAZY = { check = "lgprof.check", report = "lgprof.report" }
 return setmetatable(lgprof, {
   __index = function(t, k)
-    if k == "check" then
-      local m = require "lgprof.check"
+    if LAZY[k] then
+      local m = require(LAZY[k])
       rawset(t, k, m)
       return m
     end

@@ -1,0 +1,675 @@
+/*
+** export.c: callgrind, JSON and CSV writers (folded stacks: folded.c) over an analysed
+** profile or view (removed functions are skipped). Every writer is one
+** pass over the functions and one over the arcs; the folded writer walks
+** the call graph with an explicit stack (no recursion the input controls).
+**
+** Units: JSON and CSV in seconds (as the Lua API; numbers written so that
+** they read back as the same doubles), callgrind in integer nanoseconds
+** (event Time_ns), folded stacks in integer microseconds.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_int.h"
+
+void lgp_export_opts_init(lgp_export_opts *eo) {
+  memset(eo, 0, sizeof *eo);
+  eo->max_depth = 64;
+  eo->min_weight = 1e-4;
+}
+
+/* {====================================================== shared */
+
+
+
+void lgp_ex_sb_mem(sbuf *b, const char *s, size_t n) {
+  if (b->failed)
+    return;
+  if (b->len + n > b->cap && lgp_grow((void **)&b->s, &b->cap, b->len + n, 1) != 0) {
+    b->failed = 1;
+    return;
+  }
+  memcpy(b->s + b->len, s, n);
+  b->len += n;
+}
+
+
+
+static double seconds(const lgp_profile *p, double ticks) {
+  return p->gmon.hz ? ticks / (double)p->gmon.hz : 0.0;
+}
+
+int lgp_ex_removed(const lgp_profile *p, uint32_t s) {
+  return s < p->nsyms && p->removed != NULL && p->removed[s];
+}
+
+/* The shortest of %.15g and %.17g that reads back as v (integers plain). */
+static size_t fmt_num(char *dst, double v) {
+  char *end;
+  int n;
+  if (v != v || v - v != 0.0) /* NaN or infinite: never produced */
+    v = 0.0;
+  if (v == 0.0) {
+    dst[0] = '0';
+    return 1;
+  }
+  if (fabs(v) < 1e15 && v == (double)(long long)v)
+    return (size_t)snprintf(dst, 32, "%lld", (long long)v);
+  n = snprintf(dst, 32, "%.15g", v);
+  if (strtod(dst, &end) != v)
+    n = snprintf(dst, 32, "%.17g", v);
+  return (size_t)n;
+}
+
+static void out_num(lgp_out *o, double v) {
+  char buf[32];
+  lgp_out_mem(o, buf, fmt_num(buf, v));
+}
+
+void lgp_ex_out_u64(lgp_out *o, uint64_t v) {
+  char buf[32];
+  lgp_out_mem(o, buf, lgp_fmt_u64(buf, v, 0, 0));
+}
+
+static const char *src_file(const ectx *c, uint32_t s) {
+  const lgp_node *n = &c->root->nodes[s];
+  return c->have_src && n->file >= 0 ? c->root->image.files[n->file] : NULL;
+}
+
+static int src_line(const ectx *c, uint32_t s) {
+  const lgp_node *n = &c->root->nodes[s];
+  return c->have_src && n->line > 0 ? n->line : 0;
+}
+
+/* The name a function is written under where names must identify it
+** (callgrind, folded): its printed name, followed by its address in
+** brackets (" [0x401136]") when another listed function prints the same; newlines (and
+** for folded stacks, the frame separator ';') become other characters. */
+void lgp_ex_label(ectx *c, uint32_t s, sbuf *b, int folded) {
+  size_t len, i, start = b->len;
+  const char *name;
+  if (s >= c->p->nsyms) {
+    char buf[48];
+    lgp_ex_sb_mem(b, buf, (size_t)snprintf(buf, sizeof buf, "<cycle %d>", (int)c->p->nodes[s].cyc_num));
+    return;
+  }
+  name = lgp_display_name_len(c->nm, c->p, s, &len);
+  lgp_ex_sb_mem(b, name, len);
+  if (c->dup[s]) {
+    char buf[48];
+    lgp_ex_sb_mem(b, buf, (size_t)snprintf(buf, sizeof buf, " [0x%llx]",
+                                    (unsigned long long)c->p->nodes[s].addr));
+  }
+  if (b->failed)
+    return;
+  for (i = start; i < b->len; i++) {
+    if (b->s[i] == '\n' || b->s[i] == '\r')
+      b->s[i] = ' ';
+    else if (folded && b->s[i] == ';')
+      b->s[i] = ':';
+  }
+}
+
+/* dup[s]: another listed function prints the same name (C++ destructors
+** and constructors have several symbols of one name; statics of one name
+** live in several files). A hash table over the printed names. */
+static int mark_dups(ectx *c) {
+  size_t n = c->p->nsyms, k, cap = 16;
+  uint32_t *slot;
+  while (cap < 2 * n)
+    cap *= 2;
+  slot = lgp_alloc_array(cap, sizeof *slot);
+  if (slot == NULL)
+    return -1;
+  memset(slot, 0xff, cap * sizeof *slot);
+  for (k = 0; k < n; k++) {
+    size_t len, i, h = 2166136261u;
+    const char *name;
+    if (!c->listed[k])
+      continue;
+    name = lgp_display_name_len(c->nm, c->p, (uint32_t)k, &len);
+    for (i = 0; i < len; i++)
+      h = (h ^ (unsigned char)name[i]) * 16777619u;
+    for (i = h & (cap - 1);; i = (i + 1) & (cap - 1)) {
+      size_t olen;
+      const char *other;
+      if (slot[i] == LGP_NONE) {
+        slot[i] = (uint32_t)k;
+        break;
+      }
+      other = lgp_display_name_len(c->nm, c->p, slot[i], &olen);
+      if (olen == len && memcmp(other, name, len) == 0) {
+        c->dup[slot[i]] = c->dup[k] = 1;
+        break;
+      }
+    }
+  }
+  free(slot);
+  return 0;
+}
+
+static int ctx_init(ectx *c, lgp_out *o, lgp_profile *p, lgp_names *nm,
+                    const lgp_export_opts *eo, int want_src, int want_dup) {
+  size_t n = p->nsyms, k;
+  uint8_t *has_arc;
+  memset(c, 0, sizeof *c);
+  c->o = o;
+  c->p = p;
+  c->root = lgp_root(p);
+  c->nm = nm;
+  c->eo = eo;
+  c->listed = lgp_calloc_array(n ? n : 1, 1);
+  c->dup = lgp_calloc_array(n ? n : 1, 1);
+  has_arc = lgp_calloc_array(n ? n : 1, 1);
+  if (c->listed == NULL || c->dup == NULL || has_arc == NULL) {
+    free(has_arc);
+    return -1;
+  }
+  for (k = 0; k < p->narcs; k++) {
+    has_arc[p->arcs[k].parent] = 1;
+    has_arc[p->arcs[k].child] = 1;
+  }
+  for (k = 0; k < n; k++) {
+    const lgp_node *nd = &p->nodes[k];
+    c->listed[k] = !lgp_ex_removed(p, (uint32_t)k) &&
+                   (eo->zeros || nd->hist_time != 0.0 || nd->ncalls != 0 ||
+                    nd->self_calls != 0 || has_arc[k]);
+  }
+  free(has_arc);
+  if (want_dup && mark_dups(c) != 0)
+    return -1;
+  if (want_src) {
+    lgp_err err;
+    c->have_src = lgp_profile_srcinfo(p, &err) == 0;
+  }
+  return 0;
+}
+
+static void ctx_free(ectx *c) {
+  free(c->listed);
+  free(c->dup);
+  free(c->scratch.s);
+}
+
+/* }====================================================== */
+
+/* {====================================================== callgrind */
+
+/* Nanoseconds, rounded half up (what callgrind's integer costs hold). */
+static unsigned long long ns_of(const lgp_profile *p, double ticks) {
+  double v = seconds(p, ticks) * 1e9;
+  return v > 0.0 ? (unsigned long long)floor(v + 0.5) : 0;
+}
+
+static void cg_name(ectx *c, uint32_t s) {
+  c->scratch.len = 0;
+  lgp_ex_label(c, s, &c->scratch, 0);
+  lgp_out_mem(c->o, c->scratch.s, c->scratch.len);
+}
+
+/* "fl=(id) name" the first time, "fl=(id)" later; unknown files are "???". */
+static void cg_file(ectx *c, const char *key, uint32_t s, uint8_t *file_seen) {
+  const lgp_node *n = &c->root->nodes[s];
+  size_t id = c->have_src && n->file >= 0 ? (size_t)n->file + 1 : 0;
+  lgp_out_str(c->o, key);
+  lgp_out_printf(c->o, "(%zu)", id + 1);
+  if (!file_seen[id]) {
+    file_seen[id] = 1;
+    lgp_out_char(c->o, ' ');
+    lgp_out_str(c->o, id == 0 ? "???" : c->root->image.files[id - 1]);
+  }
+  lgp_out_char(c->o, '\n');
+}
+
+static void cg_fn(ectx *c, const char *key, uint32_t s, uint8_t *fn_seen) {
+  lgp_out_str(c->o, key);
+  lgp_out_printf(c->o, "(%u)", (unsigned)s + 1);
+  if (!fn_seen[s]) {
+    fn_seen[s] = 1;
+    lgp_out_char(c->o, ' ');
+    cg_name(c, s);
+  }
+  lgp_out_char(c->o, '\n');
+}
+
+static int write_callgrind(ectx *c) {
+  lgp_out *o = c->o;
+  lgp_profile *p = c->p;
+  size_t s, g, nfiles = c->have_src ? c->root->image.nfiles : 0;
+  unsigned long long total;
+  uint8_t *file_seen = lgp_calloc_array(nfiles + 1, 1);
+  uint8_t *fn_seen = lgp_calloc_array(p->nsyms ? p->nsyms : 1, 1);
+  if (file_seen == NULL || fn_seen == NULL) {
+    free(file_seen);
+    free(fn_seen);
+    return -1;
+  }
+  /* the flat profile's total (its % time denominator); gprof may credit a
+     histogram bin that straddles two functions to both, so the functions'
+     costs can add up to a little more */
+  total = ns_of(p, p->total_time);
+  lgp_out_str(o, "# callgrind format\nversion: 1\n");
+  if (c->eo->creator != NULL)
+    lgp_out_printf(o, "creator: %s\n", c->eo->creator);
+  lgp_out_printf(o, "cmd: %s\n", c->root->image.path);
+  lgp_out_str(o, "part: 1\n");
+  lgp_out_str(o, "desc: Profile files:");
+  for (g = 0; g < p->gmon.nfiles; g++)
+    lgp_out_printf(o, " %s", p->gmon.files[g].path);
+  lgp_out_char(o, '\n');
+  lgp_out_printf(o, "desc: Sampling rate: %u Hz\n", (unsigned)p->gmon.hz);
+  if (p->base != NULL)
+    lgp_out_str(o, "desc: Filtered view: yes\n");
+  lgp_out_str(o, "desc: Call costs: gprof's estimate (callee time apportioned by call "
+                 "counts); 0 for calls inside a cycle\n");
+  lgp_out_str(o, "positions: line\n");
+  lgp_out_str(o, "event: Time_ns : Sampled CPU time (nanoseconds)\n");
+  lgp_out_str(o, "events: Time_ns\n");
+  lgp_out_printf(o, "summary: %llu\n\n", total);
+  lgp_out_str(o, "ob=(1) ");
+  lgp_out_str(o, c->root->image.path);
+  lgp_out_char(o, '\n');
+  for (s = 0; s < p->nsyms && !o->failed; s++) {
+    const uint32_t *a;
+    int line = src_line(c, (uint32_t)s);
+    if (!c->listed[s])
+      continue;
+    lgp_out_char(o, '\n');
+    cg_file(c, "fl=", (uint32_t)s, file_seen);
+    cg_fn(c, "fn=", (uint32_t)s, fn_seen);
+    lgp_out_printf(o, "%d %llu\n", line, ns_of(p, p->nodes[s].hist_time));
+    for (a = lgp_children_begin(p, s); a < lgp_children_end(p, s); a++) {
+      const lgp_arc *arc = &p->arcs[*a];
+      const lgp_node *pn = &p->nodes[arc->parent], *cn = &p->nodes[arc->child];
+      int in_cycle = arc->parent == arc->child ||
+                     (pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num);
+      cg_file(c, "cfl=", arc->child, file_seen);
+      cg_fn(c, "cfn=", arc->child, fn_seen);
+      lgp_out_str(o, "calls=");
+      lgp_ex_out_u64(o, arc->count);
+      lgp_out_printf(o, " %d\n%d %llu\n", src_line(c, arc->child), line,
+                     in_cycle ? 0ULL : ns_of(p, arc->time + arc->child_time));
+    }
+  }
+  lgp_out_printf(o, "\ntotals: %llu\n", total);
+  free(file_seen);
+  free(fn_seen);
+  return 0;
+}
+
+/* }====================================================== */
+
+/* {====================================================== JSON */
+
+/* A JSON string: UTF-8 copied, bytes that are not valid UTF-8 written as
+** the code points of the same value (as Latin-1 would read them). */
+static void json_str(lgp_out *o, const char *str, size_t len) {
+  const unsigned char *s = (const unsigned char *)str, *e = s + len;
+  lgp_out_char(o, '"');
+  while (s < e) {
+    unsigned b = *s;
+    size_t n = 0, k;
+    if (b < 0x80) {
+      if (b == '"' || b == '\\') {
+        lgp_out_char(o, '\\');
+        lgp_out_char(o, (char)b);
+      } else if (b < 0x20) {
+        lgp_out_printf(o, "\\u%04x", b);
+      } else {
+        lgp_out_char(o, (char)b);
+      }
+      s++;
+      continue;
+    }
+    if (b >= 0xc2 && b <= 0xdf)
+      n = 2;
+    else if (b >= 0xe0 && b <= 0xef)
+      n = 3;
+    else if (b >= 0xf0 && b <= 0xf4)
+      n = 4;
+    if (n != 0 && (size_t)(e - s) >= n) {
+      unsigned b1 = s[1];
+      int ok = (b1 & 0xc0) == 0x80;
+      if (b == 0xe0) ok = ok && b1 >= 0xa0;
+      if (b == 0xed) ok = ok && b1 <= 0x9f;
+      if (b == 0xf0) ok = ok && b1 >= 0x90;
+      if (b == 0xf4) ok = ok && b1 <= 0x8f;
+      for (k = 2; k < n; k++)
+        ok = ok && (s[k] & 0xc0) == 0x80;
+      if (ok) {
+        lgp_out_mem(o, (const char *)s, n);
+        s += n;
+        continue;
+      }
+    }
+    lgp_out_printf(o, "\\u%04x", b);
+    s++;
+  }
+  lgp_out_char(o, '"');
+}
+
+static void json_cstr(lgp_out *o, const char *s) {
+  if (s == NULL)
+    lgp_out_str(o, "null");
+  else
+    json_str(o, s, strlen(s));
+}
+
+static void json_key(lgp_out *o, const char *k) {
+  lgp_out_char(o, '"');
+  lgp_out_str(o, k);
+  lgp_out_str(o, "\":");
+}
+
+static void json_num(lgp_out *o, const char *k, double v) {
+  json_key(o, k);
+  out_num(o, v);
+  lgp_out_char(o, ',');
+}
+
+static void json_u64(lgp_out *o, const char *k, uint64_t v) {
+  json_key(o, k);
+  lgp_ex_out_u64(o, v);
+  lgp_out_char(o, ',');
+}
+
+static void json_bool(lgp_out *o, const char *k, int v) {
+  json_key(o, k);
+  lgp_out_str(o, v ? "true," : "false,");
+}
+
+static double percent(const lgp_profile *p, const lgp_node *n) {
+  double print_time = p->print_time > 0 ? p->print_time : 1.0;
+  return 100 * (n->prop_self + n->prop_child) / print_time;
+}
+
+/* the fields of a Function and a Cycle that gprof's call graph shows */
+static void json_times(lgp_out *o, const lgp_profile *p, const lgp_node *n) {
+  json_num(o, "self", seconds(p, n->prop_self));
+  json_num(o, "children", seconds(p, n->prop_child));
+  json_num(o, "total", seconds(p, n->prop_self + n->prop_child));
+  json_num(o, "percent", percent(p, n));
+}
+
+static const char json_estimated[] =
+  "\"estimated\":{\"propagated_times_are_estimates\":true,"
+  "\"method\":\"call_count_apportioning\","
+  "\"fields\":[\"functions.children\",\"functions.total\",\"functions.percent\","
+  "\"arcs.self\",\"arcs.children\",\"cycles.children\",\"cycles.total\",\"cycles.percent\"],"
+  "\"note\":\"gprof's model: a function's time is charged to its callers in proportion "
+  "to the calls each made, as if every call cost the same; arcs inside a cycle carry "
+  "none. Self times (flat_self, self) and call counts are measured.\"},\n";
+
+static int write_json(ectx *c) {
+  lgp_out *o = c->o;
+  lgp_profile *p = c->p;
+  size_t i, k, nlisted = 0, total = p->nsyms + p->ncycles;
+  int first;
+  for (i = 0; i < p->nsyms; i++)
+    nlisted += c->listed[i];
+  lgp_out_str(o, "{\"format\":\"lgprof-profile\",\"version\":1,");
+  json_key(o, "creator");
+  json_cstr(o, c->eo->creator);
+  lgp_out_str(o, ",\n");
+  json_key(o, "image");
+  json_cstr(o, c->root->image.path);
+  lgp_out_char(o, ',');
+  json_key(o, "profile_files");
+  lgp_out_char(o, '[');
+  for (i = 0; i < p->gmon.nfiles; i++) {
+    if (i > 0)
+      lgp_out_char(o, ',');
+    json_cstr(o, p->gmon.files[i].path);
+  }
+  lgp_out_str(o, "],");
+  json_bool(o, "is_view", p->base != NULL);
+  json_u64(o, "hz", p->gmon.hz);
+  json_num(o, "sample_period", p->gmon.hz ? 1.0 / p->gmon.hz : 0.0);
+  lgp_out_str(o, "\n\"units\":{\"time\":\"seconds\",\"percent\":\"percent\","
+                 "\"calls\":\"count\",\"address\":\"byte address\"},\n");
+  lgp_out_str(o, "\"totals\":{");
+  json_num(o, "time", seconds(p, p->total_time));
+  json_num(o, "call_graph_time", seconds(p, p->print_time));
+  json_num(o, "base_time", seconds(p, p->base != NULL ? p->base_time : p->total_time));
+  json_u64(o, "functions", nlisted);
+  json_u64(o, "arcs", p->narcs);
+  json_key(o, "cycles");
+  lgp_ex_out_u64(o, p->ncycles);
+  lgp_out_str(o, "},\n");
+  lgp_out_str(o, json_estimated);
+  lgp_out_str(o, "\"functions\":[");
+  first = 1;
+  for (i = 0; i < total && !o->failed; i++) {
+    uint32_t s = p->time_sorted[i];
+    const lgp_node *n = &p->nodes[s];
+    size_t len;
+    const char *name;
+    if (s >= p->nsyms || !c->listed[s])
+      continue;
+    lgp_out_str(o, first ? "\n{" : ",\n{");
+    first = 0;
+    json_u64(o, "index", n->index);
+    name = lgp_display_name_len(c->nm, p, s, &len);
+    json_key(o, "name");
+    json_str(o, name, len);
+    lgp_out_char(o, ',');
+    json_key(o, "symbol");
+    json_cstr(o, n->name);
+    lgp_out_char(o, ',');
+    json_u64(o, "address", n->addr);
+    json_u64(o, "size", n->end_addr >= n->addr ? n->end_addr - n->addr + 1 : 0);
+    json_key(o, "file");
+    json_cstr(o, src_file(c, s));
+    lgp_out_char(o, ',');
+    json_key(o, "line");
+    if (src_line(c, s) > 0)
+      lgp_out_printf(o, "%d,", src_line(c, s));
+    else
+      lgp_out_str(o, "null,");
+    json_bool(o, "is_static", n->is_static);
+    json_num(o, "flat_self", seconds(p, n->hist_time));
+    json_num(o, "flat_percent", p->total_time > 0 ? 100 * n->hist_time / p->total_time : 0.0);
+    json_times(o, p, n);
+    json_u64(o, "calls", n->ncalls);
+    json_u64(o, "self_calls", n->self_calls);
+    json_u64(o, "member_calls", n->member_calls);
+    json_key(o, "cycle");
+    if (n->cyc_num != 0)
+      lgp_out_printf(o, "%d,", (int)n->cyc_num);
+    else
+      lgp_out_str(o, "null,");
+    json_key(o, "printed");
+    lgp_out_str(o, n->print_flag ? "true}" : "false}");
+  }
+  lgp_out_str(o, "],\n\"arcs\":[");
+  first = 1;
+  for (k = 0; k < p->narcs && !o->failed; k++) {
+    const lgp_arc *a = &p->arcs[k];
+    const lgp_node *pn = &p->nodes[a->parent], *cn = &p->nodes[a->child];
+    if (!c->listed[a->parent] || !c->listed[a->child])
+      continue;
+    lgp_out_str(o, first ? "\n{" : ",\n{");
+    first = 0;
+    json_u64(o, "caller", pn->index);
+    json_u64(o, "callee", cn->index);
+    json_u64(o, "count", a->count);
+    json_num(o, "self", seconds(p, a->time));
+    json_num(o, "children", seconds(p, a->child_time));
+    json_bool(o, "is_recursive", a->parent == a->child);
+    json_key(o, "in_cycle");
+    lgp_out_str(o, pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num ? "true}" : "false}");
+  }
+  lgp_out_str(o, "],\n\"cycles\":[");
+  for (i = p->nsyms; i < total && !o->failed; i++) {
+    const lgp_node *n = &p->nodes[i];
+    uint32_t m;
+    lgp_out_str(o, i == p->nsyms ? "\n{" : ",\n{");
+    json_u64(o, "number", (uint64_t)n->cyc_num);
+    json_u64(o, "index", n->index);
+    lgp_out_printf(o, "\"name\":\"<cycle %d>\",", (int)n->cyc_num);
+    json_times(o, p, n);
+    json_u64(o, "calls", n->ncalls);
+    json_u64(o, "internal_calls", n->self_calls);
+    json_key(o, "members");
+    lgp_out_char(o, '[');
+    for (m = n->cyc_next; m != LGP_NONE; m = p->nodes[m].cyc_next) {
+      if (m != n->cyc_next)
+        lgp_out_char(o, ',');
+      lgp_out_str(o, "{\"index\":");
+      lgp_ex_out_u64(o, p->nodes[m].index);
+      lgp_out_str(o, ",\"calls_from_members\":");
+      lgp_ex_out_u64(o, p->nodes[m].member_calls);
+      lgp_out_char(o, '}');
+    }
+    lgp_out_str(o, "]}");
+  }
+  lgp_out_str(o, "]}\n");
+  return 0;
+}
+
+/* }====================================================== */
+
+/* {====================================================== CSV (RFC 4180) */
+
+static void csv_str(lgp_out *o, const char *s, size_t len) {
+  size_t i;
+  int quote = 0;
+  for (i = 0; i < len && !quote; i++)
+    quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
+  if (!quote) {
+    lgp_out_mem(o, s, len);
+    return;
+  }
+  lgp_out_char(o, '"');
+  for (i = 0; i < len; i++) {
+    if (s[i] == '"')
+      lgp_out_char(o, '"');
+    lgp_out_char(o, s[i]);
+  }
+  lgp_out_char(o, '"');
+}
+
+static void csv_name(ectx *c, uint32_t s) {
+  size_t len;
+  const char *name = lgp_display_name_len(c->nm, c->p, s, &len);
+  csv_str(c->o, name, len);
+}
+
+static void csv_addr(lgp_out *o, lgp_addr a) {
+  lgp_out_printf(o, "0x%llx", (unsigned long long)a);
+}
+
+static int write_csv_flat(ectx *c) {
+  lgp_out *o = c->o;
+  lgp_profile *p = c->p;
+  size_t i;
+  uint64_t rank = 0;
+  double cum = 0.0;
+  lgp_out_str(o, "rank,name,file,line,address,percent_time,cumulative_seconds,"
+                 "self_seconds,calls,self_calls,children_seconds,total_seconds,index,cycle\r\n");
+  for (i = 0; i < p->nsyms && !o->failed; i++) {
+    uint32_t s = p->flat_sorted[i];
+    const lgp_node *n = &p->nodes[s];
+    const char *file;
+    if (!c->listed[s])
+      continue;
+    cum += seconds(p, n->hist_time);
+    lgp_ex_out_u64(o, ++rank);
+    lgp_out_char(o, ',');
+    csv_name(c, s);
+    lgp_out_char(o, ',');
+    if ((file = src_file(c, s)) != NULL)
+      csv_str(o, file, strlen(file));
+    lgp_out_char(o, ',');
+    if (src_line(c, s) > 0)
+      lgp_out_printf(o, "%d", src_line(c, s));
+    lgp_out_char(o, ',');
+    csv_addr(o, n->addr);
+    lgp_out_char(o, ',');
+    out_num(o, p->total_time > 0 ? 100 * n->hist_time / p->total_time : 0.0);
+    lgp_out_char(o, ',');
+    out_num(o, cum);
+    lgp_out_char(o, ',');
+    out_num(o, seconds(p, n->hist_time));
+    lgp_out_char(o, ',');
+    lgp_ex_out_u64(o, n->ncalls);
+    lgp_out_char(o, ',');
+    lgp_ex_out_u64(o, n->self_calls);
+    lgp_out_char(o, ',');
+    out_num(o, seconds(p, n->prop_child));
+    lgp_out_char(o, ',');
+    out_num(o, seconds(p, n->prop_self + n->prop_child));
+    lgp_out_char(o, ',');
+    lgp_ex_out_u64(o, n->index);
+    lgp_out_char(o, ',');
+    if (n->cyc_num != 0)
+      lgp_out_printf(o, "%d", (int)n->cyc_num);
+    lgp_out_str(o, "\r\n");
+  }
+  return 0;
+}
+
+static int write_csv_arcs(ectx *c) {
+  lgp_out *o = c->o;
+  lgp_profile *p = c->p;
+  size_t k;
+  lgp_out_str(o, "caller,callee,count,self_seconds,children_seconds,in_cycle,recursive,"
+                 "caller_index,callee_index,caller_address,callee_address\r\n");
+  for (k = 0; k < p->narcs && !o->failed; k++) {
+    const lgp_arc *a = &p->arcs[k];
+    const lgp_node *pn = &p->nodes[a->parent], *cn = &p->nodes[a->child];
+    if (!c->listed[a->parent] || !c->listed[a->child])
+      continue;
+    csv_name(c, a->parent);
+    lgp_out_char(o, ',');
+    csv_name(c, a->child);
+    lgp_out_char(o, ',');
+    lgp_ex_out_u64(o, a->count);
+    lgp_out_char(o, ',');
+    out_num(o, seconds(p, a->time));
+    lgp_out_char(o, ',');
+    out_num(o, seconds(p, a->child_time));
+    lgp_out_str(o, pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num ? ",1," : ",0,");
+    lgp_out_str(o, a->parent == a->child ? "1," : "0,");
+    lgp_ex_out_u64(o, pn->index);
+    lgp_out_char(o, ',');
+    lgp_ex_out_u64(o, cn->index);
+    lgp_out_char(o, ',');
+    csv_addr(o, pn->addr);
+    lgp_out_char(o, ',');
+    csv_addr(o, cn->addr);
+    lgp_out_str(o, "\r\n");
+  }
+  return 0;
+}
+
+/* }====================================================== */
+
+
+int lgp_export(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_export_opts *eo,
+               lgp_err *err) {
+  ectx c;
+  int rc;
+  if (ctx_init(&c, o, p, nm, eo, eo->format != LGP_EXPORT_FOLDED,
+               eo->format == LGP_EXPORT_CALLGRIND || eo->format == LGP_EXPORT_FOLDED) != 0) {
+    ctx_free(&c);
+    return lgp_fail(err, NULL, "out of memory");
+  }
+  switch (eo->format) {
+  case LGP_EXPORT_CALLGRIND: rc = write_callgrind(&c); break;
+  case LGP_EXPORT_JSON: rc = write_json(&c); break;
+  case LGP_EXPORT_CSV_FLAT: rc = write_csv_flat(&c); break;
+  case LGP_EXPORT_CSV_ARCS: rc = write_csv_arcs(&c); break;
+  case LGP_EXPORT_FOLDED: rc = lgp_ex_write_folded(&c); break;
+  default: rc = -1; break;
+  }
+  rc = rc != 0 || c.scratch.failed ? -1 : 0;
+  ctx_free(&c);
+  if (rc != 0)
+    return lgp_fail(err, NULL, "out of memory");
+  if (lgp_out_flush(o) != 0 || o->failed)
+    return lgp_fail(err, NULL, "write error");
+  return 0;
+}

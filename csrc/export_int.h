@@ -1,0 +1,37 @@
+/*
+** export_int.h: what export.c and folded.c share (not a public header).
+*/
+#ifndef export_int_h
+#define export_int_h
+
+#include "export.h"
+
+typedef struct sbuf {
+  char *s;
+  size_t len, cap;
+  int failed;
+} sbuf;
+
+typedef struct ectx {
+  lgp_out *o;
+  lgp_profile *p;
+  const lgp_profile *root;
+  lgp_names *nm;
+  const lgp_export_opts *eo;
+  uint8_t *listed; /* symbols written */
+  uint8_t *dup;    /* symbols whose printed name another listed one shares */
+  int have_src;    /* DWARF file and line were read */
+  sbuf scratch;
+} ectx;
+
+/* Appends n bytes to b (b->failed on out of memory). */
+void lgp_ex_sb_mem(sbuf *b, const char *s, size_t n);
+/* Was symbol s removed by a view's filters? */
+int lgp_ex_removed(const lgp_profile *p, uint32_t s);
+/* The name s is written under, into b (folded: for a stack frame). */
+void lgp_ex_label(ectx *c, uint32_t s, sbuf *b, int folded);
+void lgp_ex_out_u64(lgp_out *o, uint64_t v);
+/* folded.c */
+int lgp_ex_write_folded(ectx *c);
+
+#endif

@@ -1,0 +1,257 @@
+/*
+** folded.c: folded stacks ("main;a;b value", for flame graph tools)
+** synthesised from the call graph; an estimate (see below). The walk uses
+** an explicit stack: no recursion the input controls.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_int.h"
+
+/* {====================================================== folded stacks */
+
+/*
+** gmon.out has arcs, not stacks: the stacks are synthesised from gprof's
+** own model. A unit is a function outside any cycle or a whole cycle; the
+** units and the arcs between them form a DAG. A unit's total time T (self
+** + children, as the call graph shows) reaches it along its incoming arcs
+** (each carrying gprof's propagated share) and, for what no arc brings
+** (roots, callers excluded from propagation), from a stack of its own.
+** Walking down from those starts, a stack of weight W at unit u keeps
+** W * self/T for u and passes W * share/T down each outgoing arc. So every
+** unit's self time is spread over the stacks leading to it in proportion
+** to what each caller contributes, and the values add up to the call
+** graph's total time. A cycle is one frame, "<cycle N>", whose self time is
+** split over its members as leaf frames. A stack deeper than max_depth, or
+** a subtree (or a member's share) lighter than min_weight of the total, is
+** not broken down: its time stays with its top frame. Stacks at one depth
+** share the total, so at most 1/min_weight of them are written per depth.
+*/
+
+typedef struct fframe {
+  uint32_t unit;
+  uint32_t pos, end;  /* outgoing unit arcs still to visit */
+  size_t pathlen;     /* length of the path up to and including this frame */
+  double w;           /* weight of the stack, ticks */
+  double extra;       /* time of subtrees not broken down, ticks */
+} fframe;
+
+typedef struct fstate {
+  ectx *c;
+  sbuf path;
+  double scale;      /* output units per tick */
+  double cum;        /* ticks emitted so far */
+  uint64_t written;  /* output units written so far */
+} fstate;
+
+/* One line: value in microseconds, rounded so that the running sum stays
+** the rounded running sum of the exact values (lines rounding to 0 are
+** left out). */
+static void fold_emit(fstate *f, const char *tail, size_t tail_len, double ticks) {
+  lgp_out *o = f->c->o;
+  double target;
+  uint64_t v;
+  if (!(ticks > 0.0))
+    return;
+  f->cum += ticks;
+  target = floor(f->cum * f->scale + 0.5);
+  v = target > (double)f->written ? (uint64_t)target - f->written : 0;
+  if (v == 0)
+    return;
+  f->written += v;
+  lgp_out_mem(o, f->path.s, f->path.len);
+  if (tail_len) {
+    lgp_out_char(o, ';');
+    lgp_out_mem(o, tail, tail_len);
+  }
+  lgp_out_char(o, ' ');
+  lgp_ex_out_u64(o, v);
+  lgp_out_char(o, '\n');
+}
+
+/* An outgoing arc of a unit, or a member of a cycle, with its weight. */
+typedef struct fedge {
+  double w;
+  uint32_t to;
+} fedge;
+
+static int fedge_cmp(const void *a, const void *b) {
+  const fedge *x = a, *y = b;
+  if (x->w != y->w)
+    return x->w > y->w ? -1 : 1;
+  return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/* Groups items (key -> unit) by unit into e[off[u]..off[u+1]), heaviest
+** first, and sets rest[j] to the weight of e[j..off[u+1]). */
+static void fedge_finish(fedge *e, double *rest, const uint32_t *off, size_t nu) {
+  size_t u;
+  for (u = 0; u < nu; u++) {
+    uint32_t b = off[u], j = off[u + 1];
+    double sum = 0.0;
+    if (j - b > 1)
+      qsort(e + b, j - b, sizeof *e, fedge_cmp);
+    while (j > b) {
+      j--;
+      sum += e[j].w;
+      rest[j] = sum;
+    }
+  }
+}
+
+int lgp_ex_write_folded(ectx *c) {
+  lgp_profile *p = c->p;
+  size_t nu = p->nsyms + p->ncycles, k, u, depth_cap;
+  uint32_t *off = lgp_calloc_array(nu + 2, sizeof *off);
+  uint32_t *moff = lgp_calloc_array(nu + 2, sizeof *moff);
+  uint32_t *fill = lgp_alloc_array(nu + 1, sizeof *fill);
+  fedge *out = NULL, *mem = NULL;
+  double *rest = NULL, *mrest = NULL;
+  double *inflow = lgp_calloc_array(nu + 1, sizeof *inflow);
+  double cutoff;
+  fframe *st = NULL;
+  fstate f;
+  sbuf tail;
+  int rc = -1;
+  memset(&f, 0, sizeof f);
+  memset(&tail, 0, sizeof tail);
+  f.c = c;
+  f.scale = p->gmon.hz ? 1e6 / (double)p->gmon.hz : 0.0;
+  cutoff = c->eo->min_weight * p->print_time;
+  depth_cap = c->eo->max_depth > 0 ? (size_t)c->eo->max_depth : 1;
+  st = lgp_alloc_array(depth_cap + 1, sizeof *st);
+  if (off == NULL || moff == NULL || fill == NULL || inflow == NULL || st == NULL)
+    goto done;
+  /* the unit graph: arcs between units that carry time, by caller; and
+     the members of each cycle with self time */
+  for (k = 0; k < p->narcs; k++) {
+    const lgp_arc *a = &p->arcs[k];
+    uint32_t pu = p->nodes[a->parent].cyc_head, cu = p->nodes[a->child].cyc_head;
+    if (pu != cu && a->time + a->child_time > 0.0)
+      off[pu + 1]++;
+  }
+  for (u = 0; u < p->nsyms; u++)
+    if (p->nodes[u].cyc_head != u && p->nodes[u].prop_self > 0.0)
+      moff[p->nodes[u].cyc_head + 1]++;
+  for (u = 0; u < nu; u++) {
+    off[u + 1] += off[u];
+    moff[u + 1] += moff[u];
+  }
+  out = lgp_alloc_array(off[nu] + 1, sizeof *out);
+  rest = lgp_alloc_array(off[nu] + 1, sizeof *rest);
+  mem = lgp_alloc_array(moff[nu] + 1, sizeof *mem);
+  mrest = lgp_alloc_array(moff[nu] + 1, sizeof *mrest);
+  if (out == NULL || rest == NULL || mem == NULL || mrest == NULL)
+    goto done;
+  memcpy(fill, off, nu * sizeof *fill);
+  for (k = 0; k < p->narcs; k++) {
+    const lgp_arc *a = &p->arcs[k];
+    uint32_t pu = p->nodes[a->parent].cyc_head, cu = p->nodes[a->child].cyc_head;
+    double w = a->time + a->child_time;
+    if (pu != cu && w > 0.0) {
+      out[fill[pu]].to = cu;
+      out[fill[pu]++].w = w;
+      inflow[cu] += w;
+    }
+  }
+  memcpy(fill, moff, nu * sizeof *fill);
+  for (u = 0; u < p->nsyms; u++) {
+    uint32_t h = p->nodes[u].cyc_head;
+    if (h != u && p->nodes[u].prop_self > 0.0) {
+      mem[fill[h]].to = (uint32_t)u;
+      mem[fill[h]++].w = p->nodes[u].prop_self;
+    }
+  }
+  fedge_finish(out, rest, off, nu);
+  fedge_finish(mem, mrest, moff, nu);
+  /* a stack from each unit that receives time no arc brings */
+  for (u = 0; u < nu && !c->o->failed; u++) {
+    const lgp_node *n = &p->nodes[u];
+    double t = n->prop_self + n->prop_child, w = t - inflow[u];
+    size_t sp = 0;
+    if ((u < p->nsyms && (lgp_ex_removed(p, (uint32_t)u) || n->cyc_head != u)) || !(t > 0.0) ||
+        !(w > 1e-9 * t))
+      continue;
+    f.path.len = 0;
+    lgp_ex_label(c, (uint32_t)u, &f.path, 1);
+    st[0].unit = (uint32_t)u;
+    st[0].pos = off[u];
+    st[0].end = off[u + 1];
+    st[0].pathlen = f.path.len;
+    st[0].w = w;
+    st[0].extra = 0.0;
+    for (;;) {
+      fframe *fr = &st[sp];
+      const lgp_node *un = &p->nodes[fr->unit];
+      double ut = un->prop_self + un->prop_child;
+      if (f.path.failed)
+        goto done;
+      if (fr->pos < fr->end) {
+        uint32_t j = fr->pos++, to = out[j].to;
+        double cw = fr->w * out[j].w / ut;
+        if (cw < cutoff || sp + 1 >= depth_cap) {
+          /* heaviest first: the rest is lighter still */
+          fr->extra += fr->w * rest[j] / ut;
+          fr->pos = fr->end;
+          continue;
+        }
+        lgp_ex_sb_mem(&f.path, ";", 1);
+        lgp_ex_label(c, to, &f.path, 1);
+        sp++;
+        st[sp].unit = to;
+        st[sp].pos = off[to];
+        st[sp].end = off[to + 1];
+        st[sp].pathlen = f.path.len;
+        st[sp].w = cw;
+        st[sp].extra = 0.0;
+        continue;
+      }
+      /* done with this frame: its own time, then up */
+      f.path.len = fr->pathlen;
+      if (fr->unit >= p->nsyms) { /* a cycle: self time by member */
+        double self = fr->w * un->prop_self / ut, msum = 0.0;
+        uint32_t j;
+        if (moff[fr->unit] < moff[fr->unit + 1])
+          msum = mrest[moff[fr->unit]];
+        for (j = moff[fr->unit]; j < moff[fr->unit + 1] && msum > 0.0; j++) {
+          double mw = self * mem[j].w / msum;
+          if (mw < cutoff || sp + 1 >= depth_cap) { /* too light: the cycle keeps it */
+            fr->extra += self * mrest[j] / msum;
+            break;
+          }
+          tail.len = 0;
+          lgp_ex_label(c, mem[j].to, &tail, 1);
+          if (tail.failed)
+            goto done;
+          fold_emit(&f, tail.s, tail.len, mw);
+        }
+        if (!(msum > 0.0))
+          fr->extra += self;
+        fold_emit(&f, NULL, 0, fr->extra);
+      } else {
+        fold_emit(&f, NULL, 0, fr->w * un->prop_self / ut + fr->extra);
+      }
+      if (sp == 0)
+        break;
+      sp--;
+      f.path.len = st[sp].pathlen;
+    }
+  }
+  rc = 0;
+done:
+  free(off);
+  free(moff);
+  free(fill);
+  free(out);
+  free(rest);
+  free(mem);
+  free(mrest);
+  free(inflow);
+  free(st);
+  free(f.path.s);
+  free(tail.s);
+  return rc;
+}
+
+/* }====================================================== */

@@ -1,0 +1,584 @@
+-- lgprof.dot: the DOT export. Every graph is rendered by Graphviz (`dot -Tsvg`,
+-- which must exit 0 and print nothing on stderr) and read back from the SVG:
+-- the node set, the solid and dotted edge sets and every label are compared
+-- with what the definitions (lua/lgprof/dot.lua's header) give when computed
+-- here from the API by other routes (p:symbols() and p:arcs() instead of
+-- p:functions() and fn:callees(); dotted edges by brute force over every
+-- dropped function). Colours are checked against values computed with
+-- gprof2dot's own Theme.color code.
+local lgprof = require "lgprof"
+local dot = require "lgprof.dot"
+local fx = require "helpers.fixtures"
+local util = require "helpers.util"
+
+local VARIANT = "O0g-nopie"
+local MUL = "\u{D7}"
+local HAVE_DOT = util.exec_ok("test -x /usr/bin/dot || command -v dot >/dev/null 2>&1")
+local DEFAULTS = { node_threshold = 0.005, edge_threshold = 0.001, max_nodes = 200,
+                   dotted = true, legend = true }
+
+local TMP
+local seq = 0
+
+local function open(name)
+  local b = assert(fx.build(name, VARIANT))
+  return assert(lgprof.open(b.exe, b.gmon))
+end
+
+---------------------------------------------------------------------------
+-- Graphviz and its SVG
+
+local function xml_unescape(s)
+  s = s:gsub("&#[xX](%x+);", function(h)
+    local c = tonumber(h, 16)
+    return c == 160 and " " or utf8.char(c)
+  end)
+  s = s:gsub("&#(%d+);", function(d)
+    local c = tonumber(d)
+    return c == 160 and " " or utf8.char(c)
+  end)
+  return (s:gsub("&lt;", "<"):gsub("&gt;", ">"):gsub("&quot;", '"'):gsub("&apos;", "'")
+           :gsub("&amp;", "&"))
+end
+
+-- { nodes = {[id] = {texts...}}, edges = {["fA->fB"] = {texts=, dotted=}},
+--   clusters = {[name] = {texts...}} }
+local function parse_svg(svg)
+  local heads = {}
+  for pos, class in svg:gmatch('()<g id="[^"]+" class="([^"]+)">') do
+    heads[#heads + 1] = { pos = pos, class = class }
+  end
+  local r = { nodes = {}, edges = {}, clusters = {}, nedges = 0 }
+  for i, h in ipairs(heads) do
+    local chunk = svg:sub(h.pos, heads[i + 1] and heads[i + 1].pos - 1 or #svg)
+    local title = xml_unescape(chunk:match("<title>(.-)</title>") or "")
+    local texts = {}
+    for t in chunk:gmatch("<text[^>]*>(.-)</text>") do texts[#texts + 1] = xml_unescape(t) end
+    if h.class == "node" then
+      assert(r.nodes[title] == nil, "node twice: " .. title)
+      r.nodes[title] = texts
+    elseif h.class == "edge" then
+      assert(r.edges[title] == nil, "edge twice: " .. title)
+      r.edges[title] = { texts = texts, dotted = chunk:find("stroke%-dasharray") ~= nil }
+      r.nedges = r.nedges + 1
+    elseif h.class == "cluster" then
+      r.clusters[title] = texts
+    end
+  end
+  return r
+end
+
+-- Writes the graph with dot.write (or takes DOT text) and renders it.
+-- Returns { dot = text, svg = parsed }.
+local function render(p, opts)
+  seq = seq + 1
+  local base = ("%s/g%d"):format(TMP, seq)
+  assert(dot.write(p, base .. ".dot", opts))
+  local ok = util.exec_ok(("dot -Tsvg %s -o %s 2>%s"):format(fx.shquote(base .. ".dot"),
+    fx.shquote(base .. ".svg"), fx.shquote(base .. ".err")))
+  local err = util.slurp(base .. ".err")
+  assert.is_true(ok, "dot failed: " .. tostring(err))
+  assert.are.equal("", err)
+  local text = util.slurp(base .. ".dot")
+  return { dot = text, svg = parse_svg(assert(util.slurp(base .. ".svg"))) }
+end
+
+---------------------------------------------------------------------------
+-- The expected graph, from the definitions
+
+local function pct(x) return ("%.2f%%"):format(x * 100) end
+
+local function calls_lines(t, calls, self_calls)
+  if self_calls > 0 then t[#t + 1] = ("%d+%d%s"):format(calls, self_calls, MUL)
+  elseif calls > 0 then t[#t + 1] = ("%d%s"):format(calls, MUL) end
+  return t
+end
+
+local function expect(p, opts)
+  local o = {}
+  for k, v in pairs(DEFAULTS) do o[k] = v end
+  for k, v in pairs(opts or {}) do o[k] = v end
+  local T = p.print_time
+  local function sh(x) return T > 0 and x / T or 0 end
+
+  local all, cands = {}, {}
+  for fn in p:symbols() do
+    all[#all + 1] = fn
+    if fn.printed and (fn.total > 0 or fn.calls + fn.self_calls > 0) then
+      if sh(fn.total) >= o.node_threshold then cands[#cands + 1] = fn end
+    end
+  end
+  table.sort(cands, function(a, b)
+    if a.total ~= b.total then return a.total > b.total end
+    return a.index < b.index
+  end)
+  local kept, nodes = {}, {}
+  for i = 1, math.min(#cands, o.max_nodes) do
+    kept[cands[i].index] = cands[i]
+    nodes["f" .. cands[i].index] = cands[i]
+  end
+
+  local pairs_ = {}
+  for arc in p:arcs() do
+    local a, b = arc.caller.index, arc.callee.index
+    if kept[a] and kept[b] then
+      local k = ("f%d->f%d"):format(a, b)
+      local e = pairs_[k] or { count = 0, time = 0, structural = false, callee = arc.callee }
+      pairs_[k] = e
+      e.count = e.count + arc.count
+      if arc.in_cycle or arc.is_recursive or a == b then
+        e.structural = true
+      else
+        e.time = e.time + arc.self + arc.children
+      end
+    end
+  end
+  local solid = {}
+  for k, e in pairs(pairs_) do
+    if e.structural or sh(e.time) >= o.edge_threshold then
+      solid[k] = e
+      if e.structural then
+        e.texts = { ("%d%s"):format(e.count, MUL) }
+      else
+        e.texts = { pct(sh(e.time)), ("%d%s"):format(e.count, MUL) }
+      end
+    end
+  end
+
+  local dotted = {}
+  if o.dotted and T > 0 then
+    for _, x in ipairs(all) do
+      local d = x.cycle and x.cycle.total or x.total
+      if not kept[x.index] and d > 0 then
+        for ain in x:callers() do
+          local a = ain.caller
+          local ta = ain.self + ain.children
+          if kept[a.index] and ta > 0 then
+            for aout in x:callees() do
+              local b = aout.callee
+              local tb = aout.self + aout.children
+              local k = ("f%d->f%d"):format(a.index, b.index)
+              local v = ta * tb / d
+              if kept[b.index] and b.index ~= x.index and tb > 0 and a.index ~= b.index
+                 and not solid[k] and v > 0 and v >= o.edge_threshold * T then
+                dotted[k] = (dotted[k] or 0) + v
+              end
+            end
+          end
+        end
+      end
+    end
+  end
+  return { nodes = nodes, solid = solid, dotted = dotted, T = T, ncands = #cands, o = o }
+end
+
+local function keys(t)
+  local r = {}
+  for k in pairs(t) do r[#r + 1] = k end
+  table.sort(r)
+  return r
+end
+
+-- Checks one rendering against the expectation; returns counts.
+local function check(p, opts)
+  local e = expect(p, opts)
+  local g = render(p, opts)
+  local svg = g.svg
+  local T = e.T
+  local function sh(x) return T > 0 and x / T or 0 end
+
+  -- nodes
+  local got_nodes = {}
+  for id in pairs(svg.nodes) do if id ~= "legend" then got_nodes[id] = true end end
+  assert.are.same(keys(e.nodes), keys(got_nodes))
+  assert.are.equal(e.o.legend, svg.nodes.legend ~= nil)
+  for id, fn in pairs(e.nodes) do
+    local lines = { fn.name, pct(sh(fn.total)), "(" .. pct(sh(fn.self)) .. ")" }
+    assert.are.same(calls_lines(lines, fn.calls, fn.self_calls), svg.nodes[id], fn.name)
+  end
+
+  -- edges
+  local got_solid, got_dotted = {}, {}
+  for k, ed in pairs(svg.edges) do
+    if ed.dotted then got_dotted[k] = ed else got_solid[k] = ed end
+  end
+  assert.are.same(keys(e.solid), keys(got_solid))
+  for k, ed in pairs(e.solid) do assert.are.same(ed.texts, got_solid[k].texts, k) end
+  assert.are.same(keys(e.dotted), keys(got_dotted))
+  for k, v in pairs(e.dotted) do assert.are.same({ pct(sh(v)) }, got_dotted[k].texts, k) end
+
+  -- cycles: clusters holding exactly the kept members
+  local want = {}
+  for id, fn in pairs(e.nodes) do
+    if fn.cycle then
+      local n = fn.cycle.number
+      want[n] = want[n] or {}
+      table.insert(want[n], id)
+      local lines = { fn.cycle.name, pct(sh(fn.cycle.total)), "(" .. pct(sh(fn.cycle.self)) .. ")" }
+      assert.are.same(calls_lines(lines, fn.cycle.calls, 0), svg.clusters["cluster_" .. n])
+      assert.are.equal(("<cycle %d>"):format(n), svg.clusters["cluster_" .. n][1])
+    end
+  end
+  local got = {}
+  for n, body in g.dot:gmatch('\n\tsubgraph "cluster_(%d+)" {(.-)\n\t}') do
+    n = tonumber(n)
+    got[n] = {}
+    for id in body:gmatch('\n\t\t"(f%d+)" %[') do table.insert(got[n], id) end
+  end
+  for _, t in pairs(want) do table.sort(t) end
+  for _, t in pairs(got) do table.sort(t) end
+  assert.are.same(want, got)
+  local nclusters = 0
+  for name in pairs(svg.clusters) do
+    if name ~= "cluster_legend" then nclusters = nclusters + 1 end
+  end
+  assert.are.equal(#keys(want), nclusters)
+
+  return { nodes = #keys(e.nodes), solid = #keys(e.solid), dotted = #keys(e.dotted),
+           ncands = e.ncands, clusters = nclusters, dot = g.dot, svg = svg }
+end
+
+---------------------------------------------------------------------------
+
+describe("lgprof.dot", function()
+  setup(function()
+    TMP = util.mktempdir("lgprof-dot")
+    fx.build_all({ VARIANT })
+  end)
+  teardown(function()
+    if TMP then os.execute("rm -rf " .. fx.shquote(TMP)) end
+  end)
+
+  local totals = { nodes = 0, solid = 0, dotted = 0, clusters = 0 }
+  for _, name in ipairs(fx.programs()) do
+    it(name .. ": Graphviz renders it silently; nodes, edges, labels and cycles as defined",
+      function()
+        if not HAVE_DOT then pending("Graphviz dot not installed") return end
+        local p <close> = open(name)
+        local r = check(p)
+        assert.is_true(r.nodes > 0, "no node at all")
+        for k in pairs(totals) do totals[k] = totals[k] + r[k] end
+      end)
+  end
+
+  it("the fixtures exercise solid edges, dotted edges and clusters", function()
+    if not HAVE_DOT then pending("Graphviz dot not installed") return end
+    assert.is_true(totals.solid > 0 and totals.clusters > 0, "nothing rendered")
+    assert.is_true(totals.nodes > 50)
+  end)
+
+  it("honours custom thresholds, the node cap and dotted = false", function()
+    if not HAVE_DOT then pending("Graphviz dot not installed") return end
+    local dotted, capped, dropped_edges = 0, 0, 0
+    for _, name in ipairs { "classic", "cycles", "hub300", "cxx_templates", "deeprec",
+                            "funcptr", "libcheavy", "mutrec" } do
+      local p <close> = open(name)
+      for _, opts in ipairs {
+        { node_threshold = 0.1, edge_threshold = 0.05 },
+        { node_threshold = 0.2, edge_threshold = 0 },
+        { node_threshold = 0.03, edge_threshold = 0.02 },
+        { node_threshold = 0, edge_threshold = 0, max_nodes = math.huge },
+        { max_nodes = 5 },
+        { max_nodes = 0 },
+        { node_threshold = 0.02, dotted = false, legend = false },
+        { node_threshold = 1 },
+      } do
+        local r = check(p, opts)
+        dotted = dotted + r.dotted
+        if r.ncands > r.nodes then capped = capped + 1 end
+        if opts.dotted == false then assert.is_nil(r.dot:find("style=dotted", 1, true)) end
+        if opts.max_nodes == 0 then assert.are.equal(0, r.nodes) end
+      end
+      -- a stricter edge threshold never adds solid edges between the same nodes
+      local loose = expect(p, { node_threshold = 0.01, edge_threshold = 0 })
+      local strict = expect(p, { node_threshold = 0.01, edge_threshold = 0.2 })
+      for k in pairs(strict.solid) do assert.is_truthy(loose.solid[k]) end
+      dropped_edges = dropped_edges + #keys(loose.solid) - #keys(strict.solid)
+    end
+    assert.is_true(dotted > 0, "no dotted edge in any case")
+    assert.is_true(capped > 0, "the node cap never bit")
+    assert.is_true(dropped_edges > 0, "the edge threshold never dropped an edge")
+  end)
+
+  it("keeps the max_nodes heaviest functions, ties to the lower index", function()
+    if not HAVE_DOT then pending("Graphviz dot not installed") return end
+    local p <close> = open("hub300")
+    -- hub300 has runs of functions with equal totals: the cap cuts inside one
+    local g = dot.graph(p, { max_nodes = 12, node_threshold = 0 })
+    assert.are.equal(12, #g.nodes)
+    local r = check(p, { max_nodes = 12, node_threshold = 0 })
+    assert.are.equal(12, r.nodes)
+    local last = g.nodes[#g.nodes]
+    local out
+    for fn in p:symbols() do
+      if fn.total == last.total and fn.index > last.index then out = fn break end
+    end
+    assert.is_not_nil(out, "no tie across the cut")
+    assert.is_nil(r.svg.nodes["f" .. out.index])
+  end)
+
+  it("leaves out what gprof does not print (open's no_graph, gprof -Q)", function()
+    if not HAVE_DOT then pending("Graphviz dot not installed") return end
+    local b = assert(fx.build("classic", VARIANT))
+    local p <close> = assert(lgprof.open(b.exe, b.gmon, { no_graph = { "b" } }))
+    local fb = assert(p:find("b"))
+    assert.is_false(fb.printed)
+    assert.is_true(fb.total / p.print_time > 0.05)
+    local r = check(p)
+    assert.is_nil(r.svg.nodes["f" .. fb.index])
+    assert.is_true(r.nodes >= 3)
+  end)
+
+  it("draws a view: profile:filter{hide=...}", function()
+    if not HAVE_DOT then pending("Graphviz dot not installed") return end
+    for _, case in ipairs {
+      { "classic", "^(b|c)$" },
+      { "cxx_templates", "^(std|__gnu_cxx)::|^bool __gnu_cxx|^void std::" },
+      { "cycles", "^leaf$" },
+      { "hub300", "^hub$" },
+    } do
+      local p <close> = open(case[1])
+      local v <close> = p:filter { hide = case[2] }
+      assert.is_true(v.is_view)
+      local r = check(v)
+      assert.is_true(r.nodes > 0)
+      for id, lines in pairs(r.svg.nodes) do
+        if id ~= "legend" then
+          assert.is_false(lgprof.match(lines[1], case[2]), lines[1])
+        end
+      end
+      -- the legend says it is a view
+      assert.matches("view of", table.concat(r.svg.nodes.legend, "\n"), 1, true)
+      -- and the same view drawn with thresholds
+      check(v, { node_threshold = 0.05, edge_threshold = 0.01 })
+    end
+  end)
+
+  it("C++ names with <, >, &, operators and commas survive into the SVG", function()
+    if not HAVE_DOT then pending("Graphviz dot not installed") return end
+    local seen = {}
+    for _, name in ipairs { "cxx_overload", "cxx_templates", "cxx_virtual" } do
+      local p <close> = open(name)
+      local r = check(p, { node_threshold = 0, edge_threshold = 0, max_nodes = math.huge })
+      for id, lines in pairs(r.svg.nodes) do
+        if id ~= "legend" then
+          for _, ch in ipairs { "<", ">", "&", "operator", ",", "::", "*", "[" } do
+            if lines[1]:find(ch, 1, true) then seen[ch] = true end
+          end
+        end
+      end
+    end
+    for _, ch in ipairs { "<", ">", "&", "operator", ",", "::", "*", "[" } do
+      assert.is_true(seen[ch], "no name with " .. ch)
+    end
+  end)
+
+  -- A stand-in Profile (dot.lua uses only the API): fns = { {name, total, self, calls
+  -- [, cycle]}, ... } (index = position), arcs = { {from, to, time, count}, ... }.
+  local function fake(fns, arcs)
+    local list = {}
+    for i, d in ipairs(fns) do
+      local f = { index = i, name = d[1], total = d[2], self = d[3], children = d[2] - d[3],
+                  calls = d[4], self_calls = 0, printed = true, address = 0x1000 + i,
+                  cycle = d[5], out = {} }
+      function f.callees(self)
+        local k = 0
+        return function() k = k + 1 return self.out[k] end
+      end
+      list[i] = f
+    end
+    for _, a in ipairs(arcs) do
+      local c, e = list[a[1]], list[a[2]]
+      c.out[#c.out + 1] = { caller = c, callee = e, self = a[3], children = 0,
+                            count = a[4] or 1, in_cycle = false, is_recursive = a[1] == a[2] }
+    end
+    local P = { print_time = 1.0, image = 'fake "prog" <&> \\', is_view = false }
+    function P.functions()
+      local k = 0
+      return function() k = k + 1 return list[k] end
+    end
+    return P
+  end
+
+  local function fake_profile(names)
+    local fns = { { "main", 1.0, 1.0 - 0.01 * #names, 0 } }
+    local arcs = {}
+    for i, n in ipairs(names) do
+      fns[#fns + 1] = { n, 0.01, 0.01, 1 }
+      arcs[#arcs + 1] = { 1, i + 1, 0.01 }
+    end
+    return fake(fns, arcs)
+  end
+
+  it("dotted edges: one hop through dropped functions, summed per pair, cut per path", function()
+    if not HAVE_DOT then pending("Graphviz dot not installed") return end
+    local cyc = { number = 7, name = "<cycle 7>", total = 0.006, self = 0.006, calls = 1 }
+    local p = fake({
+      { "main", 1.0, 0.37, 0 },          -- 1
+      { "C", 0.5, 0.2, 1 },              -- 2 kept
+      { "B", 0.31, 0.31, 3 },            -- 3 kept: from C, and through X, Y, Z
+      { "X", 0.004, 0.001, 1 },          -- 4 dropped: main -> X -> B = 0.30%
+      { "Y", 0.002, 0.0, 1 },            -- 5 dropped: main -> Y -> B = 0.20%, summed: 0.50%
+      { "Z", 0.0009, 0.0, 1 },           -- 6 dropped: 0.09% < 0.1%: not counted
+      { "W", 0.003, 0.0, 1 },            -- 7 dropped: main -> W -> C, but main -> C is solid
+      { "P", 0.002, 0.0, 1 },            -- 8 dropped: main -> P -> Q -> B: two hops, nothing
+      { "Q", 0.002, 0.0, 1 },            -- 9 dropped
+      { "V", 0.002, 0.0, 1 },            -- 10 dropped: B -> V -> B: same ends, nothing
+      { "K", 0.003, 0.0, 1, cyc },       -- 11 dropped cycle member: 0.006*0.003/0.006
+      { "D", 0.1, 0.1, 2 },              -- 12 kept: C -> D solid, main -> K -> D dotted 0.30%
+    }, {
+      { 1, 2, 0.497 }, { 2, 3, 0.3 }, { 1, 4, 0.004 }, { 4, 3, 0.003 },
+      { 1, 5, 0.002 }, { 5, 3, 0.002 }, { 1, 6, 0.0009 }, { 6, 3, 0.0009 },
+      { 1, 7, 0.003 }, { 7, 2, 0.003 }, { 1, 8, 0.002 }, { 8, 9, 0.002 }, { 9, 3, 0.002 },
+      { 3, 10, 0.002 }, { 10, 3, 0.002 }, { 1, 11, 0.006 }, { 11, 12, 0.003 }, { 2, 12, 0.1 },
+    })
+    local g = render(p)
+    local solid, dotted = {}, {}
+    for k, e in pairs(g.svg.edges) do
+      if e.dotted then dotted[k] = e.texts else solid[k] = e.texts end
+    end
+    assert.are.same({ "f1", "f12", "f2", "f3" }, keys((function()
+      local t = {}
+      for id in pairs(g.svg.nodes) do if id ~= "legend" then t[id] = true end end
+      return t
+    end)()))
+    assert.are.same({ ["f1->f2"] = { "49.70%", "1" .. MUL }, ["f2->f3"] = { "30.00%", "1" .. MUL },
+                      ["f2->f12"] = { "10.00%", "1" .. MUL } }, solid)
+    assert.are.same({ ["f1->f3"] = { "0.50%" }, ["f1->f12"] = { "0.30%" } }, dotted)
+    -- the same with a lower edge threshold: Z counts too
+    g = render(p, { edge_threshold = 0.0005 })
+    assert.are.equal("0.59%", g.svg.edges["f1->f3"].texts[1])
+    -- and none with dotted = false
+    g = render(p, { dotted = false })
+    assert.is_nil(g.svg.edges["f1->f3"])
+    assert.is_nil(g.svg.edges["f1->f12"])
+  end)
+
+  it("escapes every name: quotes, backslashes, escapes, entities, bad UTF-8, long names", function()
+    if not HAVE_DOT then pending("Graphviz dot not installed") return end
+    local long = ("x"):rep(5000)
+    local cases = {
+      { 'say "hi"', { 'say "hi"' } },
+      { "back\\slash\\", { "back\\slash\\" } },
+      { "\\N \\G \\E \\T \\H \\L \\l \\r", { "\\N \\G \\E \\T \\H \\L \\l \\r" } },
+      { "two\nlines", { "two", "lines" } },
+      { "tab\there", { "tab\\x09here" } },
+      { "&amp; &lt;x&gt; &#65; &", { "&amp; &lt;x&gt; &#65; &" } },
+      { "a < b > c && d", { "a < b > c && d" } },
+      { "node", { "node" } }, { "graph", { "graph" } }, { "0x1f", { "0x1f" } },
+      { "edge -> x; { } [ ] = ,", { "edge -> x; { } [ ] = ," } },
+      { "bad\xffbyte\xc3", { "bad\u{ff}byte\u{c3}" } },
+      { "\u{fc}n\u{ef}c\u{f6}d\u{e9} \u{2603}", { "\u{fc}n\u{ef}c\u{f6}d\u{e9} \u{2603}" } },
+      { long, { ("x"):rep(4095) .. "\u{2026}" } },
+      { "<b>html?</b>", { "<b>html?</b>" } },
+    }
+    local names = {}
+    for i, c in ipairs(cases) do names[i] = c[1] end
+    local p = fake_profile(names)
+    local g = render(p, { node_threshold = 0 })
+    for i, c in ipairs(cases) do
+      local lines = g.svg.nodes["f" .. (i + 1)]
+      assert.is_not_nil(lines, c[1])
+      local want = {}
+      for _, l in ipairs(c[2]) do want[#want + 1] = l end
+      want[#want + 1] = "1.00%"
+      want[#want + 1] = "(1.00%)"
+      want[#want + 1] = "1" .. MUL
+      assert.are.same(want, lines)
+    end
+    -- the title too (HTML label)
+    assert.are.equal('fake "prog" <&> \\', g.svg.nodes.legend[1])
+    assert.are.equal('"a\\"b\\\\"', dot.quote('a"b\\'))
+  end)
+
+  it("colours, pen widths and arrow sizes are gprof2dot's", function()
+    -- computed with gprof2dot's TEMPERATURE_COLORMAP (Theme.color, DotWriter.color)
+    for _, c in ipairs {
+      { 0, "#0d0d73" }, { 0.001, "#0d0d73" }, { 0.005, "#0d0f73" }, { 0.1, "#0d3b80" },
+      { 0.25, "#0c9393" }, { 0.3333, "#0b9f6e" }, { 0.5, "#0ab60a" }, { 0.75, "#dada06" },
+      { 0.9, "#f06102" }, { 1.0, "#ff0000" }, { 1.5, "#ff0000" }, { -0.2, "#0d0d73" },
+    } do
+      assert.are.equal(c[2], dot.color(c[1]), tostring(c[1]))
+    end
+    for _, c in ipairs {
+      { 0.1, 0.1, "#0c8591" }, { 0.1, 0.5, "#dbd305" }, { 0.1, 0.9, "#fb1d01" },
+      { 3.0, 0.1, "#0d267a" }, { 3.0, 0.5, "#0ba35d" }, { 3.0, 0.9, "#e79204" },
+    } do
+      assert.are.equal(c[3], dot.color(c[2], c[1]), c[1] .. " " .. c[2])
+    end
+    -- in the file: an edge of share w has gprof2dot's penwidth, arrowsize and colour
+    local p <close> = open("cxx_overload")
+    local g = dot.graph(p)
+    local text = assert(util.slurp((function()
+      local path = TMP .. "/colours.dot"
+      assert(dot.write(p, path))
+      return path
+    end)()))
+    local n = 0
+    for _, e in ipairs(g.edges) do
+      if e.timed and not e.structural then
+        local w = e.share
+        local pw = math.max(w * 4, 0.5)
+        local line = text:match('\n\t"f' .. e.caller.index .. '" %-> "f' .. e.callee.index
+          .. '" %[([^\n]*)')
+        assert.is_not_nil(line)
+        assert.matches(('arrowsize="%.2f"'):format(0.5 * math.sqrt(pw)), line, 1, true)
+        assert.matches(('penwidth="%.2f"'):format(pw), line, 1, true)
+        assert.matches(('color="%s"'):format(dot.color(w)), line, 1, true)
+        n = n + 1
+      end
+    end
+    assert.is_true(n > 3)
+    for _, fn in ipairs(g.nodes) do
+      local line = text:match('\n\t+"f' .. fn.index .. '" %[([^\n]*)')
+      assert.matches(('color="%s"'):format(dot.color(fn.total / p.print_time)), line, 1, true)
+    end
+  end)
+
+  it("options: unknown or bad ones raise, files and handles, determinism", function()
+    local p <close> = open("classic")
+    assert.has_error(function() dot.write(p, io.stdout, { bogus = 1 }) end,
+      "lgprof.dot: unknown option 'bogus'")
+    assert.has_error(function() dot.write(p, io.stdout, { node_thresold = 0.1 }) end)
+    for _, bad in ipairs {
+      { node_threshold = -0.1 }, { node_threshold = 2 }, { edge_threshold = "0.1" },
+      { max_nodes = -1 }, { max_nodes = 2.5 }, { dotted = 1 }, { legend = "no" },
+      { skew = 0 }, { title = 3 }, { edge_threshold = 0 / 0 },
+    } do
+      assert.has_error(function() dot.write(p, io.stdout, bad) end)
+    end
+    assert.has_error(function() dot.write(p, io.stdout, "fast") end)
+    assert.has_error(function() dot.write(p, nil) end)
+
+    local ok, err = dot.write(p, TMP .. "/no/such/dir/x.dot")
+    assert.is_nil(ok)
+    assert.matches("no/such/dir", err, 1, true)
+
+    local path = TMP .. "/det.dot"
+    assert.is_true(dot.write(p, path))
+    local a = util.slurp(path)
+    local f = assert(io.tmpfile())
+    assert.is_true(dot.write(p, f))
+    f:seek("set")
+    assert.are.equal(a, f:read("a"))
+    f:close()
+    assert.is_true(dot.write(p, path))
+    assert.are.equal(a, util.slurp(path))
+    -- a fresh open gives the same bytes
+    local q <close> = open("classic")
+    assert.is_true(dot.write(q, path))
+    assert.are.equal(a, util.slurp(path))
+    -- nodes are written in index order
+    local last = 0
+    for idx in a:gmatch('\n\t"f(%d+)" %[') do
+      assert.is_true(tonumber(idx) > last)
+      last = tonumber(idx)
+    end
+    assert.is_true(last > 0)
+    -- legend and title
+    assert.is_true(dot.write(p, path, { legend = false }))
+    assert.is_nil(util.slurp(path):find("legend", 1, true))
+    assert.is_true(dot.write(p, path, { title = "my <prog>" }))
+    assert.matches("my &lt;prog&gt;", util.slurp(path), 1, true)
+  end)
+end)
