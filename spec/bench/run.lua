@@ -225,7 +225,7 @@ local ROWFMT = "%-5s  %-36s  %10s  %8s  %9s  %8s  %8s  %-20s  %s"
 
 local function secs(x) return x and ("%.3f"):format(x) or "-" end
 local function mb(x) return x and ("%.1f"):format(x / 1024) or "-" end
-local function ratio(x) return x and ("%.1fx"):format(x) or "-" end
+local function ratio(x) return x and (x < 10 and "%.2fx" or "%.1fx"):format(x) or "-" end
 
 local function diff_note(d)
   return d and ("DIFFERENT (first differing line %d)"):format(d) or "identical"
