@@ -25,7 +25,7 @@ void lgp_export_opts_init(lgp_export_opts *eo) {
 
 
 void lgp_ex_sb_mem(sbuf *b, const char *s, size_t n) {
-  if (b->failed)
+  if (b->failed || n == 0)
     return;
   if (b->len + n > b->cap && lgp_grow((void **)&b->s, &b->cap, b->len + n, 1) != 0) {
     b->failed = 1;

@@ -53,7 +53,9 @@ int lgp_blob_load(lgp_blob *b, const char *path, lgp_err *err) {
   memset(b, 0, sizeof *b);
   if (strcmp(path, "-") == 0)
     return slurp(b, 0, "-", err);
-  fd = open(path, O_RDONLY);
+  /* O_NONBLOCK: a FIFO without a writer must not block the open; it then
+     reads as empty (a FIFO with a writer is read in blocking mode below) */
+  fd = open(path, O_RDONLY | O_NONBLOCK);
   if (fd < 0)
     return lgp_fail(err, path, "%s", strerror(errno));
   if (fstat(fd, &st) != 0) {
@@ -78,6 +80,9 @@ int lgp_blob_load(lgp_blob *b, const char *path, lgp_err *err) {
     b->data = NULL; /* empty file */
     b->size = 0;
   } else {
+    int fl = fcntl(fd, F_GETFL);
+    if (fl != -1)
+      (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     rc = slurp(b, fd, path, err); /* FIFO, character device, ... */
   }
   close(fd);
@@ -439,6 +444,7 @@ static int read_tagged(lgp_gmon *g, reader *r, const char *path, lgp_err *err) {
 
 static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
                     lgp_err *err) {
+  static const char bsd_dimen[16] = "seconds"; /* hist_begin reads 15 bytes */
   size_t ab = (size_t)r->abytes;
   size_t hdr44 = 2 * ab + 4 + 4 + 4 + 12, hdrold = 2 * ab + 4;
   size_t hdrsize, arcsize = 3 * ab;
@@ -483,7 +489,7 @@ static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
   }
   if (add_file(g, path, -1, err) != 0)
     return -1;
-  h = hist_begin(g, path, low, high, nbins, rate, "seconds", 's', err);
+  h = hist_begin(g, path, low, high, nbins, rate, bsd_dimen, 's', err);
   if (h == NULL)
     return -1;
   if (hist_add_bins(g, h, take(r, (ncnt - hdrsize) & ~(size_t)1), nbins) != 0)
@@ -504,21 +510,26 @@ static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
   return 0;
 }
 
-int lgp_gmon_read(lgp_gmon *g, const char *path, int format, lgp_err *err) {
-  lgp_blob b;
+int lgp_gmon_read_mem(lgp_gmon *g, const unsigned char *data, size_t size,
+                      const char *path, int format, lgp_err *err) {
   reader r;
-  int rc, tagged;
-  if (lgp_blob_load(&b, path, err) != 0)
-    return -1;
-  r.p = b.data;
-  r.left = b.size;
+  int tagged;
+  r.p = data;
+  r.left = size;
   r.big = g->big_endian;
   r.abytes = g->addr_bytes;
-  tagged = b.size >= 4 && memcmp(b.data, "gmon", 4) == 0;
+  tagged = size >= 4 && memcmp(data, "gmon", 4) == 0;
   if (format == LGP_FMT_MAGIC || (format == LGP_FMT_AUTO && tagged))
-    rc = read_tagged(g, &r, path, err);
-  else
-    rc = read_bsd(g, &r, path, format, err);
+    return read_tagged(g, &r, path, err);
+  return read_bsd(g, &r, path, format, err);
+}
+
+int lgp_gmon_read(lgp_gmon *g, const char *path, int format, lgp_err *err) {
+  lgp_blob b;
+  int rc;
+  if (lgp_blob_load(&b, path, err) != 0)
+    return -1;
+  rc = lgp_gmon_read_mem(g, b.data, b.size, path, format, err);
   lgp_blob_free(&b);
   return rc;
 }

@@ -69,6 +69,9 @@ void lgp_gmon_free(lgp_gmon *g);
 
 /* Reads one file ("-" is standard input) and merges it into g. */
 int lgp_gmon_read(lgp_gmon *g, const char *path, int format, lgp_err *err);
+/* The same from size bytes in memory (path names them in messages). */
+int lgp_gmon_read_mem(lgp_gmon *g, const unsigned char *data, size_t size,
+                      const char *path, int format, lgp_err *err);
 
 /* A whole file in memory (mapped when it is a regular file). */
 typedef struct lgp_blob {

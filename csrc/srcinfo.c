@@ -181,7 +181,8 @@ int lgp_srcinfo_assign(lgp_image *im, Elf *elf, lgp_err *err) {
     rc = lgp_fail(err, NULL, "out of memory reading DWARF line tables");
     goto out;
   }
-  qsort(rows, nrows, sizeof *rows, cmp_row);
+  if (nrows > 1)
+    qsort(rows, nrows, sizeof *rows, cmp_row);
   if (line_starts(im, rows, nrows) != 0) {
     rc = lgp_fail(err, NULL, "out of memory reading DWARF line tables");
     goto out;

@@ -245,11 +245,14 @@ char *lgp_out_reserve_slow(lgp_out *o, size_t n) {
   o->limit = o->f != NULL && o->cap > OUT_FLUSH_AT ? OUT_FLUSH_AT : o->cap;
   if (o->failed)
     o->limit = 0;
-  return o->buf + o->len;
+  return o->buf != NULL ? o->buf + o->len : NULL; /* NULL: n is 0, no buffer yet */
 }
 
 void lgp_out_mem(lgp_out *o, const char *s, size_t n) {
-  char *p = lgp_out_reserve(o, n);
+  char *p;
+  if (n == 0) /* s and the buffer may be NULL then */
+    return;
+  p = lgp_out_reserve(o, n);
   if (p != NULL) {
     memcpy(p, s, n);
     o->len += n;

@@ -1,0 +1,71 @@
+-- spec/fuzz/make_corpus.lua: writes the seed corpora of the fuzz harnesses
+-- (spec/fuzz/corpus/<harness>/) from the demo built by `make fuzz-build`
+-- (build/fuzz/demo and its demo.gmon.out) and the pure Lua writers.
+-- Run from the checkout: lua5.4 spec/fuzz/make_corpus.lua
+package.path = "spec/?.lua;" .. package.path
+local gw = require "helpers.gmonwriter"
+local ew = require "helpers.elfwriter"
+
+local function slurp(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+local function put(dir, name, s)
+  os.execute("mkdir -p spec/fuzz/corpus/" .. dir)
+  assert(#s < 65536, name .. " is too big for a seed")
+  local f = assert(io.open("spec/fuzz/corpus/" .. dir .. "/" .. name, "wb"))
+  f:write(s)
+  f:close()
+end
+
+local demo_gmon = slurp("build/fuzz/demo.gmon.out")
+local data = gw.decode(demo_gmon)
+
+-- the real profile in every format, for the demo (64-bit little endian)
+for _, h in ipairs { "gmon", "profile" } do
+  put(h, "demo-tagged", demo_gmon)
+  put(h, "demo-bsd44", gw.encode(data, { format = "bsd44" }))
+  put(h, "demo-oldbsd", gw.encode(data, { format = "oldbsd" }))
+  put(h, "demo-tagged-v0", gw.encode(data, { version = 0 }))
+end
+-- small synthetic ones with basic-block records, several histograms and
+-- the other widths and byte orders (fuzz_gmon tries all four)
+local small = {
+  hist = {
+    { low = 0x1000, high = 0x1040, rate = 100, dimen = "seconds", abbrev = "s",
+      bins = { 0, 3, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9 } },
+    { low = 0x2000, high = 0x2020, rate = 100, dimen = "seconds", abbrev = "s",
+      bins = { 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2 } },
+  },
+  arcs = { { from = 0x1010, to = 0x1020, count = 3 }, { from = 0x1024, to = 0x2000, count = 1 } },
+  bb = { { blocks = { { addr = 0x1010, count = 7 }, { addr = 0x1012, count = 2 } } } },
+}
+put("gmon", "small-tagged-be32", gw.encode(small, { bits = 32, endian = "big" }))
+put("gmon", "small-tagged-le64", gw.encode(small, {}))
+small.hist[2] = nil
+small.bb = nil
+put("gmon", "small-bsd44-be32", gw.encode(small, { format = "bsd44", bits = 32, endian = "big" }))
+put("gmon", "small-oldbsd-le32", gw.encode(small, { format = "oldbsd", bits = 32 }))
+
+-- executables: the demo with and without DWARF, and minimal ELFs
+local demo = slurp("build/fuzz/demo")
+os.execute("strip -g -o /tmp/lgprof-demo-nodebug build/fuzz/demo")
+local stripped = slurp("/tmp/lgprof-demo-nodebug")
+os.remove("/tmp/lgprof-demo-nodebug")
+for _, h in ipairs { "elf", "exe" } do
+  put(h, "demo", demo)
+  put(h, "demo-nodebug", stripped)
+end
+local syms = {
+  { name = "main", addr = 0x401000, bind = "global", type = "func", size = 0x40 },
+  { name = "helper.part.0", addr = 0x401040, bind = "local", type = "func" },
+  { name = "data_obj", addr = 0x401080, bind = "global", type = "object" },
+  { name = "abs_sym", addr = 0x1234, bind = "global", type = "func", section = "abs" },
+}
+put("elf", "min-le64", ew.build { symbols = syms, text_size = 0x100 })
+put("elf", "min-be32-ppc", ew.build { class = 32, endian = "big", machine = ew.EM_PPC,
+  text_addr = 0x10000000, text_size = 0x100,
+  symbols = { { name = "main", addr = 0x10000000, bind = "global", type = "func" },
+              { name = "f.1", addr = 0x10000010, bind = "local", type = "func" } } })

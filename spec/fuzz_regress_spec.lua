@@ -1,0 +1,75 @@
+-- Fuzz regressions: every input under spec/fuzz/regress/<harness>/ once
+-- crashed a libFuzzer harness (csrc/fuzz/, `make fuzz`). Each goes through
+-- bin/lgprof with the fixed other half (the demo executable and its
+-- gmon.out, from spec/fuzz/corpus/) and a few output formats; lgprof must
+-- exit 0 or 1, without a signal, within 20 s, and print at most one line
+-- on stderr, "lgprof: ...".
+
+local fx = require "helpers.fixtures"
+local util = require "helpers.util"
+
+local ROOT = fx.root
+local q = fx.shquote
+local REGRESS = ROOT .. "/spec/fuzz/regress"
+local FIXED_EXE = ROOT .. "/spec/fuzz/corpus/exe/demo"
+local FIXED_GMON = ROOT .. "/spec/fuzz/corpus/profile/demo-tagged"
+
+-- which half of the command line the input takes
+local ROLE = { gmon = "gmon", profile = "gmon", elf = "exe", exe = "exe" }
+local VARIANTS = {
+  { "-b" }, { "-T", "-z", "-w", "1" }, { "--format=callgrind" }, { "--format=json" },
+  { "--format=csv-arcs" }, { "--format=folded" }, { "-b", "-D", "-a", "--no-demangle" },
+}
+
+local function run(args)
+  local base = os.tmpname()
+  local out, err = base .. ".out", base .. ".err"
+  local words = { "timeout", "20", q(ROOT .. "/bin/lgprof") }
+  for _, a in ipairs(args) do words[#words + 1] = q(a) end
+  local _, how, code = os.execute("cd " .. q(ROOT) .. " && " .. table.concat(words, " ")
+    .. " >" .. q(out) .. " 2>" .. q(err) .. " </dev/null")
+  local e = util.slurp(err) or ""
+  os.remove(out); os.remove(err); os.remove(base)
+  if how == "signal" then code = 128 + code end
+  return code, e
+end
+
+local function list(dir)
+  local names = {}
+  local p = io.popen("ls " .. q(dir) .. " 2>/dev/null")
+  for line in p:lines() do names[#names + 1] = line end
+  p:close()
+  return names
+end
+
+describe("fuzz regressions", function()
+  local total = 0
+  for harness, role in pairs(ROLE) do
+    for _, name in ipairs(list(REGRESS .. "/" .. harness)) do
+      total = total + 1
+      local input = REGRESS .. "/" .. harness .. "/" .. name
+      it(harness .. "/" .. name .. " fails cleanly or succeeds", function()
+        for _, v in ipairs(VARIANTS) do
+          local args = { table.unpack(v) }
+          args[#args + 1] = role == "exe" and input or FIXED_EXE
+          args[#args + 1] = role == "exe" and FIXED_GMON or input
+          local status, err = run(args)
+          local ctx = ("%s %s: status %s, stderr:\n%s"):format(harness .. "/" .. name,
+            table.concat(v, " "), tostring(status), err)
+          assert(status == 0 or status == 1, ctx)
+          local lines = 0
+          for line in err:gmatch("[^\n]*\n?") do
+            if line ~= "" then
+              lines = lines + 1
+              assert(line:match("^lgprof: "), ctx)
+            end
+          end
+          assert(lines <= 1, ctx)
+        end
+      end)
+    end
+  end
+  it("has regression inputs", function()
+    assert.is_true(total > 0)
+  end)
+end)
