@@ -2,11 +2,19 @@
 #
 #   make            build build/lgprof/core.so (./bin/lgprof then runs from the checkout)
 #   make test       run the busted suite under Lua 5.4; ends with "N passed, N failed"
+#   make test-asan  the same suite against a core built with ASan and UBSan (build-asan/);
+#                   any sanitizer report is a failure
+#   make test-valgrind  bin/lgprof under valgrind memcheck over the fixture programs
 #   make demo       profile examples/demo.c with -pg and print lgprof's report
 #   make bench      lgprof and GNU gprof side by side (spec/bench/run.lua; inputs
 #                   cached in build/bench/; env BENCH_RUNS, BENCH_GPROF_B3=1)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deps       install the Debian packages the build and the tests need
+#   make fuzz       build the libFuzzer harnesses (csrc/fuzz/, clang) into build/fuzz/
+#                   and run each FUZZ_SECONDS (default 60), FUZZ_JOBS (2) at a time,
+#                   on copies of spec/fuzz/corpus/; one summary line per harness;
+#                   fails if any harness finds a crash (crash-* files in build/fuzz/)
+#   make fuzz-build only build the harnesses and their fixture (build/fuzz/demo)
 #
 # Every variable can be overridden on the command line.
 
@@ -15,7 +23,8 @@ SHELL         := /bin/bash
 LUA_VERSION   ?= 5.4
 LUA           ?= lua$(LUA_VERSION)
 PKG_CONFIG    ?= pkg-config
-BUSTED        ?= $(LUA) /usr/bin/busted
+BUSTED_SCRIPT ?= /usr/bin/busted
+BUSTED        ?= $(LUA) $(BUSTED_SCRIPT)
 PREFIX        ?= /usr/local
 DESTDIR       ?=
 LUA_LIBDIR_INSTALL ?= $(PREFIX)/lib/lua/$(LUA_VERSION)
@@ -41,9 +50,10 @@ LUA_MODS       = $(wildcard lua/lgprof/*.lua)
 # Debian packages: what the build, the tests, the demo and the benchmarks need.
 DEB_PACKAGES   = lua5.4 liblua5.4-dev libelf-dev libdw-dev libiberty-dev lua-busted \
                  gcc g++ binutils pkg-config make luarocks lua-cjson graphviz valgrind \
-                 time
+                 time clang libclang-rt-14-dev libasan8 libubsan1
 
-.PHONY: all test demo bench install uninstall clean deps
+.PHONY: test-asan test-valgrind
+.PHONY: all test demo bench install uninstall clean deps fuzz fuzz-build
 
 all: $(CORE_SO)
 
@@ -75,6 +85,46 @@ test: deps
 	@$(MAKE) --no-print-directory all
 	@set -o pipefail; $(BUSTED) -o TAP $(BUSTED_ARGS) | $(LUA) spec/tap_summary.lua
 
+# make test-asan: the same suite against a core built with AddressSanitizer and
+# UBSan in $(ASAN_BUILD)/. lua5.4 is not instrumented, so the ASan runtime is
+# preloaded into every Lua process, and only into those: $(ASAN_BUILD)/bin/lua5.4
+# runs lua5.4 through the dynamic loader with --preload (no LD_PRELOAD in the
+# environment, so gcc, gprof, make... run as usual) and comes first on PATH, so
+# busted, bin/lgprof (#!/usr/bin/env lua5.4) and the Lua subprocesses of the
+# specs use it; LGPROF_BUILD makes them load $(ASAN_BUILD)/lgprof/core.so.
+# LGPROF_SANITIZER tells the specs (no ulimit -v under ASan: util.memory_limit),
+# LGPROF_REAL_LUA names the real interpreter (for luarocks in packaging_spec).
+# Reports go to files in $(ASAN_BUILD)/sanitizer/; each one is a failure.
+# Leaks are detected; spec/sanitizer/lsan.supp suppresses the one the loader
+# itself leaks when run as a command.
+ASAN_BUILD    ?= build-asan
+SAN_FLAGS     ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+test-asan: deps
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CFLAGS="-O1 -g $(SAN_FLAGS)" \
+	  LDFLAGS="$(SAN_FLAGS)" all
+	@set -e; lua=$$(command -v $(LUA)); asan=$$($(CC) -print-file-name=libasan.so); \
+	ldso=$$(readelf -l "$$lua" | sed -n 's/.*interpreter: \(.*\)\]$$/\1/p'); \
+	[ -f "$$asan" ] && [ -n "$$ldso" ] || { echo "make test-asan: no libasan.so or loader"; exit 1; }; \
+	mkdir -p $(ASAN_BUILD)/bin; rm -rf $(ASAN_BUILD)/sanitizer; mkdir -p $(ASAN_BUILD)/sanitizer; \
+	printf '#!/bin/sh\nexec %s --preload %s %s "$$@"\n' "$$ldso" "$$asan" "$$lua" \
+	  > $(ASAN_BUILD)/bin/$(notdir $(LUA)); chmod +x $(ASAN_BUILD)/bin/$(notdir $(LUA))
+	@set -o pipefail; logs=$(CURDIR)/$(ASAN_BUILD)/sanitizer; real=$$(command -v $(LUA)); \
+	PATH=$(CURDIR)/$(ASAN_BUILD)/bin:$$PATH LGPROF_BUILD=$(CURDIR)/$(ASAN_BUILD) \
+	LGPROF_SANITIZER=address LGPROF_REAL_LUA=$$real \
+	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:log_path=$$logs/asan \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/spec/sanitizer/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$$logs/ubsan \
+	$(notdir $(LUA)) $(BUSTED_SCRIPT) -o TAP $(BUSTED_ARGS) \
+	  | $(LUA) spec/tap_summary.lua --sanitizer-logs $$logs
+
+# make test-valgrind: bin/lgprof under valgrind memcheck over every fixture
+# program (reports, -T, --format=json, -s): no error, no definite leak. About
+# 1 minute where make test-asan takes 8 times make test; CI runs this one.
+test-valgrind: deps
+	@$(MAKE) --no-print-directory all
+	@$(LUA) spec/sanitizer/valgrind.lua
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@mkdir -p $(BUILD)/demo
@@ -86,6 +136,49 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@$(LUA) spec/bench/run.lua $(BUILD)
+
+# Fuzzing: libFuzzer harnesses over the core (without the Lua bindings).
+FUZZ_CC       ?= clang
+FUZZ_CFLAGS   ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_SECONDS  ?= 60
+FUZZ_JOBS     ?= 2
+FUZZ_DIR       = $(BUILD)/fuzz
+FUZZ_HARNESSES = gmon elf profile exe
+FUZZ_LIB_SRCS  = $(filter-out csrc/lcore.c csrc/lobjects.c csrc/lview.c csrc/lexport.c,$(CORE_SRCS))
+FUZZ_BINS      = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_HARNESSES))
+
+$(FUZZ_DIR)/fuzz_%: csrc/fuzz/fuzz_%.c csrc/fuzz/pipeline.h $(FUZZ_LIB_SRCS) $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -std=c99 -D_POSIX_C_SOURCE=200809L \
+	  $(shell $(PKG_CONFIG) --cflags libelf libdw 2>/dev/null) -Icsrc \
+	  -o $@ $< $(FUZZ_LIB_SRCS) $(LDFLAGS) $(LDLIBS)
+
+# the fixed executable and profile of fuzz_profile and fuzz_exe
+$(FUZZ_DIR)/demo: examples/demo.c
+	@mkdir -p $(@D)
+	$(CC) -O0 -g -pg -o $@ examples/demo.c
+	cd $(@D) && rm -f gmon.out && ./demo >/dev/null && mv gmon.out demo.gmon.out
+
+fuzz-build: $(FUZZ_BINS) $(FUZZ_DIR)/demo
+
+fuzz: fuzz-build
+	@cd $(FUZZ_DIR) && rm -f *-crash-* *-leak-* *-timeout-* *-oom-* && \
+	for h in $(FUZZ_HARNESSES); do \
+	  rm -rf corpus-$$h && mkdir -p corpus-$$h && \
+	  cp $(CURDIR)/spec/fuzz/corpus/$$h/* corpus-$$h/ 2>/dev/null; \
+	  dict=""; [ -f $(CURDIR)/spec/fuzz/$$h.dict ] && dict="-dict=$(CURDIR)/spec/fuzz/$$h.dict"; \
+	  echo "./fuzz_$$h $$dict -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
+	    -artifact_prefix=$$h- -print_final_stats=1 corpus-$$h > fuzz_$$h.log 2>&1"; \
+	done | xargs -P $(FUZZ_JOBS) -I{} sh -c '{}'; \
+	fail=0; for h in $(FUZZ_HARNESSES); do \
+	  runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' fuzz_$$h.log | tail -1); \
+	  secs=$$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' fuzz_$$h.log | tail -1); \
+	  found=$$(ls $$h-crash-* $$h-leak-* $$h-timeout-* $$h-oom-* 2>/dev/null | wc -l); \
+	  n=$$(ls corpus-$$h | wc -l); \
+	  echo "fuzz_$$h: $${runs:-?} executions in $${secs:-?} s, corpus $$n, crashes $$found"; \
+	  [ "$$found" = 0 ] || { fail=1; ls $$h-crash-* $$h-leak-* $$h-timeout-* $$h-oom-* 2>/dev/null | sed 's/^/  /'; }; \
+	done; \
+	[ $$fail = 0 ] || { echo "make fuzz: crashes found (build/fuzz/, logs fuzz_*.log)"; exit 1; }
 
 install: all
 	install -d $(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof $(DESTDIR)$(LUA_SHAREDIR)/lgprof $(DESTDIR)$(BINDIR)

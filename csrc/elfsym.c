@@ -230,7 +230,7 @@ int lgp_image_open(lgp_image *im, const char *path, const lgp_image_opts *opts,
     opts = &defaults;
   if (elf_version(EV_CURRENT) == EV_NONE)
     return lgp_fail(err, path, "libelf is out of date");
-  fd = open(path, O_RDONLY);
+  fd = open(path, O_RDONLY | O_NONBLOCK); /* a FIFO must not block: refused below */
   if (fd < 0)
     return lgp_fail(err, path, "%s", strerror(errno));
   if (fstat(fd, &st) != 0) {
@@ -292,7 +292,7 @@ int lgp_image_load_srcinfo(lgp_image *im, lgp_err *err) {
   if (im->srcinfo_state != 0)
     return im->srcinfo_state > 0 ? 0 : -1;
   im->srcinfo_state = -1;
-  if (im->path == NULL || (fd = open(im->path, O_RDONLY)) < 0)
+  if (im->path == NULL || (fd = open(im->path, O_RDONLY | O_NONBLOCK)) < 0)
     return lgp_fail(err, im->path, "cannot reopen for source information");
   if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != im->dev || (uint64_t)st.st_ino != im->ino ||
       (uint64_t)st.st_size != im->size || (int64_t)st.st_mtim.tv_sec != im->mtime_s ||

@@ -4,6 +4,7 @@
 ** Lua. Objects are small handles (an index and a user value that keeps
 ** the profile alive); fields are read in O(1) on access.
 */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,9 +264,17 @@ static int profile_report(lua_State *L) {
   ro.graph = lcore_opt_bool(L, 3, "graph", 1);
   first = lcore_opt_bool(L, 3, "first_output", 1);
   lua_getfield(L, 3, "width");
-  ro.width = (int)luaL_optinteger(L, -1, 80);
+  {
+    /* not luaL_optinteger: its error would name argument -1; and the value
+       must fit an int */
+    int isint = 1;
+    lua_Integer w = lua_isnil(L, -1) ? 80 : lua_tointegerx(L, -1, &isint);
+    luaL_argcheck(L, isint, 3, "width must be an integer");
+    luaL_argcheck(L, w >= 1, 3, "width must be at least 1");
+    luaL_argcheck(L, w <= INT_MAX, 3, "width too large");
+    ro.width = (int)w;
+  }
   lua_pop(L, 1);
-  luaL_argcheck(L, ro.width >= 1, 3, "width must be at least 1");
   ro.first_output = &first;
   ro.hidden = lp->p->removed;
   lgp_out_init(&o, f->f);

@@ -219,7 +219,7 @@ describe("bad input", function()
       local path = tmp .. "/" .. name
       -- 300 MB of address space: 2^32 bins cannot be allocated, so an
       -- allocation would show up as another message (or a crash)
-      local status, out, err = lg({ T.EXE, path }, "ulimit -v 300000; timeout 10 ")
+      local status, out, err = lg({ T.EXE, path }, util.memory_limit(300000) .. "timeout 10 ")
       local msg = assert_one_line_error(path, status, out, err)
       assert.falsy(msg:find("memory", 1, true), msg)
       local t0 = os.clock()

@@ -1,7 +1,12 @@
 -- Reads busted's TAP output on stdin, echoes it, and ends with the line
 -- "N passed, N failed, N skipped". Skips (pending tests) are not passes.
 -- Exits non-zero when a test failed or when no test ran at all.
+--
+-- lua5.4 spec/tap_summary.lua --sanitizer-logs DIR (make test-asan): each file
+-- in DIR is a report that AddressSanitizer or UBSan wrote (log_path) from some
+-- process of the run; each is printed and counted as a failure.
 local passed, failed, skipped = 0, 0, 0
+local logdir = arg[1] == "--sanitizer-logs" and arg[2] or nil
 for line in io.lines() do
   io.write(line, "\n")
   if line:match("^ok ") then
@@ -9,6 +14,18 @@ for line in io.lines() do
   elseif line:match("^not ok ") then
     failed = failed + 1
   end
+end
+if logdir then
+  local p = assert(io.popen("ls -1 '" .. logdir:gsub("'", [['\'']]) .. "' 2>/dev/null"))
+  for name in p:lines() do
+    local f = io.open(logdir .. "/" .. name, "rb")
+    local text = f and f:read("a") or "(unreadable)"
+    if f then f:close() end
+    failed = failed + 1
+    io.write("not ok - sanitizer report ", logdir, "/", name, "\n")
+    io.write((text:gsub("\n*$", ""):gsub("[^\n]+", "# %0")), "\n")
+  end
+  p:close()
 end
 io.write(string.format("%d passed, %d failed, %d skipped\n", passed, failed, skipped))
 os.exit((failed == 0 and passed > 0) and 0 or 1)

@@ -504,8 +504,17 @@ end
 -- handle, or a path to create). Returns true, or nil and a message when the
 -- file cannot be opened or written. Unknown or bad options raise an error.
 function dot.write(profile, file, options)
-  if type(profile) ~= "table" and type(profile) ~= "userdata" then
-    error("lgprof.dot.write: a Profile expected", 2)
+  local mt = getmetatable(profile)
+  -- a Profile, or a table that acts as one (the specs' synthetic graphs)
+  if not ((type(mt) == "table" and mt.__name == "lgprof.Profile")
+          or (type(profile) == "table" and type(profile.functions) == "function")) then
+    error("lgprof.dot.write: a Profile expected, got " .. (type(mt) == "table" and mt.__name
+      or type(profile)), 2)
+  end
+  if type(file) ~= "string" and io.type(file) ~= "file"
+      and not (type(file) == "table" and type(file.write) == "function") then
+    error("lgprof.dot.write: a file handle or a path expected, got "
+      .. (io.type(file) == "closed file" and "a closed file" or type(file)), 2)
   end
   local g = dot.graph(profile, options)
   local s = render(profile, g)

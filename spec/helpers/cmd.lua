@@ -33,11 +33,16 @@ function M.lgprof(args, opts)
   return run({ M.LGPROF, table.unpack(args) }, opts)
 end
 
+--- The build directory whose lgprof/core.so the specs load: $LGPROF_BUILD
+-- (make test-asan) or the checkout's build/.
+M.BUILD = os.getenv("LGPROF_BUILD")
+if not M.BUILD or M.BUILD == "" then M.BUILD = M.ROOT .. "/build" end
+
 --- lua5.4 with args and the checkout's lua/ and build/ on the module paths.
 function M.lua(args, opts)
   opts = opts or {}
   local env = ("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s "):format(
-    q(M.ROOT .. "/lua/?.lua;" .. M.ROOT .. "/lua/?/init.lua;;"), q(M.ROOT .. "/build/?.so;;"))
+    q(M.ROOT .. "/lua/?.lua;" .. M.ROOT .. "/lua/?/init.lua;;"), q(M.BUILD .. "/?.so;;"))
   return run({ "lua5.4", table.unpack(args) }, { cwd = opts.cwd, env = env .. (opts.env or "") })
 end
 

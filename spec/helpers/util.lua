@@ -33,4 +33,17 @@ function util.read_cmd(cmd)
   return s
 end
 
+--- Shell text to put before a command to cap its memory at kb KB of address
+-- space ("ulimit -v kb; "). Under make test-asan (LGPROF_SANITIZER set),
+-- ASan reserves terabytes of shadow address space, so ulimit -v cannot be
+-- used: the cap is then ASan's own, on each allocation (one larger fails as
+-- malloc failing would).
+function util.memory_limit(kb)
+  if os.getenv("LGPROF_SANITIZER") then
+    return ("ASAN_OPTIONS=\"$ASAN_OPTIONS:allocator_may_return_null=1:max_allocation_size_mb=%d\" ")
+      :format(kb // 1024)
+  end
+  return ("ulimit -v %d; "):format(kb)
+end
+
 return util
