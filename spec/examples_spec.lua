@@ -314,7 +314,12 @@ tests["byfile.lua"] = function()
       end
     end
     local out = lines(ok_run("byfile.lua", { b.exe, table.unpack(b.gmon) }))
-    assert.equal(1 + case[3] + 1, #out)
+    -- one line per file with samples: at least the program's own files
+    -- (sampling may also land in a start-up file of the C library)
+    local nfiles = 0
+    for _ in pairs(by) do nfiles = nfiles + 1 end
+    assert.is_true(nfiles >= case[3])
+    assert.equal(1 + nfiles + 1, #out)
     local last, seen = math.huge, {}
     for i = 2, #out - 1 do
       local f = fields(out[i], 4)
