@@ -60,18 +60,24 @@ void *lgp_calloc_array(size_t n, size_t size) {
   return p;
 }
 
+/* The doubled capacity that holds need elements of size bytes, or 0 if it
+** would overflow. */
+static size_t grown_cap(size_t cap, size_t need, size_t size) {
+  size_t ncap = cap ? cap : 16;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2)
+      return 0;
+    ncap *= 2;
+  }
+  return ncap > SIZE_MAX / size ? 0 : ncap;
+}
+
 int lgp_grow(void **p, size_t *cap, size_t need, size_t size) {
   size_t ncap;
   void *np;
   if (need <= *cap)
     return 0;
-  ncap = *cap ? *cap : 16;
-  while (ncap < need) {
-    if (ncap > SIZE_MAX / 2)
-      return -1;
-    ncap *= 2;
-  }
-  if (ncap > SIZE_MAX / size)
+  if ((ncap = grown_cap(*cap, need, size)) == 0)
     return -1;
   if (ncap * size >= BIG_ALLOC) {
     if ((np = big_alloc(ncap * size)) == NULL)
@@ -92,13 +98,7 @@ int lgp_grow_aligned(void **p, size_t *cap, size_t need, size_t size) {
   void *np = NULL;
   if (need <= *cap)
     return 0;
-  ncap = *cap ? *cap : 16;
-  while (ncap < need) {
-    if (ncap > SIZE_MAX / 2)
-      return -1;
-    ncap *= 2;
-  }
-  if (ncap > SIZE_MAX / size)
+  if ((ncap = grown_cap(*cap, need, size)) == 0)
     return -1;
   if (ncap * size >= BIG_ALLOC) {
     if ((np = big_alloc(ncap * size)) == NULL)
