@@ -37,10 +37,6 @@ void lgp_ex_sb_mem(sbuf *b, const char *s, size_t n) {
 
 
 
-static double seconds(const lgp_profile *p, double ticks) {
-  return p->gmon.hz ? ticks / (double)p->gmon.hz : 0.0;
-}
-
 int lgp_ex_removed(const lgp_profile *p, uint32_t s) {
   return s < p->nsyms && p->removed != NULL && p->removed[s];
 }
@@ -199,7 +195,7 @@ static void ctx_free(ectx *c) {
 
 /* Nanoseconds, rounded half up (what callgrind's integer costs hold). */
 static unsigned long long ns_of(const lgp_profile *p, double ticks) {
-  double v = seconds(p, ticks) * 1e9;
+  double v = lgp_seconds(p, ticks) * 1e9;
   return v > 0.0 ? (unsigned long long)floor(v + 0.5) : 0;
 }
 
@@ -387,9 +383,9 @@ static double percent(const lgp_profile *p, const lgp_node *n) {
 
 /* the fields of a Function and a Cycle that gprof's call graph shows */
 static void json_times(lgp_out *o, const lgp_profile *p, const lgp_node *n) {
-  json_num(o, "self", seconds(p, n->prop_self));
-  json_num(o, "children", seconds(p, n->prop_child));
-  json_num(o, "total", seconds(p, n->prop_self + n->prop_child));
+  json_num(o, "self", lgp_seconds(p, n->prop_self));
+  json_num(o, "children", lgp_seconds(p, n->prop_child));
+  json_num(o, "total", lgp_seconds(p, n->prop_self + n->prop_child));
   json_num(o, "percent", percent(p, n));
 }
 
@@ -430,9 +426,9 @@ static int write_json(ectx *c) {
   lgp_out_str(o, "\n\"units\":{\"time\":\"seconds\",\"percent\":\"percent\","
                  "\"calls\":\"count\",\"address\":\"byte address\"},\n");
   lgp_out_str(o, "\"totals\":{");
-  json_num(o, "time", seconds(p, p->total_time));
-  json_num(o, "call_graph_time", seconds(p, p->print_time));
-  json_num(o, "base_time", seconds(p, p->base != NULL ? p->base_time : p->total_time));
+  json_num(o, "time", lgp_seconds(p, p->total_time));
+  json_num(o, "call_graph_time", lgp_seconds(p, p->print_time));
+  json_num(o, "base_time", lgp_seconds(p, p->base != NULL ? p->base_time : p->total_time));
   json_u64(o, "functions", nlisted);
   json_u64(o, "arcs", p->narcs);
   json_key(o, "cycles");
@@ -469,7 +465,7 @@ static int write_json(ectx *c) {
     else
       lgp_out_str(o, "null,");
     json_bool(o, "is_static", n->is_static);
-    json_num(o, "flat_self", seconds(p, n->hist_time));
+    json_num(o, "flat_self", lgp_seconds(p, n->hist_time));
     json_num(o, "flat_percent", p->total_time > 0 ? 100 * n->hist_time / p->total_time : 0.0);
     json_times(o, p, n);
     json_u64(o, "calls", n->ncalls);
@@ -495,8 +491,8 @@ static int write_json(ectx *c) {
     json_u64(o, "caller", pn->index);
     json_u64(o, "callee", cn->index);
     json_u64(o, "count", a->count);
-    json_num(o, "self", seconds(p, a->time));
-    json_num(o, "children", seconds(p, a->child_time));
+    json_num(o, "self", lgp_seconds(p, a->time));
+    json_num(o, "children", lgp_seconds(p, a->child_time));
     json_bool(o, "is_recursive", a->parent == a->child);
     json_key(o, "in_cycle");
     lgp_out_str(o, pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num ? "true}" : "false}");
@@ -575,7 +571,7 @@ static int write_csv_flat(ectx *c) {
     const char *file;
     if (!c->listed[s])
       continue;
-    cum += seconds(p, n->hist_time);
+    cum += lgp_seconds(p, n->hist_time);
     lgp_ex_out_u64(o, ++rank);
     lgp_out_char(o, ',');
     csv_name(c, s);
@@ -592,15 +588,15 @@ static int write_csv_flat(ectx *c) {
     lgp_out_char(o, ',');
     out_num(o, cum);
     lgp_out_char(o, ',');
-    out_num(o, seconds(p, n->hist_time));
+    out_num(o, lgp_seconds(p, n->hist_time));
     lgp_out_char(o, ',');
     lgp_ex_out_u64(o, n->ncalls);
     lgp_out_char(o, ',');
     lgp_ex_out_u64(o, n->self_calls);
     lgp_out_char(o, ',');
-    out_num(o, seconds(p, n->prop_child));
+    out_num(o, lgp_seconds(p, n->prop_child));
     lgp_out_char(o, ',');
-    out_num(o, seconds(p, n->prop_self + n->prop_child));
+    out_num(o, lgp_seconds(p, n->prop_self + n->prop_child));
     lgp_out_char(o, ',');
     lgp_ex_out_u64(o, n->index);
     lgp_out_char(o, ',');
@@ -628,9 +624,9 @@ static int write_csv_arcs(ectx *c) {
     lgp_out_char(o, ',');
     lgp_ex_out_u64(o, a->count);
     lgp_out_char(o, ',');
-    out_num(o, seconds(p, a->time));
+    out_num(o, lgp_seconds(p, a->time));
     lgp_out_char(o, ',');
-    out_num(o, seconds(p, a->child_time));
+    out_num(o, lgp_seconds(p, a->child_time));
     lgp_out_str(o, pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num ? ",1," : ",0,");
     lgp_out_str(o, a->parent == a->child ? "1," : "0,");
     lgp_ex_out_u64(o, pn->index);

@@ -53,10 +53,6 @@ void lcore_push_node(lua_State *L, int pidx, const lgp_profile *p, uint32_t node
   lcore_push_handle(L, pidx, p->nodes[node].is_cycle ? CYCLE_T : FUNCTION_T, node);
 }
 
-double lcore_seconds(const lgp_profile *p, double ticks) {
-  return p->gmon.hz ? ticks / (double)p->gmon.hz : 0.0;
-}
-
 int lcore_opt_bool(lua_State *L, int t, const char *k, int def) {
   int v;
   if (lua_getfield(L, t, k) == LUA_TNIL)
@@ -495,9 +491,9 @@ static int profile_index(lua_State *L) {
     return luaL_error(L, "attempt to use a closed profile");
   p = lp->p;
   if (strcmp(k, "total_time") == 0)
-    lua_pushnumber(L, lcore_seconds(p, p->total_time));
+    lua_pushnumber(L, lgp_seconds(p, p->total_time));
   else if (strcmp(k, "print_time") == 0)
-    lua_pushnumber(L, lcore_seconds(p, p->print_time));
+    lua_pushnumber(L, lgp_seconds(p, p->print_time));
   else if (strcmp(k, "hz") == 0)
     lua_pushinteger(L, p->gmon.hz);
   else if (strcmp(k, "sample_period") == 0)
@@ -538,7 +534,7 @@ static int profile_index(lua_State *L) {
   else if (strcmp(k, "is_view") == 0)
     lua_pushboolean(L, p->base != NULL);
   else if (strcmp(k, "base_time") == 0)
-    lua_pushnumber(L, lcore_seconds(p, p->base_time));
+    lua_pushnumber(L, lgp_seconds(p, p->base_time));
   else
     lua_pushnil(L);
   return 1;

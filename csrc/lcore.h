@@ -34,7 +34,6 @@ lprofile *lcore_check_profile(lua_State *L, int idx);
 lprofile *lcore_handle_profile(lua_State *L, int idx);
 void lcore_push_handle(lua_State *L, int pidx, const char *tname, uint32_t id);
 void lcore_push_node(lua_State *L, int pidx, const lgp_profile *p, uint32_t node);
-double lcore_seconds(const lgp_profile *p, double ticks);
 int lcore_opt_bool(lua_State *L, int t, const char *k, int def);
 /* Pushes a closed Profile userdata (a view of the Profile at base_idx when
 ** base_idx != 0), then gives it its profile, which it owns from there. */

@@ -46,15 +46,15 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
   else if (strcmp(k, "number") == 0 && n->is_cycle)
     lua_pushinteger(L, n->cyc_num);
   else if (strcmp(k, "self") == 0)
-    lua_pushnumber(L, lcore_seconds(p, n->prop_self));
+    lua_pushnumber(L, lgp_seconds(p, n->prop_self));
   else if (strcmp(k, "children") == 0)
-    lua_pushnumber(L, lcore_seconds(p, n->prop_child));
+    lua_pushnumber(L, lgp_seconds(p, n->prop_child));
   else if (strcmp(k, "total") == 0)
-    lua_pushnumber(L, lcore_seconds(p, n->prop_self + n->prop_child));
+    lua_pushnumber(L, lgp_seconds(p, n->prop_self + n->prop_child));
   else if (strcmp(k, "percent") == 0)
     lua_pushnumber(L, 100 * (n->prop_self + n->prop_child) / print_time);
   else if (strcmp(k, "flat_self") == 0)
-    lua_pushnumber(L, lcore_seconds(p, n->hist_time));
+    lua_pushnumber(L, lgp_seconds(p, n->hist_time));
   else if (strcmp(k, "flat_percent") == 0)
     lua_pushnumber(L, p->total_time > 0 ? 100 * n->hist_time / p->total_time : 0.0);
   else if (strcmp(k, "calls") == 0)
@@ -102,9 +102,9 @@ int lcore_handle_index(lua_State *L) {
     else if (strcmp(k, "count") == 0)
       lua_pushinteger(L, (lua_Integer)a->count);
     else if (strcmp(k, "self") == 0)
-      lua_pushnumber(L, lcore_seconds(lp->p, a->time));
+      lua_pushnumber(L, lgp_seconds(lp->p, a->time));
     else if (strcmp(k, "children") == 0)
-      lua_pushnumber(L, lcore_seconds(lp->p, a->child_time));
+      lua_pushnumber(L, lgp_seconds(lp->p, a->child_time));
     else if (strcmp(k, "is_recursive") == 0)
       lua_pushboolean(L, a->parent == a->child);
     else if (strcmp(k, "in_cycle") == 0)

@@ -145,6 +145,10 @@ void lgp_profile_free(lgp_profile *p);
 ** (a view reads them from there: lgp_root). 0, or -1 with a message. */
 int lgp_profile_srcinfo(lgp_profile *p, lgp_err *err);
 #define lgp_root(p) ((p)->base ? (p)->base : (p))
+/* Ticks (histogram samples) in seconds; 0 when the rate is unknown. */
+static inline double lgp_seconds(const lgp_profile *p, double ticks) {
+  return p->gmon.hz ? ticks / (double)p->gmon.hz : 0.0;
+}
 
 /* symtab.c */
 int lgp_symtab_build(lgp_profile *p, lgp_err *err);
