@@ -273,7 +273,7 @@ describe("lgprof.dot", function()
     for _, name in ipairs { "classic", "cycles", "hub300", "cxx_templates", "deeprec",
                             "funcptr", "libcheavy", "mutrec" } do
       local p <close> = open(name)
-      for _, opts in ipairs {
+      local option_sets = {
         { node_threshold = 0.1, edge_threshold = 0.05 },
         { node_threshold = 0.2, edge_threshold = 0 },
         { node_threshold = 0.03, edge_threshold = 0.02 },
@@ -282,7 +282,23 @@ describe("lgprof.dot", function()
         { max_nodes = 0 },
         { node_threshold = 0.02, dotted = false, legend = false },
         { node_threshold = 1 },
-      } do
+      }
+      -- and thresholds just above each of the heaviest functions, which drop
+      -- that function and keep the heavier ones around it: the usual way a
+      -- dotted edge appears, whatever the run sampled
+      local shares = {}
+      for fn in p:functions() do
+        if not fn.number and fn.printed and fn.total > 0 then shares[#shares + 1] = fn.total / p.print_time end
+      end
+      table.sort(shares, function(x, y) return x > y end)
+      local sets = {}
+      for _, o in ipairs(option_sets) do sets[#sets + 1] = o end
+      for i = 2, math.min(#shares, 8) do
+        if shares[i] < shares[i - 1] then
+          sets[#sets + 1] = { node_threshold = (shares[i] + shares[i - 1]) / 2, edge_threshold = 0 }
+        end
+      end
+      for _, opts in ipairs(sets) do
         local r = check(p, opts)
         dotted = dotted + r.dotted
         if r.ncands > r.nodes then capped = capped + 1 end
