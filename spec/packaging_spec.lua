@@ -64,4 +64,16 @@ describe("packaging", function()
     assert.are.equal(0, vcode, v)
     os.execute("rm -rf " .. stage)
   end)
+
+  it("runs from the checkout however the command is named (bin/lgprof, ./bin/lgprof, a full path)", function()
+    -- LUA_PATH/LUA_CPATH emptied of lgprof so only the checkout can supply the modules
+    local env = "env LUA_PATH_5_4=';;' LUA_CPATH_5_4=';;' "
+    local here = sh("pwd"):gsub("%s+$", "")
+    for _, cmd in ipairs({ "bin/lgprof", "./bin/lgprof", here .. "/bin/lgprof",
+                           "cd spec && ../bin/lgprof" }) do
+      local v, code = sh(cmd:gsub("^(.-)([%w./]*bin/lgprof)$", "%1" .. env .. "%2") .. " --version")
+      assert.are.equal(0, code, cmd .. ": " .. v)
+      assert.matches("lgprof", v, 1, true)
+    end
+  end)
 end)
