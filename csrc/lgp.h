@@ -46,8 +46,12 @@ int lgp_radix_sort(uint32_t *idx, const uint64_t *keys, size_t n);
 ** arrays are what costs at a million arcs). */
 #ifdef __GNUC__
 #define PREFETCH(a) __builtin_prefetch(a)
+/* For a function that only prefetches: to GCC it has no effect, and a call
+** to it is dropped unless it is inlined first. */
+#define PREFETCH_FN static inline __attribute__((always_inline)) void
 #else
 #define PREFETCH(a) ((void)(a))
+#define PREFETCH_FN static void
 #endif
 
 /* Buffered output: text is built in memory and flushed to a FILE*

@@ -583,6 +583,50 @@ static void print_entry(rctx *r, uint32_t s, double print_time, arcbuf *b) {
     arc_line(r, &b->keys[b->v[k]], s, 0);
 }
 
+/* Entries come in time order, their parents and children from anywhere in
+** memory: at a million arcs these reads miss every cache. Formatting an
+** entry takes long enough to hide them, so while entry k prints, the data
+** of the next entries is prefetched in stages, each needing the one before:
+** k+4 its list offsets and node, k+3 its lists, k+2 the arcs and the
+** nodes they name, k+1 those nodes' names. Only the first PREFETCH_ARCS
+** of a list: a huge list would evict what the others fetched. */
+#define PREFETCH_ARCS 32
+
+PREFETCH_FN prefetch_lists(const rctx *r, uint32_t s, int stage) {
+  const lgp_profile *p = r->p;
+  int side;
+  if (s >= p->nsyms) /* a cycle: its members are prefetched as printed */
+    return;
+  if (stage == 4) {
+    PREFETCH(&p->parent_off[s]);
+    PREFETCH(&p->child_off[s]);
+    PREFETCH(&p->nodes[s].prop_self);
+    PREFETCH(&r->rn[s]);
+    return;
+  }
+  for (side = 0; side < 2; side++) {
+    const uint32_t *off = side ? p->parent_off : p->child_off;
+    const uint32_t *list = side ? p->parent_arcs : p->child_arcs;
+    const uint32_t *others = side ? p->parent_pred : p->child_succ;
+    uint32_t j = off[s], end = off[s + 1];
+    if (end - j > PREFETCH_ARCS)
+      end = j + PREFETCH_ARCS;
+    if (stage == 3) {
+      PREFETCH(&list[j]);
+      PREFETCH(&others[j]);
+      continue;
+    }
+    for (; j < end; j++) {
+      if (stage == 2) {
+        PREFETCH(&p->arcs[list[j]]);
+        PREFETCH(&r->rn[others[j]]);
+      } else {
+        PREFETCH(r->rn[others[j]].name);
+      }
+    }
+  }
+}
+
 void lgp_report_graph(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
   rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg, NULL};
   double print_time = p->print_time;
@@ -620,6 +664,10 @@ void lgp_report_graph(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
   for (k = 0; k < p->nsyms + p->ncycles; k++) {
     uint32_t s = p->time_sorted[k];
     const lgp_node *n = &p->nodes[s];
+    int ahead;
+    for (ahead = 1; ahead <= 4; ahead++)
+      if (k + (size_t)ahead < p->nsyms + p->ncycles)
+        prefetch_lists(&r, p->time_sorted[k + (size_t)ahead], ahead);
     if (hidden(&r, s))
       continue;
     if ((ro->ignore_zeros && n->ncalls == 0 && n->self_calls == 0 && n->prop_self == 0 &&
