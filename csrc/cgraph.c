@@ -136,6 +136,8 @@ static void dfn_visit(lgp_profile *p, dfn_state *d, uint32_t start) {
       int32_t t;
       if (j + 4 < end)
         PREFETCH(&d->order[d->succ[j + 4]]);
+      if (j + 2 < end) /* the list the DFS reads next if that child is new */
+        PREFETCH(&d->succ[p->child_off[d->succ[j + 2]]]);
       t = d->order[child];
       if (t == DFN_NAN)
         break;
