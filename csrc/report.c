@@ -216,6 +216,8 @@ void lgp_report_flat(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report
       uint32_t t = p->flat_sorted[k + 8];
       if (nm != NULL && t < nm->n && nm->disp[t].s != NULL)
         PREFETCH(nm->disp[t].s);
+      else /* not displayed yet: the raw name is what is read first */
+        PREFETCH(p->nodes[t].name);
     }
     if (hidden(&r, s) || !lgp_in_table(p, s, LGP_INCL_FLAT, LGP_EXCL_FLAT))
       continue;
