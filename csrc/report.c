@@ -698,6 +698,35 @@ void lgp_report_graph(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
 /* {====================================================== index */
 
 
+/* "[index]", or "(index)" for an entry the graph does not print; NUL-ended. */
+static size_t index_tag(char *buf, const lgp_node *n) {
+  char *q = buf;
+  *q++ = n->print_flag ? '[' : '(';
+  q += lgp_fmt_u64(q, n->index, 0, 0);
+  *q++ = n->print_flag ? ']' : ')';
+  *q = '\0';
+  return (size_t)(q - buf);
+}
+
+/* The index reads its entries in name order, three rows apart: no order in
+** memory. Row i + 8's nodes and display names are fetched while row i
+** prints, and the name strings of row i + 4. */
+PREFETCH_FN prefetch_index_row(const rctx *r, const uint32_t *v, size_t row, size_t rows,
+                               size_t todo, int stage) {
+  size_t j;
+  for (j = row; j < todo; j += rows) {
+    uint32_t t = v[j];
+    if (stage == 2) {
+      PREFETCH(&r->p->nodes[t]);
+      PREFETCH((const char *)&r->p->nodes[t] + 64);
+      if (r->nm != NULL && t < r->nm->n)
+        PREFETCH(&r->nm->disp[t]);
+    } else if (r->nm != NULL && t < r->nm->n) {
+      PREFETCH(r->nm->disp[t].s);
+    }
+  }
+}
+
 void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
   rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg, NULL};
   size_t nnames = 0, todo, rows, i, j, k;
@@ -739,9 +768,13 @@ void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
   rows = (todo + 2) / 3;
   for (i = 0; i < rows; i++) {
     size_t col = 0, starting_col = 0;
+    if (i + 8 < rows)
+      prefetch_index_row(&r, v, i + 8, rows, todo, 2);
+    if (i + 4 < rows)
+      prefetch_index_row(&r, v, i + 4, rows, todo, 1);
     for (j = i; j < todo; j += rows) {
       const lgp_node *n = &p->nodes[v[j]];
-      snprintf(buf, sizeof buf, n->print_flag ? "[%u]" : "(%u)", (unsigned)n->index);
+      size_t tag_len = index_tag(buf, n);
       if (ro->bsd) {
         lgp_out_pad(o, buf, 6, 6, 0);
         lgp_out_char(o, ' ');
@@ -753,7 +786,7 @@ void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
           lgp_out_pad(o, cbuf, 19, 19, 1);
         }
       } else {
-        col += strlen(buf);
+        col += tag_len;
         if (col < starting_col + 5) {
           lgp_out_chars(o, ' ', starting_col + 5 - col);
           col = starting_col + 5;
