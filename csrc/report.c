@@ -385,7 +385,15 @@ static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, int parents) {
   return n;
 }
 
-/* A parent or child line. */
+/* "[index]", or "(index)" for an entry the graph does not print, into p;
+** returns the end. */
+static char *put_index(char *p, uint32_t index, int printed) {
+  *p++ = printed ? '[' : '(';
+  p += lgp_fmt_u64(p, index, 0, 0);
+  *p++ = printed ? ']' : ')';
+  return p;
+}
+
 /* " <cycle N>" and " [index]" (or " (index)") after a name, into p. */
 static char *put_name_tail(const rctx *r, char *p, uint32_t node) {
   const rnode *rn = &r->rn[node];
@@ -397,9 +405,7 @@ static char *put_name_tail(const rctx *r, char *p, uint32_t node) {
   }
   if (r->have_cg && rn->index != 0) {
     *p++ = ' ';
-    *p++ = rn->print_flag ? '[' : '(';
-    p += lgp_fmt_u64(p, rn->index, 0, 0);
-    *p++ = rn->print_flag ? ']' : ')';
+    p = put_index(p, rn->index, (int)rn->print_flag);
   }
   return p;
 }
@@ -442,15 +448,7 @@ static void arc_line(rctx *r, const arc_key *a, uint32_t entry, int is_parent) {
 /* The "[index] %time self children" columns of a primary or cycle line. */
 static void primary_cols(rctx *r, const lgp_node *n, double print_time) {
   char buf[32];
-  size_t len = 0;
-  uint32_t v = n->index, div = 1;
-  buf[len++] = '[';
-  while (v / div >= 10)
-    div *= 10;
-  for (; div > 0; div /= 10)
-    buf[len++] = (char)('0' + v / div % 10);
-  buf[len++] = ']';
-  buf[len] = '\0';
+  *put_index(buf, n->index, 1) = '\0';
   lgp_out_pad(r->o, buf, 6, 6, 1); /* "%-6.6s" */
   lgp_out_char(r->o, ' ');
   lgp_out_fixed(r->o, 100 * (n->prop_self + n->prop_child) / print_time, 5, 1);
@@ -698,16 +696,6 @@ void lgp_report_graph(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
 /* {====================================================== index */
 
 
-/* "[index]", or "(index)" for an entry the graph does not print; NUL-ended. */
-static size_t index_tag(char *buf, const lgp_node *n) {
-  char *q = buf;
-  *q++ = n->print_flag ? '[' : '(';
-  q += lgp_fmt_u64(q, n->index, 0, 0);
-  *q++ = n->print_flag ? ']' : ')';
-  *q = '\0';
-  return (size_t)(q - buf);
-}
-
 /* The index reads its entries in name order, three rows apart: no order in
 ** memory. Row i + 8's nodes and display names are fetched while row i
 ** prints, and the name strings of row i + 4. */
@@ -774,7 +762,9 @@ void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
       prefetch_index_row(&r, v, i + 4, rows, todo, 1);
     for (j = i; j < todo; j += rows) {
       const lgp_node *n = &p->nodes[v[j]];
-      size_t tag_len = index_tag(buf, n);
+      char *tag_end = put_index(buf, n->index, (int)n->print_flag);
+      size_t tag_len = (size_t)(tag_end - buf);
+      *tag_end = '\0';
       if (ro->bsd) {
         lgp_out_pad(o, buf, 6, 6, 0);
         lgp_out_char(o, ' ');
