@@ -304,16 +304,26 @@ local function check_variant(prog, variant)
     { label = LG .. " vs " .. GG, a = res(dir .. "/gg"), b = res(dir .. "/lg"),
       la = GG, lb = LG,
       cmd = recipe("gprof -b " .. exe .. " $A/gmon.sum", "lgprof -b " .. exe .. " $A/gmon.sum") },
+    -- gprof's own summing can round a share differently from reading the
+    -- three files (6.2 vs 6.3% seen): when it does, lgprof is held to
+    -- gprof's gmon.sum report above, not to the three-file one
     { label = GG .. " vs " .. G3 .. " (sorted lines)", a = res(dir .. "/ref"),
-      b = res(dir .. "/gg"), la = G3, lb = GG, unordered = true,
+      b = res(dir .. "/gg"), la = G3, lb = GG, unordered = true, gprof_only = true,
       cmd = recipe("gprof -b " .. three .. " | sort", "gprof -b " .. exe .. " $A/gmon.sum | sort") },
     { label = LL .. " vs " .. G3 .. " (sorted lines)", a = res(dir .. "/ref"),
-      b = res(dir .. "/ll"), la = G3, lb = LL, unordered = true,
+      b = res(dir .. "/ll"), la = G3, lb = LL, unordered = true, if_gprof_agrees = true,
       cmd = recipe("gprof -b " .. three .. " | sort", "lgprof -b " .. exe .. " $B/gmon.sum | sort") },
   }
+  local gprof_disagrees = false
   for k, sc in ipairs(sum_checks) do
-    local what, diff = compare(dir, sc.label, sc.a, sc.b, "sum" .. k,
-      { la = sc.la, lb = sc.lb, unordered = sc.unordered })
+    local what, diff
+    if not (sc.if_gprof_agrees and gprof_disagrees) then
+      what, diff = compare(dir, sc.label, sc.a, sc.b, "sum" .. k,
+        { la = sc.la, lb = sc.lb, unordered = sc.unordered })
+    end
+    if what and sc.gprof_only then
+      gprof_disagrees, what = true, nil
+    end
     if what then
       failures[#failures + 1] = ("  %s: %s"):format(sc.label, what)
       if not first_diff then first_diff, first_cmd = diff, sc.cmd end
