@@ -32,19 +32,26 @@ LUA_SHAREDIR  ?= $(PREFIX)/share/lua/$(LUA_VERSION)
 BINDIR        ?= $(PREFIX)/bin
 
 CFLAGS        ?= -O2 -g
-WARNFLAGS     ?= -std=c99 -Wall -Wextra -Wshadow -Wmissing-prototypes
+WARNFLAGS     ?= -std=c99 -Wall -Wextra -Wshadow -Wmissing-prototypes -Wcast-qual
 LIBFLAG       ?= -shared
-PKG_CFLAGS     = $(shell $(PKG_CONFIG) --cflags lua$(LUA_VERSION) libelf libdw 2>/dev/null)
+# Two layers: csrc/core/ (no Lua: built without Lua's include path, so a
+# Lua header there fails the build) and csrc/lua/ (the binding).
+CORE_PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags libelf libdw 2>/dev/null)
+LUA_PKG_CFLAGS  = $(shell $(PKG_CONFIG) --cflags lua$(LUA_VERSION) 2>/dev/null)
 PKG_LIBS       = $(shell $(PKG_CONFIG) --libs libdw libelf 2>/dev/null)
-ALL_CFLAGS     = $(WARNFLAGS) $(CFLAGS) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden \
-                 $(PKG_CFLAGS) -Icsrc
+BASE_CFLAGS    = $(WARNFLAGS) $(CFLAGS) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden
+CORE_CFLAGS    = $(BASE_CFLAGS) $(CORE_PKG_CFLAGS) -Icsrc/core
+BIND_CFLAGS    = $(BASE_CFLAGS) $(CORE_PKG_CFLAGS) $(LUA_PKG_CFLAGS) -Icsrc/core
 LDLIBS         = $(PKG_LIBS) -liberty -lm
 
 BUILD         ?= build
 CORE_SO        = $(BUILD)/lgprof/core.so
-CORE_SRCS      = $(wildcard csrc/*.c)
-CORE_OBJS      = $(patsubst csrc/%.c,$(BUILD)/obj/%.o,$(CORE_SRCS))
-CORE_HDRS      = $(wildcard csrc/*.h)
+CORE_SRCS      = $(wildcard csrc/core/*.c)
+CORE_HDRS      = $(wildcard csrc/core/*.h)
+CORE_OBJS      = $(patsubst csrc/core/%.c,$(BUILD)/obj/core/%.o,$(CORE_SRCS))
+BIND_SRCS      = $(wildcard csrc/lua/*.c)
+BIND_HDRS      = $(wildcard csrc/lua/*.h)
+BIND_OBJS      = $(patsubst csrc/lua/%.c,$(BUILD)/obj/lua/%.o,$(BIND_SRCS))
 LUA_MODS       = $(wildcard lua/lgprof/*.lua)
 
 # Debian packages: what the build, the tests, the demo and the benchmarks need.
@@ -57,13 +64,17 @@ DEB_PACKAGES   = lua5.4 liblua5.4-dev libelf-dev libdw-dev libiberty-dev lua-bus
 
 all: $(CORE_SO)
 
-$(BUILD)/obj/%.o: csrc/%.c $(CORE_HDRS)
+$(BUILD)/obj/core/%.o: csrc/core/%.c $(CORE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(CORE_CFLAGS) -c $< -o $@
 
-$(CORE_SO): $(CORE_OBJS)
+$(BUILD)/obj/lua/%.o: csrc/lua/%.c $(CORE_HDRS) $(BIND_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(LIBFLAG) -o $@ $(CORE_OBJS) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(BIND_CFLAGS) -c $< -o $@
+
+$(CORE_SO): $(CORE_OBJS) $(BIND_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBFLAG) -o $@ $(CORE_OBJS) $(BIND_OBJS) $(LDFLAGS) $(LDLIBS)
 
 # make deps: install what is missing (as root), or say exactly what to run.
 deps:
@@ -144,13 +155,13 @@ FUZZ_SECONDS  ?= 60
 FUZZ_JOBS     ?= 2
 FUZZ_DIR       = $(BUILD)/fuzz
 FUZZ_HARNESSES = gmon elf profile exe
-FUZZ_LIB_SRCS  = $(filter-out csrc/lcore.c csrc/lobjects.c csrc/lview.c csrc/lexport.c,$(CORE_SRCS))
+FUZZ_LIB_SRCS  = $(CORE_SRCS)
 FUZZ_BINS      = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_HARNESSES))
 
 $(FUZZ_DIR)/fuzz_%: csrc/fuzz/fuzz_%.c csrc/fuzz/pipeline.h $(FUZZ_LIB_SRCS) $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -std=c99 -D_POSIX_C_SOURCE=200809L \
-	  $(shell $(PKG_CONFIG) --cflags libelf libdw 2>/dev/null) -Icsrc \
+	  $(CORE_PKG_CFLAGS) -Icsrc/core \
 	  -o $@ $< $(FUZZ_LIB_SRCS) $(LDFLAGS) $(LDLIBS)
 
 # the fixed executable and profile of fuzz_profile and fuzz_exe
@@ -190,4 +201,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof $(DESTDIR)$(LUA_SHAREDIR)/lgprof $(DESTDIR)$(BINDIR)/lgprof
 
 clean:
-	rm -rf $(BUILD) lgprof csrc/*.o
+	rm -rf $(BUILD)

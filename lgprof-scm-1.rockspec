@@ -21,9 +21,9 @@ build = {
    type = "builtin",
    modules = {
       ["lgprof.core"] = {
-         sources = { "csrc/arcs.c", "csrc/blurbs.c", "csrc/cgraph.c", "csrc/elfsym.c", "csrc/export.c", "csrc/folded.c", "csrc/gmon.c", "csrc/hist.c", "csrc/lcore.c", "csrc/lexport.c", "csrc/lobjects.c", "csrc/lview.c", "csrc/names.c", "csrc/profile.c", "csrc/report.c", "csrc/srcinfo.c", "csrc/symspec.c", "csrc/symtab.c", "csrc/util.c", "csrc/view.c" },
+         sources = { "csrc/core/arcs.c", "csrc/core/blurbs.c", "csrc/core/cgraph.c", "csrc/core/elfsym.c", "csrc/core/export.c", "csrc/core/folded.c", "csrc/core/gmon.c", "csrc/core/hist.c", "csrc/core/names.c", "csrc/core/profile.c", "csrc/core/report.c", "csrc/core/srcinfo.c", "csrc/core/symspec.c", "csrc/core/symtab.c", "csrc/core/util.c", "csrc/core/view.c", "csrc/lua/lcore.c", "csrc/lua/lexport.c", "csrc/lua/lobjects.c", "csrc/lua/lopts.c", "csrc/lua/lview.c" },
          libraries = { "dw", "elf", "iberty", "m" },
-         incdirs = { "csrc", "$(LIBELF_INCDIR)", "$(LIBDW_INCDIR)", "$(LIBIBERTY_INCDIR)" },
+         incdirs = { "csrc/core", "$(LIBELF_INCDIR)", "$(LIBDW_INCDIR)", "$(LIBIBERTY_INCDIR)" },
          libdirs = { "$(LIBELF_LIBDIR)", "$(LIBDW_LIBDIR)", "$(LIBIBERTY_LIBDIR)" },
       },
       ["lgprof"] = "lua/lgprof/init.lua",

@@ -86,10 +86,10 @@ describe("lgprof API", function()
     local report = sh(("gprof -b -q %s %s"):format(build.exe, build.gmon[1]))
     if report == "" then pending("gprof not installed") return end
     local i = 0
-    for fn in p:functions() do
+    for e in p:entries() do
       i = i + 1
-      assert.are.equal(i, fn.index)
-      assert.are.equal(fn, p:get(i))
+      assert.are.equal(i, e.index)
+      assert.are.equal(e, p:get(i))
     end
     assert.are.equal(p.function_count + p.cycle_count, i)
     -- each primary line of gprof's call graph: [index] %time self children

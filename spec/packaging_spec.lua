@@ -16,12 +16,12 @@ local function tmpdir()
 end
 
 describe("packaging", function()
-  it("lists every csrc/*.c file in the rockspec", function()
+  it("lists every csrc/core/*.c and csrc/lua/*.c file in the rockspec", function()
     local rock = assert(io.open("lgprof-scm-1.rockspec")):read("a")
     local listed = {}
-    for f in rock:gmatch('"(csrc/[%w_]+%.c)"') do listed[f] = true end
+    for f in rock:gmatch('"(csrc/[%w_]+/[%w_]+%.c)"') do listed[f] = true end
     local n = 0
-    for f in sh("ls csrc/*.c"):gmatch("%S+") do
+    for f in sh("ls csrc/core/*.c csrc/lua/*.c"):gmatch("%S+") do
       n = n + 1
       assert.is_true(listed[f] ~= nil, f .. " missing from the rockspec")
     end

@@ -605,7 +605,7 @@ describe("scale", function()
       eq(M, nmembers, "members", "count")
 
       local k = 0
-      for fn in p:functions() do
+      for fn in p:entries() do
         k = k + 1
         if k == 2 then
           eq("<cycle 1>", fn.name, "entry", 2)

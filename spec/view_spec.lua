@@ -156,7 +156,7 @@ describe("profile:filter", function()
 
   it("rejects unknown options and bad patterns", function()
     local p <close> = open("classic")
-    assert.has_error(function() p:filter { bogus = 1 } end, "unknown filter option 'bogus'")
+    assert.has_error(function() p:filter { bogus = 1 } end, "bad argument #1 to 'filter' (unknown option 'bogus')")
     assert.has_error(function() p:filter { focus = "a", foucs = "b" } end)
     assert.has_error(function() p:filter { focus = "(" } end)
     assert.has_error(function() p:filter { ignore = { "^a$", "[z" } } end)

@@ -14,6 +14,7 @@
 #include "export.h"
 #include "profile.h"
 #include "report.h"
+#include "view.h"
 
 static char fz_dir[4096];
 
@@ -33,12 +34,12 @@ static void fz_write(const char *path, const uint8_t *data, size_t size) {
   fclose(f);
 }
 
-static void fz_report(lgp_profile *p, int cfg) {
+static void fz_report(const lgp_profile *p, lgp_image *srcinfo, int cfg) {
   lgp_names nm;
   lgp_report_opts ro;
   lgp_out o;
   int first = 1;
-  if (lgp_names_init(&nm, p->nsyms + p->ncycles, cfg != 1, NULL) != 0)
+  if (lgp_names_init(&nm, p->graph.nsyms + p->graph.ncycles, cfg != 1, NULL) != 0)
     return;
   memset(&ro, 0, sizeof ro);
   ro.bsd = cfg == 2;
@@ -47,16 +48,17 @@ static void fz_report(lgp_profile *p, int cfg) {
   ro.width = cfg == 3 ? 1 : 80;
   ro.flat = ro.graph = 1;
   ro.first_output = &first;
+  ro.srcinfo = srcinfo;
   lgp_out_init(&o, NULL);
   lgp_report_gprof(&o, p, &nm, &ro);
   lgp_out_free(&o);
   lgp_names_free(&nm);
 }
 
-static void fz_exports(lgp_profile *p, int cfg) {
+static void fz_exports(const lgp_profile *p, lgp_image *srcinfo, int cfg) {
   lgp_names nm;
   int fmt;
-  if (lgp_names_init(&nm, p->nsyms + p->ncycles, 1, NULL) != 0)
+  if (lgp_names_init(&nm, p->graph.nsyms + p->graph.ncycles, 1, NULL) != 0)
     return;
   for (fmt = LGP_EXPORT_CALLGRIND; fmt <= LGP_EXPORT_FOLDED; fmt++) {
     lgp_export_opts eo;
@@ -67,6 +69,7 @@ static void fz_exports(lgp_profile *p, int cfg) {
     eo.format = fmt;
     eo.zeros = cfg & 1;
     eo.creator = "fuzz";
+    eo.srcinfo = srcinfo;
     if (cfg == 2) {
       eo.max_depth = 1;
       eo.min_weight = 0;
@@ -78,12 +81,12 @@ static void fz_exports(lgp_profile *p, int cfg) {
   lgp_names_free(&nm);
 }
 
-static void fz_view(const lgp_profile *base, int cfg) {
+static void fz_view(const lgp_profile *base, lgp_image *srcinfo, int cfg) {
   lgp_view_spec vs;
   lgp_profile v;
   lgp_err err;
   uint8_t *focus, *hide, *ignore, *prune;
-  size_t i, n = base->nsyms;
+  size_t i, n = base->graph.nsyms;
   memset(&vs, 0, sizeof vs);
   memset(&err, 0, sizeof err);
   focus = calloc(n + 1, 1);
@@ -107,8 +110,8 @@ static void fz_view(const lgp_profile *base, int cfg) {
   }
   memset(&v, 0, sizeof v);
   if (lgp_view_build(&v, base, &vs, &err) == 0) {
-    fz_report(&v, cfg);
-    fz_exports(&v, cfg);
+    fz_report(&v, srcinfo, cfg);
+    fz_exports(&v, srcinfo, cfg);
     lgp_profile_free(&v);
   }
 out:
@@ -149,11 +152,12 @@ static void fz_pipeline(const char *exe, const char *gmon, int cfg) {
   gmons[0] = gmon;
   gmons[1] = gmon;
   if (lgp_profile_open(&p, exe, gmons, cfg == 2 ? 2 : 1, &opts, &err) == 0) {
-    fz_report(&p, cfg);
-    if (cfg == 0 || cfg == 3) /* export reads DWARF on demand */
-      lgp_profile_srcinfo(&p, &err);
-    fz_exports(&p, cfg);
-    fz_view(&p, cfg);
+    /* as the binding does: DWARF read on demand through the owner's image
+       (in half the configurations) */
+    lgp_image *srcinfo = cfg == 0 || cfg == 3 ? &p.own->image : NULL;
+    fz_report(&p, srcinfo, cfg);
+    fz_exports(&p, srcinfo, cfg);
+    fz_view(&p, srcinfo, cfg);
     lgp_profile_free(&p);
   }
   lgp_options_free(&opts);

@@ -4,12 +4,11 @@
 ** by overlap, and credits are divided by the real (non-integral) scale,
 ** which is why percentages can pass 100.
 */
-#include "profile.h"
+#include "hist.h"
 
-void lgp_hist_assign(lgp_profile *p) {
-  const lgp_gmon *g = &p->gmon;
+double lgp_hist_assign(const lgp_gmon *g, lgp_node *nodes, size_t n, const lgp_specs *specs) {
   double scale = g->hist_scale, total = 0;
-  size_t r, n = p->nsyms;
+  size_t r;
   for (r = 0; r < g->nhist; r++) {
     const lgp_hist *h = &g->hist[r];
     uint64_t lowpc = h->low / 2;
@@ -23,11 +22,11 @@ void lgp_hist_assign(lgp_profile *p) {
       bin_high = lowpc + (uint64_t)(scale * (double)(i + 1));
       total += (double)count;
       for (j = k - 1; j < n; k = ++j) {
-        uint64_t sym_low = p->nodes[j].addr / 2, sym_high, overlap;
+        uint64_t sym_low = nodes[j].addr / 2, sym_high, overlap;
         /* For the last routine gprof reads one entry past its table; in
            every case observed it then credits nothing, so neither do we
            (its samples still count in the total). */
-        sym_high = j + 1 < n ? p->nodes[j + 1].addr / 2 : 0;
+        sym_high = j + 1 < n ? nodes[j + 1].addr / 2 : 0;
         if (bin_high < sym_low)
           break;
         if (bin_low >= sym_high)
@@ -36,13 +35,13 @@ void lgp_hist_assign(lgp_profile *p) {
                   (bin_low > sym_low ? bin_low : sym_low);
         if (overlap > 0) {
           double credit = (double)(overlap * count) / scale;
-          if (lgp_in_table(p, (uint32_t)j, LGP_INCL_FLAT, LGP_EXCL_FLAT))
-            p->nodes[j].hist_time += credit;
+          if (lgp_specs_in_table(specs, &nodes[j], LGP_INCL_FLAT, LGP_EXCL_FLAT))
+            nodes[j].hist_time += credit;
           else
             total -= credit;
         }
       }
     }
   }
-  p->total_time = total;
+  return total;
 }

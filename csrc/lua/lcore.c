@@ -37,30 +37,45 @@ lprofile *lcore_handle_profile(lua_State *L, int idx) {
   return lp;
 }
 
-/* Pushes a handle of type tname for id; profile at stack index pidx. */
+/* Pushes the handle of type tname for id; profile at stack index pidx.
+** A profile keeps its live handles in a weak table (its second user
+** value), so one object has one handle: handles compare with rawequal and
+** work as table keys. */
 void lcore_push_handle(lua_State *L, int pidx, const char *tname, uint32_t id) {
   lhandle *h;
+  /* node ids and arc ids are both 32-bit: arcs are keyed above 2^32 */
+  lua_Integer key = (lua_Integer)id + (strcmp(tname, ARC_T) == 0 ? (lua_Integer)1 << 32 : 0);
   pidx = lua_absindex(L, pidx);
+  if (lua_getiuservalue(L, pidx, 2) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    luaL_setmetatable(L, WEAK_T);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, pidx, 2);
+  }
+  if (lua_rawgeti(L, -1, key) != LUA_TNIL) {
+    lua_remove(L, -2);
+    return;
+  }
+  lua_pop(L, 1);
   h = lua_newuserdatauv(L, sizeof *h, 1);
   h->id = id;
   lua_pushvalue(L, pidx);
   lua_setiuservalue(L, -2, 1);
   luaL_setmetatable(L, tname);
+  lua_pushvalue(L, -1);
+  lua_rawseti(L, -3, key);
+  lua_remove(L, -2);
 }
 
 /* A Function or a Cycle handle for a node. */
 void lcore_push_node(lua_State *L, int pidx, const lgp_profile *p, uint32_t node) {
-  lcore_push_handle(L, pidx, p->nodes[node].is_cycle ? CYCLE_T : FUNCTION_T, node);
+  lcore_push_handle(L, pidx, p->graph.nodes[node].is_cycle ? CYCLE_T : FUNCTION_T, node);
 }
 
-int lcore_opt_bool(lua_State *L, int t, const char *k, int def) {
-  int v;
-  if (lua_getfield(L, t, k) == LUA_TNIL)
-    v = def;
-  else
-    v = lua_toboolean(L, -1);
-  lua_pop(L, 1);
-  return v;
+int lcore_srcinfo(lprofile *lp) {
+  lgp_err err = {0, {0}};
+  return lgp_image_load_srcinfo(lp->srcinfo, &err);
 }
 
 /* }====================================================== */
@@ -72,40 +87,44 @@ static const char *const table_names[] = {
   "incl_flat", "excl_flat", "incl_time", "excl_time", NULL
 };
 
-static int read_options(lua_State *L, int t, lgp_options *o) {
+static const char *const open_fields[] = {
+  "no_static", "functions_only", "no_srcinfo", "default_excludes", "line_arcs", "format",
+  "demangle", "zeros", "incl_graph", "excl_graph", "incl_arcs", "excl_arcs", "incl_flat",
+  "excl_flat", "incl_time", "excl_time", NULL
+};
+
+static void read_options(lua_State *L, int t, lgp_options *o) {
+  static const char *const fmts[] = {"auto", "magic", "bsd", "4.4bsd", NULL};
   int i;
   if (lua_isnoneornil(L, t))
-    return 0;
-  luaL_checktype(L, t, LUA_TTABLE);
+    return;
+  lcore_check_fields(L, t, open_fields);
   o->no_static = lcore_opt_bool(L, t, "no_static", 0);
   o->functions_only = lcore_opt_bool(L, t, "functions_only", 0);
   o->no_srcinfo = lcore_opt_bool(L, t, "no_srcinfo", 0);
   o->default_excludes = lcore_opt_bool(L, t, "default_excludes", 1);
   o->line_arcs = lcore_opt_bool(L, t, "line_arcs", 0);
-  lua_getfield(L, t, "format");
-  if (!lua_isnil(L, -1)) {
-    static const char *const fmts[] = {"auto", "magic", "bsd", "4.4bsd", NULL};
-    o->format = luaL_checkoption(L, -1, NULL, fmts);
-  }
-  lua_pop(L, 1);
+  o->format = lcore_opt_enum(L, t, "format", 0, fmts);
   for (i = 0; table_names[i] != NULL; i++) {
     lua_Integer k, n;
-    if (lua_getfield(L, t, table_names[i]) == LUA_TTABLE) {
-      n = luaL_len(L, -1);
-      for (k = 1; k <= n; k++) {
-        lua_geti(L, -1, k);
-        if (lua_type(L, -1) != LUA_TSTRING)
-          return luaL_error(L, "options.%s[%d] must be a string", table_names[i], (int)k);
-        if (lgp_options_add_spec(o, i, lua_tostring(L, -1)) != 0)
-          return luaL_error(L, "out of memory");
-        lua_pop(L, 1);
+    int type = lua_getfield(L, t, table_names[i]);
+    if (type != LUA_TTABLE && type != LUA_TNIL) {
+      lua_pushfstring(L, "option '%s' must be a list of symspecs", table_names[i]);
+      luaL_argerror(L, t, lua_tostring(L, -1));
+    }
+    n = type == LUA_TTABLE ? luaL_len(L, -1) : 0;
+    for (k = 1; k <= n; k++) {
+      if (lua_geti(L, -1, k) != LUA_TSTRING) {
+        lua_pushfstring(L, "option '%s' must be a list of symspecs (item %I is a %s)",
+                        table_names[i], k, luaL_typename(L, -2));
+        luaL_argerror(L, t, lua_tostring(L, -1));
       }
-    } else if (!lua_isnil(L, -1)) {
-      return luaL_error(L, "options.%s must be a list of strings", table_names[i]);
+      if (lgp_options_add_spec(o, i, lua_tostring(L, -1)) != 0)
+        luaL_error(L, "out of memory");
+      lua_pop(L, 1);
     }
     lua_pop(L, 1);
   }
-  return 0;
 }
 
 static int options_gc(lua_State *L) {
@@ -123,7 +142,7 @@ static void free_profile(lgp_profile *p) {
 ** goes. */
 static int profile_gc(lua_State *L) {
   lprofile *lp = luaL_checkudata(L, 1, PROFILE_T);
-  if (lp->p != NULL && lp->p->base != NULL) {
+  if (lp->p != NULL && lgp_is_view(lp->p)) {
     free_profile(lp->p);
     lp->p = NULL;
     if (lua_getiuservalue(L, 1, 1) == LUA_TUSERDATA) {
@@ -152,7 +171,7 @@ static int profile_gc(lua_State *L) {
 lprofile *lcore_new_profile(lua_State *L, int base_idx) {
   lprofile *lp;
   base_idx = base_idx ? lua_absindex(L, base_idx) : 0;
-  lp = lua_newuserdatauv(L, sizeof *lp, 1);
+  lp = lua_newuserdatauv(L, sizeof *lp, 2); /* the base, the handle cache */
   memset(lp, 0, sizeof *lp); /* closed until p is set */
   luaL_setmetatable(L, PROFILE_T);
   if (base_idx != 0) {
@@ -165,11 +184,17 @@ lprofile *lcore_new_profile(lua_State *L, int base_idx) {
 void lcore_set_profile(lua_State *L, lprofile *lp, lgp_profile *p, int demangle,
                        const char *style) {
   lp->p = p; /* owned from here: __gc frees it */
-  if (p->base != NULL && lua_getiuservalue(L, -1, 1) == LUA_TUSERDATA)
-    ((lprofile *)lua_touserdata(L, -1))->nviews++;
-  if (p->base != NULL)
+  if (!lgp_is_view(p)) {
+    lp->srcinfo = &p->own->image;
+  } else {
+    lprofile *base;
+    lua_getiuservalue(L, -1, 1);
+    base = lua_touserdata(L, -1);
+    base->nviews++;
+    lp->srcinfo = base->srcinfo;
     lua_pop(L, 1);
-  if (lgp_names_init(&lp->names, p->nsyms + p->ncycles, demangle, style) != 0)
+  }
+  if (lgp_names_init(&lp->names, p->graph.nsyms + p->graph.ncycles, demangle, style) != 0)
     luaL_error(L, "out of memory");
 }
 
@@ -192,8 +217,10 @@ static int l_open(lua_State *L) {
     if (lua_getfield(L, 3, "demangle") == LUA_TSTRING) {
       style = lua_tostring(L, -1);
       luaL_argcheck(L, lgp_demangle_style_ok(style), 3, "unknown demangling style");
-    } else if (!lua_isnil(L, -1)) {
+    } else if (lua_isboolean(L, -1)) {
       demangle = lua_toboolean(L, -1);
+    } else if (!lua_isnil(L, -1)) {
+      luaL_argerror(L, 3, "option 'demangle' must be a boolean or a style name");
     }
     lua_pop(L, 1);
   }
@@ -221,7 +248,7 @@ static int l_open(lua_State *L) {
     return 2;
   }
   lcore_set_profile(L, lp, p, demangle, style);
-  lp->zeros = !lua_isnoneornil(L, 3) && lcore_opt_bool(L, 3, "zeros", 0);
+  lp->zeros = lcore_opt_bool(L, 3, "zeros", 0);
   return 1;
 }
 
@@ -239,9 +266,13 @@ static int profile_tostring(lua_State *L) {
   if (lp->p == NULL)
     lua_pushliteral(L, "lgprof.Profile (closed)");
   else
-    lua_pushfstring(L, "lgprof.Profile (%s, %d functions)", "open", (int)lp->p->nsyms);
+    lua_pushfstring(L, "lgprof.Profile (%s, %d functions)", "open", (int)lp->p->graph.nsyms);
   return 1;
 }
+
+static const char *const report_fields[] = {
+  "traditional", "brief", "zeros", "flat", "graph", "first_output", "width", NULL
+};
 
 /* profile:gprof_report(file, options) -> first_output */
 static int profile_report(lua_State *L) {
@@ -251,7 +282,7 @@ static int profile_report(lua_State *L) {
   lgp_out o;
   int first = 1;
   luaL_argcheck(L, f->closef != NULL, 2, "attempt to use a closed file");
-  luaL_checktype(L, 3, LUA_TTABLE);
+  lcore_check_fields(L, 3, report_fields);
   memset(&ro, 0, sizeof ro);
   ro.bsd = lcore_opt_bool(L, 3, "traditional", 0);
   ro.brief = lcore_opt_bool(L, 3, "brief", 0);
@@ -259,20 +290,9 @@ static int profile_report(lua_State *L) {
   ro.flat = lcore_opt_bool(L, 3, "flat", 1);
   ro.graph = lcore_opt_bool(L, 3, "graph", 1);
   first = lcore_opt_bool(L, 3, "first_output", 1);
-  lua_getfield(L, 3, "width");
-  {
-    /* not luaL_optinteger: its error would name argument -1; and the value
-       must fit an int */
-    int isint = 1;
-    lua_Integer w = lua_isnil(L, -1) ? 80 : lua_tointegerx(L, -1, &isint);
-    luaL_argcheck(L, isint, 3, "width must be an integer");
-    luaL_argcheck(L, w >= 1, 3, "width must be at least 1");
-    luaL_argcheck(L, w <= INT_MAX, 3, "width too large");
-    ro.width = (int)w;
-  }
-  lua_pop(L, 1);
+  ro.width = (int)lcore_opt_int(L, 3, "width", 80, 1, INT_MAX);
   ro.first_output = &first;
-  ro.hidden = lp->p->removed;
+  ro.srcinfo = lp->srcinfo;
   lgp_out_init(&o, f->f);
   if (lgp_report_gprof(&o, lp->p, &lp->names, &ro) != 0) {
     lgp_out_free(&o);
@@ -292,7 +312,7 @@ static int profile_write_gmon(lua_State *L) {
   const char *path = luaL_checkstring(L, 2);
   lgp_profile *p = lp->p;
   lgp_gmon_writer w;
-  if (p->base != NULL)
+  if (lgp_is_view(p))
     return luaL_error(L, "write_gmon: a view has no profile file of its own; write its base");
   FILE *f = fopen(path, "wb");
   size_t s;
@@ -303,34 +323,34 @@ static int profile_write_gmon(lua_State *L) {
     return 2;
   }
   lgp_out_init(&w.out, f);
-  w.addr_bytes = p->gmon.addr_bytes;
-  w.big_endian = p->gmon.big_endian;
-  lgp_gmon_write_header(&w, &p->gmon);
-  lgp_gmon_write_hist(&w, &p->gmon);
+  w.addr_bytes = p->gmon->addr_bytes;
+  w.big_endian = p->gmon->big_endian;
+  lgp_gmon_write_header(&w, p->gmon);
+  lgp_gmon_write_hist(&w, p->gmon);
   /* arcs normalised as gprof writes them: by parent in address order, each
      parent's arcs newest first; with line arcs kept, parents are gprof's
      line symbols (it forces line granularity for -s) */
-  if (p->keep_line_arcs) {
+  if (p->line_arcs != NULL) {
     uint32_t *order;
     size_t n, k;
-    if (lgp_sum_arcs(p, &order, &n) != 0) {
+    if (lgp_linearcs_order(p->line_arcs, &order, &n) != 0) {
       lgp_out_free(&w.out);
       fclose(f);
       return luaL_error(L, "out of memory");
     }
     for (k = 0; k < n; k++) {
-      const struct lgp_linearc *a = &p->line_arcs[order[k]];
-      lgp_gmon_write_arc(&w, a->from, p->nodes[a->child].addr, a->count);
+      const lgp_linearc *a = &p->line_arcs->arcs[order[k]];
+      lgp_gmon_write_arc(&w, a->from, p->graph.nodes[a->child].addr, a->count);
     }
     free(order);
-  } else for (s = 0; s < p->nsyms; s++) {
+  } else for (s = 0; s < p->graph.nsyms; s++) {
     const uint32_t *a;
-    for (a = lgp_children_begin(p, s); a < lgp_children_end(p, s); a++) {
-      const lgp_arc *arc = &p->arcs[*a];
-      lgp_gmon_write_arc(&w, p->nodes[arc->parent].addr, p->nodes[arc->child].addr, arc->count);
+    for (a = lgp_children_begin(&p->graph, s); a < lgp_children_end(&p->graph, s); a++) {
+      const lgp_arc *arc = &p->graph.arcs.arcs[*a];
+      lgp_gmon_write_arc(&w, p->graph.nodes[arc->parent].addr, p->graph.nodes[arc->child].addr, arc->count);
     }
   }
-  lgp_gmon_write_bb(&w, &p->gmon);
+  lgp_gmon_write_bb(&w, p->gmon);
   failed = lgp_out_flush(&w.out) != 0;
   lgp_out_free(&w.out);
   failed |= fclose(f) != 0;
@@ -347,9 +367,9 @@ static int profile_write_gmon(lua_State *L) {
 static int profile_file_info(lua_State *L) {
   lprofile *lp = lcore_check_profile(L, 1);
   size_t i;
-  lua_createtable(L, (int)lp->p->gmon.nfiles, 0);
-  for (i = 0; i < lp->p->gmon.nfiles; i++) {
-    const lgp_gmon_file *f = &lp->p->gmon.files[i];
+  lua_createtable(L, (int)lp->p->gmon->nfiles, 0);
+  for (i = 0; i < lp->p->gmon->nfiles; i++) {
+    const lgp_gmon_file *f = &lp->p->gmon->files[i];
     lua_createtable(L, 0, 5);
     lua_pushstring(L, f->path);
     lua_setfield(L, -2, "path");
@@ -369,7 +389,7 @@ static int profile_file_info(lua_State *L) {
 /* profile:histograms() -> list of {low, high, nbins, rate, samples = {...}} */
 static int profile_histograms(lua_State *L) {
   lprofile *lp = lcore_check_profile(L, 1);
-  const lgp_gmon *g = &lp->p->gmon;
+  const lgp_gmon *g = lp->p->gmon;
   size_t i;
   uint32_t k;
   lua_createtable(L, (int)g->nhist, 0);
@@ -396,7 +416,8 @@ static int profile_histograms(lua_State *L) {
 }
 
 static int iter_nodes(lua_State *L) {
-  /* upvalues: profile, which order (0 address, 1 index, 2 flat, 3 cycles), position */
+  /* upvalues: profile, which order (0 address, 1 index, 2 flat, 3 cycles,
+     4 index without cycles), position */
   lprofile *lp = lua_touserdata(L, lua_upvalueindex(1));
   int which = (int)lua_tointeger(L, lua_upvalueindex(2));
   lua_Integer pos = lua_tointeger(L, lua_upvalueindex(3));
@@ -406,13 +427,16 @@ static int iter_nodes(lua_State *L) {
     return luaL_error(L, "attempt to use a closed profile");
   p = lp->p;
   for (;;) {
-    size_t limit = which == 1 ? p->nsyms + p->ncycles : which == 3 ? p->ncycles : p->nsyms;
+    size_t limit = which == 1 || which == 4 ? p->graph.nsyms + p->graph.ncycles
+                 : which == 3 ? p->graph.ncycles : p->graph.nsyms;
     if ((size_t)pos >= limit)
       return 0;
-    node = which == 0 ? (uint32_t)pos : which == 1 ? p->time_sorted[pos]
-         : which == 2 ? p->flat_sorted[pos] : (uint32_t)(p->nsyms + (size_t)pos);
+    node = which == 0 ? (uint32_t)pos : which == 1 || which == 4 ? p->graph.time_sorted[pos]
+         : which == 2 ? p->graph.flat_sorted[pos] : (uint32_t)(p->graph.nsyms + (size_t)pos);
     pos++;
-    if (p->removed == NULL || node >= p->nsyms || !p->removed[node])
+    if (which == 4 && node >= p->graph.nsyms)
+      continue; /* functions(): no cycles */
+    if (!lgp_removed(p, node))
       break; /* a view leaves out what its filters removed */
   }
   lua_pushinteger(L, pos);
@@ -431,7 +455,8 @@ static int push_node_iter(lua_State *L, int which) {
 }
 
 static int profile_symbols(lua_State *L) { return push_node_iter(L, 0); }
-static int profile_functions(lua_State *L) { return push_node_iter(L, 1); }
+static int profile_entries(lua_State *L) { return push_node_iter(L, 1); }
+static int profile_functions(lua_State *L) { return push_node_iter(L, 4); }
 static int profile_flat(lua_State *L) { return push_node_iter(L, 2); }
 static int profile_cycles(lua_State *L) { return push_node_iter(L, 3); }
 
@@ -440,16 +465,16 @@ static int profile_get(lua_State *L) {
   lprofile *lp = lcore_check_profile(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
   const lgp_profile *p = lp->p;
-  if (i < 1 || (size_t)i > p->nsyms + p->ncycles)
+  if (i < 1 || (size_t)i > p->graph.nsyms + p->graph.ncycles)
     return 0;
-  lcore_push_node(L, 1, p, p->time_sorted[i - 1]);
+  lcore_push_node(L, 1, p, p->graph.time_sorted[i - 1]);
   return 1;
 }
 
 /* profile:lookup(address) -> the Function whose range holds the address */
 static int profile_lookup(lua_State *L) {
   lprofile *lp = lcore_check_profile(L, 1);
-  uint32_t s = lgp_sym_lookup(lp->p, (lgp_addr)luaL_checkinteger(L, 2));
+  uint32_t s = lgp_symindex_lookup(lp->p->index, (lgp_addr)luaL_checkinteger(L, 2));
   if (s == LGP_NONE)
     return 0;
   lcore_push_node(L, 1, lp->p, s);
@@ -461,7 +486,7 @@ static int iter_arcs(lua_State *L) {
   lua_Integer pos = lua_tointeger(L, lua_upvalueindex(2));
   if (lp->p == NULL)
     return luaL_error(L, "attempt to use a closed profile");
-  if ((size_t)pos >= lp->p->narcs)
+  if ((size_t)pos >= lp->p->graph.arcs.narcs)
     return 0;
   lua_pushinteger(L, pos + 1);
   lua_replace(L, lua_upvalueindex(2));
@@ -491,48 +516,48 @@ static int profile_index(lua_State *L) {
     return luaL_error(L, "attempt to use a closed profile");
   p = lp->p;
   if (strcmp(k, "total_time") == 0)
-    lua_pushnumber(L, lgp_seconds(p, p->total_time));
+    lua_pushnumber(L, lgp_seconds(p, p->graph.total_time));
   else if (strcmp(k, "print_time") == 0)
-    lua_pushnumber(L, lgp_seconds(p, p->print_time));
+    lua_pushnumber(L, lgp_seconds(p, p->graph.print_time));
   else if (strcmp(k, "hz") == 0)
-    lua_pushinteger(L, p->gmon.hz);
+    lua_pushinteger(L, p->gmon->hz);
   else if (strcmp(k, "sample_period") == 0)
-    lua_pushnumber(L, p->gmon.hz ? 1.0 / p->gmon.hz : 0.0);
+    lua_pushnumber(L, p->gmon->hz ? 1.0 / p->gmon->hz : 0.0);
   else if (strcmp(k, "have_histogram") == 0)
-    lua_pushboolean(L, p->gmon.have_hist);
+    lua_pushboolean(L, p->gmon->have_hist);
   else if (strcmp(k, "have_call_graph") == 0)
-    lua_pushboolean(L, p->gmon.have_cg);
+    lua_pushboolean(L, p->gmon->have_cg);
   else if (strcmp(k, "have_bb_counts") == 0)
-    lua_pushboolean(L, p->gmon.have_bb);
+    lua_pushboolean(L, p->gmon->have_bb);
   else if (strcmp(k, "function_count") == 0)
-    lua_pushinteger(L, (lua_Integer)p->nsyms);
+    lua_pushinteger(L, (lua_Integer)p->graph.nsyms);
   else if (strcmp(k, "cycle_count") == 0)
-    lua_pushinteger(L, (lua_Integer)p->ncycles);
+    lua_pushinteger(L, (lua_Integer)p->graph.ncycles);
   else if (strcmp(k, "arc_count") == 0)
-    lua_pushinteger(L, (lua_Integer)p->narcs);
+    lua_pushinteger(L, (lua_Integer)p->graph.arcs.narcs);
   else if (strcmp(k, "arc_records") == 0)
-    lua_pushinteger(L, (lua_Integer)p->gmon.narc_records);
+    lua_pushinteger(L, (lua_Integer)p->gmon->narc_records);
   else if (strcmp(k, "text_start") == 0)
-    lua_pushinteger(L, (lua_Integer)p->image.text_vma);
+    lua_pushinteger(L, (lua_Integer)p->image->text_vma);
   else if (strcmp(k, "text_end") == 0)
-    lua_pushinteger(L, (lua_Integer)(p->image.text_vma + p->image.text_size));
+    lua_pushinteger(L, (lua_Integer)(p->image->text_vma + p->image->text_size));
   else if (strcmp(k, "address_bits") == 0)
-    lua_pushinteger(L, p->image.addr_bytes * 8);
+    lua_pushinteger(L, p->image->addr_bytes * 8);
   else if (strcmp(k, "big_endian") == 0)
-    lua_pushboolean(L, p->image.big_endian);
+    lua_pushboolean(L, p->image->big_endian);
   else if (strcmp(k, "dimension") == 0)
-    lua_pushstring(L, p->gmon.dimen);
+    lua_pushstring(L, p->gmon->dimen);
   else if (strcmp(k, "files") == 0) {
     size_t i;
-    lua_createtable(L, (int)p->gmon.nfiles, 0);
-    for (i = 0; i < p->gmon.nfiles; i++) {
-      lua_pushstring(L, p->gmon.files[i].path);
+    lua_createtable(L, (int)p->gmon->nfiles, 0);
+    for (i = 0; i < p->gmon->nfiles; i++) {
+      lua_pushstring(L, p->gmon->files[i].path);
       lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
   } else if (strcmp(k, "image") == 0)
-    lua_pushstring(L, lgp_root(p)->image.path);
+    lua_pushstring(L, p->image->path);
   else if (strcmp(k, "is_view") == 0)
-    lua_pushboolean(L, p->base != NULL);
+    lua_pushboolean(L, lgp_is_view(p));
   else if (strcmp(k, "base_time") == 0)
     lua_pushnumber(L, lgp_seconds(p, p->base_time));
   else
@@ -560,6 +585,22 @@ static int l_demangle(lua_State *L) {
   return 1;
 }
 
+/* core.type(v) -> "profile", "function", "cycle", "arc" or nil (as io.type) */
+static int l_type(lua_State *L) {
+  static const struct { const char *tname, *kind; } types[] = {
+    {PROFILE_T, "profile"}, {FUNCTION_T, "function"}, {CYCLE_T, "cycle"}, {ARC_T, "arc"}
+  };
+  size_t i;
+  luaL_checkany(L, 1);
+  for (i = 0; i < sizeof types / sizeof types[0]; i++)
+    if (luaL_testudata(L, 1, types[i].tname) != NULL) {
+      lua_pushstring(L, types[i].kind);
+      return 1;
+    }
+  luaL_pushfail(L);
+  return 1;
+}
+
 static const luaL_Reg profile_methods[] = {
   {"close", profile_close},
   {"gprof_report", profile_report},
@@ -568,6 +609,7 @@ static const luaL_Reg profile_methods[] = {
   {"histograms", profile_histograms},
   {"symbols", profile_symbols},
   {"functions", profile_functions},
+  {"entries", profile_entries},
   {"flat", profile_flat},
   {"cycles", profile_cycles},
   {"arcs", profile_arcs},
@@ -610,6 +652,7 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
     {"open", l_open},
     {"demangle", l_demangle},
     {"regex_match", lcore_regex_match},
+    {"type", l_type},
     {NULL, NULL}
   };
   static const luaL_Reg nomethods[] = {{NULL, NULL}};
@@ -621,6 +664,12 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
   lua_pushcfunction(L, options_gc);
   lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);
+  luaL_newmetatable(L, WEAK_T);
+  lua_pushliteral(L, "v");
+  lua_setfield(L, -2, "__mode");
+  lua_pop(L, 1);
   luaL_newlib(L, funcs);
+  lua_pushliteral(L, LGPROF_VERSION);
+  lua_setfield(L, -2, "VERSION");
   return 1;
 }

@@ -1,9 +1,9 @@
 /*
-** lgp.h: types and helpers shared by the lgprof core.
-** The core (every csrc/ file but lcore.c) includes no Lua header.
+** util.h: types and helpers every module of the core uses: errors,
+** checked allocation, sorts, prefetch hints, buffered output, numbers.
 */
-#ifndef lgp_h
-#define lgp_h
+#ifndef util_h
+#define util_h
 
 #include <stddef.h>
 #include <stdint.h>

@@ -22,7 +22,7 @@ typedef struct rnode {
 
 typedef struct rctx {
   lgp_out *o;
-  lgp_profile *p;
+  const lgp_profile *p;
   lgp_names *nm;
   const lgp_report_opts *ro;
   double hz;
@@ -30,9 +30,9 @@ typedef struct rctx {
   rnode *rn;   /* call graph only; NULL elsewhere */
 } rctx;
 
-/* hidden has a byte per symbol (a view's removed nodes): cycles never are */
+/* a view's removed symbols are not printed (cycles never are removed) */
 static int hidden(const rctx *r, uint32_t node) {
-  return r->ro->hidden != NULL && node < r->p->nsyms && r->ro->hidden[node];
+  return lgp_removed(r->p, node);
 }
 
 static void form_feed(rctx *r) {
@@ -51,12 +51,12 @@ static size_t name_only(rctx *r, uint32_t node) {
     return r->rn[node].len;
   }
   if (r->ro->bsd) {
-    if (r->p->nodes[node].name == NULL)
+    if (r->p->graph.nodes[node].name == NULL)
       return 0;
-    s = r->p->nodes[node].name;
+    s = r->p->graph.nodes[node].name;
     len = strlen(s);
   } else {
-    s = lgp_display_name_len(r->nm, r->p, node, &len);
+    s = lgp_display_name_len(r->nm, r->p->graph.nodes, node, &len);
   }
   lgp_out_mem(r->o, s, len);
   return len;
@@ -72,9 +72,9 @@ static void name_full(rctx *r, uint32_t node) {
     index = r->rn[node].index;
     print_flag = r->rn[node].print_flag;
   } else {
-    cyc_num = r->p->nodes[node].cyc_num;
-    index = r->p->nodes[node].index;
-    print_flag = r->p->nodes[node].print_flag;
+    cyc_num = r->p->graph.nodes[node].cyc_num;
+    index = r->p->graph.nodes[node].index;
+    print_flag = r->p->graph.nodes[node].print_flag;
   }
   if (cyc_num != 0) {
     lgp_out_str(r->o, " <cycle ");
@@ -91,12 +91,12 @@ static void name_full(rctx *r, uint32_t node) {
 /* The packed nodes for the call graph; NULL if out of memory. */
 static rnode *make_rnodes(rctx *r) {
   const lgp_profile *p = r->p;
-  size_t n = p->nsyms + p->ncycles, i;
+  size_t n = p->graph.nsyms + p->graph.ncycles, i;
   rnode *rn = lgp_alloc_array(n ? n : 1, sizeof *rn);
   if (rn == NULL)
     return NULL;
   for (i = 0; i < n; i++) {
-    const lgp_node *nd = &p->nodes[i];
+    const lgp_node *nd = &p->graph.nodes[i];
     size_t len = 0;
     if (nd->name == NULL) {
       rn[i].name = "";
@@ -104,13 +104,13 @@ static rnode *make_rnodes(rctx *r) {
       rn[i].name = nd->name;
       len = strlen(nd->name);
     } else {
-      rn[i].name = lgp_display_name_len(r->nm, p, (uint32_t)i, &len);
+      rn[i].name = lgp_display_name_len(r->nm, p->graph.nodes, (uint32_t)i, &len);
     }
     rn[i].len = (uint32_t)len;
     rn[i].index = nd->index;
     rn[i].cyc_num = nd->cyc_num;
     rn[i].print_flag = nd->print_flag;
-    rn[i].head_calls = p->nodes[nd->cyc_head].ncalls;
+    rn[i].head_calls = p->graph.nodes[nd->cyc_head].ncalls;
   }
   return rn;
 }
@@ -134,8 +134,8 @@ static int flat_log_scale(rctx *r) {
   size_t k;
   if (r->ro->bsd)
     return 5;
-  for (k = 0; k < p->nsyms; k++) { /* a maximum: address order will do */
-    const lgp_node *n = &p->nodes[k];
+  for (k = 0; k < p->graph.nsyms; k++) { /* a maximum: address order will do */
+    const lgp_node *n = &p->graph.nodes[k];
     if (n->ncalls != 0) {
       double t = (n->hist_time + n->child_time) / (double)n->ncalls;
       if (t > top_time) {
@@ -165,14 +165,14 @@ static double unit_scale(int log_scale) {
 
 static void granularity(rctx *r) {
   lgp_out_str(r->o, "\ngranularity: each sample hit covers ");
-  lgp_out_printf(r->o, "%ld", (long)r->p->gmon.hist_scale * 2L);
+  lgp_out_printf(r->o, "%ld", (long)r->p->gmon->hist_scale * 2L);
   lgp_out_str(r->o, " byte(s)");
 }
 
-void lgp_report_flat(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg, NULL};
-  double total = p->total_time, accum = 0.0, scale;
-  const char *dimen = p->gmon.dimen;
+void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
+  rctx r = {o, p, nm, ro, (double)p->gmon->hz, p->gmon->have_cg, NULL};
+  double total = p->graph.total_time, accum = 0.0, scale;
+  const char *dimen = p->gmon->dimen;
   char unit[16];
   int log_scale;
   size_t k;
@@ -195,31 +195,31 @@ void lgp_report_flat(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report
   }
   log_scale = flat_log_scale(&r);
   scale = unit_scale(log_scale);
-  snprintf(unit, sizeof unit, "%c%c/call", unit_prefix(log_scale), p->gmon.abbrev);
+  snprintf(unit, sizeof unit, "%c%c/call", unit_prefix(log_scale), p->gmon->abbrev);
   lgp_out_printf(o, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n",
                  "%  ", "cumulative", "self  ", "", "self  ", "total ", "");
   lgp_out_printf(o, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n",
                  "time", dimen, dimen, "calls", unit, unit, "name");
-  for (k = 0; k < p->nsyms; k++) {
-    uint32_t s = p->flat_sorted[k];
-    const lgp_node *n = &p->nodes[s];
+  for (k = 0; k < p->graph.nsyms; k++) {
+    uint32_t s = p->graph.flat_sorted[k];
+    const lgp_node *n = &p->graph.nodes[s];
     /* lines come in no order in memory: fetch the nodes 16 lines ahead,
        the names (known once the name table is read) 8 lines ahead */
-    if (k + 16 < p->nsyms) {
-      uint32_t t = p->flat_sorted[k + 16];
-      PREFETCH(&p->nodes[t]);
-      PREFETCH((const char *)&p->nodes[t] + 64);
+    if (k + 16 < p->graph.nsyms) {
+      uint32_t t = p->graph.flat_sorted[k + 16];
+      PREFETCH(&p->graph.nodes[t]);
+      PREFETCH((const char *)&p->graph.nodes[t] + 64);
       if (nm != NULL && t < nm->n)
         PREFETCH(&nm->disp[t]);
     }
-    if (k + 8 < p->nsyms) {
-      uint32_t t = p->flat_sorted[k + 8];
+    if (k + 8 < p->graph.nsyms) {
+      uint32_t t = p->graph.flat_sorted[k + 8];
       if (nm != NULL && t < nm->n && nm->disp[t].s != NULL)
         PREFETCH(nm->disp[t].s);
       else /* not displayed yet: the raw name is what is read first */
-        PREFETCH(p->nodes[t].name);
+        PREFETCH(p->graph.nodes[t].name);
     }
-    if (hidden(&r, s) || !lgp_in_table(p, s, LGP_INCL_FLAT, LGP_EXCL_FLAT))
+    if (hidden(&r, s) || !lgp_specs_in_table(p->specs, n, LGP_INCL_FLAT, LGP_EXCL_FLAT))
       continue;
     if (ro->ignore_zeros && n->ncalls == 0 && n->hist_time == 0)
       continue;
@@ -356,9 +356,9 @@ static int sort_arc_positions(arcbuf *b, size_t n, int desc) {
 /* The parents or children of s sorted: b->v holds positions into b->keys. */
 static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, int parents) {
   const lgp_profile *p = r->p;
-  const uint32_t *off = parents ? p->parent_off : p->child_off;
-  const uint32_t *list = parents ? p->parent_arcs : p->child_arcs;
-  const uint32_t *others = parents ? p->parent_pred : p->child_succ;
+  const uint32_t *off = parents ? p->graph.parent_off : p->graph.child_off;
+  const uint32_t *list = parents ? p->graph.parent_arcs : p->graph.child_arcs;
+  const uint32_t *others = parents ? p->graph.parent_pred : p->graph.child_succ;
   uint32_t j0 = off[s];
   size_t i, n = off[s + 1] - j0;
   if (lgp_grow((void **)&b->v, &b->cap, n, sizeof *b->v) != 0 ||
@@ -371,9 +371,9 @@ static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, int parents) {
     arc_key *k = &b->keys[i];
     k->arc = list[j];
     k->other = other;
-    k->count = p->arcs[list[j]].count;
-    k->time = p->arcs[list[j]].time;
-    k->child_time = p->arcs[list[j]].child_time;
+    k->count = p->graph.arcs.arcs[list[j]].count;
+    k->time = p->graph.arcs.arcs[list[j]].time;
+    k->child_time = p->graph.arcs.arcs[list[j]].child_time;
     /* the line prints rn[other] and its name: reading them here, in a
        loop of independent loads, overlaps their cache misses */
     k->cls = other == s ? 0 : same_cycle(r->rn, s, other) ? 1 : 2;
@@ -484,8 +484,8 @@ static int cmp_member(const void *ctx, uint32_t x, uint32_t y) {
 }
 
 static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b) {
-  lgp_profile *p = r->p;
-  const lgp_node *cyc = &p->nodes[c];
+  const lgp_profile *p = r->p;
+  const lgp_node *cyc = &p->graph.nodes[c];
   uint32_t m;
   size_t nmem = 0, i;
   primary_cols(r, cyc, print_time);
@@ -494,7 +494,7 @@ static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b)
   self_calls_col(r, cyc->self_calls);
   lgp_out_printf(r->o, " <cycle %d as a whole> [%u]\n", (int)cyc->cyc_num, (unsigned)cyc->index);
   /* members: descending by time, then calls; ties in chain order */
-  for (m = cyc->cyc_next; m != LGP_NONE; m = p->chain[m])
+  for (m = cyc->cyc_next; m != LGP_NONE; m = p->graph.chain[m])
     nmem++;
   if (lgp_grow((void **)&b->v, &b->cap, nmem, sizeof *b->v) != 0) {
     r->o->failed = 1;
@@ -510,8 +510,8 @@ static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b)
       r->o->failed = 1;
       return;
     }
-    for (i = 0, m = cyc->cyc_next; m != LGP_NONE; m = p->chain[m], i++) {
-      const lgp_node *mn = &p->nodes[m];
+    for (i = 0, m = cyc->cyc_next; m != LGP_NONE; m = p->graph.chain[m], i++) {
+      const lgp_node *mn = &p->graph.nodes[m];
       keys[i].time = mn->prop_self + mn->prop_child;
       keys[i].calls = mn->ncalls + mn->self_calls;
       pos[i] = (uint32_t)i;
@@ -526,9 +526,9 @@ static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b)
     free(pos);
   }
   for (i = 0; i < nmem; i++) {
-    const lgp_node *n = &p->nodes[b->v[i]];
+    const lgp_node *n = &p->graph.nodes[b->v[i]];
     if (i + 8 < nmem) { /* members come in no order in memory */
-      const lgp_node *ahead = &p->nodes[b->v[i + 8]];
+      const lgp_node *ahead = &p->graph.nodes[b->v[i + 8]];
       PREFETCH(&ahead->ncalls);
       PREFETCH(&ahead->prop_child);
       PREFETCH(&r->rn[b->v[i + 8]]);
@@ -549,10 +549,10 @@ static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b)
 }
 
 static void print_entry(rctx *r, uint32_t s, double print_time, arcbuf *b) {
-  lgp_profile *p = r->p;
-  const lgp_node *n = &p->nodes[s];
+  const lgp_profile *p = r->p;
+  const lgp_node *n = &p->graph.nodes[s];
   size_t k, cnt;
-  if (p->parent_off[s] == p->parent_off[s + 1]) {
+  if (p->graph.parent_off[s] == p->graph.parent_off[s + 1]) {
     lgp_out_chars(r->o, ' ', 6 + 1 + 5 + 1 + 7 + 1);
     col_blank2(r);
     lgp_out_chars(r->o, ' ', 1 + 7 + 1 + 7);
@@ -595,19 +595,19 @@ static void print_entry(rctx *r, uint32_t s, double print_time, arcbuf *b) {
 PREFETCH_FN prefetch_lists(const rctx *r, uint32_t s, int stage) {
   const lgp_profile *p = r->p;
   int side;
-  if (s >= p->nsyms) /* a cycle: its members are prefetched as printed */
+  if (s >= p->graph.nsyms) /* a cycle: its members are prefetched as printed */
     return;
   if (stage == 4) {
-    PREFETCH(&p->parent_off[s]);
-    PREFETCH(&p->child_off[s]);
-    PREFETCH(&p->nodes[s].prop_self);
+    PREFETCH(&p->graph.parent_off[s]);
+    PREFETCH(&p->graph.child_off[s]);
+    PREFETCH(&p->graph.nodes[s].prop_self);
     PREFETCH(&r->rn[s]);
     return;
   }
   for (side = 0; side < 2; side++) {
-    const uint32_t *off = side ? p->parent_off : p->child_off;
-    const uint32_t *list = side ? p->parent_arcs : p->child_arcs;
-    const uint32_t *others = side ? p->parent_pred : p->child_succ;
+    const uint32_t *off = side ? p->graph.parent_off : p->graph.child_off;
+    const uint32_t *list = side ? p->graph.parent_arcs : p->graph.child_arcs;
+    const uint32_t *others = side ? p->graph.parent_pred : p->graph.child_succ;
     uint32_t j = off[s], end = off[s + 1];
     if (end - j > PREFETCH_ARCS)
       end = j + PREFETCH_ARCS;
@@ -618,7 +618,7 @@ PREFETCH_FN prefetch_lists(const rctx *r, uint32_t s, int stage) {
     }
     for (; j < end; j++) {
       if (stage == 2) {
-        PREFETCH(&p->arcs[list[j]]);
+        PREFETCH(&p->graph.arcs.arcs[list[j]]);
         PREFETCH(&r->rn[others[j]]);
       } else {
         PREFETCH(r->rn[others[j]].name);
@@ -627,9 +627,9 @@ PREFETCH_FN prefetch_lists(const rctx *r, uint32_t s, int stage) {
   }
 }
 
-void lgp_report_graph(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg, NULL};
-  double print_time = p->print_time;
+void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
+  rctx r = {o, p, nm, ro, (double)p->gmon->hz, p->gmon->have_cg, NULL};
+  double print_time = p->graph.print_time;
   arcbuf b;
   size_t k;
   memset(&b, 0, sizeof b);
@@ -661,13 +661,13 @@ void lgp_report_graph(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
   } else {
     lgp_out_str(o, "index % time    self  children    called     name\n");
   }
-  for (k = 0; k < p->nsyms + p->ncycles; k++) {
-    uint32_t s = p->time_sorted[k];
-    const lgp_node *n = &p->nodes[s];
+  for (k = 0; k < p->graph.nsyms + p->graph.ncycles; k++) {
+    uint32_t s = p->graph.time_sorted[k];
+    const lgp_node *n = &p->graph.nodes[s];
     int ahead;
     for (ahead = 1; ahead <= 4; ahead++)
-      if (k + (size_t)ahead < p->nsyms + p->ncycles)
-        prefetch_lists(&r, p->time_sorted[k + (size_t)ahead], ahead);
+      if (k + (size_t)ahead < p->graph.nsyms + p->graph.ncycles)
+        prefetch_lists(&r, p->graph.time_sorted[k + (size_t)ahead], ahead);
     if (hidden(&r, s))
       continue;
     if ((ro->ignore_zeros && n->ncalls == 0 && n->self_calls == 0 && n->prop_self == 0 &&
@@ -705,8 +705,8 @@ PREFETCH_FN prefetch_index_row(const rctx *r, const uint32_t *v, size_t row, siz
   for (j = row; j < todo; j += rows) {
     uint32_t t = v[j];
     if (stage == 2) {
-      PREFETCH(&r->p->nodes[t]);
-      PREFETCH((const char *)&r->p->nodes[t] + 64);
+      PREFETCH(&r->p->graph.nodes[t]);
+      PREFETCH((const char *)&r->p->graph.nodes[t] + 64);
       if (r->nm != NULL && t < r->nm->n)
         PREFETCH(&r->nm->disp[t]);
     } else if (r->nm != NULL && t < r->nm->n) {
@@ -715,12 +715,12 @@ PREFETCH_FN prefetch_index_row(const rctx *r, const uint32_t *v, size_t row, siz
   }
 }
 
-void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = {o, p, nm, ro, (double)p->gmon.hz, p->gmon.have_cg, NULL};
+void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
+  rctx r = {o, p, nm, ro, (double)p->gmon->hz, p->gmon->have_cg, NULL};
   size_t nnames = 0, todo, rows, i, j, k;
   size_t column_width = (size_t)(ro->width - 1) / 3;
-  uint32_t *v = lgp_alloc_array(p->nsyms + p->ncycles, sizeof *v);
-  uint8_t *listed = lgp_alloc_array(p->nsyms ? p->nsyms : 1, 1);
+  uint32_t *v = lgp_alloc_array(p->graph.nsyms + p->graph.ncycles, sizeof *v);
+  uint8_t *listed = lgp_alloc_array(p->graph.nsyms ? p->graph.nsyms : 1, 1);
   int any_static = 0;
   char buf[64];
   if (v == NULL || listed == NULL) {
@@ -729,26 +729,28 @@ void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
     o->failed = 1;
     return;
   }
-  for (k = 0; k < p->nsyms; k++) {
-    const lgp_node *n = &p->nodes[k];
+  for (k = 0; k < p->graph.nsyms; k++) {
+    const lgp_node *n = &p->graph.nodes[k];
     listed[k] = !hidden(&r, (uint32_t)k) &&
                 !(ro->ignore_zeros && n->ncalls == 0 && n->hist_time == 0);
     any_static |= listed[k] && n->is_static;
   }
   if (any_static && !ro->bsd) { /* statics show their file: read DWARF now */
-    lgp_err err;
-    if (lgp_profile_srcinfo(p, &err) != 0)
+    lgp_err err = {0, {0}};
+    if (ro->srcinfo != NULL)
+      lgp_image_load_srcinfo(ro->srcinfo, &err);
+    if (p->image->srcinfo_state != 1)
       any_static = 0;
   }
   /* by name: the ranks are that order already (ties by address) */
-  for (k = 0; k < p->nsyms; k++)
-    v[p->name_rank[k]] = (uint32_t)k;
-  for (k = 0; k < p->nsyms; k++)
+  for (k = 0; k < p->graph.nsyms; k++)
+    v[p->graph.name_rank[k]] = (uint32_t)k;
+  for (k = 0; k < p->graph.nsyms; k++)
     if (listed[v[k]])
       v[nnames++] = v[k];
   free(listed);
   todo = nnames;
-  for (k = p->nsyms; k < p->nsyms + p->ncycles; k++)
+  for (k = p->graph.nsyms; k < p->graph.nsyms + p->graph.ncycles; k++)
     if (!hidden(&r, (uint32_t)k))
       v[todo++] = (uint32_t)k;
   lgp_out_str(o, "\f\n");
@@ -761,7 +763,7 @@ void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
     if (i + 4 < rows)
       prefetch_index_row(&r, v, i + 4, rows, todo, 1);
     for (j = i; j < todo; j += rows) {
-      const lgp_node *n = &p->nodes[v[j]];
+      const lgp_node *n = &p->graph.nodes[v[j]];
       char *tag_end = put_index(buf, n->index, (int)n->print_flag);
       size_t tag_len = (size_t)(tag_end - buf);
       *tag_end = '\0';
@@ -786,9 +788,9 @@ void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
         lgp_out_char(o, ' ');
         if (j < nnames) {
           col += name_only(&r, v[j]);
-          const lgp_node *rn = &lgp_root(p)->nodes[v[j]];
-          if (any_static && rn->is_static && rn->file >= 0) {
-            const char *f = lgp_root(p)->image.files[rn->file], *slash = strrchr(f, '/');
+          const char *f = any_static && n->is_static ? lgp_node_file(p, v[j]) : NULL;
+          if (f != NULL) {
+            const char *slash = strrchr(f, '/');
             if (slash != NULL)
               f = slash + 1;
             lgp_out_printf(o, " (%s)", f);
@@ -810,7 +812,7 @@ void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
 
 /* }====================================================== */
 
-int lgp_report_gprof(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
+int lgp_report_gprof(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
   if (ro->bsd) {
     if (ro->graph)
       lgp_report_graph(o, p, nm, ro);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "lgp.h"
+#include "util.h"
 
 int lgp_fail(lgp_err *e, const char *file, const char *fmt, ...) {
   va_list ap;

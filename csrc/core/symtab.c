@@ -1,11 +1,12 @@
 /*
 ** symtab.c: gprof's symbol table (symtab_finalize): stable sort by address,
-** one survivor per address, and each routine ends where the next begins.
+** one survivor per address, each routine ending where the next begins;
+** and the address index over it.
 */
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "symtab.h"
 
 static int cmp_addr(const void *a, const void *b) {
   const lgp_rawsym *l = a, *r = b;
@@ -72,10 +73,10 @@ out:
   return rc;
 }
 
-int lgp_symtab_build(lgp_profile *p, lgp_err *err) {
-  lgp_image *im = &p->image;
+int lgp_symtab_build(lgp_image *im, lgp_node **nodes_out, size_t *n_out, lgp_err *err) {
   size_t i, n = 0;
   lgp_rawsym *raw;
+  lgp_node *nodes;
   if (sort_raw(im) != 0)
     return lgp_fail(err, NULL, "out of memory");
   raw = im->syms;
@@ -87,95 +88,104 @@ int lgp_symtab_build(lgp_profile *p, lgp_err *err) {
       raw[n++] = raw[i];
     }
   }
-  p->nsyms = n;
-  p->nodes = lgp_calloc_array(n, sizeof *p->nodes);
-  if (p->nodes == NULL)
+  im->nsyms = n; /* the survivors, in node order */
+  nodes = lgp_calloc_array(n ? n : 1, sizeof *nodes);
+  if (nodes == NULL)
     return lgp_fail(err, NULL, "out of memory");
   for (i = 0; i < n; i++) {
-    lgp_node *s = &p->nodes[i];
+    lgp_node *s = &nodes[i];
     s->name = raw[i].name;
     s->addr = raw[i].addr;
     /* ELF st_size is never used: a routine runs to the next one */
     s->end_addr = i + 1 < n ? raw[i + 1].addr - 1 : im->text_vma + im->text_size - 1;
-    s->file = raw[i].file;
-    s->line = raw[i].line;
     s->is_static = raw[i].is_static;
     s->is_func = raw[i].is_func;
     s->cyc_head = (uint32_t)i;
     s->cyc_next = LGP_NONE;
   }
-  if (lgp_symtab_index(p) != 0)
-    return lgp_fail(err, NULL, "out of memory");
+  *nodes_out = nodes;
+  *n_out = n;
   return 0;
 }
 
 /* Buckets of 2^shift bytes, about two per symbol, so a lookup is a binary
 ** search over the few symbols of one bucket: O(1) expected. */
-int lgp_symtab_index(lgp_profile *p) {
-  size_t n = p->nsyms, b, k;
+int lgp_symindex_build(lgp_symindex *ix, const lgp_node *nodes, size_t n) {
+  size_t b, k;
   lgp_addr span;
   unsigned shift = 0;
-  p->sym_addrs = lgp_alloc_array(n ? n : 1, sizeof *p->sym_addrs);
-  if (p->sym_addrs == NULL)
-    return -1;
-  p->sym_is_func = lgp_alloc_array(n ? n : 1, 1);
-  if (p->sym_is_func == NULL)
-    return -1;
+  memset(ix, 0, sizeof *ix);
+  ix->n = n;
+  ix->addrs = lgp_alloc_array(n ? n : 1, sizeof *ix->addrs);
+  ix->is_func = lgp_alloc_array(n ? n : 1, 1);
+  if (ix->addrs == NULL || ix->is_func == NULL)
+    goto oom;
   for (k = 0; k < n; k++) {
-    p->sym_addrs[k] = p->nodes[k].addr;
-    p->sym_is_func[k] = p->nodes[k].is_func;
+    ix->addrs[k] = nodes[k].addr;
+    ix->is_func[k] = nodes[k].is_func;
   }
-  span = n ? p->sym_addrs[n - 1] - p->sym_addrs[0] : 0;
+  ix->last_end = n ? nodes[n - 1].end_addr : 0;
+  span = n ? ix->addrs[n - 1] - ix->addrs[0] : 0;
   while (shift < 63 && (span >> shift) > 2 * (lgp_addr)n)
     shift++;
-  p->bucket_shift = shift;
-  p->nbuckets = (size_t)(span >> shift) + 1;
-  p->bucket_first = lgp_alloc_array(p->nbuckets + 1, sizeof *p->bucket_first);
-  if (p->bucket_first == NULL)
-    return -1;
-  for (b = 0, k = 0; b <= p->nbuckets; b++) {
-    lgp_addr start = b < p->nbuckets ? p->sym_addrs[0] + ((lgp_addr)b << shift) : 0;
-    while (k < n && (b == p->nbuckets || p->sym_addrs[k] < start))
+  ix->shift = shift;
+  ix->nbuckets = (size_t)(span >> shift) + 1;
+  ix->buckets = lgp_alloc_array(ix->nbuckets + 1, sizeof *ix->buckets);
+  if (ix->buckets == NULL)
+    goto oom;
+  for (b = 0, k = 0; b <= ix->nbuckets; b++) {
+    lgp_addr start = b < ix->nbuckets ? ix->addrs[0] + ((lgp_addr)b << shift) : 0;
+    while (k < n && (b == ix->nbuckets || ix->addrs[k] < start))
       k++;
-    p->bucket_first[b].first = (uint32_t)k;
+    ix->buckets[b].first = (uint32_t)k;
     /* where the bucket's first symbol starts, if that fits: most buckets
        hold at most one start, and a lookup then needs only this entry */
-    p->bucket_first[b].off = k < n && b < p->nbuckets && shift <= 32 &&
-                             p->sym_addrs[k] - start <= UINT32_MAX
-                           ? (uint32_t)(p->sym_addrs[k] - start) : UINT32_MAX;
+    ix->buckets[b].off = k < n && b < ix->nbuckets && shift <= 32 &&
+                         ix->addrs[k] - start <= UINT32_MAX
+                       ? (uint32_t)(ix->addrs[k] - start) : UINT32_MAX;
   }
   return 0;
+oom:
+  lgp_symindex_free(ix);
+  return -1;
 }
 
-uint32_t lgp_sym_lookup(const lgp_profile *p, lgp_addr addr) {
+void lgp_symindex_free(lgp_symindex *ix) {
+  free(ix->addrs);
+  free(ix->is_func);
+  free(ix->buckets);
+  memset(ix, 0, sizeof *ix);
+}
+
+uint32_t lgp_symindex_lookup(const lgp_symindex *ix, lgp_addr addr) {
   size_t lo, hi; /* the first symbol above addr is in [lo, hi] */
   lgp_addr b;
-  if (p->nsyms == 0 || addr < p->sym_addrs[0])
+  if (ix->n == 0 || addr < ix->addrs[0])
     return LGP_NONE;
-  b = (addr - p->sym_addrs[0]) >> p->bucket_shift;
-  if (b >= p->nbuckets) {
-    lo = p->bucket_first[p->nbuckets - 1].first;
-    hi = p->nsyms;
+  b = (addr - ix->addrs[0]) >> ix->shift;
+  if (b >= ix->nbuckets) {
+    lo = ix->buckets[ix->nbuckets - 1].first;
+    hi = ix->n;
   } else {
-    const struct lgp_bucket *e = &p->bucket_first[b];
+    const struct lgp_bucket *e = &ix->buckets[b];
     lo = e->first;
     hi = e[1].first;
     if (hi - lo == 1 && e->off != UINT32_MAX) { /* one start in the bucket */
-      lgp_addr start = p->sym_addrs[0] + ((lgp_addr)b << p->bucket_shift);
+      lgp_addr start = ix->addrs[0] + ((lgp_addr)b << ix->shift);
       lo = addr - start >= e->off ? hi : lo;
       hi = lo;
     }
   }
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (p->sym_addrs[mid] <= addr)
+    if (ix->addrs[mid] <= addr)
       lo = mid + 1;
     else
       hi = mid;
   }
   /* a routine ends where the next begins: only the last one has an end of
-     its own to check (and reading a node here would cost a cache miss) */
-  if (lo == 0 || (lo == p->nsyms && addr > p->nodes[lo - 1].end_addr))
+     its own to check */
+  if (lo == 0 || (lo == ix->n && addr > ix->last_end))
     return LGP_NONE;
   return (uint32_t)(lo - 1);
 }

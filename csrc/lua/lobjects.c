@@ -9,13 +9,15 @@
 
 static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
   const lgp_profile *p = lp->p;
-  const lgp_node *n = &p->nodes[id];
-  double print_time = p->print_time > 0 ? p->print_time : 1.0;
-  if (strcmp(k, "name") == 0) {
+  const lgp_node *n = &p->graph.nodes[id];
+  double print_time = p->graph.print_time > 0 ? p->graph.print_time : 1.0;
+  if (strcmp(k, "kind") == 0) {
+    lua_pushstring(L, n->is_cycle ? "cycle" : "function");
+  } else if (strcmp(k, "name") == 0) {
     if (n->is_cycle)
       lua_pushfstring(L, "<cycle %d>", (int)n->cyc_num);
     else
-      lua_pushstring(L, lgp_display_name(&lp->names, p, id));
+      lua_pushstring(L, lgp_display_name(&lp->names, p->graph.nodes, id));
   } else if (strcmp(k, "symbol") == 0 && !n->is_cycle)
     lua_pushstring(L, n->name);
   else if (strcmp(k, "address") == 0 && !n->is_cycle)
@@ -26,15 +28,15 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     lua_pushinteger(L, n->end_addr >= n->addr ? (lua_Integer)(n->end_addr - n->addr + 1) : 0);
   else if ((strcmp(k, "file") == 0 || strcmp(k, "line") == 0) && !n->is_cycle) {
     /* DWARF is read on first use; unreadable means unknown (nil) */
-    const lgp_profile *root = lgp_root(p);
-    const lgp_node *rn = &root->nodes[id];
-    lgp_err err;
-    if (lgp_profile_srcinfo(lp->p, &err) != 0)
-      lua_pushnil(L);
-    else if (k[0] == 'f' && rn->file >= 0)
-      lua_pushstring(L, root->image.files[rn->file]);
-    else if (k[0] == 'l' && rn->line > 0)
-      lua_pushinteger(L, rn->line);
+    const char *file;
+    int line;
+    lcore_srcinfo(lp);
+    file = lgp_node_file(p, id);
+    line = lgp_node_line(p, id);
+    if (k[0] == 'f' && file != NULL)
+      lua_pushstring(L, file);
+    else if (k[0] == 'l' && line > 0)
+      lua_pushinteger(L, line);
     else
       lua_pushnil(L);
   } else if (strcmp(k, "is_static") == 0 && !n->is_cycle)
@@ -56,7 +58,7 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
   else if (strcmp(k, "flat_self") == 0)
     lua_pushnumber(L, lgp_seconds(p, n->hist_time));
   else if (strcmp(k, "flat_percent") == 0)
-    lua_pushnumber(L, p->total_time > 0 ? 100 * n->hist_time / p->total_time : 0.0);
+    lua_pushnumber(L, p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
   else if (strcmp(k, "calls") == 0)
     lua_pushinteger(L, (lua_Integer)n->ncalls);
   else if (strcmp(k, "self_calls") == 0 && !n->is_cycle)
@@ -92,10 +94,12 @@ int lcore_handle_index(lua_State *L) {
   }
   lp = lcore_handle_profile(L, 1);
   if (luaL_testudata(L, 1, ARC_T) != NULL) {
-    const lgp_arc *a = &lp->p->arcs[h->id];
-    const lgp_node *pn = &lp->p->nodes[a->parent], *cn = &lp->p->nodes[a->child];
+    const lgp_arc *a = &lp->p->graph.arcs.arcs[h->id];
+    const lgp_node *pn = &lp->p->graph.nodes[a->parent], *cn = &lp->p->graph.nodes[a->child];
     lua_getiuservalue(L, 1, 1);
-    if (strcmp(k, "caller") == 0)
+    if (strcmp(k, "kind") == 0)
+      lua_pushliteral(L, "arc");
+    else if (strcmp(k, "caller") == 0)
       lcore_push_node(L, -1, lp->p, a->parent);
     else if (strcmp(k, "callee") == 0)
       lcore_push_node(L, -1, lp->p, a->child);
@@ -127,8 +131,8 @@ static int iter_adj(lua_State *L) {
   if (lp->p == NULL)
     return luaL_error(L, "attempt to use a closed profile");
   p = lp->p;
-  b = parents ? lgp_parents_begin(p, node) : lgp_children_begin(p, node);
-  e = parents ? lgp_parents_end(p, node) : lgp_children_end(p, node);
+  b = parents ? lgp_parents_begin(&p->graph, node) : lgp_children_begin(&p->graph, node);
+  e = parents ? lgp_parents_end(&p->graph, node) : lgp_children_end(&p->graph, node);
   if (pos >= e - b)
     return 0;
   lua_pushinteger(L, pos + 1);
@@ -151,6 +155,55 @@ static int push_adj_iter(lua_State *L, int parents) {
 static int function_callers(lua_State *L) { return push_adj_iter(L, 1); }
 static int function_callees(lua_State *L) { return push_adj_iter(L, 0); }
 
+/* cycle:callers() / cycle:callees(): the arcs that cross the cycle's
+** boundary (from outside into a member, from a member to outside), member
+** by member in chain order, each member's in gprof's list order */
+static int iter_cycle_adj(lua_State *L) {
+  lprofile *lp = lua_touserdata(L, lua_upvalueindex(1));
+  uint32_t cyc = (uint32_t)lua_tointeger(L, lua_upvalueindex(2));
+  int parents = lua_toboolean(L, lua_upvalueindex(3));
+  uint32_t m = (uint32_t)lua_tointeger(L, lua_upvalueindex(4));
+  lua_Integer pos = lua_tointeger(L, lua_upvalueindex(5));
+  const lgp_graph *g;
+  if (lp->p == NULL)
+    return luaL_error(L, "attempt to use a closed profile");
+  g = &lp->p->graph;
+  for (; m != LGP_NONE; m = g->nodes[m].cyc_next, pos = 0) {
+    const uint32_t *b = parents ? lgp_parents_begin(g, m) : lgp_children_begin(g, m);
+    const uint32_t *e = parents ? lgp_parents_end(g, m) : lgp_children_end(g, m);
+    for (; pos < e - b; pos++) {
+      const lgp_arc *a = &g->arcs.arcs[b[pos]];
+      uint32_t other = parents ? a->parent : a->child;
+      if (g->nodes[other].cyc_head == cyc)
+        continue; /* inside the cycle */
+      lua_pushinteger(L, m);
+      lua_replace(L, lua_upvalueindex(4));
+      lua_pushinteger(L, pos + 1);
+      lua_replace(L, lua_upvalueindex(5));
+      lcore_push_handle(L, lua_upvalueindex(1), ARC_T, b[pos]);
+      return 1;
+    }
+  }
+  lua_pushinteger(L, LGP_NONE);
+  lua_replace(L, lua_upvalueindex(4));
+  return 0;
+}
+
+static int push_cycle_adj_iter(lua_State *L, int parents) {
+  lhandle *h = luaL_checkudata(L, 1, CYCLE_T);
+  lprofile *lp = lcore_handle_profile(L, 1);
+  lua_getiuservalue(L, 1, 1);
+  lua_pushinteger(L, h->id);
+  lua_pushboolean(L, parents);
+  lua_pushinteger(L, lp->p->graph.nodes[h->id].cyc_next);
+  lua_pushinteger(L, 0);
+  lua_pushcclosure(L, iter_cycle_adj, 5);
+  return 1;
+}
+
+static int cycle_callers(lua_State *L) { return push_cycle_adj_iter(L, 1); }
+static int cycle_callees(lua_State *L) { return push_cycle_adj_iter(L, 0); }
+
 static int iter_members(lua_State *L) {
   lprofile *lp = lua_touserdata(L, lua_upvalueindex(1));
   uint32_t next = (uint32_t)lua_tointeger(L, lua_upvalueindex(2));
@@ -158,10 +211,10 @@ static int iter_members(lua_State *L) {
     return luaL_error(L, "attempt to use a closed profile");
   if (next == LGP_NONE)
     return 0;
-  lua_pushinteger(L, lp->p->nodes[next].cyc_next);
+  lua_pushinteger(L, lp->p->graph.nodes[next].cyc_next);
   lua_replace(L, lua_upvalueindex(2));
   lcore_push_node(L, lua_upvalueindex(1), lp->p, next);
-  lua_pushinteger(L, (lua_Integer)lp->p->nodes[next].member_calls);
+  lua_pushinteger(L, (lua_Integer)lp->p->graph.nodes[next].member_calls);
   return 2;
 }
 
@@ -171,7 +224,7 @@ static int cycle_members(lua_State *L) {
   lhandle *h = luaL_checkudata(L, 1, CYCLE_T);
   lprofile *lp = lcore_handle_profile(L, 1);
   lua_getiuservalue(L, 1, 1);
-  lua_pushinteger(L, lp->p->nodes[h->id].cyc_next);
+  lua_pushinteger(L, lp->p->graph.nodes[h->id].cyc_next);
   lua_pushcclosure(L, iter_members, 2);
   return 1;
 }
@@ -197,13 +250,13 @@ int lcore_handle_tostring(lua_State *L) {
   if (lp == NULL || lp->p == NULL) {
     lua_pushfstring(L, "%s (closed profile)", luaL_typename(L, 1));
   } else if (luaL_testudata(L, 1, ARC_T) != NULL) {
-    const lgp_arc *a = &lp->p->arcs[h->id];
-    lua_pushfstring(L, "lgprof.Arc (%s -> %s)", lgp_display_name(&lp->names, lp->p, a->parent),
-                    lgp_display_name(&lp->names, lp->p, a->child));
-  } else if (lp->p->nodes[h->id].is_cycle) {
-    lua_pushfstring(L, "lgprof.Cycle (<cycle %d>)", (int)lp->p->nodes[h->id].cyc_num);
+    const lgp_arc *a = &lp->p->graph.arcs.arcs[h->id];
+    lua_pushfstring(L, "lgprof.Arc (%s -> %s)", lgp_display_name(&lp->names, lp->p->graph.nodes, a->parent),
+                    lgp_display_name(&lp->names, lp->p->graph.nodes, a->child));
+  } else if (lp->p->graph.nodes[h->id].is_cycle) {
+    lua_pushfstring(L, "lgprof.Cycle (<cycle %d>)", (int)lp->p->graph.nodes[h->id].cyc_num);
   } else {
-    lua_pushfstring(L, "lgprof.Function (%s)", lgp_display_name(&lp->names, lp->p, h->id));
+    lua_pushfstring(L, "lgprof.Function (%s)", lgp_display_name(&lp->names, lp->p->graph.nodes, h->id));
   }
   return 1;
 }
@@ -217,5 +270,7 @@ const luaL_Reg lcore_function_methods[] = {
 
 const luaL_Reg lcore_cycle_methods[] = {
   {"members", cycle_members},
+  {"callers", cycle_callers},
+  {"callees", cycle_callees},
   {NULL, NULL}
 };

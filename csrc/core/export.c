@@ -37,10 +37,6 @@ void lgp_ex_sb_mem(sbuf *b, const char *s, size_t n) {
 
 
 
-int lgp_ex_removed(const lgp_profile *p, uint32_t s) {
-  return s < p->nsyms && p->removed != NULL && p->removed[s];
-}
-
 /* The shortest of %.15g and %.17g that reads back as v (integers plain). */
 static size_t fmt_num(char *dst, double v) {
   char *end;
@@ -70,13 +66,12 @@ void lgp_ex_out_u64(lgp_out *o, uint64_t v) {
 }
 
 static const char *src_file(const ectx *c, uint32_t s) {
-  const lgp_node *n = &c->root->nodes[s];
-  return c->have_src && n->file >= 0 ? c->root->image.files[n->file] : NULL;
+  return c->have_src ? lgp_node_file(c->p, s) : NULL;
 }
 
 static int src_line(const ectx *c, uint32_t s) {
-  const lgp_node *n = &c->root->nodes[s];
-  return c->have_src && n->line > 0 ? n->line : 0;
+  int line = c->have_src ? lgp_node_line(c->p, s) : 0;
+  return line > 0 ? line : 0;
 }
 
 /* The name a function is written under where names must identify it
@@ -86,17 +81,17 @@ static int src_line(const ectx *c, uint32_t s) {
 void lgp_ex_label(ectx *c, uint32_t s, sbuf *b, int folded) {
   size_t len, i, start = b->len;
   const char *name;
-  if (s >= c->p->nsyms) {
+  if (s >= c->p->graph.nsyms) {
     char buf[48];
-    lgp_ex_sb_mem(b, buf, (size_t)snprintf(buf, sizeof buf, "<cycle %d>", (int)c->p->nodes[s].cyc_num));
+    lgp_ex_sb_mem(b, buf, (size_t)snprintf(buf, sizeof buf, "<cycle %d>", (int)c->p->graph.nodes[s].cyc_num));
     return;
   }
-  name = lgp_display_name_len(c->nm, c->p, s, &len);
+  name = lgp_display_name_len(c->nm, c->p->graph.nodes, s, &len);
   lgp_ex_sb_mem(b, name, len);
   if (c->dup[s]) {
     char buf[48];
     lgp_ex_sb_mem(b, buf, (size_t)snprintf(buf, sizeof buf, " [0x%llx]",
-                                    (unsigned long long)c->p->nodes[s].addr));
+                                    (unsigned long long)c->p->graph.nodes[s].addr));
   }
   if (b->failed)
     return;
@@ -112,7 +107,7 @@ void lgp_ex_label(ectx *c, uint32_t s, sbuf *b, int folded) {
 ** and constructors have several symbols of one name; statics of one name
 ** live in several files). A hash table over the printed names. */
 static int mark_dups(ectx *c) {
-  size_t n = c->p->nsyms, k, cap = 16;
+  size_t n = c->p->graph.nsyms, k, cap = 16;
   uint32_t *slot;
   while (cap < 2 * n)
     cap *= 2;
@@ -125,7 +120,7 @@ static int mark_dups(ectx *c) {
     const char *name;
     if (!c->listed[k])
       continue;
-    name = lgp_display_name_len(c->nm, c->p, (uint32_t)k, &len);
+    name = lgp_display_name_len(c->nm, c->p->graph.nodes, (uint32_t)k, &len);
     for (i = 0; i < len; i++)
       h = (h ^ (unsigned char)name[i]) * 16777619u;
     for (i = h & (cap - 1);; i = (i + 1) & (cap - 1)) {
@@ -135,7 +130,7 @@ static int mark_dups(ectx *c) {
         slot[i] = (uint32_t)k;
         break;
       }
-      other = lgp_display_name_len(c->nm, c->p, slot[i], &olen);
+      other = lgp_display_name_len(c->nm, c->p->graph.nodes, slot[i], &olen);
       if (olen == len && memcmp(other, name, len) == 0) {
         c->dup[slot[i]] = c->dup[k] = 1;
         break;
@@ -146,14 +141,13 @@ static int mark_dups(ectx *c) {
   return 0;
 }
 
-static int ctx_init(ectx *c, lgp_out *o, lgp_profile *p, lgp_names *nm,
+static int ctx_init(ectx *c, lgp_out *o, const lgp_profile *p, lgp_names *nm,
                     const lgp_export_opts *eo, int want_src, int want_dup) {
-  size_t n = p->nsyms, k;
+  size_t n = p->graph.nsyms, k;
   uint8_t *has_arc;
   memset(c, 0, sizeof *c);
   c->o = o;
   c->p = p;
-  c->root = lgp_root(p);
   c->nm = nm;
   c->eo = eo;
   c->listed = lgp_calloc_array(n ? n : 1, 1);
@@ -163,13 +157,13 @@ static int ctx_init(ectx *c, lgp_out *o, lgp_profile *p, lgp_names *nm,
     free(has_arc);
     return -1;
   }
-  for (k = 0; k < p->narcs; k++) {
-    has_arc[p->arcs[k].parent] = 1;
-    has_arc[p->arcs[k].child] = 1;
+  for (k = 0; k < p->graph.arcs.narcs; k++) {
+    has_arc[p->graph.arcs.arcs[k].parent] = 1;
+    has_arc[p->graph.arcs.arcs[k].child] = 1;
   }
   for (k = 0; k < n; k++) {
-    const lgp_node *nd = &p->nodes[k];
-    c->listed[k] = !lgp_ex_removed(p, (uint32_t)k) &&
+    const lgp_node *nd = &p->graph.nodes[k];
+    c->listed[k] = !lgp_removed(p, (uint32_t)k) &&
                    (eo->zeros || nd->hist_time != 0.0 || nd->ncalls != 0 ||
                     nd->self_calls != 0 || has_arc[k]);
   }
@@ -177,8 +171,10 @@ static int ctx_init(ectx *c, lgp_out *o, lgp_profile *p, lgp_names *nm,
   if (want_dup && mark_dups(c) != 0)
     return -1;
   if (want_src) {
-    lgp_err err;
-    c->have_src = lgp_profile_srcinfo(p, &err) == 0;
+    lgp_err err = {0, {0}};
+    if (eo->srcinfo != NULL)
+      lgp_image_load_srcinfo(eo->srcinfo, &err);
+    c->have_src = p->image->srcinfo_state == 1;
   }
   return 0;
 }
@@ -207,14 +203,15 @@ static void cg_name(ectx *c, uint32_t s) {
 
 /* "fl=(id) name" the first time, "fl=(id)" later; unknown files are "???". */
 static void cg_file(ectx *c, const char *key, uint32_t s, uint8_t *file_seen) {
-  const lgp_node *n = &c->root->nodes[s];
-  size_t id = c->have_src && n->file >= 0 ? (size_t)n->file + 1 : 0;
+  const lgp_image *im = c->p->image;
+  size_t id = c->have_src && s < c->p->graph.nsyms && im->syms[s].file >= 0
+            ? (size_t)im->syms[s].file + 1 : 0;
   lgp_out_str(c->o, key);
   lgp_out_printf(c->o, "(%zu)", id + 1);
   if (!file_seen[id]) {
     file_seen[id] = 1;
     lgp_out_char(c->o, ' ');
-    lgp_out_str(c->o, id == 0 ? "???" : c->root->image.files[id - 1]);
+    lgp_out_str(c->o, id == 0 ? "???" : c->p->image->files[id - 1]);
   }
   lgp_out_char(c->o, '\n');
 }
@@ -232,11 +229,11 @@ static void cg_fn(ectx *c, const char *key, uint32_t s, uint8_t *fn_seen) {
 
 static int write_callgrind(ectx *c) {
   lgp_out *o = c->o;
-  lgp_profile *p = c->p;
-  size_t s, g, nfiles = c->have_src ? c->root->image.nfiles : 0;
+  const lgp_profile *p = c->p;
+  size_t s, g, nfiles = c->have_src ? c->p->image->nfiles : 0;
   unsigned long long total;
   uint8_t *file_seen = lgp_calloc_array(nfiles + 1, 1);
-  uint8_t *fn_seen = lgp_calloc_array(p->nsyms ? p->nsyms : 1, 1);
+  uint8_t *fn_seen = lgp_calloc_array(p->graph.nsyms ? p->graph.nsyms : 1, 1);
   if (file_seen == NULL || fn_seen == NULL) {
     free(file_seen);
     free(fn_seen);
@@ -245,18 +242,18 @@ static int write_callgrind(ectx *c) {
   /* the flat profile's total (its % time denominator); gprof may credit a
      histogram bin that straddles two functions to both, so the functions'
      costs can add up to a little more */
-  total = ns_of(p, p->total_time);
+  total = ns_of(p, p->graph.total_time);
   lgp_out_str(o, "# callgrind format\nversion: 1\n");
   if (c->eo->creator != NULL)
     lgp_out_printf(o, "creator: %s\n", c->eo->creator);
-  lgp_out_printf(o, "cmd: %s\n", c->root->image.path);
+  lgp_out_printf(o, "cmd: %s\n", c->p->image->path);
   lgp_out_str(o, "part: 1\n");
   lgp_out_str(o, "desc: Profile files:");
-  for (g = 0; g < p->gmon.nfiles; g++)
-    lgp_out_printf(o, " %s", p->gmon.files[g].path);
+  for (g = 0; g < p->gmon->nfiles; g++)
+    lgp_out_printf(o, " %s", p->gmon->files[g].path);
   lgp_out_char(o, '\n');
-  lgp_out_printf(o, "desc: Sampling rate: %u Hz\n", (unsigned)p->gmon.hz);
-  if (p->base != NULL)
+  lgp_out_printf(o, "desc: Sampling rate: %u Hz\n", (unsigned)p->gmon->hz);
+  if (lgp_is_view(p))
     lgp_out_str(o, "desc: Filtered view: yes\n");
   lgp_out_str(o, "desc: Call costs: gprof's estimate (callee time apportioned by call "
                  "counts); 0 for calls inside a cycle\n");
@@ -265,9 +262,9 @@ static int write_callgrind(ectx *c) {
   lgp_out_str(o, "events: Time_ns\n");
   lgp_out_printf(o, "summary: %llu\n\n", total);
   lgp_out_str(o, "ob=(1) ");
-  lgp_out_str(o, c->root->image.path);
+  lgp_out_str(o, c->p->image->path);
   lgp_out_char(o, '\n');
-  for (s = 0; s < p->nsyms && !o->failed; s++) {
+  for (s = 0; s < p->graph.nsyms && !o->failed; s++) {
     const uint32_t *a;
     int line = src_line(c, (uint32_t)s);
     if (!c->listed[s])
@@ -275,10 +272,10 @@ static int write_callgrind(ectx *c) {
     lgp_out_char(o, '\n');
     cg_file(c, "fl=", (uint32_t)s, file_seen);
     cg_fn(c, "fn=", (uint32_t)s, fn_seen);
-    lgp_out_printf(o, "%d %llu\n", line, ns_of(p, p->nodes[s].hist_time));
-    for (a = lgp_children_begin(p, s); a < lgp_children_end(p, s); a++) {
-      const lgp_arc *arc = &p->arcs[*a];
-      const lgp_node *pn = &p->nodes[arc->parent], *cn = &p->nodes[arc->child];
+    lgp_out_printf(o, "%d %llu\n", line, ns_of(p, p->graph.nodes[s].hist_time));
+    for (a = lgp_children_begin(&p->graph, s); a < lgp_children_end(&p->graph, s); a++) {
+      const lgp_arc *arc = &p->graph.arcs.arcs[*a];
+      const lgp_node *pn = &p->graph.nodes[arc->parent], *cn = &p->graph.nodes[arc->child];
       int in_cycle = arc->parent == arc->child ||
                      (pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num);
       cg_file(c, "cfl=", arc->child, file_seen);
@@ -377,7 +374,7 @@ static void json_bool(lgp_out *o, const char *k, int v) {
 }
 
 static double percent(const lgp_profile *p, const lgp_node *n) {
-  double print_time = p->print_time > 0 ? p->print_time : 1.0;
+  double print_time = p->graph.print_time > 0 ? p->graph.print_time : 1.0;
   return 100 * (n->prop_self + n->prop_child) / print_time;
 }
 
@@ -400,54 +397,54 @@ static const char json_estimated[] =
 
 static int write_json(ectx *c) {
   lgp_out *o = c->o;
-  lgp_profile *p = c->p;
-  size_t i, k, nlisted = 0, total = p->nsyms + p->ncycles;
+  const lgp_profile *p = c->p;
+  size_t i, k, nlisted = 0, total = p->graph.nsyms + p->graph.ncycles;
   int first;
-  for (i = 0; i < p->nsyms; i++)
+  for (i = 0; i < p->graph.nsyms; i++)
     nlisted += c->listed[i];
   lgp_out_str(o, "{\"format\":\"lgprof-profile\",\"version\":1,");
   json_key(o, "creator");
   json_cstr(o, c->eo->creator);
   lgp_out_str(o, ",\n");
   json_key(o, "image");
-  json_cstr(o, c->root->image.path);
+  json_cstr(o, c->p->image->path);
   lgp_out_char(o, ',');
   json_key(o, "profile_files");
   lgp_out_char(o, '[');
-  for (i = 0; i < p->gmon.nfiles; i++) {
+  for (i = 0; i < p->gmon->nfiles; i++) {
     if (i > 0)
       lgp_out_char(o, ',');
-    json_cstr(o, p->gmon.files[i].path);
+    json_cstr(o, p->gmon->files[i].path);
   }
   lgp_out_str(o, "],");
-  json_bool(o, "is_view", p->base != NULL);
-  json_u64(o, "hz", p->gmon.hz);
-  json_num(o, "sample_period", p->gmon.hz ? 1.0 / p->gmon.hz : 0.0);
+  json_bool(o, "is_view", lgp_is_view(p));
+  json_u64(o, "hz", p->gmon->hz);
+  json_num(o, "sample_period", p->gmon->hz ? 1.0 / p->gmon->hz : 0.0);
   lgp_out_str(o, "\n\"units\":{\"time\":\"seconds\",\"percent\":\"percent\","
                  "\"calls\":\"count\",\"address\":\"byte address\"},\n");
   lgp_out_str(o, "\"totals\":{");
-  json_num(o, "time", lgp_seconds(p, p->total_time));
-  json_num(o, "call_graph_time", lgp_seconds(p, p->print_time));
-  json_num(o, "base_time", lgp_seconds(p, p->base != NULL ? p->base_time : p->total_time));
+  json_num(o, "time", lgp_seconds(p, p->graph.total_time));
+  json_num(o, "call_graph_time", lgp_seconds(p, p->graph.print_time));
+  json_num(o, "base_time", lgp_seconds(p, lgp_is_view(p) ? p->base_time : p->graph.total_time));
   json_u64(o, "functions", nlisted);
-  json_u64(o, "arcs", p->narcs);
+  json_u64(o, "arcs", p->graph.arcs.narcs);
   json_key(o, "cycles");
-  lgp_ex_out_u64(o, p->ncycles);
+  lgp_ex_out_u64(o, p->graph.ncycles);
   lgp_out_str(o, "},\n");
   lgp_out_str(o, json_estimated);
   lgp_out_str(o, "\"functions\":[");
   first = 1;
   for (i = 0; i < total && !o->failed; i++) {
-    uint32_t s = p->time_sorted[i];
-    const lgp_node *n = &p->nodes[s];
+    uint32_t s = p->graph.time_sorted[i];
+    const lgp_node *n = &p->graph.nodes[s];
     size_t len;
     const char *name;
-    if (s >= p->nsyms || !c->listed[s])
+    if (s >= p->graph.nsyms || !c->listed[s])
       continue;
     lgp_out_str(o, first ? "\n{" : ",\n{");
     first = 0;
     json_u64(o, "index", n->index);
-    name = lgp_display_name_len(c->nm, p, s, &len);
+    name = lgp_display_name_len(c->nm, p->graph.nodes, s, &len);
     json_key(o, "name");
     json_str(o, name, len);
     lgp_out_char(o, ',');
@@ -466,7 +463,7 @@ static int write_json(ectx *c) {
       lgp_out_str(o, "null,");
     json_bool(o, "is_static", n->is_static);
     json_num(o, "flat_self", lgp_seconds(p, n->hist_time));
-    json_num(o, "flat_percent", p->total_time > 0 ? 100 * n->hist_time / p->total_time : 0.0);
+    json_num(o, "flat_percent", p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
     json_times(o, p, n);
     json_u64(o, "calls", n->ncalls);
     json_u64(o, "self_calls", n->self_calls);
@@ -481,9 +478,9 @@ static int write_json(ectx *c) {
   }
   lgp_out_str(o, "],\n\"arcs\":[");
   first = 1;
-  for (k = 0; k < p->narcs && !o->failed; k++) {
-    const lgp_arc *a = &p->arcs[k];
-    const lgp_node *pn = &p->nodes[a->parent], *cn = &p->nodes[a->child];
+  for (k = 0; k < p->graph.arcs.narcs && !o->failed; k++) {
+    const lgp_arc *a = &p->graph.arcs.arcs[k];
+    const lgp_node *pn = &p->graph.nodes[a->parent], *cn = &p->graph.nodes[a->child];
     if (!c->listed[a->parent] || !c->listed[a->child])
       continue;
     lgp_out_str(o, first ? "\n{" : ",\n{");
@@ -498,10 +495,10 @@ static int write_json(ectx *c) {
     lgp_out_str(o, pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num ? "true}" : "false}");
   }
   lgp_out_str(o, "],\n\"cycles\":[");
-  for (i = p->nsyms; i < total && !o->failed; i++) {
-    const lgp_node *n = &p->nodes[i];
+  for (i = p->graph.nsyms; i < total && !o->failed; i++) {
+    const lgp_node *n = &p->graph.nodes[i];
     uint32_t m;
-    lgp_out_str(o, i == p->nsyms ? "\n{" : ",\n{");
+    lgp_out_str(o, i == p->graph.nsyms ? "\n{" : ",\n{");
     json_u64(o, "number", (uint64_t)n->cyc_num);
     json_u64(o, "index", n->index);
     lgp_out_printf(o, "\"name\":\"<cycle %d>\",", (int)n->cyc_num);
@@ -510,13 +507,13 @@ static int write_json(ectx *c) {
     json_u64(o, "internal_calls", n->self_calls);
     json_key(o, "members");
     lgp_out_char(o, '[');
-    for (m = n->cyc_next; m != LGP_NONE; m = p->nodes[m].cyc_next) {
+    for (m = n->cyc_next; m != LGP_NONE; m = p->graph.nodes[m].cyc_next) {
       if (m != n->cyc_next)
         lgp_out_char(o, ',');
       lgp_out_str(o, "{\"index\":");
-      lgp_ex_out_u64(o, p->nodes[m].index);
+      lgp_ex_out_u64(o, p->graph.nodes[m].index);
       lgp_out_str(o, ",\"calls_from_members\":");
-      lgp_ex_out_u64(o, p->nodes[m].member_calls);
+      lgp_ex_out_u64(o, p->graph.nodes[m].member_calls);
       lgp_out_char(o, '}');
     }
     lgp_out_str(o, "]}");
@@ -549,7 +546,7 @@ static void csv_str(lgp_out *o, const char *s, size_t len) {
 
 static void csv_name(ectx *c, uint32_t s) {
   size_t len;
-  const char *name = lgp_display_name_len(c->nm, c->p, s, &len);
+  const char *name = lgp_display_name_len(c->nm, c->p->graph.nodes, s, &len);
   csv_str(c->o, name, len);
 }
 
@@ -559,15 +556,15 @@ static void csv_addr(lgp_out *o, lgp_addr a) {
 
 static int write_csv_flat(ectx *c) {
   lgp_out *o = c->o;
-  lgp_profile *p = c->p;
+  const lgp_profile *p = c->p;
   size_t i;
   uint64_t rank = 0;
   double cum = 0.0;
   lgp_out_str(o, "rank,name,file,line,address,percent_time,cumulative_seconds,"
                  "self_seconds,calls,self_calls,children_seconds,total_seconds,index,cycle\r\n");
-  for (i = 0; i < p->nsyms && !o->failed; i++) {
-    uint32_t s = p->flat_sorted[i];
-    const lgp_node *n = &p->nodes[s];
+  for (i = 0; i < p->graph.nsyms && !o->failed; i++) {
+    uint32_t s = p->graph.flat_sorted[i];
+    const lgp_node *n = &p->graph.nodes[s];
     const char *file;
     if (!c->listed[s])
       continue;
@@ -584,7 +581,7 @@ static int write_csv_flat(ectx *c) {
     lgp_out_char(o, ',');
     csv_addr(o, n->addr);
     lgp_out_char(o, ',');
-    out_num(o, p->total_time > 0 ? 100 * n->hist_time / p->total_time : 0.0);
+    out_num(o, p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
     lgp_out_char(o, ',');
     out_num(o, cum);
     lgp_out_char(o, ',');
@@ -609,13 +606,13 @@ static int write_csv_flat(ectx *c) {
 
 static int write_csv_arcs(ectx *c) {
   lgp_out *o = c->o;
-  lgp_profile *p = c->p;
+  const lgp_profile *p = c->p;
   size_t k;
   lgp_out_str(o, "caller,callee,count,self_seconds,children_seconds,in_cycle,recursive,"
                  "caller_index,callee_index,caller_address,callee_address\r\n");
-  for (k = 0; k < p->narcs && !o->failed; k++) {
-    const lgp_arc *a = &p->arcs[k];
-    const lgp_node *pn = &p->nodes[a->parent], *cn = &p->nodes[a->child];
+  for (k = 0; k < p->graph.arcs.narcs && !o->failed; k++) {
+    const lgp_arc *a = &p->graph.arcs.arcs[k];
+    const lgp_node *pn = &p->graph.nodes[a->parent], *cn = &p->graph.nodes[a->child];
     if (!c->listed[a->parent] || !c->listed[a->child])
       continue;
     csv_name(c, a->parent);
@@ -644,7 +641,7 @@ static int write_csv_arcs(ectx *c) {
 /* }====================================================== */
 
 
-int lgp_export(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_export_opts *eo,
+int lgp_export(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_export_opts *eo,
                lgp_err *err) {
   ectx c;
   int rc;

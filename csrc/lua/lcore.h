@@ -1,8 +1,8 @@
 /*
-** lcore.h: what the binding's files (lcore.c, lobjects.c, lview.c: the
-** only C files that see Lua) share. A Profile userdata
-** owns an lgp_profile; a view's Profile borrows its base's image and
-** keeps the base alive through its user value.
+** lcore.h: what the binding's files (csrc/lua/: the only C files that see
+** Lua) share. A Profile userdata owns an lgp_profile; a view's Profile
+** borrows its base's sources and keeps the base alive through its user
+** value.
 */
 #ifndef lcore_h
 #define lcore_h
@@ -11,14 +11,21 @@
 #include <lua.h>
 
 #include "report.h"
+#include "view.h"
 
 #define PROFILE_T "lgprof.Profile"
 #define FUNCTION_T "lgprof.Function"
 #define ARC_T "lgprof.Arc"
 #define CYCLE_T "lgprof.Cycle"
+#define WEAK_T "lgprof.HandleCache" /* the metatable of the weak caches */
+
+/* The one version of lgprof (lgprof.VERSION, the exports' "creator"). */
+#define LGPROF_VERSION "0.1.0"
 
 typedef struct lprofile {
   lgp_profile *p;          /* NULL once closed */
+  lgp_image *srcinfo;      /* the owning profile's image: reading DWARF on
+                              demand (file, line) writes to it */
   lgp_names names;
   lgp_profile *kept;       /* closed while views still borrow from it */
   int nviews;              /* live views of this profile */
@@ -34,12 +41,24 @@ lprofile *lcore_check_profile(lua_State *L, int idx);
 lprofile *lcore_handle_profile(lua_State *L, int idx);
 void lcore_push_handle(lua_State *L, int pidx, const char *tname, uint32_t id);
 void lcore_push_node(lua_State *L, int pidx, const lgp_profile *p, uint32_t node);
-int lcore_opt_bool(lua_State *L, int t, const char *k, int def);
+/* lopts.c: option tables at argument arg (nil or absent: every default).
+** Each raises "bad argument #arg to 'f' (...)" on a wrong key or value. */
+void lcore_check_fields(lua_State *L, int arg, const char *const names[]);
+int lcore_opt_bool(lua_State *L, int arg, const char *key, int def);
+lua_Integer lcore_opt_int(lua_State *L, int arg, const char *key, lua_Integer def,
+                          lua_Integer min, lua_Integer max);
+double lcore_opt_number(lua_State *L, int arg, const char *key, double def, double min,
+                        double max);
+const char *lcore_opt_string(lua_State *L, int arg, const char *key, const char *def);
+int lcore_opt_enum(lua_State *L, int arg, const char *key, int def, const char *const names[]);
 /* Pushes a closed Profile userdata (a view of the Profile at base_idx when
 ** base_idx != 0), then gives it its profile, which it owns from there. */
 lprofile *lcore_new_profile(lua_State *L, int base_idx);
 void lcore_set_profile(lua_State *L, lprofile *lp, lgp_profile *p, int demangle,
                        const char *style);
+/* Reads the profile's DWARF source information if not tried yet; 0 if it
+** is there. */
+int lcore_srcinfo(lprofile *lp);
 
 /* lobjects.c: Function, Arc and Cycle handles */
 int lcore_handle_index(lua_State *L);

@@ -14,8 +14,7 @@ typedef struct sbuf {
 
 typedef struct ectx {
   lgp_out *o;
-  lgp_profile *p;
-  const lgp_profile *root;
+  const lgp_profile *p;
   lgp_names *nm;
   const lgp_export_opts *eo;
   uint8_t *listed; /* symbols written */
@@ -26,8 +25,6 @@ typedef struct ectx {
 
 /* Appends n bytes to b (b->failed on out of memory). */
 void lgp_ex_sb_mem(sbuf *b, const char *s, size_t n);
-/* Was symbol s removed by a view's filters? */
-int lgp_ex_removed(const lgp_profile *p, uint32_t s);
 /* The name s is written under, into b (folded: for a stack frame). */
 void lgp_ex_label(ectx *c, uint32_t s, sbuf *b, int folded);
 void lgp_ex_out_u64(lgp_out *o, uint64_t v);

@@ -12,17 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "cgraph.h"
 
 /* Adjacency lists in gprof's order: for each node, its arcs newest first,
 ** and the node at each arc's other end (read here in storage order, so
 ** the walks over lists need not fetch arcs from all over memory). */
-static int build_lists(lgp_profile *p, uint32_t **off_out, uint32_t **list_out,
+static int build_lists(lgp_graph *g, uint32_t **off_out, uint32_t **list_out,
                        uint32_t **other_out, int by_child) {
-  size_t n = p->nsyms, k;
+  size_t n = g->nsyms, k;
   uint32_t *off = lgp_calloc_array(n + 1, sizeof *off);
-  uint32_t *list = lgp_alloc_array(p->narcs, sizeof *list);
-  uint32_t *other = lgp_alloc_array(p->narcs, sizeof *other);
+  uint32_t *list = lgp_alloc_array(g->arcs.narcs, sizeof *list);
+  uint32_t *other = lgp_alloc_array(g->arcs.narcs, sizeof *other);
   uint32_t *pos = lgp_alloc_array(n ? n : 1, sizeof *pos);
   if (off == NULL || list == NULL || other == NULL || pos == NULL) {
     free(off);
@@ -31,15 +31,15 @@ static int build_lists(lgp_profile *p, uint32_t **off_out, uint32_t **list_out,
     free(pos);
     return -1;
   }
-  for (k = 0; k < p->narcs; k++)
-    off[(by_child ? p->arcs[k].child : p->arcs[k].parent) + 1]++;
+  for (k = 0; k < g->arcs.narcs; k++)
+    off[(by_child ? g->arcs.arcs[k].child : g->arcs.arcs[k].parent) + 1]++;
   for (k = 0; k < n; k++)
     off[k + 1] += off[k];
   /* fill each node's slice from its end backwards: newest first */
   for (k = 0; k < n; k++)
     pos[k] = off[k + 1];
-  for (k = 0; k < p->narcs; k++) {
-    const lgp_arc *a = &p->arcs[k];
+  for (k = 0; k < g->arcs.narcs; k++) {
+    const lgp_arc *a = &g->arcs.arcs[k];
     uint32_t at = by_child ? --pos[a->child] : --pos[a->parent];
     list[at] = (uint32_t)k;
     other[at] = by_child ? a->parent : a->child;
@@ -81,10 +81,10 @@ static uint32_t uf_find(uint32_t *uf, uint32_t x) {
   return x;
 }
 
-static void dfn_push(lgp_profile *p, dfn_state *d, uint32_t node) {
+static void dfn_push(lgp_graph *g, dfn_state *d, uint32_t node) {
   d->depth++;
   d->stack_node[d->depth] = node;
-  d->stack_iter[d->depth] = p->child_off[node];
+  d->stack_iter[d->depth] = g->child_off[node];
   d->pos[node] = (uint32_t)d->depth;
   d->roots[d->nroots++] = (uint32_t)d->depth;
   d->order[node] = DFN_BUSY;
@@ -92,7 +92,7 @@ static void dfn_push(lgp_profile *p, dfn_state *d, uint32_t node) {
 
 /* A busy node was reached again: everything above its group's place on
 ** the stack joins that group (gprof's find_cycle and its "glomming"). */
-static void dfn_cycle(lgp_profile *p, dfn_state *d, uint32_t child) {
+static void dfn_cycle(lgp_graph *g, dfn_state *d, uint32_t child) {
   uint32_t at = d->pos[child] ? d->pos[child] : d->pos[uf_find(d->uf, child)];
   uint32_t head, first;
   size_t r;
@@ -103,20 +103,20 @@ static void dfn_cycle(lgp_profile *p, dfn_state *d, uint32_t child) {
   while (r > 0 && d->roots[r - 1] > at)
     r--;
   for (first = (uint32_t)r; r < d->nroots; r++) { /* bottom to top */
-    uint32_t g = d->stack_node[d->roots[r]];
-    p->chain[d->tail[head]] = g;
-    d->uf[g] = head;
-    d->tail[head] = d->tail[g];
+    uint32_t top = d->stack_node[d->roots[r]];
+    g->chain[d->tail[head]] = top;
+    d->uf[top] = head;
+    d->tail[head] = d->tail[top];
   }
   d->nroots = first;
 }
 
-static void dfn_pop(lgp_profile *p, dfn_state *d) {
+static void dfn_pop(lgp_graph *g, dfn_state *d) {
   uint32_t node = d->stack_node[d->depth];
   if (uf_find(d->uf, node) == node) {
     uint32_t m;
     d->counter++;
-    for (m = node; m != LGP_NONE; m = p->chain[m])
+    for (m = node; m != LGP_NONE; m = g->chain[m])
       d->order[m] = d->counter;
     d->nroots--;
   }
@@ -124,11 +124,11 @@ static void dfn_pop(lgp_profile *p, dfn_state *d) {
   d->depth--;
 }
 
-static void dfn_visit(lgp_profile *p, dfn_state *d, uint32_t start) {
-  dfn_push(p, d, start);
+static void dfn_visit(lgp_graph *g, dfn_state *d, uint32_t start) {
+  dfn_push(g, d, start);
   while (d->depth > 0) {
     uint32_t node = d->stack_node[d->depth];
-    uint32_t j = d->stack_iter[d->depth], end = p->child_off[node + 1];
+    uint32_t j = d->stack_iter[d->depth], end = g->child_off[node + 1];
     /* the children in order, up to the first one not yet numbered; the
        states of the next few are fetched ahead (they are anywhere) */
     for (; j < end; j++) {
@@ -137,25 +137,25 @@ static void dfn_visit(lgp_profile *p, dfn_state *d, uint32_t start) {
       if (j + 4 < end)
         PREFETCH(&d->order[d->succ[j + 4]]);
       if (j + 2 < end) /* the list the DFS reads next if that child is new */
-        PREFETCH(&d->succ[p->child_off[d->succ[j + 2]]]);
+        PREFETCH(&d->succ[g->child_off[d->succ[j + 2]]]);
       t = d->order[child];
       if (t == DFN_NAN)
         break;
       if (t == DFN_BUSY)
-        dfn_cycle(p, d, child);
+        dfn_cycle(g, d, child);
     }
     if (j < end) {
       d->stack_iter[d->depth] = j + 1;
-      dfn_push(p, d, d->succ[j]);
+      dfn_push(g, d, d->succ[j]);
     } else {
       d->stack_iter[d->depth] = j;
-      dfn_pop(p, d);
+      dfn_pop(g, d);
     }
   }
 }
 
-static int number_nodes(lgp_profile *p, int32_t *order) {
-  size_t n = p->nsyms, i;
+static int number_nodes(lgp_graph *g, int32_t *order) {
+  size_t n = g->nsyms, i;
   dfn_state d;
   int rc = -1;
   memset(&d, 0, sizeof d);
@@ -166,23 +166,23 @@ static int number_nodes(lgp_profile *p, int32_t *order) {
   d.uf = lgp_alloc_array(n, sizeof *d.uf);
   d.tail = lgp_alloc_array(n, sizeof *d.tail);
   d.order = order;
-  d.succ = p->child_succ;
-  p->chain = lgp_alloc_array(n ? n : 1, sizeof *p->chain);
-  p->cyc_of = lgp_alloc_array(n ? n : 1, sizeof *p->cyc_of);
-  if (!d.stack_node || !d.stack_iter || !d.pos || !d.roots || !d.uf || !d.tail || !p->chain ||
-      !p->cyc_of)
+  d.succ = g->child_succ;
+  g->chain = lgp_alloc_array(n ? n : 1, sizeof *g->chain);
+  g->cyc_of = lgp_alloc_array(n ? n : 1, sizeof *g->cyc_of);
+  if (!d.stack_node || !d.stack_iter || !d.pos || !d.roots || !d.uf || !d.tail || !g->chain ||
+      !g->cyc_of)
     goto out;
   for (i = 0; i < n; i++)
-    p->chain[i] = LGP_NONE;
+    g->chain[i] = LGP_NONE;
   for (i = 0; i < n; i++)
     d.uf[i] = d.tail[i] = (uint32_t)i;
   for (i = 0; i < n; i++)
     if (d.order[i] == DFN_NAN)
-      dfn_visit(p, &d, (uint32_t)i);
+      dfn_visit(g, &d, (uint32_t)i);
   for (i = 0; i < n; i++) {
-    p->cyc_of[i] = p->nodes[i].cyc_head = uf_find(d.uf, (uint32_t)i);
-    p->nodes[i].cyc_next = p->chain[i];
-    p->nodes[i].top_order = d.order[i];
+    g->cyc_of[i] = g->nodes[i].cyc_head = uf_find(d.uf, (uint32_t)i);
+    g->nodes[i].cyc_next = g->chain[i];
+    g->nodes[i].top_order = d.order[i];
   }
   rc = 0;
 out:
@@ -198,28 +198,28 @@ out:
 /* Cycles are numbered in address order of their heads; each gets a node.
 ** The calls into and within cycles are integer sums, taken in one pass
 ** over the arcs in storage order. */
-static int link_cycles(lgp_profile *p) {
-  size_t n = p->nsyms, i, k, c = 0;
+static int link_cycles(lgp_graph *g) {
+  size_t n = g->nsyms, i, k, c = 0;
   lgp_node *nodes;
   uint64_t *member;
   for (i = 0; i < n; i++)
-    if (p->cyc_of[i] == i && p->chain[i] != LGP_NONE)
+    if (g->cyc_of[i] == i && g->chain[i] != LGP_NONE)
       c++;
-  p->ncycles = c;
+  g->ncycles = c;
   if (c == 0)
     return 0;
   member = lgp_calloc_array(n, sizeof *member);
-  nodes = member ? realloc(p->nodes, (n + c) * sizeof *nodes) : NULL;
+  nodes = member ? realloc(g->nodes, (n + c) * sizeof *nodes) : NULL;
   if (nodes == NULL) {
     free(member);
     return -1;
   }
-  p->nodes = nodes;
+  g->nodes = nodes;
   memset(nodes + n, 0, c * sizeof *nodes);
   c = 0;
   for (i = 0; i < n; i++) {
     uint32_t cyc, m;
-    if (p->cyc_of[i] != i || p->chain[i] == LGP_NONE)
+    if (g->cyc_of[i] != i || g->chain[i] == LGP_NONE)
       continue;
     cyc = (uint32_t)(n + c++);
     nodes[cyc].is_cycle = 1;
@@ -227,18 +227,17 @@ static int link_cycles(lgp_profile *p) {
     nodes[cyc].cyc_head = cyc;
     nodes[cyc].cyc_next = (uint32_t)i;
     nodes[cyc].print_flag = 1;
-    nodes[cyc].file = -1;
-    for (m = (uint32_t)i; m != LGP_NONE; m = p->chain[m]) {
+    for (m = (uint32_t)i; m != LGP_NONE; m = g->chain[m]) {
       nodes[m].cyc_num = (int32_t)c;
-      nodes[m].cyc_head = p->cyc_of[m] = cyc;
+      nodes[m].cyc_head = g->cyc_of[m] = cyc;
     }
   }
-  for (k = 0; k < p->narcs; k++) {
-    const lgp_arc *arc = &p->arcs[k];
-    uint32_t cyc = p->cyc_of[arc->child];
+  for (k = 0; k < g->arcs.narcs; k++) {
+    const lgp_arc *arc = &g->arcs.arcs[k];
+    uint32_t cyc = g->cyc_of[arc->child];
     if (cyc < n || arc->parent == arc->child)
       continue;
-    if (p->cyc_of[arc->parent] == cyc) {
+    if (g->cyc_of[arc->parent] == cyc) {
       nodes[cyc].self_calls += arc->count;
       member[arc->child] += arc->count;
     } else {
@@ -246,23 +245,23 @@ static int link_cycles(lgp_profile *p) {
     }
   }
   for (i = 0; i < n; i++)
-    if (p->cyc_of[i] >= n)
+    if (g->cyc_of[i] >= n)
       nodes[i].member_calls = member[i];
   free(member);
   return 0;
 }
 
 /* Symbols by top_order, ties in address order (a stable counting sort). */
-static int topo_sort(lgp_profile *p, const int32_t *order) {
-  size_t n = p->nsyms, i;
+static int topo_sort(lgp_graph *g, const int32_t *order) {
+  size_t n = g->nsyms, i;
   int32_t maxo = 0;
   uint32_t *count;
   for (i = 0; i < n; i++)
     if (order[i] > maxo)
       maxo = order[i];
   count = lgp_calloc_array((size_t)maxo + 2, sizeof *count);
-  p->top_sorted = lgp_alloc_array(n ? n : 1, sizeof *p->top_sorted);
-  if (count == NULL || p->top_sorted == NULL) {
+  g->top_sorted = lgp_alloc_array(n ? n : 1, sizeof *g->top_sorted);
+  if (count == NULL || g->top_sorted == NULL) {
     free(count);
     return -1;
   }
@@ -271,7 +270,7 @@ static int topo_sort(lgp_profile *p, const int32_t *order) {
   for (i = 1; i < (size_t)maxo + 2; i++)
     count[i] += count[i - 1];
   for (i = 0; i < n; i++)
-    p->top_sorted[count[order[i]]++] = (uint32_t)i;
+    g->top_sorted[count[order[i]]++] = (uint32_t)i;
   free(count);
   return 0;
 }
@@ -304,8 +303,8 @@ static void dense_free(dense *d) {
 }
 
 /* After link_cycles: the rest of the copies, over symbols and cycles. */
-static int dense_load(lgp_profile *p, dense *d) {
-  size_t n = p->nsyms, total = n + p->ncycles, i;
+static int dense_load(lgp_graph *g, dense *d) {
+  size_t n = g->nsyms, total = n + g->ncycles, i;
   uint64_t *calls = realloc(d->calls, (total ? total : 1) * sizeof *calls);
   if (calls == NULL)
     return -1;
@@ -319,7 +318,7 @@ static int dense_load(lgp_profile *p, dense *d) {
   if (!d->fract || !d->hist || !d->ctime || !d->pchild || !d->flag || !d->spec)
     return -1;
   for (i = 0; i < total; i++) {
-    const lgp_node *nd = &p->nodes[i];
+    const lgp_node *nd = &g->nodes[i];
     if (i >= n)
       d->calls[i] = nd->ncalls;
     else
@@ -333,14 +332,14 @@ static int dense_load(lgp_profile *p, dense *d) {
   return 0;
 }
 
-static void dense_store(lgp_profile *p, const dense *d) {
-  size_t n = p->nsyms, total = n + p->ncycles, i;
+static void dense_store(lgp_graph *g, const dense *d) {
+  size_t n = g->nsyms, total = n + g->ncycles, i;
   for (i = 0; i < total; i++) {
-    lgp_node *nd = &p->nodes[i];
+    lgp_node *nd = &g->nodes[i];
     nd->print_flag = d->flag[i];
     nd->prop_fract = d->fract[i];
     nd->hist_time = d->hist[i];
-    nd->prop_self = i < n ? d->hist[i] * d->fract[i] : d->fract[i] * d->hist[i];
+    nd->prop_self = d->hist[i] * d->fract[i];
     nd->child_time = d->ctime[i];
     nd->prop_child = d->pchild[i];
   }
@@ -348,94 +347,94 @@ static void dense_store(lgp_profile *p, const dense *d) {
 
 /* gprof's inherit_flags: print flag and time fraction from the parents
 ** (for a cycle, from the parents outside it, copied to every member). */
-static void inherit_flags(lgp_profile *p, dense *d, uint32_t s) {
-  uint32_t head = p->cyc_of[s], m;
+static void inherit_flags(lgp_graph *g, dense *d, uint32_t s) {
+  uint32_t head = g->cyc_of[s], m;
   uint32_t j, end;
   if (head == s) {
     d->flag[s] = 0;
     d->fract[s] = 0.0;
-    for (j = p->parent_off[s], end = p->parent_off[s + 1]; j < end; j++) {
-      uint32_t par = p->parent_pred[j];
+    for (j = g->parent_off[s], end = g->parent_off[s + 1]; j < end; j++) {
+      uint32_t par = g->parent_pred[j];
       if (par == s)
         continue;
       d->flag[s] |= d->flag[par];
       if (d->calls[s] != 0)
         d->fract[s] += d->fract[par] *
-                       ((double)p->arcs[p->parent_arcs[j]].count / (double)d->calls[s]);
+                       ((double)g->arcs.arcs[g->parent_arcs[j]].count / (double)d->calls[s]);
     }
     return;
   }
   d->flag[head] = 0;
   d->fract[head] = 0.0;
-  for (m = p->nodes[head].cyc_next; m != LGP_NONE; m = p->chain[m])
-    for (j = p->parent_off[m], end = p->parent_off[m + 1]; j < end; j++) {
-      uint32_t par = p->parent_pred[j];
-      if (par == m || p->cyc_of[par] == head)
+  for (m = g->nodes[head].cyc_next; m != LGP_NONE; m = g->chain[m])
+    for (j = g->parent_off[m], end = g->parent_off[m + 1]; j < end; j++) {
+      uint32_t par = g->parent_pred[j];
+      if (par == m || g->cyc_of[par] == head)
         continue;
       d->flag[head] |= d->flag[par];
       if (d->calls[head] != 0)
         d->fract[head] += d->fract[par] *
-                          ((double)p->arcs[p->parent_arcs[j]].count / (double)d->calls[head]);
+                          ((double)g->arcs.arcs[g->parent_arcs[j]].count / (double)d->calls[head]);
     }
-  for (m = p->nodes[head].cyc_next; m != LGP_NONE; m = p->chain[m]) {
+  for (m = g->nodes[head].cyc_next; m != LGP_NONE; m = g->chain[m]) {
     d->flag[m] = d->flag[head];
     d->fract[m] = d->fract[head];
   }
 }
 
-static void propagate_flags(lgp_profile *p, dense *d) {
+static void propagate_flags(lgp_graph *g, dense *d, const lgp_specs *specs) {
   uint32_t old_head = LGP_NONE;
-  size_t i = p->nsyms;
-  p->print_time = 0;
+  size_t i = g->nsyms;
+  g->print_time = 0;
   while (i-- > 0) {
-    uint32_t s = p->top_sorted[i];
+    uint32_t s = g->top_sorted[i];
     uint16_t bits = d->spec[s];
     int in_incl_graph = (bits >> LGP_INCL_GRAPH) & 1, in_excl_graph = (bits >> LGP_EXCL_GRAPH) & 1;
     int in_incl_time = (bits >> LGP_INCL_TIME) & 1, in_excl_time = (bits >> LGP_EXCL_TIME) & 1;
-    if (p->cyc_of[s] != old_head) {
-      old_head = p->cyc_of[s];
-      inherit_flags(p, d, s);
+    if (g->cyc_of[s] != old_head) {
+      old_head = g->cyc_of[s];
+      inherit_flags(g, d, s);
     }
     if (!d->flag[s]) {
-      if (in_incl_graph || (!p->table_used[LGP_INCL_GRAPH] && !in_excl_graph))
+      if (in_incl_graph || (!specs->table_used[LGP_INCL_GRAPH] && !in_excl_graph))
         d->flag[s] = 1;
     } else if (!in_incl_graph && in_excl_graph) {
       d->flag[s] = 0;
     }
     if (d->fract[s] == 0.0) {
-      if (in_incl_time || (!p->table_used[LGP_INCL_TIME] && !in_excl_time))
+      if (in_incl_time || (!specs->table_used[LGP_INCL_TIME] && !in_excl_time))
         d->fract[s] = 1.0;
     } else if (!in_incl_time && in_excl_time) {
       d->fract[s] = 0.0;
     }
-    p->print_time += d->hist[s] * d->fract[s];
+    g->print_time += d->hist[s] * d->fract[s];
   }
 }
 
-static void cycle_time(lgp_profile *p, dense *d) {
+static void cycle_time(lgp_graph *g, dense *d) {
   size_t c;
-  for (c = p->nsyms; c < p->nsyms + p->ncycles; c++) {
+  for (c = g->nsyms; c < g->nsyms + g->ncycles; c++) {
     uint32_t m;
-    for (m = p->nodes[c].cyc_next; m != LGP_NONE; m = p->chain[m])
+    for (m = g->nodes[c].cyc_next; m != LGP_NONE; m = g->chain[m])
       if (d->fract[m] != 0.0)
         d->hist[c] += d->hist[m];
   }
 }
 
-static void propagate_time(lgp_profile *p, dense *d) {
+static void propagate_time(lgp_graph *g, dense *d) {
   size_t i;
-  for (i = 0; i < p->nsyms; i++) {
-    uint32_t s = p->top_sorted[i], hs = p->cyc_of[s], j, end;
+  for (i = 0; i < g->nsyms; i++) {
+    uint32_t s = g->top_sorted[i], hs = g->cyc_of[s], j, end;
     double pf = d->fract[s];
     if (pf == 0.0)
       continue;
-    for (j = p->child_off[s], end = p->child_off[s + 1]; j < end; j++) {
-      uint32_t c = p->child_succ[j], hc;
+    for (j = g->child_off[s], end = g->child_off[s + 1]; j < end; j++) {
+      uint32_t c = g->child_succ[j], hc;
       lgp_arc *arc;
       double share;
       if (c == s || d->fract[c] == 0.0)
         continue;
-      hc = p->cyc_of[c];
+      hc = g->cyc_of[c];
       if (hc != c) {
         if (hc == hs)
           continue; /* inside the cycle: no propagation */
@@ -443,7 +442,7 @@ static void propagate_time(lgp_profile *p, dense *d) {
       } else if (d->topo[s] <= d->topo[c]) {
         continue;   /* gprof: "toporder botches" */
       }
-      arc = &p->arcs[p->child_arcs[j]];
+      arc = &g->arcs.arcs[g->child_arcs[j]];
       if (arc->count == 0 || d->calls[c] == 0)
         continue;
       arc->time = d->hist[c] * ((double)arc->count / (double)d->calls[c]);
@@ -572,18 +571,18 @@ static inline int name_before(const name_key *l, const name_key *r) {
 DEFINE_RECORD_SORT(sort_by_name, name_key, name_before)
 
 /* Names are compared once here; the orderings then compare ranks. */
-static int rank_names(lgp_profile *p) {
-  size_t i, n = p->nsyms;
+static int rank_names(lgp_graph *g) {
+  size_t i, n = g->nsyms;
   name_key *keys = lgp_alloc_array(n ? n : 1, sizeof *keys);
   name_key *tmp = lgp_alloc_array(n ? n : 1, sizeof *tmp);
-  p->name_rank = lgp_alloc_array(n ? n : 1, sizeof *p->name_rank);
-  if (keys == NULL || tmp == NULL || p->name_rank == NULL) {
+  g->name_rank = lgp_alloc_array(n ? n : 1, sizeof *g->name_rank);
+  if (keys == NULL || tmp == NULL || g->name_rank == NULL) {
     free(keys);
     free(tmp);
     return -1;
   }
   for (i = 0; i < n; i++) {
-    const unsigned char *s = (const unsigned char *)p->nodes[i].name;
+    const unsigned char *s = (const unsigned char *)g->nodes[i].name;
     uint64_t k = 0;
     int j, end = 0;
     for (j = 0; j < 8; j++) {
@@ -592,12 +591,12 @@ static int rank_names(lgp_profile *p) {
       k = k << 8 | c;
     }
     keys[i].prefix = k;
-    keys[i].name = p->nodes[i].name;
+    keys[i].name = g->nodes[i].name;
     keys[i].node = (uint32_t)i;
   }
   sort_by_name(keys, tmp, n);
   for (i = 0; i < n; i++)
-    p->name_rank[keys[i].node] = (uint32_t)i;
+    g->name_rank[keys[i].node] = (uint32_t)i;
   free(keys);
   free(tmp);
   return 0;
@@ -607,89 +606,117 @@ static int rank_names(lgp_profile *p) {
 
 /* Calls into each symbol, and self calls, summed over the arcs in
 ** storage order (integer sums: the order does not matter). */
-static int count_calls(lgp_profile *p, dense *d) {
-  size_t n = p->nsyms, k;
+static int count_calls(lgp_graph *g, dense *d) {
+  size_t n = g->nsyms, k;
   d->calls = lgp_calloc_array(n ? n : 1, sizeof *d->calls);
   d->selfc = lgp_calloc_array(n ? n : 1, sizeof *d->selfc);
   if (d->calls == NULL || d->selfc == NULL)
     return -1;
-  for (k = 0; k < p->narcs; k++) {
-    const lgp_arc *a = &p->arcs[k];
+  for (k = 0; k < g->arcs.narcs; k++) {
+    const lgp_arc *a = &g->arcs.arcs[k];
     if (a->parent == a->child) /* one self arc per node at most */
       d->selfc[a->child] = a->count;
     else
       d->calls[a->child] += a->count;
   }
   for (k = 0; k < n; k++) {
-    p->nodes[k].ncalls = d->calls[k];
-    p->nodes[k].self_calls = d->selfc[k];
+    g->nodes[k].ncalls = d->calls[k];
+    g->nodes[k].self_calls = d->selfc[k];
   }
   return 0;
 }
 
-int lgp_cg_assemble(lgp_profile *p, lgp_err *err) {
-  size_t n = p->nsyms, i, total;
+static int index_order(lgp_graph *g, const lgp_specs *specs) {
+  size_t n = g->nsyms, i, total;
   dense d;
   memset(&d, 0, sizeof d);
   d.topo = lgp_calloc_array(n ? n : 1, sizeof *d.topo);
-  if (p->arc_grouping == 1) { /* the arc table waits for a lookup */
-    lgp_arc_free_groups(p);
-    p->arc_grouping = 2;
-  }
-  if (d.topo == NULL || count_calls(p, &d) != 0 ||
-      (p->name_rank == NULL && rank_names(p) != 0) ||
-      build_lists(p, &p->child_off, &p->child_arcs, &p->child_succ, 0) != 0 ||
-      build_lists(p, &p->parent_off, &p->parent_arcs, &p->parent_pred, 1) != 0 ||
-      number_nodes(p, d.topo) != 0 || link_cycles(p) != 0 || topo_sort(p, d.topo) != 0 ||
-      dense_load(p, &d) != 0) {
+  lgp_arctab_seal(&g->arcs);
+  if (d.topo == NULL || count_calls(g, &d) != 0 ||
+      (g->name_rank == NULL && rank_names(g) != 0) ||
+      build_lists(g, &g->child_off, &g->child_arcs, &g->child_succ, 0) != 0 ||
+      build_lists(g, &g->parent_off, &g->parent_arcs, &g->parent_pred, 1) != 0 ||
+      number_nodes(g, d.topo) != 0 || link_cycles(g) != 0 || topo_sort(g, d.topo) != 0 ||
+      dense_load(g, &d) != 0) {
     dense_free(&d);
-    return lgp_fail(err, NULL, "out of memory");
+    return -1;
   }
-  propagate_flags(p, &d);
-  cycle_time(p, &d);
-  propagate_time(p, &d);
-  dense_store(p, &d);
+  propagate_flags(g, &d, specs);
+  cycle_time(g, &d);
+  propagate_time(g, &d);
+  dense_store(g, &d);
   dense_free(&d);
-  total = n + p->ncycles;
+  total = n + g->ncycles;
   {
     node_key *keys = lgp_alloc_array(total ? total : 1, sizeof *keys);
     if (keys == NULL)
-      return lgp_fail(err, NULL, "out of memory");
+      return -1;
     for (i = 0; i < total; i++) {
-      const lgp_node *s = &p->nodes[i];
+      const lgp_node *s = &g->nodes[i];
       keys[i].time = s->prop_self + s->prop_child;
       keys[i].calls = s->ncalls;
-      keys[i].rank = s->is_cycle ? 0 : p->name_rank[i];
+      keys[i].rank = s->is_cycle ? 0 : g->name_rank[i];
       keys[i].cls = s->is_cycle ? 0 : s->name[0] == '_' ? 2 : 1;
       keys[i].node = (uint32_t)i;
     }
-    p->time_sorted = sorted_nodes(keys, total, 0);
+    g->time_sorted = sorted_nodes(keys, total, 0);
     free(keys);
   }
-  if (p->time_sorted == NULL)
-    return lgp_fail(err, NULL, "out of memory");
+  if (g->time_sorted == NULL)
+    return -1;
   for (i = 0; i < total; i++)
-    p->nodes[p->time_sorted[i]].index = (uint32_t)i + 1;
+    g->nodes[g->time_sorted[i]].index = (uint32_t)i + 1;
   return 0;
 }
 
-int lgp_flat_order(lgp_profile *p, lgp_err *err) {
+static int flat_order(lgp_graph *g) {
   size_t i;
-  node_key *keys = lgp_alloc_array(p->nsyms ? p->nsyms : 1, sizeof *keys);
+  node_key *keys = lgp_alloc_array(g->nsyms ? g->nsyms : 1, sizeof *keys);
   if (keys == NULL)
-    return lgp_fail(err, NULL, "out of memory");
-  for (i = 0; i < p->nsyms; i++) {
-    keys[i].time = p->nodes[i].hist_time;
-    keys[i].calls = p->nodes[i].ncalls;
-    keys[i].rank = p->name_rank[i];
+    return -1;
+  for (i = 0; i < g->nsyms; i++) {
+    keys[i].time = g->nodes[i].hist_time;
+    keys[i].calls = g->nodes[i].ncalls;
+    keys[i].rank = g->name_rank[i];
     keys[i].cls = 1;
     keys[i].node = (uint32_t)i;
   }
-  p->flat_sorted = sorted_nodes(keys, p->nsyms, 1);
+  g->flat_sorted = sorted_nodes(keys, g->nsyms, 1);
   free(keys);
-  if (p->flat_sorted == NULL)
+  if (g->flat_sorted == NULL)
+    return -1;
+  for (i = 0; i < g->nsyms; i++)
+    g->nodes[g->flat_sorted[i]].flat_rank = (uint32_t)i;
+  return 0;
+}
+
+void lgp_graph_init(lgp_graph *g, lgp_node *nodes, size_t n) {
+  memset(g, 0, sizeof *g);
+  g->nodes = nodes;
+  g->nsyms = n;
+  lgp_arctab_init(&g->arcs, n);
+}
+
+void lgp_graph_free(lgp_graph *g) {
+  free(g->nodes);
+  lgp_arctab_free(&g->arcs);
+  free(g->child_off);
+  free(g->child_arcs);
+  free(g->child_succ);
+  free(g->parent_off);
+  free(g->parent_arcs);
+  free(g->parent_pred);
+  free(g->top_sorted);
+  free(g->time_sorted);
+  free(g->flat_sorted);
+  free(g->name_rank);
+  free(g->chain);
+  free(g->cyc_of);
+  memset(g, 0, sizeof *g);
+}
+
+int lgp_graph_analyse(lgp_graph *g, const lgp_specs *specs, lgp_err *err) {
+  if (index_order(g, specs) != 0 || flat_order(g) != 0)
     return lgp_fail(err, NULL, "out of memory");
-  for (i = 0; i < p->nsyms; i++)
-    p->nodes[p->flat_sorted[i]].flat_rank = (uint32_t)i;
   return 0;
 }

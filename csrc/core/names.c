@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "names.h"
 
 int lgp_demangle_style_ok(const char *style) {
   return cplus_demangle_name_to_style(style) != unknown_demangling;
@@ -71,16 +71,15 @@ int lgp_names_init(lgp_names *nm, size_t n, int enabled, const char *style) {
 
 void lgp_names_free(lgp_names *nm) {
   size_t i;
-  if (nm->disp != NULL && nm->owned != NULL)
+  if (nm->owned != NULL)
     for (i = 0; i < nm->n; i++)
-      if (nm->owned[i])
-        free((char *)nm->disp[i].s);
+      free(nm->owned[i]);
   free(nm->disp);
   free(nm->owned);
   memset(nm, 0, sizeof *nm);
 }
 
-const char *lgp_display_name_len(lgp_names *nm, const lgp_profile *p, uint32_t node,
+const char *lgp_display_name_len(lgp_names *nm, const lgp_node *nodes, uint32_t node,
                                  size_t *len) {
   const char *raw;
   char *d;
@@ -88,20 +87,20 @@ const char *lgp_display_name_len(lgp_names *nm, const lgp_profile *p, uint32_t n
     *len = nm->disp[node].len;
     return nm->disp[node].s;
   }
-  raw = p->nodes[node].name;
+  raw = nodes[node].name;
   if (raw == NULL || node >= nm->n) {
     raw = raw ? raw : "";
     *len = strlen(raw);
     return raw;
   }
   d = nm->enabled ? lgp_demangle(raw, nm->options) : NULL;
-  nm->owned[node] = d != NULL;
+  nm->owned[node] = d;
   nm->disp[node].s = d != NULL ? d : raw;
   *len = nm->disp[node].len = strlen(nm->disp[node].s);
   return nm->disp[node].s;
 }
 
-const char *lgp_display_name(lgp_names *nm, const lgp_profile *p, uint32_t node) {
+const char *lgp_display_name(lgp_names *nm, const lgp_node *nodes, uint32_t node) {
   size_t len;
-  return lgp_display_name_len(nm, p, node, &len);
+  return lgp_display_name_len(nm, nodes, node, &len);
 }

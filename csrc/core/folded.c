@@ -101,8 +101,8 @@ static void fedge_finish(fedge *e, double *rest, const uint32_t *off, size_t nu)
 }
 
 int lgp_ex_write_folded(ectx *c) {
-  lgp_profile *p = c->p;
-  size_t nu = p->nsyms + p->ncycles, k, u, depth_cap;
+  const lgp_profile *p = c->p;
+  size_t nu = p->graph.nsyms + p->graph.ncycles, k, u, depth_cap;
   uint32_t *off = lgp_calloc_array(nu + 2, sizeof *off);
   uint32_t *moff = lgp_calloc_array(nu + 2, sizeof *moff);
   uint32_t *fill = lgp_alloc_array(nu + 1, sizeof *fill);
@@ -117,23 +117,23 @@ int lgp_ex_write_folded(ectx *c) {
   memset(&f, 0, sizeof f);
   memset(&tail, 0, sizeof tail);
   f.c = c;
-  f.scale = p->gmon.hz ? 1e6 / (double)p->gmon.hz : 0.0;
-  cutoff = c->eo->min_weight * p->print_time;
+  f.scale = p->gmon->hz ? 1e6 / (double)p->gmon->hz : 0.0;
+  cutoff = c->eo->min_weight * p->graph.print_time;
   depth_cap = c->eo->max_depth > 0 ? (size_t)c->eo->max_depth : 1;
   st = lgp_alloc_array(depth_cap + 1, sizeof *st);
   if (off == NULL || moff == NULL || fill == NULL || inflow == NULL || st == NULL)
     goto done;
   /* the unit graph: arcs between units that carry time, by caller; and
      the members of each cycle with self time */
-  for (k = 0; k < p->narcs; k++) {
-    const lgp_arc *a = &p->arcs[k];
-    uint32_t pu = p->nodes[a->parent].cyc_head, cu = p->nodes[a->child].cyc_head;
+  for (k = 0; k < p->graph.arcs.narcs; k++) {
+    const lgp_arc *a = &p->graph.arcs.arcs[k];
+    uint32_t pu = p->graph.nodes[a->parent].cyc_head, cu = p->graph.nodes[a->child].cyc_head;
     if (pu != cu && a->time + a->child_time > 0.0)
       off[pu + 1]++;
   }
-  for (u = 0; u < p->nsyms; u++)
-    if (p->nodes[u].cyc_head != u && p->nodes[u].prop_self > 0.0)
-      moff[p->nodes[u].cyc_head + 1]++;
+  for (u = 0; u < p->graph.nsyms; u++)
+    if (p->graph.nodes[u].cyc_head != u && p->graph.nodes[u].prop_self > 0.0)
+      moff[p->graph.nodes[u].cyc_head + 1]++;
   for (u = 0; u < nu; u++) {
     off[u + 1] += off[u];
     moff[u + 1] += moff[u];
@@ -145,9 +145,9 @@ int lgp_ex_write_folded(ectx *c) {
   if (out == NULL || rest == NULL || mem == NULL || mrest == NULL)
     goto done;
   memcpy(fill, off, nu * sizeof *fill);
-  for (k = 0; k < p->narcs; k++) {
-    const lgp_arc *a = &p->arcs[k];
-    uint32_t pu = p->nodes[a->parent].cyc_head, cu = p->nodes[a->child].cyc_head;
+  for (k = 0; k < p->graph.arcs.narcs; k++) {
+    const lgp_arc *a = &p->graph.arcs.arcs[k];
+    uint32_t pu = p->graph.nodes[a->parent].cyc_head, cu = p->graph.nodes[a->child].cyc_head;
     double w = a->time + a->child_time;
     if (pu != cu && w > 0.0) {
       out[fill[pu]].to = cu;
@@ -156,21 +156,21 @@ int lgp_ex_write_folded(ectx *c) {
     }
   }
   memcpy(fill, moff, nu * sizeof *fill);
-  for (u = 0; u < p->nsyms; u++) {
-    uint32_t h = p->nodes[u].cyc_head;
-    if (h != u && p->nodes[u].prop_self > 0.0) {
+  for (u = 0; u < p->graph.nsyms; u++) {
+    uint32_t h = p->graph.nodes[u].cyc_head;
+    if (h != u && p->graph.nodes[u].prop_self > 0.0) {
       mem[fill[h]].to = (uint32_t)u;
-      mem[fill[h]++].w = p->nodes[u].prop_self;
+      mem[fill[h]++].w = p->graph.nodes[u].prop_self;
     }
   }
   fedge_finish(out, rest, off, nu);
   fedge_finish(mem, mrest, moff, nu);
   /* a stack from each unit that receives time no arc brings */
   for (u = 0; u < nu && !c->o->failed; u++) {
-    const lgp_node *n = &p->nodes[u];
+    const lgp_node *n = &p->graph.nodes[u];
     double t = n->prop_self + n->prop_child, w = t - inflow[u];
     size_t sp = 0;
-    if ((u < p->nsyms && (lgp_ex_removed(p, (uint32_t)u) || n->cyc_head != u)) || !(t > 0.0) ||
+    if ((u < p->graph.nsyms && (lgp_removed(p, (uint32_t)u) || n->cyc_head != u)) || !(t > 0.0) ||
         !(w > 1e-9 * t))
       continue;
     f.path.len = 0;
@@ -183,7 +183,7 @@ int lgp_ex_write_folded(ectx *c) {
     st[0].extra = 0.0;
     for (;;) {
       fframe *fr = &st[sp];
-      const lgp_node *un = &p->nodes[fr->unit];
+      const lgp_node *un = &p->graph.nodes[fr->unit];
       double ut = un->prop_self + un->prop_child;
       if (f.path.failed)
         goto done;
@@ -209,7 +209,7 @@ int lgp_ex_write_folded(ectx *c) {
       }
       /* done with this frame: its own time, then up */
       f.path.len = fr->pathlen;
-      if (fr->unit >= p->nsyms) { /* a cycle: self time by member */
+      if (fr->unit >= p->graph.nsyms) { /* a cycle: self time by member */
         double self = fr->w * un->prop_self / ut, msum = 0.0;
         uint32_t j;
         if (moff[fr->unit] < moff[fr->unit + 1])

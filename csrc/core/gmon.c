@@ -42,6 +42,7 @@ static int slurp(lgp_blob *b, int fd, const char *path, lgp_err *err) {
     len += (size_t)n;
   }
   b->data = buf;
+  b->mem = buf;
   b->size = len;
   b->mapped = 0;
   return 0;
@@ -72,6 +73,7 @@ int lgp_blob_load(lgp_blob *b, const char *path, lgp_err *err) {
         rc = lgp_fail(err, path, "%s", strerror(errno));
       } else {
         b->data = p;
+        b->mem = p;
         b->size = (size_t)st.st_size;
         b->mapped = 1;
       }
@@ -91,9 +93,9 @@ int lgp_blob_load(lgp_blob *b, const char *path, lgp_err *err) {
 
 void lgp_blob_free(lgp_blob *b) {
   if (b->mapped)
-    munmap((void *)b->data, b->size);
+    munmap(b->mem, b->size);
   else
-    free((void *)b->data);
+    free(b->mem);
   memset(b, 0, sizeof *b);
 }
 

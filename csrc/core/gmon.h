@@ -5,7 +5,7 @@
 #ifndef gmon_h
 #define gmon_h
 
-#include "lgp.h"
+#include "util.h"
 
 enum lgp_gmon_format {
   LGP_FMT_AUTO = 0, /* "gmon" cookie -> tagged, otherwise BSD */
@@ -76,6 +76,7 @@ int lgp_gmon_read_mem(lgp_gmon *g, const unsigned char *data, size_t size,
 /* A whole file in memory (mapped when it is a regular file). */
 typedef struct lgp_blob {
   const unsigned char *data;
+  void *mem;   /* what to free or unmap: data, writable */
   size_t size;
   int mapped;
 } lgp_blob;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "symspec.h"
 
 /* gprof adds these to the time, graph and flat exclude tables. */
 static const char *const default_excluded[] = {
@@ -86,36 +86,39 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
-static int spec_match(const lgp_profile *p, const lgp_spec *s, const lgp_node *n) {
+/* Node k of nodes is symbol k of the image (its file and line). */
+static int spec_match(const lgp_image *im, const lgp_spec *s, const lgp_node *nodes, size_t k) {
+  const lgp_node *n = &nodes[k];
   if (s->any)
     return 1;
   if (n->end_addr < n->addr)
     return 0; /* gprof drops table entries with an empty range */
   if (s->file != NULL &&
-      (n->file < 0 || strcmp(s->file, base_name(p->image.files[n->file])) != 0))
+      (im->syms[k].file < 0 || strcmp(s->file, base_name(im->files[im->syms[k].file])) != 0))
     return 0;
-  if (s->line != 0 && s->line != n->line)
+  if (s->line != 0 && s->line != im->syms[k].line)
     return 0;
   if (s->name != NULL && strcmp(s->name, n->name) != 0)
     return 0;
   return 1;
 }
 
-static int mark_table(lgp_profile *p, int table, const lgp_spec *s) {
+static void mark_table(lgp_specs *sp, lgp_node *nodes, size_t n, const lgp_image *im,
+                       int table, const lgp_spec *s) {
   size_t i;
-  for (i = 0; i < p->nsyms; i++)
-    if (spec_match(p, s, &p->nodes[i])) {
-      p->nodes[i].spec |= (uint16_t)(1u << table);
-      p->table_used[table] = 1;
+  for (i = 0; i < n; i++)
+    if (spec_match(im, s, nodes, i)) {
+      nodes[i].spec |= (uint16_t)(1u << table);
+      sp->table_used[table] = 1;
     }
-  return 0;
 }
 
-static int add_arcspec(lgp_profile *p, int table, const char *text) {
+static int add_arcspec(lgp_specs *sp, const lgp_node *nodes, size_t n, const lgp_image *im,
+                       int table, const char *text) {
   const char *slash = strchr(text, '/');
   lgp_arcspec *a;
   size_t i;
-  a = &p->arcspecs[p->narcspecs];
+  a = &sp->arcspecs[sp->narcspecs];
   if (spec_parse(&a->from, text, (size_t)(slash - text)) != 0 ||
       spec_parse(&a->to, slash + 1, strlen(slash + 1)) != 0) {
     spec_free(&a->from);
@@ -123,10 +126,10 @@ static int add_arcspec(lgp_profile *p, int table, const char *text) {
     return -1;
   }
   a->table = table;
-  p->narcspecs++;
-  for (i = 0; i < p->nsyms; i++)
-    if (spec_match(p, &a->from, &p->nodes[i])) {
-      p->table_used[table] = 1;
+  sp->narcspecs++;
+  for (i = 0; i < n; i++)
+    if (spec_match(im, &a->from, nodes, i)) {
+      sp->table_used[table] = 1;
       break;
     }
   return 0;
@@ -142,7 +145,7 @@ static int text_needs_srcinfo(const char *text, size_t len) {
   return need;
 }
 
-int lgp_specs_need_srcinfo(const lgp_options *opts) {
+int lgp_options_need_srcinfo(const lgp_options *opts) {
   size_t i;
   for (i = 0; i < opts->nspecs; i++) {
     const char *text = opts->specs[i].text, *slash = strchr(text, '/');
@@ -158,81 +161,84 @@ int lgp_specs_need_srcinfo(const lgp_options *opts) {
   return 0;
 }
 
-int lgp_specs_apply(lgp_profile *p, const lgp_options *opts, lgp_err *err) {
+int lgp_specs_apply(lgp_specs *sp, lgp_node *nodes, size_t n, const lgp_image *im,
+                    const lgp_options *opts, lgp_err *err) {
   size_t i, narc = 0;
+  memset(sp, 0, sizeof *sp);
   for (i = 0; i < opts->nspecs; i++)
     if (strchr(opts->specs[i].text, '/') != NULL &&
         (opts->specs[i].table == LGP_INCL_ARCS || opts->specs[i].table == LGP_EXCL_ARCS))
       narc++;
   if (narc > 0) {
-    p->arcspecs = lgp_calloc_array(narc, sizeof *p->arcspecs);
-    if (p->arcspecs == NULL)
+    sp->arcspecs = lgp_calloc_array(narc, sizeof *sp->arcspecs);
+    if (sp->arcspecs == NULL)
       return lgp_fail(err, NULL, "out of memory");
   }
   for (i = 0; i < opts->nspecs; i++) {
     const char *text = opts->specs[i].text;
     int table = opts->specs[i].table;
     if (table == LGP_INCL_ARCS || table == LGP_EXCL_ARCS) {
-      if (strchr(text, '/') != NULL && add_arcspec(p, table, text) != 0)
+      if (strchr(text, '/') != NULL && add_arcspec(sp, nodes, n, im, table, text) != 0)
         return lgp_fail(err, NULL, "out of memory");
     } else {
       lgp_spec s;
       if (spec_parse(&s, text, strlen(text)) != 0)
         return lgp_fail(err, NULL, "out of memory");
-      mark_table(p, table, &s);
+      mark_table(sp, nodes, n, im, table, &s);
       spec_free(&s);
     }
   }
   if (opts->default_excludes) /* one pass for the six names and three tables */
-    for (i = 0; i < p->nsyms; i++) {
-      lgp_node *n = &p->nodes[i];
+    for (i = 0; i < n; i++) {
+      lgp_node *nd = &nodes[i];
       const char *const *e;
-      if ((n->name[0] != '_' && n->name[0] != 'm') || n->end_addr < n->addr)
+      if ((nd->name[0] != '_' && nd->name[0] != 'm') || nd->end_addr < nd->addr)
         continue;
       for (e = default_excluded; *e != NULL; e++)
-        if (strcmp(*e, n->name) == 0) {
-          n->spec |= (uint16_t)(1u << LGP_EXCL_TIME | 1u << LGP_EXCL_GRAPH |
-                                1u << LGP_EXCL_FLAT);
-          p->table_used[LGP_EXCL_TIME] = p->table_used[LGP_EXCL_GRAPH] =
-              p->table_used[LGP_EXCL_FLAT] = 1;
+        if (strcmp(*e, nd->name) == 0) {
+          nd->spec |= (uint16_t)(1u << LGP_EXCL_TIME | 1u << LGP_EXCL_GRAPH |
+                                 1u << LGP_EXCL_FLAT);
+          sp->table_used[LGP_EXCL_TIME] = sp->table_used[LGP_EXCL_GRAPH] =
+              sp->table_used[LGP_EXCL_FLAT] = 1;
         }
     }
   return 0;
 }
 
-int lgp_in_table(const lgp_profile *p, uint32_t node, int incl, int excl) {
-  uint16_t bits = p->nodes[node].spec;
+int lgp_specs_in_table(const lgp_specs *s, const lgp_node *node, int incl, int excl) {
+  uint16_t bits = node->spec;
   if (bits & (1u << incl))
     return 1;
-  return !p->table_used[incl] && !(bits & (1u << excl));
+  return !s->table_used[incl] && !(bits & (1u << excl));
 }
 
-static int arc_in(const lgp_profile *p, int table, uint32_t parent, uint32_t child) {
+static int arc_in(const lgp_specs *s, const lgp_node *nodes, const lgp_image *im, int table,
+                  uint32_t parent, uint32_t child) {
   size_t i;
-  for (i = 0; i < p->narcspecs; i++) {
-    const lgp_arcspec *a = &p->arcspecs[i];
-    if (a->table == table && spec_match(p, &a->from, &p->nodes[parent]) &&
-        spec_match(p, &a->to, &p->nodes[child]))
+  for (i = 0; i < s->narcspecs; i++) {
+    const lgp_arcspec *a = &s->arcspecs[i];
+    if (a->table == table && spec_match(im, &a->from, nodes, parent) &&
+        spec_match(im, &a->to, nodes, child))
       return 1;
   }
   return 0;
 }
 
-int lgp_arc_wanted(const lgp_profile *p, uint32_t parent, uint32_t child) {
-  if (p->narcspecs == 0)
+int lgp_specs_arc_wanted(const lgp_specs *s, const lgp_node *nodes, const lgp_image *im,
+                         uint32_t parent, uint32_t child) {
+  if (s->narcspecs == 0)
     return 1;
-  if (p->table_used[LGP_INCL_ARCS])
-    return arc_in(p, LGP_INCL_ARCS, parent, child);
-  return !arc_in(p, LGP_EXCL_ARCS, parent, child);
+  if (s->table_used[LGP_INCL_ARCS])
+    return arc_in(s, nodes, im, LGP_INCL_ARCS, parent, child);
+  return !arc_in(s, nodes, im, LGP_EXCL_ARCS, parent, child);
 }
 
-void lgp_profile_free_specs(lgp_profile *p) {
+void lgp_specs_free(lgp_specs *s) {
   size_t i;
-  for (i = 0; i < p->narcspecs; i++) {
-    spec_free(&p->arcspecs[i].from);
-    spec_free(&p->arcspecs[i].to);
+  for (i = 0; i < s->narcspecs; i++) {
+    spec_free(&s->arcspecs[i].from);
+    spec_free(&s->arcspecs[i].to);
   }
-  free(p->arcspecs);
-  p->arcspecs = NULL;
-  p->narcspecs = 0;
+  free(s->arcspecs);
+  memset(s, 0, sizeof *s);
 }

@@ -6,7 +6,7 @@
 #ifndef elfsym_h
 #define elfsym_h
 
-#include "lgp.h"
+#include "util.h"
 
 typedef struct lgp_rawsym {
   lgp_addr addr;

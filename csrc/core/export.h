@@ -25,15 +25,18 @@ typedef struct lgp_export_opts {
   int max_depth;       /* frames per stack (at least 1) */
   double min_weight;   /* share of the total below which a subtree is not
                           broken down (its time stays with its top frame) */
+  /* the profile's image, to read source files and lines from on demand;
+     NULL: only if read already */
+  lgp_image *srcinfo;
 } lgp_export_opts;
 
 /* Defaults: zeros 0, max_depth 64, min_weight 1e-4. */
 void lgp_export_opts_init(lgp_export_opts *eo);
 
 /* Writes the profile (or view) p in eo->format. Reads DWARF file and line
-** information on demand (unknown when it cannot be read). 0, or -1 with a
+** information through eo->srcinfo (unknown when it cannot be read). 0, or -1 with a
 ** message in err (out of memory, a write error). */
-int lgp_export(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_export_opts *eo,
+int lgp_export(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_export_opts *eo,
                lgp_err *err);
 
 #endif

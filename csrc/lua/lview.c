@@ -39,6 +39,11 @@ static const char *const filter_keys[] = {
   "min_calls", NULL
 };
 
+static void bad_patterns(lua_State *L, const char *key) {
+  lua_pushfstring(L, "option '%s' must be a pattern or a list of patterns", key);
+  luaL_argerror(L, 2, lua_tostring(L, -1));
+}
+
 /* The match set of option key: one byte per symbol, in a userdata left on
 ** the stack (collected with it); NULL when the option is absent. */
 static uint8_t *match_set(lua_State *L, lprofile *lp, const char *key) {
@@ -55,51 +60,26 @@ static uint8_t *match_set(lua_State *L, lprofile *lp, const char *key) {
     lua_insert(L, -2);
     lua_rawseti(L, -2, 1);
   } else if (t != LUA_TTABLE) {
-    luaL_error(L, "filter option '%s' must be a pattern or a list of patterns", key);
+    bad_patterns(L, key);
   }
-  set = lua_newuserdatauv(L, p->nsyms ? p->nsyms : 1, 0);
-  memset(set, 0, p->nsyms);
+  set = lua_newuserdatauv(L, p->graph.nsyms ? p->graph.nsyms : 1, 0);
+  memset(set, 0, p->graph.nsyms);
   n = luaL_len(L, -2);
   for (k = 1; k <= n; k++) {
     regex_t re;
     size_t i;
     if (lua_geti(L, -2, k) != LUA_TSTRING)
-      luaL_error(L, "filter option '%s' must be a pattern or a list of patterns", key);
+      bad_patterns(L, key);
     compile(L, &re, lua_tostring(L, -1));
     lua_pop(L, 1);
-    for (i = 0; i < p->nsyms; i++)
+    for (i = 0; i < p->graph.nsyms; i++)
       if (!set[i] && (p->removed == NULL || !p->removed[i]) &&
-          regexec(&re, lgp_display_name(&lp->names, p, (uint32_t)i), 0, NULL, 0) == 0)
+          regexec(&re, lgp_display_name(&lp->names, p->graph.nodes, (uint32_t)i), 0, NULL, 0) == 0)
         set[i] = 1;
     regfree(&re);
   }
   lua_remove(L, -2); /* the pattern list; the set stays */
   return set;
-}
-
-static double opt_fraction(lua_State *L, const char *key) {
-  double v = 0.0;
-  if (lua_getfield(L, 2, key) != LUA_TNIL) {
-    if (!lua_isnumber(L, -1))
-      luaL_error(L, "filter option '%s' must be a number", key);
-    v = lua_tonumber(L, -1);
-    if (!(v >= 0.0 && v <= 1.0))
-      luaL_error(L, "filter option '%s' must be between 0 and 1", key);
-  }
-  lua_pop(L, 1);
-  return v;
-}
-
-static lua_Integer opt_count(lua_State *L, const char *key) {
-  lua_Integer v = 0;
-  int isnum = 1;
-  if (lua_getfield(L, 2, key) != LUA_TNIL) {
-    v = lua_tointegerx(L, -1, &isnum);
-    if (!isnum || v < 0)
-      luaL_error(L, "filter option '%s' must be a non-negative integer", key);
-  }
-  lua_pop(L, 1);
-  return v;
 }
 
 /* profile:filter{...} -> a view (a Profile), or nil, message */
@@ -109,28 +89,18 @@ int lcore_profile_filter(lua_State *L) {
   lgp_profile *v;
   lgp_err err;
   int root_idx = 1;
-  luaL_checktype(L, 2, LUA_TTABLE);
-  lua_pushnil(L);
-  while (lua_next(L, 2) != 0) {
-    int i;
-    lua_pop(L, 1);
-    for (i = 0; filter_keys[i] != NULL; i++)
-      if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), filter_keys[i]) == 0)
-        break;
-    if (filter_keys[i] == NULL)
-      return luaL_error(L, "unknown filter option '%s'", luaL_tolstring(L, -1, NULL));
-  }
+  lcore_check_fields(L, 2, filter_keys);
   lua_settop(L, 2);
   memset(&spec, 0, sizeof spec);
   spec.focus = match_set(L, lp, "focus");
   spec.ignore = match_set(L, lp, "ignore");
   spec.hide = match_set(L, lp, "hide");
   spec.prune_from = match_set(L, lp, "prune_from");
-  spec.node_fraction = opt_fraction(L, "node_fraction");
-  spec.edge_fraction = opt_fraction(L, "edge_fraction");
-  spec.top = (size_t)opt_count(L, "top");
-  spec.min_calls = (uint64_t)opt_count(L, "min_calls");
-  if (lp->p->base != NULL) { /* a view of a view hangs on the owner */
+  spec.node_fraction = lcore_opt_number(L, 2, "node_fraction", 0.0, 0.0, 1.0);
+  spec.edge_fraction = lcore_opt_number(L, 2, "edge_fraction", 0.0, 0.0, 1.0);
+  spec.top = (size_t)lcore_opt_int(L, 2, "top", 0, 0, LUA_MAXINTEGER);
+  spec.min_calls = (uint64_t)lcore_opt_int(L, 2, "min_calls", 0, 0, LUA_MAXINTEGER);
+  if (lgp_is_view(lp->p)) { /* a view of a view hangs on the owner */
     lua_getiuservalue(L, 1, 1);
     root_idx = lua_gettop(L);
   }
@@ -155,21 +125,25 @@ int lcore_profile_filter(lua_State *L) {
 
 /* {====================================================== find, roots */
 
+/* The sort's context: the names cache fills in as names are compared. */
+typedef struct by_name_ctx {
+  lgp_names *names;
+  const lgp_node *nodes;
+} by_name_ctx;
+
 static int cmp_display(const void *ctx, uint32_t x, uint32_t y) {
-  lprofile *lp = (lprofile *)ctx;
-  return strcmp(lgp_display_name(&lp->names, lp->p, x), lgp_display_name(&lp->names, lp->p, y));
+  const by_name_ctx *c = ctx;
+  return strcmp(lgp_display_name(c->names, c->nodes, x), lgp_display_name(c->names, c->nodes, y));
 }
 
 /* Does the node's source file end with `file` at a path boundary? */
 static int file_matches(lprofile *lp, uint32_t node, const char *file) {
-  const lgp_profile *root = lgp_root(lp->p);
-  const lgp_node *n = &root->nodes[node];
-  lgp_err err;
   const char *path;
   size_t pl, fl = strlen(file);
-  if (lgp_profile_srcinfo(lp->p, &err) != 0 || n->file < 0)
+  lcore_srcinfo(lp);
+  path = lgp_node_file(lp->p, node);
+  if (path == NULL)
     return 0;
-  path = root->image.files[n->file];
   pl = strlen(path);
   return pl >= fl && strcmp(path + pl - fl, file) == 0 &&
          (pl == fl || path[pl - fl - 1] == '/');
@@ -185,27 +159,30 @@ int lcore_profile_find(lua_State *L) {
   size_t lo, hi, i, found = 0;
   uint32_t hit = LGP_NONE;
   if (lp->by_name == NULL) { /* sorted once, on first use */
-    lp->by_name = lgp_alloc_array(p->nsyms ? p->nsyms : 1, sizeof *lp->by_name);
+    lp->by_name = lgp_alloc_array(p->graph.nsyms ? p->graph.nsyms : 1, sizeof *lp->by_name);
     if (lp->by_name == NULL)
       return luaL_error(L, "out of memory");
-    for (i = 0; i < p->nsyms; i++)
+    for (i = 0; i < p->graph.nsyms; i++)
       lp->by_name[i] = (uint32_t)i;
-    if (lgp_sort_indices(lp->by_name, p->nsyms, cmp_display, lp) != 0) {
+    by_name_ctx ctx;
+    ctx.names = &lp->names;
+    ctx.nodes = p->graph.nodes;
+    if (lgp_sort_indices(lp->by_name, p->graph.nsyms, cmp_display, &ctx) != 0) {
       free(lp->by_name);
       lp->by_name = NULL;
       return luaL_error(L, "out of memory");
     }
   }
   lo = 0;
-  hi = p->nsyms;
+  hi = p->graph.nsyms;
   while (lo < hi) { /* first display name >= name */
     size_t mid = lo + (hi - lo) / 2;
-    if (strcmp(lgp_display_name(&lp->names, p, lp->by_name[mid]), name) < 0)
+    if (strcmp(lgp_display_name(&lp->names, p->graph.nodes, lp->by_name[mid]), name) < 0)
       lo = mid + 1;
     else
       hi = mid;
   }
-  for (i = lo; i < p->nsyms && strcmp(lgp_display_name(&lp->names, p, lp->by_name[i]), name) == 0;
+  for (i = lo; i < p->graph.nsyms && strcmp(lgp_display_name(&lp->names, p->graph.nodes, lp->by_name[i]), name) == 0;
        i++) {
     uint32_t s = lp->by_name[i];
     if ((p->removed && p->removed[s]) || (file != NULL && !file_matches(lp, s, file)))
@@ -214,8 +191,8 @@ int lcore_profile_find(lua_State *L) {
       hit = s;
   }
   if (found == 0) /* the raw symbol, when it differs from the printed name */
-    for (i = 0; i < p->nsyms; i++)
-      if (strcmp(p->nodes[i].name, name) == 0 && !(p->removed && p->removed[i]) &&
+    for (i = 0; i < p->graph.nsyms; i++)
+      if (strcmp(p->graph.nodes[i].name, name) == 0 && !(p->removed && p->removed[i]) &&
           (file == NULL || file_matches(lp, (uint32_t)i, file)) && found++ == 0)
         hit = (uint32_t)i;
   if (found == 1) {
@@ -242,10 +219,10 @@ static int iter_roots(lua_State *L) {
   const lgp_profile *p = lp->p;
   if (p == NULL)
     return luaL_error(L, "attempt to use a closed profile");
-  for (; (size_t)pos < p->nsyms + p->ncycles; pos++) {
-    uint32_t s = p->time_sorted[pos];
-    if (s >= p->nsyms || (p->removed && p->removed[s]) || !printed(&p->nodes[s]) ||
-        p->parent_off[s] != p->parent_off[s + 1])
+  for (; (size_t)pos < p->graph.nsyms + p->graph.ncycles; pos++) {
+    uint32_t s = p->graph.time_sorted[pos];
+    if (s >= p->graph.nsyms || (p->removed && p->removed[s]) || !printed(&p->graph.nodes[s]) ||
+        p->graph.parent_off[s] != p->graph.parent_off[s + 1])
       continue;
     lua_pushinteger(L, pos + 1);
     lua_replace(L, lua_upvalueindex(2));

@@ -20,12 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "view.h"
 
 /* The editable graph: arcs in an arc table (for merging duplicates), an
 ** alive flag each, and per-node linked lists of in and out arcs. */
 typedef struct wgraph {
-  lgp_profile arcs;       /* only arcs/arc_slots are used */
+  lgp_arctab arcs;
   uint8_t *alive;
   uint32_t *out_head, *out_next, *in_head, *in_next;
   size_t cap;             /* of alive/out_next/in_next */
@@ -37,8 +37,7 @@ typedef struct wgraph {
 } wgraph;
 
 static void wg_free(wgraph *g) {
-  free(g->arcs.arcs);
-  free(g->arcs.arc_slots);
+  lgp_arctab_free(&g->arcs);
   free(g->alive);
   free(g->out_head);
   free(g->out_next);
@@ -53,9 +52,9 @@ static void wg_free(wgraph *g) {
 
 /* Adds count to the arc parent -> child, creating it (alive) if needed. */
 static int wg_add(wgraph *g, uint32_t parent, uint32_t child, uint64_t count) {
-  uint32_t k = lgp_arc_lookup(&g->arcs, parent, child);
+  uint32_t k = lgp_arctab_find(&g->arcs, parent, child);
   size_t cap;
-  if (k != LGP_NONE) {
+  if (k != LGP_ARC_NONE) {
     if (g->alive[k]) {
       g->arcs.arcs[k].count += count;
       return 0;
@@ -65,7 +64,7 @@ static int wg_add(wgraph *g, uint32_t parent, uint32_t child, uint64_t count) {
     g->arcs.arcs[k].count = count;
     return 0;
   }
-  if (lgp_arc_insert(&g->arcs, parent, child, count) != 0)
+  if (lgp_arctab_add(&g->arcs, parent, child, count) != 0)
     return -1;
   k = (uint32_t)(g->arcs.narcs - 1);
   cap = g->cap;
@@ -87,9 +86,10 @@ static int wg_add(wgraph *g, uint32_t parent, uint32_t child, uint64_t count) {
 }
 
 static int wg_init(wgraph *g, const lgp_profile *base) {
-  size_t n = base->nsyms, k;
+  size_t n = base->graph.nsyms, k;
   memset(g, 0, sizeof *g);
   g->n = n;
+  lgp_arctab_init(&g->arcs, n);
   g->out_head = lgp_alloc_array(n + 1, sizeof *g->out_head);
   g->in_head = lgp_alloc_array(n + 1, sizeof *g->in_head);
   g->self = lgp_alloc_array(n + 1, sizeof *g->self);
@@ -101,11 +101,11 @@ static int wg_init(wgraph *g, const lgp_profile *base) {
     return -1;
   for (k = 0; k < n; k++) {
     g->out_head[k] = g->in_head[k] = LGP_NONE;
-    g->self[k] = base->nodes[k].hist_time;
-    g->gone[k] = base->removed != NULL && base->removed[k];
+    g->self[k] = base->graph.nodes[k].hist_time;
+    g->gone[k] = lgp_removed(base, (uint32_t)k);
   }
-  for (k = 0; k < base->narcs; k++) {
-    const lgp_arc *a = &base->arcs[k];
+  for (k = 0; k < base->graph.arcs.narcs; k++) {
+    const lgp_arc *a = &base->graph.arcs.arcs[k];
     if (wg_add(g, a->parent, a->child, a->count) != 0)
       return -1;
   }
@@ -255,18 +255,18 @@ static int apply_hide(wgraph *g, const uint8_t *hide) {
 }
 
 static int same_cycle(const lgp_profile *p, uint32_t a, uint32_t b) {
-  return p->nodes[a].cyc_num != 0 && p->nodes[a].cyc_num == p->nodes[b].cyc_num;
+  return p->graph.nodes[a].cyc_num != 0 && p->graph.nodes[a].cyc_num == p->graph.nodes[b].cyc_num;
 }
 
 /* Thresholds judge the base's analysis; all drops happen together. */
 static void apply_thresholds(wgraph *g, const lgp_profile *base, const lgp_view_spec *spec) {
-  double limit_node = spec->node_fraction * base->print_time;
-  double limit_edge = spec->edge_fraction * base->print_time;
+  double limit_node = spec->node_fraction * base->graph.print_time;
+  double limit_edge = spec->edge_fraction * base->graph.print_time;
   uint8_t *drop = g->mark;
   size_t s, k, kept = 0;
   memset(drop, 0, g->n);
   for (s = 0; s < g->n; s++) {
-    const lgp_node *n = &base->nodes[s];
+    const lgp_node *n = &base->graph.nodes[s];
     if (g->gone[s])
       continue;
     if (spec->node_fraction > 0.0 && n->prop_self + n->prop_child < limit_node)
@@ -276,23 +276,23 @@ static void apply_thresholds(wgraph *g, const lgp_profile *base, const lgp_view_
       drop[s] = 1;
   }
   if (spec->top > 0)
-    for (k = 0; k < base->nsyms + base->ncycles; k++) {
-      uint32_t t = base->time_sorted[k];
-      if (t >= base->nsyms || g->gone[t])
+    for (k = 0; k < base->graph.nsyms + base->graph.ncycles; k++) {
+      uint32_t t = base->graph.time_sorted[k];
+      if (t >= base->graph.nsyms || g->gone[t])
         continue;
       if (kept < spec->top)
         kept++;
       else
         drop[t] = 1;
     }
+  /* the working graph's first arcs are the base's, in the base's order
+     (wg_init); later ones, made by hide, have no time of their own here */
   if (spec->edge_fraction > 0.0)
-    for (k = 0; k < g->arcs.narcs; k++) {
-      const lgp_arc *a = &g->arcs.arcs[k];
-      uint32_t b = lgp_arc_lookup(base, a->parent, a->child);
-      if (!g->alive[k] || b == LGP_NONE || a->parent == a->child ||
-          same_cycle(base, a->parent, a->child))
+    for (k = 0; k < base->graph.arcs.narcs; k++) {
+      const lgp_arc *a = &base->graph.arcs.arcs[k];
+      if (!g->alive[k] || a->parent == a->child || same_cycle(base, a->parent, a->child))
         continue; /* arcs inside a cycle carry no time in gprof's model */
-      if (base->arcs[b].time + base->arcs[b].child_time < limit_edge)
+      if (a->time + a->child_time < limit_edge)
         g->alive[k] = 0;
     }
   for (s = 0; s < g->n; s++)
@@ -310,50 +310,48 @@ static int has_structure(const lgp_view_spec *s) {
 
 /* The view profile from the edited graph, analysed. */
 static int assemble_view(lgp_profile *v, const lgp_profile *base, wgraph *g, lgp_err *err) {
-  size_t n = base->nsyms, s, k;
+  size_t n = base->graph.nsyms, s, k;
   double dropped = 0.0;
+  lgp_node *nodes;
   memset(v, 0, sizeof *v);
-  v->base = base->base ? base->base : base;
   v->image = base->image;
   v->gmon = base->gmon;
-  memcpy(v->table_used, base->table_used, sizeof v->table_used);
+  v->specs = base->specs;
+  v->index = base->index;
+  v->line_arcs = base->line_arcs;
   v->base_time = base->base_time;
-  v->nsyms = n;
-  v->nodes = lgp_calloc_array(n ? n : 1, sizeof *v->nodes);
-  v->removed = lgp_calloc_array(n ? n : 1, 1);
-  if (v->nodes == NULL || v->removed == NULL)
+  nodes = lgp_calloc_array(n ? n : 1, sizeof *nodes);
+  v->removed = v->removed_own = lgp_calloc_array(n ? n : 1, 1);
+  lgp_graph_init(&v->graph, nodes, n);
+  if (nodes == NULL || v->removed_own == NULL)
     goto oom;
   for (s = 0; s < n; s++) {
-    const lgp_node *b = &base->nodes[s];
-    lgp_node *d = &v->nodes[s];
+    const lgp_node *b = &base->graph.nodes[s];
+    lgp_node *d = &nodes[s];
     d->name = b->name;
     d->addr = b->addr;
     d->end_addr = b->end_addr;
-    d->file = b->file;
-    d->line = b->line;
     d->is_static = b->is_static;
     d->is_func = b->is_func;
     d->spec = b->spec;
     d->cyc_head = (uint32_t)s;
     d->cyc_next = LGP_NONE;
     d->hist_time = g->gone[s] ? 0.0 : g->self[s];
-    v->removed[s] = g->gone[s];
+    v->removed_own[s] = g->gone[s];
     dropped += b->hist_time - d->hist_time;
   }
   /* gprof's credits can add up to more than the samples (bins split over
      routines), so what remains is clamped at zero */
-  v->total_time = base->total_time - dropped > 0.0 ? base->total_time - dropped : 0.0;
+  v->graph.total_time = base->graph.total_time - dropped > 0.0
+                      ? base->graph.total_time - dropped : 0.0;
   for (k = 0; k < g->arcs.narcs; k++) {
     const lgp_arc *a = &g->arcs.arcs[k];
     if (g->alive[k] && !g->gone[a->parent] && !g->gone[a->child] &&
-        lgp_cg_add_arc(v, a->parent, a->child, a->count) != 0)
+        lgp_arctab_add(&v->graph.arcs, a->parent, a->child, a->count) != 0)
       goto oom;
   }
-  if (lgp_symtab_index(v) != 0)
-    goto oom;
-  if (lgp_cg_assemble(v, err) != 0 || lgp_flat_order(v, err) != 0)
+  if (lgp_graph_analyse(&v->graph, v->specs, err) != 0)
     goto fail;
-  v->analysed = 1;
   return 0;
 oom:
   lgp_fail(err, NULL, "out of memory");

@@ -1,7 +1,7 @@
 /*
 ** lexport.c: profile:export(format, file [, options]): the writers of
 ** export.c (callgrind, JSON, CSV, folded stacks) on a Lua file handle.
-** Options are checked by lgprof.report; here they are only read.
+** Options are checked here (lgprof.report passes them on).
 */
 #include <string.h>
 
@@ -11,6 +11,10 @@
 /* profile:export(format, file [, options]) -> true | nil, message
 ** format: "callgrind", "json", "csv" (options.table "flat" or "arcs"),
 ** "folded"; options: zeros, creator, max_depth, min_weight. */
+static const char *const export_fields[] = {
+  "zeros", "creator", "table", "max_depth", "min_weight", NULL
+};
+
 int lcore_profile_export(lua_State *L) {
   static const char *const formats[] = {"callgrind", "json", "csv", "folded", NULL};
   static const int codes[] = {LGP_EXPORT_CALLGRIND, LGP_EXPORT_JSON, LGP_EXPORT_CSV_FLAT,
@@ -25,30 +29,16 @@ int lcore_profile_export(lua_State *L) {
   luaL_argcheck(L, f->closef != NULL, 3, "attempt to use a closed file");
   lgp_export_opts_init(&eo);
   eo.format = codes[which];
+  eo.srcinfo = lp->srcinfo;
   if (!lua_isnoneornil(L, 4)) {
-    luaL_checktype(L, 4, LUA_TTABLE);
+    static const char *const tables[] = {"flat", "arcs", NULL};
+    lcore_check_fields(L, 4, export_fields);
     eo.zeros = lcore_opt_bool(L, 4, "zeros", 0);
-    if (lua_getfield(L, 4, "creator") != LUA_TNIL)
-      eo.creator = luaL_checkstring(L, -1); /* anchored by the options table */
-    lua_pop(L, 1);
-    if (lua_getfield(L, 4, "table") != LUA_TNIL) {
-      static const char *const tables[] = {"flat", "arcs", NULL};
-      if (luaL_checkoption(L, -1, NULL, tables) == 1)
-        eo.format = eo.format == LGP_EXPORT_CSV_FLAT ? LGP_EXPORT_CSV_ARCS : eo.format;
-    }
-    lua_pop(L, 1);
-    if (lua_getfield(L, 4, "max_depth") != LUA_TNIL) {
-      lua_Integer d = luaL_checkinteger(L, -1);
-      luaL_argcheck(L, d >= 1 && d <= 1000000, 4, "max_depth must be at least 1");
-      eo.max_depth = (int)d;
-    }
-    lua_pop(L, 1);
-    if (lua_getfield(L, 4, "min_weight") != LUA_TNIL) {
-      lua_Number w = luaL_checknumber(L, -1);
-      luaL_argcheck(L, w >= 0 && w <= 1, 4, "min_weight must be between 0 and 1");
-      eo.min_weight = (double)w;
-    }
-    lua_pop(L, 1);
+    eo.creator = lcore_opt_string(L, 4, "creator", NULL);
+    if (lcore_opt_enum(L, 4, "table", 0, tables) == 1 && eo.format == LGP_EXPORT_CSV_FLAT)
+      eo.format = LGP_EXPORT_CSV_ARCS;
+    eo.max_depth = (int)lcore_opt_int(L, 4, "max_depth", eo.max_depth, 1, 1000000);
+    eo.min_weight = lcore_opt_number(L, 4, "min_weight", eo.min_weight, 0.0, 1.0);
   }
   memset(&err, 0, sizeof err);
   lgp_out_init(&o, f->f);

@@ -1,0 +1,72 @@
+/*
+** arcs.h: the arc table (caller -> callee, count, and the time
+** propagation puts on it) and gprof -s's arcs by calling line.
+*/
+#ifndef arcs_h
+#define arcs_h
+
+#include "util.h"
+
+#define LGP_ARC_NONE UINT32_MAX
+#define LGP_ARCS_MAX (UINT32_MAX - 1) /* arc ids are 32 bits */
+
+typedef struct lgp_arc {
+  uint32_t parent, child;
+  uint64_t count;
+  double time, child_time; /* shares propagated along the arc (ticks) */
+} lgp_arc;
+
+/* How (parent, child) pairs are found while arcs are added. Records from
+** one caller arrive together, so each caller's arcs are merged in a small
+** table reused for the next caller (GROUPING); the hash over all arcs is
+** built only when a caller comes back (HASHED). */
+typedef enum lgp_arc_mode {
+  LGP_ARCS_HASHED = 0,  /* every arc is in slots */
+  LGP_ARCS_GROUPING,    /* only the current caller's arcs are in grp_slots */
+  LGP_ARCS_SEALED       /* complete: no more adding, no lookups */
+} lgp_arc_mode;
+
+typedef struct lgp_arctab {
+  lgp_arc *arcs;        /* in creation order (gprof's list order needs it) */
+  size_t narcs, cap;
+  /* (parent, child) -> arc index + 1 in the low half, the key's hash in
+     the high half (probing past other keys does not touch the arcs) */
+  uint64_t *slots;
+  size_t nslots;
+  lgp_arc_mode mode;
+  size_t nnodes;        /* parents are below this */
+  uint32_t grp_parent, grp_gen, grp_first;
+  uint8_t *grp_seen;    /* nnodes: parents that had a group */
+  uint64_t *grp_slots;  /* gen << 32 | arc + 1, keyed by child */
+  size_t grp_nslots;
+} lgp_arctab;
+
+/* An empty table for arcs between nnodes nodes. */
+void lgp_arctab_init(lgp_arctab *t, size_t nnodes);
+void lgp_arctab_free(lgp_arctab *t);
+/* Adds count calls parent -> child (merged with an existing arc). 0, or -1
+** (out of memory, or the table is full: lgp_arctab_full says which). */
+int lgp_arctab_add(lgp_arctab *t, uint32_t parent, uint32_t child, uint64_t count);
+int lgp_arctab_full(const lgp_arctab *t);
+/* Adding is over: frees the lookup tables (the graph, built next, needs
+** none: it walks adjacency lists). */
+void lgp_arctab_seal(lgp_arctab *t);
+/* The arc (parent, child) or LGP_NONE; only while adding (not sealed). */
+uint32_t lgp_arctab_find(lgp_arctab *t, uint32_t parent, uint32_t child);
+
+/* gprof -s's arcs: (calling line's address, callee), in creation order. */
+typedef struct lgp_linearc { lgp_addr from; uint32_t child; uint64_t count; } lgp_linearc;
+typedef struct lgp_linearcs {
+  lgp_linearc *arcs;
+  size_t n, cap;
+  uint32_t *slots;
+  size_t nslots;
+} lgp_linearcs;
+
+void lgp_linearcs_free(lgp_linearcs *l);
+/* Adds count calls from the line starting at `at` to child. 0 or -1. */
+int lgp_linearcs_add(lgp_linearcs *l, lgp_addr at, uint32_t child, uint64_t count);
+/* The arcs in the order gprof -s writes them (by address, newest first). */
+int lgp_linearcs_order(const lgp_linearcs *l, uint32_t **order, size_t *n);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+** cgraph.h: the analysed call graph: nodes (symbols, then cycles), their
+** arcs, adjacency in gprof's list order, cycles, propagated times and the
+** orderings the reports print in.
+*/
+#ifndef cgraph_h
+#define cgraph_h
+
+#include "arcs.h"
+#include "symspec.h"
+
+typedef struct lgp_graph {
+  lgp_node *nodes;        /* nsyms symbols in address order, then ncycles cycles */
+  size_t nsyms, ncycles;
+  lgp_arctab arcs;
+  /* adjacency in gprof's list order (newest arc first): arc ids and the
+     node at each entry's other end */
+  uint32_t *child_off, *child_arcs, *child_succ;    /* nsyms + 1 offsets */
+  uint32_t *parent_off, *parent_arcs, *parent_pred;
+  /* orderings */
+  uint32_t *top_sorted;   /* symbols by top_order (leaves first) */
+  uint32_t *time_sorted;  /* symbols and cycles: call-graph index order */
+  uint32_t *flat_sorted;  /* symbols: flat-profile order */
+  uint32_t *name_rank;    /* symbols: position by raw name (ties by address) */
+  /* dense copies of nodes[].cyc_next and cyc_head (symbols), for the walks
+  ** over big cycles that would otherwise touch a node per arc */
+  uint32_t *chain, *cyc_of;
+  double total_time;      /* histogram ticks (flat profile denominator) */
+  double print_time;      /* propagated self ticks (call-graph denominator) */
+} lgp_graph;
+
+/* A graph of n nodes (owned from here) and no arcs yet. */
+void lgp_graph_init(lgp_graph *g, lgp_node *nodes, size_t n);
+void lgp_graph_free(lgp_graph *g);
+/* gprof's analysis once every arc and sample is in: calls, cycles,
+** propagation (the time tables of specs), the index and flat orders.
+** Seals the arc table. 0, or -1 with a message. */
+int lgp_graph_analyse(lgp_graph *g, const lgp_specs *specs, lgp_err *err);
+
+/* Children and parents of a symbol, in gprof's list order. */
+#define lgp_children_begin(g, s) ((g)->child_arcs + (g)->child_off[s])
+#define lgp_children_end(g, s) ((g)->child_arcs + (g)->child_off[(s) + 1])
+#define lgp_parents_begin(g, s) ((g)->parent_arcs + (g)->parent_off[s])
+#define lgp_parents_end(g, s) ((g)->parent_arcs + (g)->parent_off[(s) + 1])
+
+#endif

@@ -1,0 +1,173 @@
+/*
+** profile.c: the pipeline from files to an analysed profile: image,
+** symbol table and index, symspecs, gmon files (arcs tallied as read),
+** histogram credit, graph analysis.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+#include "profile.h"
+
+/* A histogram that covers no routine of the executable means the profile
+** belongs to another program: say so rather than print an empty report. */
+static int check_hist_range(const lgp_image *im, const lgp_gmon *g, const lgp_graph *gr,
+                            size_t first, const char *gmon, lgp_err *err) {
+  size_t i;
+  lgp_addr lo, hi;
+  if (gr->nsyms == 0)
+    return 0;
+  lo = gr->nodes[0].addr;
+  hi = im->text_vma + im->text_size;
+  for (i = first; i < g->nhist; i++) {
+    const lgp_hist *h = &g->hist[i];
+    if (h->high <= lo || h->low >= hi)
+      return lgp_fail(err, gmon, "histogram range 0x%llx-0x%llx lies outside the "
+                      "executable's text (0x%llx-0x%llx): profile of another program?",
+                      (unsigned long long)h->low, (unsigned long long)h->high,
+                      (unsigned long long)lo, (unsigned long long)hi);
+  }
+  return 0;
+}
+
+/* What the arc sink needs while files are read. */
+typedef struct tally_ctx {
+  lgp_sources *src;
+  lgp_graph *graph;
+  int keep_line_arcs;
+  uint32_t last_parent;   /* callers arrive in address order */
+  int arcs_full;          /* the arc table reached its limit */
+} tally_ctx;
+
+/* The parent gprof's line-mode table gives from_pc: the nearest line
+** symbol or function start at or below it. */
+static lgp_addr line_parent(const lgp_image *im, lgp_addr parent_start, lgp_addr from) {
+  size_t lo = 0, hi = im->nline_starts;
+  lgp_addr best = parent_start;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (im->line_starts[mid] <= from)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo > 0 && im->line_starts[lo - 1] > best)
+    best = im->line_starts[lo - 1];
+  return best;
+}
+
+/* One arc record as read: gprof's cg_tally. */
+static int tally(void *ctx, lgp_addr from, lgp_addr self, uint64_t count) {
+  tally_ctx *t = ctx;
+  const lgp_symindex *ix = &t->src->index;
+  uint32_t parent = t->last_parent, child = lgp_symindex_lookup(ix, self);
+  if (parent >= ix->n || from < ix->addrs[parent] ||
+      (parent + 1 < ix->n ? from >= ix->addrs[parent + 1] : from > ix->last_end))
+    parent = t->last_parent = lgp_symindex_lookup(ix, from);
+  if (parent == LGP_NONE || child == LGP_NONE)
+    return 0;
+  /* a callee that is not a function (a label) becomes the function before */
+  while (!ix->is_func[child]) {
+    if (child == 0)
+      return 0;
+    child--;
+  }
+  if (!lgp_specs_arc_wanted(&t->src->specs, t->graph->nodes, &t->src->image, parent, child))
+    return 0;
+  if (t->keep_line_arcs &&
+      lgp_linearcs_add(&t->src->line_arcs,
+                       line_parent(&t->src->image, ix->addrs[parent], from), child, count) != 0)
+    return -1;
+  if (lgp_arctab_add(&t->graph->arcs, parent, child, count) != 0) {
+    t->arcs_full = lgp_arctab_full(&t->graph->arcs);
+    return -1;
+  }
+  return 0;
+}
+
+static void borrow(lgp_profile *p, const lgp_sources *src, int line_arcs) {
+  p->image = &src->image;
+  p->gmon = &src->gmon;
+  p->specs = &src->specs;
+  p->index = &src->index;
+  p->line_arcs = line_arcs ? &src->line_arcs : NULL;
+}
+
+int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
+                     size_t ngmons, const lgp_options *opts, lgp_err *err) {
+  lgp_image_opts io;
+  lgp_sources *src;
+  lgp_node *nodes;
+  size_t i, n;
+  tally_ctx t;
+  memset(p, 0, sizeof *p);
+  memset(&io, 0, sizeof io);
+  src = p->own = lgp_calloc_array(1, sizeof *p->own);
+  if (src == NULL)
+    return lgp_fail(err, NULL, "out of memory");
+  borrow(p, src, opts->line_arcs);
+  io.no_static = opts->no_static;
+  io.functions_only = opts->functions_only;
+  /* DWARF is slow to read and the report needs it only for specs naming
+     files or lines and for -s; the Lua API reads it on demand */
+  io.srcinfo = !opts->no_srcinfo && (opts->line_arcs || lgp_options_need_srcinfo(opts));
+  if (lgp_image_open(&src->image, exe, &io, err) != 0)
+    goto fail;
+  if (opts->no_srcinfo)
+    src->image.srcinfo_state = -1;
+  lgp_gmon_init(&src->gmon, src->image.addr_bytes, src->image.big_endian);
+  if (lgp_symtab_build(&src->image, &nodes, &n, err) != 0)
+    goto fail;
+  lgp_graph_init(&p->graph, nodes, n);
+  if (lgp_symindex_build(&src->index, nodes, n) != 0) {
+    lgp_fail(err, NULL, "out of memory");
+    goto fail;
+  }
+  if (lgp_specs_apply(&src->specs, nodes, n, &src->image, opts, err) != 0)
+    goto fail;
+  memset(&t, 0, sizeof t);
+  t.src = src;
+  t.graph = &p->graph;
+  t.keep_line_arcs = opts->line_arcs;
+  t.last_parent = LGP_NONE;
+  src->gmon.sink = tally;
+  src->gmon.sink_ctx = &t;
+  for (i = 0; i < ngmons; i++) {
+    size_t before = src->gmon.nhist;
+    if (lgp_gmon_read(&src->gmon, gmons[i], opts->format, err) != 0) {
+      if (t.arcs_full) { /* the reader said "out of memory": say what it was */
+        err->set = 0;
+        lgp_fail(err, gmons[i], "more than %lu distinct arcs", (unsigned long)LGP_ARCS_MAX);
+      }
+      goto fail;
+    }
+    if (src->gmon.nhist != before &&
+        check_hist_range(&src->image, &src->gmon, &p->graph, before, gmons[i], err) != 0)
+      goto fail;
+  }
+  src->gmon.sink = NULL;
+  src->gmon.sink_ctx = NULL;
+  if (src->gmon.have_hist)
+    p->graph.total_time = lgp_hist_assign(&src->gmon, nodes, n, &src->specs);
+  if (lgp_graph_analyse(&p->graph, &src->specs, err) != 0)
+    goto fail;
+  p->base_time = p->graph.total_time;
+  return 0;
+fail:
+  lgp_profile_free(p);
+  return -1;
+}
+
+void lgp_profile_free(lgp_profile *p) {
+  if (p->own != NULL) { /* a view borrows these */
+    lgp_specs_free(&p->own->specs);
+    lgp_symindex_free(&p->own->index);
+    lgp_linearcs_free(&p->own->line_arcs);
+    lgp_image_free(&p->own->image);
+    lgp_gmon_free(&p->own->gmon);
+    free(p->own);
+  }
+  free(p->removed_own);
+  lgp_graph_free(&p->graph);
+  memset(p, 0, sizeof *p);
+}

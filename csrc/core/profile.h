@@ -1,0 +1,63 @@
+/*
+** profile.h: the data model of an analysed profile. Data flows one way:
+**   files -> image (elfsym.h) + gmon (gmon.h) -> symbol table and index
+**   (symtab.h) + arc table (arcs.h) -> graph (cgraph.h) -> profile or
+**   view (view.h) -> reports (report.h) and exports (export.h).
+** A profile owns its sources (image, files, symspecs, address index); a
+** view borrows its base's through the same const pointers and owns only
+** its graph.
+*/
+#ifndef profile_h
+#define profile_h
+
+#include "cgraph.h"
+#include "gmon.h"
+
+/* What one opening read: owned by the profile that opened it. */
+typedef struct lgp_sources {
+  lgp_image image;
+  lgp_gmon gmon;
+  lgp_specs specs;
+  lgp_symindex index;
+  lgp_linearcs line_arcs; /* with options.line_arcs (gprof -s) */
+} lgp_sources;
+
+typedef struct lgp_profile {
+  const lgp_image *image;
+  const lgp_gmon *gmon;
+  const lgp_specs *specs;
+  const lgp_symindex *index;
+  const lgp_linearcs *line_arcs; /* NULL unless kept */
+  lgp_sources *own;       /* a profile's; NULL in a view */
+  lgp_graph graph;
+  const uint8_t *removed; /* views: the symbols their filters removed */
+  uint8_t *removed_own;
+  double base_time;       /* the unfiltered profile's total_time */
+} lgp_profile;
+
+/* Reads the image and the gmon files and analyses them. */
+int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
+                     size_t ngmons, const lgp_options *opts, lgp_err *err);
+void lgp_profile_free(lgp_profile *p);
+static inline int lgp_is_view(const lgp_profile *p) { return p->own == NULL; }
+/* Was symbol s removed by a view's filters? */
+static inline int lgp_removed(const lgp_profile *p, uint32_t s) {
+  return p->removed != NULL && s < p->graph.nsyms && p->removed[s];
+}
+/* Ticks (histogram samples) in seconds; 0 when the rate is unknown. */
+static inline double lgp_seconds(const lgp_profile *p, double ticks) {
+  return p->gmon->hz ? ticks / (double)p->gmon->hz : 0.0;
+}
+/* A symbol's source file and line (NULL / 0 when unknown, or not read:
+** lgp_image_load_srcinfo reads them). */
+static inline const char *lgp_node_file(const lgp_profile *p, uint32_t s) {
+  const lgp_image *im = p->image;
+  return im->srcinfo_state == 1 && s < p->graph.nsyms && im->syms[s].file >= 0
+         ? im->files[im->syms[s].file] : NULL;
+}
+static inline int lgp_node_line(const lgp_profile *p, uint32_t s) {
+  const lgp_image *im = p->image;
+  return im->srcinfo_state == 1 && s < p->graph.nsyms ? im->syms[s].line : 0;
+}
+
+#endif

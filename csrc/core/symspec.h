@@ -1,0 +1,68 @@
+/*
+** symspec.h: gprof's symspecs (-p/-P/-q/-Q/-k/-n/-N/-e/-E/-f/-F) and the
+** include/exclude tables they fill: options in, table bits on the nodes.
+*/
+#ifndef symspec_h
+#define symspec_h
+
+#include "symtab.h"
+
+enum lgp_table {
+  LGP_INCL_GRAPH, LGP_EXCL_GRAPH,
+  LGP_INCL_ARCS, LGP_EXCL_ARCS,
+  LGP_INCL_FLAT, LGP_EXCL_FLAT,
+  LGP_INCL_TIME, LGP_EXCL_TIME,
+  LGP_NTABLES
+};
+
+/* A symspec: FILE, FUNC, LINE or combinations. */
+typedef struct lgp_spec {
+  char *file; /* basename to match, or NULL */
+  char *name;
+  int line;
+  int any;    /* empty spec: matches everything */
+} lgp_spec;
+
+typedef struct lgp_arcspec {
+  int table; /* LGP_INCL_ARCS or LGP_EXCL_ARCS */
+  lgp_spec from, to;
+} lgp_arcspec;
+
+/* What opening a profile is asked for (gprof's options that shape it). */
+typedef struct lgp_options {
+  int no_static;      /* -a */
+  int functions_only; /* -D */
+  int format;         /* -O: enum lgp_gmon_format */
+  int no_srcinfo;
+  int default_excludes; /* add mcount & co. to the exclude tables (gprof does) */
+  int line_arcs;      /* also keep arcs by calling line, for gprof -s */
+  /* symspecs, in the order given: table and text */
+  struct { int table; char *text; } *specs;
+  size_t nspecs, specs_cap;
+} lgp_options;
+
+void lgp_options_init(lgp_options *o);
+void lgp_options_free(lgp_options *o);
+int lgp_options_add_spec(lgp_options *o, int table, const char *text);
+/* Does a spec name a file or a line (so it needs DWARF)? */
+int lgp_options_need_srcinfo(const lgp_options *opts);
+
+/* The tables as applied to one symbol table. */
+typedef struct lgp_specs {
+  lgp_arcspec *arcspecs;
+  size_t narcspecs;
+  int table_used[LGP_NTABLES]; /* a table has at least one entry */
+} lgp_specs;
+
+/* Marks the nodes' table bits and keeps the arc specs. 0, or -1. */
+int lgp_specs_apply(lgp_specs *s, lgp_node *nodes, size_t n, const lgp_image *im,
+                    const lgp_options *opts, lgp_err *err);
+void lgp_specs_free(lgp_specs *s);
+/* Is the node in table incl, or in no exclude table excl while incl is
+** unused (gprof's rule)? */
+int lgp_specs_in_table(const lgp_specs *s, const lgp_node *node, int incl, int excl);
+/* Do the arc tables keep the arc parent -> child (node numbers)? */
+int lgp_specs_arc_wanted(const lgp_specs *s, const lgp_node *nodes, const lgp_image *im,
+                         uint32_t parent, uint32_t child);
+
+#endif
