@@ -152,6 +152,7 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   if (lgp_graph_analyse(&p->graph, &src->specs, err) != 0)
     goto fail;
   p->base_time = p->graph.total_time;
+  p->base_print_time = p->graph.print_time;
   return 0;
 fail:
   lgp_profile_free(p);

@@ -33,6 +33,7 @@ typedef struct lgp_profile {
   const uint8_t *removed; /* views: the symbols their filters removed */
   uint8_t *removed_own;
   double base_time;       /* the unfiltered profile's total_time */
+  double base_print_time; /* and its print_time */
 } lgp_profile;
 
 /* Reads the image and the gmon files and analyses them. */

@@ -9,7 +9,9 @@
 **   ignore      drop matches and whatever is reachable only through them
 **   prune_from  drop the descendants reachable only through matches
 **   focus       keep the call paths through matches: their ancestors and
-**               descendants; only time spent in or under a match counts
+**               descendants; only time spent in or under a match counts (a
+**               descendant also called from elsewhere keeps the share of
+**               its time that its calls from the kept paths carry)
 **   hide        remove matches; their samples go to their callers (by call
 **               count) and their callers call their callees directly
 ** Thresholds, on the result of those (analysed), applied together:
@@ -185,17 +187,51 @@ static void apply_prune(wgraph *g, const uint8_t *prune) {
           g->alive[k] = 0;
 }
 
-static void apply_focus(wgraph *g, const uint8_t *focus) {
+/* Keeps the call paths through the matches. A descendant keeps the share
+** of its samples that its calls from the kept paths carry, by call counts
+** as gprof apportions time (a match keeps all of its own): callers are
+** visited before callees (the base's topological order, roots first), so
+** shares compound down a chain. Inside a cycle the order is arbitrary and
+** the shares are an estimate. */
+static int apply_focus(wgraph *g, const uint8_t *focus, const lgp_graph *order) {
   uint8_t *down = g->mark, *up = g->mark2;
-  size_t s, k;
+  double *calls_in = lgp_calloc_array(g->n ? g->n : 1, sizeof *calls_in);
+  double *share = lgp_calloc_array(g->n ? g->n : 1, sizeof *share);
+  size_t s, k, i;
+  if (calls_in == NULL || share == NULL) {
+    free(calls_in);
+    free(share);
+    return -1;
+  }
   for (s = 0; s < g->n; s++)
     down[s] = up[s] = focus[s] && !g->gone[s];
   reach(g, down, NULL, 0);
   reach(g, up, NULL, 1);
   for (k = 0; k < g->arcs.narcs; k++) {
     const lgp_arc *a = &g->arcs.arcs[k];
+    if (g->alive[k] && a->parent != a->child)
+      calls_in[a->child] += (double)a->count;
+  }
+  for (k = 0; k < g->arcs.narcs; k++) {
+    const lgp_arc *a = &g->arcs.arcs[k];
     if (!(up[a->child] || down[a->parent]))
       g->alive[k] = 0;
+  }
+  for (i = order->nsyms; i-- > 0;) {
+    uint32_t v = order->top_sorted[i], kin;
+    double f = 0.0;
+    if (g->gone[v] || !down[v])
+      continue;
+    if (focus[v] || calls_in[v] == 0.0) {
+      share[v] = 1.0; /* a match, or a root of the kept paths */
+      continue;
+    }
+    FOR_IN(g, v, kin) {
+      const lgp_arc *a = &g->arcs.arcs[kin];
+      if (g->alive[kin] && a->parent != v && down[a->parent])
+        f += share[a->parent] * ((double)a->count / calls_in[v]);
+    }
+    share[v] = f < 1.0 ? f : 1.0;
   }
   for (s = 0; s < g->n; s++) {
     if (g->gone[s])
@@ -204,7 +240,12 @@ static void apply_focus(wgraph *g, const uint8_t *focus) {
       drop_node(g, (uint32_t)s);
     else if (!down[s])
       g->self[s] = 0.0; /* an ancestor only: its own time is not on a path */
+    else
+      g->self[s] *= share[s];
   }
+  free(calls_in);
+  free(share);
+  return 0;
 }
 
 /* Calls through h become direct: caller c gets round(w_c * x_d / W) calls
@@ -320,6 +361,7 @@ static int assemble_view(lgp_profile *v, const lgp_profile *base, wgraph *g, lgp
   v->index = base->index;
   v->line_arcs = base->line_arcs;
   v->base_time = base->base_time;
+  v->base_print_time = base->base_print_time;
   nodes = lgp_calloc_array(n ? n : 1, sizeof *nodes);
   v->removed = v->removed_own = lgp_calloc_array(n ? n : 1, 1);
   lgp_graph_init(&v->graph, nodes, n);
@@ -392,8 +434,8 @@ int lgp_view_build(lgp_profile *view, const lgp_profile *base, const lgp_view_sp
   if (spec->prune_from)
     apply_prune(&g, spec->prune_from);
   if (spec->focus)
-    apply_focus(&g, spec->focus);
-  if (spec->hide)
+    rc = apply_focus(&g, spec->focus, &base->graph);
+  if (spec->hide && rc == 0)
     rc = apply_hide(&g, spec->hide);
   if (has_thresholds(spec))
     apply_thresholds(&g, base, spec);

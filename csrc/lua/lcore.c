@@ -560,6 +560,8 @@ static int profile_index(lua_State *L) {
     lua_pushboolean(L, lgp_is_view(p));
   else if (strcmp(k, "base_time") == 0)
     lua_pushnumber(L, lgp_seconds(p, p->base_time));
+  else if (strcmp(k, "base_print_time") == 0)
+    lua_pushnumber(L, lgp_seconds(p, p->base_print_time));
   else
     lua_pushnil(L);
   return 1;

@@ -55,6 +55,9 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     lua_pushnumber(L, lgp_seconds(p, n->prop_self + n->prop_child));
   else if (strcmp(k, "percent") == 0)
     lua_pushnumber(L, 100 * (n->prop_self + n->prop_child) / print_time);
+  else if (strcmp(k, "profile_percent") == 0) /* of the unfiltered profile */
+    lua_pushnumber(L, p->base_print_time > 0
+                      ? 100 * (n->prop_self + n->prop_child) / p->base_print_time : 0.0);
   else if (strcmp(k, "flat_self") == 0)
     lua_pushnumber(L, lgp_seconds(p, n->hist_time));
   else if (strcmp(k, "flat_percent") == 0)

@@ -11,12 +11,11 @@ void lcore_check_fields(lua_State *L, int arg, const char *const names[]) {
   luaL_checktype(L, arg, LUA_TTABLE);
   lua_pushnil(L);
   while (lua_next(L, arg) != 0) {
-    size_t i;
+    size_t i = 0;
     lua_pop(L, 1);
     if (lua_type(L, -1) == LUA_TSTRING)
-      for (i = 0; names[i] != NULL; i++)
-        if (strcmp(lua_tostring(L, -1), names[i]) == 0)
-          break;
+      while (names[i] != NULL && strcmp(lua_tostring(L, -1), names[i]) != 0)
+        i++;
     if (lua_type(L, -1) != LUA_TSTRING || names[i] == NULL) {
       lua_pushfstring(L, "unknown option '%s'", luaL_tolstring(L, -1, NULL));
       luaL_argerror(L, arg, lua_tostring(L, -1));
