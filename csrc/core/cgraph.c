@@ -720,3 +720,48 @@ int lgp_graph_analyse(lgp_graph *g, const lgp_specs *specs, lgp_err *err) {
     return lgp_fail(err, NULL, "out of memory");
   return 0;
 }
+
+/* A copy of n elements of src into *dst (NULL stays NULL); 0 or -1. */
+static int dup_array(void *dst, const void *src, size_t n, size_t size) {
+  void *d = NULL;
+  if (src != NULL) {
+    d = lgp_alloc_array(n ? n : 1, size);
+    if (d == NULL)
+      return -1;
+    memcpy(d, src, n * size);
+  }
+  memcpy(dst, &d, sizeof d);
+  return 0;
+}
+
+int lgp_graph_copy(lgp_graph *dst, const lgp_graph *src) {
+  size_t n = src->nsyms, total = n + src->ncycles, na = src->arcs.narcs;
+  int rc = 0;
+  memset(dst, 0, sizeof *dst);
+  dst->nsyms = n;
+  dst->ncycles = src->ncycles;
+  dst->total_time = src->total_time;
+  dst->print_time = src->print_time;
+  lgp_arctab_init(&dst->arcs, n);
+  dst->arcs.mode = LGP_ARCS_SEALED;
+  dst->arcs.narcs = dst->arcs.cap = na;
+  rc |= dup_array(&dst->nodes, src->nodes, total, sizeof *src->nodes);
+  rc |= dup_array(&dst->arcs.arcs, src->arcs.arcs, na, sizeof *src->arcs.arcs);
+  rc |= dup_array(&dst->child_off, src->child_off, n + 1, sizeof *src->child_off);
+  rc |= dup_array(&dst->child_arcs, src->child_arcs, na, sizeof *src->child_arcs);
+  rc |= dup_array(&dst->child_succ, src->child_succ, na, sizeof *src->child_succ);
+  rc |= dup_array(&dst->parent_off, src->parent_off, n + 1, sizeof *src->parent_off);
+  rc |= dup_array(&dst->parent_arcs, src->parent_arcs, na, sizeof *src->parent_arcs);
+  rc |= dup_array(&dst->parent_pred, src->parent_pred, na, sizeof *src->parent_pred);
+  rc |= dup_array(&dst->top_sorted, src->top_sorted, n, sizeof *src->top_sorted);
+  rc |= dup_array(&dst->time_sorted, src->time_sorted, total, sizeof *src->time_sorted);
+  rc |= dup_array(&dst->flat_sorted, src->flat_sorted, n, sizeof *src->flat_sorted);
+  rc |= dup_array(&dst->name_rank, src->name_rank, n, sizeof *src->name_rank);
+  rc |= dup_array(&dst->chain, src->chain, n, sizeof *src->chain);
+  rc |= dup_array(&dst->cyc_of, src->cyc_of, n, sizeof *src->cyc_of);
+  if (rc != 0) {
+    lgp_graph_free(dst);
+    return -1;
+  }
+  return 0;
+}

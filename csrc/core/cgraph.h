@@ -37,6 +37,9 @@ void lgp_graph_free(lgp_graph *g);
 ** Seals the arc table. 0, or -1 with a message. */
 int lgp_graph_analyse(lgp_graph *g, const lgp_specs *specs, lgp_err *err);
 
+/* dst: an analysed copy of src. 0, or -1 (out of memory). */
+int lgp_graph_copy(lgp_graph *dst, const lgp_graph *src);
+
 /* Children and parents of a symbol, in gprof's list order. */
 #define lgp_children_begin(g, s) ((g)->child_arcs + (g)->child_off[s])
 #define lgp_children_end(g, s) ((g)->child_arcs + (g)->child_off[(s) + 1])

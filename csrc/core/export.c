@@ -157,10 +157,11 @@ static int ctx_init(ectx *c, lgp_out *o, const lgp_profile *p, lgp_names *nm,
     free(has_arc);
     return -1;
   }
-  for (k = 0; k < p->graph.arcs.narcs; k++) {
-    has_arc[p->graph.arcs.arcs[k].parent] = 1;
-    has_arc[p->graph.arcs.arcs[k].child] = 1;
-  }
+  for (k = 0; k < p->graph.arcs.narcs; k++)
+    if (!lgp_arc_hidden(p, (uint32_t)k)) {
+      has_arc[p->graph.arcs.arcs[k].parent] = 1;
+      has_arc[p->graph.arcs.arcs[k].child] = 1;
+    }
   for (k = 0; k < n; k++) {
     const lgp_node *nd = &p->graph.nodes[k];
     c->listed[k] = !lgp_removed(p, (uint32_t)k) &&
@@ -186,6 +187,14 @@ static void ctx_free(ectx *c) {
 }
 
 /* }====================================================== */
+
+/* The arcs a view shows. */
+static size_t count_arcs(const lgp_profile *p) {
+  size_t k, n = 0;
+  for (k = 0; k < p->graph.arcs.narcs; k++)
+    n += !lgp_arc_hidden(p, (uint32_t)k);
+  return n;
+}
 
 /* {====================================================== callgrind */
 
@@ -278,6 +287,8 @@ static int write_callgrind(ectx *c) {
       const lgp_node *pn = &p->graph.nodes[arc->parent], *cn = &p->graph.nodes[arc->child];
       int in_cycle = arc->parent == arc->child ||
                      (pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num);
+      if (lgp_arc_hidden(p, *a))
+        continue;
       cg_file(c, "cfl=", arc->child, file_seen);
       cg_fn(c, "cfn=", arc->child, fn_seen);
       lgp_out_str(o, "calls=");
@@ -427,7 +438,7 @@ static int write_json(ectx *c) {
   json_num(o, "call_graph_time", lgp_seconds(p, p->graph.print_time));
   json_num(o, "base_time", lgp_seconds(p, lgp_is_view(p) ? p->base_time : p->graph.total_time));
   json_u64(o, "functions", nlisted);
-  json_u64(o, "arcs", p->graph.arcs.narcs);
+  json_u64(o, "arcs", count_arcs(p));
   json_key(o, "cycles");
   lgp_ex_out_u64(o, p->graph.ncycles);
   lgp_out_str(o, "},\n");
@@ -481,7 +492,7 @@ static int write_json(ectx *c) {
   for (k = 0; k < p->graph.arcs.narcs && !o->failed; k++) {
     const lgp_arc *a = &p->graph.arcs.arcs[k];
     const lgp_node *pn = &p->graph.nodes[a->parent], *cn = &p->graph.nodes[a->child];
-    if (!c->listed[a->parent] || !c->listed[a->child])
+    if (!c->listed[a->parent] || !c->listed[a->child] || lgp_arc_hidden(p, (uint32_t)k))
       continue;
     lgp_out_str(o, first ? "\n{" : ",\n{");
     first = 0;
@@ -613,7 +624,7 @@ static int write_csv_arcs(ectx *c) {
   for (k = 0; k < p->graph.arcs.narcs && !o->failed; k++) {
     const lgp_arc *a = &p->graph.arcs.arcs[k];
     const lgp_node *pn = &p->graph.nodes[a->parent], *cn = &p->graph.nodes[a->child];
-    if (!c->listed[a->parent] || !c->listed[a->child])
+    if (!c->listed[a->parent] || !c->listed[a->child] || lgp_arc_hidden(p, (uint32_t)k))
       continue;
     csv_name(c, a->parent);
     lgp_out_char(o, ',');

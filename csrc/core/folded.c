@@ -128,7 +128,7 @@ int lgp_ex_write_folded(ectx *c) {
   for (k = 0; k < p->graph.arcs.narcs; k++) {
     const lgp_arc *a = &p->graph.arcs.arcs[k];
     uint32_t pu = p->graph.nodes[a->parent].cyc_head, cu = p->graph.nodes[a->child].cyc_head;
-    if (pu != cu && a->time + a->child_time > 0.0)
+    if (pu != cu && a->time + a->child_time > 0.0 && !lgp_arc_hidden(p, (uint32_t)k))
       off[pu + 1]++;
   }
   for (u = 0; u < p->graph.nsyms; u++)
@@ -149,7 +149,7 @@ int lgp_ex_write_folded(ectx *c) {
     const lgp_arc *a = &p->graph.arcs.arcs[k];
     uint32_t pu = p->graph.nodes[a->parent].cyc_head, cu = p->graph.nodes[a->child].cyc_head;
     double w = a->time + a->child_time;
-    if (pu != cu && w > 0.0) {
+    if (pu != cu && w > 0.0 && !lgp_arc_hidden(p, (uint32_t)k)) {
       out[fill[pu]].to = cu;
       out[fill[pu]++].w = w;
       inflow[cu] += w;

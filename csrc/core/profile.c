@@ -169,6 +169,7 @@ void lgp_profile_free(lgp_profile *p) {
     free(p->own);
   }
   free(p->removed_own);
+  free(p->arc_removed_own);
   lgp_graph_free(&p->graph);
   memset(p, 0, sizeof *p);
 }

@@ -30,8 +30,12 @@ typedef struct lgp_profile {
   const lgp_linearcs *line_arcs; /* NULL unless kept */
   lgp_sources *own;       /* a profile's; NULL in a view */
   lgp_graph graph;
-  const uint8_t *removed; /* views: the symbols their filters removed */
+  /* views: the symbols and cycles their filters removed (NULL: none), and
+     the arcs thresholds hide (NULL: none beyond removed ends) */
+  const uint8_t *removed;
   uint8_t *removed_own;
+  const uint8_t *arc_removed;
+  uint8_t *arc_removed_own;
   double base_time;       /* the unfiltered profile's total_time */
   double base_print_time; /* and its print_time */
 } lgp_profile;
@@ -41,9 +45,19 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
                      size_t ngmons, const lgp_options *opts, lgp_err *err);
 void lgp_profile_free(lgp_profile *p);
 static inline int lgp_is_view(const lgp_profile *p) { return p->own == NULL; }
-/* Was symbol s removed by a view's filters? */
+/* Was node s (a symbol or a cycle) removed by a view's filters? */
 static inline int lgp_removed(const lgp_profile *p, uint32_t s) {
-  return p->removed != NULL && s < p->graph.nsyms && p->removed[s];
+  return p->removed != NULL && p->removed[s];
+}
+/* Is arc k left out of a view (hidden, or an end removed)? */
+static inline int lgp_arc_hidden(const lgp_profile *p, uint32_t k) {
+  const lgp_arc *a;
+  if (p->removed == NULL)
+    return 0;
+  if (p->arc_removed != NULL && p->arc_removed[k])
+    return 1;
+  a = &p->graph.arcs.arcs[k];
+  return p->removed[a->parent] || p->removed[a->child];
 }
 /* Ticks (histogram samples) in seconds; 0 when the rate is unknown. */
 static inline double lgp_seconds(const lgp_profile *p, double ticks) {

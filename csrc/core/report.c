@@ -30,7 +30,7 @@ typedef struct rctx {
   rnode *rn;   /* call graph only; NULL elsewhere */
 } rctx;
 
-/* a view's removed symbols are not printed (cycles never are removed) */
+/* a view's removed symbols and cycles are not printed */
 static int hidden(const rctx *r, uint32_t node) {
   return lgp_removed(r->p, node);
 }
@@ -360,15 +360,17 @@ static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, int parents) {
   const uint32_t *list = parents ? p->graph.parent_arcs : p->graph.child_arcs;
   const uint32_t *others = parents ? p->graph.parent_pred : p->graph.child_succ;
   uint32_t j0 = off[s];
-  size_t i, n = off[s + 1] - j0;
+  size_t i, kept, n = off[s + 1] - j0;
   if (lgp_grow((void **)&b->v, &b->cap, n, sizeof *b->v) != 0 ||
       lgp_grow((void **)&b->keys, &b->keys_cap, n, sizeof *b->keys) != 0) {
     r->o->failed = 1;
     return 0;
   }
-  for (i = 0; i < n; i++) {
+  for (i = 0, kept = 0; i < n; i++) {
     uint32_t j = j0 + (uint32_t)i, other = others[j];
-    arc_key *k = &b->keys[i];
+    arc_key *k = &b->keys[kept];
+    if (p->removed != NULL && lgp_arc_hidden(p, list[j]))
+      continue; /* a view leaves it out */
     k->arc = list[j];
     k->other = other;
     k->count = p->graph.arcs.arcs[list[j]].count;
@@ -378,11 +380,12 @@ static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, int parents) {
        loop of independent loads, overlaps their cache misses */
     k->cls = other == s ? 0 : same_cycle(r->rn, s, other) ? 1 : 2;
     PREFETCH(r->rn[other].name);
-    b->v[i] = (uint32_t)i;
+    b->v[kept] = (uint32_t)kept;
+    kept++;
   }
-  if (sort_arc_positions(b, n, !parents) != 0)
+  if (sort_arc_positions(b, kept, !parents) != 0)
     r->o->failed = 1;
-  return n;
+  return kept;
 }
 
 /* "[index]", or "(index)" for an entry the graph does not print, into p;
@@ -527,6 +530,8 @@ static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b)
   }
   for (i = 0; i < nmem; i++) {
     const lgp_node *n = &p->graph.nodes[b->v[i]];
+    if (lgp_removed(p, b->v[i]))
+      continue; /* a view leaves it out */
     if (i + 8 < nmem) { /* members come in no order in memory */
       const lgp_node *ahead = &p->graph.nodes[b->v[i + 8]];
       PREFETCH(&ahead->ncalls);
@@ -551,14 +556,16 @@ static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b)
 static void print_entry(rctx *r, uint32_t s, double print_time, arcbuf *b) {
   const lgp_profile *p = r->p;
   const lgp_node *n = &p->graph.nodes[s];
-  size_t k, cnt;
-  if (p->graph.parent_off[s] == p->graph.parent_off[s + 1]) {
+  size_t k, cnt = 0;
+  /* no parent (in a view: none shown) is gprof's <spontaneous> */
+  if (p->graph.parent_off[s] != p->graph.parent_off[s + 1])
+    cnt = sorted_arcs(r, b, s, 1);
+  if (cnt == 0) {
     lgp_out_chars(r->o, ' ', 6 + 1 + 5 + 1 + 7 + 1);
     col_blank2(r);
     lgp_out_chars(r->o, ' ', 1 + 7 + 1 + 7);
     lgp_out_str(r->o, "     <spontaneous>\n");
   } else {
-    cnt = sorted_arcs(r, b, s, 1);
     for (k = 0; k < cnt; k++)
       arc_line(r, &b->keys[b->v[k]], s, 1);
   }

@@ -15,13 +15,15 @@
 **   hide        remove matches; their samples go to their callers (by call
 **               count) and their callers call their callees directly
 ** Thresholds, on the result of those (analysed), applied together:
-**   node_fraction, edge_fraction, top, min_calls.
-** Removed functions lose their samples (total_time says so), except hidden
-** ones, whose time moves.
+**   node_fraction, edge_fraction, top, min_calls: select.c's selection,
+**   which only marks what is not shown (times and totals stay).
+** Functions removed by a structural filter lose their samples (total_time
+** says so), except hidden ones, whose time moves.
 */
 #include <stdlib.h>
 #include <string.h>
 
+#include "select.h"
 #include "view.h"
 
 /* The editable graph: arcs in an arc table (for merging duplicates), an
@@ -295,52 +297,6 @@ static int apply_hide(wgraph *g, const uint8_t *hide) {
   return 0;
 }
 
-static int same_cycle(const lgp_profile *p, uint32_t a, uint32_t b) {
-  return p->graph.nodes[a].cyc_num != 0 && p->graph.nodes[a].cyc_num == p->graph.nodes[b].cyc_num;
-}
-
-/* Thresholds judge the base's analysis; all drops happen together. */
-static void apply_thresholds(wgraph *g, const lgp_profile *base, const lgp_view_spec *spec) {
-  double limit_node = spec->node_fraction * base->graph.print_time;
-  double limit_edge = spec->edge_fraction * base->graph.print_time;
-  uint8_t *drop = g->mark;
-  size_t s, k, kept = 0;
-  memset(drop, 0, g->n);
-  for (s = 0; s < g->n; s++) {
-    const lgp_node *n = &base->graph.nodes[s];
-    if (g->gone[s])
-      continue;
-    if (spec->node_fraction > 0.0 && n->prop_self + n->prop_child < limit_node)
-      drop[s] = 1;
-    if (spec->min_calls > 0 && n->ncalls + n->self_calls < spec->min_calls &&
-        has_live_caller(g, (uint32_t)s))
-      drop[s] = 1;
-  }
-  if (spec->top > 0)
-    for (k = 0; k < base->graph.nsyms + base->graph.ncycles; k++) {
-      uint32_t t = base->graph.time_sorted[k];
-      if (t >= base->graph.nsyms || g->gone[t])
-        continue;
-      if (kept < spec->top)
-        kept++;
-      else
-        drop[t] = 1;
-    }
-  /* the working graph's first arcs are the base's, in the base's order
-     (wg_init); later ones, made by hide, have no time of their own here */
-  if (spec->edge_fraction > 0.0)
-    for (k = 0; k < base->graph.arcs.narcs; k++) {
-      const lgp_arc *a = &base->graph.arcs.arcs[k];
-      if (!g->alive[k] || a->parent == a->child || same_cycle(base, a->parent, a->child))
-        continue; /* arcs inside a cycle carry no time in gprof's model */
-      if (a->time + a->child_time < limit_edge)
-        g->alive[k] = 0;
-    }
-  for (s = 0; s < g->n; s++)
-    if (drop[s])
-      drop_node(g, (uint32_t)s);
-}
-
 static int has_thresholds(const lgp_view_spec *s) {
   return s->node_fraction > 0.0 || s->edge_fraction > 0.0 || s->top > 0 || s->min_calls > 0;
 }
@@ -394,6 +350,13 @@ static int assemble_view(lgp_profile *v, const lgp_profile *base, wgraph *g, lgp
   }
   if (lgp_graph_analyse(&v->graph, v->specs, err) != 0)
     goto fail;
+  if (v->graph.ncycles > 0) { /* the removed set covers the cycles too */
+    uint8_t *all = realloc(v->removed_own, n + v->graph.ncycles);
+    if (all == NULL)
+      goto oom;
+    memset(all + n, 0, v->graph.ncycles);
+    v->removed = v->removed_own = all;
+  }
   return 0;
 oom:
   lgp_fail(err, NULL, "out of memory");
@@ -402,25 +365,69 @@ fail:
   return -1;
 }
 
+/* Thresholds only choose what is shown (select.c): the view is a copy of
+** src's analysis with the rest marked removed, so what survives keeps its
+** times and src's totals stay the denominators. */
+static int threshold_view(lgp_profile *v, const lgp_profile *src, const lgp_view_spec *spec,
+                          lgp_err *err) {
+  const lgp_graph *g = &src->graph;
+  size_t n = g->nsyms, k;
+  lgp_select_spec ss;
+  lgp_selection sel;
+  memset(v, 0, sizeof *v);
+  v->image = src->image;
+  v->gmon = src->gmon;
+  v->specs = src->specs;
+  v->index = src->index;
+  v->line_arcs = src->line_arcs;
+  v->base_time = src->base_time;
+  v->base_print_time = src->base_print_time;
+  memset(&ss, 0, sizeof ss);
+  ss.node_fraction = spec->node_fraction;
+  ss.edge_fraction = spec->edge_fraction;
+  ss.max_nodes = spec->top > 0 ? spec->top : SIZE_MAX;
+  ss.min_calls = spec->min_calls;
+  if (lgp_select(src, &ss, &sel) != 0)
+    return lgp_fail(err, NULL, "out of memory");
+  v->removed = v->removed_own = lgp_calloc_array(n + g->ncycles + 1, 1);
+  v->arc_removed = v->arc_removed_own = lgp_calloc_array(g->arcs.narcs + 1, 1);
+  if (v->removed_own == NULL || v->arc_removed_own == NULL ||
+      lgp_graph_copy(&v->graph, g) != 0) {
+    lgp_selection_free(&sel);
+    lgp_profile_free(v);
+    return lgp_fail(err, NULL, "out of memory");
+  }
+  for (k = 0; k < n; k++)
+    v->removed_own[k] = !sel.kept[k];
+  for (k = n; k < n + g->ncycles; k++) { /* a cycle goes with its last member */
+    uint32_t m;
+    v->removed_own[k] = 1;
+    for (m = g->nodes[k].cyc_next; m != LGP_NONE; m = g->chain[m])
+      if (sel.kept[m])
+        v->removed_own[k] = 0;
+  }
+  for (k = 0; k < g->arcs.narcs; k++)
+    v->arc_removed_own[k] = !sel.arc_kept[k];
+  lgp_selection_free(&sel);
+  return 0;
+}
+
 int lgp_view_build(lgp_profile *view, const lgp_profile *base, const lgp_view_spec *spec,
                    lgp_err *err) {
   wgraph g;
   int rc;
-  if (has_structure(spec) && has_thresholds(spec)) {
+  if (has_thresholds(spec)) {
     /* thresholds judge the structurally filtered, re-analysed graph */
-    lgp_view_spec first = *spec, second;
+    lgp_view_spec first = *spec;
     lgp_profile mid;
-    memset(&second, 0, sizeof second);
-    second.node_fraction = spec->node_fraction;
-    second.edge_fraction = spec->edge_fraction;
-    second.top = spec->top;
-    second.min_calls = spec->min_calls;
+    if (!has_structure(spec))
+      return threshold_view(view, base, spec, err);
     first.node_fraction = first.edge_fraction = 0.0;
     first.top = 0;
     first.min_calls = 0;
     if (lgp_view_build(&mid, base, &first, err) != 0)
       return -1;
-    rc = lgp_view_build(view, &mid, &second, err);
+    rc = threshold_view(view, &mid, spec, err);
     lgp_profile_free(&mid);
     return rc;
   }
@@ -437,8 +444,6 @@ int lgp_view_build(lgp_profile *view, const lgp_profile *base, const lgp_view_sp
     rc = apply_focus(&g, spec->focus, &base->graph);
   if (spec->hide && rc == 0)
     rc = apply_hide(&g, spec->hide);
-  if (has_thresholds(spec))
-    apply_thresholds(&g, base, spec);
   if (rc != 0) {
     wg_free(&g);
     return lgp_fail(err, NULL, "out of memory");

@@ -486,6 +486,8 @@ static int iter_arcs(lua_State *L) {
   lua_Integer pos = lua_tointeger(L, lua_upvalueindex(2));
   if (lp->p == NULL)
     return luaL_error(L, "attempt to use a closed profile");
+  while ((size_t)pos < lp->p->graph.arcs.narcs && lgp_arc_hidden(lp->p, (uint32_t)pos))
+    pos++; /* a view leaves it out */
   if ((size_t)pos >= lp->p->graph.arcs.narcs)
     return 0;
   lua_pushinteger(L, pos + 1);
@@ -533,8 +535,12 @@ static int profile_index(lua_State *L) {
     lua_pushinteger(L, (lua_Integer)p->graph.nsyms);
   else if (strcmp(k, "cycle_count") == 0)
     lua_pushinteger(L, (lua_Integer)p->graph.ncycles);
-  else if (strcmp(k, "arc_count") == 0)
-    lua_pushinteger(L, (lua_Integer)p->graph.arcs.narcs);
+  else if (strcmp(k, "arc_count") == 0) {
+    size_t a, n = 0;
+    for (a = 0; a < p->graph.arcs.narcs; a++)
+      n += !lgp_arc_hidden(p, (uint32_t)a);
+    lua_pushinteger(L, (lua_Integer)n);
+  }
   else if (strcmp(k, "arc_records") == 0)
     lua_pushinteger(L, (lua_Integer)p->gmon->narc_records);
   else if (strcmp(k, "text_start") == 0)
@@ -620,6 +626,7 @@ static const luaL_Reg profile_methods[] = {
   {"filter", lcore_profile_filter},
   {"find", lcore_profile_find},
   {"roots", lcore_profile_roots},
+  {"select", lcore_profile_select},
   {"export", lcore_profile_export},
   {NULL, NULL}
 };

@@ -71,6 +71,7 @@ extern const luaL_Reg lcore_cycle_methods[];
 int lcore_profile_filter(lua_State *L);
 int lcore_profile_find(lua_State *L);
 int lcore_profile_roots(lua_State *L);
+int lcore_profile_select(lua_State *L);
 int lcore_regex_match(lua_State *L);
 
 /* lexport.c: profile:export */

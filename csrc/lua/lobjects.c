@@ -136,6 +136,8 @@ static int iter_adj(lua_State *L) {
   p = lp->p;
   b = parents ? lgp_parents_begin(&p->graph, node) : lgp_children_begin(&p->graph, node);
   e = parents ? lgp_parents_end(&p->graph, node) : lgp_children_end(&p->graph, node);
+  while (pos < e - b && lgp_arc_hidden(p, b[pos]))
+    pos++; /* a view leaves it out */
   if (pos >= e - b)
     return 0;
   lua_pushinteger(L, pos + 1);
@@ -177,8 +179,8 @@ static int iter_cycle_adj(lua_State *L) {
     for (; pos < e - b; pos++) {
       const lgp_arc *a = &g->arcs.arcs[b[pos]];
       uint32_t other = parents ? a->parent : a->child;
-      if (g->nodes[other].cyc_head == cyc)
-        continue; /* inside the cycle */
+      if (g->nodes[other].cyc_head == cyc || lgp_arc_hidden(lp->p, b[pos]))
+        continue; /* inside the cycle, or left out of a view */
       lua_pushinteger(L, m);
       lua_replace(L, lua_upvalueindex(4));
       lua_pushinteger(L, pos + 1);

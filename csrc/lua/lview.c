@@ -3,11 +3,13 @@
 ** profile:roots and core.regex_match. Patterns are POSIX extended regular
 ** expressions matched anywhere in the demangled name.
 */
+#include <math.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lcore.h"
+#include "select.h"
 
 /* Compiles pattern or raises a Lua error that quotes regerror's text. */
 static void compile(lua_State *L, regex_t *re, const char *pattern) {
@@ -73,7 +75,7 @@ static uint8_t *match_set(lua_State *L, lprofile *lp, const char *key) {
     compile(L, &re, lua_tostring(L, -1));
     lua_pop(L, 1);
     for (i = 0; i < p->graph.nsyms; i++)
-      if (!set[i] && (p->removed == NULL || !p->removed[i]) &&
+      if (!set[i] && !lgp_removed(p, (uint32_t)i) &&
           regexec(&re, lgp_display_name(&lp->names, p->graph.nodes, (uint32_t)i), 0, NULL, 0) == 0)
         set[i] = 1;
     regfree(&re);
@@ -118,6 +120,108 @@ int lcore_profile_filter(lua_State *L) {
   lcore_set_profile(L, vp, v, lp->names.enabled, NULL);
   vp->names.options = lp->names.options;
   vp->zeros = lp->zeros;
+  return 1;
+}
+
+/* }====================================================== */
+
+/* {====================================================== select */
+
+static const char *const select_keys[] = {
+  "node_fraction", "edge_fraction", "max_nodes", "min_calls", "dotted", NULL
+};
+
+static void set_seconds(lua_State *L, const lgp_profile *p, const char *k, double ticks) {
+  lua_pushnumber(L, lgp_seconds(p, ticks));
+  lua_setfield(L, -2, k);
+}
+
+static void set_share(lua_State *L, const lgp_profile *p, double ticks) {
+  lua_pushnumber(L, p->graph.print_time > 0.0 ? ticks / p->graph.print_time : 0.0);
+  lua_setfield(L, -2, "share");
+}
+
+/* Sets field k of the table on top to the node's handle. */
+static void set_node(lua_State *L, const lgp_profile *p, const char *k, uint32_t node) {
+  lcore_push_node(L, 1, p, node);
+  lua_setfield(L, -2, k);
+}
+
+/* profile:select{...} -> { nodes = {Function...}, edges = {...}, dotted =
+** {...}, candidates = n, time = seconds }: what a picture of the profile
+** shows (see select.h), times in seconds. */
+int lcore_profile_select(lua_State *L) {
+  lprofile *lp = lcore_check_profile(L, 1);
+  const lgp_profile *p = lp->p;
+  lgp_select_spec spec;
+  lgp_selection sel;
+  lua_Number max_nodes;
+  size_t i;
+  if (!lua_isnoneornil(L, 2))
+    lcore_check_fields(L, 2, select_keys);
+  memset(&spec, 0, sizeof spec);
+  spec.node_fraction = lcore_opt_number(L, 2, "node_fraction", 0.0, 0.0, 1.0);
+  spec.edge_fraction = lcore_opt_number(L, 2, "edge_fraction", 0.0, 0.0, 1.0);
+  max_nodes = (lua_Number)lcore_opt_number(L, 2, "max_nodes", HUGE_VAL, 0.0, HUGE_VAL);
+  luaL_argcheck(L, max_nodes == HUGE_VAL || max_nodes == floor(max_nodes), 2,
+                "option 'max_nodes' must be a whole number (or math.huge)");
+  spec.max_nodes = max_nodes >= (lua_Number)SIZE_MAX ? SIZE_MAX : (size_t)max_nodes;
+  spec.min_calls = (uint64_t)lcore_opt_int(L, 2, "min_calls", 0, 0, LUA_MAXINTEGER);
+  spec.residual = lcore_opt_bool(L, 2, "dotted", 1);
+  if (lgp_select(p, &spec, &sel) != 0)
+    return luaL_error(L, "out of memory");
+  lua_settop(L, 1);
+  lua_createtable(L, 0, 5);
+  lua_createtable(L, (int)sel.nnodes, 0);
+  for (i = 0; i < sel.nnodes; i++) {
+    lcore_push_node(L, 1, p, sel.nodes[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "nodes");
+  lua_createtable(L, (int)sel.narcs, 0);
+  for (i = 0; i < sel.narcs; i++) {
+    const lgp_arc *a = &p->graph.arcs.arcs[sel.arcs[i]];
+    const lgp_node *pn = &p->graph.nodes[a->parent], *cn = &p->graph.nodes[a->child];
+    int structural = a->parent == a->child || (pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num);
+    lua_createtable(L, 0, 8);
+    set_node(L, p, "caller", a->parent);
+    set_node(L, p, "callee", a->child);
+    lcore_push_handle(L, 1, ARC_T, sel.arcs[i]);
+    lua_setfield(L, -2, "arc");
+    lua_pushinteger(L, (lua_Integer)a->count);
+    lua_setfield(L, -2, "count");
+    set_seconds(L, p, "time", structural ? 0.0 : a->time + a->child_time);
+    if (!structural)
+      set_share(L, p, a->time + a->child_time);
+    lua_pushboolean(L, structural);
+    lua_setfield(L, -2, "structural");
+    lua_pushboolean(L, !structural);
+    lua_setfield(L, -2, "timed");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "edges");
+  lua_createtable(L, (int)sel.nresidual, 0);
+  for (i = 0; i < sel.nresidual; i++) {
+    const lgp_residual *e = &sel.residual[i];
+    uint32_t k;
+    lua_createtable(L, 0, 5);
+    set_node(L, p, "caller", e->caller);
+    set_node(L, p, "callee", e->callee);
+    set_seconds(L, p, "time", e->time);
+    set_share(L, p, e->time);
+    lua_createtable(L, (int)e->nvia, 0);
+    for (k = 0; k < e->nvia; k++) {
+      lcore_push_node(L, 1, p, sel.via[e->via_first + k]);
+      lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    lua_setfield(L, -2, "via");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "dotted");
+  lua_pushinteger(L, (lua_Integer)sel.ncandidates);
+  lua_setfield(L, -2, "candidates");
+  set_seconds(L, p, "time", p->graph.print_time);
+  lgp_selection_free(&sel);
   return 1;
 }
 
@@ -185,14 +289,14 @@ int lcore_profile_find(lua_State *L) {
   for (i = lo; i < p->graph.nsyms && strcmp(lgp_display_name(&lp->names, p->graph.nodes, lp->by_name[i]), name) == 0;
        i++) {
     uint32_t s = lp->by_name[i];
-    if ((p->removed && p->removed[s]) || (file != NULL && !file_matches(lp, s, file)))
+    if (lgp_removed(p, s) || (file != NULL && !file_matches(lp, s, file)))
       continue;
     if (found++ == 0 || s < hit)
       hit = s;
   }
   if (found == 0) /* the raw symbol, when it differs from the printed name */
     for (i = 0; i < p->graph.nsyms; i++)
-      if (strcmp(p->graph.nodes[i].name, name) == 0 && !(p->removed && p->removed[i]) &&
+      if (strcmp(p->graph.nodes[i].name, name) == 0 && !lgp_removed(p, (uint32_t)i) &&
           (file == NULL || file_matches(lp, (uint32_t)i, file)) && found++ == 0)
         hit = (uint32_t)i;
   if (found == 1) {
@@ -213,6 +317,15 @@ static int printed(const lgp_node *n) {
                             n->prop_child == 0);
 }
 
+/* Does s have a caller (one a view shows)? */
+static int has_shown_caller(const lgp_profile *p, uint32_t s) {
+  const uint32_t *a;
+  for (a = lgp_parents_begin(&p->graph, s); a < lgp_parents_end(&p->graph, s); a++)
+    if (!lgp_arc_hidden(p, *a))
+      return 1;
+  return 0;
+}
+
 static int iter_roots(lua_State *L) {
   lprofile *lp = lua_touserdata(L, lua_upvalueindex(1));
   lua_Integer pos = lua_tointeger(L, lua_upvalueindex(2));
@@ -221,8 +334,8 @@ static int iter_roots(lua_State *L) {
     return luaL_error(L, "attempt to use a closed profile");
   for (; (size_t)pos < p->graph.nsyms + p->graph.ncycles; pos++) {
     uint32_t s = p->graph.time_sorted[pos];
-    if (s >= p->graph.nsyms || (p->removed && p->removed[s]) || !printed(&p->graph.nodes[s]) ||
-        p->graph.parent_off[s] != p->graph.parent_off[s + 1])
+    if (s >= p->graph.nsyms || lgp_removed(p, s) || !printed(&p->graph.nodes[s]) ||
+        has_shown_caller(p, s))
       continue;
     lua_pushinteger(L, pos + 1);
     lua_replace(L, lua_upvalueindex(2));

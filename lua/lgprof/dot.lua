@@ -3,8 +3,9 @@
 --   local dot = require "lgprof.dot"
 --   assert(dot.write(profile_or_view, io.stdout, { node_threshold = 0.01 }))
 --
--- Written over the public API only (profile:functions(), fn:callers(),
--- fn:callees() and the fields), so it works on a Profile and on a view.
+-- What is drawn is profile:select's (the core's selection, shared with
+-- profile:filter's thresholds); this module only renders it, on a Profile
+-- or a view.
 --
 -- Definitions (T = profile.print_time, the call graph's time; a share is a
 -- number of seconds divided by T, 0 when T is 0):
@@ -37,6 +38,8 @@
 --     blue hsl(2/3, 0.8, 0.25) to red hsl(0, 1, 0.5), gamma 1), optionally
 --     skewed as gprof2dot's --skew; pen width max(4 w, 0.5), arrow size
 --     0.5 sqrt(pen width), font size 10 (gprof2dot's formulas with w the share).
+
+local core = require "lgprof.core"
 
 local dot = {}
 
@@ -200,151 +203,18 @@ local function calls_text(calls, self_calls)
   return nil
 end
 
-local function is_cycle_entry(fn)
-  -- a Cycle has a `number` and no `address`; Functions have an address
-  return fn.number ~= nil and fn.address == nil
-end
-
--- The selection: kept nodes, solid and dotted edges. Exposed (dot.graph) so
--- that callers and the specs can see what write() draws.
+-- The selection (kept nodes, solid and dotted edges) is the core's
+-- profile:select, the one the views' thresholds use; exposed here (dot.graph)
+-- with the options that made it, so that callers and the specs can see what
+-- write() draws.
 function dot.graph(profile, options)
   local o = check_options(options)
-  local T = profile.print_time or 0
-  local function share(x) return T > 0 and x / T or 0.0 end
-
-  -- one pass over the profile's functions
-  local cands = {}
-  local ncand = 0
-  for fn in profile:functions() do
-    if not is_cycle_entry(fn) and fn.printed
-       and (fn.total > 0 or fn.calls + fn.self_calls > 0) then
-      ncand = ncand + 1
-      if share(fn.total) >= o.node_threshold then cands[#cands + 1] = fn end
-    end
-  end
-  table.sort(cands, function(a, b)
-    if a.total ~= b.total then return a.total > b.total end
-    return a.index < b.index
-  end)
-  local nodes, kept = {}, {}
-  for i = 1, math.min(#cands, o.max_nodes) do
-    local fn = cands[i]
-    nodes[#nodes + 1] = fn
-    kept[fn.index] = fn
-  end
-  table.sort(nodes, function(a, b) return a.index < b.index end)
-
-  -- solid edges, and the dropped functions called by kept ones
-  local solid, solid_list = {}, {}
-  local boundary, boundary_list = {}, {}
-  for _, a in ipairs(nodes) do
-    for arc in a:callees() do
-      local x = arc.callee
-      local xi = x.index
-      if kept[xi] then
-        local key = a.index .. ">" .. xi
-        local e = solid[key]
-        if not e then
-          e = { caller = a, callee = x, count = 0, time = 0.0, structural = false,
-                timed = false }
-          solid[key] = e
-        end
-        e.count = e.count + arc.count
-        if arc.in_cycle or arc.is_recursive or a.index == xi then
-          e.structural = true
-        else
-          e.timed = true
-          e.time = e.time + arc.self + arc.children
-        end
-      elseif o.dotted then
-        local t = arc.self + arc.children
-        if t > 0 then
-          local b = boundary[xi]
-          if not b then
-            b = { fn = x, callers = {} }
-            boundary[xi] = b
-            boundary_list[#boundary_list + 1] = b
-          end
-          b.callers[#b.callers + 1] = { fn = a, t = t }
-        end
-      end
-    end
-  end
-  for _, e in pairs(solid) do
-    if e.timed then
-      e.share = share(e.time)
-      -- an arc carrying time is judged by it; a pair that is also in a cycle
-      -- (or recursive) is drawn anyway
-      e.drawn = e.structural or e.share >= o.edge_threshold
-    else
-      e.drawn = true
-    end
-    if e.drawn then solid_list[#solid_list + 1] = e end
-  end
-  local function by_ends(p, q)
-    if p.caller.index ~= q.caller.index then return p.caller.index < q.caller.index end
-    return p.callee.index < q.callee.index
-  end
-  table.sort(solid_list, by_ends)
-  local drawn = {}
-  for _, e in ipairs(solid_list) do drawn[e.caller.index .. ">" .. e.callee.index] = true end
-
-  -- dotted edges through one dropped function
-  local dotted, dotted_list = {}, {}
-  if o.dotted and T > 0 then
-    table.sort(boundary_list, function(p, q) return p.fn.index < q.fn.index end)
-    local heavier = function(p, q)
-      if p.t ~= q.t then return p.t > q.t end
-      return p.fn.index < q.fn.index
-    end
-    local limit = o.edge_threshold * T
-    for _, b in ipairs(boundary_list) do
-      local x = b.fn
-      local d = x.cycle and x.cycle.total or x.total
-      if d > 0 then
-        local outs = {}
-        for arc in x:callees() do
-          local y = arc.callee
-          local t = arc.self + arc.children
-          if kept[y.index] and y.index ~= x.index and t > 0 then
-            outs[#outs + 1] = { fn = y, t = t }
-          end
-        end
-        if #outs > 0 then
-          table.sort(outs, heavier)
-          table.sort(b.callers, heavier)
-          for _, c in ipairs(b.callers) do
-            local first = true
-            for _, out in ipairs(outs) do
-              local v = c.t * out.t / d
-              if not (v > 0 and v >= limit) then break end
-              first = false
-              local a, y = c.fn, out.fn
-              local key = a.index .. ">" .. y.index
-              if a ~= y and a.index ~= y.index and not drawn[key] then
-                local e = dotted[key]
-                if not e then
-                  e = { caller = a, callee = y, time = 0.0, via = {} }
-                  dotted[key] = e
-                  dotted_list[#dotted_list + 1] = e
-                end
-                e.time = e.time + v
-                e.via[#e.via + 1] = x
-              end
-            end
-            if first then break end  -- lighter callers give lighter paths
-          end
-        end
-      end
-    end
-    for _, e in ipairs(dotted_list) do e.share = share(e.time) end
-    table.sort(dotted_list, by_ends)
-  end
-
-  return {
-    nodes = nodes, edges = solid_list, dotted = dotted_list, options = o,
-    time = T, candidates = ncand,
+  local g = profile:select {
+    node_fraction = o.node_threshold, edge_fraction = o.edge_threshold,
+    max_nodes = o.max_nodes, dotted = o.dotted,
   }
+  g.options = o
+  return g
 end
 
 ---------------------------------------------------------------------------
@@ -505,11 +375,9 @@ end
 -- file cannot be opened or written. Unknown or bad options raise an error.
 function dot.write(profile, file, options)
   local mt = getmetatable(profile)
-  -- a Profile, or a table that acts as one (the specs' synthetic graphs)
-  if not ((type(mt) == "table" and mt.__name == "lgprof.Profile")
-          or (type(profile) == "table" and type(profile.functions) == "function")) then
-    error("lgprof.dot.write: a Profile expected, got " .. (type(mt) == "table" and mt.__name
-      or type(profile)), 2)
+  if core.type(profile) ~= "profile" then
+    error("lgprof.dot.write: a Profile expected, got " .. (type(mt) == "table"
+      and type(mt.__name) == "string" and mt.__name or type(profile)), 2)
   end
   if type(file) ~= "string" and io.type(file) ~= "file"
       and not (type(file) == "table" and type(file.write) == "function") then

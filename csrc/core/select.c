@@ -1,0 +1,396 @@
+/*
+** select.c: the selection behind lgprof.dot and profile:filter's
+** thresholds (select.h): kept functions, drawn arcs, residual edges.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "select.h"
+
+static int is_candidate(const lgp_profile *p, uint32_t s) {
+  const lgp_node *n = &p->graph.nodes[s];
+  return n->print_flag && !lgp_removed(p, s) &&
+         (n->prop_self + n->prop_child > 0.0 || n->ncalls + n->self_calls > 0);
+}
+
+static double total_of(const lgp_node *n) { return n->prop_self + n->prop_child; }
+
+/* Does s have a caller other than itself? */
+static int has_caller(const lgp_profile *p, uint32_t s) {
+  const lgp_graph *g = &p->graph;
+  const uint32_t *a;
+  for (a = lgp_parents_begin(g, s); a < lgp_parents_end(g, s); a++)
+    if (g->arcs.arcs[*a].parent != s && !lgp_arc_hidden(p, *a))
+      return 1;
+  return 0;
+}
+
+/* Arcs that carry no time in gprof's model: recursive, or inside a cycle. */
+static int structural(const lgp_graph *g, const lgp_arc *a) {
+  const lgp_node *pn = &g->nodes[a->parent], *cn = &g->nodes[a->child];
+  return a->parent == a->child || (pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num);
+}
+
+static void keep_nodes(const lgp_profile *p, const lgp_select_spec *spec, lgp_selection *sel) {
+  const lgp_graph *g = &p->graph;
+  double limit = spec->node_fraction * g->print_time;
+  size_t k, kept = 0;
+  /* the index order is by total, heaviest first (ties: the lower index),
+     so the first max_nodes candidates that pass are the heaviest */
+  for (k = 0; k < g->nsyms + g->ncycles; k++) {
+    uint32_t s = g->time_sorted[k];
+    const lgp_node *n;
+    if (s >= g->nsyms || !is_candidate(p, s))
+      continue;
+    sel->ncandidates++;
+    n = &g->nodes[s];
+    if (g->print_time > 0.0 ? total_of(n) < limit : spec->node_fraction > 0.0)
+      continue;
+    if (spec->min_calls > 0 && n->ncalls + n->self_calls < spec->min_calls && has_caller(p, s))
+      continue;
+    if (kept >= spec->max_nodes)
+      continue;
+    sel->kept[s] = 1;
+    sel->nodes[kept++] = s;
+  }
+  sel->nnodes = kept;
+}
+
+static int arc_by_ends(const void *ctx, uint32_t x, uint32_t y) {
+  const lgp_graph *g = ctx;
+  const lgp_arc *l = &g->arcs.arcs[x], *r = &g->arcs.arcs[y];
+  uint32_t lc = g->nodes[l->parent].index, rc = g->nodes[r->parent].index;
+  uint32_t le = g->nodes[l->child].index, re = g->nodes[r->child].index;
+  if (lc != rc)
+    return lc < rc ? -1 : 1;
+  return le < re ? -1 : le > re;
+}
+
+static int keep_arcs(const lgp_profile *p, const lgp_select_spec *spec, lgp_selection *sel) {
+  const lgp_graph *g = &p->graph;
+  size_t k;
+  for (k = 0; k < g->arcs.narcs; k++) {
+    const lgp_arc *a = &g->arcs.arcs[k];
+    double share;
+    if (!sel->kept[a->parent] || !sel->kept[a->child] || lgp_arc_hidden(p, (uint32_t)k))
+      continue;
+    share = g->print_time > 0.0 ? (a->time + a->child_time) / g->print_time : 0.0;
+    sel->arc_kept[k] = structural(g, a) || share >= spec->edge_fraction;
+    if (sel->arc_kept[k])
+      sel->arcs[sel->narcs++] = (uint32_t)k;
+  }
+  return lgp_sort_indices(sel->arcs, sel->narcs, arc_by_ends, g);
+}
+
+/* {====================================================== residual edges */
+
+typedef struct weighted { uint32_t node; double t; } weighted;
+
+/* heavier first, then the lower index */
+static int heavier(const weighted *l, const weighted *r, const lgp_graph *g) {
+  if (l->t != r->t)
+    return l->t > r->t;
+  return g->nodes[l->node].index < g->nodes[r->node].index;
+}
+
+/* insertion sort for short lists, else a merge sort through tmp */
+static void sort_weighted(weighted *v, weighted *tmp, size_t n, const lgp_graph *g) {
+  size_t width, lo, i, j;
+  if (n < 16) {
+    for (i = 1; i < n; i++)
+      for (j = i; j > 0 && heavier(&v[j], &v[j - 1], g); j--) {
+        weighted t = v[j];
+        v[j] = v[j - 1];
+        v[j - 1] = t;
+      }
+    return;
+  }
+  for (width = 1; width < n; width *= 2) {
+    for (lo = 0; lo < n; lo += 2 * width) {
+      size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+      size_t a = lo, b = mid, k = lo;
+      while (a < mid && b < hi)
+        tmp[k++] = heavier(&v[b], &v[a], g) ? v[b++] : v[a++];
+      while (a < mid)
+        tmp[k++] = v[a++];
+      while (b < hi)
+        tmp[k++] = v[b++];
+    }
+    memcpy(v, tmp, n * sizeof *v);
+  }
+}
+
+/* (caller, callee) -> residual edge index + 1, open addressing */
+typedef struct pairmap { uint64_t *keys; uint32_t *vals; size_t mask; } pairmap;
+
+static size_t pair_slot(const pairmap *m, uint64_t key) {
+  size_t i = (size_t)((key * 0x9E3779B97F4A7C15u) >> 20) & m->mask;
+  while (m->vals[i] != 0 && m->keys[i] != key)
+    i = (i + 1) & m->mask;
+  return i;
+}
+
+typedef struct rwork {
+  const lgp_profile *p;
+  lgp_selection *sel;
+  double limit;
+  pairmap drawn, pairs;
+  size_t pairs_used;
+  uint32_t *via_next; /* residual edges' via lists, linked, in order found */
+  uint32_t *via_tail;  /* each residual edge's last via entry */
+  size_t via_cap, via_next_cap, edge_cap, via_tail_cap;
+} rwork;
+
+static int pairmap_init(pairmap *m, size_t n) {
+  size_t ns = 16;
+  while (ns < 2 * n)
+    ns *= 2;
+  m->keys = lgp_alloc_array(ns, sizeof *m->keys);
+  m->vals = lgp_calloc_array(ns, sizeof *m->vals);
+  m->mask = ns - 1;
+  return m->keys != NULL && m->vals != NULL ? 0 : -1;
+}
+
+static int pairmap_grow(pairmap *m) {
+  pairmap bigger;
+  size_t i;
+  if (pairmap_init(&bigger, m->mask + 1) != 0) {
+    free(bigger.keys);
+    free(bigger.vals);
+    return -1;
+  }
+  for (i = 0; i <= m->mask; i++)
+    if (m->vals[i] != 0) {
+      size_t j = pair_slot(&bigger, m->keys[i]);
+      bigger.keys[j] = m->keys[i];
+      bigger.vals[j] = m->vals[i];
+    }
+  free(m->keys);
+  free(m->vals);
+  *m = bigger;
+  return 0;
+}
+
+static uint64_t pair_key(uint32_t a, uint32_t b) { return (uint64_t)a << 32 | b; }
+
+/* Adds v along caller -> callee through x. */
+static int add_path(rwork *w, uint32_t a, uint32_t y, uint32_t x, double v) {
+  lgp_selection *sel = w->sel;
+  uint64_t key = pair_key(a, y);
+  size_t slot = pair_slot(&w->pairs, key);
+  uint32_t e;
+  if (w->pairs.vals[slot] == 0) {
+    if ((w->pairs_used + 1) * 2 > w->pairs.mask + 1) {
+      if (pairmap_grow(&w->pairs) != 0)
+        return -1;
+      slot = pair_slot(&w->pairs, key);
+    }
+    if (lgp_grow((void **)&sel->residual, &w->edge_cap, sel->nresidual + 1,
+                 sizeof *sel->residual) != 0)
+      return -1;
+    e = (uint32_t)sel->nresidual++;
+    memset(&sel->residual[e], 0, sizeof sel->residual[e]);
+    sel->residual[e].caller = a;
+    sel->residual[e].callee = y;
+    w->pairs.keys[slot] = key;
+    w->pairs.vals[slot] = e + 1;
+    w->pairs_used++;
+  }
+  e = w->pairs.vals[slot] - 1;
+  sel->residual[e].time += v;
+  sel->residual[e].nvia++;
+  /* via lists are linked while found and laid out at the end */
+  if (lgp_grow((void **)&sel->via, &w->via_cap, sel->nvia + 1, sizeof *sel->via) != 0)
+    return -1;
+  if (lgp_grow((void **)&w->via_next, &w->via_next_cap, sel->nvia + 1, sizeof *w->via_next) != 0)
+    return -1;
+  sel->via[sel->nvia] = x;
+  w->via_next[sel->nvia] = UINT32_MAX;
+  if (sel->residual[e].nvia == 1)
+    sel->residual[e].via_first = (uint32_t)sel->nvia; /* head, until laid out */
+  else
+    w->via_next[w->via_tail[e]] = (uint32_t)sel->nvia;
+  if (lgp_grow((void **)&w->via_tail, &w->via_tail_cap, sel->nresidual, sizeof *w->via_tail) != 0)
+    return -1;
+  w->via_tail[e] = (uint32_t)sel->nvia++;
+  return 0;
+}
+
+/* The dropped functions X called by kept ones with time, in index order,
+** each with its kept callers and its kept callees. */
+static int residual_edges(rwork *w) {
+  const lgp_profile *p = w->p;
+  const lgp_graph *g = &p->graph;
+  lgp_selection *sel = w->sel;
+  weighted *ins = NULL, *outs = NULL, *tmp = NULL;
+  size_t ins_cap = 0, outs_cap = 0, tmp_cap = 0, k;
+  int rc = -1;
+  for (k = 0; k < g->nsyms + g->ncycles; k++) {
+    uint32_t x = g->time_sorted[k];
+    const uint32_t *a;
+    size_t nin = 0, nout = 0, i, j;
+    double d;
+    if (x >= g->nsyms || sel->kept[x] || lgp_removed(p, x))
+      continue;
+    d = total_of(&g->nodes[g->nodes[x].cyc_head]);
+    if (!(d > 0.0))
+      continue;
+    for (a = lgp_parents_begin(g, x); a < lgp_parents_end(g, x); a++) {
+      const lgp_arc *arc = &g->arcs.arcs[*a];
+      double t = arc->time + arc->child_time;
+      if (!sel->kept[arc->parent] || !(t > 0.0) || lgp_arc_hidden(p, *a))
+        continue;
+      if (lgp_grow((void **)&ins, &ins_cap, nin + 1, sizeof *ins) != 0)
+        goto out;
+      ins[nin].node = arc->parent;
+      ins[nin++].t = t;
+    }
+    if (nin == 0)
+      continue;
+    for (a = lgp_children_begin(g, x); a < lgp_children_end(g, x); a++) {
+      const lgp_arc *arc = &g->arcs.arcs[*a];
+      double t = arc->time + arc->child_time;
+      if (!sel->kept[arc->child] || arc->child == x || !(t > 0.0) || lgp_arc_hidden(p, *a))
+        continue;
+      if (lgp_grow((void **)&outs, &outs_cap, nout + 1, sizeof *outs) != 0)
+        goto out;
+      outs[nout].node = arc->child;
+      outs[nout++].t = t;
+    }
+    if (nout == 0)
+      continue;
+    if (lgp_grow((void **)&tmp, &tmp_cap, nin > nout ? nin : nout, sizeof *tmp) != 0)
+      goto out;
+    sort_weighted(ins, tmp, nin, g);
+    sort_weighted(outs, tmp, nout, g);
+    /* heaviest first on both sides: a path below the limit ends the row,
+       and a row whose first path is below it ends the function */
+    for (i = 0; i < nin; i++) {
+      int first = 1;
+      for (j = 0; j < nout; j++) {
+        double v = ins[i].t * outs[j].t / d;
+        uint32_t ca = ins[i].node, cb = outs[j].node;
+        if (!(v > 0.0 && v >= w->limit))
+          break;
+        first = 0;
+        if (ca == cb || w->drawn.vals[pair_slot(&w->drawn, pair_key(ca, cb))] != 0)
+          continue;
+        if (add_path(w, ca, cb, x, v) != 0)
+          goto out;
+      }
+      if (first)
+        break;
+    }
+  }
+  rc = 0;
+out:
+  free(ins);
+  free(outs);
+  free(tmp);
+  return rc;
+}
+
+static int by_ends(const void *ctx, uint32_t x, uint32_t y) {
+  const lgp_profile *p = ((const rwork *)ctx)->p;
+  const lgp_residual *l = &((const rwork *)ctx)->sel->residual[x];
+  const lgp_residual *r = &((const rwork *)ctx)->sel->residual[y];
+  uint32_t lc = p->graph.nodes[l->caller].index, rc = p->graph.nodes[r->caller].index;
+  uint32_t le = p->graph.nodes[l->callee].index, re = p->graph.nodes[r->callee].index;
+  if (lc != rc)
+    return lc < rc ? -1 : 1;
+  return le < re ? -1 : le > re;
+}
+
+/* Sorts the residual edges by their ends' indices and lays each one's
+** via list out contiguously. */
+static int lay_out(rwork *w) {
+  lgp_selection *sel = w->sel;
+  size_t n = sel->nresidual, i, at = 0;
+  uint32_t *order = lgp_alloc_array(n ? n : 1, sizeof *order);
+  lgp_residual *edges = lgp_alloc_array(n ? n : 1, sizeof *edges);
+  uint32_t *via = lgp_alloc_array(sel->nvia ? sel->nvia : 1, sizeof *via);
+  int rc = -1;
+  if (order == NULL || edges == NULL || via == NULL)
+    goto out;
+  for (i = 0; i < n; i++)
+    order[i] = (uint32_t)i;
+  if (lgp_sort_indices(order, n, by_ends, w) != 0)
+    goto out;
+  for (i = 0; i < n; i++) {
+    lgp_residual e = sel->residual[order[i]];
+    uint32_t v = e.via_first;
+    e.via_first = (uint32_t)at;
+    for (; v != UINT32_MAX; v = w->via_next[v])
+      via[at++] = sel->via[v];
+    edges[i] = e;
+  }
+  free(sel->residual);
+  free(sel->via);
+  sel->residual = edges;
+  sel->via = via;
+  edges = NULL;
+  via = NULL;
+  rc = 0;
+out:
+  free(order);
+  free(edges);
+  free(via);
+  return rc;
+}
+
+/* }====================================================== */
+
+int lgp_select(const lgp_profile *p, const lgp_select_spec *spec, lgp_selection *sel) {
+  const lgp_graph *g = &p->graph;
+  size_t n = g->nsyms, k;
+  rwork w;
+  int rc = -1;
+  memset(sel, 0, sizeof *sel);
+  memset(&w, 0, sizeof w);
+  sel->kept = lgp_calloc_array(n ? n : 1, 1);
+  sel->arc_kept = lgp_calloc_array(g->arcs.narcs ? g->arcs.narcs : 1, 1);
+  sel->nodes = lgp_alloc_array(n ? n : 1, sizeof *sel->nodes);
+  sel->arcs = lgp_alloc_array(g->arcs.narcs ? g->arcs.narcs : 1, sizeof *sel->arcs);
+  if (sel->kept == NULL || sel->arc_kept == NULL || sel->nodes == NULL || sel->arcs == NULL)
+    goto out;
+  keep_nodes(p, spec, sel);
+  if (keep_arcs(p, spec, sel) != 0)
+    goto out;
+  if (!spec->residual || !(g->print_time > 0.0))
+    return 0;
+  w.p = p;
+  w.sel = sel;
+  w.limit = spec->edge_fraction * g->print_time;
+  if (pairmap_init(&w.drawn, g->arcs.narcs) != 0 || pairmap_init(&w.pairs, 64) != 0)
+    goto out;
+  for (k = 0; k < g->arcs.narcs; k++)
+    if (sel->arc_kept[k]) {
+      const lgp_arc *a = &g->arcs.arcs[k];
+      size_t slot = pair_slot(&w.drawn, pair_key(a->parent, a->child));
+      w.drawn.keys[slot] = pair_key(a->parent, a->child);
+      w.drawn.vals[slot] = 1;
+    }
+  if (residual_edges(&w) != 0 || lay_out(&w) != 0)
+    goto out;
+  rc = 0;
+out:
+  free(w.drawn.keys);
+  free(w.drawn.vals);
+  free(w.pairs.keys);
+  free(w.pairs.vals);
+  free(w.via_next);
+  free(w.via_tail);
+  if (rc != 0)
+    lgp_selection_free(sel);
+  return rc;
+}
+
+void lgp_selection_free(lgp_selection *sel) {
+  free(sel->kept);
+  free(sel->arc_kept);
+  free(sel->nodes);
+  free(sel->arcs);
+  free(sel->residual);
+  free(sel->via);
+  memset(sel, 0, sizeof *sel);
+}
