@@ -6,6 +6,14 @@
 */
 #include "report.h"
 
+/* The notice every text ends with. */
+#define NOTICE \
+  "Copyright (C) 2012-2023 Free Software Foundation, Inc.\n" \
+  "\n" \
+  "Copying and distribution of this file, with or without modification,\n" \
+  "are permitted in any medium without royalty provided the copyright\n" \
+  "notice and this notice are preserved.\n"
+
 const char lgp_flat_blurb[] =
   "\n"
   " %         the percentage of the total running time of the\n"
@@ -35,11 +43,7 @@ const char lgp_flat_blurb[] =
   "\t   in parenthesis it shows where it would appear in\n"
   "\t   the gprof listing if it were to be printed.\n"
   "\f\n"
-  "Copyright (C) 2012-2023 Free Software Foundation, Inc.\n"
-  "\n"
-  "Copying and distribution of this file, with or without modification,\n"
-  "are permitted in any medium without royalty provided the copyright\n"
-  "notice and this notice are preserved.\n";
+  NOTICE;
 
 const char lgp_fsf_callg_blurb[] =
   "\n"
@@ -125,11 +129,7 @@ const char lgp_fsf_callg_blurb[] =
   " for that member, how many times it was called from other members of\n"
   " the cycle.\n"
   "\f\n"
-  "Copyright (C) 2012-2023 Free Software Foundation, Inc.\n"
-  "\n"
-  "Copying and distribution of this file, with or without modification,\n"
-  "are permitted in any medium without royalty provided the copyright\n"
-  "notice and this notice are preserved.\n";
+  NOTICE;
 
 const char lgp_bsd_callg_blurb[] =
   "\n"
@@ -240,8 +240,4 @@ const char lgp_bsd_callg_blurb[] =
   "          the members of the cycle, and their contributions\n"
   "          to the time and call counts of the cycle.\n"
   "\f\n"
-  "Copyright (C) 2012-2023 Free Software Foundation, Inc.\n"
-  "\n"
-  "Copying and distribution of this file, with or without modification,\n"
-  "are permitted in any medium without royalty provided the copyright\n"
-  "notice and this notice are preserved.\n";
+  NOTICE;

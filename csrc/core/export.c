@@ -561,6 +561,17 @@ static void csv_name(ectx *c, uint32_t s) {
   csv_str(c->o, name, len);
 }
 
+/* A CSV field and its separator. */
+static void num_field(lgp_out *o, double v) {
+  out_num(o, v);
+  lgp_out_char(o, ',');
+}
+
+static void u64_field(lgp_out *o, uint64_t v) {
+  lgp_ex_out_u64(o, v);
+  lgp_out_char(o, ',');
+}
+
 static void csv_addr(lgp_out *o, lgp_addr a) {
   lgp_out_printf(o, "0x%llx", (unsigned long long)a);
 }
@@ -580,8 +591,7 @@ static int write_csv_flat(ectx *c) {
     if (!c->listed[s])
       continue;
     cum += lgp_seconds(p, n->hist_time);
-    lgp_ex_out_u64(o, ++rank);
-    lgp_out_char(o, ',');
+    u64_field(o, ++rank);
     csv_name(c, s);
     lgp_out_char(o, ',');
     if ((file = src_file(c, s)) != NULL)
@@ -592,22 +602,14 @@ static int write_csv_flat(ectx *c) {
     lgp_out_char(o, ',');
     csv_addr(o, n->addr);
     lgp_out_char(o, ',');
-    out_num(o, p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
-    lgp_out_char(o, ',');
-    out_num(o, cum);
-    lgp_out_char(o, ',');
-    out_num(o, lgp_seconds(p, n->hist_time));
-    lgp_out_char(o, ',');
-    lgp_ex_out_u64(o, n->ncalls);
-    lgp_out_char(o, ',');
-    lgp_ex_out_u64(o, n->self_calls);
-    lgp_out_char(o, ',');
-    out_num(o, lgp_seconds(p, n->prop_child));
-    lgp_out_char(o, ',');
-    out_num(o, lgp_seconds(p, n->prop_self + n->prop_child));
-    lgp_out_char(o, ',');
-    lgp_ex_out_u64(o, n->index);
-    lgp_out_char(o, ',');
+    num_field(o, p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
+    num_field(o, cum);
+    num_field(o, lgp_seconds(p, n->hist_time));
+    u64_field(o, n->ncalls);
+    u64_field(o, n->self_calls);
+    num_field(o, lgp_seconds(p, n->prop_child));
+    num_field(o, lgp_seconds(p, n->prop_self + n->prop_child));
+    u64_field(o, n->index);
     if (n->cyc_num != 0)
       lgp_out_printf(o, "%d", (int)n->cyc_num);
     lgp_out_str(o, "\r\n");
@@ -630,10 +632,8 @@ static int write_csv_arcs(ectx *c) {
     lgp_out_char(o, ',');
     csv_name(c, a->child);
     lgp_out_char(o, ',');
-    lgp_ex_out_u64(o, a->count);
-    lgp_out_char(o, ',');
-    out_num(o, lgp_seconds(p, a->time));
-    lgp_out_char(o, ',');
+    u64_field(o, a->count);
+    num_field(o, lgp_seconds(p, a->time));
     out_num(o, lgp_seconds(p, a->child_time));
     lgp_out_str(o, pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num ? ",1," : ",0,");
     lgp_out_str(o, a->parent == a->child ? "1," : "0,");

@@ -85,14 +85,6 @@ static int tally(void *ctx, lgp_addr from, lgp_addr self, uint64_t count) {
   return 0;
 }
 
-static void borrow(lgp_profile *p, const lgp_sources *src, int line_arcs) {
-  p->image = &src->image;
-  p->gmon = &src->gmon;
-  p->specs = &src->specs;
-  p->index = &src->index;
-  p->line_arcs = line_arcs ? &src->line_arcs : NULL;
-}
-
 int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
                      size_t ngmons, const lgp_options *opts, lgp_err *err) {
   lgp_image_opts io;
@@ -105,7 +97,11 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   src = p->own = lgp_calloc_array(1, sizeof *p->own);
   if (src == NULL)
     return lgp_fail(err, NULL, "out of memory");
-  borrow(p, src, opts->line_arcs);
+  p->image = &src->image;
+  p->gmon = &src->gmon;
+  p->specs = &src->specs;
+  p->index = &src->index;
+  p->line_arcs = opts->line_arcs ? &src->line_arcs : NULL;
   io.no_static = opts->no_static;
   io.functions_only = opts->functions_only;
   /* DWARF is slow to read and the report needs it only for specs naming
@@ -157,6 +153,17 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
 fail:
   lgp_profile_free(p);
   return -1;
+}
+
+void lgp_profile_borrow(lgp_profile *view, const lgp_profile *src) {
+  memset(view, 0, sizeof *view);
+  view->image = src->image;
+  view->gmon = src->gmon;
+  view->specs = src->specs;
+  view->index = src->index;
+  view->line_arcs = src->line_arcs;
+  view->base_time = src->base_time;
+  view->base_print_time = src->base_print_time;
 }
 
 void lgp_profile_free(lgp_profile *p) {

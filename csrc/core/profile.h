@@ -44,6 +44,8 @@ typedef struct lgp_profile {
 int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
                      size_t ngmons, const lgp_options *opts, lgp_err *err);
 void lgp_profile_free(lgp_profile *p);
+/* Starts view (no graph yet) as a view of src: it borrows src's sources. */
+void lgp_profile_borrow(lgp_profile *view, const lgp_profile *src);
 static inline int lgp_is_view(const lgp_profile *p) { return p->own == NULL; }
 /* Was node s (a symbol or a cycle) removed by a view's filters? */
 static inline int lgp_removed(const lgp_profile *p, uint32_t s) {

@@ -84,41 +84,44 @@ static int keep_arcs(const lgp_profile *p, const lgp_select_spec *spec, lgp_sele
 
 /* {====================================================== residual edges */
 
+/* A dropped function's kept callers (or callees), each with the time on
+** its arc, and their order: heavier first, then the lower index. */
 typedef struct weighted { uint32_t node; double t; } weighted;
+typedef struct wlist {
+  const lgp_graph *g;
+  weighted *v;
+  uint32_t *order;
+  size_t n, cap, order_cap;
+} wlist;
 
-/* heavier first, then the lower index */
-static int heavier(const weighted *l, const weighted *r, const lgp_graph *g) {
-  if (l->t != r->t)
-    return l->t > r->t;
-  return g->nodes[l->node].index < g->nodes[r->node].index;
+static int cmp_heavier(const void *ctx, uint32_t x, uint32_t y) {
+  const wlist *l = ctx;
+  const weighted *a = &l->v[x], *b = &l->v[y];
+  uint32_t ia = l->g->nodes[a->node].index, ib = l->g->nodes[b->node].index;
+  if (a->t != b->t)
+    return a->t > b->t ? -1 : 1;
+  return ia < ib ? -1 : ia > ib;
 }
 
-/* insertion sort for short lists, else a merge sort through tmp */
-static void sort_weighted(weighted *v, weighted *tmp, size_t n, const lgp_graph *g) {
-  size_t width, lo, i, j;
-  if (n < 16) {
-    for (i = 1; i < n; i++)
-      for (j = i; j > 0 && heavier(&v[j], &v[j - 1], g); j--) {
-        weighted t = v[j];
-        v[j] = v[j - 1];
-        v[j - 1] = t;
-      }
-    return;
-  }
-  for (width = 1; width < n; width *= 2) {
-    for (lo = 0; lo < n; lo += 2 * width) {
-      size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
-      size_t a = lo, b = mid, k = lo;
-      while (a < mid && b < hi)
-        tmp[k++] = heavier(&v[b], &v[a], g) ? v[b++] : v[a++];
-      while (a < mid)
-        tmp[k++] = v[a++];
-      while (b < hi)
-        tmp[k++] = v[b++];
-    }
-    memcpy(v, tmp, n * sizeof *v);
-  }
+static int wlist_add(wlist *l, uint32_t node, double t) {
+  if (lgp_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v) != 0)
+    return -1;
+  l->v[l->n].node = node;
+  l->v[l->n++].t = t;
+  return 0;
 }
+
+static int wlist_sort(wlist *l) {
+  size_t i;
+  if (lgp_grow((void **)&l->order, &l->order_cap, l->n, sizeof *l->order) != 0)
+    return -1;
+  for (i = 0; i < l->n; i++)
+    l->order[i] = (uint32_t)i;
+  return lgp_sort_indices(l->order, l->n, cmp_heavier, l);
+}
+
+/* The i-th in order. */
+static const weighted *wlist_at(const wlist *l, size_t i) { return &l->v[l->order[i]]; }
 
 /* (caller, callee) -> residual edge index + 1, open addressing */
 typedef struct pairmap { uint64_t *keys; uint32_t *vals; size_t mask; } pairmap;
@@ -222,60 +225,55 @@ static int residual_edges(rwork *w) {
   const lgp_profile *p = w->p;
   const lgp_graph *g = &p->graph;
   lgp_selection *sel = w->sel;
-  weighted *ins = NULL, *outs = NULL, *tmp = NULL;
-  size_t ins_cap = 0, outs_cap = 0, tmp_cap = 0, k;
+  wlist ins, outs;
+  size_t k;
   int rc = -1;
+  memset(&ins, 0, sizeof ins);
+  memset(&outs, 0, sizeof outs);
+  ins.g = outs.g = g;
   for (k = 0; k < g->nsyms + g->ncycles; k++) {
     uint32_t x = g->time_sorted[k];
     const uint32_t *a;
-    size_t nin = 0, nout = 0, i, j;
+    size_t i, j;
     double d;
     if (x >= g->nsyms || sel->kept[x] || lgp_removed(p, x))
       continue;
     d = total_of(&g->nodes[g->nodes[x].cyc_head]);
     if (!(d > 0.0))
       continue;
+    ins.n = outs.n = 0;
     for (a = lgp_parents_begin(g, x); a < lgp_parents_end(g, x); a++) {
       const lgp_arc *arc = &g->arcs.arcs[*a];
       double t = arc->time + arc->child_time;
-      if (!sel->kept[arc->parent] || !(t > 0.0) || lgp_arc_hidden(p, *a))
-        continue;
-      if (lgp_grow((void **)&ins, &ins_cap, nin + 1, sizeof *ins) != 0)
+      if (sel->kept[arc->parent] && t > 0.0 && !lgp_arc_hidden(p, *a) &&
+          wlist_add(&ins, arc->parent, t) != 0)
         goto out;
-      ins[nin].node = arc->parent;
-      ins[nin++].t = t;
     }
-    if (nin == 0)
-      continue;
-    for (a = lgp_children_begin(g, x); a < lgp_children_end(g, x); a++) {
+    for (a = lgp_children_begin(g, x); ins.n > 0 && a < lgp_children_end(g, x); a++) {
       const lgp_arc *arc = &g->arcs.arcs[*a];
       double t = arc->time + arc->child_time;
-      if (!sel->kept[arc->child] || arc->child == x || !(t > 0.0) || lgp_arc_hidden(p, *a))
-        continue;
-      if (lgp_grow((void **)&outs, &outs_cap, nout + 1, sizeof *outs) != 0)
+      if (sel->kept[arc->child] && arc->child != x && t > 0.0 && !lgp_arc_hidden(p, *a) &&
+          wlist_add(&outs, arc->child, t) != 0)
         goto out;
-      outs[nout].node = arc->child;
-      outs[nout++].t = t;
     }
-    if (nout == 0)
+    if (outs.n == 0)
       continue;
-    if (lgp_grow((void **)&tmp, &tmp_cap, nin > nout ? nin : nout, sizeof *tmp) != 0)
+    if (wlist_sort(&ins) != 0 || wlist_sort(&outs) != 0)
       goto out;
-    sort_weighted(ins, tmp, nin, g);
-    sort_weighted(outs, tmp, nout, g);
     /* heaviest first on both sides: a path below the limit ends the row,
        and a row whose first path is below it ends the function */
-    for (i = 0; i < nin; i++) {
+    for (i = 0; i < ins.n; i++) {
       int first = 1;
-      for (j = 0; j < nout; j++) {
-        double v = ins[i].t * outs[j].t / d;
-        uint32_t ca = ins[i].node, cb = outs[j].node;
+      for (j = 0; j < outs.n; j++) {
+        const weighted *from = wlist_at(&ins, i), *to = wlist_at(&outs, j);
+        double v = from->t * to->t / d;
         if (!(v > 0.0 && v >= w->limit))
           break;
         first = 0;
-        if (ca == cb || w->drawn.vals[pair_slot(&w->drawn, pair_key(ca, cb))] != 0)
+        if (from->node == to->node ||
+            w->drawn.vals[pair_slot(&w->drawn, pair_key(from->node, to->node))] != 0)
           continue;
-        if (add_path(w, ca, cb, x, v) != 0)
+        if (add_path(w, from->node, to->node, x, v) != 0)
           goto out;
       }
       if (first)
@@ -284,9 +282,10 @@ static int residual_edges(rwork *w) {
   }
   rc = 0;
 out:
-  free(ins);
-  free(outs);
-  free(tmp);
+  free(ins.v);
+  free(ins.order);
+  free(outs.v);
+  free(outs.order);
   return rc;
 }
 
@@ -309,7 +308,6 @@ static int lay_out(rwork *w) {
   uint32_t *order = lgp_alloc_array(n ? n : 1, sizeof *order);
   lgp_residual *edges = lgp_alloc_array(n ? n : 1, sizeof *edges);
   uint32_t *via = lgp_alloc_array(sel->nvia ? sel->nvia : 1, sizeof *via);
-  int rc = -1;
   if (order == NULL || edges == NULL || via == NULL)
     goto out;
   for (i = 0; i < n; i++)
@@ -324,18 +322,17 @@ static int lay_out(rwork *w) {
       via[at++] = sel->via[v];
     edges[i] = e;
   }
+  free(order);
   free(sel->residual);
   free(sel->via);
   sel->residual = edges;
   sel->via = via;
-  edges = NULL;
-  via = NULL;
-  rc = 0;
+  return 0;
 out:
   free(order);
   free(edges);
   free(via);
-  return rc;
+  return -1;
 }
 
 /* }====================================================== */

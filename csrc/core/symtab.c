@@ -73,6 +73,17 @@ out:
   return rc;
 }
 
+void lgp_node_init(lgp_node *n, uint32_t id, const lgp_rawsym *sym, lgp_addr end_addr) {
+  memset(n, 0, sizeof *n);
+  n->name = sym->name;
+  n->addr = sym->addr;
+  n->end_addr = end_addr;
+  n->is_static = sym->is_static;
+  n->is_func = sym->is_func;
+  n->cyc_head = id;
+  n->cyc_next = LGP_NONE;
+}
+
 int lgp_symtab_build(lgp_image *im, lgp_node **nodes_out, size_t *n_out, lgp_err *err) {
   size_t i, n = 0;
   lgp_rawsym *raw;
@@ -92,17 +103,10 @@ int lgp_symtab_build(lgp_image *im, lgp_node **nodes_out, size_t *n_out, lgp_err
   nodes = lgp_calloc_array(n ? n : 1, sizeof *nodes);
   if (nodes == NULL)
     return lgp_fail(err, NULL, "out of memory");
-  for (i = 0; i < n; i++) {
-    lgp_node *s = &nodes[i];
-    s->name = raw[i].name;
-    s->addr = raw[i].addr;
-    /* ELF st_size is never used: a routine runs to the next one */
-    s->end_addr = i + 1 < n ? raw[i + 1].addr - 1 : im->text_vma + im->text_size - 1;
-    s->is_static = raw[i].is_static;
-    s->is_func = raw[i].is_func;
-    s->cyc_head = (uint32_t)i;
-    s->cyc_next = LGP_NONE;
-  }
+  /* ELF st_size is never used: a routine runs to the next one */
+  for (i = 0; i < n; i++)
+    lgp_node_init(&nodes[i], (uint32_t)i, &raw[i],
+                  i + 1 < n ? raw[i + 1].addr - 1 : im->text_vma + im->text_size - 1);
   *nodes_out = nodes;
   *n_out = n;
   return 0;

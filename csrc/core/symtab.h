@@ -33,6 +33,9 @@ typedef struct lgp_node {
   uint32_t flat_rank;    /* position in flat-profile order */
 } lgp_node;
 
+/* Node id for symbol sym (ending at end_addr), before any analysis. */
+void lgp_node_init(lgp_node *n, uint32_t id, const lgp_rawsym *sym, lgp_addr end_addr);
+
 /* Sorts the image's symbols by address, keeps gprof's survivor at each
 ** address (they end up first in im->syms, in node order) and returns
 ** their nodes in *nodes (n of them). 0, or -1 with a message. */

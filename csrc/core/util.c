@@ -72,46 +72,37 @@ static size_t grown_cap(size_t cap, size_t need, size_t size) {
   return ncap > SIZE_MAX / size ? 0 : ncap;
 }
 
-int lgp_grow(void **p, size_t *cap, size_t need, size_t size) {
-  size_t ncap;
-  void *np;
-  if (need <= *cap)
-    return 0;
-  if ((ncap = grown_cap(*cap, need, size)) == 0)
-    return -1;
-  if (ncap * size >= BIG_ALLOC) {
-    if ((np = big_alloc(ncap * size)) == NULL)
-      return -1;
-    if (*p != NULL)
-      memcpy(np, *p, *cap * size);
-    free(*p);
-  } else if ((np = realloc(*p, ncap * size)) == NULL) {
-    return -1;
-  }
-  *p = np;
-  *cap = ncap;
-  return 0;
-}
-
-int lgp_grow_aligned(void **p, size_t *cap, size_t need, size_t size) {
+/* lgp_grow and lgp_grow_aligned: big arrays always on their own pages
+** (aligned); small ones with realloc, or 64-byte aligned when asked. */
+static int grow(void **p, size_t *cap, size_t need, size_t size, int aligned) {
   size_t ncap;
   void *np = NULL;
   if (need <= *cap)
     return 0;
   if ((ncap = grown_cap(*cap, need, size)) == 0)
     return -1;
-  if (ncap * size >= BIG_ALLOC) {
-    if ((np = big_alloc(ncap * size)) == NULL)
+  if (!aligned && ncap * size < BIG_ALLOC) {
+    if ((np = realloc(*p, ncap * size)) == NULL)
       return -1;
-  } else if (posix_memalign(&np, 64, ncap * size) != 0) {
-    return -1;
+  } else {
+    if (ncap * size >= BIG_ALLOC ? (np = big_alloc(ncap * size)) == NULL
+                                 : posix_memalign(&np, 64, ncap * size) != 0)
+      return -1;
+    if (*p != NULL)
+      memcpy(np, *p, *cap * size);
+    free(*p);
   }
-  if (*p != NULL)
-    memcpy(np, *p, *cap * size);
-  free(*p);
   *p = np;
   *cap = ncap;
   return 0;
+}
+
+int lgp_grow(void **p, size_t *cap, size_t need, size_t size) {
+  return grow(p, cap, need, size, 0);
+}
+
+int lgp_grow_aligned(void **p, size_t *cap, size_t need, size_t size) {
+  return grow(p, cap, need, size, 1);
 }
 
 char *lgp_strdup(const char *s) {
@@ -120,6 +111,15 @@ char *lgp_strdup(const char *s) {
   if (d != NULL)
     memcpy(d, s, n);
   return d;
+}
+
+/* After the passes of a sort between v and tmp, the result is in src:
+** brings it home to v and frees tmp. Returns 0. */
+static int end_passes(uint32_t *v, const uint32_t *src, size_t n, uint32_t *tmp) {
+  if (src != v)
+    memcpy(v, src, n * sizeof *v);
+  free(tmp);
+  return 0;
 }
 
 int lgp_radix_sort(uint32_t *idx, const uint64_t *keys, size_t n) {
@@ -152,10 +152,7 @@ int lgp_radix_sort(uint32_t *idx, const uint64_t *keys, size_t n) {
     src = dst;
     dst = t;
   }
-  if (src != idx)
-    memcpy(idx, src, n * sizeof *idx);
-  free(tmp);
-  return 0;
+  return end_passes(idx, src, n, tmp);
 }
 
 int lgp_sort_indices(uint32_t *v, size_t n, lgp_cmp_fn cmp, const void *ctx) {
@@ -195,10 +192,7 @@ int lgp_sort_indices(uint32_t *v, size_t n, lgp_cmp_fn cmp, const void *ctx) {
     src = dst;
     dst = t;
   }
-  if (src != v)
-    memcpy(v, src, n * sizeof *v);
-  free(tmp);
-  return 0;
+  return end_passes(v, src, n, tmp);
 }
 
 /* {====================================================== buffered output */

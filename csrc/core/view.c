@@ -310,30 +310,17 @@ static int assemble_view(lgp_profile *v, const lgp_profile *base, wgraph *g, lgp
   size_t n = base->graph.nsyms, s, k;
   double dropped = 0.0;
   lgp_node *nodes;
-  memset(v, 0, sizeof *v);
-  v->image = base->image;
-  v->gmon = base->gmon;
-  v->specs = base->specs;
-  v->index = base->index;
-  v->line_arcs = base->line_arcs;
-  v->base_time = base->base_time;
-  v->base_print_time = base->base_print_time;
+  lgp_profile_borrow(v, base);
   nodes = lgp_calloc_array(n ? n : 1, sizeof *nodes);
   v->removed = v->removed_own = lgp_calloc_array(n ? n : 1, 1);
   lgp_graph_init(&v->graph, nodes, n);
   if (nodes == NULL || v->removed_own == NULL)
     goto oom;
-  for (s = 0; s < n; s++) {
+  for (s = 0; s < n; s++) { /* node s is symbol s of the image */
     const lgp_node *b = &base->graph.nodes[s];
     lgp_node *d = &nodes[s];
-    d->name = b->name;
-    d->addr = b->addr;
-    d->end_addr = b->end_addr;
-    d->is_static = b->is_static;
-    d->is_func = b->is_func;
+    lgp_node_init(d, (uint32_t)s, &base->image->syms[s], b->end_addr);
     d->spec = b->spec;
-    d->cyc_head = (uint32_t)s;
-    d->cyc_next = LGP_NONE;
     d->hist_time = g->gone[s] ? 0.0 : g->self[s];
     v->removed_own[s] = g->gone[s];
     dropped += b->hist_time - d->hist_time;
@@ -374,14 +361,7 @@ static int threshold_view(lgp_profile *v, const lgp_profile *src, const lgp_view
   size_t n = g->nsyms, k;
   lgp_select_spec ss;
   lgp_selection sel;
-  memset(v, 0, sizeof *v);
-  v->image = src->image;
-  v->gmon = src->gmon;
-  v->specs = src->specs;
-  v->index = src->index;
-  v->line_arcs = src->line_arcs;
-  v->base_time = src->base_time;
-  v->base_print_time = src->base_print_time;
+  lgp_profile_borrow(v, src);
   memset(&ss, 0, sizeof ss);
   ss.node_fraction = spec->node_fraction;
   ss.edge_fraction = spec->edge_fraction;
