@@ -177,7 +177,7 @@ static int ctx_init(ectx *c, lgp_out *o, lgp_profile *p, lgp_names *nm,
   if (want_dup && mark_dups(c) != 0)
     return -1;
   if (want_src) {
-    lgp_err err;
+    lgp_err err = {0, ""};
     c->have_src = lgp_profile_srcinfo(p, &err) == 0;
   }
   return 0;

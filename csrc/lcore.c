@@ -181,7 +181,7 @@ static int l_open(lua_State *L) {
   const char **gmons;
   lgp_profile *p;
   lprofile *lp;
-  lgp_err err;
+  lgp_err err = {0, ""};
   lua_Integer n, i;
   int demangle = 1;
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -213,7 +213,6 @@ static int l_open(lua_State *L) {
   p = malloc(sizeof *p);
   if (p == NULL)
     return luaL_error(L, "out of memory");
-  memset(&err, 0, sizeof err);
   if (lgp_profile_open(p, exe, gmons, (size_t)n, opts, &err) != 0) {
     free(p);
     luaL_pushfail(L);

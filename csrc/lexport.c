@@ -20,7 +20,7 @@ int lcore_profile_export(lua_State *L) {
   luaL_Stream *f = luaL_checkudata(L, 3, LUA_FILEHANDLE);
   lgp_export_opts eo;
   lgp_out o;
-  lgp_err err;
+  lgp_err err = {0, ""};
   int rc;
   luaL_argcheck(L, f->closef != NULL, 3, "attempt to use a closed file");
   lgp_export_opts_init(&eo);
@@ -50,7 +50,6 @@ int lcore_profile_export(lua_State *L) {
     }
     lua_pop(L, 1);
   }
-  memset(&err, 0, sizeof err);
   lgp_out_init(&o, f->f);
   rc = lgp_export(&o, lp->p, &lp->names, &eo, &err);
   lgp_out_free(&o);

@@ -28,7 +28,7 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     /* DWARF is read on first use; unreadable means unknown (nil) */
     const lgp_profile *root = lgp_root(p);
     const lgp_node *rn = &root->nodes[id];
-    lgp_err err;
+    lgp_err err = {0, ""};
     if (lgp_profile_srcinfo(lp->p, &err) != 0)
       lua_pushnil(L);
     else if (k[0] == 'f' && rn->file >= 0)

@@ -107,7 +107,7 @@ int lcore_profile_filter(lua_State *L) {
   lprofile *lp = lcore_check_profile(L, 1), *vp;
   lgp_view_spec spec;
   lgp_profile *v;
-  lgp_err err;
+  lgp_err err = {0, ""};
   int root_idx = 1;
   luaL_checktype(L, 2, LUA_TTABLE);
   lua_pushnil(L);
@@ -138,7 +138,6 @@ int lcore_profile_filter(lua_State *L) {
   v = malloc(sizeof *v);
   if (v == NULL)
     return luaL_error(L, "out of memory");
-  memset(&err, 0, sizeof err);
   if (lgp_view_build(v, lp->p, &spec, &err) != 0) {
     free(v);
     luaL_pushfail(L);
@@ -164,7 +163,7 @@ static int cmp_display(const void *ctx, uint32_t x, uint32_t y) {
 static int file_matches(lprofile *lp, uint32_t node, const char *file) {
   const lgp_profile *root = lgp_root(lp->p);
   const lgp_node *n = &root->nodes[node];
-  lgp_err err;
+  lgp_err err = {0, ""};
   const char *path;
   size_t pl, fl = strlen(file);
   if (lgp_profile_srcinfo(lp->p, &err) != 0 || n->file < 0)
@@ -184,6 +183,14 @@ int lcore_profile_find(lua_State *L) {
   lgp_profile *p = lp->p;
   size_t lo, hi, i, found = 0;
   uint32_t hit = LGP_NONE;
+  if (file != NULL) { /* files come from DWARF: say why they are unknown */
+    lgp_err err = {0, ""};
+    if (lgp_profile_srcinfo(p, &err) != 0) {
+      luaL_pushfail(L);
+      lua_pushstring(L, err.set ? err.msg : "no source information");
+      return 2;
+    }
+  }
   if (lp->by_name == NULL) { /* sorted once, on first use */
     lp->by_name = lgp_alloc_array(p->nsyms ? p->nsyms : 1, sizeof *lp->by_name);
     if (lp->by_name == NULL)

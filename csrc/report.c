@@ -736,7 +736,7 @@ void lgp_report_index(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_repor
     any_static |= listed[k] && n->is_static;
   }
   if (any_static && !ro->bsd) { /* statics show their file: read DWARF now */
-    lgp_err err;
+    lgp_err err = {0, ""};
     if (lgp_profile_srcinfo(p, &err) != 0)
       any_static = 0;
   }

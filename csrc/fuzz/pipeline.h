@@ -61,8 +61,7 @@ static void fz_exports(lgp_profile *p, int cfg) {
   for (fmt = LGP_EXPORT_CALLGRIND; fmt <= LGP_EXPORT_FOLDED; fmt++) {
     lgp_export_opts eo;
     lgp_out o;
-    lgp_err err;
-    memset(&err, 0, sizeof err);
+    lgp_err err = {0, ""};
     lgp_export_opts_init(&eo);
     eo.format = fmt;
     eo.zeros = cfg & 1;
@@ -81,11 +80,10 @@ static void fz_exports(lgp_profile *p, int cfg) {
 static void fz_view(const lgp_profile *base, int cfg) {
   lgp_view_spec vs;
   lgp_profile v;
-  lgp_err err;
+  lgp_err err = {0, ""};
   uint8_t *focus, *hide, *ignore, *prune;
   size_t i, n = base->nsyms;
   memset(&vs, 0, sizeof vs);
-  memset(&err, 0, sizeof err);
   focus = calloc(n + 1, 1);
   hide = calloc(n + 1, 1);
   ignore = calloc(n + 1, 1);
@@ -134,10 +132,9 @@ static void fz_pipeline(const char *exe, const char *gmon, int cfg) {
   };
   lgp_options opts;
   lgp_profile p;
-  lgp_err err;
+  lgp_err err = {0, ""};
   int k;
   const char *gmons[2];
-  memset(&err, 0, sizeof err);
   lgp_options_init(&opts);
   opts.format = cfg == 1 ? LGP_FMT_BSD : cfg == 3 ? LGP_FMT_MAGIC : LGP_FMT_AUTO;
   opts.line_arcs = cfg >= 2;
