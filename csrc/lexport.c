@@ -1,7 +1,8 @@
 /*
 ** lexport.c: profile:export(format, file [, options]): the writers of
 ** export.c (callgrind, JSON, CSV, folded stacks) on a Lua file handle.
-** Options are checked by lgprof.report; here they are only read.
+** lgprof.report checks the options' types; here unknown options and bad
+** values raise, before anything is written.
 */
 #include <string.h>
 
@@ -15,6 +16,9 @@ int lcore_profile_export(lua_State *L) {
   static const char *const formats[] = {"callgrind", "json", "csv", "folded", NULL};
   static const int codes[] = {LGP_EXPORT_CALLGRIND, LGP_EXPORT_JSON, LGP_EXPORT_CSV_FLAT,
                               LGP_EXPORT_FOLDED};
+  static const char *const known[][4] = { /* the options of each format */
+    {"zeros", "creator", NULL}, {"zeros", "creator", NULL},
+    {"zeros", "creator", "table", NULL}, {"creator", "max_depth", "min_weight", NULL}};
   lprofile *lp = lcore_check_profile(L, 1);
   int which = luaL_checkoption(L, 2, NULL, formats);
   luaL_Stream *f = luaL_checkudata(L, 3, LUA_FILEHANDLE);
@@ -27,6 +31,17 @@ int lcore_profile_export(lua_State *L) {
   eo.format = codes[which];
   if (!lua_isnoneornil(L, 4)) {
     luaL_checktype(L, 4, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, 4) != 0) { /* every option known, before anything is written */
+      int i = 0;
+      lua_pop(L, 1);
+      while (lua_type(L, -1) == LUA_TSTRING && known[which][i] != NULL &&
+             strcmp(lua_tostring(L, -1), known[which][i]) != 0)
+        i++;
+      if (lua_type(L, -1) != LUA_TSTRING || known[which][i] == NULL)
+        return luaL_argerror(L, 4, lua_pushfstring(L, "unknown option '%s'",
+                                                   luaL_tolstring(L, -1, NULL)));
+    }
     eo.zeros = lcore_opt_bool(L, 4, "zeros", 0);
     if (lua_getfield(L, 4, "creator") != LUA_TNIL)
       eo.creator = luaL_checkstring(L, -1); /* anchored by the options table */

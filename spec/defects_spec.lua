@@ -122,3 +122,76 @@ for i = 1, 4 do p[i]:close() end
     assert.is_nil(p:find("main").file) -- README: nil if unknown
   end)
 end)
+
+describe("defect 2: options are checked before any file is touched", function()
+  local SENTINEL = "sentinel: must survive\n"
+  -- bad options per format: each must raise
+  local BAD = {
+    callgrind = { { bogus = 1 }, { zeros = "yes" } },
+    json = { { bogus = 1 }, { zeros = 1 } },
+    csv = { { bogus = 1 }, { table = "rows" }, { table = 1 } },
+    folded = { { bogus = 1 }, { max_depth = 0 }, { max_depth = 1000001 }, { max_depth = 1.5 },
+               { min_weight = 2 }, { zeros = true } },
+    dot = { { bogus = 1 }, { node_threshold = 2 }, { max_nodes = -1 }, { skew = 0 } },
+  }
+  -- what profile:export itself refuses (lgprof.report also checks the types)
+  local BAD_EXPORT = {
+    callgrind = { { bogus = 1 }, { table = "flat" } },
+    json = { { bogus = 1 }, { max_depth = 3 } },
+    csv = { { bogus = 1 }, { table = "rows" }, { min_weight = 0.5 } },
+    folded = { { bogus = 1 }, { max_depth = 0 }, { max_depth = 1000001 }, { min_weight = 2 },
+               { zeros = true } },
+  }
+  local dir, p
+  setup(function()
+    dir = program()
+    p = assert(lgprof.open(dir .. "/prog", dir .. "/full.out"))
+  end)
+  teardown(function()
+    p:close()
+    rmdir(dir)
+  end)
+
+  local function label(opts)
+    local k, v = next(opts)
+    return ("{%s = %s}"):format(k, type(v) == "string" and ("%q"):format(v) or tostring(v))
+  end
+
+  -- Calls f(target) where target is a path (or, with handle, a file opened
+  -- for appending); asserts that it raised and that the file is unchanged.
+  local function assert_untouched(what, f, handle)
+    local path = cmd.write(dir .. "/sentinel", SENTINEL)
+    local target = handle and assert(io.open(path, "a")) or path
+    local ok, err = pcall(f, target)
+    if handle then target:close() end
+    assert.is_false(ok, what .. ": no error")
+    assert.is_string(err, what)
+    assert.equal(SENTINEL, util.slurp(path), what .. ": the file changed (" .. tostring(err) .. ")")
+  end
+
+  for _, fmt in ipairs(lgprof.report.formats) do
+    it("lgprof.report." .. fmt .. " with a bad option, on a path and on a file handle", function()
+      for _, opts in ipairs(BAD[fmt]) do
+        for _, handle in ipairs { false, true } do
+          assert_untouched(("%s %s%s"):format(fmt, label(opts), handle and " (handle)" or ""),
+            function(target) return lgprof.report[fmt](p, target, opts) end, handle)
+        end
+      end
+    end)
+
+    it("lgprof.report." .. fmt .. " on a closed profile", function()
+      local c = assert(lgprof.open(dir .. "/prog", dir .. "/full.out"))
+      c:close()
+      assert_untouched(fmt .. " closed", function(target) return lgprof.report[fmt](c, target) end)
+    end)
+  end
+
+  it("profile:export with a bad option writes nothing", function()
+    for _, fmt in ipairs { "callgrind", "json", "csv", "folded" } do
+      for _, opts in ipairs(BAD_EXPORT[fmt]) do
+        assert_untouched(("export %s %s"):format(fmt, label(opts)),
+          function(target) return p:export(fmt, target, opts) end, true)
+      end
+    end
+  end)
+end)
