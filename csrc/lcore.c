@@ -255,8 +255,10 @@ static int profile_report(lua_State *L) {
   ro.bsd = lcore_opt_bool(L, 3, "traditional", 0);
   ro.brief = lcore_opt_bool(L, 3, "brief", 0);
   ro.ignore_zeros = !lcore_opt_bool(L, 3, "zeros", lp->zeros);
-  ro.flat = lcore_opt_bool(L, 3, "flat", 1);
-  ro.graph = lcore_opt_bool(L, 3, "graph", 1);
+  /* as gprof: by default the parts the data allows; a part asked for
+     without its data is refused (gprof would print inf and nan) */
+  ro.flat = lcore_opt_bool(L, 3, "flat", lp->p->gmon.have_hist);
+  ro.graph = lcore_opt_bool(L, 3, "graph", lp->p->gmon.have_cg);
   first = lcore_opt_bool(L, 3, "first_output", 1);
   lua_getfield(L, 3, "width");
   {
@@ -270,6 +272,12 @@ static int profile_report(lua_State *L) {
     ro.width = (int)w;
   }
   lua_pop(L, 1);
+  if ((ro.flat && !lp->p->gmon.have_hist) || (ro.graph && !lp->p->gmon.have_cg)) {
+    luaL_pushfail(L);
+    lua_pushstring(L, ro.flat && !lp->p->gmon.have_hist ? "gmon.out file is missing histogram"
+                                                         : "gmon.out file is missing call-graph data");
+    return 2;
+  }
   ro.first_output = &first;
   ro.hidden = lp->p->removed;
   lgp_out_init(&o, f->f);

@@ -195,3 +195,34 @@ describe("defect 2: options are checked before any file is touched", function()
     end
   end)
 end)
+
+describe("defect 3: gprof_report refuses a part whose data the profile lacks, as gprof", function()
+  local dir
+  setup(function() dir = program() end)
+  teardown(function() rmdir(dir) end)
+
+  it("without a histogram: the flat profile is refused, the call graph is gprof's", function()
+    local p <close> = assert(lgprof.open(dir .. "/prog", dir .. "/arcs.out"))
+    assert.equal("", gprof(dir, "-p prog arcs.out")) -- gprof: "missing histogram", status 1
+    for _, opts in ipairs { { flat = true }, { flat = true, graph = false }, { flat = true, graph = true } } do
+      local text, ok, err = report_text(p, opts)
+      assert.equal("", text)
+      assert.is_nil(ok)
+      assert.equal("gmon.out file is missing histogram", err)
+    end
+    -- what gprof prints by default (the call graph alone) and with -q
+    assert.equal(gprof(dir, "prog arcs.out"), (report_text(p, {})))
+    assert.equal(gprof(dir, "-b -q prog arcs.out"), (report_text(p, { brief = true, graph = true })))
+  end)
+
+  it("without arcs: the call graph is refused, the flat profile is gprof's", function()
+    local p <close> = assert(lgprof.open(dir .. "/prog", dir .. "/hist.out"))
+    assert.equal("", gprof(dir, "-q prog hist.out")) -- gprof: "missing call-graph data"
+    local text, ok, err = report_text(p, { graph = true })
+    assert.equal("", text)
+    assert.is_nil(ok)
+    assert.equal("gmon.out file is missing call-graph data", err)
+    assert.equal(gprof(dir, "prog hist.out"), (report_text(p, {})))
+    assert.equal(gprof(dir, "-b -p prog hist.out"), (report_text(p, { brief = true, flat = true })))
+  end)
+end)
