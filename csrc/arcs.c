@@ -73,8 +73,8 @@ static int arc_rehash(lgp_profile *p, size_t min_slots) {
 
 static int arc_new(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t count) {
   lgp_arc *a;
-  if (p->narcs >= UINT32_MAX - 1)
-    return -1;
+  if (p->narcs >= LGP_ARCS_MAX)
+    return LGP_ARCS_FULL;
   if (lgp_grow_aligned((void **)&p->arcs, &p->arcs_cap, p->narcs + 1, sizeof *p->arcs) != 0)
     return -1;
   a = &p->arcs[p->narcs++];
@@ -90,6 +90,7 @@ static int arc_add(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t cou
   uint64_t h = arc_key_hash(parent, child), tag = h >> 32 << 32;
   size_t mask, i;
   lgp_arc *a;
+  int rc;
   if ((p->narcs + 1) * 2 > p->arc_nslots && arc_rehash(p, (p->narcs + 1) * 2) != 0)
     return -1;
   mask = p->arc_nslots - 1;
@@ -103,8 +104,8 @@ static int arc_add(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t cou
       }
     }
   }
-  if (arc_new(p, parent, child, count) != 0)
-    return -1;
+  if ((rc = arc_new(p, parent, child, count)) != 0)
+    return rc;
   p->arc_slots[i] = tag | (uint64_t)p->narcs;
   return 0;
 }
@@ -159,6 +160,7 @@ static int grp_resize(lgp_profile *p, size_t ns) {
 static int arc_add_grouped(lgp_profile *p, uint32_t parent, uint32_t child, uint64_t count) {
   uint64_t gen;
   size_t i, mask;
+  int rc;
   if (parent != p->arc_grp_parent) {
     if (p->arc_grp_seen[parent]) {
       if (arc_end_groups(p) != 0)
@@ -182,8 +184,8 @@ static int arc_add_grouped(lgp_profile *p, uint32_t parent, uint32_t child, uint
       return 0;
     }
   }
-  if (arc_new(p, parent, child, count) != 0)
-    return -1;
+  if ((rc = arc_new(p, parent, child, count)) != 0)
+    return rc;
   p->arc_grp_slots[i] = gen << 32 | (uint64_t)p->narcs;
   return 0;
 }
@@ -278,8 +280,9 @@ static int line_arc_add(lgp_profile *p, uint32_t parent, lgp_addr from, uint32_t
       return 0;
     }
   }
-  if (p->nline_arcs >= UINT32_MAX - 1 ||
-      lgp_grow((void **)&p->line_arcs, &p->line_arcs_cap, p->nline_arcs + 1,
+  if (p->nline_arcs >= LGP_ARCS_MAX)
+    return LGP_ARCS_FULL;
+  if (lgp_grow((void **)&p->line_arcs, &p->line_arcs_cap, p->nline_arcs + 1,
                sizeof *p->line_arcs) != 0)
     return -1;
   p->line_arcs[p->nline_arcs].from = at;
@@ -314,6 +317,7 @@ int lgp_sum_arcs(const lgp_profile *p, uint32_t **order, size_t *n) {
 int lgp_cg_tally(void *profile, lgp_addr from, lgp_addr self, uint64_t count) {
   lgp_profile *p = profile;
   uint32_t parent = p->last_parent, child = lgp_sym_lookup(p, self);
+  int rc;
   if (parent >= p->nsyms || from < p->sym_addrs[parent] ||
       (parent + 1 < p->nsyms ? from >= p->sym_addrs[parent + 1] : from > p->nodes[parent].end_addr))
     parent = p->last_parent = lgp_sym_lookup(p, from);
@@ -327,8 +331,8 @@ int lgp_cg_tally(void *profile, lgp_addr from, lgp_addr self, uint64_t count) {
   }
   if (!lgp_arc_wanted(p, parent, child))
     return 0;
-  if (p->keep_line_arcs && line_arc_add(p, parent, from, child, count) != 0)
-    return -1;
+  if (p->keep_line_arcs && (rc = line_arc_add(p, parent, from, child, count)) != 0)
+    return rc;
   return lgp_cg_add_arc(p, parent, child, count);
 }
 

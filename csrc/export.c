@@ -648,6 +648,8 @@ int lgp_export(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_export_opts 
                lgp_err *err) {
   ectx c;
   int rc;
+  if (eo->format < LGP_EXPORT_CALLGRIND || eo->format > LGP_EXPORT_FOLDED)
+    return lgp_fail(err, NULL, "unknown export format %d", eo->format);
   if (ctx_init(&c, o, p, nm, eo, eo->format != LGP_EXPORT_FOLDED,
                eo->format == LGP_EXPORT_CALLGRIND || eo->format == LGP_EXPORT_FOLDED) != 0) {
     ctx_free(&c);
@@ -658,8 +660,7 @@ int lgp_export(lgp_out *o, lgp_profile *p, lgp_names *nm, const lgp_export_opts 
   case LGP_EXPORT_JSON: rc = write_json(&c); break;
   case LGP_EXPORT_CSV_FLAT: rc = write_csv_flat(&c); break;
   case LGP_EXPORT_CSV_ARCS: rc = write_csv_arcs(&c); break;
-  case LGP_EXPORT_FOLDED: rc = lgp_ex_write_folded(&c); break;
-  default: rc = -1; break;
+  default: rc = lgp_ex_write_folded(&c); break; /* LGP_EXPORT_FOLDED */
   }
   rc = rc != 0 || c.scratch.failed ? -1 : 0;
   ctx_free(&c);

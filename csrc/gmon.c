@@ -396,9 +396,17 @@ static int read_tagged_bb(lgp_gmon *g, reader *r, const char *path, int version,
   return 0;
 }
 
+/* What a sink's failure means (see lgp_arc_sink). */
+static int sink_fail(lgp_err *err, const char *path, int rc) {
+  if (rc == LGP_ARCS_FULL)
+    return lgp_fail(err, path, LGP_ARCS_FULL_MSG, (unsigned long)LGP_ARCS_MAX);
+  return lgp_fail(err, path, "out of memory");
+}
+
 static int read_tagged(lgp_gmon *g, reader *r, const char *path, lgp_err *err) {
   const unsigned char *p = take(r, 20);
   int32_t version;
+  int rc;
   lgp_gmon_file *f;
   if (p == NULL)
     return lgp_fail(err, path, "file too short to be a gmon file");
@@ -425,10 +433,10 @@ static int read_tagged(lgp_gmon *g, reader *r, const char *path, lgp_err *err) {
       g->narc_records++;
       g->have_cg = 1;
       if (g->sink != NULL &&
-          g->sink(g->sink_ctx, get_addr(a, r->abytes, r->big),
-                  get_addr(a + r->abytes, r->abytes, r->big),
-                  get_u32(a + 2 * r->abytes, r->big)) != 0)
-        return lgp_fail(err, path, "out of memory");
+          (rc = g->sink(g->sink_ctx, get_addr(a, r->abytes, r->big),
+                        get_addr(a + r->abytes, r->abytes, r->big),
+                        get_u32(a + 2 * r->abytes, r->big))) != 0)
+        return sink_fail(err, path, rc);
       break;
     }
     case GMON_TAG_BB_COUNT:
@@ -451,7 +459,7 @@ static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
   const unsigned char *p = r->p;
   lgp_addr low, high;
   uint32_t ncnt, rate, nbins;
-  int is44;
+  int is44, rc;
   lgp_hist *h;
   if (r->left < hdrold)
     return lgp_fail(err, path, "file too short to be a gmon file");
@@ -502,10 +510,10 @@ static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
     g->files[g->nfiles - 1].narcs++;
     g->narc_records++;
     if (g->sink != NULL &&
-        g->sink(g->sink_ctx, get_addr(a, r->abytes, r->big),
-                get_addr(a + ab, r->abytes, r->big),
-                get_addr(a + 2 * ab, r->abytes, r->big)) != 0)
-      return lgp_fail(err, path, "out of memory");
+        (rc = g->sink(g->sink_ctx, get_addr(a, r->abytes, r->big),
+                      get_addr(a + ab, r->abytes, r->big),
+                      get_addr(a + 2 * ab, r->abytes, r->big))) != 0)
+      return sink_fail(err, path, rc);
   }
   return 0;
 }

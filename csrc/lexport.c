@@ -54,7 +54,8 @@ int lcore_profile_export(lua_State *L) {
     lua_pop(L, 1);
     if (lua_getfield(L, 4, "max_depth") != LUA_TNIL) {
       lua_Integer d = luaL_checkinteger(L, -1);
-      luaL_argcheck(L, d >= 1 && d <= 1000000, 4, "max_depth must be at least 1");
+      luaL_argcheck(L, d >= 1, 4, "max_depth must be at least 1");
+      luaL_argcheck(L, d <= 1000000, 4, "max_depth must be at most 1000000");
       eo.max_depth = (int)d;
     }
     lua_pop(L, 1);
