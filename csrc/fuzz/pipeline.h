@@ -45,7 +45,11 @@ static void fz_report(lgp_profile *p, int cfg) {
   ro.brief = cfg == 1;
   ro.ignore_zeros = cfg != 3;
   ro.width = cfg == 3 ? 1 : 80;
-  ro.flat = ro.graph = 1;
+  /* what profile:gprof_report passes (lcore.c): the parts the data
+     allows, and a view's removed functions hidden */
+  ro.flat = p->gmon.have_hist;
+  ro.graph = p->gmon.have_cg;
+  ro.hidden = p->removed;
   ro.first_output = &first;
   lgp_out_init(&o, NULL);
   lgp_report_gprof(&o, p, &nm, &ro);
