@@ -340,7 +340,7 @@ static void dense_store(lgp_profile *p, const dense *d) {
     nd->print_flag = d->flag[i];
     nd->prop_fract = d->fract[i];
     nd->hist_time = d->hist[i];
-    nd->prop_self = i < n ? d->hist[i] * d->fract[i] : d->fract[i] * d->hist[i];
+    nd->prop_self = d->hist[i] * d->fract[i];
     nd->child_time = d->ctime[i];
     nd->prop_child = d->pchild[i];
   }

@@ -246,3 +246,22 @@ describe("defect 4: messages say what is wrong", function()
     assert.no.matches("at least", err, 1, true)
   end)
 end)
+
+describe("defect 7: dead code", function()
+  it("no conditional of the C sources has identical branches (gcc -Wduplicated-branches)", function()
+    local flags = util.read_cmd("pkg-config --cflags lua5.4 libelf libdw 2>/dev/null"):gsub("%s+$", "")
+    local sources = util.read_cmd("cd " .. q(cmd.ROOT) .. " && find csrc -name '*.c' ! -path '*/fuzz/*' | sort")
+    local includes = util.read_cmd("cd " .. q(cmd.ROOT) .. " && find csrc -name '*.h' ! -path '*/fuzz/*'"
+      .. " -exec dirname {} \\; | sort -u")
+    local inc = {}
+    for d in includes:gmatch("[^\n]+") do inc[#inc + 1] = "-I" .. q(d) end
+    local failures = {}
+    for src in sources:gmatch("[^\n]+") do
+      local out = util.read_cmd(("cd %s && gcc -std=c99 -D_POSIX_C_SOURCE=200809L -fsyntax-only"
+        .. " -Wduplicated-branches -Wduplicated-cond -Werror %s %s %s 2>&1"):format(
+        q(cmd.ROOT), flags, table.concat(inc, " "), q(src)))
+      if out ~= "" then failures[#failures + 1] = out end
+    end
+    assert.equal("", table.concat(failures, "\n"))
+  end)
+end)
