@@ -15,7 +15,7 @@
 ** Thresholds, on the result of those (analysed), applied together:
 **   node_fraction, edge_fraction, top, min_calls.
 ** Removed functions lose their samples (total_time says so), except hidden
-** ones, whose time moves.
+** ones, whose time moves (unless they have neither callers nor callees).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -242,8 +242,8 @@ static int hide_one(wgraph *g, uint32_t h) {
       if (g->alive[kout] && g->arcs.arcs[kout].child != h)
         g->self[g->arcs.arcs[kout].child] +=
             g->self[h] * ((double)g->arcs.arcs[kout].count / (double)wout);
-  if (win == 0 && wout == 0)
-    return 0; /* isolated: it keeps its time and stays */
+  /* isolated (no callers, no callees): its time has nowhere to go and
+     leaves the view with it, as a removed function's does */
   drop_node(g, h);
   return 0;
 }

@@ -13,18 +13,20 @@ local util = require "helpers.util"
 
 local q = fx.shquote
 
--- The synthesized program: five routines of 0x100 bytes from 0x401000;
--- helper is static. Its histogram (glibc's geometry, 100 Hz) gives each
--- routine the ticks below; cb has time but no arc (a callback called from
--- an unprofiled library).
+-- The synthesized program: routines of 0x100 bytes from 0x401000; helper
+-- is static. Its histogram (glibc's geometry, 100 Hz) gives each routine
+-- the ticks below; cb has time but no arc (a callback called from an
+-- unprofiled library). gprof's credit to the last routine is undefined (it
+-- reads past its table), so the last one, fini, has no samples.
 local SYMBOLS = {
   { name = "main", addr = 0x401000, size = 0x100 },
   { name = "a", addr = 0x401100, size = 0x100 },
   { name = "b", addr = 0x401200, size = 0x100 },
   { name = "helper", addr = 0x401300, size = 0x100, bind = "local" },
   { name = "cb", addr = 0x401400, size = 0x100 },
+  { name = "fini", addr = 0x401500, size = 0x100 },
 }
-local TICKS = { main = 2, a = 10, b = 20, helper = 4, cb = 5 }
+local TICKS = { main = 2, a = 10, b = 20, helper = 4, cb = 5, fini = 0 }
 local ARCS = {
   { from = 0x401010, to = 0x401100, count = 3 },   -- main -> a
   { from = 0x401110, to = 0x401200, count = 5 },   -- a -> b
@@ -96,6 +98,7 @@ for i = 1, 4 do p[i]:close() end
       return
     end
     local dir = program()
+    finally(function() rmdir(dir) end)
     local script = cmd.write(dir .. "/srcinfo.lua", SCRIPT)
     local log = dir .. "/valgrind.log"
     local c = ("cd %s && LUA_PATH_5_4=%s LUA_CPATH_5_4=%s valgrind -q --error-exitcode=99"
@@ -104,7 +107,6 @@ for i = 1, 4 do p[i]:close() end
       q(log), q(script), q(dir .. "/prog"), q(dir .. "/full.out"), q(dir .. "/out"))
     local ok = util.exec_ok(c)
     local out, vlog = util.slurp(dir .. "/out") or "", util.slurp(log) or ""
-    rmdir(dir)
     assert.is_true(ok, "valgrind:\n" .. vlog .. "\noutput:\n" .. out)
     assert.equal("", vlog)
     assert.matches("file\tnil\tnil\n", out, 1, true)
@@ -112,11 +114,11 @@ for i = 1, 4 do p[i]:close() end
 
   it("find(name, file) says why when the source information cannot be read", function()
     local dir = program()
+    finally(function() rmdir(dir) end)
     local exe = dir .. "/prog"
     local p <close> = assert(lgprof.open(exe, dir .. "/full.out"))
     assert(os.execute("touch -d 2001-01-01 " .. q(exe)))
     local fn, err = p:find("main", "prog.c")
-    rmdir(dir)
     assert.is_nil(fn)
     assert.equal(exe .. ": changed since it was opened: no source information", err)
     assert.is_nil(p:find("main").file) -- README: nil if unknown
@@ -230,6 +232,7 @@ end)
 describe("defect 4: messages say what is wrong", function()
   it("max_depth above its maximum says so", function()
     local dir = program()
+    finally(function() rmdir(dir) end)
     local p <close> = assert(lgprof.open(dir .. "/prog", dir .. "/full.out"))
     local f = io.tmpfile()
     local ok, err = pcall(function() return p:export("folded", f, { max_depth = 1000001 }) end)
@@ -240,7 +243,6 @@ describe("defect 4: messages say what is wrong", function()
     assert.matches("bad argument #3 to 'export' (max_depth must be at least 1)", err, 1, true)
     ok, err = pcall(lgprof.report.folded, p, f, { max_depth = 1000001 })
     f:close()
-    rmdir(dir)
     assert.is_false(ok)
     assert.matches("max_depth", err, 1, true)
     assert.no.matches("at least", err, 1, true)
@@ -264,4 +266,29 @@ describe("defect 7: dead code", function()
     end
     assert.equal("", table.concat(failures, "\n"))
   end)
+end)
+
+describe("defect 8: hide never lists a function that has neither callers nor callees", function()
+  local dir
+  setup(function() dir = program() end)
+  teardown(function() rmdir(dir) end)
+
+  -- hiding `name` in the profile of gmon: it is gone from every listing,
+  -- and its ticks leave the view's total
+  local function check(gmon, name)
+    local p <close> = assert(lgprof.open(dir .. "/prog", dir .. "/" .. gmon))
+    local v <close> = p:filter { hide = "^" .. name .. "$" }
+    for _, list in ipairs { names(v:functions()), names(v:flat()), names(v:symbols()) } do
+      for _, n in ipairs(list) do assert.are_not.equal(name, n) end
+    end
+    assert.is_nil((v:find(name)))
+    local word = "%f[%w_]" .. name .. "%f[^%w_]"
+    assert.matches(word, (report_text(p, { brief = true })))
+    assert.no.matches(word, (report_text(v, { brief = true })))
+    assert.near(p.total_time - TICKS[name] / 100, v.total_time, 1e-12)
+    assert.near(p.total_time, v.base_time, 1e-12)
+  end
+
+  it("a callback with time and no arcs", function() check("full.out", "cb") end)
+  it("main of a profile without arcs", function() check("hist.out", "main") end)
 end)
