@@ -18,6 +18,8 @@ local PIPELINE = { "arcs.c", "cgraph.c", "elfsym.c", "gmon.c", "hist.c", "profil
   "srcinfo.c", "symspec.c", "symtab.c", "util.c", "view.c" }
 -- Each test: its file in spec/unit/, the core files it needs, extra flags.
 local UNITS = {
+  { test = "util.c", sources = { "util.c" } },
+  { test = "symtab.c", sources = { "symtab.c", "util.c" } },
   { test = "export.c", sources = { "export.c", "folded.c", "names.c", table.unpack(PIPELINE) } },
   -- the arc limit, lowered to where a test reaches it
   { test = "arcs.c", sources = PIPELINE, flags = "-DLGP_ARCS_MAX=2" },
