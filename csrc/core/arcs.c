@@ -75,7 +75,7 @@ static int arc_rehash(lgp_arctab *p, size_t min_slots) {
 static int arc_new(lgp_arctab *p, uint32_t parent, uint32_t child, uint64_t count) {
   lgp_arc *a;
   if (p->narcs >= LGP_ARCS_MAX)
-    return -1;
+    return LGP_ARCS_FULL;
   if (lgp_grow_aligned((void **)&p->arcs, &p->cap, p->narcs + 1, sizeof *p->arcs) != 0)
     return -1;
   a = &p->arcs[p->narcs++];
@@ -91,6 +91,7 @@ static int arc_add(lgp_arctab *p, uint32_t parent, uint32_t child, uint64_t coun
   uint64_t h = arc_key_hash(parent, child), tag = h >> 32 << 32;
   size_t mask, i;
   lgp_arc *a;
+  int rc;
   if ((p->narcs + 1) * 2 > p->nslots && arc_rehash(p, (p->narcs + 1) * 2) != 0)
     return -1;
   mask = p->nslots - 1;
@@ -104,8 +105,8 @@ static int arc_add(lgp_arctab *p, uint32_t parent, uint32_t child, uint64_t coun
       }
     }
   }
-  if (arc_new(p, parent, child, count) != 0)
-    return -1;
+  if ((rc = arc_new(p, parent, child, count)) != 0)
+    return rc;
   p->slots[i] = tag | (uint64_t)p->narcs;
   return 0;
 }
@@ -155,6 +156,7 @@ static int grp_resize(lgp_arctab *p, size_t ns) {
 static int arc_add_grouped(lgp_arctab *p, uint32_t parent, uint32_t child, uint64_t count) {
   uint64_t gen;
   size_t i, mask;
+  int rc;
   if (parent != p->grp_parent) {
     if (p->grp_seen[parent]) {
       if (arc_end_groups(p) != 0)
@@ -178,8 +180,8 @@ static int arc_add_grouped(lgp_arctab *p, uint32_t parent, uint32_t child, uint6
       return 0;
     }
   }
-  if (arc_new(p, parent, child, count) != 0)
-    return -1;
+  if ((rc = arc_new(p, parent, child, count)) != 0)
+    return rc;
   p->grp_slots[i] = gen << 32 | (uint64_t)p->narcs;
   return 0;
 }
@@ -194,10 +196,6 @@ void lgp_arctab_free(lgp_arctab *p) {
   free(p->arcs);
   free(p->slots);
   memset(p, 0, sizeof *p);
-}
-
-int lgp_arctab_full(const lgp_arctab *p) {
-  return p->narcs >= LGP_ARCS_MAX;
 }
 
 void lgp_arctab_seal(lgp_arctab *p) {
@@ -266,8 +264,9 @@ int lgp_linearcs_add(lgp_linearcs *l, lgp_addr at, uint32_t child, uint64_t coun
       return 0;
     }
   }
-  if (l->n >= LGP_ARCS_MAX ||
-      lgp_grow((void **)&l->arcs, &l->cap, l->n + 1, sizeof *l->arcs) != 0)
+  if (l->n >= LGP_ARCS_MAX)
+    return LGP_ARCS_FULL;
+  if (lgp_grow((void **)&l->arcs, &l->cap, l->n + 1, sizeof *l->arcs) != 0)
     return -1;
   l->arcs[l->n].from = at;
   l->arcs[l->n].child = child;

@@ -5,10 +5,9 @@
 #ifndef arcs_h
 #define arcs_h
 
-#include "util.h"
+#include "gmon.h" /* LGP_ARCS_MAX, LGP_ARCS_FULL: the arc sink's limit */
 
 #define LGP_ARC_NONE UINT32_MAX
-#define LGP_ARCS_MAX (UINT32_MAX - 1) /* arc ids are 32 bits */
 
 typedef struct lgp_arc {
   uint32_t parent, child;
@@ -44,10 +43,9 @@ typedef struct lgp_arctab {
 /* An empty table for arcs between nnodes nodes. */
 void lgp_arctab_init(lgp_arctab *t, size_t nnodes);
 void lgp_arctab_free(lgp_arctab *t);
-/* Adds count calls parent -> child (merged with an existing arc). 0, or -1
-** (out of memory, or the table is full: lgp_arctab_full says which). */
+/* Adds count calls parent -> child (merged with an existing arc). 0, -1
+** (out of memory) or LGP_ARCS_FULL (LGP_ARCS_MAX arcs already). */
 int lgp_arctab_add(lgp_arctab *t, uint32_t parent, uint32_t child, uint64_t count);
-int lgp_arctab_full(const lgp_arctab *t);
 /* Adding is over: frees the lookup tables (the graph, built next, needs
 ** none: it walks adjacency lists). */
 void lgp_arctab_seal(lgp_arctab *t);
@@ -64,7 +62,8 @@ typedef struct lgp_linearcs {
 } lgp_linearcs;
 
 void lgp_linearcs_free(lgp_linearcs *l);
-/* Adds count calls from the line starting at `at` to child. 0 or -1. */
+/* Adds count calls from the line starting at `at` to child: 0, -1 or
+** LGP_ARCS_FULL. */
 int lgp_linearcs_add(lgp_linearcs *l, lgp_addr at, uint32_t child, uint64_t count);
 /* The arcs in the order gprof -s writes them (by address, newest first). */
 int lgp_linearcs_order(const lgp_linearcs *l, uint32_t **order, size_t *n);

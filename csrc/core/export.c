@@ -406,7 +406,7 @@ static const char json_estimated[] =
   "to the calls each made, as if every call cost the same; arcs inside a cycle carry "
   "none. Self times (flat_self, self) and call counts are measured.\"},\n";
 
-static int write_json(ectx *c) {
+static void write_json(ectx *c) {
   lgp_out *o = c->o;
   const lgp_profile *p = c->p;
   size_t i, k, nlisted = 0, total = p->graph.nsyms + p->graph.ncycles;
@@ -530,7 +530,6 @@ static int write_json(ectx *c) {
     lgp_out_str(o, "]}");
   }
   lgp_out_str(o, "]}\n");
-  return 0;
 }
 
 /* }====================================================== */
@@ -576,7 +575,7 @@ static void csv_addr(lgp_out *o, lgp_addr a) {
   lgp_out_printf(o, "0x%llx", (unsigned long long)a);
 }
 
-static int write_csv_flat(ectx *c) {
+static void write_csv_flat(ectx *c) {
   lgp_out *o = c->o;
   const lgp_profile *p = c->p;
   size_t i;
@@ -614,10 +613,9 @@ static int write_csv_flat(ectx *c) {
       lgp_out_printf(o, "%d", (int)n->cyc_num);
     lgp_out_str(o, "\r\n");
   }
-  return 0;
 }
 
-static int write_csv_arcs(ectx *c) {
+static void write_csv_arcs(ectx *c) {
   lgp_out *o = c->o;
   const lgp_profile *p = c->p;
   size_t k;
@@ -646,7 +644,6 @@ static int write_csv_arcs(ectx *c) {
     csv_addr(o, cn->addr);
     lgp_out_str(o, "\r\n");
   }
-  return 0;
 }
 
 /* }====================================================== */
@@ -655,7 +652,9 @@ static int write_csv_arcs(ectx *c) {
 int lgp_export(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_export_opts *eo,
                lgp_err *err) {
   ectx c;
-  int rc;
+  int rc = 0;
+  if (eo->format < LGP_EXPORT_CALLGRIND || eo->format > LGP_EXPORT_FOLDED)
+    return lgp_fail(err, NULL, "unknown export format %d", eo->format);
   if (ctx_init(&c, o, p, nm, eo, eo->format != LGP_EXPORT_FOLDED,
                eo->format == LGP_EXPORT_CALLGRIND || eo->format == LGP_EXPORT_FOLDED) != 0) {
     ctx_free(&c);
@@ -663,11 +662,10 @@ int lgp_export(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_export
   }
   switch (eo->format) {
   case LGP_EXPORT_CALLGRIND: rc = write_callgrind(&c); break;
-  case LGP_EXPORT_JSON: rc = write_json(&c); break;
-  case LGP_EXPORT_CSV_FLAT: rc = write_csv_flat(&c); break;
-  case LGP_EXPORT_CSV_ARCS: rc = write_csv_arcs(&c); break;
-  case LGP_EXPORT_FOLDED: rc = lgp_ex_write_folded(&c); break;
-  default: rc = -1; break;
+  case LGP_EXPORT_JSON: write_json(&c); break;
+  case LGP_EXPORT_CSV_FLAT: write_csv_flat(&c); break;
+  case LGP_EXPORT_CSV_ARCS: write_csv_arcs(&c); break;
+  default: rc = lgp_ex_write_folded(&c); break; /* LGP_EXPORT_FOLDED */
   }
   rc = rc != 0 || c.scratch.failed ? -1 : 0;
   ctx_free(&c);

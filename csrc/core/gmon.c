@@ -398,9 +398,17 @@ static int read_tagged_bb(lgp_gmon *g, reader *r, const char *path, int version,
   return 0;
 }
 
+/* What a sink's failure means (see lgp_arc_sink). */
+static int sink_fail(lgp_err *err, const char *path, int rc) {
+  if (rc == LGP_ARCS_FULL)
+    return lgp_fail(err, path, LGP_ARCS_FULL_MSG, (unsigned long)LGP_ARCS_MAX);
+  return lgp_fail(err, path, "out of memory");
+}
+
 static int read_tagged(lgp_gmon *g, reader *r, const char *path, lgp_err *err) {
   const unsigned char *p = take(r, 20);
   int32_t version;
+  int rc;
   lgp_gmon_file *f;
   if (p == NULL)
     return lgp_fail(err, path, "file too short to be a gmon file");
@@ -427,10 +435,10 @@ static int read_tagged(lgp_gmon *g, reader *r, const char *path, lgp_err *err) {
       g->narc_records++;
       g->have_cg = 1;
       if (g->sink != NULL &&
-          g->sink(g->sink_ctx, get_addr(a, r->abytes, r->big),
-                  get_addr(a + r->abytes, r->abytes, r->big),
-                  get_u32(a + 2 * r->abytes, r->big)) != 0)
-        return lgp_fail(err, path, "out of memory");
+          (rc = g->sink(g->sink_ctx, get_addr(a, r->abytes, r->big),
+                        get_addr(a + r->abytes, r->abytes, r->big),
+                        get_u32(a + 2 * r->abytes, r->big))) != 0)
+        return sink_fail(err, path, rc);
       break;
     }
     case GMON_TAG_BB_COUNT:
@@ -453,7 +461,7 @@ static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
   const unsigned char *p = r->p;
   lgp_addr low, high;
   uint32_t ncnt, rate, nbins;
-  int is44;
+  int is44, rc;
   lgp_hist *h;
   if (r->left < hdrold)
     return lgp_fail(err, path, "file too short to be a gmon file");
@@ -504,10 +512,10 @@ static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
     g->files[g->nfiles - 1].narcs++;
     g->narc_records++;
     if (g->sink != NULL &&
-        g->sink(g->sink_ctx, get_addr(a, r->abytes, r->big),
-                get_addr(a + ab, r->abytes, r->big),
-                get_addr(a + 2 * ab, r->abytes, r->big)) != 0)
-      return lgp_fail(err, path, "out of memory");
+        (rc = g->sink(g->sink_ctx, get_addr(a, r->abytes, r->big),
+                      get_addr(a + ab, r->abytes, r->big),
+                      get_addr(a + 2 * ab, r->abytes, r->big))) != 0)
+      return sink_fail(err, path, rc);
   }
   return 0;
 }

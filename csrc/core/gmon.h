@@ -36,8 +36,15 @@ typedef struct lgp_gmon_file {
   size_t nhist, narcs, nbb;
 } lgp_gmon_file;
 
+/* Returns 0, -1 (out of memory) or LGP_ARCS_FULL: the profile already
+** holds LGP_ARCS_MAX distinct arcs (arcs are numbered in 32 bits). */
 typedef int (*lgp_arc_sink)(void *ctx, lgp_addr from, lgp_addr self,
                             uint64_t count);
+#define LGP_ARCS_FULL (-2)
+#ifndef LGP_ARCS_MAX /* defined lower by spec/unit/arcs.c to reach it */
+#define LGP_ARCS_MAX (UINT32_MAX - 1)
+#endif
+#define LGP_ARCS_FULL_MSG "more than %lu distinct call-graph arcs: lgprof cannot hold them"
 
 typedef struct lgp_gmon {
   int addr_bytes;   /* 4 or 8 */

@@ -36,7 +36,6 @@ typedef struct tally_ctx {
   lgp_graph *graph;
   int keep_line_arcs;
   uint32_t last_parent;   /* callers arrive in address order */
-  int arcs_full;          /* the arc table reached its limit */
 } tally_ctx;
 
 /* The parent gprof's line-mode table gives from_pc: the nearest line
@@ -56,9 +55,10 @@ static lgp_addr line_parent(const lgp_image *im, lgp_addr parent_start, lgp_addr
   return best;
 }
 
-/* One arc record as read: gprof's cg_tally. */
+/* One arc record as read: gprof's cg_tally. 0, -1 or LGP_ARCS_FULL. */
 static int tally(void *ctx, lgp_addr from, lgp_addr self, uint64_t count) {
   tally_ctx *t = ctx;
+  int rc;
   const lgp_symindex *ix = &t->src->index;
   uint32_t parent = t->last_parent, child = lgp_symindex_lookup(ix, self);
   if (parent >= ix->n || from < ix->addrs[parent] ||
@@ -75,14 +75,11 @@ static int tally(void *ctx, lgp_addr from, lgp_addr self, uint64_t count) {
   if (!lgp_specs_arc_wanted(&t->src->specs, t->graph->nodes, &t->src->image, parent, child))
     return 0;
   if (t->keep_line_arcs &&
-      lgp_linearcs_add(&t->src->line_arcs,
-                       line_parent(&t->src->image, ix->addrs[parent], from), child, count) != 0)
-    return -1;
-  if (lgp_arctab_add(&t->graph->arcs, parent, child, count) != 0) {
-    t->arcs_full = lgp_arctab_full(&t->graph->arcs);
-    return -1;
-  }
-  return 0;
+      (rc = lgp_linearcs_add(&t->src->line_arcs,
+                             line_parent(&t->src->image, ix->addrs[parent], from), child,
+                             count)) != 0)
+    return rc;
+  return lgp_arctab_add(&t->graph->arcs, parent, child, count);
 }
 
 int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
@@ -130,13 +127,8 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   src->gmon.sink_ctx = &t;
   for (i = 0; i < ngmons; i++) {
     size_t before = src->gmon.nhist;
-    if (lgp_gmon_read(&src->gmon, gmons[i], opts->format, err) != 0) {
-      if (t.arcs_full) { /* the reader said "out of memory": say what it was */
-        err->set = 0;
-        lgp_fail(err, gmons[i], "more than %lu distinct arcs", (unsigned long)LGP_ARCS_MAX);
-      }
+    if (lgp_gmon_read(&src->gmon, gmons[i], opts->format, err) != 0)
       goto fail;
-    }
     if (src->gmon.nhist != before &&
         check_hist_range(&src->image, &src->gmon, &p->graph, before, gmons[i], err) != 0)
       goto fail;

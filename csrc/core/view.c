@@ -58,6 +58,7 @@ static void wg_free(wgraph *g) {
 static int wg_add(wgraph *g, uint32_t parent, uint32_t child, uint64_t count) {
   uint32_t k = lgp_arctab_find(&g->arcs, parent, child);
   size_t cap;
+  int rc;
   if (k != LGP_ARC_NONE) {
     if (g->alive[k]) {
       g->arcs.arcs[k].count += count;
@@ -68,8 +69,8 @@ static int wg_add(wgraph *g, uint32_t parent, uint32_t child, uint64_t count) {
     g->arcs.arcs[k].count = count;
     return 0;
   }
-  if (lgp_arctab_add(&g->arcs, parent, child, count) != 0)
-    return -1;
+  if ((rc = lgp_arctab_add(&g->arcs, parent, child, count)) != 0)
+    return rc;
   k = (uint32_t)(g->arcs.narcs - 1);
   cap = g->cap;
   if (lgp_grow((void **)&g->alive, &cap, k + 1, sizeof *g->alive) != 0)
@@ -256,6 +257,7 @@ static int apply_focus(wgraph *g, const uint8_t *focus, const lgp_graph *order) 
 static int hide_one(wgraph *g, uint32_t h) {
   uint64_t win = 0, wout = 0;
   uint32_t kin, kout;
+  int rc;
   FOR_IN(g, h, kin)
     if (g->alive[kin] && g->arcs.arcs[kin].parent != h)
       win += g->arcs.arcs[kin].count;
@@ -274,8 +276,8 @@ static int hide_one(wgraph *g, uint32_t h) {
       if (!g->alive[kout] || aout.child == h)
         continue;
       c = (double)ain.count * (double)aout.count / (double)win + 0.5;
-      if (wg_add(g, ain.parent, aout.child, c >= 2.0 ? (uint64_t)c : 1) != 0)
-        return -1;
+      if ((rc = wg_add(g, ain.parent, aout.child, c >= 2.0 ? (uint64_t)c : 1)) != 0)
+        return rc;
     }
   }
   if (win == 0 && wout != 0)
@@ -283,17 +285,18 @@ static int hide_one(wgraph *g, uint32_t h) {
       if (g->alive[kout] && g->arcs.arcs[kout].child != h)
         g->self[g->arcs.arcs[kout].child] +=
             g->self[h] * ((double)g->arcs.arcs[kout].count / (double)wout);
-  if (win == 0 && wout == 0)
-    return 0; /* isolated: it keeps its time and stays */
+  /* isolated (no callers, no callees): its time has nowhere to go and
+     leaves the view with it, as a removed function's does */
   drop_node(g, h);
   return 0;
 }
 
 static int apply_hide(wgraph *g, const uint8_t *hide) {
   size_t s;
+  int rc;
   for (s = 0; s < g->n; s++)
-    if (hide[s] && !g->gone[s] && hide_one(g, (uint32_t)s) != 0)
-      return -1;
+    if (hide[s] && !g->gone[s] && (rc = hide_one(g, (uint32_t)s)) != 0)
+      return rc;
   return 0;
 }
 
@@ -426,6 +429,8 @@ int lgp_view_build(lgp_profile *view, const lgp_profile *base, const lgp_view_sp
     rc = apply_hide(&g, spec->hide);
   if (rc != 0) {
     wg_free(&g);
+    if (rc == LGP_ARCS_FULL) /* hiding links callers to callees: new arcs */
+      return lgp_fail(err, NULL, LGP_ARCS_FULL_MSG, (unsigned long)LGP_ARCS_MAX);
     return lgp_fail(err, NULL, "out of memory");
   }
   rc = assemble_view(view, base, &g, err);

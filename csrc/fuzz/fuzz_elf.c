@@ -32,8 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (k = 0; k < 3; k++) {
     lgp_image im;
     lgp_image_opts io;
-    lgp_err err;
-    memset(&err, 0, sizeof err);
+    lgp_err err = {0, ""};
     memset(&io, 0, sizeof io);
     io.no_static = k == 1;
     io.functions_only = k == 2;

@@ -24,9 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (w = 0; w < 4; w++) {
     for (f = 0; f < 4; f++) {
       lgp_gmon g;
-      lgp_err err;
+      lgp_err err = {0, ""};
       uint64_t total = 0;
-      memset(&err, 0, sizeof err);
       lgp_gmon_init(&g, (w & 1) ? 4 : 8, (w & 2) != 0);
       g.sink = (f & 1) ? count_sink : NULL;
       g.sink_ctx = &total;

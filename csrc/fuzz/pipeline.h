@@ -46,7 +46,10 @@ static void fz_report(const lgp_profile *p, lgp_image *srcinfo, int cfg) {
   ro.brief = cfg == 1;
   ro.ignore_zeros = cfg != 3;
   ro.width = cfg == 3 ? 1 : 80;
-  ro.flat = ro.graph = 1;
+  /* what profile:gprof_report passes (lcore.c): the parts the data
+     allows (a view's removed functions are the profile's own business) */
+  ro.flat = p->gmon->have_hist;
+  ro.graph = p->gmon->have_cg;
   ro.first_output = &first;
   ro.srcinfo = srcinfo;
   lgp_out_init(&o, NULL);
@@ -63,8 +66,7 @@ static void fz_exports(const lgp_profile *p, lgp_image *srcinfo, int cfg) {
   for (fmt = LGP_EXPORT_CALLGRIND; fmt <= LGP_EXPORT_FOLDED; fmt++) {
     lgp_export_opts eo;
     lgp_out o;
-    lgp_err err;
-    memset(&err, 0, sizeof err);
+    lgp_err err = {0, ""};
     lgp_export_opts_init(&eo);
     eo.format = fmt;
     eo.zeros = cfg & 1;
@@ -84,11 +86,10 @@ static void fz_exports(const lgp_profile *p, lgp_image *srcinfo, int cfg) {
 static void fz_view(const lgp_profile *base, lgp_image *srcinfo, int cfg) {
   lgp_view_spec vs;
   lgp_profile v;
-  lgp_err err;
+  lgp_err err = {0, ""};
   uint8_t *focus, *hide, *ignore, *prune;
   size_t i, n = base->graph.nsyms;
   memset(&vs, 0, sizeof vs);
-  memset(&err, 0, sizeof err);
   focus = calloc(n + 1, 1);
   hide = calloc(n + 1, 1);
   ignore = calloc(n + 1, 1);
@@ -137,10 +138,9 @@ static void fz_pipeline(const char *exe, const char *gmon, int cfg) {
   };
   lgp_options opts;
   lgp_profile p;
-  lgp_err err;
+  lgp_err err = {0, ""};
   int k;
   const char *gmons[2];
-  memset(&err, 0, sizeof err);
   lgp_options_init(&opts);
   opts.format = cfg == 1 ? LGP_FMT_BSD : cfg == 3 ? LGP_FMT_MAGIC : LGP_FMT_AUTO;
   opts.line_arcs = cfg >= 2;

@@ -73,9 +73,8 @@ void lcore_push_node(lua_State *L, int pidx, const lgp_profile *p, uint32_t node
   lcore_push_handle(L, pidx, p->graph.nodes[node].is_cycle ? CYCLE_T : FUNCTION_T, node);
 }
 
-int lcore_srcinfo(lprofile *lp) {
-  lgp_err err = {0, {0}};
-  return lgp_image_load_srcinfo(lp->srcinfo, &err);
+int lcore_srcinfo(lprofile *lp, lgp_err *err) {
+  return lgp_image_load_srcinfo(lp->srcinfo, err);
 }
 
 /* }====================================================== */
@@ -206,7 +205,7 @@ static int l_open(lua_State *L) {
   const char **gmons;
   lgp_profile *p;
   lprofile *lp;
-  lgp_err err;
+  lgp_err err = {0, ""};
   lua_Integer n, i;
   int demangle = 1;
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -240,7 +239,6 @@ static int l_open(lua_State *L) {
   p = malloc(sizeof *p);
   if (p == NULL)
     return luaL_error(L, "out of memory");
-  memset(&err, 0, sizeof err);
   if (lgp_profile_open(p, exe, gmons, (size_t)n, opts, &err) != 0) {
     free(p);
     luaL_pushfail(L);
@@ -287,10 +285,18 @@ static int profile_report(lua_State *L) {
   ro.bsd = lcore_opt_bool(L, 3, "traditional", 0);
   ro.brief = lcore_opt_bool(L, 3, "brief", 0);
   ro.ignore_zeros = !lcore_opt_bool(L, 3, "zeros", lp->zeros);
-  ro.flat = lcore_opt_bool(L, 3, "flat", 1);
-  ro.graph = lcore_opt_bool(L, 3, "graph", 1);
+  /* as gprof: by default the parts the data allows; a part asked for
+     without its data is refused (gprof would print inf and nan) */
+  ro.flat = lcore_opt_bool(L, 3, "flat", lp->p->gmon->have_hist);
+  ro.graph = lcore_opt_bool(L, 3, "graph", lp->p->gmon->have_cg);
   first = lcore_opt_bool(L, 3, "first_output", 1);
   ro.width = (int)lcore_opt_int(L, 3, "width", 80, 1, INT_MAX);
+  if ((ro.flat && !lp->p->gmon->have_hist) || (ro.graph && !lp->p->gmon->have_cg)) {
+    luaL_pushfail(L);
+    lua_pushstring(L, ro.flat && !lp->p->gmon->have_hist ? "gmon.out file is missing histogram"
+                                                          : "gmon.out file is missing call-graph data");
+    return 2;
+  }
   ro.first_output = &first;
   ro.srcinfo = lp->srcinfo;
   lgp_out_init(&o, f->f);

@@ -57,8 +57,8 @@ lprofile *lcore_new_profile(lua_State *L, int base_idx);
 void lcore_set_profile(lua_State *L, lprofile *lp, lgp_profile *p, int demangle,
                        const char *style);
 /* Reads the profile's DWARF source information if not tried yet; 0 if it
-** is there. */
-int lcore_srcinfo(lprofile *lp);
+** is there, else -1 (err says why, the first time). */
+int lcore_srcinfo(lprofile *lp, lgp_err *err);
 
 /* lobjects.c: Function, Arc and Cycle handles */
 int lcore_handle_index(lua_State *L);

@@ -30,7 +30,8 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     /* DWARF is read on first use; unreadable means unknown (nil) */
     const char *file;
     int line;
-    lcore_srcinfo(lp);
+    lgp_err err = {0, ""};
+    lcore_srcinfo(lp, &err);
     file = lgp_node_file(p, id);
     line = lgp_node_line(p, id);
     if (k[0] == 'f' && file != NULL)

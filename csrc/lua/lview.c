@@ -244,7 +244,6 @@ static int cmp_display(const void *ctx, uint32_t x, uint32_t y) {
 static int file_matches(lprofile *lp, uint32_t node, const char *file) {
   const char *path;
   size_t pl, fl = strlen(file);
-  lcore_srcinfo(lp);
   path = lgp_node_file(lp->p, node);
   if (path == NULL)
     return 0;
@@ -262,6 +261,14 @@ int lcore_profile_find(lua_State *L) {
   lgp_profile *p = lp->p;
   size_t lo, hi, i, found = 0;
   uint32_t hit = LGP_NONE;
+  if (file != NULL) { /* files come from DWARF: say why they are unknown */
+    lgp_err err = {0, ""};
+    if (lcore_srcinfo(lp, &err) != 0) {
+      luaL_pushfail(L);
+      lua_pushstring(L, err.set ? err.msg : "no source information");
+      return 2;
+    }
+  }
   if (lp->by_name == NULL) { /* sorted once, on first use */
     lp->by_name = lgp_alloc_array(p->graph.nsyms ? p->graph.nsyms : 1, sizeof *lp->by_name);
     if (lp->by_name == NULL)

@@ -286,14 +286,14 @@ local function render(profile, g)
     local wt = share(c.total)
     local col = '"' .. dot.color(wt, o.skew) .. '"'
     w(('\tsubgraph "cluster_%d" {\n'):format(num))
-    local lines = { text(c.name or ("<cycle " .. num .. ">")), pct(wt), "(" .. pct(share(c.self)) .. ")" }
+    local lines = { text(c.name), pct(wt), "(" .. pct(share(c.self)) .. ")" }
     local ct = calls_text(c.calls, 0)
     if ct then lines[#lines + 1] = ct end
     w('\t\tlabel="' .. table.concat(lines, "\\n") .. '";\n')
     w("\t\tcolor=" .. col .. ";\n\t\tfontcolor=" .. col .. ";\n")
     w('\t\tfontname=Arial;\n\t\tfontsize="10.00";\n\t\tstyle="rounded,dashed";\n')
     w('\t\ttooltip=' .. dot.quote(("%s: %d of its members shown"):format(
-      c.name or ("<cycle " .. num .. ">"), #by_cycle[num].members)) .. ";\n")
+      c.name, #by_cycle[num].members)) .. ";\n")
     for _, fn in ipairs(by_cycle[num].members) do node(fn, "\t\t") end
     w("\t}\n")
   end
@@ -394,10 +394,6 @@ function dot.write(profile, file, options)
     local okc, cerr = f:close()
     if not okc then return nil, file .. ": " .. tostring(cerr) end
     return true
-  end
-  if file == nil or (io.type(file) ~= "file" and type(file) ~= "table"
-      and type(file) ~= "userdata") then
-    error("lgprof.dot.write: a file handle or a path expected", 2)
   end
   local okw, werr = file:write(s)
   if not okw then return nil, tostring(werr) end

@@ -31,6 +31,9 @@ local function check_profile(profile, fname)
   if type(mt) ~= "table" or mt.__name ~= "lgprof.Profile" then
     error(("bad argument #1 to '%s' (Profile expected, got %s)"):format(fname, type(profile)), 3)
   end
+  if not pcall(function() return profile.hz end) then -- before a file is opened
+    error(("bad argument #1 to '%s' (attempt to use a closed profile)"):format(fname), 3)
+  end
 end
 
 local function check_options(fmt, options)
@@ -52,8 +55,9 @@ local function check_options(fmt, options)
   if o.table ~= nil and o.table ~= "flat" and o.table ~= "arcs" then
     error(("%s: option 'table' must be \"flat\" or \"arcs\""):format(fmt), 3)
   end
-  if o.max_depth ~= nil and (math.type(o.max_depth) ~= "integer" or o.max_depth < 1) then
-    error(("%s: option 'max_depth' must be an integer >= 1"):format(fmt), 3)
+  if o.max_depth ~= nil and (math.type(o.max_depth) ~= "integer" or o.max_depth < 1
+      or o.max_depth > 1000000) then
+    error(("%s: option 'max_depth' must be an integer from 1 to 1000000"):format(fmt), 3)
   end
   if o.min_weight ~= nil and not (o.min_weight >= 0 and o.min_weight <= 1) then
     error(("%s: option 'min_weight' must be between 0 and 1"):format(fmt), 3)
@@ -103,6 +107,8 @@ function report.dot(profile, file, options)
     error("dot: the module lgprof.dot is not available"
       .. (ok and "" or (": " .. tostring(dot))), 2)
   end
+  -- dot.write checks the options and draws before it creates a file
+  if type(file) == "string" then return dot.write(profile, file, options) end
   return with_file(file, "dot", function(fh)
     return dot.write(profile, fh, options)
   end)

@@ -1,9 +1,11 @@
 -- make test-valgrind: bin/lgprof under valgrind memcheck over every fixture
 -- program (spec/fixtures/progs/, built by helpers.fixtures): the report of
--- the three runs summed, -T, --format=json and -s. A run passes when
--- memcheck finds no error and no definite leak (--errors-for-leak-kinds=
--- definite; lua5.4 and libdw keep some memory reachable at exit, which is
--- not reported). Prints "ok"/"not ok" lines, then "N passed, N failed".
+-- the three runs summed, -T, --format=json and -s; and API_SCRIPT, the Lua
+-- API end to end (views, every export, DWARF read on demand, find, close).
+-- A run passes when memcheck finds no error and no definite leak
+-- (--errors-for-leak-kinds=definite; lua5.4 and libdw keep some memory
+-- reachable at exit, which is not reported). Prints "ok"/"not ok" lines,
+-- then "N passed, N failed".
 package.path = "spec/?.lua;" .. package.path
 local fx = require "helpers.fixtures"
 local util = require "helpers.util"
@@ -12,8 +14,61 @@ local q = fx.shquote
 local VALGRIND = "valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite"
   .. " --errors-for-leak-kinds=definite --track-fds=no"
 local variants = { arg[1] or "O0g-pie" }
+
+-- lua5.4 API_SCRIPT exe gmon...: fails (status 1) on any unexpected result.
+local API_SCRIPT = [==[
+local lgprof = require "lgprof"
+local exe, gmons = arg[1], { table.unpack(arg, 2) }
+local p = assert(lgprof.open(exe, gmons))
+local views = {
+  assert(p:filter { node_fraction = 0.01, edge_fraction = 0.001 }),
+  assert(p:filter { hide = "^main$", top = 5 }),
+}
+local first = p:get(1)
+if first and first.name then
+  local name = first.name:gsub("[][().*+?^$|{}\\]", "\\%0")
+  views[#views + 1] = assert(p:filter { focus = "^" .. name .. "$", min_calls = 1 })
+end
+views[#views + 1] = assert(views[1]:filter { ignore = "^_" }) -- a view of a view
+local named = 0
+for _, q in ipairs { p, table.unpack(views) } do
+  for fn in q:functions() do
+    if fn.address then -- a Function: file and line come from DWARF, read now
+      local file, line = fn.file, fn.line
+      assert(file == nil or type(file) == "string")
+      assert(line == nil or math.type(line) == "integer")
+      if file and named < 20 then
+        local found = q:find(fn.symbol, file)
+        assert(found == nil or found.address)
+        named = named + 1
+      end
+      for arc in fn:callers() do assert(arc.count >= 0) end
+    end
+  end
+  for _, fmt in ipairs(lgprof.report.formats) do
+    local f = io.tmpfile()
+    assert(lgprof.report[fmt](q, f))
+    f:close()
+  end
+  local f = io.tmpfile()
+  assert(lgprof.report.csv(q, f, { table = "arcs" }))
+  assert(q:gprof_report(f, {}) ~= nil)
+  f:close()
+end
+assert(p:find("main"))
+for i = #views, 1, -1 do views[i]:close() end
+p:close()
+]==]
 local passed, failed = 0, 0
 local tmp = util.mktempdir("lgprof-valgrind")
+local api = tmp .. "/api.lua"
+do
+  local f = assert(io.open(api, "w"))
+  assert(f:write(API_SCRIPT))
+  f:close()
+end
+local lua_env = ("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s "):format(
+  q(fx.root .. "/lua/?.lua;" .. fx.root .. "/lua/?/init.lua;;"), q(fx.root .. "/build/?.so;;"))
 for _, name in ipairs(fx.programs()) do
   for _, variant in ipairs(variants) do
     local b, err = fx.build(name, variant)
@@ -24,12 +79,15 @@ for _, name in ipairs(fx.programs()) do
       local gm = {}
       for i, g in ipairs(b.gmon) do gm[i] = q(g) end
       gm = table.concat(gm, " ")
-      for _, opts in ipairs({ "", "-b -T", "--format=json", "-s" }) do
+      for _, opts in ipairs({ "", "-b -T", "--format=json", "-s", "api" }) do
         local log = tmp .. "/log"
-        local c = ("cd %s && %s --log-file=%s lua5.4 %s %s %s %s >/dev/null 2>&1"):format(
-          q(tmp), VALGRIND, q(log), q(fx.root .. "/bin/lgprof"), opts, q(b.exe), gm)
+        local c = ("cd %s && %s%s --log-file=%s lua5.4 %s %s %s %s >/dev/null 2>&1"):format(
+          q(tmp), opts == "api" and lua_env or "", VALGRIND, q(log),
+          q(opts == "api" and api or fx.root .. "/bin/lgprof"), opts == "api" and "" or opts,
+          q(b.exe), gm)
         local ok = util.exec_ok(c)
-        local label = ("%s %s lgprof %s"):format(name, variant, opts)
+        local label = opts == "api" and ("%s %s Lua API script"):format(name, variant)
+          or ("%s %s lgprof %s"):format(name, variant, opts)
         if ok then
           passed = passed + 1
           print("ok - " .. label)
