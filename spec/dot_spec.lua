@@ -10,10 +10,13 @@ local lgprof = require "lgprof"
 local dot = require "lgprof.dot"
 local fx = require "helpers.fixtures"
 local util = require "helpers.util"
+local synth = require "helpers.synthprofile"
 
 local VARIANT = "O0g-nopie"
 local MUL = "\u{D7}"
 local HAVE_DOT = util.exec_ok("test -x /usr/bin/dot || command -v dot >/dev/null 2>&1")
+local GPROF = "/usr/bin/gprof"
+local HAVE_GPROF = util.exec_ok("test -x " .. GPROF)
 local DEFAULTS = { node_threshold = 0.005, edge_threshold = 0.001, max_nodes = 200,
                    dotted = true, legend = true }
 
@@ -389,90 +392,162 @@ describe("lgprof.dot", function()
     end
   end)
 
-  -- A stand-in Profile (dot.lua uses only the API): fns = { {name, total, self, calls
-  -- [, cycle]}, ... } (index = position), arcs = { {from, to, time, count}, ... }.
-  local function fake(fns, arcs)
-    local list = {}
-    for i, d in ipairs(fns) do
-      local f = { index = i, name = d[1], total = d[2], self = d[3], children = d[2] - d[3],
-                  calls = d[4], self_calls = 0, printed = true, address = 0x1000 + i,
-                  cycle = d[5], out = {} }
-      function f.callees(self)
-        local k = 0
-        return function() k = k + 1 return self.out[k] end
-      end
-      list[i] = f
-    end
-    for _, a in ipairs(arcs) do
-      local c, e = list[a[1]], list[a[2]]
-      c.out[#c.out + 1] = { caller = c, callee = e, self = a[3], children = 0,
-                            count = a[4] or 1, in_cycle = false, is_recursive = a[1] == a[2] }
-    end
-    local P = { print_time = 1.0, image = 'fake "prog" <&> \\', is_view = false }
-    function P.functions()
-      local k = 0
-      return function() k = k + 1 return list[k] end
-    end
-    return P
+  -- Real profiles written by helpers.synthprofile, at hz = 100 (a sample is
+  -- 0.01 s) and 10000 samples in all (T = 100 s, a sample is 0.01% of T).
+  -- Returns the open Profile, its Functions by (shown) name, a lookup of a
+  -- Function by its symbol name as written (before demangling), and the paths.
+  local function synthesized(tag, spec, exe_name)
+    local exe = TMP .. "/" .. (exe_name or tag)
+    local gmon = TMP .. "/" .. tag .. ".gmon"
+    local addr = synth.write(exe, gmon, spec)
+    local p = assert(lgprof.open(exe, gmon))
+    local by_name, by_addr = {}, {}
+    for fn in p:symbols() do by_name[fn.name] = fn; by_addr[fn.address] = fn end
+    return p, by_name, function(name) return by_addr[addr[name]] end, exe, gmon
   end
 
-  local function fake_profile(names)
-    local fns = { { "main", 1.0, 1.0 - 0.01 * #names, 0 } }
-    local arcs = {}
-    for i, n in ipairs(names) do
-      fns[#fns + 1] = { n, 0.01, 0.01, 1 }
-      arcs[#arcs + 1] = { 1, i + 1, 0.01 }
-    end
-    return fake(fns, arcs)
-  end
-
-  it("dotted edges: one hop through dropped functions, summed per pair, cut per path", function()
-    if not HAVE_DOT then pending("Graphviz dot not installed") return end
-    local cyc = { number = 7, name = "<cycle 7>", total = 0.006, self = 0.006, calls = 1 }
-    local p = fake({
-      { "main", 1.0, 0.37, 0 },          -- 1
-      { "C", 0.5, 0.2, 1 },              -- 2 kept
-      { "B", 0.31, 0.31, 3 },            -- 3 kept: from C, and through X, Y, Z
-      { "X", 0.004, 0.001, 1 },          -- 4 dropped: main -> X -> B = 0.30%
-      { "Y", 0.002, 0.0, 1 },            -- 5 dropped: main -> Y -> B = 0.20%, summed: 0.50%
-      { "Z", 0.0009, 0.0, 1 },           -- 6 dropped: 0.09% < 0.1%: not counted
-      { "W", 0.003, 0.0, 1 },            -- 7 dropped: main -> W -> C, but main -> C is solid
-      { "P", 0.002, 0.0, 1 },            -- 8 dropped: main -> P -> Q -> B: two hops, nothing
-      { "Q", 0.002, 0.0, 1 },            -- 9 dropped
-      { "V", 0.002, 0.0, 1 },            -- 10 dropped: B -> V -> B: same ends, nothing
-      { "K", 0.003, 0.0, 1, cyc },       -- 11 dropped cycle member: 0.006*0.003/0.006
-      { "D", 0.1, 0.1, 2 },              -- 12 kept: C -> D solid, main -> K -> D dotted 0.30%
-    }, {
-      { 1, 2, 0.497 }, { 2, 3, 0.3 }, { 1, 4, 0.004 }, { 4, 3, 0.003 },
-      { 1, 5, 0.002 }, { 5, 3, 0.002 }, { 1, 6, 0.0009 }, { 6, 3, 0.0009 },
-      { 1, 7, 0.003 }, { 7, 2, 0.003 }, { 1, 8, 0.002 }, { 8, 9, 0.002 }, { 9, 3, 0.002 },
-      { 3, 10, 0.002 }, { 10, 3, 0.002 }, { 1, 11, 0.006 }, { 11, 12, 0.003 }, { 2, 12, 0.1 },
-    })
-    local g = render(p)
+  local function edge_texts(g)
     local solid, dotted = {}, {}
     for k, e in pairs(g.svg.edges) do
       if e.dotted then dotted[k] = e.texts else solid[k] = e.texts end
     end
-    assert.are.same({ "f1", "f12", "f2", "f3" }, keys((function()
-      local t = {}
-      for id in pairs(g.svg.nodes) do if id ~= "legend" then t[id] = true end end
-      return t
-    end)()))
-    assert.are.same({ ["f1->f2"] = { "49.70%", "1" .. MUL }, ["f2->f3"] = { "30.00%", "1" .. MUL },
-                      ["f2->f12"] = { "10.00%", "1" .. MUL } }, solid)
-    assert.are.same({ ["f1->f3"] = { "0.50%" }, ["f1->f12"] = { "0.30%" } }, dotted)
-    -- the same with a lower edge threshold: Z counts too
+    return solid, dotted
+  end
+
+  -- gprof -b -q's call graph: arc times (self + children, in samples) by
+  -- "caller->callee" from the callers' entries, entry totals by name.
+  local function gprof_graph(exe, gmon)
+    local out = util.read_cmd(("%s -b -q %s %s"):format(GPROF, fx.shquote(exe), fx.shquote(gmon)))
+    local arcs, entries, caller, narcs = {}, {}, nil, 0
+    for line in out:gmatch("[^\n]+") do
+      if line:match("^%-%-%-") then
+        caller = nil
+      elseif line:match("^%[%d+%]") then
+        local s, c, rest = line:match("^%[%d+%]%s+[%d.]+%s+([%d.]+)%s+([%d.]+)%s+(.*)$")
+        local name = rest and not rest:find("as a whole", 1, true)
+          and rest:match("(%S+) [<[]")
+        if name then
+          caller = name
+          entries[name] = math.floor((tonumber(s) + tonumber(c)) * 100 + 0.5)
+        end
+      elseif caller then
+        local s, c, n, name = line:match("^%s+([%d.]+)%s+([%d.]+)%s+(%d+)/%d+%s+(%S+) [<[]")
+        if s then
+          arcs[caller .. "->" .. name] = { t = math.floor((tonumber(s) + tonumber(c)) * 100 + 0.5),
+                                          count = tonumber(n) }
+          narcs = narcs + 1
+        end
+      end
+    end
+    return arcs, entries, narcs
+  end
+
+  -- The arithmetic of lua/lgprof/dot.lua's header, on numbers derived here by
+  -- hand. Self samples: main 5756, C 104, B 3000, D 1000, E 100, X 10, V 10,
+  -- L 20, Y Z W P Q K 0. Calls:
+  --   main -> C 99, W -> C 1;  C -> B 2896, X -> B 30, Y -> B 35, Z -> B 9, Q -> B 30;
+  --   C -> D 49, K -> D 1;  main -> X 1, C -> X 1;  main -> Y, Z, W, P, E, K: 1 each;
+  --   P -> Q 1;  E -> V -> E (a cycle);  K -> L -> K (another cycle).
+  -- gprof's propagation: an arc into f carries f's total * count / f's calls;
+  -- into a cycle, the cycle's total * count / the calls from outside it;
+  -- arcs inside a cycle carry nothing. In samples:
+  --   B: 3000 over 3000 calls: t(C,B) 2896, t(X,B) 30, t(Y,B) 35, t(Z,B) 9, t(Q,B) 30
+  --   D: 1000 over 50 calls: t(C,D) 980, t(K,D) 20
+  --   X: 10 + 30 = 40 over 2 calls: t(main,X) = t(C,X) = 20
+  --   C: 104 + 2896 + 980 + 20 = 4000 over 100 calls: t(main,C) 3960, t(W,C) 40
+  --   Y, Z, W, Q, P (one caller each): t(main,Y) 35, t(main,Z) 9, t(main,W) 40,
+  --      t(P,Q) 30, t(main,P) 30
+  --   cycle {E, V}: 100 + 10 = 110 = t(main,E); E's own entry: 100, V's 10
+  --   cycle {K, L}: 0 + 20 + t(K,D) 20 = 40 = t(main,K); K's own entry 20, L's 20
+  --   main: 5756 + 3960 + 20 + 35 + 9 + 40 + 30 + 110 + 40 = 10000 = T
+  -- Nodes (>= 0.5% of T = 50 samples): main 100%, C 40%, B 30%, D 10%, E 1%;
+  -- dropped: X W 0.40%, Y 0.35%, P Q 0.30%, K L 0.20%, V 0.10%, Z 0.09%.
+  -- Solid edges: main->C 39.60%, C->B 28.96%, C->D 9.80%, main->E 1.10%.
+  -- Dotted, share t(A,X) * t(X,B) / D(X) / T, each path kept when >= 0.1% (10):
+  --   main->X->B 20*30/40 = 15 + main->Y->B 35*35/35 = 35: main->B 50 = 0.50%;
+  --   main->Z->B 9*9/9 = 9 < 10: cut (at edge_threshold 0.05% it counts: 0.59%);
+  --   main->K->D with D(K) = its cycle's 40: 40*20/40 = 20 = 0.20% (K's own
+  --      20 would give 0.40%);
+  --   C->X->B 20*30/40 = 15 but C->B is solid; main->W->C 40 but main->C is
+  --      solid; main->P->Q->B is two hops; E->V->E has the same ends (and in a
+  --      real profile is a cycle, whose arcs carry no time): none of them.
+  local DOTTED_PROFILE = {
+    functions = {
+      { "main", 5756 }, { "C", 104 }, { "B", 3000 }, { "D", 1000 }, { "E", 100 },
+      { "X", 10 }, { "Y", 0 }, { "Z", 0 }, { "W", 0 }, { "P", 0 }, { "Q", 0 },
+      { "V", 10 }, { "K", 0 }, { "L", 20 },
+    },
+    arcs = {
+      { "main", "C", 99 }, { "W", "C", 1 },
+      { "C", "B", 2896 }, { "X", "B", 30 }, { "Y", "B", 35 }, { "Z", "B", 9 }, { "Q", "B", 30 },
+      { "C", "D", 49 }, { "K", "D", 1 }, { "main", "X", 1 }, { "C", "X", 1 },
+      { "main", "Y", 1 }, { "main", "Z", 1 }, { "main", "W", 1 }, { "main", "P", 1 },
+      { "P", "Q", 1 }, { "main", "E", 1 }, { "E", "V", 1 }, { "V", "E", 1 },
+      { "main", "K", 1 }, { "K", "L", 1 }, { "L", "K", 1 },
+    },
+  }
+  -- the hand-derived arc times (samples) and entry totals above
+  local DERIVED_ARCS = {
+    ["main->C"] = 3960, ["W->C"] = 40, ["C->B"] = 2896, ["X->B"] = 30, ["Y->B"] = 35,
+    ["Z->B"] = 9, ["Q->B"] = 30, ["C->D"] = 980, ["K->D"] = 20, ["main->X"] = 20,
+    ["C->X"] = 20, ["main->Y"] = 35, ["main->Z"] = 9, ["main->W"] = 40, ["P->Q"] = 30,
+    ["main->P"] = 30, ["main->E"] = 110, ["main->K"] = 40,
+  }
+  local DERIVED_TOTALS = {
+    main = 10000, C = 4000, B = 3000, D = 1000, E = 100, X = 40, W = 40, Y = 35,
+    P = 30, Q = 30, K = 20, L = 20, V = 10, Z = 9,
+  }
+
+  it("dotted edges: one hop through dropped functions, summed per pair, cut per path", function()
+    if not HAVE_DOT then pending("Graphviz dot not installed") return end
+    local p <close>, fn, _, exe, gmon = synthesized("dotted", DOTTED_PROFILE)
+    -- the oracle agrees with the derivation: every timed arc, every entry
+    if HAVE_GPROF then
+      local arcs, entries, narcs = gprof_graph(exe, gmon)
+      for k, t in pairs(DERIVED_ARCS) do
+        assert.is_not_nil(arcs[k], k)
+        assert.are.equal(t, arcs[k].t, k)
+      end
+      assert.are.equal(#keys(DERIVED_ARCS), narcs)
+      assert.are.same(DERIVED_TOTALS, entries)
+    end
+    assert.are.equal(100, p.print_time)
+    local function id(name) return "f" .. fn[name].index end
+    local function e(a, b) return id(a) .. "->" .. id(b) end
+
+    local g = render(p)
+    local nodes = {}
+    for k in pairs(g.svg.nodes) do if k ~= "legend" then nodes[#nodes + 1] = k end end
+    table.sort(nodes)
+    local want = { id "main", id "C", id "B", id "D", id "E" }
+    table.sort(want)
+    assert.are.same(want, nodes)
+    local solid, dotted = edge_texts(g)
+    assert.are.same({ [e("main", "C")] = { "39.60%", "99" .. MUL },
+                      [e("C", "B")] = { "28.96%", "2896" .. MUL },
+                      [e("C", "D")] = { "9.80%", "49" .. MUL },
+                      [e("main", "E")] = { "1.10%", "1" .. MUL } }, solid)
+    assert.are.same({ [e("main", "B")] = { "0.50%" }, [e("main", "D")] = { "0.20%" } }, dotted)
+    -- the same with a lower edge threshold: Z's path counts too
     g = render(p, { edge_threshold = 0.0005 })
-    assert.are.equal("0.59%", g.svg.edges["f1->f3"].texts[1])
+    solid, dotted = edge_texts(g)
+    assert.are.same({ [e("main", "B")] = { "0.59%" }, [e("main", "D")] = { "0.20%" } }, dotted)
+    assert.are.equal(4, #keys(solid))
     -- and none with dotted = false
     g = render(p, { dotted = false })
-    assert.is_nil(g.svg.edges["f1->f3"])
-    assert.is_nil(g.svg.edges["f1->f12"])
+    solid, dotted = edge_texts(g)
+    assert.are.same({}, dotted)
+    assert.are.equal(4, #keys(solid))
+    -- and the brute-force expectation (labels, E's cluster) agrees
+    local r = check(p)
+    assert.are.equal(1, r.clusters)
+    assert.are.equal(2, r.dotted)
   end)
 
   it("escapes every name: quotes, backslashes, escapes, entities, bad UTF-8, long names", function()
     if not HAVE_DOT then pending("Graphviz dot not installed") return end
     local long = ("x"):rep(5000)
+    -- { symbol name, the label's name lines }
     local cases = {
       { 'say "hi"', { 'say "hi"' } },
       { "back\\slash\\", { "back\\slash\\" } },
@@ -487,13 +562,24 @@ describe("lgprof.dot", function()
       { "\u{fc}n\u{ef}c\u{f6}d\u{e9} \u{2603}", { "\u{fc}n\u{ef}c\u{f6}d\u{e9} \u{2603}" } },
       { long, { ("x"):rep(4095) .. "\u{2026}" } },
       { "<b>html?</b>", { "<b>html?</b>" } },
+      { "std::map<int, char*>::operator[](int const&)",
+        { "std::map<int, char*>::operator[](int const&)" } },
+      -- mangled, shown demangled: operator+ (pl) of A const& (RK1A) and the
+      -- same again (S1_, the third substitution)
+      { "_ZplRK1AS1_", { "operator+(A const&, A const&)" } },
     }
-    local names = {}
-    for i, c in ipairs(cases) do names[i] = c[1] end
-    local p = fake_profile(names)
+    -- main, then every name with 100 samples (1% of T) and one call from main
+    local spec = { functions = { { "main", 10000 - 100 * #cases } }, arcs = {} }
+    for _, c in ipairs(cases) do
+      spec.functions[#spec.functions + 1] = { c[1], 100 }
+      spec.arcs[#spec.arcs + 1] = { "main", c[1], 1 }
+    end
+    -- the executable's path is the legend's title
+    local title = 'fake "prog" <&> \\'
+    local p <close>, _, sym = synthesized("names", spec, title)
     local g = render(p, { node_threshold = 0 })
-    for i, c in ipairs(cases) do
-      local lines = g.svg.nodes["f" .. (i + 1)]
+    for _, c in ipairs(cases) do
+      local lines = g.svg.nodes["f" .. sym(c[1]).index]
       assert.is_not_nil(lines, c[1])
       local want = {}
       for _, l in ipairs(c[2]) do want[#want + 1] = l end
@@ -503,7 +589,7 @@ describe("lgprof.dot", function()
       assert.are.same(want, lines)
     end
     -- the title too (HTML label)
-    assert.are.equal('fake "prog" <&> \\', g.svg.nodes.legend[1])
+    assert.are.equal(TMP .. "/" .. title, g.svg.nodes.legend[1])
     assert.are.equal('"a\\"b\\\\"', dot.quote('a"b\\'))
   end)
 
