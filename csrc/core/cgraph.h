@@ -37,6 +37,9 @@ void lgp_graph_free(lgp_graph *g);
 ** Seals the arc table. 0, or -1 with a message. */
 int lgp_graph_analyse(lgp_graph *g, const lgp_specs *specs, lgp_err *err);
 
+/* About how many bytes the graph holds (for a garbage collector's pacing). */
+size_t lgp_graph_bytes(const lgp_graph *g);
+
 /* dst: an analysed copy of src. 0, or -1 (out of memory). */
 int lgp_graph_copy(lgp_graph *dst, const lgp_graph *src);
 

@@ -195,6 +195,10 @@ void lcore_set_profile(lua_State *L, lprofile *lp, lgp_profile *p, int demangle,
   }
   if (lgp_names_init(&lp->names, p->graph.nsyms + p->graph.ncycles, demangle, style) != 0)
     luaL_error(L, "out of memory");
+  /* the collector sees only the small userdata: tell it what the profile
+     holds, so that a loop opening profiles collects the old ones in time */
+  lua_gc(L, LUA_GCSTEP, (int)(lgp_graph_bytes(&p->graph) / 1024 < INT_MAX
+                              ? lgp_graph_bytes(&p->graph) / 1024 : INT_MAX));
 }
 
 /* core.open(exe, {gmon...} [, options]) -> profile | nil, message */
