@@ -24,17 +24,6 @@ void lgp_export_opts_init(lgp_export_opts *eo) {
 
 
 
-void lgp_ex_sb_mem(sbuf *b, const char *s, size_t n) {
-  if (b->failed || n == 0)
-    return;
-  if (b->len + n > b->cap && lgp_grow((void **)&b->s, &b->cap, b->len + n, 1) != 0) {
-    b->failed = 1;
-    return;
-  }
-  memcpy(b->s + b->len, s, n);
-  b->len += n;
-}
-
 
 
 /* The shortest of %.15g and %.17g that reads back as v (integers plain). */
@@ -78,28 +67,28 @@ static int src_line(const ectx *c, uint32_t s) {
 ** (callgrind, folded): its printed name, followed by its address in
 ** brackets (" [0x401136]") when another listed function prints the same; newlines (and
 ** for folded stacks, the frame separator ';') become other characters. */
-void lgp_ex_label(ectx *c, uint32_t s, sbuf *b, int folded) {
+void lgp_ex_label(ectx *c, uint32_t s, lgp_out *b, int folded) {
   size_t len, i, start = b->len;
   const char *name;
   if (s >= c->p->graph.nsyms) {
     char buf[48];
-    lgp_ex_sb_mem(b, buf, (size_t)snprintf(buf, sizeof buf, "<cycle %d>", (int)c->p->graph.nodes[s].cyc_num));
+    lgp_out_mem(b, buf, (size_t)snprintf(buf, sizeof buf, "<cycle %d>", (int)c->p->graph.nodes[s].cyc_num));
     return;
   }
   name = lgp_display_name_len(c->nm, c->p->graph.nodes, s, &len);
-  lgp_ex_sb_mem(b, name, len);
+  lgp_out_mem(b, name, len);
   if (c->dup[s]) {
     char buf[48];
-    lgp_ex_sb_mem(b, buf, (size_t)snprintf(buf, sizeof buf, " [0x%llx]",
+    lgp_out_mem(b, buf, (size_t)snprintf(buf, sizeof buf, " [0x%llx]",
                                     (unsigned long long)c->p->graph.nodes[s].addr));
   }
   if (b->failed)
     return;
   for (i = start; i < b->len; i++) {
-    if (b->s[i] == '\n' || b->s[i] == '\r')
-      b->s[i] = ' ';
-    else if (folded && b->s[i] == ';')
-      b->s[i] = ':';
+    if (b->buf[i] == '\n' || b->buf[i] == '\r')
+      b->buf[i] = ' ';
+    else if (folded && b->buf[i] == ';')
+      b->buf[i] = ':';
   }
 }
 
@@ -183,7 +172,7 @@ static int ctx_init(ectx *c, lgp_out *o, const lgp_profile *p, lgp_names *nm,
 static void ctx_free(ectx *c) {
   free(c->listed);
   free(c->dup);
-  free(c->scratch.s);
+  lgp_out_free(&c->scratch);
 }
 
 /* }====================================================== */
@@ -207,7 +196,7 @@ static unsigned long long ns_of(const lgp_profile *p, double ticks) {
 static void cg_name(ectx *c, uint32_t s) {
   c->scratch.len = 0;
   lgp_ex_label(c, s, &c->scratch, 0);
-  lgp_out_mem(c->o, c->scratch.s, c->scratch.len);
+  lgp_out_mem(c->o, c->scratch.buf, c->scratch.len);
 }
 
 /* "fl=(id) name" the first time, "fl=(id)" later; unknown files are "???". */

@@ -6,12 +6,6 @@
 
 #include "export.h"
 
-typedef struct sbuf {
-  char *s;
-  size_t len, cap;
-  int failed;
-} sbuf;
-
 typedef struct ectx {
   lgp_out *o;
   const lgp_profile *p;
@@ -20,13 +14,11 @@ typedef struct ectx {
   uint8_t *listed; /* symbols written */
   uint8_t *dup;    /* symbols whose printed name another listed one shares */
   int have_src;    /* DWARF file and line were read */
-  sbuf scratch;
+  lgp_out scratch; /* labels are built here (in memory) */
 } ectx;
 
-/* Appends n bytes to b (b->failed on out of memory). */
-void lgp_ex_sb_mem(sbuf *b, const char *s, size_t n);
 /* The name s is written under, into b (folded: for a stack frame). */
-void lgp_ex_label(ectx *c, uint32_t s, sbuf *b, int folded);
+void lgp_ex_label(ectx *c, uint32_t s, lgp_out *b, int folded);
 void lgp_ex_out_u64(lgp_out *o, uint64_t v);
 /* folded.c */
 int lgp_ex_write_folded(ectx *c);

@@ -39,7 +39,7 @@ typedef struct fframe {
 
 typedef struct fstate {
   ectx *c;
-  sbuf path;
+  lgp_out path;
   double scale;      /* output units per tick */
   double cum;        /* ticks emitted so far */
   uint64_t written;  /* output units written so far */
@@ -60,7 +60,7 @@ static void fold_emit(fstate *f, const char *tail, size_t tail_len, double ticks
   if (v == 0)
     return;
   f->written += v;
-  lgp_out_mem(o, f->path.s, f->path.len);
+  lgp_out_mem(o, f->path.buf, f->path.len);
   if (tail_len) {
     lgp_out_char(o, ';');
     lgp_out_mem(o, tail, tail_len);
@@ -112,7 +112,7 @@ int lgp_ex_write_folded(ectx *c) {
   double cutoff;
   fframe *st = NULL;
   fstate f;
-  sbuf tail;
+  lgp_out tail;
   int rc = -1;
   memset(&f, 0, sizeof f);
   memset(&tail, 0, sizeof tail);
@@ -196,7 +196,7 @@ int lgp_ex_write_folded(ectx *c) {
           fr->pos = fr->end;
           continue;
         }
-        lgp_ex_sb_mem(&f.path, ";", 1);
+        lgp_out_mem(&f.path, ";", 1);
         lgp_ex_label(c, to, &f.path, 1);
         sp++;
         st[sp].unit = to;
@@ -224,7 +224,7 @@ int lgp_ex_write_folded(ectx *c) {
           lgp_ex_label(c, mem[j].to, &tail, 1);
           if (tail.failed)
             goto done;
-          fold_emit(&f, tail.s, tail.len, mw);
+          fold_emit(&f, tail.buf, tail.len, mw);
         }
         if (!(msum > 0.0))
           fr->extra += self;
@@ -249,8 +249,8 @@ done:
   free(mrest);
   free(inflow);
   free(st);
-  free(f.path.s);
-  free(tail.s);
+  lgp_out_free(&f.path);
+  lgp_out_free(&tail);
   return rc;
 }
 
