@@ -272,6 +272,11 @@ describe("lgprof merge", function()
         assert.equal(bad .. ": ", msg:sub(1, #bad + 2))
         local status, o, e = cmd.lgprof({ "merge", "-o", target, exe, good, bad })
         assert.equal(bad .. ": ", cmd.one_line_error(1, status, o, e):sub(1, #bad + 2))
+        -- a write that fails midway: files limited to one block (the
+        -- histogram alone is 4 KB), the signal that would kill ignored
+        status, o, e = cmd.lgprof({ "merge", "-o", target, exe, good }, { env = "trap '' XFSZ; ulimit -f 1; " })
+        local want = target .. ": write error"
+        assert.equal(want, cmd.one_line_error(1, status, o, e):sub(1, #want))
         -- a target that cannot be replaced: a directory (the file is
         -- written in full first, then the rename fails)
         local sub = out .. "/sub"
@@ -284,7 +289,7 @@ describe("lgprof merge", function()
         local missing = out .. "/no-such-dir/m.gmon"
         ok, msg = lgprof.merge(exe, { good }, missing)
         assert.is_nil(ok)
-        local want = missing .. ": cannot open for writing"
+        want = missing .. ": cannot open for writing"
         assert.equal(want, msg:sub(1, #want))
         assert.equal("old", util.slurp(target))
         assert.same({ "m.gmon", "sub" }, listing(out))
