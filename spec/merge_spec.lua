@@ -6,6 +6,7 @@ local fx = require "helpers.fixtures"
 local util = require "helpers.util"
 local cmd = require "helpers.cmd"
 local gw = require "helpers.gmonwriter"
+local ew = require "helpers.elfwriter"
 
 local PROGRAMS = { "classic", "cycles", "hub300", "cxx_virtual", "samename", "selfrec" }
 local VARIANTS = { "O0g-nopie", "O2-pie" }
@@ -31,6 +32,25 @@ local function merge(exe, inputs, out)
   assert(status == 0, cmd.show(status, o, e))
   assert(o == "" and e == "", cmd.show(status, o, e))
   return assert(util.slurp(out))
+end
+
+-- decoded arcs in file order, as { from, to, count }
+local function arcs_of(bytes)
+  local t = {}
+  for i, a in ipairs(gw.decode(bytes).arcs) do t[i] = { a.from, a.to, a.count } end
+  return t
+end
+
+-- the names in a folder
+local function listing(dir)
+  local t = {}
+  for name in util.read_cmd("ls -A " .. fx.shquote(dir)):gmatch("[^\n]+") do t[#t + 1] = name end
+  table.sort(t)
+  return t
+end
+
+local function stat(fmt, path)
+  return (util.read_cmd(("stat -c %s %s"):format(fmt, fx.shquote(path))):gsub("%s+$", ""))
 end
 
 -- decoded arcs, sorted by (from, to, count)
@@ -148,6 +168,154 @@ describe("lgprof merge", function()
       assert.has_error(function() lgprof.merge(b.exe, b.gmon) end)
       assert.has_error(function() lgprof.merge(b.exe, b.gmon, tmp .. "/y", "opts") end)
       assert.has_error(function() lgprof.merge(b.exe, b.gmon, tmp .. "/y", { bogus = true }) end)
+    end)
+  end)
+
+  -- A synthesized executable (no line information: gprof's line symbols are
+  -- then the functions) and three profiles of it, so that every record
+  -- written is known from the definitions: arcs are summed per (caller,
+  -- callee); gprof -s writes them by caller address, each caller's newest
+  -- first; canonical order sorts the records by (from, to, count); a count
+  -- over 2^32 - 1 is written as 2^32 - 1 and the rest.
+  describe("synthesized profiles", function()
+    local T, MAIN, ALPHA, BETA = 0x401000, 0x401000, 0x401100, 0x401400
+    local dir, exe
+    -- gmon file `name` whose main -> alpha arc has count `c`
+    local function gmon(name, c)
+      local path = dir .. "/" .. name
+      gw.write(path, {
+        hist = { { low = T, high = T + 0x1000, n_bins = 0x800, rate = 100, bins = { [3] = 4, [0x205] = 1 } } },
+        arcs = { { from = BETA + 0x30, to = ALPHA, count = 3 },
+                 { from = MAIN + 0x24, to = ALPHA, count = c },
+                 { from = MAIN + 0x30, to = BETA, count = 2 } } })
+      return path
+    end
+    local function sum(canonical, ...)
+      local out = dir .. "/out/sum"
+      local p <close> = assert(lgprof.open(exe, { ... }, { line_arcs = true }))
+      assert.is_true(p:write_gmon(out, canonical ~= nil and { canonical = canonical } or nil))
+      return assert(util.slurp(out))
+    end
+    setup(function()
+      dir = tmp .. "/synth dir-1"
+      assert(util.exec_ok("mkdir -p " .. fx.shquote(dir .. "/out")))
+      exe = dir .. "/exe"
+      ew.write(exe, { class = 64, endian = "little", machine = ew.EM_X86_64, text_addr = T, text_size = 0x1000,
+        symbols = { { name = "main", addr = MAIN }, { name = "alpha", addr = ALPHA },
+                    { name = "beta", addr = BETA }, { name = "etext", addr = T + 0x1000, type = "notype" } } })
+    end)
+
+    it("write_gmon: gprof -s's bytes by default and with canonical = false; sorted arcs with canonical = true",
+      function()
+        local a, b, c = gmon("a", 1), gmon("b", 5), gmon("c", 7)
+        local plain, off, on = sum(nil, a, b, c), sum(false, a, b, c), sum(true, a, b, c)
+        assert.same({ { MAIN, BETA, 6 }, { MAIN, ALPHA, 13 }, { BETA, ALPHA, 9 } }, arcs_of(plain))
+        assert.same({ { MAIN, ALPHA, 13 }, { MAIN, BETA, 6 }, { BETA, ALPHA, 9 } }, arcs_of(on))
+        assert.equal(plain, off)
+        -- everything but the order of the three 21-byte arc records is the same
+        assert.equal(#plain, #on)
+        assert.equal(plain:sub(1, -64), on:sub(1, -64))
+        assert.equal(1, on:byte(-63))
+        if not util.exec_ok("command -v gprof >/dev/null 2>&1") then
+          pending("gprof not installed")
+          return
+        end
+        assert(util.exec_ok(("cd %s && gprof -s exe a b c >/dev/null 2>&1"):format(fx.shquote(dir))))
+        assert.is_true(util.slurp(dir .. "/gmon.sum") == plain, "write_gmon's bytes differ from gprof -s's")
+      end)
+
+    it("splits counts over 32 bits into records that sort like any others; merging stays associative", function()
+      local a, b, c = gmon("big-a", 0xFFFFFFFF), gmon("big-b", 5), gmon("big-c", 7)
+      -- main -> alpha: 2^32 - 1 + 5 + 7 = (2^32 - 1) + 12
+      assert.same({ { MAIN, BETA, 6 }, { MAIN, ALPHA, 0xFFFFFFFF }, { MAIN, ALPHA, 12 }, { BETA, ALPHA, 9 } },
+        arcs_of(sum(nil, a, b, c)))
+      local abc = sum(true, a, b, c)
+      assert.same({ { MAIN, ALPHA, 12 }, { MAIN, ALPHA, 0xFFFFFFFF }, { MAIN, BETA, 6 }, { BETA, ALPHA, 9 } },
+        arcs_of(abc))
+      local ab, bc = dir .. "/big-ab", dir .. "/big-bc"
+      assert.is_true(lgprof.merge(exe, { a, b }, ab))
+      assert.is_true(lgprof.merge(exe, { b, c }, bc))
+      local ab_c, a_bc = dir .. "/big-ab_c", dir .. "/big-a_bc"
+      assert.is_true(lgprof.merge(exe, { ab, c }, ab_c))
+      assert.is_true(lgprof.merge(exe, { a, bc }, a_bc))
+      assert.is_true(util.slurp(ab_c) == abc, "merge(merge(a,b),c) ~= merge(a,b,c)")
+      assert.is_true(util.slurp(a_bc) == abc, "merge(a,merge(b,c)) ~= merge(a,b,c)")
+    end)
+
+    describe("the output file is replaced at once", function()
+      local out, good, bad
+      before_each(function()
+        out = dir .. "/replace"
+        assert(util.exec_ok("rm -rf " .. fx.shquote(out) .. " && mkdir " .. fx.shquote(out)))
+        good = gmon("good", 1)
+        bad = dir .. "/bad"
+        local data = gw.encode({ arcs = { { from = MAIN + 0x24, to = ALPHA, count = 1 } } })
+        cmd.write(bad, gw.truncate(data, #data - 3)) -- the arc record cut short
+      end)
+
+      it("on success: a new file (an old one's hard link keeps the old bytes), nothing else", function()
+        local target = out .. "/m.gmon"
+        cmd.write(target, "old")
+        assert(util.exec_ok(("ln %s %s"):format(fx.shquote(target), fx.shquote(out .. "/link"))))
+        assert.is_true(lgprof.merge(exe, { good, good }, target))
+        assert.equal("gmon", util.slurp(target):sub(1, 4))
+        assert.equal("old", util.slurp(out .. "/link"))
+        assert.same({ "link", "m.gmon" }, listing(out))
+      end)
+
+      it("on failure: the old file untouched, no temporary file left", function()
+        local target = out .. "/m.gmon"
+        cmd.write(target, "old")
+        -- a bad second input
+        local ok, msg = lgprof.merge(exe, { good, bad }, target)
+        assert.is_nil(ok)
+        assert.equal(bad .. ": ", msg:sub(1, #bad + 2))
+        local status, o, e = cmd.lgprof({ "merge", "-o", target, exe, good, bad })
+        assert.equal(bad .. ": ", cmd.one_line_error(1, status, o, e):sub(1, #bad + 2))
+        -- a write that fails midway: files limited to one block (the
+        -- histogram alone is 4 KB), the signal that would kill ignored
+        status, o, e = cmd.lgprof({ "merge", "-o", target, exe, good }, { env = "trap '' XFSZ; ulimit -f 1; " })
+        local want = target .. ": write error"
+        assert.equal(want, cmd.one_line_error(1, status, o, e):sub(1, #want))
+        -- a target that cannot be replaced: a directory (the file is
+        -- written in full first, then the rename fails)
+        local sub = out .. "/sub"
+        assert(util.exec_ok("mkdir " .. fx.shquote(sub) .. " && touch " .. fx.shquote(sub .. "/x")))
+        ok, msg = lgprof.merge(exe, { good }, sub)
+        assert.is_nil(ok)
+        assert.equal(sub .. ": ", msg:sub(1, #sub + 2))
+        assert.same({ "x" }, listing(sub))
+        -- a folder that does not exist
+        local missing = out .. "/no-such-dir/m.gmon"
+        ok, msg = lgprof.merge(exe, { good }, missing)
+        assert.is_nil(ok)
+        want = missing .. ": cannot open for writing"
+        assert.equal(want, msg:sub(1, #want))
+        assert.equal("old", util.slurp(target))
+        assert.same({ "m.gmon", "sub" }, listing(out))
+      end)
+
+      it("keeps an old file's permissions; a new one gets what the umask gives", function()
+        local target, fresh, ref = out .. "/m.gmon", out .. "/new.gmon", out .. "/ref"
+        cmd.write(target, "old")
+        assert(util.exec_ok("chmod 640 " .. fx.shquote(target)))
+        assert.is_true(lgprof.merge(exe, { good }, target))
+        assert.equal("640", stat("%a", target))
+        cmd.write(ref, "") -- io.open: 0666 less the umask
+        assert.is_true(lgprof.merge(exe, { good }, fresh))
+        assert.equal(stat("%a", ref), stat("%a", fresh))
+      end)
+    end)
+
+    it("write_gmon checks its options", function()
+      local p <close> = assert(lgprof.open(exe, gmon("opt", 1)))
+      local out = dir .. "/out/opt"
+      assert.has_error(function() p:write_gmon(out, { bogus = true }) end,
+        "bad argument #2 to 'write_gmon' (unknown option 'bogus')")
+      assert.has_error(function() p:write_gmon(out, { canonical = 1 }) end,
+        "bad argument #2 to 'write_gmon' (option 'canonical' must be a boolean)")
+      assert.has_error(function() p:write_gmon(out, "canonical") end)
+      assert.is_nil(util.slurp(out))
     end)
   end)
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gmonsum.h"
 #include "lcore.h"
 
 
@@ -316,57 +317,25 @@ static int profile_report(lua_State *L) {
   return 1;
 }
 
-/* profile:write_gmon(path) -> true | nil, message (gprof -s) */
+static const char *const write_gmon_fields[] = {"canonical", NULL};
+
+/* profile:write_gmon(path [, {canonical =}]) -> true | nil, message
+** (gprof -s; the file is replaced atomically) */
 static int profile_write_gmon(lua_State *L) {
   lprofile *lp = lcore_check_profile(L, 1);
   const char *path = luaL_checkstring(L, 2);
-  lgp_profile *p = lp->p;
-  lgp_gmon_writer w;
-  if (lgp_is_view(p))
+  int canonical = 0;
+  lgp_err err;
+  if (!lua_isnoneornil(L, 3)) {
+    lcore_check_fields(L, 3, write_gmon_fields);
+    canonical = lcore_opt_bool(L, 3, "canonical", 0);
+  }
+  if (lgp_is_view(lp->p))
     return luaL_error(L, "write_gmon: a view has no profile file of its own; write its base");
-  FILE *f = fopen(path, "wb");
-  size_t s;
-  int failed;
-  if (f == NULL) {
+  memset(&err, 0, sizeof err);
+  if (lgp_gmonsum_write(lp->p, path, canonical, &err) != 0) {
     luaL_pushfail(L);
-    lua_pushfstring(L, "%s: cannot open for writing", path);
-    return 2;
-  }
-  lgp_out_init(&w.out, f);
-  w.addr_bytes = p->gmon->addr_bytes;
-  w.big_endian = p->gmon->big_endian;
-  lgp_gmon_write_header(&w, p->gmon);
-  lgp_gmon_write_hist(&w, p->gmon);
-  /* arcs normalised as gprof writes them: by parent in address order, each
-     parent's arcs newest first; with line arcs kept, parents are gprof's
-     line symbols (it forces line granularity for -s) */
-  if (p->line_arcs != NULL) {
-    uint32_t *order;
-    size_t n, k;
-    if (lgp_linearcs_order(p->line_arcs, &order, &n) != 0) {
-      lgp_out_free(&w.out);
-      fclose(f);
-      return luaL_error(L, "out of memory");
-    }
-    for (k = 0; k < n; k++) {
-      const lgp_linearc *a = &p->line_arcs->arcs[order[k]];
-      lgp_gmon_write_arc(&w, a->from, p->graph.nodes[a->child].addr, a->count);
-    }
-    free(order);
-  } else for (s = 0; s < p->graph.nsyms; s++) {
-    const uint32_t *a;
-    for (a = lgp_children_begin(&p->graph, s); a < lgp_children_end(&p->graph, s); a++) {
-      const lgp_arc *arc = &p->graph.arcs.arcs[*a];
-      lgp_gmon_write_arc(&w, p->graph.nodes[arc->parent].addr, p->graph.nodes[arc->child].addr, arc->count);
-    }
-  }
-  lgp_gmon_write_bb(&w, p->gmon);
-  failed = lgp_out_flush(&w.out) != 0;
-  lgp_out_free(&w.out);
-  failed |= fclose(f) != 0;
-  if (failed) {
-    luaL_pushfail(L);
-    lua_pushfstring(L, "%s: write error", path);
+    lua_pushstring(L, err.msg);
     return 2;
   }
   lua_pushboolean(L, 1);
