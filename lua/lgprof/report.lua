@@ -10,13 +10,10 @@
 -- file (written, not closed) or a path (created, written and closed).
 -- Returns true, or nil and a message (a file that cannot be opened, a write
 -- error). Misuse (an unknown option, a bad value) raises an error.
-local report = {}
+local lgprof = require "lgprof"
+local args = require "lgprof.args"
 
-local VERSION = "0.1.0"
-do
-  local ok, lgprof = pcall(require, "lgprof")
-  if ok and type(lgprof) == "table" and lgprof.VERSION then VERSION = lgprof.VERSION end
-end
+local report = {}
 
 -- options each format accepts
 local OPTIONS = {
@@ -25,13 +22,6 @@ local OPTIONS = {
   csv = { zeros = "boolean", table = "string" },
   folded = { max_depth = "number", min_weight = "number" },
 }
-
-local function check_profile(profile, fname)
-  local mt = getmetatable(profile)
-  if type(mt) ~= "table" or mt.__name ~= "lgprof.Profile" then
-    error(("bad argument #1 to '%s' (Profile expected, got %s)"):format(fname, type(profile)), 3)
-  end
-end
 
 local function check_options(fmt, options)
   if options == nil then return {} end
@@ -81,9 +71,9 @@ end
 
 local function exporter(fmt)
   return function(profile, file, options)
-    check_profile(profile, fmt)
+    args.check_profile(profile, 1, fmt)
     local o = check_options(fmt, options)
-    o.creator = "lgprof " .. VERSION
+    o.creator = "lgprof " .. lgprof.VERSION
     return with_file(file, fmt, function(fh)
       return profile:export(fmt, fh, o)
     end)
@@ -97,7 +87,7 @@ report.folded = exporter("folded")
 
 --- Graphviz DOT, written by the module lgprof.dot (its own options).
 function report.dot(profile, file, options)
-  check_profile(profile, "dot")
+  args.check_profile(profile, 1, "dot")
   local ok, dot = pcall(require, "lgprof.dot")
   if not ok or type(dot) ~= "table" or type(dot.write) ~= "function" then
     error("dot: the module lgprof.dot is not available"
