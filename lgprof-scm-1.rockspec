@@ -1,7 +1,7 @@
 rockspec_format = "3.0"
 package = "lgprof"
 version = "scm-1"
-source = { url = "git+https://example.invalid/lgprof.git" }
+source = { url = "git+https://github.com/lgprof/lgprof.git" }
 description = {
    summary = "A fast, scriptable call-graph profile analyser: a drop-in GNU gprof with a Lua API",
    detailed = [[
