@@ -5,6 +5,7 @@
 -- `check`, `merge`, `--script`, `--diff` (lgprof.cmd_check, ...).
 -- Exit statuses: 0 success, 1 bad input, 2 usage error, 3 a threshold failed.
 local lgprof = require "lgprof"
+local getopt = require "lgprof.getopt"
 local options = require "lgprof.options"
 
 local cli = {
@@ -35,14 +36,19 @@ function cli.open(st, err, exe, gmons)
   return profile
 end
 
--- Which of --script and --diff the words before "--" name (by their exact
--- spellings; an option argument that looks like one is taken for one).
+-- Which of --script and --diff the command line holds: as gprof's table
+-- parses it, so that an option's argument ("-e --diff") is never taken for
+-- one. When that parse fails (the mode's own parse will fail too and say
+-- why), by the words' exact spellings before "--".
 local function extra_mode(args)
   local found = {}
-  for _, a in ipairs(args) do
-    if a == "--" then break end
-    local name = a:match("^%-%-([%a-]+)=") or a:match("^%-%-([%a-]+)$")
-    if name == "script" or name == "diff" then found[name] = true end
+  local opts = getopt.parse(args, options.spec("gprof"))
+  for _, o in ipairs(opts or {}) do found[o[1]] = true end
+  if not opts then
+    for _, a in ipairs(args) do
+      if a == "--" then break end
+      found[a:match("^%-%-([%a-]+)=") or a:match("^%-%-([%a-]+)$") or ""] = true
+    end
   end
   if found.script and found.diff then return nil, "--script and --diff cannot be combined" end
   return found.script and "script" or found.diff and "diff" or nil
