@@ -1,7 +1,7 @@
 rockspec_format = "3.0"
 package = "lgprof"
 version = "scm-1"
-source = { url = "git+https://example.invalid/lgprof.git" }
+source = { url = "git+https://github.com/lgprof/lgprof.git" }
 description = {
    summary = "A fast, scriptable call-graph profile analyser: a drop-in GNU gprof with a Lua API",
    detailed = [[
@@ -27,17 +27,22 @@ build = {
          libdirs = { "$(LIBELF_LIBDIR)", "$(LIBDW_LIBDIR)", "$(LIBIBERTY_LIBDIR)" },
       },
       ["lgprof"] = "lua/lgprof/init.lua",
-      ["lgprof.cli"] = "lua/lgprof/cli.lua",
+      ["lgprof.args"] = "lua/lgprof/args.lua",
       ["lgprof.check"] = "lua/lgprof/check.lua",
+      ["lgprof.cli"] = "lua/lgprof/cli.lua",
       ["lgprof.cmd_check"] = "lua/lgprof/cmd_check.lua",
       ["lgprof.cmd_diff"] = "lua/lgprof/cmd_diff.lua",
+      ["lgprof.cmd_export"] = "lua/lgprof/cmd_export.lua",
       ["lgprof.cmd_merge"] = "lua/lgprof/cmd_merge.lua",
+      ["lgprof.cmd_report"] = "lua/lgprof/cmd_report.lua",
       ["lgprof.cmd_script"] = "lua/lgprof/cmd_script.lua",
       ["lgprof.diff"] = "lua/lgprof/diff.lua",
-      ["lgprof.fnkey"] = "lua/lgprof/fnkey.lua",
-      ["lgprof.merge"] = "lua/lgprof/merge.lua",
-      ["lgprof.report"] = "lua/lgprof/report.lua",
       ["lgprof.dot"] = "lua/lgprof/dot.lua",
+      ["lgprof.fnkey"] = "lua/lgprof/fnkey.lua",
+      ["lgprof.getopt"] = "lua/lgprof/getopt.lua",
+      ["lgprof.merge"] = "lua/lgprof/merge.lua",
+      ["lgprof.options"] = "lua/lgprof/options.lua",
+      ["lgprof.report"] = "lua/lgprof/report.lua",
       ["lgprof.spread"] = "lua/lgprof/spread.lua",
    },
    install = { bin = { lgprof = "bin/lgprof" } },

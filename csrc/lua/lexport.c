@@ -5,12 +5,34 @@
 */
 #include <string.h>
 
-#include "lcore.h"
+#include "atomicfile.h"
 #include "export.h"
+#include "lcore.h"
+
+/* Writes the profile to a path, replaced in one step (nothing is touched
+** if the export fails). 0, or -1 with a message. */
+static int export_to_path(lprofile *lp, const char *path, const lgp_export_opts *eo,
+                          lgp_err *err) {
+  lgp_atomicfile a;
+  lgp_out o;
+  int rc;
+  if (lgp_atomicfile_open(&a, path, err) != 0)
+    return -1;
+  lgp_out_init(&o, a.f);
+  rc = lgp_export(&o, lp->p, &lp->names, eo, err);
+  lgp_out_free(&o);
+  if (rc != 0) {
+    lgp_atomicfile_abort(&a);
+    return -1;
+  }
+  return lgp_atomicfile_commit(&a, err);
+}
 
 /* profile:export(format, file [, options]) -> true | nil, message
 ** format: "callgrind", "json", "csv" (options.table "flat" or "arcs"),
-** "folded"; options: zeros, creator, max_depth, min_weight. */
+** "folded"; file: a file handle (written, flushed, left open) or a path
+** (written only once the options are checked, and replaced in one step);
+** options: zeros, creator, max_depth, min_weight. */
 
 int lcore_profile_export(lua_State *L) {
   static const char *const formats[] = {"callgrind", "json", "csv", "folded", NULL};
@@ -21,12 +43,14 @@ int lcore_profile_export(lua_State *L) {
     {"zeros", "creator", "table", NULL}, {"creator", "max_depth", "min_weight", NULL}};
   lprofile *lp = lcore_check_profile(L, 1);
   int which = luaL_checkoption(L, 2, NULL, formats);
-  luaL_Stream *f = luaL_checkudata(L, 3, LUA_FILEHANDLE);
+  const char *path = lua_type(L, 3) == LUA_TSTRING ? lua_tostring(L, 3) : NULL;
+  luaL_Stream *f = path != NULL ? NULL : luaL_testudata(L, 3, LUA_FILEHANDLE);
   lgp_export_opts eo;
   lgp_out o;
   lgp_err err = {0, ""};
   int rc;
-  luaL_argcheck(L, f->closef != NULL, 3, "attempt to use a closed file");
+  luaL_argexpected(L, path != NULL || f != NULL, 3, "file or path");
+  luaL_argcheck(L, path != NULL || f->closef != NULL, 3, "attempt to use a closed file");
   lgp_export_opts_init(&eo);
   eo.format = codes[which];
   eo.srcinfo = lp->srcinfo;
@@ -40,15 +64,20 @@ int lcore_profile_export(lua_State *L) {
     eo.max_depth = (int)lcore_opt_int(L, 4, "max_depth", eo.max_depth, 1, 1000000);
     eo.min_weight = lcore_opt_number(L, 4, "min_weight", eo.min_weight, 0.0, 1.0);
   }
-  lgp_out_init(&o, f->f);
-  rc = lgp_export(&o, lp->p, &lp->names, &eo, &err);
-  lgp_out_free(&o);
+  if (path != NULL) {
+    rc = export_to_path(lp, path, &eo, &err);
+  } else {
+    lgp_out_init(&o, f->f);
+    rc = lgp_export(&o, lp->p, &lp->names, &eo, &err);
+    lgp_out_free(&o);
+    if (rc == 0 && fflush(f->f) != 0)
+      rc = lgp_fail(&err, NULL, "write error");
+  }
   if (rc != 0) {
     luaL_pushfail(L);
     lua_pushstring(L, err.msg);
     return 2;
   }
-  fflush(f->f);
   lua_pushboolean(L, 1);
   return 1;
 }

@@ -6,19 +6,11 @@
 -- A pattern that matches no function is a failure too (a misspelt gate must
 -- not pass silently).
 local lgprof = require "lgprof"
-local fnkey = require "lgprof.fnkey"
+local args = require "lgprof.args"
 
 local check = { output = io.stderr }
 
 local failures = {}
-
-local function argcheck(cond, n, what, msg)
-  if not cond then error(("bad argument #%d to '%s' (%s)"):format(n, what, msg), 3) end
-end
-
-local function check_share(v, n, what)
-  argcheck(type(v) == "number" and v >= 0 and v <= 1, n, what, "share between 0 and 1 expected")
-end
 
 local function percent(v) return ("%.2f%%"):format(100 * v) end
 
@@ -51,44 +43,47 @@ local function over_functions(kind, profile, pattern, limit, value, show)
   return ok
 end
 
---- Fails if a function matching pattern has a self time above share (0..1)
--- of the profile's total time: the flat profile's "% time" column.
-function check.max_self(profile, pattern, share)
-  fnkey.check_profile(profile, 1, "max_self")
-  argcheck(type(pattern) == "string", 2, "max_self", "string expected")
-  check_share(share, 3, "max_self")
-  return over_functions("max_self", profile, pattern, share,
-    function(fn) return fn.flat_percent / 100 end, percent)
+-- A check over the functions of a profile: value(fn) -> the measure,
+-- limit_ok(limit) -> is the limit valid (else "bad argument #3 (expected)"),
+-- show(v) -> the measure as the failure line writes it.
+local function function_check(kind, value, limit_ok, expected, show)
+  return function(profile, pattern, limit)
+    args.check_profile(profile, 1, kind, "symbols")
+    args.check(type(pattern) == "string", 2, kind, "string expected")
+    args.check(limit_ok(limit), 3, kind, expected)
+    return over_functions(kind, profile, pattern, limit, value, show)
+  end
 end
 
---- Fails if a function matching pattern has a total time (self + children)
--- above share of the call graph's time: the call graph's "% time" column.
-function check.max_total(profile, pattern, share)
-  fnkey.check_profile(profile, 1, "max_total")
-  argcheck(type(pattern) == "string", 2, "max_total", "string expected")
-  check_share(share, 3, "max_total")
-  return over_functions("max_total", profile, pattern, share,
-    function(fn) return fn.percent / 100 end, percent)
-end
+local function is_share(v) return type(v) == "number" and v >= 0 and v <= 1 end
 
---- Fails if a function matching pattern was called more than n times
--- (calls from other functions plus recursive calls).
-function check.max_calls(profile, pattern, n)
-  fnkey.check_profile(profile, 1, "max_calls")
-  argcheck(type(pattern) == "string", 2, "max_calls", "string expected")
-  argcheck(math.type(n) == "integer" and n >= 0, 3, "max_calls", "non-negative integer expected")
-  return over_functions("max_calls", profile, pattern, n,
-    function(fn) return fn.calls + fn.self_calls end, tostring)
-end
+--- check.max_self(profile, pattern, share): fails if a function matching
+-- pattern has a self time above share (0..1) of the profile's total time:
+-- the flat profile's "% time" column.
+check.max_self = function_check("max_self", function(fn) return fn.flat_percent / 100 end,
+  is_share, "share between 0 and 1 expected", percent)
+
+--- check.max_total(profile, pattern, share): fails if a function matching
+-- pattern has a total time (self + children) above share of the call
+-- graph's time: the call graph's "% time" column.
+check.max_total = function_check("max_total", function(fn) return fn.percent / 100 end,
+  is_share, "share between 0 and 1 expected", percent)
+
+--- check.max_calls(profile, pattern, n): fails if a function matching
+-- pattern was called more than n times (calls from other functions plus
+-- recursive calls).
+check.max_calls = function_check("max_calls", function(fn) return fn.calls + fn.self_calls end,
+  function(n) return math.type(n) == "integer" and n >= 0 end, "non-negative integer expected",
+  tostring)
 
 --- Fails if, in a result of lgprof.diff, a function matching pattern grew
 -- (total time) by more than share (>= 0, may exceed 1) of the base profile's
 -- total time.
 function check.max_growth(result, pattern, share)
-  argcheck(type(result) == "table" and result.base_total, 1, "max_growth",
+  args.check(type(result) == "table" and result.base_total, 1, "max_growth",
     "result of lgprof.diff expected")
-  argcheck(type(pattern) == "string", 2, "max_growth", "string expected")
-  argcheck(type(share) == "number" and share >= 0, 3, "max_growth", "non-negative share expected")
+  args.check(type(pattern) == "string", 2, "max_growth", "string expected")
+  args.check(type(share) == "number" and share >= 0, 3, "max_growth", "non-negative share expected")
   local matched, ok = 0, true
   for _, row in ipairs(result) do
     if lgprof.match(row.name, pattern) then

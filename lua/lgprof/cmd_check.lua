@@ -6,6 +6,7 @@
 -- Exit statuses: 0 all passed, 1 bad input (a profile or thresholds file),
 -- 2 usage error (no thresholds, a malformed value or pattern), 3 a threshold failed.
 local lgprof = require "lgprof"
+local args = require "lgprof.args"
 
 local cmd = {}
 
@@ -16,20 +17,8 @@ Usage: lgprof check [options] [--max-self=PATTERN=SHARE]... [--max-total=PATTERN
 
 local KINDS = { "max_self", "max_total", "max_calls" }
 local KIND_OF = { ["max-self"] = "max_self", ["max-total"] = "max_total", ["max-calls"] = "max_calls" }
-
---- A share from "0.3", "30%" or a number: a number in 0..1 (0..max), or nil.
-function cmd.share(v, max)
-  local n
-  if type(v) == "number" then
-    n = v
-  elseif type(v) == "string" then
-    local num, pct = v:match("^%s*([%d.eE+-]+)%s*(%%?)%s*$")
-    n = tonumber(num)
-    if n and pct == "%" then n = n / 100 end
-  end
-  if n and n >= 0 and n <= (max or 1) then return n end
-  return nil
-end
+local KIND_NAMES = {}
+for _, k in ipairs(KINDS) do KIND_NAMES[k] = true end
 
 local function limit_of(kind, v)
   if kind == "max_calls" then
@@ -37,15 +26,9 @@ local function limit_of(kind, v)
     if n and n >= 0 then return n end
     return nil, "a number of calls (a non-negative integer)"
   end
-  local n = cmd.share(v)
+  local n = args.share(v)
   if n then return n end
   return nil, "a share (0..1 or 0%..100%)"
-end
-
-local function valid_pattern(pattern)
-  local ok, msg = pcall(lgprof.match, "", pattern)
-  if ok then return true end
-  return nil, tostring(msg):gsub("^[^:]*:%d+: ", "")
 end
 
 -- Thresholds of a Lua file: { max_self = { [PATTERN] = SHARE }, ... };
@@ -62,7 +45,7 @@ local function load_file(path, list)
   if not ok then return nil, tostring(t) end
   if type(t) ~= "table" then return nil, path .. ": must return a table" end
   for k in pairs(t) do
-    if not (k == "max_self" or k == "max_total" or k == "max_calls") then
+    if not KIND_NAMES[k] then
       return nil, ("%s: unknown threshold kind '%s'"):format(path, tostring(k))
     end
   end
@@ -84,16 +67,16 @@ local function load_file(path, list)
       if not limit then
         return nil, ("%s: %s[%q]: expected %s"):format(path, kind, pattern, what)
       end
-      local pok, perr = valid_pattern(pattern)
-      if not pok then return nil, ("%s: %s[%q]: %s"):format(path, kind, pattern, perr) end
+      local perr = args.pattern_error(pattern)
+      if perr then return nil, ("%s: %s[%q]: %s"):format(path, kind, pattern, perr) end
       list[#list + 1] = { kind, pattern, limit }
     end
   end
   return true
 end
 
-function cmd.run(cli, args, out, err)
-  local st, status = cli.parse(args, out, err, "check")
+function cmd.run(cli, argv, out, err)
+  local st, status = cli.parse(argv, out, err, "check")
   if not st then return status end
   local list, from_options = {}, {}
   for _, o in ipairs(st.extra) do
@@ -106,7 +89,7 @@ function cmd.run(cli, args, out, err)
       end
     else
       local kind = KIND_OF[name]
-      local pattern, value = v:match("^(.+)=([^=]*)$")
+      local pattern, value = args.pattern_value(v)
       if not pattern then
         err:write(("lgprof: --%s: expected PATTERN=%s, got '%s'\n"):format(name,
           kind == "max_calls" and "N" or "SHARE", v))
@@ -117,8 +100,8 @@ function cmd.run(cli, args, out, err)
         err:write(("lgprof: --%s: '%s' is not %s\n"):format(name, value, what))
         return 2
       end
-      local pok, perr = valid_pattern(pattern)
-      if not pok then
+      local perr = args.pattern_error(pattern)
+      if perr then
         err:write(("lgprof: --%s: bad pattern '%s': %s\n"):format(name, pattern, perr))
         return 2
       end
@@ -130,7 +113,7 @@ function cmd.run(cli, args, out, err)
     err:write("lgprof: check: no thresholds (--max-self, --max-total, --max-calls, --thresholds)\n")
     return 2
   end
-  local profile, ostatus = cli.open(st, err)
+  local profile <close>, ostatus = cli.open(st, err)
   if not profile then return ostatus end
   local check = lgprof.check
   local saved = check.output
@@ -140,7 +123,6 @@ function cmd.run(cli, args, out, err)
     if not check[t[1]](profile, t[2], t[3]) then failed = failed + 1 end
   end
   check.output = saved
-  profile:close()
   out:write(("lgprof check: %d threshold%s, %d failed\n"):format(#list,
     #list == 1 and "" or "s", failed))
   return failed > 0 and 3 or 0

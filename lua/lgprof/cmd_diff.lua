@@ -6,6 +6,7 @@
 -- by more than SHARE of the base's total time.
 -- Exit statuses: 0 success, 1 bad input, 2 usage error, 3 a growth limit failed.
 local lgprof = require "lgprof"
+local args = require "lgprof.args"
 
 local cmd = {}
 
@@ -14,8 +15,8 @@ Usage: lgprof --diff BASE-PROFILE [--diff-image=EXE] [--max-growth=[PATTERN=]SHA
 	[options] [image-file [profile-file...]]
 ]==]
 
-function cmd.run(cli, args, out, err)
-  local st, status = cli.parse(args, out, err, "diff")
+function cmd.run(cli, argv, out, err)
+  local st, status = cli.parse(argv, out, err, "diff")
   if not st then return status end
   local base, base_exe
   local growth = {}
@@ -30,34 +31,30 @@ function cmd.run(cli, args, out, err)
     elseif name == "diff-image" then
       base_exe = v
     else -- max-growth
-      local pattern, value = v:match("^(.+)=([^=]*)$")
+      local pattern, value = args.pattern_value(v)
       if not pattern then pattern, value = ".", v end
-      local share = require("lgprof.cmd_check").share(value, math.huge)
+      local share = args.share(value, math.huge)
       if not share then
         err:write(("lgprof: --max-growth: '%s' is not a share (0.1 or 10%%, may exceed 1)\n"):format(value))
         return 2
       end
-      local ok, perr = pcall(lgprof.match, "", pattern)
-      if not ok then
-        err:write(("lgprof: --max-growth: bad pattern '%s': %s\n"):format(pattern,
-          tostring(perr):gsub("^[^:]*:%d+: ", "")))
+      local perr = args.pattern_error(pattern)
+      if perr then
+        err:write(("lgprof: --max-growth: bad pattern '%s': %s\n"):format(pattern, perr))
         return 2
       end
       growth[#growth + 1] = { pattern, share }
     end
   end
-  local old, ostatus = cli.open(st, err, base_exe, { base })
-  if not old then return ostatus end
-  local new
-  new, ostatus = cli.open(st, err)
-  if not new then
-    old:close()
-    return ostatus
-  end
   local diff = require "lgprof.diff"
-  local result = diff.diff(old, new)
-  old:close()
-  new:close()
+  local result
+  do -- both profiles closed before the table is written
+    local old <close>, ostatus = cli.open(st, err, base_exe, { base })
+    if not old then return ostatus end
+    local new <close>, nstatus = cli.open(st, err)
+    if not new then return nstatus end
+    result = diff.diff(old, new)
+  end
   diff.write(result, out)
   local failed = false
   if growth[1] then

@@ -21,8 +21,8 @@ local function script_error(err, path, msg)
   return 1
 end
 
-function cmd.run(cli, args, out, err)
-  local st, status = cli.parse(args, out, err, "script")
+function cmd.run(cli, argv, out, err)
+  local st, status = cli.parse(argv, out, err, "script")
   if not st then return status end
   local path
   for _, o in ipairs(st.extra) do
@@ -40,12 +40,14 @@ function cmd.run(cli, args, out, err)
   f:close()
   local chunk, lerr = loadfile(path)
   if not chunk then return script_error(err, path, lerr) end
-  local profile, ostatus = cli.open(st, err)
-  if not profile then return ostatus end
   local check = require "lgprof.check"
-  check.reset()
-  local ok, rerr = pcall(chunk, profile, st.rest)
-  profile:close()
+  local ok, rerr
+  do
+    local profile <close>, ostatus = cli.open(st, err)
+    if not profile then return ostatus end
+    check.reset()
+    ok, rerr = pcall(chunk, profile, st.rest)
+  end
   io.stdout:flush()
   if not ok then return script_error(err, path, rerr) end
   return #check.failures() > 0 and 3 or 0

@@ -2,6 +2,7 @@
 -- Functions are matched by identity (lgprof.fnkey: demangled name, plus the
 -- source file for a static function); only functions active in either
 -- profile (sampled or called) are listed.
+local args = require "lgprof.args"
 local fnkey = require "lgprof.fnkey"
 
 local diff = {}
@@ -31,8 +32,8 @@ end
 -- change, then absolute self change, then name), with the fields
 -- base_total and new_total (the profiles' total_time). See README.
 function diff.diff(base, new)
-  fnkey.check_profile(base, 1, "diff")
-  fnkey.check_profile(new, 2, "diff")
+  args.check_profile(base, 1, "diff", "symbols")
+  args.check_profile(new, 2, "diff", "symbols")
   local bmap, border = fnkey.collect(base)
   local nmap, norder = fnkey.collect(new)
   local base_total = base.total_time

@@ -36,15 +36,4 @@ function fnkey.collect(profile)
   return byname, order
 end
 
---- Raises an error unless v looks like a Profile (argument n of function what).
-function fnkey.check_profile(v, n, what)
-  local ok, symbols = false, nil
-  if type(v) == "userdata" or type(v) == "table" then
-    ok, symbols = pcall(function() return v.symbols end)
-  end
-  if not (ok and type(symbols) == "function") then
-    error(("bad argument #%d to '%s' (Profile expected, got %s)"):format(n, what, type(v)), 3)
-  end
-end
-
 return fnkey

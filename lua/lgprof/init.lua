@@ -1,59 +1,44 @@
 --- lgprof: a fast, scriptable call-graph profile analyser (GNU gprof model).
 -- The analysis runs in C (lgprof.core); this module is the public API.
 local core = require "lgprof.core"
+local args = require "lgprof.args"
 
 local lgprof = {
-  VERSION = "0.1.0",
+  -- the one version string (`lgprof -v`, the exports' creator, the
+  -- rockspec's releases) is the core's
+  VERSION = core.VERSION,
+  -- "profile", "function", "cycle", "arc" or nil, as io.type
+  type = core.type,
   _core = core,
 }
 
-local option_names = {
-  no_static = true, functions_only = true, format = true, demangle = true,
-  no_srcinfo = true, default_excludes = true, line_arcs = true, zeros = true,
-  incl_graph = true, excl_graph = true, incl_arcs = true, excl_arcs = true,
-  incl_flat = true, excl_flat = true, incl_time = true, excl_time = true,
-  -- gprof-style spellings
-  exclude_arcs = true, include_arcs = true, time = true, no_time = true,
-  graph = true, no_graph = true, flat = true, no_flat = true,
+-- The gprof-style spellings, each with the core's symspec list it adds to.
+-- The core checks every option (names and values); this layer maps only.
+local SPELLINGS = {
+  exclude_arcs = "excl_arcs", include_arcs = "incl_arcs", time = "incl_time",
+  no_time = "excl_time", graph = "incl_graph", no_graph = "excl_graph",
+  flat = "incl_flat", no_flat = "excl_flat",
 }
 
-local function list(v, what)
-  if v == nil then return {} end
-  if type(v) == "string" then return { v } end
-  if type(v) ~= "table" then
-    error(("option '%s' must be a string or a list of strings"):format(what), 3)
+-- Appends the patterns of an option (a string or a list) to list.
+local function append(list, v, what)
+  if type(v) == "string" then v = { v } end
+  if v ~= nil and type(v) ~= "table" then
+    error(("option '%s' must be a string or a list of strings"):format(what), 4)
   end
-  return v
+  table.move(v or {}, 1, #(v or {}), #list + 1, list)
 end
 
--- Maps the documented option names onto the core's symspec tables.
+-- Maps the documented option names onto the core's symspec lists (new
+-- lists: the caller's tables are not changed). Errors blame open's caller.
 local function core_options(options)
   local o = {}
-  for k, v in pairs(options) do
-    if not option_names[k] then
-      error(("unknown option '%s'"):format(tostring(k)), 3)
-    end
-    o[k] = v
-  end
-  local function add(tab, v, what)
-    o[tab] = o[tab] or {}
-    for _, s in ipairs(list(v, what)) do o[tab][#o[tab] + 1] = s end
-  end
-  add("excl_arcs", options.exclude_arcs, "exclude_arcs"); o.exclude_arcs = nil
-  add("incl_arcs", options.include_arcs, "include_arcs"); o.include_arcs = nil
-  add("incl_time", options.time, "time"); o.time = nil
-  add("excl_time", options.no_time, "no_time"); o.no_time = nil
-  if type(options.graph) ~= "boolean" then
-    add("incl_graph", options.graph, "graph"); o.graph = nil
-  end
-  if type(options.no_graph) ~= "boolean" then
-    add("excl_graph", options.no_graph, "no_graph"); o.no_graph = nil
-  end
-  if type(options.flat) ~= "boolean" then
-    add("incl_flat", options.flat, "flat"); o.flat = nil
-  end
-  if type(options.no_flat) ~= "boolean" then
-    add("excl_flat", options.no_flat, "no_flat"); o.no_flat = nil
+  for k, v in pairs(options) do o[k] = v end
+  for name, tab in pairs(SPELLINGS) do
+    local list = {}
+    append(list, options[tab], tab)
+    append(list, options[name], name)
+    o[tab], o[name] = list, nil
   end
   return o
 end
@@ -65,17 +50,12 @@ end
 -- @return a Profile, or nil and a message "FILE: what is wrong"
 function lgprof.open(exe, gmon, options)
   exe = exe or "a.out"
-  if type(exe) ~= "string" then
-    error("bad argument #1 to 'open' (string expected, got " .. type(exe) .. ")", 2)
-  end
+  args.check(type(exe) == "string", 1, "open", "string expected, got " .. type(exe))
   if gmon == nil then gmon = { "gmon.out" } end
   if type(gmon) == "string" then gmon = { gmon } end
-  if type(gmon) ~= "table" then
-    error("bad argument #2 to 'open' (string or list expected, got " .. type(gmon) .. ")", 2)
-  end
-  if options ~= nil and type(options) ~= "table" then
-    error("bad argument #3 to 'open' (table expected, got " .. type(options) .. ")", 2)
-  end
+  args.check(type(gmon) == "table", 2, "open", "string or list expected, got " .. type(gmon))
+  args.check(options == nil or type(options) == "table", 3, "open",
+    "table expected, got " .. type(options))
   return core.open(exe, gmon, core_options(options or {}))
 end
 
@@ -85,18 +65,11 @@ function lgprof.demangle(name, style)
 end
 
 --- Does a function name match a pattern? The one pattern language of lgprof:
--- a POSIX extended regular expression when the core provides it
--- (core.regex_match), otherwise a Lua pattern. A bad pattern raises an error.
+-- a POSIX extended regular expression, unanchored. A bad pattern raises an error.
 function lgprof.match(name, pattern)
-  if type(name) ~= "string" then
-    error("bad argument #1 to 'match' (string expected, got " .. type(name) .. ")", 2)
-  end
-  if type(pattern) ~= "string" then
-    error("bad argument #2 to 'match' (string expected, got " .. type(pattern) .. ")", 2)
-  end
-  local regex_match = core.regex_match
-  if regex_match then return regex_match(name, pattern) and true or false end
-  return name:find(pattern) ~= nil
+  args.check(type(name) == "string", 1, "match", "string expected, got " .. type(name))
+  args.check(type(pattern) == "string", 2, "match", "string expected, got " .. type(pattern))
+  return core.regex_match(name, pattern) and true or false
 end
 
 --- Compares two Profiles function by function (see lgprof.diff module).
@@ -120,10 +93,8 @@ end
 -- Standalone, a usage error exits with status 2 and bad input with status 1.
 function lgprof.script(...)
   local first = ...
-  local mt = getmetatable(first)
-  if type(mt) == "table" and mt.__name == "lgprof.Profile" then
-    local args = select(2, ...)
-    return first, args or {}
+  if args.is_profile(first) then
+    return first, select(2, ...) or {}
   end
   return require("lgprof.cmd_script").standalone({ ... })
 end

@@ -1,4 +1,5 @@
 --- lgprof.spread: how much each function's self time varies over several runs.
+local args = require "lgprof.args"
 local fnkey = require "lgprof.fnkey"
 
 local spread = {}
@@ -22,7 +23,7 @@ function spread.spread(profiles)
   local nruns = #profiles
   local rows, byname = {}, {}
   for i, profile in ipairs(profiles) do
-    fnkey.check_profile(profile, 1, "spread")
+    args.check_profile(profile, 1, "spread", "symbols")
     local map, order = fnkey.collect(profile)
     for _, key in ipairs(order) do
       local e = map[key]

@@ -1,0 +1,50 @@
+--- `lgprof --format=FMT [options] [image-file [profile-file...]]`: the
+-- analysed profile written to stdout in another tool's format (lgprof.report).
+local lgprof = require "lgprof"
+local options = require "lgprof.options"
+local args = require "lgprof.args"
+
+local cmd = {}
+
+-- FMT: lgprof.report's writer, whether it takes options (-z), the csv table
+local EXPORTS = {
+  callgrind = { "callgrind", true }, json = { "json", true }, csv = { "csv", true, "flat" },
+  ["csv-arcs"] = { "csv", true, "arcs" }, folded = { "folded" }, dot = { "dot" },
+}
+
+--- Writes the profile of the parsed command line st in format fmt to out;
+-- gprof's options that shape the analysis apply, -z lists unused functions
+-- too. Returns the exit status.
+function cmd.run(cli, st, fmt, out, err)
+  local e = EXPORTS[fmt]
+  if not e then
+    return options.usage_error(err, ("unknown format '%s' (gprof, callgrind, json, csv, csv-arcs, "
+      .. "folded, dot)"):format(fmt))
+  end
+  if st.style & (options.INFO | options.SUM) ~= 0 then
+    return options.usage_error(err, "--format cannot be combined with -i or -s")
+  end
+  local profile <close>, ostatus = cli.open(st, err)
+  if not profile then return ostatus end
+  local o
+  if e[2] then o = { zeros = st.zeros or nil, table = e[3] } end
+  -- the writers need a real file; anything else with :write gets a copy
+  local fh = io.type(out) == "file" and out or io.tmpfile()
+  local pok, ok, werr = pcall(lgprof.report[e[1]], profile, fh, o)
+  if pok and ok and fh ~= out then
+    fh:seek("set")
+    out:write(fh:read("a"))
+  end
+  if fh ~= out then fh:close() end
+  if not pok then -- misuse, or the dot module missing
+    err:write("lgprof: --format=", fmt, ": ", args.message(ok), "\n")
+    return 2
+  end
+  if not ok then
+    err:write("lgprof: ", tostring(werr), "\n")
+    return 1
+  end
+  return 0
+end
+
+return cmd

@@ -1,0 +1,97 @@
+--- `lgprof [options] [image-file [profile-file...]]`: gprof's own mode (the
+-- flat profile, the call graph, -i, -s), or --format=FMT (lgprof.cmd_export).
+local options = require "lgprof.options"
+
+local FLAT, GRAPH, INFO, SUM = options.FLAT, options.GRAPH, options.INFO, options.SUM
+
+local cmd = {}
+
+local function plural(n, one, many)
+  return ("\t%d %s\n"):format(n, n == 1 and one or many)
+end
+
+-- -i: what each profile file holds. gprof prints the tagged format's
+-- version; BSD files show the last one seen.
+local function file_info(profile, out)
+  local version = 0
+  for _, f in ipairs(profile:file_info()) do
+    if f.version >= 0 then version = f.version end
+    out:write(("File `%s' (version %d) contains:\n"):format(f.path, version),
+      plural(f.histograms, "histogram record", "histogram records"),
+      plural(f.arcs, "call-graph record", "call-graph records"),
+      plural(f.bb, "basic-block count record", "basic-block count records"))
+  end
+end
+
+-- The report of a parsed command line, once the profile is open.
+local function report(st, profile, out, err)
+  local first_output = true
+  if st.style & INFO ~= 0 then
+    file_info(profile, out)
+    first_output = false
+  end
+  if st.style & SUM ~= 0 then
+    local ok, werr = profile:write_gmon("gmon.sum")
+    if not ok then
+      err:write("lgprof: ", werr, "\n")
+      return 1
+    end
+  end
+  local style = st.style
+  if style == 0 then -- what the profile has, less what -p, -P, -q, -Q, -i, -s said
+    if profile.have_histogram then style = style | FLAT end
+    if profile.have_call_graph then style = style | GRAPH end
+    style = style & ~st.user
+  end
+  if style & FLAT ~= 0 and not profile.have_histogram then
+    err:write("lgprof: gmon.out file is missing histogram\n")
+    return 1
+  end
+  if style & GRAPH ~= 0 and not profile.have_call_graph then
+    err:write("lgprof: gmon.out file is missing call-graph data\n")
+    return 1
+  end
+  if style & (FLAT | GRAPH) ~= 0 then
+    local ok, werr = profile:gprof_report(out, {
+      traditional = st.traditional, brief = st.brief, zeros = st.zeros,
+      width = st.width, flat = style & FLAT ~= 0, graph = style & GRAPH ~= 0,
+      first_output = first_output,
+    })
+    if ok == nil then
+      err:write("lgprof: ", werr, "\n")
+      return 1
+    end
+  elseif st.style == 0 and not profile.have_histogram and not profile.have_call_graph
+      and st.zeros then
+    err:write("lgprof: execution counts (-z without profile data) not supported yet\n")
+    return 2
+  end
+  return 0
+end
+
+function cmd.run(cli, argv, out, err)
+  local st, status = cli.parse(argv, out, err)
+  if not st then return status end
+  local fmt -- --format=FMT (the last one given)
+  for i = #st.extra, 1, -1 do
+    if st.extra[i][1] == "format" then
+      fmt = fmt or st.extra[i][2]
+      table.remove(st.extra, i)
+    end
+  end
+  if st.extra[1] then
+    return options.usage_error(err, ("--%s needs --diff"):format(st.extra[1][1]), "diff")
+  end
+  status = cli.refuse_format(st, err)
+  if status then return status end
+  if fmt and fmt ~= "gprof" then return require("lgprof.cmd_export").run(cli, st, fmt, out, err) end
+  if st.style & SUM ~= 0 and st.style & (FLAT | GRAPH) ~= 0 then
+    err:write("lgprof: -s with a report needs line granularity (-l): not supported yet\n")
+    return 2
+  end
+  local profile <close>, ostatus = cli.open(st, err)
+  if not profile then return ostatus end
+  return report(st, profile, out, err)
+end
+
+return cmd

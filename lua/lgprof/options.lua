@@ -1,0 +1,239 @@
+--- The command's options: gprof 2.40's (what each one sets in the parsed
+-- state) and lgprof's own per mode, and the parse of a command line.
+local lgprof = require "lgprof"
+local getopt = require "lgprof.getopt"
+
+local options = {}
+
+options.USAGE = [==[
+Usage: gprof [-[abcDhilLrsTvwxyz]] [-[ABCeEfFJnNOpPqQRStZ][name]] [-I dirs]
+	[-d[num]] [-k from/to] [-m min-count] [-t table-length]
+	[--[no-]annotated-source[=name]] [--[no-]exec-counts[=name]]
+	[--[no-]flat-profile[=name]] [--[no-]graph[=name]]
+	[--[no-]time=name] [--all-lines] [--brief] [--debug[=level]]
+	[--function-ordering] [--file-ordering] [--inline-file-names]
+	[--directory-path=dirs] [--display-unused-functions]
+	[--file-format=name] [--file-info] [--help] [--line] [--min-count=n]
+	[--no-static] [--print-path] [--separate-files]
+	[--static-call-graph] [--sum] [--table-length=len] [--traditional]
+	[--version] [--width=n] [--ignore-non-functions]
+	[--demangle[=STYLE]] [--no-demangle] [--external-symbol-table=name] [@FILE]
+	[image-file] [profile-file...]
+]==]
+local BUGS = "Report bugs to <https://sourceware.org/bugzilla/>\n"
+local VERSION_TEXT = [==[
+GNU gprof (GNU Binutils for Debian) 2.40
+Based on BSD gprof, copyright 1983 Regents of the University of California.
+This program is free software.  This program has absolutely no warranty.
+]==]
+
+-- The parts of a gprof report (st.style, st.user).
+local FLAT, GRAPH, INFO, SUM = 1, 2, 4, 8
+options.FLAT, options.GRAPH, options.INFO, options.SUM = FLAT, GRAPH, INFO, SUM
+
+-- gprof's getopt string and long options: name -> { letter or key, argument kind }
+local SHORT = getopt.short("aA::bBcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::rR:sS:t:Tvw:xyzZ::")
+local LONG = {
+  ["line"] = { "l", "none" }, ["no-static"] = { "a", "none" },
+  ["ignore-non-functions"] = { "D", "none" }, ["display-unused-functions"] = { "z", "none" },
+  ["file-ordering"] = { "R", "required" }, ["function-ordering"] = { "r", "none" },
+  ["directory-path"] = { "I", "required" }, ["no-demangle"] = { "no-demangle", "none" },
+  ["demangle"] = { "demangle", "optional" }, ["print-path"] = { "L", "none" },
+  ["inline-file-names"] = { "inline-file-names", "none" },
+  ["flat-profile"] = { "p", "optional" }, ["no-flat-profile"] = { "P", "optional" },
+  ["graph"] = { "q", "optional" }, ["no-graph"] = { "Q", "optional" },
+  ["exec-counts"] = { "C", "optional" }, ["no-exec-counts"] = { "Z", "optional" },
+  ["annotated-source"] = { "A", "optional" }, ["no-annotated-source"] = { "J", "optional" },
+  ["all-lines"] = { "x", "none" }, ["brief"] = { "b", "none" }, ["debug"] = { "d", "optional" },
+  ["help"] = { "h", "none" }, ["file-info"] = { "i", "none" }, ["min-count"] = { "m", "required" },
+  ["separate-files"] = { "y", "none" }, ["sum"] = { "s", "none" },
+  ["table-length"] = { "t", "required" }, ["time"] = { "n", "required" },
+  ["no-time"] = { "N", "required" }, ["traditional"] = { "T", "none" },
+  ["version"] = { "v", "none" }, ["width"] = { "w", "required" },
+  ["file-format"] = { "O", "required" }, ["static-call-graph"] = { "c", "none" },
+  ["external-symbol-table"] = { "S", "required" },
+}
+
+-- Options of later issues: refused, never ignored.
+local UNSUPPORTED = {
+  l = "-l/--line", A = "-A/--annotated-source", C = "-C/--exec-counts",
+  J = "-J/--no-annotated-source", Z = "-Z/--no-exec-counts", x = "-x/--all-lines",
+  y = "-y/--separate-files", I = "-I/--directory-path", L = "-L/--print-path",
+  m = "-m/--min-count", t = "-t/--table-length", r = "-r/--function-ordering",
+  R = "-R/--file-ordering", c = "-c/--static-call-graph", S = "-S/--external-symbol-table",
+  d = "-d/--debug", ["inline-file-names"] = "--inline-file-names",
+}
+
+-- lgprof's own options, per mode: name -> argument kind. Their long forms
+-- must be spelt out (no abbreviation), so gprof's abbreviations keep working.
+-- The parse collects them in st.extra for the mode to interpret.
+local EXTRA = {
+  gprof = { long = { script = "required", diff = "required", ["diff-image"] = "required",
+                     ["max-growth"] = "required", format = "required" } },
+  diff = { long = { diff = "required", ["diff-image"] = "required",
+                    ["max-growth"] = "required" } },
+  check = { long = { ["max-self"] = "required", ["max-total"] = "required",
+                     ["max-calls"] = "required", thresholds = "required" } },
+  merge = { long = { output = "required" }, short = { o = "output" } },
+  script = { long = { script = "required" } },
+  standalone = { long = {} },
+}
+-- the modes where the words after "--" are the script's arguments
+local SCRIPT_ARGS = { script = true, standalone = true }
+
+--- The lgprof.getopt spec of a mode: gprof's options plus the mode's own.
+local SPECS = {}
+local function spec_of(mode)
+  if SPECS[mode] then return SPECS[mode] end
+  local extra = EXTRA[mode]
+  local short, long = {}, {}
+  for c, d in pairs(SHORT) do short[c] = d end
+  for name, d in pairs(LONG) do long[name] = d end
+  for name, kind in pairs(extra.long) do long[name] = { name, kind, exact = true } end
+  for c, name in pairs(extra.short or {}) do short[c] = { name, extra.long[name] } end
+  SPECS[mode] = { short = short, long = long }
+  return SPECS[mode]
+end
+options.spec = spec_of
+
+--- The usage text of one of lgprof's own modes (kept by its command module).
+function options.usage(mode)
+  if mode == "standalone" then return require("lgprof.cmd_script").STANDALONE_USAGE end
+  return require("lgprof.cmd_" .. mode).USAGE
+end
+
+--- Writes "lgprof: msg" (and gprof's usage text in gprof's mode) to err;
+-- returns 2, the exit status of a usage error.
+function options.usage_error(err, msg, mode)
+  if mode and mode ~= "gprof" then
+    err:write("lgprof: ", msg, "\n")
+  else
+    err:write("lgprof: ", msg, "\n", options.USAGE)
+  end
+  return 2
+end
+
+-- What each option sets in the state st: handler(st, value, out, err) -> an
+-- exit status when the command ends here (help, version, a bad value).
+local function add_spec(st, tab, s) st.specs[#st.specs + 1] = { tab, s } end
+local function set(field, value) return function(st) st[field] = value end end
+local function specs(...)
+  local tabs = { ... }
+  return function(st, v)
+    for _, tab in ipairs(tabs) do add_spec(st, tab, v) end
+  end
+end
+-- -i, -s, -p, -q: a part of the report asked for (with NAME: only NAME's entries)
+local function show(part, tab_of)
+  return function(st, v)
+    if v then add_spec(st, tab_of(v), v) end
+    st.style = st.style | part; st.user = st.user | part
+  end
+end
+-- -P, -Q: a part left out (with NAME: only NAME's entries)
+local function hide(part, tab_of)
+  return function(st, v)
+    if v then add_spec(st, tab_of(v), v); st.style = st.style | part
+    else st.style = st.style & ~part end
+    st.user = st.user | part
+  end
+end
+local function graph_tab(incl, excl)
+  return function(v) return v:find("/", 1, true) and incl or excl end
+end
+local FORMATS = { a = "auto", m = "magic", b = "bsd", ["4"] = "4.4bsd", p = "prof" }
+
+local HANDLERS = {
+  h = function(st, _, out)
+    if st.mode == "gprof" then out:write(options.USAGE, BUGS) else out:write(options.usage(st.mode)) end
+    return 0
+  end,
+  v = function(_, _, out, err)
+    out:write(VERSION_TEXT)
+    err:write("(lgprof ", lgprof.VERSION, ", a reimplementation of the above)\n")
+    return 0
+  end,
+  a = set("no_static", true), b = set("brief", true), D = set("functions_only", true),
+  T = set("traditional", true), z = set("zeros", true), ["no-demangle"] = set("demangle", false),
+  B = function(st) st.style = st.style | GRAPH end,
+  e = specs("excl_graph"), E = specs("excl_time", "excl_graph"),
+  f = specs("incl_graph"), F = specs("incl_time", "incl_graph"),
+  k = specs("excl_arcs"), n = specs("incl_time"), N = specs("excl_time"),
+  i = show(INFO), s = show(SUM),
+  p = show(FLAT, function() return "incl_flat" end), P = hide(FLAT, function() return "excl_flat" end),
+  q = show(GRAPH, graph_tab("incl_arcs", "incl_graph")), Q = hide(GRAPH, graph_tab("excl_arcs", "excl_graph")),
+  O = function(st, v, _, err)
+    st.format = FORMATS[v:sub(1, 1)]
+    if not st.format then
+      err:write("lgprof: ", v, ": unknown file format\n")
+      return 2
+    end
+  end,
+  w = function(st, v) st.width = math.max(1, tonumber(v:match("^%s*([+-]?%d+)")) or 0) end,
+  demangle = function(st, v, _, err)
+    st.demangle = true
+    if v then
+      if not pcall(lgprof._core.demangle, "_Z1fv", v) then
+        err:write("lgprof: unknown demangling style `", v, "'\n")
+        return 2
+      end
+      st.demangle = v
+    end
+  end,
+}
+for k, name in pairs(UNSUPPORTED) do
+  HANDLERS[k] = function(_, _, _, err)
+    err:write("lgprof: ", name, ": not supported yet\n")
+    return 2
+  end
+end
+
+--- Parses a command line. mode: "gprof" (default), "check", "merge", "diff",
+-- "script" or "standalone" (lgprof.script). Returns the state (st.extra: the
+-- lgprof options in order, as {name, value}; st.rest: the words after "--",
+-- the script's arguments; in the other modes they are more files), or nil and
+-- an exit status (the message is written).
+function options.parse(args, out, err, mode)
+  mode = mode or "gprof"
+  local extra = EXTRA[mode]
+  local st = {
+    specs = {}, style = 0, user = 0, width = 80, demangle = true,
+    zeros = false, brief = false, traditional = false, format = "auto",
+    extra = {}, mode = mode,
+  }
+  local opts, operands, rest = getopt.parse(args, spec_of(mode))
+  if not opts then return nil, options.usage_error(err, operands, mode) end
+  for _, o in ipairs(opts) do
+    if extra.long[o[1]] then
+      st.extra[#st.extra + 1] = o
+    else
+      local status = HANDLERS[o[1]](st, o[2], out, err)
+      if status then return nil, status end
+    end
+  end
+  if not SCRIPT_ARGS[mode] then
+    table.move(rest, 1, #rest, #operands + 1, operands)
+    rest = {}
+  end
+  st.operands, st.rest = operands, rest
+  st.exe = operands[1] or "a.out"
+  st.gmons = table.move(operands, 2, #operands, 1, {})
+  if #st.gmons == 0 then st.gmons[1] = "gmon.out" end
+  return st
+end
+
+--- The options of lgprof.open for a parsed command line.
+function options.open_options(st)
+  local o = {
+    no_static = st.no_static, functions_only = st.functions_only,
+    format = st.format, demangle = st.demangle,
+    line_arcs = st.style & SUM ~= 0,
+  }
+  for _, s in ipairs(st.specs) do
+    o[s[1]] = o[s[1]] or {}
+    table.insert(o[s[1]], s[2])
+  end
+  return o
+end
+
+return options
