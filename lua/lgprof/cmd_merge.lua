@@ -12,6 +12,8 @@ Usage: lgprof merge [options] -o OUT image-file profile-file...
 function cmd.run(cli, args, out, err)
   local st, status = cli.parse(args, out, err, "merge")
   if not st then return status end
+  local refused = cli.refuse_format(st, err)
+  if refused then return refused end
   local path
   for _, o in ipairs(st.extra) do path = o[2] end
   if not path then

@@ -6,18 +6,17 @@
 -- merge(a, merge(b, c)) would differ in their bytes; sorted, they do not.
 -- The core writes the file (profile:write_gmon) and replaces path only
 -- once it is complete.
+local args = require "lgprof.args"
+
 local merge = {}
 
 --- Sums the profile files `gmons` (a path or a list) of the executable `exe`
 -- into the file `path`. `options` as for lgprof.open. Returns true, or nil
 -- and a message "FILE: what is wrong".
 function merge.merge(exe, gmons, path, options)
-  if type(path) ~= "string" then
-    error("bad argument #3 to 'merge' (string expected, got " .. type(path) .. ")", 2)
-  end
-  if options ~= nil and type(options) ~= "table" then
-    error("bad argument #4 to 'merge' (table expected, got " .. type(options) .. ")", 2)
-  end
+  args.check(type(path) == "string", 3, "merge", "string expected, got " .. type(path))
+  args.check(options == nil or type(options) == "table", 4, "merge",
+    "table expected, got " .. type(options))
   local o = { line_arcs = true }
   for k, v in pairs(options or {}) do o[k] = v end
   local profile, err = require("lgprof").open(exe, gmons, o)
