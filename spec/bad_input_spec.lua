@@ -7,61 +7,23 @@
 local lgprof = require "lgprof"
 local fx = require "helpers.fixtures"
 local util = require "helpers.util"
+local cmd = require "helpers.cmd"
 local gw = require "helpers.gmonwriter"
 local ew = require "helpers.elfwriter"
 
-local ROOT = fx.root
-local LGPROF = ROOT .. "/bin/lgprof"
-local q = fx.shquote
+local q, slurp, show = util.q, util.slurp, cmd.show
 
-local slurp = util.slurp
-
-local function mktempdir() return util.mktempdir("lgprof-badinput") end
-
--- Runs lgprof with args (a list) from the repo root; prefix is shell text
--- put before the command (for ulimit / timeout). Returns status, out, err.
+-- lgprof with args (a list) from the repo root; prefix is shell text put
+-- before the command (for ulimit / timeout). Returns status, out, err.
 local function lg(args, prefix)
-  local base = os.tmpname()
-  local out, err = base .. ".out", base .. ".err"
-  local words = { q(LGPROF) }
-  for _, a in ipairs(args) do words[#words + 1] = q(a) end
-  local cmd = "cd " .. q(ROOT) .. " && " .. (prefix or "") .. table.concat(words, " ")
-    .. " >" .. q(out) .. " 2>" .. q(err) .. " </dev/null"
-  local _, how, code = os.execute(cmd)
-  local o, e = slurp(out) or "", slurp(err) or ""
-  os.remove(out); os.remove(err); os.remove(base)
-  if how == "signal" then code = 128 + code end
-  return code, o, e
-end
-
-local function show(status, out, err)
-  return ("status %s\n--- stdout (%d bytes) ---\n%s\n--- stderr ---\n%s"):format(
-    tostring(status), #out, out:sub(1, 400), err)
+  return cmd.lgprof(args, { prefix = prefix })
 end
 
 -- status 1, nothing on stdout, stderr exactly "lgprof: FILE: reason\n";
 -- returns "FILE: reason"
-local function assert_one_line_error(file, status, out, err)
-  local ctx = show(status, out, err)
-  assert.equal(1, status, ctx)
-  assert.equal("", out, ctx)
-  local prefix = "lgprof: " .. file .. ": "
-  assert.equal(prefix, err:sub(1, #prefix), ctx)
-  assert.equal("\n", err:sub(-1), ctx)
-  local _, nl = err:gsub("\n", "")
-  assert.equal(1, nl, ctx)
-  assert.is_true(#err > #prefix + 1, "empty reason\n" .. ctx)
-  return err:sub(#"lgprof: " + 1, -2)
-end
+local assert_one_line_error = cmd.file_error
 
--- copy of a histogram description
-local function copy_hist(h)
-  local c = {}
-  for k, v in pairs(h) do c[k] = v end
-  c.bins = {}
-  for k, v in pairs(h.bins or {}) do c.bins[k] = v end
-  return c
-end
+local copy_hist = util.copy
 
 describe("bad input", function()
   local tmp, fixture, T
@@ -70,7 +32,7 @@ describe("bad input", function()
     local err
     fixture, err = fx.build("classic", "O0g-pie")
     assert(fixture, err)
-    tmp = mktempdir()
+    tmp = util.mktempdir("lgprof-badinput")
     local gmon = gw.read(fixture.gmon[1])
     local data = gw.decode(gmon)
     local h = data.hist[1]
@@ -141,9 +103,7 @@ describe("bad input", function()
     put("hist-only", gw.encode({ hist = { h } }))
   end)
 
-  teardown(function()
-    if tmp and tmp:match("^/tmp/lgprof%-badinput") then os.execute("rm -rf " .. q(tmp)) end
-  end)
+  teardown(function() util.rmtree(tmp) end)
 
   local function expand(s)
     return (s:gsub("%$(%u+)", function(k) return assert(T[k], k) end))

@@ -10,54 +10,16 @@
 local lgprof = require "lgprof"
 local fx = require "helpers.fixtures"
 local util = require "helpers.util"
+local cmd = require "helpers.cmd"
 local gw = require "helpers.gmonwriter"
 local ew = require "helpers.elfwriter"
 
-local ROOT = fx.root
-local LGPROF = ROOT .. "/bin/lgprof"
-local q = fx.shquote
-
----------------------------------------------------------------------------
--- helpers
----------------------------------------------------------------------------
-
 local slurp = util.slurp
+local run, lg, gprof = cmd.run, cmd.lgprof, cmd.gprof
+local HAVE_GPROF = cmd.HAVE_GPROF
 
-local function mktempdir() return util.mktempdir("lgprof-formats") end
-
-local function rmtree(d)
-  if d and d:match("^/tmp/lgprof%-") then os.execute("rm -rf " .. q(d)) end
-end
-
--- Runs argv (a list; argv[1] is the program) in dir (default: the repo root).
--- Returns exit status, stdout, stderr.
-local function run(argv, dir)
-  local base = os.tmpname()
-  local out, err = base .. ".out", base .. ".err"
-  local words = {}
-  for i, a in ipairs(argv) do words[i] = q(a) end
-  local cmd = "cd " .. q(dir or ROOT) .. " && " .. table.concat(words, " ")
-    .. " >" .. q(out) .. " 2>" .. q(err) .. " </dev/null"
-  local _, how, code = os.execute(cmd)
-  local o, e = slurp(out) or "", slurp(err) or ""
-  os.remove(out); os.remove(err); os.remove(base)
-  if how == "signal" then code = 128 + code end
-  return code, o, e
-end
-
-local function lg(args, dir)
-  local argv = { LGPROF }
-  for _, a in ipairs(args) do argv[#argv + 1] = a end
-  return run(argv, dir)
-end
-
-local HAVE_GPROF = os.execute("command -v gprof >/dev/null 2>&1") == true
-
-local function gprof(args, dir)
-  local argv = { "gprof" }
-  for _, a in ipairs(args) do argv[#argv + 1] = a end
-  return run(argv, dir)
-end
+-- (run, lg and gprof take opts.cwd: the directory to run in)
+local function at(dir) return dir and { cwd = dir } end
 
 -- Everything lgprof.open exposes about the gmon data, as plain tables.
 local function snapshot(p)
@@ -94,12 +56,7 @@ local FORMATS = {
   { gw = "oldbsd", api = "bsd", opt = "b" },
 }
 
-local function copy(t)
-  if type(t) ~= "table" then return t end
-  local c = {}
-  for k, v in pairs(t) do c[k] = copy(v) end
-  return c
-end
+local copy = util.copy
 
 ---------------------------------------------------------------------------
 -- 32-bit executables made with elfwriter
@@ -190,8 +147,8 @@ end
 
 describe("gmon formats", function()
   local tmp
-  setup(function() tmp = mktempdir() end)
-  teardown(function() rmtree(tmp) end)
+  setup(function() tmp = util.mktempdir("lgprof-formats") end)
+  teardown(function() util.rmtree(tmp) end)
 
   describe("x86-64 little-endian fixture (classic, O0g-pie)", function()
     local fixture, data, files
@@ -487,9 +444,7 @@ describe("gmon formats", function()
 
   describe("-s round trip", function()
     local function sum_dir(name)
-      local d = tmp .. "/" .. name
-      os.execute("mkdir -p " .. q(d))
-      return d
+      return util.mkdir(tmp .. "/" .. name)
     end
 
     it("gmon.sum of the three fixture runs reads like the three runs", function()
@@ -497,7 +452,7 @@ describe("gmon formats", function()
       local dir = sum_dir("sum-classic")
       local args = { "-s", fixture.exe }
       for _, g in ipairs(fixture.gmon) do args[#args + 1] = g end
-      local st, out, err = lg(args, dir)
+      local st, out, err = lg(args, at(dir))
       assert.equal(0, st, err)
       assert.equal("", out)
       assert.equal("", err)
@@ -533,7 +488,7 @@ describe("gmon formats", function()
         paths[i] = dir .. "/big" .. i .. ".gmon"
         gw.write(paths[i], data, opts)
       end
-      local st, out, err = lg({ "-s", exe, paths[1], paths[2], paths[3] }, dir)
+      local st, out, err = lg({ "-s", exe, paths[1], paths[2], paths[3] }, at(dir))
       assert.equal(0, st, err)
       assert.equal("", out)
       local sum = dir .. "/gmon.sum"

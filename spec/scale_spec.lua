@@ -3,12 +3,12 @@
 -- 1 MB stack, where a recursive depth-first walk over 100,000 nodes dies).
 -- Not timed.
 --
--- The executables are written with helpers.elfwriter (x86-64, .text at
--- 0x401000, every function 16 bytes: main, then f0 .. f<n-1>, then a global
--- NOTYPE "etext" closing the text, since gprof credits no samples to the
--- last symbol of its table), the profiles with helpers.gmonwriter: one
--- histogram over [main, etext) at 100 Hz with one 16-byte bin per function,
--- so bin k holds exactly the samples of the k-th function.
+-- The executables and profiles are written with helpers.synth (x86-64, .text
+-- at 0x401000, every function 16 bytes: main, then f0 .. f<n-1>, then a
+-- global NOTYPE "etext" closing the text, since gprof credits no samples to
+-- the last symbol of its table; one histogram over [main, etext) at 100 Hz
+-- with one 16-byte bin per function, so bin k holds exactly the samples of
+-- the k-th function).
 --
 -- Chain of depth n (calls main -> f0 -> f1 -> ... -> f<n-1>):
 --   samples  main 7;  f_i: 1, +2 when i % K == 0, +4 for the last one
@@ -50,23 +50,15 @@
 -- inputs.
 
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
 local util = require "helpers.util"
-local ew = require "helpers.elfwriter"
-local gw = require "helpers.gmonwriter"
+local cmd = require "helpers.cmd"
+local synth = require "helpers.synth"
 
-local ROOT = fx.root
-local LGPROF = ROOT .. "/bin/lgprof"
-local GPROF = "/usr/bin/gprof"
-local sq = fx.shquote
-local slurp = util.slurp
+local sq = util.q
 
-local HAVE_GPROF = util.exec_ok("test -x " .. sq(GPROF))
-local GPROF_CMD = "PATH=" .. sq("/usr/bin:" .. (os.getenv("PATH") or "/bin")) .. " gprof"
-
-local TEXT = 0x401000 -- address of main
-local FSIZE = 16      -- bytes per function, and per histogram bin
-local HZ = 100
+local TEXT = synth.TEXT   -- address of main
+local FSIZE = synth.FSIZE -- bytes per function, and per histogram bin
+local HZ = synth.HZ
 local STACK_KB = 1024 -- stack limit for the command runs
 
 ---------------------------------------------------------------------------
@@ -113,31 +105,14 @@ local function faddr(i) return TEXT + FSIZE * (i + 1) end -- main is i = -1
 -- Writes dir/<tag> (executable) and dir/<tag>.gmon; returns both paths.
 local function write_model(dir, tag, model)
   local n = model.n
-  local syms = { { name = "main", addr = TEXT, size = FSIZE } }
-  for i = 0, n - 1 do
-    syms[#syms + 1] = { name = fname(i), addr = faddr(i), size = FSIZE }
-  end
-  local etext = faddr(n)
-  syms[#syms + 1] = { name = "etext", addr = etext, type = "notype" }
-  local exe, gmon = dir .. "/" .. tag, dir .. "/" .. tag .. ".gmon"
-  ew.write(exe, { text_addr = TEXT, text_size = etext - TEXT, symbols = syms })
-
-  local h = { low = TEXT, high = etext, n_bins = (etext - TEXT) // FSIZE, rate = HZ,
-              dimen = "seconds", abbrev = "s", bins = {} }
-  assert(gw.bin_for(h, TEXT) == 1 and gw.bin_for(h, faddr(n - 1)) == n + 1)
-  h.bins[gw.bin_for(h, TEXT)] = model.s_main
-  for i = 0, n - 1 do
-    if model.s[i] ~= 0 then h.bins[gw.bin_for(h, faddr(i) + 6)] = model.s[i] end
-  end
-  -- call sites inside the callers, self_pc just past the callees' entries
-  local arcs = { { from = TEXT + 8, to = faddr(0) + 4, count = model.m } }
-  for i = 1, n - 1 do
-    arcs[#arcs + 1] = { from = faddr(i - 1) + 8, to = faddr(i) + 4, count = model.c[i] }
-  end
-  if model.kind == "cycle" then
-    arcs[#arcs + 1] = { from = faddr(n - 1) + 10, to = faddr(0) + 4, count = model.c[0] }
-  end
-  gw.write(gmon, { hist = { h }, arcs = arcs })
+  local funcs = { { "main", model.s_main } }
+  for i = 0, n - 1 do funcs[#funcs + 1] = { fname(i), model.s[i] } end
+  -- main -> f0, then f_(i-1) -> f_i, and for a cycle f<n-1> -> f0
+  local arcs = { { "main", "f0", model.m } }
+  for i = 1, n - 1 do arcs[#arcs + 1] = { fname(i - 1), fname(i), model.c[i] } end
+  if model.kind == "cycle" then arcs[#arcs + 1] = { fname(n - 1), "f0", model.c[0] } end
+  local exe, gmon, addr = synth.write(dir, tag, { funcs = funcs, arcs = arcs })
+  assert(addr.main == TEXT and addr[fname(n - 1)] == faddr(n - 1))
   return exe, gmon
 end
 
@@ -300,21 +275,14 @@ end
 -- running and parsing
 ---------------------------------------------------------------------------
 
--- Runs a shell command line; returns exit status, stdout, stderr.
+-- Runs a shell command line in dir; returns exit status, stdout, stderr.
 local function run(cmdline, dir)
-  local base = os.tmpname()
-  local out, err = base .. ".out", base .. ".err"
-  local _, how, code = os.execute("cd " .. sq(dir) .. " && { " .. cmdline .. " ; } >"
-    .. sq(out) .. " 2>" .. sq(err) .. " </dev/null")
-  local o, e = slurp(out) or "", slurp(err) or ""
-  os.remove(out); os.remove(err); os.remove(base)
-  if how == "signal" then code = 128 + code end
-  return code, o, e
+  return cmd.shell(cmdline, { cwd = dir })
 end
 
 -- lgprof with the stack limited to STACK_KB
 local function lgprof_cmd(args)
-  return "ulimit -s " .. STACK_KB .. " && exec " .. sq(LGPROF) .. " " .. args
+  return "ulimit -s " .. STACK_KB .. " && " .. cmd.LGPROF_CMD .. " " .. args
 end
 
 -- Splits a call-graph report: { head = lines before the entries (up to the
@@ -410,16 +378,12 @@ local function eq(want, got, name, field)
   end
 end
 
-local function rmtree(d)
-  if d and d:match("^/tmp/lgprof%-scale%.") then os.execute("rm -rf " .. sq(d)) end
-end
-
 ---------------------------------------------------------------------------
 
 describe("scale", function()
   local tmp
   setup(function() tmp = util.mktempdir("lgprof-scale") end)
-  teardown(function() rmtree(tmp) end)
+  teardown(function() util.rmtree(tmp) end)
 
   describe("a 100,000-deep call chain", function()
     local N, K = 100000, 1000
@@ -711,14 +675,14 @@ describe("scale", function()
       end
 
       it(c.tag .. ": lgprof equals gprof byte for byte", function()
-        if not HAVE_GPROF then
+        if not cmd.HAVE_GPROF then
           pending("gprof not installed")
           return
         end
         local f = files[c.tag]
         local paths = " " .. sq(f.exe) .. " " .. sq(f.gmon)
         for _, args in ipairs { "-b", "-b -q", "" } do
-          local grc, gout, gerr = run(GPROF_CMD .. " " .. args .. paths, tmp)
+          local grc, gout, gerr = run(cmd.GPROF_CMD .. " " .. args .. paths, tmp)
           local lrc, lout, lerr = run(lgprof_cmd(args .. paths), tmp)
           assert.are.equal(0, grc, "gprof exit status " .. grc .. "; stderr: " .. gerr)
           assert.are.equal(grc, lrc, lerr)
