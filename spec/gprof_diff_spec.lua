@@ -18,39 +18,16 @@
 
 local fx = require "helpers.fixtures"
 local util = require "helpers.util"
+local cmd = require "helpers.cmd"
 
-local ROOT = fx.root
-local LGPROF = ROOT .. "/bin/lgprof"
-local GPROF = "/usr/bin/gprof"
-local sq = fx.shquote
+local sq, exec_ok, read_cmd, slurp, spit = util.q, util.exec_ok, util.read_cmd, util.slurp, util.spit
+local quote_args = util.qwords
 
-local exec_ok = util.exec_ok
-
-local HAVE_GPROF = exec_ok("test -x " .. sq(GPROF))
+local HAVE_GPROF = cmd.HAVE_GPROF
 -- run gprof as "gprof" (argv[0] appears in its usage text and messages)
-local GPROF_CMD = "PATH=" .. sq("/usr/bin:" .. (os.getenv("PATH") or "/bin")) .. " gprof"
-local LGPROF_CMD = sq(LGPROF)
+local GPROF_CMD, LGPROF_CMD = cmd.GPROF_CMD, cmd.LGPROF_CMD
 
-local read_cmd = util.read_cmd
-
-local slurp = util.slurp
-
-local function spit(path, s)
-  local f = assert(io.open(path, "wb"))
-  f:write(s)
-  f:close()
-end
-
-local function mktemp()
-  local d = read_cmd("mktemp -d " .. sq((os.getenv("TMPDIR") or "/tmp") .. "/lgprof-diff.XXXXXX"))
-  d = d:gsub("%s+$", "")
-  assert(d ~= "", "mktemp failed")
-  return d
-end
-
-local function rmtree(d)
-  if d and d:match("^/.+/lgprof%-diff%.") then os.execute("rm -rf " .. sq(d)) end
-end
+local function mktemp() return util.mktempdir("lgprof-diff") end
 
 -- The leading program name of each stderr line may differ.
 local function norm_err(s)
@@ -120,12 +97,6 @@ local function option_sets(name, name2)
   return sets
 end
 
-local function quote_args(args)
-  local q = {}
-  for i, a in ipairs(args) do q[i] = sq(a) end
-  return table.concat(q, " ")
-end
-
 -- Runs every case through both tools in dir (one shell, two parallel halves).
 -- Case i leaves dir/{g,l}.i.{out,err,rc}.
 local function run_cases(dir, cases)
@@ -190,28 +161,14 @@ local function compare(dir, label, g, l, tag, opts)
   return table.concat(what, ", "), diff
 end
 
--- Copies the executable and its profiles into dir under the build's lock, so a
--- concurrent rebuild of the fixture (another spec run) cannot change them
--- between the gprof and the lgprof runs.
-local function snapshot(b, dir)
-  local files = { sq(b.exe) }
-  for k = 1, 3 do files[#files + 1] = sq(b.gmon[k]) end
-  local cp = "cp -p " .. table.concat(files, " ") .. " " .. sq(dir)
-  if exec_ok("command -v flock >/dev/null 2>&1") then
-    cp = "flock " .. sq(b.dir .. "/.lock") .. " sh -c " .. sq(cp)
-  end
-  assert(exec_ok(cp), "cannot copy the fixture files into " .. dir)
-  local s = { exe = dir .. "/" .. b.exe:match("[^/]+$"), gmon = {} }
-  for k = 1, 3 do s.gmon[k] = dir .. "/" .. b.gmon[k]:match("[^/]+$") end
-  return s
-end
-
 local function check_variant(prog, variant)
   local built, err = fx.build(prog, variant)
   assert(built, err)
   local dir = mktemp()
-  finally(function() rmtree(dir) end)
-  local b = snapshot(built, dir)
+  finally(function() util.rmtree(dir) end)
+  -- copies, so a concurrent rebuild of the fixture cannot change them
+  -- between the gprof and the lgprof runs
+  local b = fx.snapshot(built, dir)
   local name, name2 = heaviest(b)
 
   local cases = {}
@@ -380,7 +337,7 @@ describe("gprof vs lgprof: information options", function()
         return
       end
       local dir = mktemp()
-      finally(function() rmtree(dir) end)
+      finally(function() util.rmtree(dir) end)
       run_cases(dir, { { label = args[1], args = args } })
       local g, l = result(dir, "g", 1), result(dir, "l", 1)
       assert.are.equal(g.out, l.out)
