@@ -10,14 +10,7 @@ local gw = require "helpers.gmonwriter"
 local PROGRAMS = { "classic", "cycles", "hub300", "cxx_virtual", "samename", "selfrec" }
 local VARIANTS = { "O0g-nopie", "O2-pie" }
 
-local function report(p, opts)
-  local f = io.tmpfile()
-  assert(p:gprof_report(f, opts) ~= nil)
-  f:seek("set")
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local report = require("helpers.profile").report
 
 local function sorted_lines(s)
   local t = {}
@@ -48,9 +41,7 @@ end
 describe("lgprof merge", function()
   local tmp
   setup(function() tmp = util.mktempdir("lgprof-merge") end)
-  teardown(function()
-    if tmp and tmp:match("^/tmp/lgprof%-merge") then os.execute("rm -rf " .. fx.shquote(tmp)) end
-  end)
+  teardown(function() util.rmtree(tmp) end)
 
   for _, name in ipairs(PROGRAMS) do
     for _, variant in ipairs(VARIANTS) do
@@ -89,15 +80,13 @@ describe("lgprof merge", function()
         end)
 
         it("holds what gprof -s writes: same header and histograms, same arcs", function()
-          if not util.exec_ok("command -v gprof >/dev/null 2>&1") then
+          if not cmd.HAVE_GPROF then
             pending("gprof not installed")
             return
           end
-          local dir = path("gprof")
-          assert(util.exec_ok("mkdir -p " .. fx.shquote(dir)))
-          local words = { "cd", fx.shquote(dir), "&&", "gprof", "-s", fx.shquote(b.exe) }
-          for _, g in ipairs(b.gmon) do words[#words + 1] = fx.shquote(g) end
-          assert(util.exec_ok(table.concat(words, " ") .. " >/dev/null 2>&1"))
+          local dir = util.mkdir(path("gprof"))
+          local status, out, err = cmd.gprof({ "-s", b.exe, table.unpack(b.gmon) }, { cwd = dir })
+          assert(status == 0, cmd.show(status, out, err))
           local theirs = assert(util.slurp(dir .. "/gmon.sum"))
           local ours = merge(b.exe, b.gmon, path("ours"))
           assert.equal(#theirs, #ours)
