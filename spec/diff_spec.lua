@@ -5,6 +5,12 @@ local lgprof = require "lgprof"
 local fx = require "helpers.fixtures"
 local util = require "helpers.util"
 local cmd = require "helpers.cmd"
+local prof = require "helpers.profile"
+
+-- the classic fixture, with c sampled in every run
+local function classic()
+  return assert(fx.build("classic", "O0g-nopie", { accept = prof.sampled({ c = 10 }) }))
+end
 
 -- name (plus file for statics) -> { self, total, calls } of the active functions
 local function measures(profile)
@@ -108,7 +114,7 @@ describe("lgprof.diff", function()
   end)
 
   it("functions that appeared or vanished (profiles of two programs)", function()
-    local other = assert(fx.build("classic", "O0g-nopie"))
+    local other = classic()
     local po <close> = assert(lgprof.open(other.exe, other.gmon[1]))
     local d = lgprof.diff(po, one)
     local base, new = measures(po), measures(one)
@@ -211,7 +217,7 @@ describe("lgprof.spread", function()
   end)
 
   it("a function absent from a run counts 0 there; even counts average the middle two", function()
-    local other = assert(fx.build("classic", "O0g-nopie"))
+    local other = classic()
     local po <close> = assert(lgprof.open(other.exe, other.gmon[1]))
     local s = lgprof.spread({ runs[1], po })
     local c
@@ -236,9 +242,7 @@ describe("lgprof --diff", function()
     build = assert(fx.build("cycles", "O0g-nopie"))
     tmp = util.mktempdir("lgprof-diff")
   end)
-  teardown(function()
-    if tmp and tmp:match("^/tmp/lgprof%-diff") then os.execute("rm -rf " .. fx.shquote(tmp)) end
-  end)
+  teardown(function() util.rmtree(tmp) end)
 
   local function signed(v, f)
     local s = f:format(v)
@@ -280,7 +284,7 @@ describe("lgprof --diff", function()
   end)
 
   it("0: --diff-image reads the base with another executable", function()
-    local other = assert(fx.build("classic", "O0g-nopie"))
+    local other = classic()
     local status, out, err = cmd.lgprof({ "--diff", other.gmon[1], "--diff-image=" .. other.exe,
       build.exe, build.gmon[1] })
     assert.equal(0, status, cmd.show(status, out, err))

@@ -9,8 +9,6 @@ local fx = require "helpers.fixtures"
 local util = require "helpers.util"
 local cmd = require "helpers.cmd"
 
-local q = fx.shquote
-
 -- cases that return normally, and what they return (a Lua pattern)
 local OK = {
   ["lgprof.open(exe, {nil})"] = "^lgprof%.Profile", -- { GMON, nil } is { GMON }
@@ -91,9 +89,7 @@ describe("Lua API misuse", function()
     end
   end)
 
-  teardown(function()
-    if tmp and tmp:match("^/tmp/lgprof%-misuse") then os.execute("rm -rf " .. q(tmp)) end
-  end)
+  teardown(function() util.rmtree(tmp) end)
 
   it("runs every case to the end in one interpreter, without a crash", function()
     local ctx = cmd.show(run_status, run_out:sub(-600), run_err)

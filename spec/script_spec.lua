@@ -6,6 +6,7 @@ local lgprof = require "lgprof"
 local fx = require "helpers.fixtures"
 local util = require "helpers.util"
 local cmd = require "helpers.cmd"
+local prof = require "helpers.profile"
 
 -- Prints what it got: the profile's numbers and its arguments, one per line.
 local REPORT = [[
@@ -47,14 +48,13 @@ end
 describe("lgprof --script", function()
   local build, tmp, report, gate
   setup(function()
-    build = assert(fx.build("classic", "O0g-nopie"))
+    -- (thresholds around c's share need c sampled, and a and b too)
+    build = assert(fx.build("classic", "O0g-nopie", { accept = prof.sampled({ c = 10, a = 1, b = 1 }) }))
     tmp = util.mktempdir("lgprof-script")
     report = cmd.write(tmp .. "/report.lua", REPORT)
     gate = cmd.write(tmp .. "/gate.lua", GATE)
   end)
-  teardown(function()
-    if tmp and tmp:match("^/tmp/lgprof%-script") then os.execute("rm -rf " .. fx.shquote(tmp)) end
-  end)
+  teardown(function() util.rmtree(tmp) end)
 
   it("gives the script the profile and the words after --", function()
     local status, out, err = cmd.lgprof({ "--script", report, build.exe, build.gmon[1],
@@ -83,9 +83,9 @@ describe("lgprof --script", function()
   end)
 
   it("reads a.out and gmon.out by default", function()
-    local dir = tmp .. "/defaults"
-    assert(util.exec_ok(("mkdir -p %s && cp %s %s/a.out && cp %s %s/gmon.out"):format(
-      fx.shquote(dir), fx.shquote(build.exe), fx.shquote(dir), fx.shquote(build.gmon[2]), fx.shquote(dir))))
+    local dir = util.mkdir(tmp .. "/defaults")
+    util.spit(dir .. "/a.out", util.slurp(build.exe))
+    util.spit(dir .. "/gmon.out", util.slurp(build.gmon[2]))
     local status, out, err = cmd.lgprof({ "--script", report }, { cwd = dir })
     assert.equal(0, status, cmd.show(status, out, err))
     local p <close> = assert(lgprof.open(build.exe, build.gmon[2]))
@@ -146,10 +146,8 @@ describe("lgprof --script", function()
     local share -- c's share of the flat profile
     setup(function()
       local p <close> = assert(lgprof.open(build.exe, build.gmon[1]))
-      for fn in p:symbols() do
-        if fn.name == "c" then share = fn.flat_percent / 100 end
-      end
-      assert(share and share > 0.1 and share < 0.9, "unexpected fixture profile")
+      share = prof.fn(p, "c").flat_percent / 100
+      assert(share > 0.1 and share < 0.9, "unexpected fixture profile")
     end)
 
     it("0 when the checks pass, 3 when one fails (--script and standalone)", function()
@@ -201,7 +199,8 @@ print("returned")
       msg = cmd.one_line_error(1, cmd.lgprof({ "--script", boom, build.exe, build.gmon[1] }))
       assert.equal(boom .. ":3: boom: 100", msg)
       -- an error value that is not a string, raised without position
-      local tab = cmd.write(tmp .. "/tab.lua", "error(setmetatable({}, { __tostring = function() return 'custom' end }))\n")
+      local tab = cmd.write(tmp .. "/tab.lua",
+        "error(setmetatable({}, { __tostring = function() return 'custom' end }))\n")
       msg = cmd.one_line_error(1, cmd.lgprof({ "--script", tab, build.exe, build.gmon[1] }))
       assert.equal(tab .. ": custom", msg)
     end)

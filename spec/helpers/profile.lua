@@ -1,5 +1,6 @@
 -- Small queries over an lgprof Profile that several specs make the same way:
--- its gprof report as a string, a function by name, its arcs as a table.
+-- its gprof report as a string, a function by name, its arcs as a table, and
+-- whether a fixture's runs sampled what a spec needs.
 local M = {}
 
 --- p:gprof_report(file, opts) as a string (opts default: { brief = true }).
@@ -31,6 +32,26 @@ function M.arc_map(p, field)
     m[k] = (m[k] or 0) + a.count
   end
   return m
+end
+
+--- An accept check for helpers.fixtures.build: every run's profile gives
+-- each named function at least the given share of the flat profile
+-- (min_percent = { c = 10 }: c has at least 10% of the samples of each run).
+function M.sampled(min_percent)
+  return function(b)
+    local lgprof = require "lgprof"
+    for run, gmon in ipairs(b.gmon) do
+      local p <close> = assert(lgprof.open(b.exe, gmon))
+      for name, pct in pairs(min_percent) do
+        local fn = M.fn(p, name)
+        if not (fn and fn.flat_percent >= pct) then
+          return nil, ("run %d: %s has %s%% of the samples, under %g%%"):format(run, name,
+            fn and ("%.2f"):format(fn.flat_percent) or "none", pct)
+        end
+      end
+    end
+    return true
+  end
 end
 
 return M
