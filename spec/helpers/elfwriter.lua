@@ -31,19 +31,12 @@
 
 local M = {}
 
-M.EM_386 = 3
-M.EM_68K = 4
-M.EM_MIPS = 8
-M.EM_PPC = 20
-M.EM_PPC64 = 21
-M.EM_S390 = 22
-M.EM_ARM = 40
-M.EM_SPARCV9 = 43
-M.EM_X86_64 = 62
-M.EM_AARCH64 = 183
-
-M.SHN_UNDEF = 0
-M.SHN_ABS = 0xfff1
+-- e_machine values, and the special section indexes
+for name, value in pairs({ EM_386 = 3, EM_68K = 4, EM_MIPS = 8, EM_PPC = 20, EM_PPC64 = 21,
+                           EM_S390 = 22, EM_ARM = 40, EM_SPARCV9 = 43, EM_X86_64 = 62,
+                           EM_AARCH64 = 183, SHN_UNDEF = 0, SHN_ABS = 0xfff1 }) do
+  M[name] = value
+end
 
 local BIND = { ["local"] = 0, global = 1, weak = 2 }
 local TYPE = { notype = 0, object = 1, func = 2, section = 3, file = 4 }
