@@ -4,9 +4,9 @@
 -- the share of the call graph's time; arcs say whether they stay inside a
 -- cycle; the `zeros` open option prints what `gprof -z` prints.
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
-local cmd = require "helpers.cmd"
-local report = require("helpers.profile").report
+local H = require "helpers"
+local fx, cmd = H.fixtures, H.cmd
+local report = H.profile.report
 
 local EPS = 1e-9
 

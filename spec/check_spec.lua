@@ -3,11 +3,8 @@
 -- call graph "% time" for total, calls + recursive calls). A breach is one
 -- line on stderr and makes the run exit with status 3.
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local cmd = require "helpers.cmd"
-local synth = require "helpers.synth"
-local prof = require "helpers.profile"
+local H = require "helpers"
+local fx, util, cmd, synth, prof = H.fixtures, H.util, H.cmd, H.synth, H.profile
 local fn_named = prof.fn
 
 -- The classic fixture; these specs need c sampled in it (over 10% of each
@@ -254,10 +251,8 @@ describe("lgprof check", function()
     for _, opt in ipairs({ "--max-self=^c$=" .. fmt(self_share - 0.001),
                            "--max-total=^c$=" .. fmt(total_share - 0.001),
                            "--max-calls=^c$=" .. (calls - 1) }) do
-      local status, out, err = run(opt)
-      assert.equal(3, status, cmd.show(status, out, err))
-      assert.equal("lgprof check: 1 threshold, 1 failed\n", out)
-      assert.matches("^lgprof: check failed: max_%a+ c: [%d.%%]+ > [%d.%%]+\n$", err)
+      cmd.expect({ status = 3, out = "lgprof check: 1 threshold, 1 failed\n",
+                   err_match = "^lgprof: check failed: max_%a+ c: [%d.%%]+ > [%d.%%]+\n$" }, run(opt))
     end
   end)
 

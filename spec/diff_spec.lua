@@ -2,10 +2,8 @@
 -- demangled name (plus file for statics) across profiles; every number is
 -- derived from the profiles' own Function fields.
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local cmd = require "helpers.cmd"
-local prof = require "helpers.profile"
+local H = require "helpers"
+local fx, util, cmd, prof = H.fixtures, H.util, H.cmd, H.profile
 
 -- the classic fixture, with c sampled in every run
 local function classic()

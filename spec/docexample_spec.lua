@@ -18,9 +18,8 @@
 --   start: no caller (<spontaneous>), self 0, children 0.16 + 1.77 = 1.93
 --   c: called 3 + 3 = 6 times, "3/6" from each of a and b, 0.00 s.
 
-local util = require "helpers.util"
-local cmd = require "helpers.cmd"
-local synth = require "helpers.synth"
+local H = require "helpers"
+local util, cmd, synth = H.util, H.cmd, H.synth
 local lgprof = require "lgprof"
 
 local FUNCS = { "start", "main", "a", "b", "c" }
@@ -167,10 +166,7 @@ describe("the gprof paper's example", function()
       assert.is_true(fn[name].is_function)
     end
 
-    local cycles = {}
-    for cy in profile:cycles() do cycles[#cycles + 1] = cy end
-    assert.are.equal(1, #cycles)
-    local cy = cycles[1]
+    local cy = H.profile.only(profile:cycles()) -- one cycle
     assert.are.equal(1, cy.number)
     assert.are.equal("<cycle 1>", cy.name)
     close_to(1.77, cy.self, EPS)
@@ -234,10 +230,7 @@ describe("the gprof paper's example", function()
     local opts = #args > 0 and table.concat(args, " ") or "(no options)"
     it("output equals gprof's: " .. opts, function()
       local ex = need_example()
-      if not cmd.HAVE_GPROF then
-        pending("gprof not installed")
-        return
-      end
+      if not cmd.HAVE_GPROF then return pending("gprof not installed") end
       local argv = { table.unpack(args) }
       argv[#argv + 1], argv[#argv + 2] = ex.exe, ex.gmon
       local wrc, want, werr = cmd.gprof(argv, { cwd = ex.dir })

@@ -8,9 +8,8 @@
 -- gprof2dot's own Theme.color code.
 local lgprof = require "lgprof"
 local dot = require "lgprof.dot"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local synth = require "helpers.synth"
+local H = require "helpers"
+local fx, util, synth = H.fixtures, H.util, H.synth
 
 local VARIANT = "O0g-nopie"
 local MUL = "\u{D7}"

@@ -3,10 +3,8 @@
 -- prints are the ones the Lua API gives. A script in examples/ without an
 -- entry in `tests` below fails this spec.
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local cmd = require "helpers.cmd"
-local prof = require "helpers.profile"
+local H = require "helpers"
+local fx, util, cmd, prof = H.fixtures, H.util, H.cmd, H.profile
 
 local EXAMPLES = fx.root .. "/examples"
 
@@ -18,17 +16,7 @@ local function lines(text)
   return t
 end
 
--- Fields of a line split on runs of blanks (the last field may hold blanks
--- when n is given: the first n-1 fields, then the rest).
-local function fields(line, n)
-  local t, rest = {}, line:match("^%s*(.-)%s*$")
-  while rest ~= "" do
-    if n and #t == n - 1 then t[#t + 1] = rest; break end
-    local w, r = rest:match("^(%S+)%s*(.*)$")
-    t[#t + 1], rest = w, r
-  end
-  return t
-end
+local fields = util.fields
 
 -- Runs examples/NAME both ways; both must give the same status, stdout and
 -- stderr. Returns status, stdout, stderr.

@@ -7,9 +7,8 @@
 -- pair of frames checked against the call graph. Expected numbers come from
 -- the Lua API. A consumer that is not installed makes its tests pending.
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local cmd = require "helpers.cmd"
+local H = require "helpers"
+local fx, util, cmd = H.fixtures, H.util, H.cmd
 
 local VARIANTS = { "O0g-nopie", "O2-pie" }
 local HAVE_ANNOTATE = util.have("callgrind_annotate")

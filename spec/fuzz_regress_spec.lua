@@ -5,9 +5,8 @@
 -- exit 0 or 1, without a signal, within 20 s, and print at most one line
 -- on stderr, "lgprof: ...".
 
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local cmd = require "helpers.cmd"
+local H = require "helpers"
+local fx, util, cmd = H.fixtures, H.util, H.cmd
 
 local ROOT = fx.root
 local REGRESS = ROOT .. "/spec/fuzz/regress"

@@ -16,14 +16,12 @@
 -- under the name "gprof" (argv[0] shows in its --help text and messages).
 -- Without /usr/bin/gprof every test is reported pending, never passed.
 
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local cmd = require "helpers.cmd"
+local H = require "helpers"
+local fx, util, cmd = H.fixtures, H.util, H.cmd
 
 local sq, exec_ok, read_cmd, slurp, spit = util.q, util.exec_ok, util.read_cmd, util.slurp, util.spit
 local quote_args = util.qwords
 
-local HAVE_GPROF = cmd.HAVE_GPROF
 -- run gprof as "gprof" (argv[0] appears in its usage text and messages)
 local GPROF_CMD, LGPROF_CMD = cmd.GPROF_CMD, cmd.LGPROF_CMD
 
@@ -68,11 +66,7 @@ local function heaviest(b)
   return names[1] or "main", names[2] or "main"
 end
 
-local function split(s)
-  local t = {}
-  for w in s:gmatch("%S+") do t[#t + 1] = w end
-  return t
-end
+local split = util.fields
 
 -- Option sets: { label, {args...} }.
 local function option_sets(name, name2)
@@ -368,10 +362,7 @@ for _, prog in ipairs(fx.programs()) do
   describe("gprof vs lgprof: " .. prog, function()
     for _, variant in ipairs(fx.variants) do
       it(variant, function()
-        if not HAVE_GPROF then
-          pending("gprof not installed")
-          return
-        end
+        if not cmd.HAVE_GPROF then return pending("gprof not installed") end
         check_variant(prog, variant)
       end)
     end
@@ -381,10 +372,7 @@ end
 describe("gprof vs lgprof: information options", function()
   for _, args in ipairs { { "--help" }, { "-h" }, { "-v" } } do
     it(table.concat(args, " ") .. " prints the same text on stdout", function()
-      if not HAVE_GPROF then
-        pending("gprof not installed")
-        return
-      end
+      if not cmd.HAVE_GPROF then return pending("gprof not installed") end
       local dir = mktemp()
       finally(function() util.rmtree(dir) end)
       run_cases(dir, { { label = args[1], args = args } })

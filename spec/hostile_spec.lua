@@ -10,11 +10,8 @@
 -- below, none of which repeats those.
 
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local gw = require "helpers.gmonwriter"
-local ew = require "helpers.elfwriter"
-local cmd = require "helpers.cmd"
+local H = require "helpers"
+local fx, util, gw, ew, cmd = H.fixtures, H.util, H.gmonwriter, H.elfwriter, H.cmd
 
 local q, slurp, copy = util.q, util.slurp, util.copy
 local HAVE_GPROF = cmd.HAVE_GPROF
@@ -29,6 +26,12 @@ local function one_line_error(file, status, out, err)
   return cmd.file_error(file, status, out, err):sub(#file + 3)
 end
 
+-- exe with the profile files refused because of `file`, by the command
+-- (under `timeout 20`) and by lgprof.open, with the same message
+local function refused(exe, files, file)
+  return H.profile.refused(exe, files, file, { timeout = 20 })
+end
+
 -- gprof's status and stdout for args
 local function gprof(args)
   local status, out = cmd.gprof(args, { timeout = 20 })
@@ -39,13 +42,10 @@ describe("hostile input", function()
   local tmp, fixture, EXE, GMON, gmon, data
 
   setup(function()
-    local err
-    fixture, err = fx.build("classic", "O0g-pie")
-    assert(fixture, err)
+    fixture = assert(fx.build("classic", "O0g-pie"))
     EXE, GMON = fixture.exe, fixture.gmon[1]
     tmp = util.mktempdir("lgprof-hostile")
-    gmon = gw.read(GMON)
-    data = gw.decode(gmon)
+    data, gmon = fx.gmon_data(fixture)
   end)
 
   teardown(function() util.rmtree(tmp) end)
@@ -189,11 +189,7 @@ describe("hostile input", function()
         { GMON, put("second-rate0", gw.encode({ hist = { r0 } })) },
       }
       for _, files in ipairs(cases) do
-        local bad = files[#files]
-        one_line_error(bad, lg({ EXE, table.unpack(files) }))
-        local p, msg = lgprof.open(EXE, files)
-        assert.is_nil(p)
-        assert.equal(bad .. ": ", msg:sub(1, #bad + 2))
+        refused(EXE, files, files[#files])
       end
     end)
   end)
@@ -292,14 +288,7 @@ describe("hostile input", function()
   end)
 
   describe("counts beyond their fields when summed", function()
-    local function arc_sum(p)
-      local t = {}
-      for a in p:arcs() do
-        local k = a.caller.name .. ">" .. a.callee.name
-        t[k] = (t[k] or 0) + a.count
-      end
-      return t
-    end
+    local function arc_sum(p) return H.profile.arc_map(p, "name") end
 
     it("arc counts over 2^32 and bins over 65535: exact in the API and through -s", function()
       local h = data.hist[1]
@@ -356,12 +345,7 @@ describe("hostile input", function()
         put("shoff-past", b:sub(1, 0x28) .. string.pack("<I8", 0x7ffffffffff0) .. b:sub(0x31)),
         put("shnum-huge", b:sub(1, 0x3c) .. string.pack("<I2", 0xffff) .. b:sub(0x3f)),
       }
-      for _, exe in ipairs(exes) do
-        one_line_error(exe, lg({ exe, GMON }))
-        local p, msg = lgprof.open(exe, GMON)
-        assert.is_nil(p)
-        assert.equal(exe .. ": ", msg:sub(1, #exe + 2))
-      end
+      for _, exe in ipairs(exes) do refused(exe, GMON, exe) end
     end)
   end)
 

@@ -2,15 +2,13 @@
 -- but with the arc records sorted, so that merging is associative (and
 -- commutative) byte for byte, and the merged file reads as the inputs do.
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local cmd = require "helpers.cmd"
-local gw = require "helpers.gmonwriter"
+local H = require "helpers"
+local fx, util, cmd, gw = H.fixtures, H.util, H.cmd, H.gmonwriter
 
 local PROGRAMS = { "classic", "cycles", "hub300", "cxx_virtual", "samename", "selfrec" }
 local VARIANTS = { "O0g-nopie", "O2-pie" }
 
-local report = require("helpers.profile").report
+local report = H.profile.report
 
 local function sorted_lines(s)
   local t = {}
@@ -80,10 +78,7 @@ describe("lgprof merge", function()
         end)
 
         it("holds what gprof -s writes: same header and histograms, same arcs", function()
-          if not cmd.HAVE_GPROF then
-            pending("gprof not installed")
-            return
-          end
+          if not cmd.HAVE_GPROF then return pending("gprof not installed") end
           local dir = util.mkdir(path("gprof"))
           local status, out, err = cmd.gprof({ "-s", b.exe, table.unpack(b.gmon) }, { cwd = dir })
           assert(status == 0, cmd.show(status, out, err))

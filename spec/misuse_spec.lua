@@ -5,9 +5,8 @@
 -- message (or, where listed below, return normally), never crash the
 -- interpreter. The cases (spec/misuse/cases.lua) run in a subprocess
 -- (spec/misuse/run.lua), so that a crash fails the spec instead of busted.
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local cmd = require "helpers.cmd"
+local H = require "helpers"
+local fx, util, cmd = H.fixtures, H.util, H.cmd
 
 -- cases that return normally, and what they return (a Lua pattern)
 local OK = {

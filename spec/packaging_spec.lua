@@ -2,8 +2,8 @@
 -- `make install` honours PREFIX and DESTDIR, and the rockspec lists every
 -- C source of the core. Every path is quoted: the checkout and the temporary
 -- folders may hold spaces and dashes.
-local util = require "helpers.util"
-local cmd = require "helpers.cmd"
+local H = require "helpers"
+local util, cmd = H.util, H.cmd
 
 local q = util.q
 
@@ -15,9 +15,7 @@ local function sh(line, opts)
 end
 
 describe("packaging", function()
-  local tmp
-  setup(function() tmp = util.mktempdir("lgprof-packaging") end)
-  teardown(function() util.rmtree(tmp) end)
+  local tmpdir = util.block_tmpdir("lgprof-packaging")
 
   it("lists every csrc/*.c file in the rockspec", function()
     local rock = assert(util.slurp(cmd.ROOT .. "/lgprof-scm-1.rockspec"))
@@ -39,7 +37,7 @@ describe("packaging", function()
       pending("luarocks not installed")
       return
     end
-    local tree, src = util.mkdir(tmp .. "/the tree"), util.mkdir(tmp .. "/a source-copy")
+    local tree, src = util.mkdir(tmpdir() .. "/the tree"), util.mkdir(tmpdir() .. "/a source-copy")
     -- build from a copy so the checkout stays clean of luarocks' objects
     local out, code = sh("git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "
       .. q(src))
@@ -61,7 +59,7 @@ describe("packaging", function()
 
   it("make install honours PREFIX and DESTDIR", function()
     -- (no blank in DESTDIR: the Makefile's install recipe does not quote it)
-    local stage = util.mkdir(tmp .. "/stage-1")
+    local stage = util.mkdir(tmpdir() .. "/stage-1")
     local out, code = sh(util.qwords({ "make", "install", "DESTDIR=" .. stage, "PREFIX=/opt/lgp" }))
     assert.are.equal(0, code, out)
     local prefix = stage .. "/opt/lgp"

@@ -50,9 +50,8 @@
 -- inputs.
 
 local lgprof = require "lgprof"
-local util = require "helpers.util"
-local cmd = require "helpers.cmd"
-local synth = require "helpers.synth"
+local H = require "helpers"
+local util, cmd, synth = H.util, H.cmd, H.synth
 
 local sq = util.q
 
@@ -174,6 +173,11 @@ local function expect_cycle(model)
   end
   assert(S > members[1].self, "cycle model: the cycle must outweigh its members")
   return { P = P, S = S, internal = internal, nodes = nodes, members = members, order = order }
+end
+
+-- The model, what it derives to (expect(model)) and its files dir/<tag>.
+local function derive(dir, tag, model, expect)
+  return model, expect(model), write_model(dir, tag, model)
 end
 
 ---------------------------------------------------------------------------
@@ -381,19 +385,12 @@ end
 ---------------------------------------------------------------------------
 
 describe("scale", function()
-  local tmp
-  setup(function() tmp = util.mktempdir("lgprof-scale") end)
-  teardown(function() util.rmtree(tmp) end)
+  local tmpdir = util.block_tmpdir("lgprof-scale")
 
   describe("a 100,000-deep call chain", function()
     local N, K = 100000, 1000
     local model, ex, exe, gmon
-
-    setup(function()
-      model = chain_model(N, K)
-      ex = expect_chain(model)
-      exe, gmon = write_model(tmp, "chain", model)
-    end)
+    setup(function() model, ex, exe, gmon = derive(tmpdir(), "chain", chain_model(N, K), expect_chain) end)
 
     it("the derivation is what the header says", function()
       -- samples: 7 + 100,000 + 2 * 100 (i = 0, 1000, ..., 99000) + 4
@@ -485,7 +482,7 @@ describe("scale", function()
 
     it("lgprof -b -q prints every entry as derived, within a " .. STACK_KB .. " KB stack",
       function()
-        local rc, out, err = run(lgprof_cmd("-b -q " .. sq(exe) .. " " .. sq(gmon)), tmp)
+        local rc, out, err = run(lgprof_cmd("-b -q " .. sq(exe) .. " " .. sq(gmon)), tmpdir())
         assert.are.equal(0, rc, "exit status " .. rc .. "; stderr: " .. err)
         assert.are.equal("", err)
         check_report(out, model, ex, chain_blocks(model, ex), "chain")
@@ -514,12 +511,7 @@ describe("scale", function()
   describe("a single 50,000-member cycle", function()
     local M, G = 50000, 1000
     local model, ex, exe, gmon
-
-    setup(function()
-      model = cycle_model(M, G)
-      ex = expect_cycle(model)
-      exe, gmon = write_model(tmp, "cycle", model)
-    end)
+    setup(function() model, ex, exe, gmon = derive(tmpdir(), "cycle", cycle_model(M, G), expect_cycle) end)
 
     it("the derivation is what the header says", function()
       -- 50 groups of 1000 members with 0..49 samples each
@@ -542,10 +534,7 @@ describe("scale", function()
       assert.are.equal(1, p.cycle_count)
       assert.are.equal(M + 1, p.arc_count)
 
-      local cycles = {}
-      for cy in p:cycles() do cycles[#cycles + 1] = cy end
-      assert.are.equal(1, #cycles)
-      local cy = cycles[1]
+      local cy = H.profile.only(p:cycles()) -- one cycle
       assert.are.equal(1, cy.number)
       assert.are.equal("<cycle 1>", cy.name)
       assert.are.equal(2, cy.index)
@@ -634,7 +623,7 @@ describe("scale", function()
 
     it("lgprof -b -q prints <cycle 1 as a whole> and every member as derived, within a "
       .. STACK_KB .. " KB stack", function()
-      local rc, out, err = run(lgprof_cmd("-b -q " .. sq(exe) .. " " .. sq(gmon)), tmp)
+      local rc, out, err = run(lgprof_cmd("-b -q " .. sq(exe) .. " " .. sq(gmon)), tmpdir())
       assert.are.equal(0, rc, "exit status " .. rc .. "; stderr: " .. err)
       assert.are.equal("", err)
       check_report(out, model, ex, cycle_blocks(model, ex), "cycle")
@@ -658,7 +647,7 @@ describe("scale", function()
 
     setup(function()
       for _, c in ipairs(cases) do
-        local exe, gmon = write_model(tmp, c.tag, c.model)
+        local exe, gmon = write_model(tmpdir(), c.tag, c.model)
         files[c.tag] = { exe = exe, gmon = gmon }
       end
     end)
@@ -667,7 +656,7 @@ describe("scale", function()
       if c.expect then
         it(c.tag .. ": lgprof -b -q prints the derived entries", function()
           local f = files[c.tag]
-          local rc, out, err = run(lgprof_cmd("-b -q " .. sq(f.exe) .. " " .. sq(f.gmon)), tmp)
+          local rc, out, err = run(lgprof_cmd("-b -q " .. sq(f.exe) .. " " .. sq(f.gmon)), tmpdir())
           assert.are.equal(0, rc, "exit status " .. rc .. "; stderr: " .. err)
           local ex = c.expect(c.model)
           check_report(out, c.model, ex, c.blocks(c.model, ex), c.tag)
@@ -675,15 +664,12 @@ describe("scale", function()
       end
 
       it(c.tag .. ": lgprof equals gprof byte for byte", function()
-        if not cmd.HAVE_GPROF then
-          pending("gprof not installed")
-          return
-        end
+        if not cmd.HAVE_GPROF then return pending("gprof not installed") end
         local f = files[c.tag]
         local paths = " " .. sq(f.exe) .. " " .. sq(f.gmon)
         for _, args in ipairs { "-b", "-b -q", "" } do
-          local grc, gout, gerr = run(cmd.GPROF_CMD .. " " .. args .. paths, tmp)
-          local lrc, lout, lerr = run(lgprof_cmd(args .. paths), tmp)
+          local grc, gout, gerr = run(cmd.GPROF_CMD .. " " .. args .. paths, tmpdir())
+          local lrc, lout, lerr = run(lgprof_cmd(args .. paths), tmpdir())
           assert.are.equal(0, grc, "gprof exit status " .. grc .. "; stderr: " .. gerr)
           assert.are.equal(grc, lrc, lerr)
           assert.are.equal(gerr, lerr)

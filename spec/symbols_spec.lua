@@ -7,12 +7,9 @@
 -- must give the same list, in the same (address) order, for every fixture
 -- program in every variant.  Without /usr/bin/gprof those tests are pending.
 
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local cmd = require "helpers.cmd"
+local H = require "helpers"
+local fx, util, cmd = H.fixtures, H.util, H.cmd
 local lgprof = require "lgprof"
-
-local HAVE_GPROF = cmd.HAVE_GPROF
 
 -- Copies the executable and its profiles into a temporary directory under
 -- the build's lock (a concurrent rebuild of the fixture cannot interleave).
@@ -58,10 +55,7 @@ end
 
 describe("symbol table (gprof -d128 [symtab_finalize])", function()
   it("gprof's dump has the expected shape", function()
-    if not HAVE_GPROF then
-      pending("gprof not installed")
-      return
-    end
+    if not cmd.HAVE_GPROF then return pending("gprof not installed") end
     local b = assert(fx.build("classic", "O2-nopie"))
     local s = snapshot(b)
     finally(function() util.rmtree(s.dir) end)
@@ -83,10 +77,7 @@ describe("symbol table (gprof -d128 [symtab_finalize])", function()
     describe(prog, function()
       for _, variant in ipairs(fx.variants) do
         it(variant, function()
-          if not HAVE_GPROF then
-            pending("gprof not installed")
-            return
-          end
+          if not cmd.HAVE_GPROF then return pending("gprof not installed") end
           local b, err = fx.build(prog, variant)
           assert(b, err)
           local s = snapshot(b)

@@ -117,6 +117,19 @@ function M.file_error(file, status, out, err)
   return line
 end
 
+--- Asserts a run's status and, where given, want.out (its stdout, exactly),
+-- want.err (its stderr, exactly) or want.err_match (a Lua pattern stderr
+-- matches). Returns status, out, err.
+function M.expect(want, status, out, err)
+  local ctx = M.show(status, out, err)
+  assert(status == want.status, ("expected status %s\n%s"):format(tostring(want.status), ctx))
+  assert(want.out == nil or out == want.out, ("expected stdout %q\n%s"):format(tostring(want.out), ctx))
+  assert(want.err == nil or err == want.err, ("expected stderr %q\n%s"):format(tostring(want.err), ctx))
+  assert(want.err_match == nil or err:match(want.err_match),
+    ("expected stderr matching %q\n%s"):format(tostring(want.err_match), ctx))
+  return status, out, err
+end
+
 --- Writes text to path; returns path.
 M.write = util.spit
 

@@ -321,6 +321,14 @@ function M.snapshot(b, dir)
   return s
 end
 
+--- The profile of one run of a build (default: run 1) as gmonwriter decodes
+-- it, and its bytes.
+function M.gmon_data(b, run)
+  local gw = require "helpers.gmonwriter"
+  local bytes = gw.read(b.gmon[run or 1])
+  return gw.decode(bytes), bytes
+end
+
 local function nproc()
   local out = read_cmd("nproc 2>/dev/null")
   local n = tonumber(out and out:match("%d+"))

@@ -34,6 +34,29 @@ function M.arc_map(p, field)
   return m
 end
 
+--- The only value an iterator gives (asserts that it gives exactly one).
+function M.only(iter)
+  local first = iter()
+  assert(first ~= nil, "the iterator gives nothing")
+  assert(iter() == nil, "the iterator gives more than one value")
+  return first
+end
+
+--- Asserts that exe with the profile files gmons is refused because of
+-- `file`: lgprof.open gives nil and "FILE: reason", and bin/lgprof prints
+-- exactly that as its one line "lgprof: FILE: reason" with status 1 and no
+-- output. opts are cmd.lgprof's. Returns "FILE: reason".
+function M.refused(exe, gmons, file, opts)
+  local lgprof, cmd = require "lgprof", require "helpers.cmd"
+  if type(gmons) == "string" then gmons = { gmons } end
+  local p, msg = lgprof.open(exe, gmons)
+  assert(p == nil, "lgprof.open accepted it")
+  assert(msg:sub(1, #file + 2) == file .. ": ", "lgprof.open's message names another file: " .. msg)
+  local line = cmd.file_error(file, cmd.lgprof({ exe, table.unpack(gmons) }, opts))
+  assert(line == msg, ("the command says %q, lgprof.open %q"):format(line, msg))
+  return msg
+end
+
 --- An accept check for helpers.fixtures.build: every run's profile gives
 -- each named function at least the given share of the flat profile
 -- (min_percent = { c = 10 }: c has at least 10% of the samples of each run).

@@ -90,6 +90,16 @@ function util.rmtree(d)
   made[d] = nil
 end
 
+--- In a busted describe block: a temporary folder made before its tests and
+-- removed after them. Returns a function that gives its path (in a test).
+function util.block_tmpdir(name)
+  local busted = require "busted" -- (setup and teardown are not globals here)
+  local dir
+  busted.setup(function() dir = util.mktempdir(name) end)
+  busted.teardown(function() util.rmtree(dir) end)
+  return function() return dir end
+end
+
 --- Shell text to put before a command to cap its memory at kb KB of address
 -- space ("ulimit -v kb; "). Under make test-asan (LGPROF_SANITIZER set),
 -- ASan reserves terabytes of shadow address space, so ulimit -v cannot be
@@ -109,6 +119,18 @@ function util.copy(t)
   local c = {}
   for k, v in pairs(t) do c[k] = util.copy(v) end
   return c
+end
+
+--- The fields of a line split on runs of blanks; with n, the first n-1
+-- fields and then the rest of the line (which may hold blanks) as the last.
+function util.fields(line, n)
+  local t, rest = {}, line:match("^%s*(.-)%s*$")
+  while rest ~= "" do
+    if n and #t == n - 1 then t[#t + 1] = rest; break end
+    local w, r = rest:match("^(%S+)%s*(.*)$")
+    t[#t + 1], rest = w, r
+  end
+  return t
 end
 
 --- The lines of a text (without their "\n"); a last line without one counts.
