@@ -29,6 +29,8 @@
 -- Each symbol gets its own string in .strtab (no suffix sharing), so the
 -- order of the strings is exactly the one asked for.
 
+local util = require "helpers.util"
+
 local M = {}
 
 -- e_machine values, and the special section indexes
@@ -205,10 +207,8 @@ end
 --- Builds the ELF image and writes it to path (mode 0755); returns the bytes.
 function M.write(path, opts)
   local bytes = M.build(opts)
-  local f = assert(io.open(path, "wb"))
-  assert(f:write(bytes))
-  assert(f:close())
-  os.execute("chmod 755 '" .. path:gsub("'", [['\'']]) .. "'")
+  util.spit(path, bytes)
+  os.execute("chmod 755 " .. util.q(path))
   return bytes
 end
 
