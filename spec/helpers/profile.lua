@@ -58,18 +58,23 @@ function M.refused(exe, gmons, file, opts)
 end
 
 --- An accept check for helpers.fixtures.build: every run's profile gives
--- each named function at least the given share of the flat profile
--- (min_percent = { c = 10 }: c has at least 10% of the samples of each run).
-function M.sampled(min_percent)
+-- each named function a share of the flat profile in the given range, in
+-- percent: { c = { 5, 99 } } (c has at least 5% and at most 99% of each
+-- run's samples), or { c = 5 } (at least 5%). The fixtures run for a fraction
+-- of a second: a few dozen samples a run, so a light function can get none.
+function M.sampled(percent)
   return function(b)
     local lgprof = require "lgprof"
     for run, gmon in ipairs(b.gmon) do
       local p <close> = assert(lgprof.open(b.exe, gmon))
-      for name, pct in pairs(min_percent) do
+      for name, range in pairs(percent) do
+        local lo, hi = range, 100
+        if type(range) == "table" then lo, hi = range[1], range[2] end
         local fn = M.fn(p, name)
-        if not (fn and fn.flat_percent >= pct) then
-          return nil, ("run %d: %s has %s%% of the samples, under %g%%"):format(run, name,
-            fn and ("%.2f"):format(fn.flat_percent) or "none", pct)
+        local got = fn and fn.flat_percent
+        if not (got and got >= lo and got <= hi) then
+          return nil, ("run %d: %s has %s%% of the samples, not in [%g, %g]"):format(run, name,
+            got and ("%.2f"):format(got) or "none", lo, hi)
         end
       end
     end
