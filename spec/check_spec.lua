@@ -199,16 +199,11 @@ lgprof.check.exit()
 print("still running")
 ]]
     local n = c.calls -- of the summed profile: more than any single run has
-    local script = os.tmpname()
+    local script = tmp .. "/exit.lua"
     cmd.write(script, code:format(build.exe, build.gmon[1], n))
-    local status, out, err = cmd.lua({ script })
-    assert.equal(0, status, cmd.show(status, out, err))
-    assert.equal("still running\n", out)
+    cmd.expect({ status = 0, out = "still running\n" }, cmd.lua({ script }))
     cmd.write(script, code:format(build.exe, build.gmon[1], 0))
-    status, out, err = cmd.lua({ script })
-    assert.equal(3, status, cmd.show(status, out, err))
-    assert.equal("", out)
-    os.remove(script)
+    cmd.expect({ status = 3, out = "" }, cmd.lua({ script }))
   end)
 
   it("lgprof.match: the pattern language (ERE from the core, else Lua patterns)", function()
