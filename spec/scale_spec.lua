@@ -382,6 +382,15 @@ local function eq(want, got, name, field)
   end
 end
 
+-- Opens a model's files; checks the sampling rate and the total time.
+local function open_model(exe, gmon, ex)
+  local p = assert(lgprof.open(exe, gmon))
+  assert.are.equal(HZ, p.hz)
+  close_to(ex.P / HZ, p.total_time, "total_time")
+  close_to(ex.P / HZ, p.print_time, "print_time")
+  return p
+end
+
 ---------------------------------------------------------------------------
 
 describe("scale", function()
@@ -401,11 +410,8 @@ describe("scale", function()
     end)
 
     it("Lua API: times, calls, index order and arcs of every function", function()
-      local p = assert(lgprof.open(exe, gmon))
+      local p = open_model(exe, gmon, ex)
       finally(function() p:close() end)
-      assert.are.equal(HZ, p.hz)
-      close_to(ex.P / HZ, p.total_time, "total_time")
-      close_to(ex.P / HZ, p.print_time, "print_time")
       assert.is_true(p.have_histogram)
       assert.is_true(p.have_call_graph)
       assert.are.equal(N + 2, p.function_count) -- main, f0..f99999, etext
@@ -525,11 +531,8 @@ describe("scale", function()
     end)
 
     it("Lua API: one cycle holding every member, with the derived numbers", function()
-      local p = assert(lgprof.open(exe, gmon))
+      local p = open_model(exe, gmon, ex)
       finally(function() p:close() end)
-      assert.are.equal(HZ, p.hz)
-      close_to(ex.P / HZ, p.total_time, "total_time")
-      close_to(ex.P / HZ, p.print_time, "print_time")
       assert.are.equal(M + 2, p.function_count)
       assert.are.equal(1, p.cycle_count)
       assert.are.equal(M + 1, p.arc_count)
