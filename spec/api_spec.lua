@@ -1,14 +1,8 @@
 -- The Lua API over the analysed profile, checked against the definitions
 -- of the gprof model and against gprof's own report of the same files.
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
-
-local function sh(cmd)
-  local p = io.popen(cmd .. " 2>/dev/null")
-  local s = p:read("a")
-  p:close()
-  return s
-end
+local H = require "helpers"
+local fx, cmd = H.fixtures, H.cmd
 
 describe("lgprof API", function()
   local build
@@ -83,8 +77,8 @@ describe("lgprof API", function()
 
   it("index order, get() and the numbers gprof prints agree", function()
     local p <close> = assert(lgprof.open(build.exe, build.gmon[1]))
-    local report = sh(("gprof -b -q %s %s"):format(build.exe, build.gmon[1]))
-    if report == "" then pending("gprof not installed") return end
+    if not cmd.HAVE_GPROF then return pending("gprof not installed") end
+    local _, report = cmd.gprof({ "-b", "-q", build.exe, build.gmon[1] })
     local i = 0
     for e in p:entries() do
       i = i + 1
@@ -106,8 +100,8 @@ describe("lgprof API", function()
 
   it("flat order follows self time and matches gprof's flat profile", function()
     local p <close> = assert(lgprof.open(build.exe, build.gmon[1]))
-    local report = sh(("gprof -b -p %s %s"):format(build.exe, build.gmon[1]))
-    if report == "" then pending("gprof not installed") return end
+    if not cmd.HAVE_GPROF then return pending("gprof not installed") end
+    local _, report = cmd.gprof({ "-b", "-p", build.exe, build.gmon[1] })
     local expected = {}
     for line in report:gmatch("[^\n]+") do
       local name = line:match("^%s*[%d.]+%s+[%d.]+%s+[%d.]+%s.-  (%S+)$")

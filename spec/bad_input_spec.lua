@@ -5,74 +5,30 @@
 -- the usage message and status 2.
 
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local gw = require "helpers.gmonwriter"
-local ew = require "helpers.elfwriter"
+local H = require "helpers"
+local fx, util, cmd, gw, ew = H.fixtures, H.util, H.cmd, H.gmonwriter, H.elfwriter
 
-local ROOT = fx.root
-local LGPROF = ROOT .. "/bin/lgprof"
-local q = fx.shquote
+local q, slurp, show = util.q, util.slurp, cmd.show
 
-local slurp = util.slurp
-
-local function mktempdir() return util.mktempdir("lgprof-badinput") end
-
--- Runs lgprof with args (a list) from the repo root; prefix is shell text
--- put before the command (for ulimit / timeout). Returns status, out, err.
+-- lgprof with args (a list) from the repo root; prefix is shell text put
+-- before the command (for ulimit / timeout). Returns status, out, err.
 local function lg(args, prefix)
-  local base = os.tmpname()
-  local out, err = base .. ".out", base .. ".err"
-  local words = { q(LGPROF) }
-  for _, a in ipairs(args) do words[#words + 1] = q(a) end
-  local cmd = "cd " .. q(ROOT) .. " && " .. (prefix or "") .. table.concat(words, " ")
-    .. " >" .. q(out) .. " 2>" .. q(err) .. " </dev/null"
-  local _, how, code = os.execute(cmd)
-  local o, e = slurp(out) or "", slurp(err) or ""
-  os.remove(out); os.remove(err); os.remove(base)
-  if how == "signal" then code = 128 + code end
-  return code, o, e
-end
-
-local function show(status, out, err)
-  return ("status %s\n--- stdout (%d bytes) ---\n%s\n--- stderr ---\n%s"):format(
-    tostring(status), #out, out:sub(1, 400), err)
+  return cmd.lgprof(args, { prefix = prefix })
 end
 
 -- status 1, nothing on stdout, stderr exactly "lgprof: FILE: reason\n";
 -- returns "FILE: reason"
-local function assert_one_line_error(file, status, out, err)
-  local ctx = show(status, out, err)
-  assert.equal(1, status, ctx)
-  assert.equal("", out, ctx)
-  local prefix = "lgprof: " .. file .. ": "
-  assert.equal(prefix, err:sub(1, #prefix), ctx)
-  assert.equal("\n", err:sub(-1), ctx)
-  local _, nl = err:gsub("\n", "")
-  assert.equal(1, nl, ctx)
-  assert.is_true(#err > #prefix + 1, "empty reason\n" .. ctx)
-  return err:sub(#"lgprof: " + 1, -2)
-end
+local assert_one_line_error = cmd.file_error
 
--- copy of a histogram description
-local function copy_hist(h)
-  local c = {}
-  for k, v in pairs(h) do c[k] = v end
-  c.bins = {}
-  for k, v in pairs(h.bins or {}) do c.bins[k] = v end
-  return c
-end
+local copy_hist = util.copy
 
 describe("bad input", function()
   local tmp, fixture, T
 
   setup(function()
-    local err
-    fixture, err = fx.build("classic", "O0g-pie")
-    assert(fixture, err)
-    tmp = mktempdir()
-    local gmon = gw.read(fixture.gmon[1])
-    local data = gw.decode(gmon)
+    fixture = assert(fx.build("classic", "O0g-pie"))
+    tmp = util.mktempdir("lgprof-badinput")
+    local data, gmon = fx.gmon_data(fixture)
     local h = data.hist[1]
     T = {
       EXE = fixture.exe, GMON = fixture.gmon[1], TMP = tmp,
@@ -141,9 +97,7 @@ describe("bad input", function()
     put("hist-only", gw.encode({ hist = { h } }))
   end)
 
-  teardown(function()
-    if tmp and tmp:match("^/tmp/lgprof%-badinput") then os.execute("rm -rf " .. q(tmp)) end
-  end)
+  teardown(function() util.rmtree(tmp) end)
 
   local function expand(s)
     return (s:gsub("%$(%u+)", function(k) return assert(T[k], k) end))
@@ -204,13 +158,8 @@ describe("bad input", function()
     it("lgprof.open: " .. label, function()
       local list = {}
       for _, g in ipairs(gmons) do list[#list + 1] = expand(g) end
-      local p, msg = lgprof.open(expand(exe), list)
-      assert.is_nil(p)
-      assert.is_string(msg)
-      local _, out, err = lg({ expand(exe), table.unpack(list) })
-      assert.equal("", out)
-      assert.equal("lgprof: " .. msg .. "\n", err)
-      assert.equal(expand(file) .. ": ", msg:sub(1, #expand(file) + 2))
+      -- nil and "FILE: reason", what the command prints
+      H.profile.refused(expand(exe), list, expand(file))
     end)
   end
 
@@ -231,12 +180,8 @@ describe("bad input", function()
   end)
 
   it("-p on a gmon file without a histogram: exit 1, 'missing histogram'", function()
-    local status, out, err = lg({ "-p", T.EXE, tmp .. "/arcs-only" })
-    local ctx = show(status, out, err)
-    assert.equal(1, status, ctx)
-    assert.equal("", out, ctx)
-    assert.truthy(err:find("missing histogram", 1, true), ctx)
-    assert.equal(1, select(2, err:gsub("\n", "")), ctx)
+    local msg = cmd.one_line_error(1, lg({ "-p", T.EXE, tmp .. "/arcs-only" }))
+    assert.truthy(msg:find("missing histogram", 1, true), msg)
     -- the file itself is fine
     local p = assert(lgprof.open(T.EXE, tmp .. "/arcs-only"))
     assert.is_false(p.have_histogram)
@@ -244,12 +189,8 @@ describe("bad input", function()
   end)
 
   it("-q on a gmon file without arcs: exit 1, 'missing call-graph data'", function()
-    local status, out, err = lg({ "-q", T.EXE, tmp .. "/hist-only" })
-    local ctx = show(status, out, err)
-    assert.equal(1, status, ctx)
-    assert.equal("", out, ctx)
-    assert.truthy(err:find("missing call-graph data", 1, true), ctx)
-    assert.equal(1, select(2, err:gsub("\n", "")), ctx)
+    local msg = cmd.one_line_error(1, lg({ "-q", T.EXE, tmp .. "/hist-only" }))
+    assert.truthy(msg:find("missing call-graph data", 1, true), msg)
   end)
 
   describe("options", function()

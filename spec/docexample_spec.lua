@@ -2,9 +2,8 @@
 -- section on mutually recursive functions): main calls a, a and b call each
 -- other (cycle 1), both call c.
 --
--- At test time an executable with the functions start (entry), main, a, b and
--- c is assembled with gcc, and its gmon.out is written with
--- helpers.gmonwriter:
+-- At test time an executable with the functions start, main, a, b and c and
+-- its gmon.out are written with helpers.synth (one histogram bin per function):
 --   histogram at 100 Hz: main 16 samples, a 75, b 102, c 0;
 --   arcs: start->main 1, main->a 1, a->b 3, b->a 2, a->c 3, b->c 3.
 --
@@ -19,115 +18,59 @@
 --   start: no caller (<spontaneous>), self 0, children 0.16 + 1.77 = 1.93
 --   c: called 3 + 3 = 6 times, "3/6" from each of a and b, 0.00 s.
 
-local gw = require "helpers.gmonwriter"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
+local H = require "helpers"
+local util, cmd, synth = H.util, H.cmd, H.synth
 local lgprof = require "lgprof"
 
-local ROOT = fx.root
-local LGPROF = ROOT .. "/bin/lgprof"
-local GPROF = "/usr/bin/gprof"
-local sq = fx.shquote
-
-local exec_ok = util.exec_ok
-
-local read_cmd = util.read_cmd
-
-local HAVE_GCC = exec_ok("command -v gcc >/dev/null 2>&1")
-local HAVE_GPROF = exec_ok("test -x " .. sq(GPROF))
-
 local FUNCS = { "start", "main", "a", "b", "c" }
-local SAMPLES = { main = 16, a = 75, b = 102, c = 0 }
+local SAMPLES = { start = 0, main = 16, a = 75, b = 102, c = 0 }
 local ARCS = {
   { "start", "main", 1 }, { "main", "a", 1 }, { "a", "b", 3 },
   { "b", "a", 2 }, { "a", "c", 3 }, { "b", "c", 3 },
 }
 
-local function assembly()
-  local out = { "\t.text" }
-  for _, f in ipairs(FUNCS) do
-    out[#out + 1] = table.concat({
-      "\t.globl " .. f,
-      "\t.type " .. f .. ", @function",
-      "\t.p2align 4",
-      f .. ":",
-      "\t.rept 64",
-      "\tnop",
-      "\t.endr",
-      "\tret",
-      "\t.size " .. f .. ", .-" .. f,
-    }, "\n")
-  end
-  out[#out + 1] = '\t.section .note.GNU-stack,"",@progbits\n'
-  return table.concat(out, "\n")
-end
+-- The call graph's lines, entry by entry, as Lua patterns ([N]: an index):
+local ENTRIES = {
+  -- members: b 52.8%, a 38.9%; a's outside caller main gets the whole cycle
+  ["b <cycle 1>"] = {
+    primary = { "[N]%s+52%.8%s+1%.02%s+0%.00%s+3%s+b <cycle 1> [N]" },
+    parents = { "%s+3%s+a <cycle 1> [N]" },
+    children = { "%s+0%.00%s+0%.00%s+3/6%s+c [N]", "%s+2%s+a <cycle 1> [N]" },
+  },
+  ["a <cycle 1>"] = {
+    primary = { "[N]%s+38%.9%s+0%.75%s+0%.00%s+3%s+a <cycle 1> [N]" },
+    parents = { "%s+1%.77%s+0%.00%s+1/1%s+main [N]", "%s+2%s+b <cycle 1> [N]" },
+    children = { "%s+0%.00%s+0%.00%s+3/6%s+c [N]", "%s+3%s+b <cycle 1> [N]" },
+  },
+  -- main: self 0.16, children 1.77 (the cycle), called once by start
+  main = {
+    primary = { "[N]%s+100%.0%s+0%.16%s+1%.77%s+1%s+main [N]" },
+    parents = { "%s+0%.16%s+1%.77%s+1/1%s+start [N]" },
+    children = { "%s+1%.77%s+0%.00%s+1/1%s+a <cycle 1> [N]" },
+  },
+  -- start: spontaneous, children 1.93
+  start = {
+    primary = { "[N]%s+100%.0%s+0%.00%s+1%.93%s+start [N]" },
+    children = { "%s+0%.16%s+1%.77%s+1/1%s+main [N]" },
+  },
+  -- c: called 6 times, 3/6 from each of a and b
+  c = {
+    primary = { "[N]%s+0%.0%s+0%.00%s+0%.00%s+6%s+c [N]" },
+    parents = { "%s+0%.00%s+0%.00%s+3/6%s+a <cycle 1> [N]", "%s+0%.00%s+0%.00%s+3/6%s+b <cycle 1> [N]" },
+  },
+}
 
-local example -- { dir, exe, gmon, addr = {name -> address} } once built
-local build_error
-
-local function build_example()
-  if example or build_error then return example, build_error end
-  local dir = read_cmd("mktemp -d " .. sq((os.getenv("TMPDIR") or "/tmp")
-    .. "/lgprof-docexample.XXXXXX")):gsub("%s+$", "")
-  if dir == "" then build_error = "mktemp failed"; return nil, build_error end
-  local src, exe, gmon = dir .. "/example.s", dir .. "/example", dir .. "/gmon.out"
-  local f = assert(io.open(src, "w"))
-  f:write(assembly())
-  f:close()
-  local log = read_cmd("gcc -nostdlib -static -no-pie -Wl,-e,start -o " .. sq(exe) .. " "
-    .. sq(src) .. " 2>&1; echo \"rc=$?\"")
-  if not log:match("rc=0%s*$") then
-    build_error = "gcc failed:\n" .. log
-    return nil, build_error
-  end
-  -- addresses from the symbol table (nm comes with gcc's binutils)
-  local addr = {}
-  for line in read_cmd("nm " .. sq(exe)):gmatch("[^\n]+") do
-    local a, name = line:match("^(%x+)%s+[Tt]%s+(%S+)$")
-    if a then addr[name] = tonumber(a, 16) end
-  end
-  for _, fn in ipairs(FUNCS) do
-    if not addr[fn] then
-      build_error = "nm does not list " .. fn
-      return nil, build_error
-    end
-  end
-  -- One histogram over the text, with 4-byte bins.  The bin width must be a
-  -- whole number of bytes: gprof credits a bin to a function in proportion
-  -- to the *integer* byte overlap divided by the real scale, so glibc's
-  -- geometry (textsize / 4 bins, rounded up to a multiple of 4) would give a
-  -- scale like 3.88 and inflate every time by 4/3.88.
-  local low = addr.start & ~3
-  local high = (addr.c + 65 + 3) & ~3
-  local h = { low = low, high = high, n_bins = (high - low) // 4, rate = 100,
-              dimen = "seconds", abbrev = "s", bins = {} }
-  for name, n in pairs(SAMPLES) do
-    if n > 0 then h.bins[gw.bin_for(h, addr[name] + 16)] = n end
-  end
-  local arcs = {}
-  for i, a in ipairs(ARCS) do
-    -- from_pc inside the caller's body, self_pc just after the callee's start
-    arcs[#arcs + 1] = { from = addr[a[1]] + 8 + 4 * i, to = addr[a[2]] + 4, count = a[3] }
-  end
-  gw.write(gmon, { hist = { h }, arcs = arcs })
-  example = { dir = dir, exe = exe, gmon = gmon, addr = addr }
-  return example
-end
+local example -- { dir, exe, gmon, addr = {name -> address} } once written
 
 local function need_example()
-  if not HAVE_GCC then
-    pending("gcc not installed")
-    return nil
+  if not example then
+    local dir = util.mktempdir("lgprof-docexample")
+    local funcs = {}
+    for i, name in ipairs(FUNCS) do funcs[i] = { name, SAMPLES[name] } end
+    local exe, gmon, addr = synth.write(dir, "example", { funcs = funcs, arcs = ARCS })
+    example = { dir = dir, exe = exe, gmon = gmon, addr = addr }
   end
-  local ex, err = build_example()
-  assert(ex, err)
-  return ex
-end
-
-local function run(cmd)
-  local out = read_cmd(cmd .. " 2>&1; echo \"__rc=$?\"")
-  local rc = tonumber(out:match("__rc=(%d+)%s*$"))
-  return out:gsub("__rc=%d+%s*$", ""), rc
+  return example
 end
 
 -- Call-graph entries of a -b -q report: { [primary name] = {lines...} }, the
@@ -172,17 +115,12 @@ local function close_to(want, got, eps)
 end
 
 describe("the gprof paper's example", function()
-  teardown(function()
-    if example and example.dir:match("/lgprof%-docexample%.") then
-      os.execute("rm -rf " .. sq(example.dir))
-    end
-  end)
+  teardown(function() util.rmtree(example and example.dir) end)
 
   it("call graph (lgprof -b -q) shows the paper's numbers", function()
     local ex = need_example()
-    if not ex then return end
-    local out, rc = run(sq(LGPROF) .. " -b -q " .. sq(ex.exe) .. " " .. sq(ex.gmon))
-    assert.are.equal(0, rc, out)
+    local rc, out, err = cmd.lgprof({ "-b", "-q", ex.exe, ex.gmon })
+    assert.are.equal(0, rc, cmd.show(rc, out, err))
     local e = entries(out)
     local N = "%[%d+%]"
 
@@ -200,52 +138,24 @@ describe("the gprof paper's example", function()
     end
     assert.are.same({ { "b", "1.02", "0.00" }, { "a", "0.75", "0.00" } }, members)
 
-    -- members: b 52.8%, a 38.9%; a's outside caller main gets the whole cycle
-    local b = assert(e["b <cycle 1>"], out)
-    assert.is_truthy(find_line(b, "^" .. N .. "%s+52%.8%s+1%.02%s+0%.00%s+3%s+b <cycle 1> "
-      .. N .. "$", "primary"), out)
-    assert.is_truthy(find_line(b, "^%s+3%s+a <cycle 1> " .. N .. "$", "parents"), out)
-    assert.is_truthy(find_line(b, "^%s+0%.00%s+0%.00%s+3/6%s+c " .. N .. "$", "children"), out)
-    assert.is_truthy(find_line(b, "^%s+2%s+a <cycle 1> " .. N .. "$", "children"), out)
-    local a = assert(e["a <cycle 1>"], out)
-    assert.is_truthy(find_line(a, "^" .. N .. "%s+38%.9%s+0%.75%s+0%.00%s+3%s+a <cycle 1> "
-      .. N .. "$", "primary"), out)
-    assert.is_truthy(find_line(a, "^%s+1%.77%s+0%.00%s+1/1%s+main " .. N .. "$", "parents"), out)
-    assert.is_truthy(find_line(a, "^%s+2%s+b <cycle 1> " .. N .. "$", "parents"), out)
-    assert.is_truthy(find_line(a, "^%s+0%.00%s+0%.00%s+3/6%s+c " .. N .. "$", "children"), out)
-    assert.is_truthy(find_line(a, "^%s+3%s+b <cycle 1> " .. N .. "$", "children"), out)
+    -- the lines of each entry (see the header)
+    for entry, parts in pairs(ENTRIES) do
+      local en = assert(e[entry], "no entry " .. entry .. ":\n" .. out)
+      for where, patterns in pairs(parts) do
+        for _, pat in ipairs(patterns) do
+          assert(find_line(en, "^" .. pat:gsub("%[N%]", function() return N end) .. "$", where),
+            ("%s: no %s line %q\n%s"):format(entry, where, pat, out))
+        end
+      end
+    end
 
-    -- main: self 0.16, children 1.77 (the cycle), called once by start
-    local main = assert(e["main"], out)
-    assert.is_truthy(find_line(main, "^" .. N .. "%s+100%.0%s+0%.16%s+1%.77%s+1%s+main "
-      .. N .. "$", "primary"), out)
-    assert.is_truthy(find_line(main, "^%s+0%.16%s+1%.77%s+1/1%s+start " .. N .. "$",
-      "parents"), out)
-    assert.is_truthy(find_line(main, "^%s+1%.77%s+0%.00%s+1/1%s+a <cycle 1> " .. N .. "$",
-      "children"), out)
-
-    -- start: spontaneous, children 1.93
-    local start = assert(e["start"], out)
-    assert.are.equal(2, start.primary, out)
-    assert.matches("^%s+<spontaneous>$", start.lines[1])
-    assert.is_truthy(find_line(start, "^" .. N .. "%s+100%.0%s+0%.00%s+1%.93%s+start "
-      .. N .. "$", "primary"), out)
-    assert.is_truthy(find_line(start, "^%s+0%.16%s+1%.77%s+1/1%s+main " .. N .. "$",
-      "children"), out)
-
-    -- c: called 6 times, 3/6 from each of a and b
-    local c = assert(e["c"], out)
-    assert.is_truthy(find_line(c, "^" .. N .. "%s+0%.0%s+0%.00%s+0%.00%s+6%s+c " .. N .. "$",
-      "primary"), out)
-    assert.is_truthy(find_line(c, "^%s+0%.00%s+0%.00%s+3/6%s+a <cycle 1> " .. N .. "$",
-      "parents"), out)
-    assert.is_truthy(find_line(c, "^%s+0%.00%s+0%.00%s+3/6%s+b <cycle 1> " .. N .. "$",
-      "parents"), out)
+    -- start: spontaneous (its only parent line)
+    assert.are.equal(2, e["start"].primary, out)
+    assert.matches("^%s+<spontaneous>$", e["start"].lines[1])
   end)
 
   it("Lua API gives the paper's numbers", function()
     local ex = need_example()
-    if not ex then return end
     local profile = assert(lgprof.open(ex.exe, ex.gmon))
     finally(function() profile:close() end)
     local EPS = 1e-6
@@ -260,10 +170,7 @@ describe("the gprof paper's example", function()
       assert.is_true(fn[name].is_function)
     end
 
-    local cycles = {}
-    for cy in profile:cycles() do cycles[#cycles + 1] = cy end
-    assert.are.equal(1, #cycles)
-    local cy = cycles[1]
+    local cy = H.profile.only(profile:cycles()) -- one cycle
     assert.are.equal(1, cy.number)
     assert.are.equal("<cycle 1>", cy.name)
     close_to(1.77, cy.self, EPS)
@@ -327,17 +234,14 @@ describe("the gprof paper's example", function()
     local opts = #args > 0 and table.concat(args, " ") or "(no options)"
     it("output equals gprof's: " .. opts, function()
       local ex = need_example()
-      if not ex then return end
-      if not HAVE_GPROF then
-        pending("gprof not installed")
-        return
-      end
-      local a = table.concat(args, " ")
-      local files = " " .. sq(ex.exe) .. " " .. sq(ex.gmon)
-      local want, wrc = run("cd " .. sq(ex.dir) .. " && PATH=/usr/bin:$PATH gprof " .. a .. files)
-      local got, grc = run("cd " .. sq(ex.dir) .. " && " .. sq(LGPROF) .. " " .. a .. files)
-      assert.are.equal(0, wrc, want)
+      if not cmd.HAVE_GPROF then return pending("gprof not installed") end
+      local argv = { table.unpack(args) }
+      argv[#argv + 1], argv[#argv + 2] = ex.exe, ex.gmon
+      local wrc, want, werr = cmd.gprof(argv, { cwd = ex.dir })
+      local grc, got, gerr = cmd.lgprof(argv, { cwd = ex.dir })
+      assert.are.equal(0, wrc, cmd.show(wrc, want, werr))
       assert.are.equal(want, got)
+      assert.are.equal(werr, gerr)
       assert.are.equal(wrc, grc)
     end)
   end

@@ -8,13 +8,12 @@
 -- gprof2dot's own Theme.color code.
 local lgprof = require "lgprof"
 local dot = require "lgprof.dot"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local synth = require "helpers.synthprofile"
+local H = require "helpers"
+local fx, util, synth = H.fixtures, H.util, H.synth
 
 local VARIANT = "O0g-nopie"
 local MUL = "\u{D7}"
-local HAVE_DOT = util.exec_ok("test -x /usr/bin/dot || command -v dot >/dev/null 2>&1")
+local HAVE_DOT = util.have("dot")
 local GPROF = "/usr/bin/gprof"
 local HAVE_GPROF = util.exec_ok("test -x " .. GPROF)
 local DEFAULTS = { node_threshold = 0.005, edge_threshold = 0.001, max_nodes = 200,
@@ -77,8 +76,8 @@ local function render(p, opts)
   seq = seq + 1
   local base = ("%s/g%d"):format(TMP, seq)
   assert(dot.write(p, base .. ".dot", opts))
-  local ok = util.exec_ok(("dot -Tsvg %s -o %s 2>%s"):format(fx.shquote(base .. ".dot"),
-    fx.shquote(base .. ".svg"), fx.shquote(base .. ".err")))
+  local ok = util.exec_ok(("dot -Tsvg %s -o %s 2>%s"):format(util.q(base .. ".dot"),
+    util.q(base .. ".svg"), util.q(base .. ".err")))
   local err = util.slurp(base .. ".err")
   assert.is_true(ok, "dot failed: " .. tostring(err))
   assert.are.equal("", err)
@@ -248,9 +247,7 @@ describe("lgprof.dot", function()
     TMP = util.mktempdir("lgprof-dot")
     fx.build_all({ VARIANT })
   end)
-  teardown(function()
-    if TMP then os.execute("rm -rf " .. fx.shquote(TMP)) end
-  end)
+  teardown(function() util.rmtree(TMP) end)
 
   local totals = { nodes = 0, solid = 0, dotted = 0, clusters = 0 }
   for _, name in ipairs(fx.programs()) do
@@ -321,28 +318,52 @@ describe("lgprof.dot", function()
 
   it("keeps the max_nodes heaviest functions, ties to the lower index", function()
     if not HAVE_DOT then pending("Graphviz dot not installed") return end
-    local p <close> = open("hub300")
-    -- hub300 has runs of functions with equal totals: the cap cuts inside one
+    -- synthesized: main calls f01..f20; f01..f05 have 10 samples, f06..f15
+    -- 5 (a run of ties), f16..f20 1; a cap of 12 keeps main, f01..f05 and
+    -- 6 of the 10 tied functions, so it cuts inside the run of ties
+    local funcs, arcs = { { "main", 0 } }, {}
+    for i = 1, 20 do
+      local name = ("f%02d"):format(i)
+      funcs[#funcs + 1] = { name, i <= 5 and 10 or i <= 15 and 5 or 1 }
+      arcs[#arcs + 1] = { "main", name, 1 }
+    end
+    local exe, gmon = synth.write(TMP, "ties", { funcs = funcs, arcs = arcs })
+    local p <close> = assert(lgprof.open(exe, gmon))
     local g = dot.graph(p, { max_nodes = 12, node_threshold = 0 })
     assert.are.equal(12, #g.nodes)
     local r = check(p, { max_nodes = 12, node_threshold = 0 })
     assert.are.equal(12, r.nodes)
-    local last = g.nodes[#g.nodes]
-    local out
+    local kept, tied = {}, {}
+    for id in pairs(r.svg.nodes) do kept[id] = true end
     for fn in p:symbols() do
-      if fn.total == last.total and fn.index > last.index then out = fn break end
+      local i = tonumber(fn.name:match("^f(%d+)$"))
+      if fn.name == "main" or (i and i <= 5) then
+        assert.is_true(kept["f" .. fn.index], fn.name)
+      elseif i and i <= 15 then
+        tied[#tied + 1] = fn
+      end
     end
-    assert.is_not_nil(out, "no tie across the cut")
-    assert.is_nil(r.svg.nodes["f" .. out.index])
+    -- the kept ones of the tie are the 6 of lowest index
+    table.sort(tied, function(a, b) return a.index < b.index end)
+    assert.are.equal(10, #tied)
+    for k, fn in ipairs(tied) do
+      assert.are.equal(k <= 6, kept["f" .. fn.index] == true, fn.name)
+    end
   end)
 
   it("leaves out what gprof does not print (open's no_graph, gprof -Q)", function()
     if not HAVE_DOT then pending("Graphviz dot not installed") return end
-    local b = assert(fx.build("classic", VARIANT))
+    -- b must weigh more than the default node threshold (b's time, and c's
+    -- through b, over 5% of the call graph's time)
+    local function heavy_b(build)
+      local p <close> = assert(lgprof.open(build.exe, build.gmon, { no_graph = { "b" } }))
+      local fb = assert(p:find("b"))
+      return fb.total / p.print_time > 0.05, "b has too little time"
+    end
+    local b = assert(fx.build("classic", VARIANT, { accept = heavy_b }))
     local p <close> = assert(lgprof.open(b.exe, b.gmon, { no_graph = { "b" } }))
     local fb = assert(p:find("b"))
     assert.is_false(fb.printed)
-    assert.is_true(fb.total / p.print_time > 0.05)
     local r = check(p)
     assert.is_nil(r.svg.nodes["f" .. fb.index])
     assert.is_true(r.nodes >= 3)
@@ -392,14 +413,13 @@ describe("lgprof.dot", function()
     end
   end)
 
-  -- Real profiles written by helpers.synthprofile, at hz = 100 (a sample is
+  -- Real profiles written by helpers.synth, at hz = 100 (a sample is
   -- 0.01 s) and 10000 samples in all (T = 100 s, a sample is 0.01% of T).
   -- Returns the open Profile, its Functions by (shown) name, a lookup of a
   -- Function by its symbol name as written (before demangling), and the paths.
   local function synthesized(tag, spec, exe_name)
-    local exe = TMP .. "/" .. (exe_name or tag)
-    local gmon = TMP .. "/" .. tag .. ".gmon"
-    local addr = synth.write(exe, gmon, spec)
+    local exe, gmon, addr = synth.write(TMP, exe_name or tag,
+      { funcs = spec.functions, arcs = spec.arcs, hz = spec.hz })
     local p = assert(lgprof.open(exe, gmon))
     local by_name, by_addr = {}, {}
     for fn in p:symbols() do by_name[fn.name] = fn; by_addr[fn.address] = fn end

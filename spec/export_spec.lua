@@ -7,13 +7,12 @@
 -- pair of frames checked against the call graph. Expected numbers come from
 -- the Lua API. A consumer that is not installed makes its tests pending.
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
+local H = require "helpers"
+local fx, util, cmd = H.fixtures, H.util, H.cmd
 
-local sq = fx.shquote
 local VARIANTS = { "O0g-nopie", "O2-pie" }
-local HAVE_ANNOTATE = util.exec_ok("command -v callgrind_annotate >/dev/null 2>&1")
-local HAVE_PYTHON = util.exec_ok("command -v python3 >/dev/null 2>&1")
+local HAVE_ANNOTATE = util.have("callgrind_annotate")
+local HAVE_PYTHON = util.have("python3")
 local HAVE_CJSON, cjson = pcall(require, "cjson")
 
 local TMP = util.mktempdir("lgprof-export")
@@ -60,10 +59,8 @@ end
 
 -- callgrind_annotate's PROGRAM TOTALS and per-function ("file:fn") costs.
 local function annotate(path)
-  local errf = tmpname("err")
-  local out = util.read_cmd(("cd %s && callgrind_annotate --threshold=100 --auto=no %s 2>%s")
-    :format(sq(TMP), sq(path), sq(errf)))
-  local stderr = util.slurp(errf) or ""
+  local _, out, stderr = cmd.run({ "callgrind_annotate", "--threshold=100", "--auto=no", path },
+    { cwd = TMP })
   local total, fns, state = nil, {}, 0
   for line in out:gmatch("[^\n]*") do
     if state == 0 and line:match("PROGRAM TOTALS") then
@@ -399,7 +396,7 @@ end
 local programs = fx.programs()
 
 describe("lgprof.report", function()
-  lazy_teardown(function() os.execute("rm -rf " .. sq(TMP)) end)
+  lazy_teardown(function() util.rmtree(TMP) end)
 
   for _, variant in ipairs(VARIANTS) do
     for _, name in ipairs(programs) do
@@ -439,8 +436,8 @@ describe("lgprof.report", function()
           local p = open()
           for _, q in ipairs({ p, view(p) }) do
             local path = export(q, "json")
-            assert.is_true(util.exec_ok("python3 -m json.tool " .. sq(path) .. " >/dev/null 2>&1"),
-              "python3 -m json.tool rejects " .. path)
+            local status, _, err = cmd.run({ "python3", "-m", "json.tool", path })
+            assert.are.equal(0, status, "python3 -m json.tool rejects " .. path .. ": " .. err)
           end
         end)
 
@@ -535,14 +532,13 @@ describe("lgprof.report", function()
   end)
 
   describe("lgprof --format", function()
-    local LGPROF = sq(fx.root .. "/bin/lgprof")
     local b
     before_each(function() b = assert(fx.build("cycles", "O0g-nopie")) end)
-    local function run(args)
-      local out = tmpname("out")
-      local ok = util.exec_ok(("%s %s %s %s >%s 2>/dev/null"):format(
-        LGPROF, args, sq(b.exe), sq(b.gmon[1]), sq(out)))
-      return ok, util.slurp(out)
+    -- lgprof with options, the executable and run 1's profile: status, stdout
+    local function run(opts)
+      local args = { table.unpack(opts) }
+      args[#args + 1], args[#args + 2] = b.exe, b.gmon[1]
+      return cmd.lgprof(args)
     end
 
     it("writes what lgprof.report writes, with gprof's options applied", function()
@@ -550,31 +546,30 @@ describe("lgprof.report", function()
       for fmt, api in pairs({ callgrind = { "callgrind" }, json = { "json" },
                               csv = { "csv" }, ["csv-arcs"] = { "csv", { table = "arcs" } },
                               folded = { "folded" } }) do
-        local ok, out = run("--format=" .. fmt)
-        assert.is_true(ok, fmt)
+        local status, out, err = run({ "--format=" .. fmt })
+        assert.are.equal(0, status, fmt .. ": " .. err)
         assert.are.equal(select(2, export(p, api[1], api[2])), out, fmt)
       end
       local k = assert(lgprof.open(b.exe, b.gmon[1], { exclude_arcs = { "a3/a1" } }))
-      local ok, out = run("--format=json -k a3/a1")
-      assert.is_true(ok)
+      local status, out = run({ "--format=json", "-k", "a3/a1" })
+      assert.are.equal(0, status)
       assert.are.equal(select(2, export(k, "json")), out)
       assert.are_not.equal(select(2, export(p, "json")), out)
-      ok, out = run("--format=gprof -b")
-      assert.is_true(ok)
-      assert.are.equal(util.read_cmd(("%s -b %s %s"):format(LGPROF, sq(b.exe), sq(b.gmon[1]))), out)
+      status, out = run({ "--format=gprof", "-b" })
+      assert.are.equal(0, status)
+      assert.are.equal(select(2, run({ "-b" })), out)
     end)
 
     it("exits with status 1 on a write error", function()
       if not util.exec_ok("test -w /dev/full") then pending("no /dev/full") return end
-      local _, _, code = os.execute(("%s --format=json %s %s >/dev/full 2>/dev/null"):format(
-        LGPROF, sq(b.exe), sq(b.gmon[1])))
-      assert.are.equal(1, code)
+      -- (the shell opens /dev/full for stdout before cmd's own redirection)
+      local status = cmd.shell(util.qwords({ cmd.LGPROF, "--format=json", b.exe, b.gmon[1] })
+        .. " >/dev/full")
+      assert.are.equal(1, status)
     end)
 
     it("refuses an unknown format with status 2", function()
-      local _, _, code = os.execute(("%s --format=xml %s %s >/dev/null 2>&1"):format(LGPROF,
-        sq(b.exe), sq(b.gmon[1])))
-      assert.are.equal(2, code)
+      assert.are.equal(2, (run({ "--format=xml" })))
     end)
   end)
 end)

@@ -5,11 +5,10 @@
 -- exit 0 or 1, without a signal, within 20 s, and print at most one line
 -- on stderr, "lgprof: ...".
 
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
+local H = require "helpers"
+local fx, util, cmd = H.fixtures, H.util, H.cmd
 
 local ROOT = fx.root
-local q = fx.shquote
 local REGRESS = ROOT .. "/spec/fuzz/regress"
 local FIXED_EXE = ROOT .. "/spec/fuzz/corpus/exe/demo"
 local FIXED_GMON = ROOT .. "/spec/fuzz/corpus/profile/demo-tagged"
@@ -21,31 +20,16 @@ local VARIANTS = {
   { "--format=csv-arcs" }, { "--format=folded" }, { "-b", "-D", "-a", "--no-demangle" },
 }
 
+-- status and stderr of lgprof with args, under `timeout 20`
 local function run(args)
-  local base = os.tmpname()
-  local out, err = base .. ".out", base .. ".err"
-  local words = { "timeout", "20", q(ROOT .. "/bin/lgprof") }
-  for _, a in ipairs(args) do words[#words + 1] = q(a) end
-  local _, how, code = os.execute("cd " .. q(ROOT) .. " && " .. table.concat(words, " ")
-    .. " >" .. q(out) .. " 2>" .. q(err) .. " </dev/null")
-  local e = util.slurp(err) or ""
-  os.remove(out); os.remove(err); os.remove(base)
-  if how == "signal" then code = 128 + code end
-  return code, e
-end
-
-local function list(dir)
-  local names = {}
-  local p = io.popen("ls " .. q(dir) .. " 2>/dev/null")
-  for line in p:lines() do names[#names + 1] = line end
-  p:close()
-  return names
+  local status, _, err = cmd.lgprof(args, { timeout = 20 })
+  return status, err
 end
 
 describe("fuzz regressions", function()
   local total = 0
   for harness, role in pairs(ROLE) do
-    for _, name in ipairs(list(REGRESS .. "/" .. harness)) do
+    for _, name in ipairs(util.ls(REGRESS .. "/" .. harness)) do
       total = total + 1
       local input = REGRESS .. "/" .. harness .. "/" .. name
       it(harness .. "/" .. name .. " fails cleanly or succeeds", function()

@@ -8,56 +8,15 @@
 -- as the oracle for the same inputs.
 
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local gw = require "helpers.gmonwriter"
-local ew = require "helpers.elfwriter"
-
-local ROOT = fx.root
-local LGPROF = ROOT .. "/bin/lgprof"
-local q = fx.shquote
-
----------------------------------------------------------------------------
--- helpers
----------------------------------------------------------------------------
+local H = require "helpers"
+local fx, util, cmd, gw, ew = H.fixtures, H.util, H.cmd, H.gmonwriter, H.elfwriter
 
 local slurp = util.slurp
+local run, lg, gprof = cmd.run, cmd.lgprof, cmd.gprof
+local HAVE_GPROF = cmd.HAVE_GPROF
 
-local function mktempdir() return util.mktempdir("lgprof-formats") end
-
-local function rmtree(d)
-  if d and d:match("^/tmp/lgprof%-") then os.execute("rm -rf " .. q(d)) end
-end
-
--- Runs argv (a list; argv[1] is the program) in dir (default: the repo root).
--- Returns exit status, stdout, stderr.
-local function run(argv, dir)
-  local base = os.tmpname()
-  local out, err = base .. ".out", base .. ".err"
-  local words = {}
-  for i, a in ipairs(argv) do words[i] = q(a) end
-  local cmd = "cd " .. q(dir or ROOT) .. " && " .. table.concat(words, " ")
-    .. " >" .. q(out) .. " 2>" .. q(err) .. " </dev/null"
-  local _, how, code = os.execute(cmd)
-  local o, e = slurp(out) or "", slurp(err) or ""
-  os.remove(out); os.remove(err); os.remove(base)
-  if how == "signal" then code = 128 + code end
-  return code, o, e
-end
-
-local function lg(args, dir)
-  local argv = { LGPROF }
-  for _, a in ipairs(args) do argv[#argv + 1] = a end
-  return run(argv, dir)
-end
-
-local HAVE_GPROF = os.execute("command -v gprof >/dev/null 2>&1") == true
-
-local function gprof(args, dir)
-  local argv = { "gprof" }
-  for _, a in ipairs(args) do argv[#argv + 1] = a end
-  return run(argv, dir)
-end
+-- (run, lg and gprof take opts.cwd: the directory to run in)
+local function at(dir) return dir and { cwd = dir } end
 
 -- Everything lgprof.open exposes about the gmon data, as plain tables.
 local function snapshot(p)
@@ -78,14 +37,7 @@ local function open_ok(exe, gmon, options)
 end
 
 -- arcs as "caller>callee" -> count (order independent)
-local function arc_map(p)
-  local m = {}
-  for a in p:arcs() do
-    local k = a.caller.symbol .. ">" .. a.callee.symbol
-    m[k] = (m[k] or 0) + a.count
-  end
-  return m
-end
+local arc_map = H.profile.arc_map
 
 -- gmonwriter format -> lgprof.open format, -O letter
 local FORMATS = {
@@ -94,12 +46,7 @@ local FORMATS = {
   { gw = "oldbsd", api = "bsd", opt = "b" },
 }
 
-local function copy(t)
-  if type(t) ~= "table" then return t end
-  local c = {}
-  for k, v in pairs(t) do c[k] = copy(v) end
-  return c
-end
+local copy = util.copy
 
 ---------------------------------------------------------------------------
 -- 32-bit executables made with elfwriter
@@ -189,21 +136,17 @@ end
 ---------------------------------------------------------------------------
 
 describe("gmon formats", function()
-  local tmp
-  setup(function() tmp = mktempdir() end)
-  teardown(function() rmtree(tmp) end)
+  local tmpdir = util.block_tmpdir("lgprof-formats")
 
   describe("x86-64 little-endian fixture (classic, O0g-pie)", function()
     local fixture, data, files
 
     setup(function()
-      local err
-      fixture, err = fx.build("classic", "O0g-pie")
-      assert(fixture, err)
-      data = gw.decode(gw.read(fixture.gmon[1]))
+      fixture = assert(fx.build("classic", "O0g-pie"))
+      data = fx.gmon_data(fixture)
       files = {}
       for _, f in ipairs(FORMATS) do
-        files[f.gw] = tmp .. "/classic." .. f.gw
+        files[f.gw] = tmpdir() .. "/classic." .. f.gw
         gw.write(files[f.gw], data, { format = f.gw, bits = 64, endian = "little" })
       end
     end)
@@ -248,7 +191,7 @@ describe("gmon formats", function()
     end)
 
     it("lgprof -b equals gprof -b on each format", function()
-      if not HAVE_GPROF then pending("gprof not installed") return end
+      if not cmd.HAVE_GPROF then return pending("gprof not installed") end
       for _, f in ipairs(FORMATS) do
         local gs, gout = gprof({ "-b", fixture.exe, files[f.gw] })
         local ls, lout = lg({ "-b", fixture.exe, files[f.gw] })
@@ -275,12 +218,12 @@ describe("gmon formats", function()
       local exe, files, data
 
       setup(function()
-        exe = tmp .. "/elf32" .. variant.endian
+        exe = tmpdir() .. "/elf32" .. variant.endian
         make_elf32(exe, variant.endian, variant.machine, variant.text)
         data = data32(variant.text)
         files = {}
         for _, f in ipairs(FORMATS) do
-          files[f.gw] = tmp .. "/elf32" .. variant.endian .. ".gmon." .. f.gw
+          files[f.gw] = tmpdir() .. "/elf32" .. variant.endian .. ".gmon." .. f.gw
           gw.write(files[f.gw], data, { format = f.gw, bits = 32, endian = variant.endian })
         end
       end)
@@ -357,7 +300,7 @@ describe("gmon formats", function()
 
       it("the other byte order is not read as valid data", function()
         local other = variant.endian == "big" and "little" or "big"
-        local wrong = tmp .. "/elf32" .. variant.endian .. ".wrong"
+        local wrong = tmpdir() .. "/elf32" .. variant.endian .. ".wrong"
         gw.write(wrong, data, { format = "gnu", bits = 32, endian = other })
         local p, err = lgprof.open(exe, wrong)
         assert.is_nil(p)
@@ -365,7 +308,7 @@ describe("gmon formats", function()
       end)
 
       it("lgprof -b equals gprof -b on each format", function()
-        if not HAVE_GPROF then pending("gprof not installed") return end
+        if not cmd.HAVE_GPROF then return pending("gprof not installed") end
         local gs, _, gerr = gprof({ "-b", exe, files.gnu })
         if gs ~= 0 and gerr:find("format", 1, true) then
           pending("gprof cannot read this target: " .. gerr)
@@ -386,12 +329,12 @@ describe("gmon formats", function()
     local exe, text = nil, 0x10000000
 
     setup(function()
-      exe = tmp .. "/merge.ppc"
+      exe = tmpdir() .. "/merge.ppc"
       make_elf32(exe, "big", ew.EM_PPC, text)
     end)
 
     local function write32(name, data, format)
-      local path = tmp .. "/" .. name
+      local path = tmpdir() .. "/" .. name
       gw.write(path, data, { format = format or "gnu", bits = 32, endian = "big" })
       return path
     end
@@ -451,14 +394,8 @@ describe("gmon formats", function()
       local part = copy(d)
       part.hist[1].low, part.hist[1].n_bins, part.hist[1].bins = text + 0x800, 0x400, { [1] = 1 }
       local g1, g2 = write32("full.gnu", d), write32("part.gnu", part)
-      local p, err = lgprof.open(exe, { g1, g2 })
-      assert.is_nil(p)
-      assert.equal(g2 .. ": ", err:sub(1, #g2 + 2))
+      local err = H.profile.refused(exe, { g1, g2 }, g2)
       assert.truthy(err:find("overlap", 1, true), err)
-      local st, out, serr = lg({ exe, g1, g2 })
-      assert.equal(1, st)
-      assert.equal("", out)
-      assert.equal("lgprof: " .. err .. "\n", serr)
     end)
 
     it("rejects a 4.4BSD file whose range differs from the first one", function()
@@ -466,13 +403,7 @@ describe("gmon formats", function()
       local other = copy(d)
       other.hist[1].low, other.hist[1].n_bins, other.hist[1].bins = text + 0x800, 0x400, {}
       local g1, g2 = write32("first.bsd44", d, "bsd44"), write32("second.bsd44", other, "bsd44")
-      local p, err = lgprof.open(exe, { g1, g2 })
-      assert.is_nil(p)
-      assert.equal(g2 .. ": ", err:sub(1, #g2 + 2))
-      local st, out, serr = lg({ exe, g1, g2 })
-      assert.equal(1, st)
-      assert.equal("", out)
-      assert.equal("lgprof: " .. err .. "\n", serr)
+      H.profile.refused(exe, { g1, g2 }, g2)
     end)
 
     it("sums the arcs of several files (x86-64 fixture, three runs)", function()
@@ -487,9 +418,7 @@ describe("gmon formats", function()
 
   describe("-s round trip", function()
     local function sum_dir(name)
-      local d = tmp .. "/" .. name
-      os.execute("mkdir -p " .. q(d))
-      return d
+      return util.mkdir(tmpdir() .. "/" .. name)
     end
 
     it("gmon.sum of the three fixture runs reads like the three runs", function()
@@ -497,7 +426,7 @@ describe("gmon formats", function()
       local dir = sum_dir("sum-classic")
       local args = { "-s", fixture.exe }
       for _, g in ipairs(fixture.gmon) do args[#args + 1] = g end
-      local st, out, err = lg(args, dir)
+      local st, out, err = lg(args, at(dir))
       assert.equal(0, st, err)
       assert.equal("", out)
       assert.equal("", err)
@@ -533,7 +462,7 @@ describe("gmon formats", function()
         paths[i] = dir .. "/big" .. i .. ".gmon"
         gw.write(paths[i], data, opts)
       end
-      local st, out, err = lg({ "-s", exe, paths[1], paths[2], paths[3] }, dir)
+      local st, out, err = lg({ "-s", exe, paths[1], paths[2], paths[3] }, at(dir))
       assert.equal(0, st, err)
       assert.equal("", out)
       local sum = dir .. "/gmon.sum"
@@ -559,7 +488,7 @@ describe("gmon formats", function()
 
     it("keeps counts beyond 16 bits per bin and 32 bits per arc (x86-64)", function()
       local fixture = assert(fx.build("classic", "O0g-pie"))
-      local d = gw.decode(gw.read(fixture.gmon[1]))
+      local d = fx.gmon_data(fixture)
       local bin
       for k, v in pairs(d.hist[1].bins) do if v > 0 and (not bin or k < bin) then bin = k end end
       d.hist[1].bins[bin] = BIG_BIN
@@ -605,7 +534,7 @@ describe("gmon formats", function()
     -- An x86-64 executable whose .strtab holds the names in exactly the given
     -- order; entries are { name, bind }. Each symbol gets its own 0x40 bytes.
     local function quirk_exe(name, entries)
-      local path = tmp .. "/" .. name
+      local path = tmpdir() .. "/" .. name
       local syms, order = {}, {}
       for i, e in ipairs(entries) do
         syms[#syms + 1] = { name = e[1], addr = TEXT + 0x40 * (i - 1), bind = e[2] or "local",

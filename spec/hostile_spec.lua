@@ -10,63 +10,45 @@
 -- below, none of which repeats those.
 
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local gw = require "helpers.gmonwriter"
-local ew = require "helpers.elfwriter"
-local cmd = require "helpers.cmd"
+local H = require "helpers"
+local fx, util, gw, ew, cmd = H.fixtures, H.util, H.gmonwriter, H.elfwriter, H.cmd
 
-local q = fx.shquote
-local slurp = util.slurp
+local q, slurp, copy = util.q, util.slurp, util.copy
+local HAVE_GPROF = cmd.HAVE_GPROF
 
 -- lgprof with args under `timeout 20` (prefix: more shell text before it)
 local function lg(args, prefix)
-  return cmd.lgprof(args, { env = (prefix or "") .. "timeout 20 " })
+  return cmd.lgprof(args, { prefix = prefix, timeout = 20 })
 end
 
 -- status 1, nothing on stdout, one line "lgprof: FILE: reason"; returns the reason
 local function one_line_error(file, status, out, err)
-  local line = cmd.one_line_error(1, status, out, err)
-  assert.equal(file .. ": ", line:sub(1, #file + 2), cmd.show(status, out, err))
-  return line:sub(#file + 3)
+  return cmd.file_error(file, status, out, err):sub(#file + 3)
 end
 
-local HAVE_GPROF = util.exec_ok("command -v gprof >/dev/null 2>&1")
+-- exe with the profile files refused because of `file`, by the command
+-- (under `timeout 20`) and by lgprof.open, with the same message
+local function refused(exe, files, file)
+  return H.profile.refused(exe, files, file, { timeout = 20 })
+end
 
 -- gprof's status and stdout for args
 local function gprof(args)
-  local words = {}
-  for i, a in ipairs(args) do words[i] = q(a) end
-  local base = os.tmpname()
-  local _, how, code = os.execute("timeout 20 gprof " .. table.concat(words, " ") .. " >" .. q(base)
-    .. " 2>/dev/null </dev/null")
-  local out = slurp(base) or ""
-  os.remove(base)
-  return how == "signal" and 128 + code or code, out
-end
-
-local function copy(t)
-  local c = {}
-  for k, v in pairs(t) do c[k] = v end
-  return c
+  local status, out = cmd.gprof(args, { timeout = 20 })
+  return status, out
 end
 
 describe("hostile input", function()
   local tmp, fixture, EXE, GMON, gmon, data
 
   setup(function()
-    local err
-    fixture, err = fx.build("classic", "O0g-pie")
-    assert(fixture, err)
+    fixture = assert(fx.build("classic", "O0g-pie"))
     EXE, GMON = fixture.exe, fixture.gmon[1]
     tmp = util.mktempdir("lgprof-hostile")
-    gmon = gw.read(GMON)
-    data = gw.decode(gmon)
+    data, gmon = fx.gmon_data(fixture)
   end)
 
-  teardown(function()
-    if tmp and tmp:match("^/tmp/lgprof%-hostile") then os.execute("rm -rf " .. q(tmp)) end
-  end)
+  teardown(function() util.rmtree(tmp) end)
 
   local function put(name, bytes)
     gw.write(tmp .. "/" .. name, bytes)
@@ -207,11 +189,7 @@ describe("hostile input", function()
         { GMON, put("second-rate0", gw.encode({ hist = { r0 } })) },
       }
       for _, files in ipairs(cases) do
-        local bad = files[#files]
-        one_line_error(bad, lg({ EXE, table.unpack(files) }))
-        local p, msg = lgprof.open(EXE, files)
-        assert.is_nil(p)
-        assert.equal(bad .. ": ", msg:sub(1, #bad + 2))
+        refused(EXE, files, files[#files])
       end
     end)
   end)
@@ -272,11 +250,10 @@ describe("hostile input", function()
 
   it("10,000 profiles merged: the sum of their counts", function()
     local dir = tmp .. "/many"
-    assert(os.execute("mkdir " .. q(dir)))
+    util.mkdir(dir)
     local h = data.hist[1]
     -- each file: one sample in main's first bin, one arc counted i times
     local a1 = data.arcs[1]
-    local p0 <close> = assert(lgprof.open(EXE, GMON))
     local bin = gw.bin_for(h, a1.from)
     local hist = gw.encode({ hist = { { low = h.low, high = h.high, n_bins = h.n_bins, rate = h.rate,
       bins = { [bin] = 1 } } } })
@@ -303,27 +280,15 @@ describe("hostile input", function()
     assert.near(N * single:lookup(a1.from).flat_self, p:lookup(a1.from).flat_self, 1e-6)
     -- the command (10,000 paths on one command line) agrees; the command
     -- line goes through a script (one `sh -c` string is limited to 128 KB)
-    local words = { "exec timeout 20", q(cmd.LGPROF), "-b -q", q(EXE) }
-    for i = 1, N do words[#words + 1] = q(list[i]) end
-    local script = cmd.write(tmp .. "/many.sh", table.concat(words, " ") .. "\n")
-    local base = tmp .. "/many"
-    local _, how, status = os.execute("sh " .. q(script) .. " >" .. q(base .. ".out") .. " 2>"
-      .. q(base .. ".err") .. " </dev/null")
-    if how == "signal" then status = 128 + status end
-    local out, err = slurp(base .. ".out"), slurp(base .. ".err")
+    local script = cmd.write(tmp .. "/many.sh", "exec timeout 20 "
+      .. util.qwords({ cmd.LGPROF, "-b", "-q", EXE, table.unpack(list) }) .. "\n")
+    local status, out, err = cmd.shell("sh " .. q(script))
     assert.equal(0, status, cmd.show(status, out, err))
     assert.truthy(out:find(("%d/%d"):format(want, want), 1, true), out)
   end)
 
   describe("counts beyond their fields when summed", function()
-    local function arc_sum(p)
-      local t = {}
-      for a in p:arcs() do
-        local k = a.caller.name .. ">" .. a.callee.name
-        t[k] = (t[k] or 0) + a.count
-      end
-      return t
-    end
+    local function arc_sum(p) return H.profile.arc_map(p, "name") end
 
     it("arc counts over 2^32 and bins over 65535: exact in the API and through -s", function()
       local h = data.hist[1]
@@ -346,7 +311,7 @@ describe("hostile input", function()
       assert.equal(1, #hs)
       -- -s: the sum splits over several records and reads back the same
       local cwd = tmp .. "/sum"
-      assert(os.execute("mkdir " .. q(cwd)))
+      util.mkdir(cwd)
       local status, out, err = cmd.lgprof({ "-s", EXE, table.unpack(files) }, { cwd = cwd })
       assert.equal(0, status, cmd.show(status, out, err))
       local back <close> = assert(lgprof.open(EXE, cwd .. "/gmon.sum"))
@@ -380,12 +345,7 @@ describe("hostile input", function()
         put("shoff-past", b:sub(1, 0x28) .. string.pack("<I8", 0x7ffffffffff0) .. b:sub(0x31)),
         put("shnum-huge", b:sub(1, 0x3c) .. string.pack("<I2", 0xffff) .. b:sub(0x3f)),
       }
-      for _, exe in ipairs(exes) do
-        one_line_error(exe, lg({ exe, GMON }))
-        local p, msg = lgprof.open(exe, GMON)
-        assert.is_nil(p)
-        assert.equal(exe .. ": ", msg:sub(1, #exe + 2))
-      end
+      for _, exe in ipairs(exes) do refused(exe, GMON, exe) end
     end)
   end)
 
@@ -413,10 +373,9 @@ describe("hostile input", function()
       local status, out = lg({ "-b", EXE, FIFO }, "(cat " .. q(GMON) .. " >" .. q(FIFO) .. " &); sleep 0.3; ")
       assert.equal(0, status)
       assert.equal(want, out)
-      local p = io.popen("cd " .. q(cmd.ROOT) .. " && cat " .. q(GMON) .. " | timeout 20 " .. q(cmd.LGPROF)
-        .. " -b " .. q(EXE) .. " /dev/stdin")
-      out = p:read("a")
-      p:close()
+      status, out = cmd.shell("cat " .. q(GMON) .. " | timeout 20 "
+        .. util.qwords({ cmd.LGPROF, "-b", EXE, "/dev/stdin" }))
+      assert.equal(0, status)
       assert.equal(want, out)
     end)
   end)

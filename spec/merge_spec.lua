@@ -2,23 +2,13 @@
 -- but with the arc records sorted, so that merging is associative (and
 -- commutative) byte for byte, and the merged file reads as the inputs do.
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local cmd = require "helpers.cmd"
-local gw = require "helpers.gmonwriter"
-local ew = require "helpers.elfwriter"
+local H = require "helpers"
+local fx, util, cmd, gw, ew = H.fixtures, H.util, H.cmd, H.gmonwriter, H.elfwriter
 
 local PROGRAMS = { "classic", "cycles", "hub300", "cxx_virtual", "samename", "selfrec" }
 local VARIANTS = { "O0g-nopie", "O2-pie" }
 
-local function report(p, opts)
-  local f = io.tmpfile()
-  assert(p:gprof_report(f, opts) ~= nil)
-  f:seek("set")
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local report = H.profile.report
 
 local function sorted_lines(s)
   local t = {}
@@ -68,9 +58,7 @@ end
 describe("lgprof merge", function()
   local tmp
   setup(function() tmp = util.mktempdir("lgprof-merge") end)
-  teardown(function()
-    if tmp and tmp:match("^/tmp/lgprof%-merge") then os.execute("rm -rf " .. fx.shquote(tmp)) end
-  end)
+  teardown(function() util.rmtree(tmp) end)
 
   for _, name in ipairs(PROGRAMS) do
     for _, variant in ipairs(VARIANTS) do
@@ -109,15 +97,10 @@ describe("lgprof merge", function()
         end)
 
         it("holds what gprof -s writes: same header and histograms, same arcs", function()
-          if not util.exec_ok("command -v gprof >/dev/null 2>&1") then
-            pending("gprof not installed")
-            return
-          end
-          local dir = path("gprof")
-          assert(util.exec_ok("mkdir -p " .. fx.shquote(dir)))
-          local words = { "cd", fx.shquote(dir), "&&", "gprof", "-s", fx.shquote(b.exe) }
-          for _, g in ipairs(b.gmon) do words[#words + 1] = fx.shquote(g) end
-          assert(util.exec_ok(table.concat(words, " ") .. " >/dev/null 2>&1"))
+          if not cmd.HAVE_GPROF then return pending("gprof not installed") end
+          local dir = util.mkdir(path("gprof"))
+          local status, out, err = cmd.gprof({ "-s", b.exe, table.unpack(b.gmon) }, { cwd = dir })
+          assert(status == 0, cmd.show(status, out, err))
           local theirs = assert(util.slurp(dir .. "/gmon.sum"))
           local ours = merge(b.exe, b.gmon, path("ours"))
           assert.equal(#theirs, #ours)
@@ -274,7 +257,7 @@ describe("lgprof merge", function()
         assert.equal(bad .. ": ", cmd.one_line_error(1, status, o, e):sub(1, #bad + 2))
         -- a write that fails midway: files limited to one block (the
         -- histogram alone is 4 KB), the signal that would kill ignored
-        status, o, e = cmd.lgprof({ "merge", "-o", target, exe, good }, { env = "trap '' XFSZ; ulimit -f 1; " })
+        status, o, e = cmd.lgprof({ "merge", "-o", target, exe, good }, { prefix = "trap '' XFSZ; ulimit -f 1; " })
         local want = target .. ": write error"
         assert.equal(want, cmd.one_line_error(1, status, o, e):sub(1, #want))
         -- a target that cannot be replaced: a directory (the file is

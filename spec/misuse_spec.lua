@@ -5,11 +5,8 @@
 -- message (or, where listed below, return normally), never crash the
 -- interpreter. The cases (spec/misuse/cases.lua) run in a subprocess
 -- (spec/misuse/run.lua), so that a crash fails the spec instead of busted.
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local cmd = require "helpers.cmd"
-
-local q = fx.shquote
+local H = require "helpers"
+local fx, util, cmd = H.fixtures, H.util, H.cmd
 
 -- cases that return normally, and what they return (a Lua pattern)
 local OK = {
@@ -93,9 +90,7 @@ describe("Lua API misuse", function()
     end
   end)
 
-  teardown(function()
-    if tmp and tmp:match("^/tmp/lgprof%-misuse") then os.execute("rm -rf " .. q(tmp)) end
-  end)
+  teardown(function() util.rmtree(tmp) end)
 
   it("runs every case to the end in one interpreter, without a crash", function()
     local ctx = cmd.show(run_status, run_out:sub(-600), run_err)

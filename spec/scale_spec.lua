@@ -3,12 +3,12 @@
 -- 1 MB stack, where a recursive depth-first walk over 100,000 nodes dies).
 -- Not timed.
 --
--- The executables are written with helpers.elfwriter (x86-64, .text at
--- 0x401000, every function 16 bytes: main, then f0 .. f<n-1>, then a global
--- NOTYPE "etext" closing the text, since gprof credits no samples to the
--- last symbol of its table), the profiles with helpers.gmonwriter: one
--- histogram over [main, etext) at 100 Hz with one 16-byte bin per function,
--- so bin k holds exactly the samples of the k-th function.
+-- The executables and profiles are written with helpers.synth (x86-64, .text
+-- at 0x401000, every function 16 bytes: main, then f0 .. f<n-1>, then a
+-- global NOTYPE "etext" closing the text, since gprof credits no samples to
+-- the last symbol of its table; one histogram over [main, etext) at 100 Hz
+-- with one 16-byte bin per function, so bin k holds exactly the samples of
+-- the k-th function).
 --
 -- Chain of depth n (calls main -> f0 -> f1 -> ... -> f<n-1>):
 --   samples  main 7;  f_i: 1, +2 when i % K == 0, +4 for the last one
@@ -50,23 +50,14 @@
 -- inputs.
 
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local ew = require "helpers.elfwriter"
-local gw = require "helpers.gmonwriter"
+local H = require "helpers"
+local util, cmd, synth = H.util, H.cmd, H.synth
 
-local ROOT = fx.root
-local LGPROF = ROOT .. "/bin/lgprof"
-local GPROF = "/usr/bin/gprof"
-local sq = fx.shquote
-local slurp = util.slurp
+local sq = util.q
 
-local HAVE_GPROF = util.exec_ok("test -x " .. sq(GPROF))
-local GPROF_CMD = "PATH=" .. sq("/usr/bin:" .. (os.getenv("PATH") or "/bin")) .. " gprof"
-
-local TEXT = 0x401000 -- address of main
-local FSIZE = 16      -- bytes per function, and per histogram bin
-local HZ = 100
+local TEXT = synth.TEXT   -- address of main
+local FSIZE = synth.FSIZE -- bytes per function, and per histogram bin
+local HZ = synth.HZ
 local STACK_KB = 1024 -- stack limit for the command runs
 
 ---------------------------------------------------------------------------
@@ -113,31 +104,14 @@ local function faddr(i) return TEXT + FSIZE * (i + 1) end -- main is i = -1
 -- Writes dir/<tag> (executable) and dir/<tag>.gmon; returns both paths.
 local function write_model(dir, tag, model)
   local n = model.n
-  local syms = { { name = "main", addr = TEXT, size = FSIZE } }
-  for i = 0, n - 1 do
-    syms[#syms + 1] = { name = fname(i), addr = faddr(i), size = FSIZE }
-  end
-  local etext = faddr(n)
-  syms[#syms + 1] = { name = "etext", addr = etext, type = "notype" }
-  local exe, gmon = dir .. "/" .. tag, dir .. "/" .. tag .. ".gmon"
-  ew.write(exe, { text_addr = TEXT, text_size = etext - TEXT, symbols = syms })
-
-  local h = { low = TEXT, high = etext, n_bins = (etext - TEXT) // FSIZE, rate = HZ,
-              dimen = "seconds", abbrev = "s", bins = {} }
-  assert(gw.bin_for(h, TEXT) == 1 and gw.bin_for(h, faddr(n - 1)) == n + 1)
-  h.bins[gw.bin_for(h, TEXT)] = model.s_main
-  for i = 0, n - 1 do
-    if model.s[i] ~= 0 then h.bins[gw.bin_for(h, faddr(i) + 6)] = model.s[i] end
-  end
-  -- call sites inside the callers, self_pc just past the callees' entries
-  local arcs = { { from = TEXT + 8, to = faddr(0) + 4, count = model.m } }
-  for i = 1, n - 1 do
-    arcs[#arcs + 1] = { from = faddr(i - 1) + 8, to = faddr(i) + 4, count = model.c[i] }
-  end
-  if model.kind == "cycle" then
-    arcs[#arcs + 1] = { from = faddr(n - 1) + 10, to = faddr(0) + 4, count = model.c[0] }
-  end
-  gw.write(gmon, { hist = { h }, arcs = arcs })
+  local funcs = { { "main", model.s_main } }
+  for i = 0, n - 1 do funcs[#funcs + 1] = { fname(i), model.s[i] } end
+  -- main -> f0, then f_(i-1) -> f_i, and for a cycle f<n-1> -> f0
+  local arcs = { { "main", "f0", model.m } }
+  for i = 1, n - 1 do arcs[#arcs + 1] = { fname(i - 1), fname(i), model.c[i] } end
+  if model.kind == "cycle" then arcs[#arcs + 1] = { fname(n - 1), "f0", model.c[0] } end
+  local exe, gmon, addr = synth.write(dir, tag, { funcs = funcs, arcs = arcs })
+  assert(addr.main == TEXT and addr[fname(n - 1)] == faddr(n - 1))
   return exe, gmon
 end
 
@@ -199,6 +173,11 @@ local function expect_cycle(model)
   end
   assert(S > members[1].self, "cycle model: the cycle must outweigh its members")
   return { P = P, S = S, internal = internal, nodes = nodes, members = members, order = order }
+end
+
+-- The model, what it derives to (expect(model)) and its files dir/<tag>.
+local function derive(dir, tag, model, expect)
+  return model, expect(model), write_model(dir, tag, model)
 end
 
 ---------------------------------------------------------------------------
@@ -300,21 +279,14 @@ end
 -- running and parsing
 ---------------------------------------------------------------------------
 
--- Runs a shell command line; returns exit status, stdout, stderr.
+-- Runs a shell command line in dir; returns exit status, stdout, stderr.
 local function run(cmdline, dir)
-  local base = os.tmpname()
-  local out, err = base .. ".out", base .. ".err"
-  local _, how, code = os.execute("cd " .. sq(dir) .. " && { " .. cmdline .. " ; } >"
-    .. sq(out) .. " 2>" .. sq(err) .. " </dev/null")
-  local o, e = slurp(out) or "", slurp(err) or ""
-  os.remove(out); os.remove(err); os.remove(base)
-  if how == "signal" then code = 128 + code end
-  return code, o, e
+  return cmd.shell(cmdline, { cwd = dir })
 end
 
 -- lgprof with the stack limited to STACK_KB
 local function lgprof_cmd(args)
-  return "ulimit -s " .. STACK_KB .. " && exec " .. sq(LGPROF) .. " " .. args
+  return "ulimit -s " .. STACK_KB .. " && " .. cmd.LGPROF_CMD .. " " .. args
 end
 
 -- Splits a call-graph report: { head = lines before the entries (up to the
@@ -410,26 +382,24 @@ local function eq(want, got, name, field)
   end
 end
 
-local function rmtree(d)
-  if d and d:match("^/tmp/lgprof%-scale%.") then os.execute("rm -rf " .. sq(d)) end
+-- Opens a model's files; checks the sampling rate and the total time.
+local function open_model(exe, gmon, ex)
+  local p = assert(lgprof.open(exe, gmon))
+  assert.are.equal(HZ, p.hz)
+  close_to(ex.P / HZ, p.total_time, "total_time")
+  close_to(ex.P / HZ, p.print_time, "print_time")
+  return p
 end
 
 ---------------------------------------------------------------------------
 
 describe("scale", function()
-  local tmp
-  setup(function() tmp = util.mktempdir("lgprof-scale") end)
-  teardown(function() rmtree(tmp) end)
+  local tmpdir = util.block_tmpdir("lgprof-scale")
 
   describe("a 100,000-deep call chain", function()
     local N, K = 100000, 1000
     local model, ex, exe, gmon
-
-    setup(function()
-      model = chain_model(N, K)
-      ex = expect_chain(model)
-      exe, gmon = write_model(tmp, "chain", model)
-    end)
+    setup(function() model, ex, exe, gmon = derive(tmpdir(), "chain", chain_model(N, K), expect_chain) end)
 
     it("the derivation is what the header says", function()
       -- samples: 7 + 100,000 + 2 * 100 (i = 0, 1000, ..., 99000) + 4
@@ -440,11 +410,8 @@ describe("scale", function()
     end)
 
     it("Lua API: times, calls, index order and arcs of every function", function()
-      local p = assert(lgprof.open(exe, gmon))
+      local p = open_model(exe, gmon, ex)
       finally(function() p:close() end)
-      assert.are.equal(HZ, p.hz)
-      close_to(ex.P / HZ, p.total_time, "total_time")
-      close_to(ex.P / HZ, p.print_time, "print_time")
       assert.is_true(p.have_histogram)
       assert.is_true(p.have_call_graph)
       assert.are.equal(N + 2, p.function_count) -- main, f0..f99999, etext
@@ -521,7 +488,7 @@ describe("scale", function()
 
     it("lgprof -b -q prints every entry as derived, within a " .. STACK_KB .. " KB stack",
       function()
-        local rc, out, err = run(lgprof_cmd("-b -q " .. sq(exe) .. " " .. sq(gmon)), tmp)
+        local rc, out, err = run(lgprof_cmd("-b -q " .. sq(exe) .. " " .. sq(gmon)), tmpdir())
         assert.are.equal(0, rc, "exit status " .. rc .. "; stderr: " .. err)
         assert.are.equal("", err)
         check_report(out, model, ex, chain_blocks(model, ex), "chain")
@@ -550,12 +517,7 @@ describe("scale", function()
   describe("a single 50,000-member cycle", function()
     local M, G = 50000, 1000
     local model, ex, exe, gmon
-
-    setup(function()
-      model = cycle_model(M, G)
-      ex = expect_cycle(model)
-      exe, gmon = write_model(tmp, "cycle", model)
-    end)
+    setup(function() model, ex, exe, gmon = derive(tmpdir(), "cycle", cycle_model(M, G), expect_cycle) end)
 
     it("the derivation is what the header says", function()
       -- 50 groups of 1000 members with 0..49 samples each
@@ -569,19 +531,13 @@ describe("scale", function()
     end)
 
     it("Lua API: one cycle holding every member, with the derived numbers", function()
-      local p = assert(lgprof.open(exe, gmon))
+      local p = open_model(exe, gmon, ex)
       finally(function() p:close() end)
-      assert.are.equal(HZ, p.hz)
-      close_to(ex.P / HZ, p.total_time, "total_time")
-      close_to(ex.P / HZ, p.print_time, "print_time")
       assert.are.equal(M + 2, p.function_count)
       assert.are.equal(1, p.cycle_count)
       assert.are.equal(M + 1, p.arc_count)
 
-      local cycles = {}
-      for cy in p:cycles() do cycles[#cycles + 1] = cy end
-      assert.are.equal(1, #cycles)
-      local cy = cycles[1]
+      local cy = H.profile.only(p:cycles()) -- one cycle
       assert.are.equal(1, cy.number)
       assert.are.equal("<cycle 1>", cy.name)
       assert.are.equal(2, cy.index)
@@ -670,7 +626,7 @@ describe("scale", function()
 
     it("lgprof -b -q prints <cycle 1 as a whole> and every member as derived, within a "
       .. STACK_KB .. " KB stack", function()
-      local rc, out, err = run(lgprof_cmd("-b -q " .. sq(exe) .. " " .. sq(gmon)), tmp)
+      local rc, out, err = run(lgprof_cmd("-b -q " .. sq(exe) .. " " .. sq(gmon)), tmpdir())
       assert.are.equal(0, rc, "exit status " .. rc .. "; stderr: " .. err)
       assert.are.equal("", err)
       check_report(out, model, ex, cycle_blocks(model, ex), "cycle")
@@ -694,7 +650,7 @@ describe("scale", function()
 
     setup(function()
       for _, c in ipairs(cases) do
-        local exe, gmon = write_model(tmp, c.tag, c.model)
+        local exe, gmon = write_model(tmpdir(), c.tag, c.model)
         files[c.tag] = { exe = exe, gmon = gmon }
       end
     end)
@@ -703,7 +659,7 @@ describe("scale", function()
       if c.expect then
         it(c.tag .. ": lgprof -b -q prints the derived entries", function()
           local f = files[c.tag]
-          local rc, out, err = run(lgprof_cmd("-b -q " .. sq(f.exe) .. " " .. sq(f.gmon)), tmp)
+          local rc, out, err = run(lgprof_cmd("-b -q " .. sq(f.exe) .. " " .. sq(f.gmon)), tmpdir())
           assert.are.equal(0, rc, "exit status " .. rc .. "; stderr: " .. err)
           local ex = c.expect(c.model)
           check_report(out, c.model, ex, c.blocks(c.model, ex), c.tag)
@@ -711,15 +667,12 @@ describe("scale", function()
       end
 
       it(c.tag .. ": lgprof equals gprof byte for byte", function()
-        if not HAVE_GPROF then
-          pending("gprof not installed")
-          return
-        end
+        if not cmd.HAVE_GPROF then return pending("gprof not installed") end
         local f = files[c.tag]
         local paths = " " .. sq(f.exe) .. " " .. sq(f.gmon)
         for _, args in ipairs { "-b", "-b -q", "" } do
-          local grc, gout, gerr = run(GPROF_CMD .. " " .. args .. paths, tmp)
-          local lrc, lout, lerr = run(lgprof_cmd(args .. paths), tmp)
+          local grc, gout, gerr = run(cmd.GPROF_CMD .. " " .. args .. paths, tmpdir())
+          local lrc, lout, lerr = run(lgprof_cmd(args .. paths), tmpdir())
           assert.are.equal(0, grc, "gprof exit status " .. grc .. "; stderr: " .. gerr)
           assert.are.equal(grc, lrc, lerr)
           assert.are.equal(gerr, lerr)

@@ -3,9 +3,8 @@
 -- lgprof.script(...). Exit statuses: 0, 1 bad input (incl. the script), 2
 -- usage, 3 a check failed.
 local lgprof = require "lgprof"
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
-local cmd = require "helpers.cmd"
+local H = require "helpers"
+local fx, util, cmd, prof = H.fixtures, H.util, H.cmd, H.profile
 
 -- Prints what it got: the profile's numbers and its arguments, one per line.
 local REPORT = [[
@@ -47,14 +46,18 @@ end
 describe("lgprof --script", function()
   local build, tmp, report, gate
   setup(function()
-    build = assert(fx.build("classic", "O0g-nopie"))
+    -- (thresholds 0.001 around c's share need c sampled, and not alone)
+    build = assert(fx.build("classic", "O0g-nopie", { accept = prof.sampled({ c = { 10, 99 } }) }))
     tmp = util.mktempdir("lgprof-script")
     report = cmd.write(tmp .. "/report.lua", REPORT)
     gate = cmd.write(tmp .. "/gate.lua", GATE)
   end)
-  teardown(function()
-    if tmp and tmp:match("^/tmp/lgprof%-script") then os.execute("rm -rf " .. fx.shquote(tmp)) end
-  end)
+  teardown(function() util.rmtree(tmp) end)
+
+  -- lgprof --script with a script of this text (written to tmp/name) on run 1
+  local function run_script(name, text)
+    return cmd.lgprof({ "--script", cmd.write(tmp .. "/" .. name, text), build.exe, build.gmon[1] })
+  end
 
   it("gives the script the profile and the words after --", function()
     local status, out, err = cmd.lgprof({ "--script", report, build.exe, build.gmon[1],
@@ -83,9 +86,9 @@ describe("lgprof --script", function()
   end)
 
   it("reads a.out and gmon.out by default", function()
-    local dir = tmp .. "/defaults"
-    assert(util.exec_ok(("mkdir -p %s && cp %s %s/a.out && cp %s %s/gmon.out"):format(
-      fx.shquote(dir), fx.shquote(build.exe), fx.shquote(dir), fx.shquote(build.gmon[2]), fx.shquote(dir))))
+    local dir = util.mkdir(tmp .. "/defaults")
+    util.spit(dir .. "/a.out", util.slurp(build.exe))
+    util.spit(dir .. "/gmon.out", util.slurp(build.gmon[2]))
     local status, out, err = cmd.lgprof({ "--script", report }, { cwd = dir })
     assert.equal(0, status, cmd.show(status, out, err))
     local p <close> = assert(lgprof.open(build.exe, build.gmon[2]))
@@ -146,37 +149,28 @@ describe("lgprof --script", function()
     local share -- c's share of the flat profile
     setup(function()
       local p <close> = assert(lgprof.open(build.exe, build.gmon[1]))
-      for fn in p:symbols() do
-        if fn.name == "c" then share = fn.flat_percent / 100 end
-      end
-      assert(share and share > 0.1 and share < 0.9, "unexpected fixture profile")
+      share = prof.fn(p, "c").flat_percent / 100
+      assert(share > 0.1 and share < 0.99, "unexpected fixture profile")
     end)
 
     it("0 when the checks pass, 3 when one fails (--script and standalone)", function()
       local above, below = ("%.6f"):format(share + 0.001), ("%.6f"):format(share - 0.001)
       for _, run in ipairs({ function(a) return cmd.lgprof({ "--script", gate, table.unpack(a) }) end,
                              function(a) return cmd.lua({ gate, table.unpack(a) }) end }) do
-        local status, out, err = run({ build.exe, build.gmon[1], "--", above })
-        assert.equal(0, status, cmd.show(status, out, err))
-        assert.equal("passed\n", out)
-        assert.equal("", err)
-        status, out, err = run({ build.exe, build.gmon[1], "--", below })
-        assert.equal(3, status, cmd.show(status, out, err))
-        assert.equal("failed\n", out)
-        assert.matches("^lgprof: check failed: max_self c: [%d.]+%% > [%d.]+%%\n$", err)
+        cmd.expect({ status = 0, out = "passed\n", err = "" }, run({ build.exe, build.gmon[1], "--", above }))
+        cmd.expect({ status = 3, out = "failed\n",
+                     err_match = "^lgprof: check failed: max_self c: [%d.]+%% > [%d.]+%%\n$" },
+          run({ build.exe, build.gmon[1], "--", below }))
       end
     end)
 
     it("--script exits 3 after the script returns, without check.exit()", function()
-      local script = cmd.write(tmp .. "/noexit.lua", [[
+      cmd.expect({ status = 3, out = "returned\n", err_match = "^lgprof: check failed: max_calls c: %d+ > 0\n$" },
+        run_script("noexit.lua", [[
 local profile = ...
 require("lgprof").check.max_calls(profile, "^c$", 0)
 print("returned")
-]])
-      local status, out, err = cmd.lgprof({ "--script", script, build.exe, build.gmon[1] })
-      assert.equal(3, status, cmd.show(status, out, err))
-      assert.equal("returned\n", out)
-      assert.matches("^lgprof: check failed: max_calls c: %d+ > 0\n$", err)
+]]))
     end)
 
     it("1: a missing profile file (command and standalone)", function()
@@ -194,27 +188,23 @@ print("returned")
     end)
 
     it("1: a script with a syntax error, or one that raises an error", function()
-      local syntax = cmd.write(tmp .. "/syntax.lua", "local x = = 1\n")
-      local msg = cmd.one_line_error(1, cmd.lgprof({ "--script", syntax, build.exe, build.gmon[1] }))
+      local msg = cmd.one_line_error(1, run_script("syntax.lua", "local x = = 1\n"))
+      local syntax = tmp .. "/syntax.lua"
       assert.equal(syntax .. ":1: ", msg:sub(1, #syntax + 4))
-      local boom = cmd.write(tmp .. "/boom.lua", "local profile = ...\n\nerror('boom: ' .. profile.hz)\n")
-      msg = cmd.one_line_error(1, cmd.lgprof({ "--script", boom, build.exe, build.gmon[1] }))
-      assert.equal(boom .. ":3: boom: 100", msg)
+      msg = cmd.one_line_error(1, run_script("boom.lua", "local profile = ...\n\nerror('boom: ' .. profile.hz)\n"))
+      assert.equal(tmp .. "/boom.lua:3: boom: 100", msg)
       -- an error value that is not a string, raised without position
-      local tab = cmd.write(tmp .. "/tab.lua", "error(setmetatable({}, { __tostring = function() return 'custom' end }))\n")
-      msg = cmd.one_line_error(1, cmd.lgprof({ "--script", tab, build.exe, build.gmon[1] }))
-      assert.equal(tab .. ": custom", msg)
+      msg = cmd.one_line_error(1, run_script("tab.lua",
+        "error(setmetatable({}, { __tostring = function() return 'custom' end }))\n"))
+      assert.equal(tmp .. "/tab.lua: custom", msg)
     end)
 
     it("1 beats 3: a script that fails a check and then raises", function()
-      local script = cmd.write(tmp .. "/both.lua", [[
+      cmd.expect({ status = 1, err_match = "later\n$" }, run_script("both.lua", [[
 local profile = ...
 require("lgprof").check.max_calls(profile, "^c$", 0)
 error("later")
-]])
-      local status, out, err = cmd.lgprof({ "--script", script, build.exe, build.gmon[1] })
-      assert.equal(1, status, cmd.show(status, out, err))
-      assert.matches("later\n$", err)
+]]))
     end)
 
     it("2: usage errors, one line on stderr", function()

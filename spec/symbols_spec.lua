@@ -7,43 +7,18 @@
 -- must give the same list, in the same (address) order, for every fixture
 -- program in every variant.  Without /usr/bin/gprof those tests are pending.
 
-local fx = require "helpers.fixtures"
-local util = require "helpers.util"
+local H = require "helpers"
+local fx, util, cmd = H.fixtures, H.util, H.cmd
 local lgprof = require "lgprof"
 
-local GPROF = "/usr/bin/gprof"
-local sq = fx.shquote
-
-local exec_ok = util.exec_ok
-
-local HAVE_GPROF = exec_ok("test -x " .. sq(GPROF))
-
-local read_cmd = util.read_cmd
-
--- Copies the executable and its first profile into a temporary directory under
+-- Copies the executable and its profiles into a temporary directory under
 -- the build's lock (a concurrent rebuild of the fixture cannot interleave).
 local function snapshot(b)
-  local dir = read_cmd("mktemp -d " .. sq((os.getenv("TMPDIR") or "/tmp")
-    .. "/lgprof-syms.XXXXXX")):gsub("%s+$", "")
-  assert(dir ~= "", "mktemp failed")
-  local cp = "cp -p " .. sq(b.exe) .. " " .. sq(b.gmon[1]) .. " " .. sq(dir)
-  if exec_ok("command -v flock >/dev/null 2>&1") then
-    cp = "flock " .. sq(b.dir .. "/.lock") .. " sh -c " .. sq(cp)
-  end
-  assert(exec_ok(cp), "cannot copy the fixture files")
-  return {
-    dir = dir,
-    exe = dir .. "/" .. b.exe:match("[^/]+$"),
-    gmon = dir .. "/" .. b.gmon[1]:match("[^/]+$"),
-  }
-end
-
-local function rmtree(d)
-  if d and d:match("^/.+/lgprof%-syms%.") then os.execute("rm -rf " .. sq(d)) end
+  return fx.snapshot(b, util.mktempdir("lgprof-syms"))
 end
 
 local function gprof_symtab(exe, gmon)
-  local out = read_cmd(sq(GPROF) .. " -d128 " .. sq(exe) .. " " .. sq(gmon) .. " 2>/dev/null")
+  local _, out = cmd.gprof({ "-d128", exe, gmon })
   local lines = {}
   for line in out:gmatch("[^\n]+") do
     if line:sub(1, 20) == "[symtab_finalize] 0x" then lines[#lines + 1] = line end
@@ -80,14 +55,11 @@ end
 
 describe("symbol table (gprof -d128 [symtab_finalize])", function()
   it("gprof's dump has the expected shape", function()
-    if not HAVE_GPROF then
-      pending("gprof not installed")
-      return
-    end
+    if not cmd.HAVE_GPROF then return pending("gprof not installed") end
     local b = assert(fx.build("classic", "O2-nopie"))
     local s = snapshot(b)
-    finally(function() rmtree(s.dir) end)
-    local lines, out = gprof_symtab(s.exe, s.gmon)
+    finally(function() util.rmtree(s.dir) end)
+    local lines, out = gprof_symtab(s.exe, s.gmon[1])
     assert.matches("^%[main%] debug%-level=0x%x+\n", out)
     assert.is_true(#lines > 5)
     local seen = {}
@@ -105,16 +77,13 @@ describe("symbol table (gprof -d128 [symtab_finalize])", function()
     describe(prog, function()
       for _, variant in ipairs(fx.variants) do
         it(variant, function()
-          if not HAVE_GPROF then
-            pending("gprof not installed")
-            return
-          end
+          if not cmd.HAVE_GPROF then return pending("gprof not installed") end
           local b, err = fx.build(prog, variant)
           assert(b, err)
           local s = snapshot(b)
-          finally(function() rmtree(s.dir) end)
-          local want = gprof_symtab(s.exe, s.gmon)
-          local got = lgprof_symtab(s.exe, s.gmon)
+          finally(function() util.rmtree(s.dir) end)
+          local want = gprof_symtab(s.exe, s.gmon[1])
+          local got = lgprof_symtab(s.exe, s.gmon[1])
           assert.is_true(#want > 0, "no [symtab_finalize] lines from gprof -d128")
           local diff = first_difference(want, got)
           if diff then

@@ -5,6 +5,9 @@
 -- lua5.4 spec/tap_summary.lua --sanitizer-logs DIR (make test-asan): each file
 -- in DIR is a report that AddressSanitizer or UBSan wrote (log_path) from some
 -- process of the run; each is printed and counted as a failure.
+package.path = ((arg[0] or ""):match("^(.*)/[^/]*$") or ".") .. "/?.lua;" .. package.path
+local util = require "helpers.util"
+
 local passed, failed, skipped = 0, 0, 0
 local logdir = arg[1] == "--sanitizer-logs" and arg[2] or nil
 for line in io.lines() do
@@ -16,16 +19,12 @@ for line in io.lines() do
   end
 end
 if logdir then
-  local p = assert(io.popen("ls -1 '" .. logdir:gsub("'", [['\'']]) .. "' 2>/dev/null"))
-  for name in p:lines() do
-    local f = io.open(logdir .. "/" .. name, "rb")
-    local text = f and f:read("a") or "(unreadable)"
-    if f then f:close() end
+  for _, name in ipairs(util.ls(logdir)) do
+    local text = util.slurp(logdir .. "/" .. name) or "(unreadable)"
     failed = failed + 1
     io.write("not ok - sanitizer report ", logdir, "/", name, "\n")
     io.write((text:gsub("\n*$", ""):gsub("[^\n]+", "# %0")), "\n")
   end
-  p:close()
 end
 io.write(string.format("%d passed, %d failed, %d skipped\n", passed, failed, skipped))
 os.exit((failed == 0 and passed > 0) and 0 or 1)

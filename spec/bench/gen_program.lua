@@ -31,7 +31,12 @@
 -- number of distinct call sites exceeds textsize * 3 / 100; the program
 -- keeps ~1.5 call sites per ~100-byte function, well below that.
 --
--- Deterministic for a given SEED (own xorshift64* PRNG, not math.random).
+-- Deterministic for a given SEED (helpers/prng.lua, not math.random).
+
+local script_dir = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
+package.path = script_dir .. "/../?.lua;" .. package.path
+local prng = require "helpers.prng"
+local util = require "helpers.util"
 
 local N = math.tointeger(tonumber(arg[1] or ""))
 local SEED = math.tointeger(tonumber(arg[2] or ""))
@@ -42,27 +47,8 @@ if not (N and SEED and OUTDIR and TARGET) or N < 1 then
   os.exit(2)
 end
 
--- PRNG: splitmix64 seeding, xorshift64* (exact with Lua 5.4 integers).
-local state
-do
-  local z = SEED + 0x9E3779B97F4A7C15
-  z = (z ~ (z >> 30)) * 0xBF58476D1CE4E5B9
-  z = (z ~ (z >> 27)) * 0x94D049BB133111EB
-  z = z ~ (z >> 31)
-  if z == 0 then z = 0x2545F4914F6CDD1D end
-  state = z
-end
-local function next64()
-  local x = state
-  x = x ~ (x >> 12)
-  x = x ~ (x << 25)
-  x = x ~ (x >> 27)
-  state = x
-  return x * 0x2545F4914F6CDD1D
-end
-local function rand(n) return (next64() >> 11) % n end
-
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local rand = prng.new(SEED) -- uniform integers in [0, n)
+local q = util.q
 assert(os.execute("mkdir -p " .. q(OUTDIR)))
 
 ---------------------------------------------------------------------------

@@ -23,11 +23,13 @@
 --     offset (mcount's return address in the prologue); count 1..1000.
 --     Records are in from_pc bucket order, as glibc's write_call_graph does.
 --
--- Deterministic for a given SEED (own xorshift64* PRNG, not math.random).
+-- Deterministic for a given SEED (helpers/prng.lua, not math.random).
 
 local script_dir = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
 package.path = script_dir .. "/../?.lua;" .. package.path
 local gw = require "helpers.gmonwriter"
+local prng = require "helpers.prng"
+local util = require "helpers.util"
 
 local function usage()
   io.stderr:write("usage: lua5.4 gen_synth.lua N_FUNCS N_ARCS BACKEDGE_PERCENT SEED OUTDIR\n")
@@ -44,33 +46,7 @@ if not (N and NARCS and BACK and SEED and OUTDIR) or N < 1 or NARCS < 0
   usage()
 end
 
----------------------------------------------------------------------------
--- PRNG: splitmix64 seeding, xorshift64* generator.  Lua 5.4 integers are
--- 64-bit with wrap-around and a logical >>, so this is exact.
----------------------------------------------------------------------------
-local state
-do
-  local z = SEED + 0x9E3779B97F4A7C15
-  z = (z ~ (z >> 30)) * 0xBF58476D1CE4E5B9
-  z = (z ~ (z >> 27)) * 0x94D049BB133111EB
-  z = z ~ (z >> 31)
-  if z == 0 then z = 0x2545F4914F6CDD1D end
-  state = z
-end
-
-local function next64()
-  local x = state
-  x = x ~ (x >> 12)
-  x = x ~ (x << 25)
-  x = x ~ (x >> 27)
-  state = x
-  return x * 0x2545F4914F6CDD1D
-end
-
--- uniform integer in [0, n)
-local function rand(n)
-  return (next64() >> 11) % n
-end
+local rand = prng.new(SEED) -- uniform integers in [0, n)
 
 local function sh(cmd)
   local ok, how, code = os.execute(cmd)
@@ -81,7 +57,7 @@ local function sh(cmd)
   end
 end
 
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local q = util.q
 
 local t0 = os.clock()
 sh("mkdir -p " .. q(OUTDIR))

@@ -21,7 +21,9 @@
 -- gprof/lgprof, the target and whether it is met.  A missed target prints
 -- MISSED and does not fail; a failing generator or command exits 1.
 
-local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+package.path = ((arg and arg[0] or ""):match("^(.*)/[^/]*$") or ".") .. "/../?.lua;" .. package.path
+local util = require "helpers.util"
+local q, slurp, spit = util.q, util.slurp, util.spit
 
 local function log(fmt, ...) io.stderr:write("bench: ", fmt:format(...), "\n") end
 
@@ -42,20 +44,6 @@ local function capture(cmd)
   local ok, how, code = p:close()
   if not ok then die("command failed (%s %s): %s", how, code, cmd) end
   return s
-end
-
-local function slurp(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
-local function spit(path, s)
-  local f = assert(io.open(path, "wb"))
-  f:write(s)
-  f:close()
 end
 
 local function exists(path) local f = io.open(path, "rb"); if f then f:close() end; return f ~= nil end
@@ -123,6 +111,7 @@ local function synth(n, arcs)
   local gen = HERE .. "/gen_synth.lua"
   local cmd = ("%s %s %d %d %d %d %s"):format(q(LUA), q(gen), n, arcs, BACK, SYNTH_SEED, q(dir))
   local stamp = capture("cksum " .. q(gen) .. " " .. q(ROOT .. "/spec/helpers/gmonwriter.lua")
+                        .. " " .. q(ROOT .. "/spec/helpers/prng.lua")
                         .. " | cut -d' ' -f1,2") .. ("gen_synth.lua %d %d %d %d\n"):format(n, arcs, BACK, SYNTH_SEED)
   cached(dir, stamp, { "synth", "gmon.out" }, function() sh(cmd .. " >&2") end)
   return { exe = dir .. "/synth", gmon = dir .. "/gmon.out", dir = dir,
@@ -132,7 +121,8 @@ end
 local function program(n, seed, seconds)
   local dir = ("%s/prog-n%d-s%d-t%g"):format(BENCH, n, seed, seconds)
   local gen = HERE .. "/gen_program.lua"
-  local stamp = capture("cksum " .. q(gen) .. " | cut -d' ' -f1,2; gcc -dumpfullversion")
+  local stamp = capture("cksum " .. q(gen) .. " " .. q(ROOT .. "/spec/helpers/prng.lua")
+                        .. " | cut -d' ' -f1,2; gcc -dumpfullversion")
                 .. ("gen_program.lua %d %d %g\n"):format(n, seed, seconds)
   cached(dir, stamp, { "prog", "gmon.out" }, function()
     sh(("%s %s %d %d %s %g >&2"):format(q(LUA), q(gen), n, seed, q(dir), seconds))

@@ -5,19 +5,12 @@
 package.path = "spec/?.lua;" .. package.path
 local gw = require "helpers.gmonwriter"
 local ew = require "helpers.elfwriter"
+local util = require "helpers.util"
 
-local function slurp(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local function slurp(path) return (assert(util.slurp(path), "cannot read " .. path)) end
 local function put(dir, name, s)
-  os.execute("mkdir -p spec/fuzz/corpus/" .. dir)
   assert(#s < 65536, name .. " is too big for a seed")
-  local f = assert(io.open("spec/fuzz/corpus/" .. dir .. "/" .. name, "wb"))
-  f:write(s)
-  f:close()
+  util.spit(util.mkdir("spec/fuzz/corpus/" .. dir) .. "/" .. name, s)
 end
 
 local demo_gmon = slurp("build/fuzz/demo.gmon.out")
@@ -51,9 +44,10 @@ put("gmon", "small-oldbsd-le32", gw.encode(small, { format = "oldbsd", bits = 32
 
 -- executables: the demo with and without DWARF, and minimal ELFs
 local demo = slurp("build/fuzz/demo")
-os.execute("strip -g -o /tmp/lgprof-demo-nodebug build/fuzz/demo")
-local stripped = slurp("/tmp/lgprof-demo-nodebug")
-os.remove("/tmp/lgprof-demo-nodebug")
+local tmp = util.mktempdir("lgprof-corpus")
+assert(util.exec_ok("strip -g -o " .. util.q(tmp .. "/demo-nodebug") .. " build/fuzz/demo"))
+local stripped = slurp(tmp .. "/demo-nodebug")
+util.rmtree(tmp)
 for _, h in ipairs { "elf", "exe" } do
   put(h, "demo", demo)
   put(h, "demo-nodebug", stripped)

@@ -1,49 +1,93 @@
--- Runs bin/lgprof (or a Lua script standalone, with the checkout's modules)
--- and captures its exit status, stdout and stderr.
+-- Runs programs for the specs (bin/lgprof, lua5.4 with the checkout's modules,
+-- GNU gprof as the oracle, any other command) and captures status, stdout, stderr.
 --
 --   local cmd = require "helpers.cmd"
 --   local status, out, err = cmd.lgprof({ "check", "--max-self=^c$=0.5", exe, gmon })
 --   local status, out, err = cmd.lua({ "report.lua", exe, gmon })
+--   local status, out, err = cmd.gprof({ "-b", exe, gmon })   -- the oracle
 --   assert.equal(0, status, cmd.show(status, out, err))
+--
+-- Every word is shell-quoted: paths may hold spaces, dashes and quotes.
+-- opts.cwd: where to run (default: the checkout); opts.prefix: shell text put
+-- before the command (ulimit, timeout, VAR=value ...); opts.timeout: seconds.
 local fx = require "helpers.fixtures"
 local util = require "helpers.util"
 
 local M = {}
-local q = fx.shquote
+local q = util.q
 M.ROOT = fx.root
 M.LGPROF = fx.root .. "/bin/lgprof"
-
-local function run(words, opts)
-  opts = opts or {}
-  local base = os.tmpname()
-  local out, err = base .. ".out", base .. ".err"
-  local quoted = {}
-  for i, w in ipairs(words) do quoted[i] = q(w) end
-  local cmd = "cd " .. q(opts.cwd or M.ROOT) .. " && " .. (opts.env or "")
-    .. table.concat(quoted, " ") .. " >" .. q(out) .. " 2>" .. q(err) .. " </dev/null"
-  local _, how, code = os.execute(cmd)
-  local o, e = util.slurp(out) or "", util.slurp(err) or ""
-  os.remove(out); os.remove(err); os.remove(base)
-  if how == "signal" then code = 128 + code end
-  return code, o, e
-end
-
---- bin/lgprof with args; opts.cwd (default: the checkout). Returns status, out, err.
-function M.lgprof(args, opts)
-  return run({ M.LGPROF, table.unpack(args) }, opts)
-end
+M.GPROF = "/usr/bin/gprof"
+M.HAVE_GPROF = util.have(M.GPROF)
 
 --- The build directory whose lgprof/core.so the specs load: $LGPROF_BUILD
 -- (make test-asan) or the checkout's build/.
 M.BUILD = os.getenv("LGPROF_BUILD")
 if not M.BUILD or M.BUILD == "" then M.BUILD = M.ROOT .. "/build" end
 
+--- Runs the shell command line `line` (already quoted) with stdout and
+-- stderr captured; opts.cwd, opts.prefix. Returns status (128 + signal
+-- number when killed), stdout, stderr.
+function M.shell(line, opts)
+  opts = opts or {}
+  local base = os.tmpname()
+  local out, err = base .. ".out", base .. ".err"
+  local full = "cd " .. q(opts.cwd or M.ROOT) .. " && { " .. (opts.prefix or "")
+    .. line .. " ; } >" .. q(out) .. " 2>" .. q(err) .. " </dev/null"
+  local _, how, code = os.execute(full)
+  local o, e = util.slurp(out) or "", util.slurp(err) or ""
+  os.remove(out); os.remove(err); os.remove(base)
+  if how == "signal" then code = 128 + code end
+  return code, o, e
+end
+
+--- Runs argv (argv[1] is the program); opts as for shell, plus opts.timeout.
+function M.run(argv, opts)
+  opts = opts or {}
+  local line = util.qwords(argv)
+  if opts.timeout then line = "timeout " .. opts.timeout .. " " .. line end
+  return M.shell(line, opts)
+end
+
+local function with(first, args)
+  local argv = { table.unpack(first) }
+  table.move(args, 1, #args, #argv + 1, argv)
+  return argv
+end
+
+--- bin/lgprof with args.
+function M.lgprof(args, opts)
+  return M.run(with({ M.LGPROF }, args), opts)
+end
+
+--- GNU gprof with args, run under the name "gprof" (argv[0] shows in its
+-- usage text and messages) with /usr/bin first on PATH.
+M.GPROF_ENV = "PATH=" .. q("/usr/bin:" .. (os.getenv("PATH") or "/bin")) .. " "
+function M.gprof(args, opts)
+  opts = opts or {}
+  local o = {}
+  for k, v in pairs(opts) do o[k] = v end
+  o.prefix = (opts.prefix or "") .. M.GPROF_ENV
+  return M.run(with({ "gprof" }, args), o)
+end
+
+--- The shell words that run lgprof / gprof (for scripts that run many cases).
+M.LGPROF_CMD = q(M.LGPROF)
+M.GPROF_CMD = M.GPROF_ENV .. "gprof"
+
+--- Shell text setting the module paths of the checkout for lua5.4.
+function M.lua_env()
+  return ("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s "):format(
+    q(M.ROOT .. "/lua/?.lua;" .. M.ROOT .. "/lua/?/init.lua;;"), q(M.BUILD .. "/?.so;;"))
+end
+
 --- lua5.4 with args and the checkout's lua/ and build/ on the module paths.
 function M.lua(args, opts)
   opts = opts or {}
-  local env = ("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s "):format(
-    q(M.ROOT .. "/lua/?.lua;" .. M.ROOT .. "/lua/?/init.lua;;"), q(M.BUILD .. "/?.so;;"))
-  return run({ "lua5.4", table.unpack(args) }, { cwd = opts.cwd, env = env .. (opts.env or "") })
+  local o = {}
+  for k, v in pairs(opts) do o[k] = v end
+  o.prefix = M.lua_env() .. (opts.prefix or "")
+  return M.run(with({ "lua5.4" }, args), o)
 end
 
 --- A readable dump of a run, for assertion messages.
@@ -63,12 +107,30 @@ function M.one_line_error(want_status, status, out, err)
   return err:sub(9, -2)
 end
 
---- Writes text to path.
-function M.write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-  return path
+--- As one_line_error with status 1, and the line must name `file` first:
+-- "lgprof: FILE: reason". Returns "FILE: reason".
+function M.file_error(file, status, out, err)
+  local line = M.one_line_error(1, status, out, err)
+  local prefix = file .. ": "
+  assert(line:sub(1, #prefix) == prefix and #line > #prefix,
+    "expected 'lgprof: " .. prefix .. "reason'\n" .. M.show(status, out, err))
+  return line
 end
+
+--- Asserts a run's status and, where given, want.out (its stdout, exactly),
+-- want.err (its stderr, exactly) or want.err_match (a Lua pattern stderr
+-- matches). Returns status, out, err.
+function M.expect(want, status, out, err)
+  local ctx = M.show(status, out, err)
+  assert(status == want.status, ("expected status %s\n%s"):format(tostring(want.status), ctx))
+  assert(want.out == nil or out == want.out, ("expected stdout %q\n%s"):format(tostring(want.out), ctx))
+  assert(want.err == nil or err == want.err, ("expected stderr %q\n%s"):format(tostring(want.err), ctx))
+  assert(want.err_match == nil or err:match(want.err_match),
+    ("expected stderr matching %q\n%s"):format(tostring(want.err_match), ctx))
+  return status, out, err
+end
+
+--- Writes text to path; returns path.
+M.write = util.spit
 
 return M

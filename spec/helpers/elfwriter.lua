@@ -29,21 +29,16 @@
 -- Each symbol gets its own string in .strtab (no suffix sharing), so the
 -- order of the strings is exactly the one asked for.
 
+local util = require "helpers.util"
+
 local M = {}
 
-M.EM_386 = 3
-M.EM_68K = 4
-M.EM_MIPS = 8
-M.EM_PPC = 20
-M.EM_PPC64 = 21
-M.EM_S390 = 22
-M.EM_ARM = 40
-M.EM_SPARCV9 = 43
-M.EM_X86_64 = 62
-M.EM_AARCH64 = 183
-
-M.SHN_UNDEF = 0
-M.SHN_ABS = 0xfff1
+-- e_machine values, and the special section indexes
+for name, value in pairs({ EM_386 = 3, EM_68K = 4, EM_MIPS = 8, EM_PPC = 20, EM_PPC64 = 21,
+                           EM_S390 = 22, EM_ARM = 40, EM_SPARCV9 = 43, EM_X86_64 = 62,
+                           EM_AARCH64 = 183, SHN_UNDEF = 0, SHN_ABS = 0xfff1 }) do
+  M[name] = value
+end
 
 local BIND = { ["local"] = 0, global = 1, weak = 2 }
 local TYPE = { notype = 0, object = 1, func = 2, section = 3, file = 4 }
@@ -212,10 +207,8 @@ end
 --- Builds the ELF image and writes it to path (mode 0755); returns the bytes.
 function M.write(path, opts)
   local bytes = M.build(opts)
-  local f = assert(io.open(path, "wb"))
-  assert(f:write(bytes))
-  assert(f:close())
-  os.execute("chmod 755 '" .. path:gsub("'", [['\'']]) .. "'")
+  util.spit(path, bytes)
+  os.execute("chmod 755 " .. util.q(path))
   return bytes
 end
 

@@ -15,6 +15,15 @@
 -- Concurrent builds of the same program/variant are serialised with flock(1).
 -- Failures (compiler missing or failing, non-zero exit, no gmon.out) give nil, message;
 -- the build directory keeps build.log and run.<n>.log.
+-- Headers in spec/fixtures/progs/ itself (shared by several programs) count as
+-- sources of every program.
+--
+-- What a -pg run samples varies: a spec that needs more of the profiles than
+-- "they exist" passes opts.accept (see M.build), and a cached build that fails
+-- it is run again and, if it never passes, deleted, so no later run of the
+-- suite inherits it.
+
+local util = require "helpers.util"
 
 local M = {}
 
@@ -27,24 +36,10 @@ local CXX_EXT = { cc = true, cpp = true, cxx = true, ["c++"] = true, C = true }
 local HDR_EXT = { h = true, hh = true, hpp = true, hxx = true }
 local NRUNS = 3 -- the run loop in start() is written for exactly 3
 
-local function shquote(s)
-  return "'" .. (tostring(s):gsub("'", [['\'']])) .. "'"
-end
+local shquote = util.q
 M.shquote = shquote
 
--- (written to also work under Lua 5.1/LuaJIT, in case busted runs on one of those)
-local function read_cmd(cmd)
-  local p = io.popen(cmd, "r")
-  if not p then return nil end
-  local out = p:read("*a")
-  p:close()
-  return out
-end
-
-local function exec_ok(cmd)
-  local r = os.execute(cmd)
-  return r == true or r == 0
-end
+local read_cmd, exec_ok = util.read_cmd, util.exec_ok
 
 local function normalize(path)
   local parts = {}
@@ -85,22 +80,26 @@ local function ext_of(file)
   return file:match("%.([^./]+)$")
 end
 
-local function list_dir(dir)
-  local out = read_cmd("ls -1A " .. shquote(dir) .. " 2>/dev/null") or ""
-  local names = {}
-  for line in out:gmatch("[^\n]+") do names[#names + 1] = line end
-  table.sort(names)
-  return names
-end
+local list_dir = util.ls
 
 local function is_dir(path)
   return exec_ok("test -d " .. shquote(path))
 end
 
+-- Headers shared by the programs: spec/fixtures/progs/*.h
+local function shared_headers()
+  local all = {}
+  for _, f in ipairs(list_dir(M.progs_dir)) do
+    local e = ext_of(f)
+    if e and HDR_EXT[e] then all[#all + 1] = M.progs_dir .. "/" .. f end
+  end
+  return all
+end
+
 -- Sources of one program: { all = {abs...}, compile = {abs...}, cxx = bool }
 local function program_sources(name)
   local dir = M.progs_dir .. "/" .. name
-  local all, compile, cxx = {}, {}, false
+  local all, compile, cxx = shared_headers(), {}, false
   for _, f in ipairs(list_dir(dir)) do
     local e = ext_of(f)
     if e and (C_EXT[e] or CXX_EXT[e] or HDR_EXT[e]) then
@@ -265,14 +264,69 @@ local function finish(job)
   }
 end
 
+-- Runs a shell command under the build's lock (when flock(1) exists).
+local function locked(b, command)
+  if have_tool("flock") then
+    command = "flock " .. shquote(b.dir .. "/.lock") .. " sh -c " .. shquote(command)
+  end
+  return exec_ok(command)
+end
+
+--- Deletes a build's profiles (under its lock), so that the next build of
+-- it, in this run or a later one, compiles and runs the program again.
+function M.discard(b)
+  local files = { shquote(b.exe) }
+  for _, g in ipairs(b.gmon) do files[#files + 1] = shquote(g) end
+  locked(b, "rm -f " .. table.concat(files, " "))
+end
+
 --- Build (or reuse) one program in one variant.
 -- opts.force = true rebuilds and reruns even if the cache is fresh.
+-- opts.accept = function(result) -> true | nil, why: what the spec needs of
+-- the profiles beyond their existence (what a -pg run samples varies). A
+-- build that fails it is run again, up to opts.tries times in all (default
+-- 3); when none passes, its profiles are deleted (see discard) and build
+-- returns nil, why.
 -- Returns { exe=, gmon={g1,g2,g3}, dir=, sources={...}, name=, variant=, compiler=, flags= }
 -- or nil, message.
 function M.build(name, variant, opts)
-  local job, err = start(name, variant, opts)
-  if not job then return nil, err end
-  return finish(job)
+  opts = opts or {}
+  local tries, why = opts.accept and (opts.tries or 3) or 1, nil
+  local o = { force = opts.force }
+  for try = 1, tries do
+    local job, err = start(name, variant, o)
+    if not job then return nil, err end
+    local b, ferr = finish(job)
+    if not b then return nil, ferr end
+    local ok = true
+    if opts.accept then ok, why = opts.accept(b) end
+    if ok then return b end
+    if try == tries then M.discard(b) end
+    o.force = true
+  end
+  return nil, ("fixtures: %s/%s: no usable profiles in %d builds: %s"):format(name, variant,
+    tries, tostring(why))
+end
+
+--- Copies a build's executable and profiles into dir under the build's lock,
+-- so that a concurrent rebuild (another spec run) cannot change them while a
+-- spec compares two tools on them. Returns { exe=, gmon={...}, dir= } there.
+function M.snapshot(b, dir)
+  local files = { shquote(b.exe) }
+  for _, g in ipairs(b.gmon) do files[#files + 1] = shquote(g) end
+  assert(locked(b, "cp -p " .. table.concat(files, " ") .. " " .. shquote(dir)),
+    "cannot copy the fixture files into " .. dir)
+  local s = { exe = dir .. "/" .. b.exe:match("[^/]+$"), gmon = {}, dir = dir }
+  for k, g in ipairs(b.gmon) do s.gmon[k] = dir .. "/" .. g:match("[^/]+$") end
+  return s
+end
+
+--- The profile of one run of a build (default: run 1) as gmonwriter decodes
+-- it, and its bytes.
+function M.gmon_data(b, run)
+  local gw = require "helpers.gmonwriter"
+  local bytes = gw.read(b.gmon[run or 1])
+  return gw.decode(bytes), bytes
 end
 
 local function nproc()

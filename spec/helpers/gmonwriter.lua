@@ -35,6 +35,8 @@
 -- All integer fields are masked to their width, so -1 becomes 0xffffffff in
 -- a u32 field.  Default opts: gnu, 64 bits, little endian, version 1.
 
+local util = require "helpers.util"
+
 local M = {}
 
 local GMON_MAGIC = "gmon"
@@ -275,22 +277,30 @@ end
 --- Write bytes (a string) or a description (a table) to path.
 function M.write(path, data, opts)
   local s = type(data) == "string" and data or M.encode(data, opts)
-  local f = assert(io.open(path, "wb"))
-  assert(f:write(s))
-  assert(f:close())
+  util.spit(path, s)
   return s
 end
 
+--- The bytes of a file (raises if it cannot be read).
 function M.read(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
+  return (assert(util.slurp(path), "cannot read " .. path))
 end
 
 ---------------------------------------------------------------------------
 -- Decoder
 ---------------------------------------------------------------------------
+
+-- Reads n u16 bins of byte order e at pos into h.bins (1-based) and
+-- h.n_bins; returns the position after them.
+local function read_bins(h, s, pos, n, e)
+  local bins, f16 = {}, e .. "I2"
+  for i = 1, n do
+    bins[i] = string.unpack(f16, s, pos)
+    pos = pos + 2
+  end
+  h.bins, h.n_bins = bins, n
+  return pos
+end
 
 local function decode_gnu(s, o)
   local e = o.e
@@ -324,13 +334,7 @@ local function decode_gnu(s, o)
       h.abbrev = s:sub(pos + 15, pos + 15)
       pos = pos + 16
       assert(pos + 2 * n - 1 <= len, "gmondecode: truncated histogram")
-      local bins = {}
-      local f16 = e .. "I2"
-      for i = 1, n do
-        bins[i] = string.unpack(f16, s, pos)
-        pos = pos + 2
-      end
-      h.bins, h.n_bins = bins, n
+      pos = read_bins(h, s, pos, n, e)
       hist[#hist + 1] = h
       recs[#recs + 1] = { "hist", #hist }
     elseif tag == M.TAG_BB_COUNT then
@@ -381,14 +385,7 @@ local function decode_bsd(s, o, fmt)
   local hsize = HDRSIZE[fmt][o.bits]
   h.dimen, h.abbrev = "seconds", "s"
   local n = (ncnt - hsize) // 2
-  pos = hsize + 1
-  local bins = {}
-  local f16 = e .. "I2"
-  for i = 1, n do
-    bins[i] = string.unpack(f16, s, pos)
-    pos = pos + 2
-  end
-  h.bins, h.n_bins = bins, n
+  pos = read_bins(h, s, hsize + 1, n, e)
   local rec = 3 * o.asz
   local afmt = e .. string.rep("I" .. o.asz, 3)
   while pos + rec - 1 <= #s do

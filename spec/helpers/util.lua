@@ -1,5 +1,19 @@
--- Small helpers shared by the specs: files, temporary folders, commands.
+-- Small helpers shared by the specs: shell quoting, files, temporary folders,
+-- shell commands. Every path that goes into a shell command goes through q().
 local util = {}
+
+--- s as one shell word (single-quoted): safe for spaces, dashes, quotes.
+function util.q(s)
+  return "'" .. (tostring(s):gsub("'", [['\'']])) .. "'"
+end
+util.shquote = util.q
+
+--- The words of a list, each quoted, joined by spaces.
+function util.qwords(words)
+  local t = {}
+  for i, w in ipairs(words) do t[i] = util.q(w) end
+  return table.concat(t, " ")
+end
 
 --- The whole content of a file, or nil if it cannot be opened.
 function util.slurp(path)
@@ -10,13 +24,12 @@ function util.slurp(path)
   return s
 end
 
---- A new folder /tmp/NAME.XXXXXX.
-function util.mktempdir(name)
-  local p = io.popen("mktemp -d /tmp/" .. name .. ".XXXXXX")
-  local d = p:read("l")
-  p:close()
-  assert(d and d ~= "", "mktemp -d failed")
-  return d
+--- Writes text to path (raises if it cannot); returns path.
+function util.spit(path, text)
+  local f = assert(io.open(path, "wb"))
+  assert(f:write(text))
+  assert(f:close())
+  return path
 end
 
 --- Did the shell command exit with status 0?
@@ -33,6 +46,60 @@ function util.read_cmd(cmd)
   return s
 end
 
+--- Is the program on PATH (or, for an absolute path, executable)?
+function util.have(tool)
+  if tool:sub(1, 1) == "/" then return util.exec_ok("test -x " .. util.q(tool)) end
+  return util.exec_ok("command -v " .. util.q(tool) .. " >/dev/null 2>&1")
+end
+
+--- mkdir -p; returns path.
+function util.mkdir(path)
+  assert(util.exec_ok("mkdir -p " .. util.q(path)), "cannot create " .. path)
+  return path
+end
+
+--- The names in a folder, sorted (none when it does not exist).
+function util.ls(dir)
+  local names = {}
+  for line in util.read_cmd("ls -1A " .. util.q(dir) .. " 2>/dev/null"):gmatch("[^\n]+") do
+    names[#names + 1] = line
+  end
+  table.sort(names)
+  return names
+end
+
+-- folders made by mktempdir: the only ones rmtree removes
+local made = {}
+
+--- A new folder $TMPDIR/NAME.XXXXXX (TMPDIR defaults to /tmp).
+function util.mktempdir(name)
+  local base = os.getenv("TMPDIR")
+  if not base or base == "" then base = "/tmp" end
+  local d = util.read_cmd("mktemp -d " .. util.q(base .. "/" .. name .. ".XXXXXX")):gsub("\n$", "")
+  assert(d ~= "", "mktemp -d failed")
+  made[d] = true
+  return d
+end
+
+--- Removes a folder made by mktempdir (anything else is refused, so a
+-- wrong variable cannot remove what a spec did not create).
+function util.rmtree(d)
+  if d == nil then return end
+  assert(made[d], "rmtree: not a folder made by util.mktempdir: " .. tostring(d))
+  os.execute("rm -rf " .. util.q(d))
+  made[d] = nil
+end
+
+--- In a busted describe block: a temporary folder made before its tests and
+-- removed after them. Returns a function that gives its path (in a test).
+function util.block_tmpdir(name)
+  local busted = require "busted" -- (setup and teardown are not globals here)
+  local dir
+  busted.setup(function() dir = util.mktempdir(name) end)
+  busted.teardown(function() util.rmtree(dir) end)
+  return function() return dir end
+end
+
 --- Shell text to put before a command to cap its memory at kb KB of address
 -- space ("ulimit -v kb; "). Under make test-asan (LGPROF_SANITIZER set),
 -- ASan reserves terabytes of shadow address space, so ulimit -v cannot be
@@ -44,6 +111,36 @@ function util.memory_limit(kb)
       :format(kb // 1024)
   end
   return ("ulimit -v %d; "):format(kb)
+end
+
+--- A deep copy of a table (other values as they are).
+function util.copy(t)
+  if type(t) ~= "table" then return t end
+  local c = {}
+  for k, v in pairs(t) do c[k] = util.copy(v) end
+  return c
+end
+
+--- The fields of a line split on runs of blanks; with n, the first n-1
+-- fields and then the rest of the line (which may hold blanks) as the last.
+function util.fields(line, n)
+  local t, rest = {}, line:match("^%s*(.-)%s*$")
+  while rest ~= "" do
+    if n and #t == n - 1 then t[#t + 1] = rest; break end
+    local w, r = rest:match("^(%S+)%s*(.*)$")
+    t[#t + 1], rest = w, r
+  end
+  return t
+end
+
+--- The lines of a text (without their "\n"); a last line without one counts.
+function util.lines(text)
+  local t = {}
+  for l in (text .. (text:sub(-1) == "\n" and "" or "\n")):gmatch("([^\n]*)\n") do
+    t[#t + 1] = l
+  end
+  if text == "" then t = {} end
+  return t
 end
 
 return util
