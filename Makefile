@@ -191,14 +191,15 @@ fuzz: fuzz-build
 	done; \
 	[ $$fail = 0 ] || { echo "make fuzz: crashes found (build/fuzz/, logs fuzz_*.log)"; exit 1; }
 
+# (paths quoted: DESTDIR and PREFIX may hold spaces)
 install: all
-	install -d $(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof $(DESTDIR)$(LUA_SHAREDIR)/lgprof $(DESTDIR)$(BINDIR)
-	install -m 0755 $(CORE_SO) $(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof/core.so
-	install -m 0644 $(LUA_MODS) $(DESTDIR)$(LUA_SHAREDIR)/lgprof/
-	install -m 0755 bin/lgprof $(DESTDIR)$(BINDIR)/lgprof
+	install -d "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof" "$(DESTDIR)$(BINDIR)"
+	install -m 0755 $(CORE_SO) "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof/core.so"
+	install -m 0644 $(LUA_MODS) "$(DESTDIR)$(LUA_SHAREDIR)/lgprof/"
+	install -m 0755 bin/lgprof "$(DESTDIR)$(BINDIR)/lgprof"
 
 uninstall:
-	rm -rf $(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof $(DESTDIR)$(LUA_SHAREDIR)/lgprof $(DESTDIR)$(BINDIR)/lgprof
+	rm -rf "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof" "$(DESTDIR)$(BINDIR)/lgprof"
 
 clean:
 	rm -rf $(BUILD)
