@@ -7,13 +7,27 @@
 
 #include "select.h"
 
+/* Shares are worked out in seconds, from the seconds the API shows (a
+** function's total, an arc's self + children), so that a threshold judges
+** exactly the numbers a script sees. */
+static double total_of(const lgp_profile *p, const lgp_node *n) {
+  return lgp_seconds(p, n->prop_self + n->prop_child);
+}
+
+static double arc_seconds(const lgp_profile *p, const lgp_arc *a) {
+  return lgp_seconds(p, a->time) + lgp_seconds(p, a->child_time);
+}
+
+/* The call graph's time in seconds: the denominator of every share. */
+static double graph_seconds(const lgp_profile *p) {
+  return lgp_seconds(p, p->graph.print_time);
+}
+
 static int is_candidate(const lgp_profile *p, uint32_t s) {
   const lgp_node *n = &p->graph.nodes[s];
   return n->print_flag && !lgp_removed(p, s) &&
-         (n->prop_self + n->prop_child > 0.0 || n->ncalls + n->self_calls > 0);
+         (total_of(p, n) > 0.0 || n->ncalls + n->self_calls > 0);
 }
-
-static double total_of(const lgp_node *n) { return n->prop_self + n->prop_child; }
 
 /* Does s have a caller other than itself? */
 static int has_caller(const lgp_profile *p, uint32_t s) {
@@ -33,7 +47,7 @@ static int structural(const lgp_graph *g, const lgp_arc *a) {
 
 static void keep_nodes(const lgp_profile *p, const lgp_select_spec *spec, lgp_selection *sel) {
   const lgp_graph *g = &p->graph;
-  double limit = spec->node_fraction * g->print_time;
+  double t = graph_seconds(p);
   size_t k, kept = 0;
   /* the index order is by total, heaviest first (ties: the lower index),
      so the first max_nodes candidates that pass are the heaviest */
@@ -44,7 +58,7 @@ static void keep_nodes(const lgp_profile *p, const lgp_select_spec *spec, lgp_se
       continue;
     sel->ncandidates++;
     n = &g->nodes[s];
-    if (g->print_time > 0.0 ? total_of(n) < limit : spec->node_fraction > 0.0)
+    if ((t > 0.0 ? total_of(p, n) / t : 0.0) < spec->node_fraction)
       continue;
     if (spec->min_calls > 0 && n->ncalls + n->self_calls < spec->min_calls && has_caller(p, s))
       continue;
@@ -74,7 +88,7 @@ static int keep_arcs(const lgp_profile *p, const lgp_select_spec *spec, lgp_sele
     double share;
     if (!sel->kept[a->parent] || !sel->kept[a->child] || lgp_arc_hidden(p, (uint32_t)k))
       continue;
-    share = g->print_time > 0.0 ? (a->time + a->child_time) / g->print_time : 0.0;
+    share = graph_seconds(p) > 0.0 ? arc_seconds(p, a) / graph_seconds(p) : 0.0;
     sel->arc_kept[k] = structural(g, a) || share >= spec->edge_fraction;
     if (sel->arc_kept[k])
       sel->arcs[sel->narcs++] = (uint32_t)k;
@@ -238,20 +252,20 @@ static int residual_edges(rwork *w) {
     double d;
     if (x >= g->nsyms || sel->kept[x] || lgp_removed(p, x))
       continue;
-    d = total_of(&g->nodes[g->nodes[x].cyc_head]);
+    d = total_of(p, &g->nodes[g->nodes[x].cyc_head]);
     if (!(d > 0.0))
       continue;
     ins.n = outs.n = 0;
     for (a = lgp_parents_begin(g, x); a < lgp_parents_end(g, x); a++) {
       const lgp_arc *arc = &g->arcs.arcs[*a];
-      double t = arc->time + arc->child_time;
+      double t = arc_seconds(p, arc);
       if (sel->kept[arc->parent] && t > 0.0 && !lgp_arc_hidden(p, *a) &&
           wlist_add(&ins, arc->parent, t) != 0)
         goto out;
     }
     for (a = lgp_children_begin(g, x); ins.n > 0 && a < lgp_children_end(g, x); a++) {
       const lgp_arc *arc = &g->arcs.arcs[*a];
-      double t = arc->time + arc->child_time;
+      double t = arc_seconds(p, arc);
       if (sel->kept[arc->child] && arc->child != x && t > 0.0 && !lgp_arc_hidden(p, *a) &&
           wlist_add(&outs, arc->child, t) != 0)
         goto out;
@@ -353,11 +367,11 @@ int lgp_select(const lgp_profile *p, const lgp_select_spec *spec, lgp_selection 
   keep_nodes(p, spec, sel);
   if (keep_arcs(p, spec, sel) != 0)
     goto out;
-  if (!spec->residual || !(g->print_time > 0.0))
+  if (!spec->residual || !(graph_seconds(p) > 0.0))
     return 0;
   w.p = p;
   w.sel = sel;
-  w.limit = spec->edge_fraction * g->print_time;
+  w.limit = spec->edge_fraction * graph_seconds(p);
   if (pairmap_init(&w.drawn, g->arcs.narcs) != 0 || pairmap_init(&w.pairs, 64) != 0)
     goto out;
   for (k = 0; k < g->arcs.narcs; k++)

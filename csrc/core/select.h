@@ -19,10 +19,11 @@ typedef struct lgp_select_spec {
 } lgp_select_spec;
 
 /* A residual edge: kept caller -> kept callee through dropped functions
-** (one hop), with the time the proportional model sends along it. */
+** (one hop), with the time the proportional model sends along it. Like
+** every share here, worked out in seconds as the API shows them. */
 typedef struct lgp_residual {
   uint32_t caller, callee;
-  double time;           /* ticks */
+  double time;           /* seconds */
   uint32_t via_first;    /* its dropped functions: via[via_first ...] */
   uint32_t nvia;
 } lgp_residual;

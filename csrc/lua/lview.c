@@ -131,14 +131,14 @@ static const char *const select_keys[] = {
   "node_fraction", "edge_fraction", "max_nodes", "min_calls", "dotted", NULL
 };
 
-static void set_seconds(lua_State *L, const lgp_profile *p, const char *k, double ticks) {
-  lua_pushnumber(L, lgp_seconds(p, ticks));
-  lua_setfield(L, -2, k);
-}
-
-static void set_share(lua_State *L, const lgp_profile *p, double ticks) {
-  lua_pushnumber(L, p->graph.print_time > 0.0 ? ticks / p->graph.print_time : 0.0);
-  lua_setfield(L, -2, "share");
+/* Sets the time (seconds) and its share of the call graph's time t. */
+static void set_time(lua_State *L, double seconds, double t, int with_share) {
+  lua_pushnumber(L, seconds);
+  lua_setfield(L, -2, "time");
+  if (with_share) {
+    lua_pushnumber(L, t > 0.0 ? seconds / t : 0.0);
+    lua_setfield(L, -2, "share");
+  }
 }
 
 /* Sets field k of the table on top to the node's handle. */
@@ -156,6 +156,7 @@ int lcore_profile_select(lua_State *L) {
   lgp_select_spec spec;
   lgp_selection sel;
   lua_Number max_nodes;
+  double t;
   size_t i;
   if (!lua_isnoneornil(L, 2))
     lcore_check_fields(L, 2, select_keys);
@@ -171,6 +172,7 @@ int lcore_profile_select(lua_State *L) {
   if (lgp_select(p, &spec, &sel) != 0)
     return luaL_error(L, "out of memory");
   lua_settop(L, 1);
+  t = lgp_seconds(p, p->graph.print_time);
   lua_createtable(L, 0, 5);
   lua_createtable(L, (int)sel.nnodes, 0);
   for (i = 0; i < sel.nnodes; i++) {
@@ -190,9 +192,8 @@ int lcore_profile_select(lua_State *L) {
     lua_setfield(L, -2, "arc");
     lua_pushinteger(L, (lua_Integer)a->count);
     lua_setfield(L, -2, "count");
-    set_seconds(L, p, "time", structural ? 0.0 : a->time + a->child_time);
-    if (!structural)
-      set_share(L, p, a->time + a->child_time);
+    set_time(L, structural ? 0.0 : lgp_seconds(p, a->time) + lgp_seconds(p, a->child_time), t,
+             !structural);
     lua_pushboolean(L, structural);
     lua_setfield(L, -2, "structural");
     lua_pushboolean(L, !structural);
@@ -207,8 +208,7 @@ int lcore_profile_select(lua_State *L) {
     lua_createtable(L, 0, 5);
     set_node(L, p, "caller", e->caller);
     set_node(L, p, "callee", e->callee);
-    set_seconds(L, p, "time", e->time);
-    set_share(L, p, e->time);
+    set_time(L, e->time, t, 1);
     lua_createtable(L, (int)e->nvia, 0);
     for (k = 0; k < e->nvia; k++) {
       lcore_push_node(L, 1, p, sel.via[e->via_first + k]);
@@ -220,7 +220,8 @@ int lcore_profile_select(lua_State *L) {
   lua_setfield(L, -2, "dotted");
   lua_pushinteger(L, (lua_Integer)sel.ncandidates);
   lua_setfield(L, -2, "candidates");
-  set_seconds(L, p, "time", p->graph.print_time);
+  lua_pushnumber(L, t);
+  lua_setfield(L, -2, "time");
   lgp_selection_free(&sel);
   return 1;
 }
