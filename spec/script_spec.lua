@@ -120,6 +120,13 @@ describe("lgprof --script", function()
     end
     want = table.concat(want, "\n") .. "\n"
     local share = top.flat_percent / 100
+    -- the functions the lower gate fails (as check.max_self compares): the
+    -- top one, and any other whose sampled share is as close to it as this
+    local lower = tonumber(("%.6f"):format(share - 0.001))
+    local breaches = 0
+    for fn in p:symbols() do
+      if fn.flat_percent / 100 > lower then breaches = breaches + 1 end
+    end
     for _, run in ipairs({ function(a) return cmd.lgprof({ "--script", example, table.unpack(a) }) end,
                            function(a) return cmd.lua({ example, table.unpack(a) }) end }) do
       local status, out, err = run({ build.exe, build.gmon[1], "--", "2" })
@@ -130,7 +137,7 @@ describe("lgprof --script", function()
       status, out, err = run({ build.exe, build.gmon[1], "--", "2", ("%.6f"):format(share - 0.001) })
       assert.equal(3, status, cmd.show(status, out, err))
       assert.equal(want, out)
-      assert.equal(1, select(2, err:gsub("\n", "")))
+      assert.equal(breaches, select(2, err:gsub("\n", "")))
     end
   end)
 
