@@ -30,12 +30,16 @@ static int check_hist_range(const lgp_image *im, const lgp_gmon *g, const lgp_gr
   return 0;
 }
 
-/* What the arc sink needs while files are read. */
+/* What the arc sink needs while files are read (pointers into the
+** profile being opened, held here so that the sink follows none). */
 typedef struct tally_ctx {
-  lgp_sources *src;
-  lgp_graph *graph;
-  int keep_line_arcs;
-  uint32_t last_parent;   /* callers arrive in address order */
+  const lgp_symindex *ix;
+  const lgp_specs *specs;
+  const lgp_image *image;
+  const lgp_node *nodes;
+  lgp_arctab *arcs;
+  lgp_linearcs *line_arcs; /* NULL unless kept (gprof -s) */
+  uint32_t last_parent;    /* callers arrive in address order */
 } tally_ctx;
 
 /* The parent gprof's line-mode table gives from_pc: the nearest line
@@ -58,9 +62,9 @@ static lgp_addr line_parent(const lgp_image *im, lgp_addr parent_start, lgp_addr
 /* One arc record as read: gprof's cg_tally. 0, -1 or LGP_ARCS_FULL. */
 static int tally(void *ctx, lgp_addr from, lgp_addr self, uint64_t count) {
   tally_ctx *t = ctx;
-  int rc;
-  const lgp_symindex *ix = &t->src->index;
+  const lgp_symindex *ix = t->ix;
   uint32_t parent = t->last_parent, child = lgp_symindex_lookup(ix, self);
+  int rc;
   if (parent >= ix->n || from < ix->addrs[parent] ||
       (parent + 1 < ix->n ? from >= ix->addrs[parent + 1] : from > ix->last_end))
     parent = t->last_parent = lgp_symindex_lookup(ix, from);
@@ -72,14 +76,14 @@ static int tally(void *ctx, lgp_addr from, lgp_addr self, uint64_t count) {
       return 0;
     child--;
   }
-  if (!lgp_specs_arc_wanted(&t->src->specs, t->graph->nodes, &t->src->image, parent, child))
+  if (t->specs->narcspecs != 0 &&
+      !lgp_specs_arc_wanted(t->specs, t->nodes, t->image, parent, child))
     return 0;
-  if (t->keep_line_arcs &&
-      (rc = lgp_linearcs_add(&t->src->line_arcs,
-                             line_parent(&t->src->image, ix->addrs[parent], from), child,
-                             count)) != 0)
+  if (t->line_arcs != NULL &&
+      (rc = lgp_linearcs_add(t->line_arcs, line_parent(t->image, ix->addrs[parent], from),
+                             child, count)) != 0)
     return rc;
-  return lgp_arctab_add(&t->graph->arcs, parent, child, count);
+  return lgp_arctab_add(t->arcs, parent, child, count);
 }
 
 int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
@@ -118,10 +122,12 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   }
   if (lgp_specs_apply(&src->specs, nodes, n, &src->image, opts, err) != 0)
     goto fail;
-  memset(&t, 0, sizeof t);
-  t.src = src;
-  t.graph = &p->graph;
-  t.keep_line_arcs = opts->line_arcs;
+  t.ix = &src->index;
+  t.specs = &src->specs;
+  t.image = &src->image;
+  t.nodes = nodes;
+  t.arcs = &p->graph.arcs;
+  t.line_arcs = opts->line_arcs ? &src->line_arcs : NULL;
   t.last_parent = LGP_NONE;
   src->gmon.sink = tally;
   src->gmon.sink_ctx = &t;

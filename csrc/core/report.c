@@ -353,6 +353,15 @@ static int sort_arc_positions(arcbuf *b, size_t n, int desc) {
   return 0;
 }
 
+/* Drops from b->keys[0..n) the arcs a view leaves out; the count kept. */
+static size_t drop_hidden(const lgp_profile *p, arcbuf *b, size_t n) {
+  size_t i, kept = 0;
+  for (i = 0; i < n; i++)
+    if (!lgp_arc_hidden(p, b->keys[i].arc))
+      b->keys[kept++] = b->keys[i];
+  return kept;
+}
+
 /* The parents or children of s sorted: b->v holds positions into b->keys. */
 static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, int parents) {
   const lgp_profile *p = r->p;
@@ -360,17 +369,15 @@ static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, int parents) {
   const uint32_t *list = parents ? p->graph.parent_arcs : p->graph.child_arcs;
   const uint32_t *others = parents ? p->graph.parent_pred : p->graph.child_succ;
   uint32_t j0 = off[s];
-  size_t i, kept, n = off[s + 1] - j0;
+  size_t i, n = off[s + 1] - j0;
   if (lgp_grow((void **)&b->v, &b->cap, n, sizeof *b->v) != 0 ||
       lgp_grow((void **)&b->keys, &b->keys_cap, n, sizeof *b->keys) != 0) {
     r->o->failed = 1;
     return 0;
   }
-  for (i = 0, kept = 0; i < n; i++) {
+  for (i = 0; i < n; i++) {
     uint32_t j = j0 + (uint32_t)i, other = others[j];
-    arc_key *k = &b->keys[kept];
-    if (p->removed != NULL && lgp_arc_hidden(p, list[j]))
-      continue; /* a view leaves it out */
+    arc_key *k = &b->keys[i];
     k->arc = list[j];
     k->other = other;
     k->count = p->graph.arcs.arcs[list[j]].count;
@@ -380,12 +387,13 @@ static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, int parents) {
        loop of independent loads, overlaps their cache misses */
     k->cls = other == s ? 0 : same_cycle(r->rn, s, other) ? 1 : 2;
     PREFETCH(r->rn[other].name);
-    b->v[kept] = (uint32_t)kept;
-    kept++;
+    b->v[i] = (uint32_t)i;
   }
-  if (sort_arc_positions(b, kept, !parents) != 0)
+  if (p->removed != NULL) /* views only: the profile's loop stays as it is */
+    n = drop_hidden(p, b, n);
+  if (sort_arc_positions(b, n, !parents) != 0)
     r->o->failed = 1;
-  return kept;
+  return n;
 }
 
 /* "[index]", or "(index)" for an entry the graph does not print, into p;
