@@ -37,6 +37,16 @@ void lgp_graph_free(lgp_graph *g);
 ** Seals the arc table. 0, or -1 with a message. */
 int lgp_graph_analyse(lgp_graph *g, const lgp_specs *specs, lgp_err *err);
 
+/* Are both ends of arc a members of one cycle? */
+static inline int lgp_arc_in_cycle(const lgp_graph *g, const lgp_arc *a) {
+  int32_t c = g->nodes[a->parent].cyc_num;
+  return c != 0 && c == g->nodes[a->child].cyc_num;
+}
+/* Does arc a carry no time in gprof's model (recursive, or in a cycle)? */
+static inline int lgp_arc_untimed(const lgp_graph *g, const lgp_arc *a) {
+  return a->parent == a->child || lgp_arc_in_cycle(g, a);
+}
+
 /* About how many bytes the graph holds (for a garbage collector's pacing). */
 size_t lgp_graph_bytes(const lgp_graph *g);
 

@@ -177,14 +177,6 @@ static void ctx_free(ectx *c) {
 
 /* }====================================================== */
 
-/* The arcs a view shows. */
-static size_t count_arcs(const lgp_profile *p) {
-  size_t k, n = 0;
-  for (k = 0; k < p->graph.arcs.narcs; k++)
-    n += !lgp_arc_hidden(p, (uint32_t)k);
-  return n;
-}
-
 /* {====================================================== callgrind */
 
 /* Nanoseconds, rounded half up (what callgrind's integer costs hold). */
@@ -273,9 +265,7 @@ static int write_callgrind(ectx *c) {
     lgp_out_printf(o, "%d %llu\n", line, ns_of(p, p->graph.nodes[s].hist_time));
     for (a = lgp_children_begin(&p->graph, s); a < lgp_children_end(&p->graph, s); a++) {
       const lgp_arc *arc = &p->graph.arcs.arcs[*a];
-      const lgp_node *pn = &p->graph.nodes[arc->parent], *cn = &p->graph.nodes[arc->child];
-      int in_cycle = arc->parent == arc->child ||
-                     (pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num);
+      int in_cycle = lgp_arc_untimed(&p->graph, arc);
       if (lgp_arc_hidden(p, *a))
         continue;
       cg_file(c, "cfl=", arc->child, file_seen);
@@ -427,7 +417,7 @@ static void write_json(ectx *c) {
   json_num(o, "call_graph_time", lgp_seconds(p, p->graph.print_time));
   json_num(o, "base_time", lgp_seconds(p, lgp_is_view(p) ? p->base_time : p->graph.total_time));
   json_u64(o, "functions", nlisted);
-  json_u64(o, "arcs", count_arcs(p));
+  json_u64(o, "arcs", lgp_profile_arc_count(p));
   json_key(o, "cycles");
   lgp_ex_out_u64(o, p->graph.ncycles);
   lgp_out_str(o, "},\n");
@@ -492,7 +482,7 @@ static void write_json(ectx *c) {
     json_num(o, "children", lgp_seconds(p, a->child_time));
     json_bool(o, "is_recursive", a->parent == a->child);
     json_key(o, "in_cycle");
-    lgp_out_str(o, pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num ? "true}" : "false}");
+    lgp_out_str(o, lgp_arc_in_cycle(&p->graph, a) ? "true}" : "false}");
   }
   lgp_out_str(o, "],\n\"cycles\":[");
   for (i = p->graph.nsyms; i < total && !o->failed; i++) {
@@ -622,7 +612,7 @@ static void write_csv_arcs(ectx *c) {
     u64_field(o, a->count);
     num_field(o, lgp_seconds(p, a->time));
     out_num(o, lgp_seconds(p, a->child_time));
-    lgp_out_str(o, pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num ? ",1," : ",0,");
+    lgp_out_str(o, lgp_arc_in_cycle(&p->graph, a) ? ",1," : ",0,");
     lgp_out_str(o, a->parent == a->child ? "1," : "0,");
     lgp_ex_out_u64(o, pn->index);
     lgp_out_char(o, ',');

@@ -153,6 +153,15 @@ fail:
   return -1;
 }
 
+size_t lgp_profile_arc_count(const lgp_profile *p) {
+  size_t k, n = 0;
+  if (p->removed == NULL)
+    return p->graph.arcs.narcs;
+  for (k = 0; k < p->graph.arcs.narcs; k++)
+    n += !lgp_arc_hidden(p, (uint32_t)k);
+  return n;
+}
+
 void lgp_profile_borrow(lgp_profile *view, const lgp_profile *src) {
   memset(view, 0, sizeof *view);
   view->image = src->image;

@@ -61,6 +61,8 @@ static inline int lgp_arc_hidden(const lgp_profile *p, uint32_t k) {
   a = &p->graph.arcs.arcs[k];
   return p->removed[a->parent] || p->removed[a->child];
 }
+/* The arcs the profile (or view) shows. */
+size_t lgp_profile_arc_count(const lgp_profile *p);
 /* Ticks (histogram samples) in seconds; 0 when the rate is unknown. */
 static inline double lgp_seconds(const lgp_profile *p, double ticks) {
   return p->gmon->hz ? ticks / (double)p->gmon->hz : 0.0;

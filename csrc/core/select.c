@@ -39,12 +39,6 @@ static int has_caller(const lgp_profile *p, uint32_t s) {
   return 0;
 }
 
-/* Arcs that carry no time in gprof's model: recursive, or inside a cycle. */
-static int structural(const lgp_graph *g, const lgp_arc *a) {
-  const lgp_node *pn = &g->nodes[a->parent], *cn = &g->nodes[a->child];
-  return a->parent == a->child || (pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num);
-}
-
 static void keep_nodes(const lgp_profile *p, const lgp_select_spec *spec, lgp_selection *sel) {
   const lgp_graph *g = &p->graph;
   double t = graph_seconds(p);
@@ -82,14 +76,15 @@ static int arc_by_ends(const void *ctx, uint32_t x, uint32_t y) {
 
 static int keep_arcs(const lgp_profile *p, const lgp_select_spec *spec, lgp_selection *sel) {
   const lgp_graph *g = &p->graph;
+  double t = graph_seconds(p);
   size_t k;
   for (k = 0; k < g->arcs.narcs; k++) {
     const lgp_arc *a = &g->arcs.arcs[k];
     double share;
     if (!sel->kept[a->parent] || !sel->kept[a->child] || lgp_arc_hidden(p, (uint32_t)k))
       continue;
-    share = graph_seconds(p) > 0.0 ? arc_seconds(p, a) / graph_seconds(p) : 0.0;
-    sel->arc_kept[k] = structural(g, a) || share >= spec->edge_fraction;
+    share = t > 0.0 ? arc_seconds(p, a) / t : 0.0;
+    sel->arc_kept[k] = lgp_arc_untimed(g, a) || share >= spec->edge_fraction;
     if (sel->arc_kept[k])
       sel->arcs[sel->narcs++] = (uint32_t)k;
   }
@@ -153,9 +148,8 @@ typedef struct rwork {
   double limit;
   pairmap drawn, pairs;
   size_t pairs_used;
-  uint32_t *via_next; /* residual edges' via lists, linked, in order found */
-  uint32_t *via_tail;  /* each residual edge's last via entry */
-  size_t via_cap, via_next_cap, edge_cap, via_tail_cap;
+  uint32_t *via_edge;  /* the residual edge of each via entry, in order found */
+  size_t via_cap, via_edge_cap, edge_cap;
 } rwork;
 
 static int pairmap_init(pairmap *m, size_t n) {
@@ -216,20 +210,13 @@ static int add_path(rwork *w, uint32_t a, uint32_t y, uint32_t x, double v) {
   e = w->pairs.vals[slot] - 1;
   sel->residual[e].time += v;
   sel->residual[e].nvia++;
-  /* via lists are linked while found and laid out at the end */
-  if (lgp_grow((void **)&sel->via, &w->via_cap, sel->nvia + 1, sizeof *sel->via) != 0)
-    return -1;
-  if (lgp_grow((void **)&w->via_next, &w->via_next_cap, sel->nvia + 1, sizeof *w->via_next) != 0)
+  /* via entries are kept in the order found, each with its edge; lay_out
+     groups them by edge */
+  if (lgp_grow((void **)&sel->via, &w->via_cap, sel->nvia + 1, sizeof *sel->via) != 0 ||
+      lgp_grow((void **)&w->via_edge, &w->via_edge_cap, sel->nvia + 1, sizeof *w->via_edge) != 0)
     return -1;
   sel->via[sel->nvia] = x;
-  w->via_next[sel->nvia] = UINT32_MAX;
-  if (sel->residual[e].nvia == 1)
-    sel->residual[e].via_first = (uint32_t)sel->nvia; /* head, until laid out */
-  else
-    w->via_next[w->via_tail[e]] = (uint32_t)sel->nvia;
-  if (lgp_grow((void **)&w->via_tail, &w->via_tail_cap, sel->nresidual, sizeof *w->via_tail) != 0)
-    return -1;
-  w->via_tail[e] = (uint32_t)sel->nvia++;
+  w->via_edge[sel->nvia++] = e;
   return 0;
 }
 
@@ -315,38 +302,41 @@ static int by_ends(const void *ctx, uint32_t x, uint32_t y) {
 }
 
 /* Sorts the residual edges by their ends' indices and lays each one's
-** via list out contiguously. */
+** via entries out contiguously, in the order they were found. */
 static int lay_out(rwork *w) {
   lgp_selection *sel = w->sel;
   size_t n = sel->nresidual, i, at = 0;
   uint32_t *order = lgp_alloc_array(n ? n : 1, sizeof *order);
+  uint32_t *cursor = lgp_alloc_array(n ? n : 1, sizeof *cursor); /* by edge found */
   lgp_residual *edges = lgp_alloc_array(n ? n : 1, sizeof *edges);
   uint32_t *via = lgp_alloc_array(sel->nvia ? sel->nvia : 1, sizeof *via);
-  if (order == NULL || edges == NULL || via == NULL)
+  int rc = -1;
+  if (order == NULL || cursor == NULL || edges == NULL || via == NULL)
     goto out;
   for (i = 0; i < n; i++)
     order[i] = (uint32_t)i;
   if (lgp_sort_indices(order, n, by_ends, w) != 0)
     goto out;
   for (i = 0; i < n; i++) {
-    lgp_residual e = sel->residual[order[i]];
-    uint32_t v = e.via_first;
-    e.via_first = (uint32_t)at;
-    for (; v != UINT32_MAX; v = w->via_next[v])
-      via[at++] = sel->via[v];
-    edges[i] = e;
+    edges[i] = sel->residual[order[i]];
+    edges[i].via_first = cursor[order[i]] = (uint32_t)at;
+    at += edges[i].nvia;
   }
-  free(order);
+  for (i = 0; i < sel->nvia; i++)
+    via[cursor[w->via_edge[i]]++] = sel->via[i];
   free(sel->residual);
   free(sel->via);
   sel->residual = edges;
   sel->via = via;
-  return 0;
+  edges = NULL;
+  via = NULL;
+  rc = 0;
 out:
   free(order);
+  free(cursor);
   free(edges);
   free(via);
-  return -1;
+  return rc;
 }
 
 /* }====================================================== */
@@ -389,8 +379,7 @@ out:
   free(w.drawn.vals);
   free(w.pairs.keys);
   free(w.pairs.vals);
-  free(w.via_next);
-  free(w.via_tail);
+  free(w.via_edge);
   if (rc != 0)
     lgp_selection_free(sel);
   return rc;

@@ -198,8 +198,10 @@ void lcore_set_profile(lua_State *L, lprofile *lp, lgp_profile *p, int demangle,
     luaL_error(L, "out of memory");
   /* the collector sees only the small userdata: tell it what the profile
      holds, so that a loop opening profiles collects the old ones in time */
-  lua_gc(L, LUA_GCSTEP, (int)(lgp_graph_bytes(&p->graph) / 1024 < INT_MAX
-                              ? lgp_graph_bytes(&p->graph) / 1024 : INT_MAX));
+  {
+    size_t kb = lgp_graph_bytes(&p->graph) / 1024;
+    lua_gc(L, LUA_GCSTEP, kb < INT_MAX ? (int)kb : INT_MAX);
+  }
 }
 
 /* core.open(exe, {gmon...} [, options]) -> profile | nil, message */
@@ -514,12 +516,8 @@ static int profile_index(lua_State *L) {
     lua_pushinteger(L, (lua_Integer)p->graph.nsyms);
   else if (strcmp(k, "cycle_count") == 0)
     lua_pushinteger(L, (lua_Integer)p->graph.ncycles);
-  else if (strcmp(k, "arc_count") == 0) {
-    size_t a, n = 0;
-    for (a = 0; a < p->graph.arcs.narcs; a++)
-      n += !lgp_arc_hidden(p, (uint32_t)a);
-    lua_pushinteger(L, (lua_Integer)n);
-  }
+  else if (strcmp(k, "arc_count") == 0)
+    lua_pushinteger(L, (lua_Integer)lgp_profile_arc_count(p));
   else if (strcmp(k, "arc_records") == 0)
     lua_pushinteger(L, (lua_Integer)p->gmon->narc_records);
   else if (strcmp(k, "text_start") == 0)

@@ -99,7 +99,6 @@ int lcore_handle_index(lua_State *L) {
   lp = lcore_handle_profile(L, 1);
   if (luaL_testudata(L, 1, ARC_T) != NULL) {
     const lgp_arc *a = &lp->p->graph.arcs.arcs[h->id];
-    const lgp_node *pn = &lp->p->graph.nodes[a->parent], *cn = &lp->p->graph.nodes[a->child];
     lua_getiuservalue(L, 1, 1);
     if (strcmp(k, "kind") == 0)
       lua_pushliteral(L, "arc");
@@ -116,7 +115,7 @@ int lcore_handle_index(lua_State *L) {
     else if (strcmp(k, "is_recursive") == 0)
       lua_pushboolean(L, a->parent == a->child);
     else if (strcmp(k, "in_cycle") == 0)
-      lua_pushboolean(L, pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num);
+      lua_pushboolean(L, lgp_arc_in_cycle(&lp->p->graph, a));
     else
       lua_pushnil(L);
     return 1;

@@ -183,8 +183,7 @@ int lcore_profile_select(lua_State *L) {
   lua_createtable(L, (int)sel.narcs, 0);
   for (i = 0; i < sel.narcs; i++) {
     const lgp_arc *a = &p->graph.arcs.arcs[sel.arcs[i]];
-    const lgp_node *pn = &p->graph.nodes[a->parent], *cn = &p->graph.nodes[a->child];
-    int structural = a->parent == a->child || (pn->cyc_num != 0 && pn->cyc_num == cn->cyc_num);
+    int structural = lgp_arc_untimed(&p->graph, a);
     lua_createtable(L, 0, 8);
     set_node(L, p, "caller", a->parent);
     set_node(L, p, "callee", a->child);
