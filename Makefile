@@ -92,9 +92,15 @@ deps:
 	fi
 
 # The suite runs under Lua 5.4 as TAP; the last line is "N passed, N failed".
+# One busted process per spec file, TEST_JOBS at a time (spec/parallel.lua);
+# BUSTED_ARGS (files, --filter=...) runs one busted process over what it names.
+TEST_JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps
 	@$(MAKE) --no-print-directory all
-	@set -o pipefail; $(BUSTED) -o TAP $(BUSTED_ARGS) | $(LUA) spec/tap_summary.lua
+	@set -o pipefail; \
+	if [ -n "$(BUSTED_ARGS)" ]; then $(BUSTED) -o TAP $(BUSTED_ARGS); \
+	else $(LUA) spec/parallel.lua $(TEST_JOBS) "$(BUILD)/test" $(BUSTED) -o TAP; fi \
+	  | $(LUA) spec/tap_summary.lua
 
 # make test-asan: the same suite against a core built with AddressSanitizer and
 # UBSan in $(ASAN_BUILD)/. lua5.4 is not instrumented, so the ASan runtime is

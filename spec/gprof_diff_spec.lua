@@ -11,13 +11,19 @@
 -- Every differing option set is listed in the failure message, followed by a
 -- unified diff (diff -u) of the first difference.
 --
--- All runs of one variant go through a single shell script (gprof's half and
--- lgprof's half in parallel), so the whole spec stays fast.  gprof is run
--- under the name "gprof" (argv[0] shows in its --help text and messages).
--- Without /usr/bin/gprof every test is reported pending, never passed.
+-- gprof's answers are kept (helpers.oracle: keyed by gprof's binary, the
+-- arguments and the files' bytes), so a warm run only runs lgprof; gprof's
+-- runs of one variant go through a single shell script. lgprof's option sets
+-- run in this process through lgprof.cli.main, the function the command runs,
+-- with its output captured in temporary files: the command itself is run
+-- (one process each) for the first option set and for every -s comparison.
+-- gprof is run under the name "gprof" (argv[0] shows in its --help text and
+-- messages). Without /usr/bin/gprof every test is reported pending, never
+-- passed.
 
 local H = require "helpers"
-local fx, util, cmd = H.fixtures, H.util, H.cmd
+local fx, util, cmd, oracle = H.fixtures, H.util, H.cmd, H.oracle
+local cli = require "lgprof.cli"
 
 local sq, exec_ok, read_cmd, slurp, spit = util.q, util.exec_ok, util.read_cmd, util.slurp, util.spit
 local quote_args = util.qwords
@@ -50,8 +56,8 @@ end
 -- Raw names of the two heaviest functions (flat profile order), from
 -- `gprof -b -p --no-demangle exe gmon.1.out`; "main" when there are fewer.
 local function heaviest(b)
-  local out = read_cmd(GPROF_CMD .. " -b -p --no-demangle " .. sq(b.exe) .. " "
-    .. sq(b.gmon[1]) .. " 2>/dev/null")
+  local out = oracle.gprof_many(b.dir, { { args = { "-b", "-p", "--no-demangle", b.exe, b.gmon[1] } } },
+    { b.exe, b.gmon[1] })[1].out
   local names, in_table = {}, false
   for line in out:gmatch("[^\n]+") do
     if line:match("^%s*time%s+seconds%s+seconds") then
@@ -106,6 +112,47 @@ local function run_cases(dir, cases)
     .. "\n) &\n(\n" .. table.concat(l, "\n") .. "\n)\nwait\n"
   spit(dir .. "/run.sh", script)
   assert(exec_ok("sh " .. sq(dir .. "/run.sh")), "running the comparison script failed")
+end
+
+-- lgprof's command line run by lgprof.cli.main in this process
+local function lgprof_inproc(args)
+  local out, err = assert(io.tmpfile()), assert(io.tmpfile())
+  local ok, rc = pcall(cli.main, args, out, err)
+  if not ok then err:write("lgprof.cli.main raised: ", tostring(rc), "\n"); rc = 99 end
+  local function text(f)
+    f:seek("set")
+    local t = f:read("a")
+    f:close()
+    return t
+  end
+  return { out = text(out), err = text(err), rc = rc }
+end
+
+-- Every case through both tools: gprof through the oracle (kept answers),
+-- lgprof in this process, except the cases marked `spawn` (the command).
+local function run_both(dir, cases, files)
+  local g = oracle.gprof_many(dir, cases, files)
+  local l, spawned = {}, {}
+  for i, c in ipairs(cases) do
+    if c.spawn then spawned[#spawned + 1] = i else l[i] = lgprof_inproc(c.args) end
+  end
+  if #spawned > 0 then
+    local lines = { "cd " .. sq(dir) .. " || exit 1" }
+    for _, i in ipairs(spawned) do
+      lines[#lines + 1] = ("%s %s >l.%d.out 2>l.%d.err </dev/null; echo $? >l.%d.rc"):format(
+        LGPROF_CMD, quote_args(cases[i].args), i, i, i)
+    end
+    spit(dir .. "/lgprof.sh", table.concat(lines, "\n") .. "\n")
+    assert(exec_ok("sh " .. sq(dir .. "/lgprof.sh")), "running lgprof failed")
+    for _, i in ipairs(spawned) do
+      l[i] = {
+        out = slurp(("%s/l.%d.out"):format(dir, i)) or "",
+        err = slurp(("%s/l.%d.err"):format(dir, i)) or "",
+        rc = tonumber((slurp(("%s/l.%d.rc"):format(dir, i)) or ""):match("%d+")),
+      }
+    end
+  end
+  return g, l
 end
 
 local function result(dir, who, i)
@@ -223,17 +270,19 @@ local function check_variant(prog, variant)
     cases[#cases + 1] = { label = s.label .. " [1 profile]", args = one }
     cases[#cases + 1] = { label = s.label .. " [3 profiles]", args = three }
   end
-  run_cases(dir, cases)
+  cases[1].spawn = true
+  local files = { b.exe, b.gmon[1], b.gmon[2], b.gmon[3] }
+  local gres, lres = run_both(dir, cases, files)
 
   -- guard against a vacuous comparison (both tools failing the same way)
-  local base = result(dir, "g", 1)
+  local base = gres[1]
   assert(base.rc == 0 and #base.out > 0,
     ("gprof %s gave status %s and %d bytes of output:\n%s"):format(quote_args(cases[1].args),
       tostring(base.rc), #base.out, base.err))
 
   local failures, first_diff, first_cmd = {}, nil, nil
   for i, c in ipairs(cases) do
-    local what, diff = compare(dir, c.label, result(dir, "g", i), result(dir, "l", i), "c" .. i)
+    local what, diff = compare(dir, c.label, gres[i], lres[i], "c" .. i)
     if what then
       failures[#failures + 1] = ("  %s: %s"):format(c.label, what)
       if not first_diff then

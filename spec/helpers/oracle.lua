@@ -1,0 +1,136 @@
+-- GNU gprof as the oracle, with its answers kept: gprof's output depends only
+-- on its own binary, its arguments and the bytes of the files it reads, so a
+-- run is stored under a digest of those (build/gprof-cache/) and never redone.
+-- A suite run on a warm checkout then spends its time on lgprof alone.
+--
+--   local oracle = require "helpers.oracle"
+--   local results = oracle.gprof_many(dir, { {args = {...}}, ... }, files)
+--   -- results[i] = { out =, err =, rc = }
+--
+-- `files` lists the paths that occur in the arguments (the executable and the
+-- profiles): each is keyed by the digest of its bytes, so a rebuilt fixture
+-- gets new answers. Paths are stored as placeholders and put back on the
+-- way out, so the answers do not depend on where the files were copied.
+local fx = require "helpers.fixtures"
+local util = require "helpers.util"
+local cmd = require "helpers.cmd"
+
+local M = {}
+local q = util.q
+
+M.DIR = fx.root .. "/build/gprof-cache"
+
+-- FNV-1a, 64 bits (Lua integers wrap): a name for a key, not a security hash
+local function fnv(s)
+  local h = -3750763034362895579 -- 0xcbf29ce484222325
+  for i = 1, #s do h = (h ~ s:byte(i)) * 1099511628211 end
+  return ("%016x"):format(h)
+end
+M.fnv = fnv
+
+-- what identifies the gprof binary: its size and modification time
+local gprof_id
+local function gprof_identity()
+  if not gprof_id then
+    gprof_id = util.read_cmd("stat -L -c '%s %Y' " .. q(cmd.GPROF) .. " 2>/dev/null"):gsub("%s+$", "")
+  end
+  return gprof_id
+end
+
+--- { [path] = sha256 of its bytes } for a list of paths, in one process.
+function M.digests(paths)
+  local words = {}
+  for _, p in ipairs(paths) do words[#words + 1] = q(p) end
+  local out = util.read_cmd("sha256sum -b " .. table.concat(words, " ") .. " 2>/dev/null")
+  local d, k = {}, 0
+  for line in out:gmatch("[^\n]+") do
+    k = k + 1
+    local sum = line:match("^\\?(%x+)") -- "\\" first: sha256sum escaped the name
+    if sum and paths[k] then d[paths[k]] = sum end
+  end
+  return d
+end
+
+local function escape(s) return (s:gsub("%p", "%%%0")) end
+
+-- The text with every listed path replaced by a placeholder naming its place
+-- in the list ("@FILE2@"), longest paths first (one may begin another), and
+-- back.
+local function hide_paths(s, files)
+  local order = {}
+  for k = 1, #files do order[k] = k end
+  table.sort(order, function(a, b) return #files[a] > #files[b] end)
+  for _, k in ipairs(order) do s = s:gsub(escape(files[k]), "@FILE" .. k .. "@") end
+  return s
+end
+local function show_paths(s, files)
+  return (s:gsub("@FILE(%d+)@", function(k) return files[tonumber(k)] end))
+end
+
+-- the key: gprof, the files' bytes in order, the arguments naming them by place
+local function key_of(args, files, digest)
+  local words = { "gprof", gprof_identity() }
+  for _, path in ipairs(files) do words[#words + 1] = digest[path] end
+  for _, a in ipairs(args) do words[#words + 1] = hide_paths(a, files) end
+  return fnv(table.concat(words, "\0"))
+end
+
+local function load(key, files)
+  local base = M.DIR .. "/" .. key
+  local rc = util.slurp(base .. ".rc")
+  if not rc then return nil end
+  return {
+    out = show_paths(util.slurp(base .. ".out") or "", files),
+    err = show_paths(util.slurp(base .. ".err") or "", files),
+    rc = tonumber(rc:match("%d+")),
+  }
+end
+
+--- Runs gprof (as "gprof", in dir) on every case whose answer is not kept,
+-- all in one shell, and returns every case's { out, err, rc }. files: the
+-- paths the arguments name (see above).
+function M.gprof_many(dir, cases, files)
+  local digest = M.digests(files)
+  for _, path in ipairs(files) do
+    assert(digest[path], "cannot read " .. path)
+  end
+  local results, todo, keys = {}, {}, {}
+  for i, c in ipairs(cases) do
+    keys[i] = key_of(c.args, files, digest)
+    results[i] = load(keys[i], files)
+    if not results[i] then todo[#todo + 1] = i end
+  end
+  if #todo == 0 then return results end
+  local lines = { "cd " .. q(dir) .. " || exit 1" }
+  for _, i in ipairs(todo) do
+    lines[#lines + 1] = ("%s %s >o.%d.out 2>o.%d.err </dev/null; echo $? >o.%d.rc"):format(
+      cmd.GPROF_CMD, util.qwords(cases[i].args), i, i, i)
+  end
+  util.spit(dir .. "/oracle.sh", table.concat(lines, "\n") .. "\n")
+  assert(util.exec_ok("sh " .. q(dir .. "/oracle.sh")), "running gprof failed")
+  util.exec_ok("mkdir -p " .. q(M.DIR))
+  for _, i in ipairs(todo) do
+    local r = {
+      out = util.slurp(("%s/o.%d.out"):format(dir, i)) or "",
+      err = util.slurp(("%s/o.%d.err"):format(dir, i)) or "",
+      rc = tonumber((util.slurp(("%s/o.%d.rc"):format(dir, i)) or ""):match("%d+")),
+    }
+    results[i] = r
+    if r.rc then
+      -- written under a temporary name and renamed, .rc last: a reader
+      -- (another spec process) sees a whole answer or none
+      local base = M.DIR .. "/" .. keys[i]
+      local tmp = ("%s.%s"):format(base, fnv(dir))
+      for _, ext in ipairs { "out", "err", "rc" } do
+        local text = ext == "rc" and tostring(r.rc) or hide_paths(r[ext], files)
+        util.spit(tmp .. "." .. ext, text)
+      end
+      for _, ext in ipairs { "out", "err", "rc" } do
+        os.rename(tmp .. "." .. ext, base .. "." .. ext)
+      end
+    end
+  end
+  return results
+end
+
+return M

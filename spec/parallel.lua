@@ -1,0 +1,95 @@
+-- Runs the busted suite as one busted process per spec file, JOBS at a time
+-- (make test: JOBS = the number of processors), and prints each file's TAP
+-- output whole, as the file finishes; pipe it into spec/tap_summary.lua.
+--
+--   lua5.4 spec/parallel.lua JOBS STATEDIR BUSTED...
+--
+-- BUSTED... is the busted command line (e.g. lua5.4 /usr/bin/busted -o TAP).
+-- A file whose busted exits non-zero without a failing test (it could not
+-- load, or crashed) is reported as one failing test of its own.
+-- STATEDIR keeps each file's last duration (times.txt): the next run starts
+-- the slowest files first, so the jobs end together. Files run in separate
+-- processes, so the specs share nothing but the fixtures' cache (built under
+-- flock) and temporary folders (mktemp).
+local jobs, statedir = tonumber(arg[1]), arg[2]
+local busted = table.move(arg, 3, #arg, 1, {})
+assert(jobs and jobs >= 1 and statedir and #busted > 0,
+       "usage: lua5.4 spec/parallel.lua JOBS STATEDIR BUSTED...")
+
+local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+local function read_cmd(cmd)
+  local h = assert(io.popen(cmd))
+  local s = h:read("a")
+  h:close()
+  return s
+end
+
+local files = {}
+for f in read_cmd("find spec -name '*_spec.lua' | LC_ALL=C sort"):gmatch("[^\n]+") do
+  files[#files + 1] = f
+end
+assert(#files > 0, "no spec file under spec/")
+
+-- the last run's durations; a file never timed goes first (it may be slow)
+local last = {}
+local times_path = statedir .. "/times.txt"
+local tf = io.open(times_path)
+if tf then
+  for line in tf:lines() do
+    local secs, f = line:match("^(%S+) (.+)$")
+    if secs then last[f] = tonumber(secs) end
+  end
+  tf:close()
+end
+local order = table.move(files, 1, #files, 1, {})
+table.sort(order, function(a, b)
+  local ta, tb = last[a] or math.huge, last[b] or math.huge
+  if ta ~= tb then return ta > tb end
+  return a < b
+end)
+
+assert(os.execute("mkdir -p " .. q(statedir .. "/tap")))
+-- One job: busted on one file into its own log, then the log printed under
+-- a lock so that two files' outputs never interleave, then the duration.
+local job = [[
+f=$1; out=$2/tap/$(printf %s "$f" | tr / _); shift 2
+start=$(date +%s%N)
+"$@" "$f" > "$out" 2>&1; rc=$?
+end=$(date +%s%N)
+{
+  flock 9
+  printf '# %s\n' "$f"
+  cat "$out"
+  if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$out"; then
+    printf 'not ok - %s: busted exited with status %d and no failing test\n' "$f" $rc
+  fi
+  printf '#time %s %s\n' $(( (end - start) / 1000000 )) "$f"
+} 9>>"$2/lock"
+]]
+local list = statedir .. "/files.txt"
+local lf = assert(io.open(list, "w"))
+lf:write(table.concat(order, "\n"), "\n")
+lf:close()
+local words = {}
+for _, w in ipairs(busted) do words[#words + 1] = q(w) end
+local cmd = ("xargs -d '\\n' -P %d -I{} sh -c %s job {} %s %s < %s"):format(
+  jobs, q(job), q(statedir), table.concat(words, " "), q(list))
+
+local durations = {}
+local h = assert(io.popen(cmd))
+for line in h:lines() do
+  local ms, f = line:match("^#time (%d+) (.+)$")
+  if ms then
+    durations[#durations + 1] = ("%.3f %s"):format(tonumber(ms) / 1000, f)
+  else
+    io.write(line, "\n")
+    io.flush()
+  end
+end
+h:close()
+local out = io.open(times_path, "w")
+if out then
+  out:write(table.concat(durations, "\n"), "\n")
+  out:close()
+end
