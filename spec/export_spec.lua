@@ -488,6 +488,58 @@ describe("lgprof.report", function()
     end)
   end)
 
+  describe("callgrind source files", function()
+    -- A program compiled in a known folder (a space and a dash in its path)
+    -- from relative source names, one of them "./src/../src/work.c"; its
+    -- profile is synthesized (samples in work and main, main -> work).
+    local function build_tree()
+      local tree = TMP .. "/src tree-1"
+      assert(util.exec_ok("mkdir -p " .. util.q(tree .. "/src")))
+      cmd.write(tree .. "/src/main.c", "void work(int);\nint main(void)\n{\n  work(3);\n"
+        .. "  return 0;\n}\n")
+      cmd.write(tree .. "/src/work.c", "volatile int sink;\nvoid work(int n)\n{\n"
+        .. "  while (n-- > 0) sink += n; /* work.c: the loop */\n}\n")
+      local status, out, err = cmd.run({ "gcc", "-g", "-O0", "-fno-pie", "-no-pie", "-o", "prog",
+        "src/main.c", "./src/../src/work.c" }, { cwd = tree })
+      assert.are.equal(0, status, cmd.show(status, out, err))
+      local addr = {}
+      for a, name in util.read_cmd("nm " .. util.q(tree .. "/prog")):gmatch("(%x+) T (%w+)") do
+        addr[name] = tonumber(a, 16)
+      end
+      local gw = H.gmonwriter
+      local h = gw.glibc_hist(math.min(addr.main, addr.work), math.max(addr.main, addr.work) + 16)
+      h.bins[gw.bin_for(h, addr.work + 4)] = 50
+      h.bins[gw.bin_for(h, addr.main + 4)] = 10
+      gw.write(tree .. "/gmon.out", { hist = { h },
+        arcs = { { from = addr.main + 8, to = addr.work + 4, count = 1 } } })
+      return tree
+    end
+
+    it("are absolute paths that exist, and callgrind_annotate finds them", function()
+      local tree = build_tree()
+      local p = assert(lgprof.open(tree .. "/prog", tree .. "/gmon.out"))
+      local path, text = export(p, "callgrind")
+      local files = {}
+      for name in text:gmatch("\nc?fl=%(%d+%) ([^\n]+)") do files[#files + 1] = name end
+      table.sort(files)
+      -- "." segments dropped, ".." kept (a symbolic link makes "a/.." another folder)
+      assert.are.same({ tree .. "/src/../src/work.c", tree .. "/src/main.c" }, files)
+      for _, f in ipairs(files) do
+        assert.is_true(util.exec_ok("test -f " .. util.q(f)), f .. " does not exist")
+      end
+      -- the API's file is still what DWARF gives (symspecs and diff keys use it)
+      assert.are.equal("./src/../src/work.c", assert(p:find("work")).file)
+      if not HAVE_ANNOTATE then pending("callgrind_annotate (valgrind) not installed") return end
+      -- run from elsewhere: only an absolute name can be found
+      local status, out, err = cmd.run({ "callgrind_annotate", "--auto=yes", "--threshold=100", path },
+        { cwd = "/" })
+      assert.are.equal(0, status, cmd.show(status, out, err))
+      assert.matches("Auto%-annotated source: " .. tree:gsub("%p", "%%%0") .. "/src/main%.c", out)
+      assert.matches("/%* work%.c: the loop %*/", out)
+      assert.is_nil(out:find("could not be found", 1, true), out)
+    end)
+  end)
+
   describe("CSV quoting", function()
     it("quotes C++ names holding commas", function()
       local quoted = 0
