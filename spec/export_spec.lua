@@ -194,10 +194,15 @@ local function check_json(p)
     end
     eq(jf.cycle, fn.cycle and fn.cycle.number, fn.name .. ".cycle")
   end
-  local n = 0
+  local n, pairs_seen = 0, {}
   for a in p:arcs() do
     n = n + 1
     local ja = j.arcs[n]
+    -- one arc per (caller, callee) pair, in a view too (hide merges the
+    -- arcs it creates with those that exist)
+    local pair = ja.caller .. ">" .. ja.callee
+    assert.is_nil(pairs_seen[pair], "two arcs " .. pair)
+    pairs_seen[pair] = true
     eq(ja.caller, a.caller.index, "arc caller")
     eq(ja.callee, a.callee.index, "arc callee")
     for _, k in ipairs({ "count", "self", "children", "is_recursive", "in_cycle" }) do
@@ -371,10 +376,13 @@ local function check_folded(p, options)
     local v = unit_of[label[a.callee.address]]
     if u ~= v then edge[u .. "\0" .. v] = true end
   end
-  local sum, leaf = 0, {}
+  local sum, leaf, seen = 0, {}, {}
   local max_depth = options and options.max_depth or 64
   for _, s in ipairs(parse_folded(text)) do
     local f = s.frames
+    local key = table.concat(f, ";")
+    assert.is_nil(seen[key], "one stack on two lines: " .. key)
+    seen[key] = true
     sum = sum + s.value
     assert.is_true(s.value > 0)
     for k = 1, #f do
@@ -537,6 +545,36 @@ describe("lgprof.report", function()
       assert.matches("Auto%-annotated source: " .. tree:gsub("%p", "%%%0") .. "/src/main%.c", out)
       assert.matches("/%* work%.c: the loop %*/", out)
       assert.is_nil(out:find("could not be found", 1, true), out)
+    end)
+  end)
+
+  describe("folded stacks of a synthesized profile", function()
+    -- main -> <cycle 1> (a <-> b), both members calling leaf (1 and 3
+    -- calls); main calls "p;q" and "p:q", whose frames both read "p:q".
+    -- leaf 100 samples (1 s), p;q 10, p:q 30 (one bin per function, no
+    -- rounding): the call graph's time is 1.4 s, all of it under main.
+    local function synthesized()
+      local exe, gmon = H.synth.write(TMP, "fold", {
+        funcs = { { "main", 0 }, { "a", 0 }, { "b", 0 }, { "leaf", 100 },
+                  { "p;q", 10 }, { "p:q", 30 } },
+        arcs = { { "main", "a", 1 }, { "a", "b", 1 }, { "b", "a", 1 }, { "a", "leaf", 1 },
+                 { "b", "leaf", 3 }, { "main", "p;q", 1 }, { "main", "p:q", 1 } },
+      })
+      return assert(lgprof.open(exe, gmon))
+    end
+
+    it("give each stack one line, its values summed", function()
+      local p = synthesized()
+      assert.are.equal(1.4, p.print_time)
+      -- by hand: leaf's 1 s reaches main only through the cycle (a -> leaf
+      -- 0.25 s, b -> leaf 0.75 s: one stack); p;q and p:q are one frame text
+      assert.are.equal("main;<cycle 1>;leaf 1000000\nmain;p:q 400000\n",
+        select(2, export(p, "folded")))
+      -- the weight cutoff judges the stack, not each arc: with 0.6 of 1.4 s
+      -- (0.84 s), leaf's 1 s is broken down though neither arc reaches
+      -- 0.84 s; p;q and p:q (0.4 s together) stay with main
+      assert.are.equal("main;<cycle 1>;leaf 1000000\nmain 400000\n",
+        select(2, export(p, "folded", { min_weight = 0.6 })))
     end)
   end)
 
