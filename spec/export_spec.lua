@@ -578,6 +578,60 @@ describe("lgprof.report", function()
     end)
   end)
 
+  describe("total_time, print_time and callgrind's costs (README: Export formats)", function()
+    -- f [0x401000, +16), g [+16, +32), etext; a histogram from 8 bytes
+    -- below f to etext: 20 units of 2 bytes in 16 bins, so gprof's bin
+    -- width is 20/16 = 1.25 units while the bins' edges, truncated to whole
+    -- units, are 0 1 2 3 5 6 7 8 10 11 12 13 15 16 17 18 20 (f is units
+    -- 4-12, g 12-20). A bin credits count * (units it covers) / 1.25.
+    local T = 0x401000
+    local function open(tag, bins)
+      local exe = TMP .. "/bins"
+      H.elfwriter.write(exe, { text_addr = T, text_size = 32, symbols = {
+        { name = "f", addr = T, size = 16 }, { name = "g", addr = T + 16, size = 16 },
+        { name = "etext", addr = T + 32, type = "notype" } } })
+      local h = { low = T - 8, high = T + 32, n_bins = 16, rate = 100, dimen = "seconds",
+                  abbrev = "s", bins = bins }
+      local gmon = TMP .. "/bins." .. tag
+      H.gmonwriter.write(gmon, { hist = { h }, arcs = { { from = T + 4, to = T + 20, count = 1 } } })
+      return assert(lgprof.open(exe, gmon))
+    end
+    local function callgrind_sum(p)
+      local _, text = export(p, "callgrind")
+      local _, fn_cost = callgrind_calls(text)
+      local sum = 0
+      for _, v in pairs(fn_cost) do sum = sum + v end
+      return sum, tonumber(text:match("\nsummary: (%d+)")), tonumber(text:match("\ntotals: (%d+)"))
+    end
+
+    it("differ with no option: less when samples fall outside every function or in narrow bins", function()
+      -- 5 samples in bin 1 (units 0-1: no function), 10 in bin 5 (units 5-6,
+      -- 1 unit of f: 10 / 1.25 = 8 ticks)
+      local p = open("less", { [1] = 5, [5] = 10 })
+      assert.are.equal(0.15, p.total_time)                    -- 15 samples
+      assert.are.equal(0.08, p.print_time)                    -- f's 8 ticks
+      assert.are.equal(0.08, assert(p:find("f")).flat_self)
+      local sum, summary, totals = callgrind_sum(p)
+      assert.are.same({ 80000000, 150000000, 150000000 }, { sum, summary, totals })
+    end)
+
+    it("differ with no option: more when bins are wider than gprof's bin width", function()
+      -- 10 samples in bin 8 (units 8-10 of f: 10 * 2 / 1.25 = 16 ticks), 20
+      -- in bin 12 (units 13-15 of g: 32 ticks)
+      local p = open("more", { [8] = 10, [12] = 20 })
+      assert.are.equal(0.30, p.total_time)
+      assert.are.equal(0.48, p.print_time)
+      assert.are.equal(0.16, assert(p:find("f")).flat_self)
+      assert.are.equal(0.32, assert(p:find("g")).flat_self)
+      local sum, summary = callgrind_sum(p)
+      assert.are.same({ 480000000, 300000000 }, { sum, summary })
+      -- print_time is the sum of the functions' self times
+      local self = 0
+      for fn in p:symbols() do self = self + fn.self end
+      assert.is_true(math.abs(self - p.print_time) < 1e-12)
+    end)
+  end)
+
   describe("CSV quoting", function()
     it("quotes C++ names holding commas", function()
       local quoted = 0
