@@ -194,10 +194,15 @@ local function check_json(p)
     end
     eq(jf.cycle, fn.cycle and fn.cycle.number, fn.name .. ".cycle")
   end
-  local n = 0
+  local n, pairs_seen = 0, {}
   for a in p:arcs() do
     n = n + 1
     local ja = j.arcs[n]
+    -- one arc per (caller, callee) pair, in a view too (hide merges the
+    -- arcs it creates with those that exist)
+    local pair = ja.caller .. ">" .. ja.callee
+    assert.is_nil(pairs_seen[pair], "two arcs " .. pair)
+    pairs_seen[pair] = true
     eq(ja.caller, a.caller.index, "arc caller")
     eq(ja.callee, a.callee.index, "arc callee")
     for _, k in ipairs({ "count", "self", "children", "is_recursive", "in_cycle" }) do
@@ -371,10 +376,13 @@ local function check_folded(p, options)
     local v = unit_of[label[a.callee.address]]
     if u ~= v then edge[u .. "\0" .. v] = true end
   end
-  local sum, leaf = 0, {}
+  local sum, leaf, seen = 0, {}, {}
   local max_depth = options and options.max_depth or 64
   for _, s in ipairs(parse_folded(text)) do
     local f = s.frames
+    local key = table.concat(f, ";")
+    assert.is_nil(seen[key], "one stack on two lines: " .. key)
+    seen[key] = true
     sum = sum + s.value
     assert.is_true(s.value > 0)
     for k = 1, #f do
@@ -485,6 +493,142 @@ describe("lgprof.report", function()
       assert.is_true(math.abs(s3 - full) <= 1)
       local lines = select(2, t3:gsub("\n", ""))
       assert.is_true(lines <= 2 * 64 + 1, "a 0.5 cutoff leaves few stacks: " .. lines)
+    end)
+  end)
+
+  describe("callgrind source files", function()
+    -- A program compiled in a known folder (a space and a dash in its path)
+    -- from relative source names, one of them "./src/../src/work.c"; its
+    -- profile is synthesized (samples in work and main, main -> work).
+    local function build_tree()
+      local tree = TMP .. "/src tree-1"
+      assert(util.exec_ok("mkdir -p " .. util.q(tree .. "/src")))
+      cmd.write(tree .. "/src/main.c", "void work(int);\nint main(void)\n{\n  work(3);\n"
+        .. "  return 0;\n}\n")
+      cmd.write(tree .. "/src/work.c", "volatile int sink;\nvoid work(int n)\n{\n"
+        .. "  while (n-- > 0) sink += n; /* work.c: the loop */\n}\n")
+      local status, out, err = cmd.run({ "gcc", "-g", "-O0", "-fno-pie", "-no-pie", "-o", "prog",
+        "src/main.c", "./src/../src/work.c" }, { cwd = tree })
+      assert.are.equal(0, status, cmd.show(status, out, err))
+      local addr = {}
+      for a, name in util.read_cmd("nm " .. util.q(tree .. "/prog")):gmatch("(%x+) T (%w+)") do
+        addr[name] = tonumber(a, 16)
+      end
+      local gw = H.gmonwriter
+      local h = gw.glibc_hist(math.min(addr.main, addr.work), math.max(addr.main, addr.work) + 16)
+      h.bins[gw.bin_for(h, addr.work + 4)] = 50
+      h.bins[gw.bin_for(h, addr.main + 4)] = 10
+      gw.write(tree .. "/gmon.out", { hist = { h },
+        arcs = { { from = addr.main + 8, to = addr.work + 4, count = 1 } } })
+      return tree
+    end
+
+    it("are absolute paths that exist, and callgrind_annotate finds them", function()
+      local tree = build_tree()
+      local p = assert(lgprof.open(tree .. "/prog", tree .. "/gmon.out"))
+      local path, text = export(p, "callgrind")
+      local files = {}
+      for name in text:gmatch("\nc?fl=%(%d+%) ([^\n]+)") do files[#files + 1] = name end
+      table.sort(files)
+      -- "." segments dropped, ".." kept (a symbolic link makes "a/.." another folder)
+      assert.are.same({ tree .. "/src/../src/work.c", tree .. "/src/main.c" }, files)
+      for _, f in ipairs(files) do
+        assert.is_true(util.exec_ok("test -f " .. util.q(f)), f .. " does not exist")
+      end
+      -- the API's file is still what DWARF gives (symspecs and diff keys use it)
+      assert.are.equal("./src/../src/work.c", assert(p:find("work")).file)
+      if not HAVE_ANNOTATE then pending("callgrind_annotate (valgrind) not installed") return end
+      -- run from elsewhere: only an absolute name can be found
+      local status, out, err = cmd.run({ "callgrind_annotate", "--auto=yes", "--threshold=100", path },
+        { cwd = "/" })
+      assert.are.equal(0, status, cmd.show(status, out, err))
+      assert.matches("Auto%-annotated source: " .. tree:gsub("%p", "%%%0") .. "/src/main%.c", out)
+      assert.matches("/%* work%.c: the loop %*/", out)
+      assert.is_nil(out:find("could not be found", 1, true), out)
+    end)
+  end)
+
+  describe("folded stacks of a synthesized profile", function()
+    -- main -> <cycle 1> (a <-> b), both members calling leaf (1 and 3
+    -- calls); main calls "p;q" and "p:q", whose frames both read "p:q".
+    -- leaf 100 samples (1 s), p;q 10, p:q 30 (one bin per function, no
+    -- rounding): the call graph's time is 1.4 s, all of it under main.
+    local function synthesized()
+      local exe, gmon = H.synth.write(TMP, "fold", {
+        funcs = { { "main", 0 }, { "a", 0 }, { "b", 0 }, { "leaf", 100 },
+                  { "p;q", 10 }, { "p:q", 30 } },
+        arcs = { { "main", "a", 1 }, { "a", "b", 1 }, { "b", "a", 1 }, { "a", "leaf", 1 },
+                 { "b", "leaf", 3 }, { "main", "p;q", 1 }, { "main", "p:q", 1 } },
+      })
+      return assert(lgprof.open(exe, gmon))
+    end
+
+    it("give each stack one line, its values summed", function()
+      local p = synthesized()
+      assert.are.equal(1.4, p.print_time)
+      -- by hand: leaf's 1 s reaches main only through the cycle (a -> leaf
+      -- 0.25 s, b -> leaf 0.75 s: one stack); p;q and p:q are one frame text
+      assert.are.equal("main;<cycle 1>;leaf 1000000\nmain;p:q 400000\n",
+        select(2, export(p, "folded")))
+      -- the weight cutoff judges the stack, not each arc: with 0.6 of 1.4 s
+      -- (0.84 s), leaf's 1 s is broken down though neither arc reaches
+      -- 0.84 s; p;q and p:q (0.4 s together) stay with main
+      assert.are.equal("main;<cycle 1>;leaf 1000000\nmain 400000\n",
+        select(2, export(p, "folded", { min_weight = 0.6 })))
+    end)
+  end)
+
+  describe("total_time, print_time and callgrind's costs (README: Export formats)", function()
+    -- f [0x401000, +16), g [+16, +32), etext; a histogram from 8 bytes
+    -- below f to etext: 20 units of 2 bytes in 16 bins, so gprof's bin
+    -- width is 20/16 = 1.25 units while the bins' edges, truncated to whole
+    -- units, are 0 1 2 3 5 6 7 8 10 11 12 13 15 16 17 18 20 (f is units
+    -- 4-12, g 12-20). A bin credits count * (units it covers) / 1.25.
+    local T = 0x401000
+    local function open(tag, bins)
+      local exe = TMP .. "/bins"
+      H.elfwriter.write(exe, { text_addr = T, text_size = 32, symbols = {
+        { name = "f", addr = T, size = 16 }, { name = "g", addr = T + 16, size = 16 },
+        { name = "etext", addr = T + 32, type = "notype" } } })
+      local h = { low = T - 8, high = T + 32, n_bins = 16, rate = 100, dimen = "seconds",
+                  abbrev = "s", bins = bins }
+      local gmon = TMP .. "/bins." .. tag
+      H.gmonwriter.write(gmon, { hist = { h }, arcs = { { from = T + 4, to = T + 20, count = 1 } } })
+      return assert(lgprof.open(exe, gmon))
+    end
+    local function callgrind_sum(p)
+      local _, text = export(p, "callgrind")
+      local _, fn_cost = callgrind_calls(text)
+      local sum = 0
+      for _, v in pairs(fn_cost) do sum = sum + v end
+      return sum, tonumber(text:match("\nsummary: (%d+)")), tonumber(text:match("\ntotals: (%d+)"))
+    end
+
+    it("differ with no option: less when samples fall outside every function or in narrow bins", function()
+      -- 5 samples in bin 1 (units 0-1: no function), 10 in bin 5 (units 5-6,
+      -- 1 unit of f: 10 / 1.25 = 8 ticks)
+      local p = open("less", { [1] = 5, [5] = 10 })
+      assert.are.equal(0.15, p.total_time)                    -- 15 samples
+      assert.are.equal(0.08, p.print_time)                    -- f's 8 ticks
+      assert.are.equal(0.08, assert(p:find("f")).flat_self)
+      local sum, summary, totals = callgrind_sum(p)
+      assert.are.same({ 80000000, 150000000, 150000000 }, { sum, summary, totals })
+    end)
+
+    it("differ with no option: more when bins are wider than gprof's bin width", function()
+      -- 10 samples in bin 8 (units 8-10 of f: 10 * 2 / 1.25 = 16 ticks), 20
+      -- in bin 12 (units 13-15 of g: 32 ticks)
+      local p = open("more", { [8] = 10, [12] = 20 })
+      assert.are.equal(0.30, p.total_time)
+      assert.are.equal(0.48, p.print_time)
+      assert.are.equal(0.16, assert(p:find("f")).flat_self)
+      assert.are.equal(0.32, assert(p:find("g")).flat_self)
+      local sum, summary = callgrind_sum(p)
+      assert.are.same({ 480000000, 300000000 }, { sum, summary })
+      -- print_time is the sum of the functions' self times
+      local self = 0
+      for fn in p:symbols() do self = self + fn.self end
+      assert.is_true(math.abs(self - p.print_time) < 1e-12)
     end)
   end)
 

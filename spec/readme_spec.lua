@@ -1,19 +1,24 @@
--- README.md's examples, run: every ```lua and ```sh block of README.md (read
--- at run time), one test each, named after the line where the block starts.
+-- README.md's examples, run: every fenced block of README.md (read at run
+-- time) is run, one test each named after the line where it starts, or is
+-- listed below as not runnable with the reason; any other block fails.
 --
 -- Where they run: each block in a fresh temporary folder holding a real
--- profiled program, the fixture spec/fixtures/progs/readme (built O0g-nopie
--- by helpers.fixtures; main, the cycle parse <-> lex with almost no time,
--- work and a static helper in a.c that holds nearly all the samples), under
--- the names the examples use:
+-- profiled program, the fixture spec/fixtures/progs/readme (built O0g-pie,
+-- as `make demo` builds: Debian's gcc makes a PIE by default; main, the
+-- cycle parse <-> lex with almost no time, work and a static helper in a.c
+-- that holds nearly all the samples), under the names the examples use:
 --   myprog, prog, a.out, old/myprog            the executable
 --   gmon.out, old/gmon.out, before.gmon, after.gmon   run 1's profile
 --     (before.gmon and after.gmon are the same profile, so that a growth
 --     gate on them passes whatever was sampled)
---   gmon.N and gmon.N.out (N = 1, 2, 3)        run N's profile
+--   gmon.N (N = 1, 2, 3)                       run N's profile
 --   examples/                                  the checkout's examples/
 --   NAME.lua                                   every Lua block whose first line is
 --                                              "-- NAME.lua" (e.g. perf-gate.lua)
+-- Every Lua block that names none of the fixture's own functions (parse,
+-- lex, work, helper: see FIXTURE_ONLY) runs a second time in the same way
+-- with the demo instead, examples/demo.c built and run as `make demo` does
+-- (cached in build/readme-demo/; its one profile stands for every run).
 --
 -- Lua blocks run as a file (NAME.lua, or example.lua) in a fresh lua5.4
 -- process with the checkout's lua/ and build/ on the module paths
@@ -25,20 +30,21 @@
 --     the same file; its line numbers in a Lua error are then shifted by
 --     that block's length (the failure message says by how much).
 --   * A line `EXPR  --> VALUE` shows a result: it runs as
---     assert(EXPR == VALUE). Other output is not compared.
+--     assert(EXPR == VALUE). Other output is not compared, except that a
+--     line "nil" (a look-up that found nothing) fails.
 --   * A first line "-- NAME.lua: COMMAND" also runs COMMAND as a shell
 --     line (below), after the block ran standalone.
--- Shell blocks: only lgprof's own command lines run, those whose first word
--- is `lgprof`, `bin/lgprof` or `./bin/lgprof`, in order, in one folder, with
--- the checkout's bin/lgprof. The shell expands the rest of the line (quotes,
--- globs such as gmon.*) in that folder; a pipe into another program
--- (`| dot ...`) is cut off: only lgprof runs. A line must exit with the
--- status its comment gives (`# exit 3 ...`), else 0 and with nothing on
--- stderr. Not run (listed in the test's name, or as pending when nothing of
--- the block runs): make (make demo and make test would rebuild the checkout
--- or recurse into this suite, make install writes outside it), luarocks and
--- what it installs (~/.lgprof/bin/lgprof), apt-get and sudo, compilers, and
--- any other program (./myprog would overwrite the fixture's profile).
+-- Shell blocks: lgprof's own command lines run, those whose first word is
+-- `lgprof`, `bin/lgprof` or `./bin/lgprof`, in order, in one folder, with
+-- the checkout's command (helpers.cmd). The shell expands the rest of the
+-- line (quotes, globs such as gmon.*) in that folder; a pipe into another
+-- program (`| dot ...`) is cut off: only lgprof runs. A line must exit with
+-- the status its comment gives (`# exit 3 ...`), else 0 and with nothing on
+-- stderr. A line whose first word is in SKIPPED is not run (the reason is in
+-- the test's name, and a block with nothing to run is pending); any other
+-- first word fails the test: run it here, or list it with its reason.
+-- Blocks of any other language (or none) must be in NOT_RUN, by their first
+-- line, with the reason; an entry that matches no block fails too.
 local fx = require "helpers.fixtures"
 local util = require "helpers.util"
 local cmd = require "helpers.cmd"
@@ -47,6 +53,33 @@ local q = fx.shquote
 local README = fx.root .. "/README.md"
 local LGPROF_WORDS = { lgprof = true, ["bin/lgprof"] = true, ["./bin/lgprof"] = true }
 local PRELUDE_NAMES = { "lgprof", "profile" }
+
+-- Shell commands not run, by first word: why.
+local SKIPPED = {
+  make = "make demo and make test rebuild the checkout or recurse into this suite, "
+    .. "make install writes outside it",
+  luarocks = "installs into the user's tree (~/.lgprof)",
+  ["~/.lgprof/bin/lgprof"] = "what luarocks installed",
+  gcc = "a compiler: the fixture is built by helpers.fixtures",
+  ["./myprog"] = "would overwrite the fixture's profile",
+  ["apt-get"] = "installs packages",
+  sudo = "runs as root",
+}
+
+-- Blocks that are neither ```lua nor ```sh, by first line: why they are not run.
+local NOT_RUN = {
+  ["lgprof [options] [image-file [profile-file...]]"] = "the command's synopsis",
+  ["lgprof --script FILE.lua [options] [image-file [profile-file...]] [-- script-args]"] =
+    "the modes' synopsis",
+  ["base 0.12 seconds, new 0.37 seconds, change +0.25 seconds (+208.3% of base)"] =
+    "what lgprof --diff prints (an illustration)",
+  ["lgprof --format=FMT [options] [image-file [profile-file...]]"] = "a synopsis",
+  ["{"] = "the JSON schema, annotated with // comments",
+  ["files ──> image (elfsym.c, srcinfo.c)          gmon (gmon.c)"] = "a diagram",
+}
+
+-- Functions of the readme fixture that the demo does not have.
+local FIXTURE_ONLY = { "parse", "lex", "work", "helper" }
 
 --- The fenced blocks of a markdown file: { lang, line, code, section } in
 -- order; line is the number of the opening fence's line, section the
@@ -58,6 +91,7 @@ local function fenced_blocks(path)
     if cur then
       if line:match("^```%s*$") then
         cur.code = table.concat(cur.lines, "\n") .. "\n"
+        cur.first = cur.lines[1] or ""
         blocks[#blocks + 1], cur = cur, nil
       else
         cur.lines[#cur.lines + 1] = line
@@ -116,9 +150,10 @@ local function split_shell(line)
 end
 
 --- The lines of a shell block: the lines to run, {command, text (for the
--- test's name), status}..., and the lines not run.
+-- test's name), status}..., the lines not run, and those of them that
+-- SKIPPED does not list.
 local function shell_lines(code)
-  local run, skipped = {}, {}
+  local run, skipped, unknown = {}, {}, {}
   for line in code:gmatch("[^\n]+") do
     local command, rest = split_shell(line)
     if command ~= "" then
@@ -130,11 +165,16 @@ local function shell_lines(code)
           status = tonumber(rest:match("#%s*exit%s+(%d+)")) or 0,
         }
       else
+        local word = command:match("^%S+")
         skipped[#skipped + 1] = command
+        if not SKIPPED[word] then
+          unknown[#unknown + 1] = ("`%s` (%s is neither an lgprof command nor in readme_spec's"
+            .. " SKIPPED with a reason)"):format(command, word)
+        end
       end
     end
   end
-  return run, skipped
+  return run, skipped, unknown
 end
 
 local blocks = fenced_blocks(README)
@@ -164,24 +204,42 @@ end
 
 local built
 local function fixture()
-  built = built or assert(fx.build("readme", "O0g-nopie"))
+  built = built or assert(fx.build("readme", "O0g-pie"))
   return built
 end
 
---- A fresh folder with the program, its profiles and the named files under
--- the names the examples use.
-local function workdir()
-  local b = fixture()
+-- examples/demo.c as `make demo` builds and runs it: { exe, gmon = {g, g, g} }.
+local demo_built
+local function demo()
+  if demo_built then return demo_built end
+  local dir = fx.root .. "/build/readme-demo"
+  local exe, gmon = dir .. "/demo", dir .. "/gmon.out"
+  local script = table.concat({
+    "cd " .. q(fx.root),
+    "if [ -f " .. q(exe) .. " ] && [ " .. q(exe) .. " -nt examples/demo.c ] && [ -s " .. q(gmon)
+      .. " ] && [ " .. q(gmon) .. " -nt " .. q(exe) .. " ]; then exit 0; fi",
+    "rm -f " .. q(exe) .. " " .. q(gmon),
+    "cc -O0 -g -pg -o " .. q(exe .. ".tmp") .. " examples/demo.c",
+    "cd " .. q(dir) .. " && ./demo.tmp >/dev/null && mv -f demo.tmp demo && touch gmon.out",
+  }, " && ")
+  -- (serialised with flock where there is one: two suites may run at once)
+  local lock = util.have("flock") and "flock " .. q(dir .. "/.lock") .. " " or ""
+  assert(util.exec_ok("mkdir -p " .. q(dir) .. " && " .. lock .. "sh -c " .. q(script)),
+    "cannot build and run examples/demo.c in " .. dir)
+  demo_built = { exe = exe, gmon = { gmon, gmon, gmon } }
+  return demo_built
+end
+
+--- A fresh folder with the program b ({exe, gmon}), its profiles and the
+-- named files under the names the examples use.
+local function workdir(b)
   local dir = util.mktempdir("lgprof-readme")
   local copies = {
     { b.exe, "myprog" }, { b.exe, "prog" }, { b.exe, "a.out" }, { b.exe, "old/myprog" },
     { b.gmon[1], "gmon.out" }, { b.gmon[1], "old/gmon.out" },
     { b.gmon[1], "before.gmon" }, { b.gmon[1], "after.gmon" },
   }
-  for r = 1, 3 do
-    copies[#copies + 1] = { b.gmon[r], "gmon." .. r }
-    copies[#copies + 1] = { b.gmon[r], "gmon." .. r .. ".out" }
-  end
+  for r = 1, 3 do copies[#copies + 1] = { b.gmon[r], "gmon." .. r } end
   local sh = { "cd " .. q(dir), "mkdir old", "ln -s " .. q(fx.root .. "/examples") .. " examples" }
   for _, c in ipairs(copies) do sh[#sh + 1] = "cp " .. q(c[1]) .. " " .. q(c[2]) end
   assert(util.exec_ok(table.concat(sh, " && ")), "cannot set up " .. dir)
@@ -211,6 +269,46 @@ end
 
 local function where(b) return ("README.md:%d (%s)"):format(b.line, b.lang) end
 
+--- Does the Lua block (or its setup) name a function only the fixture has?
+local function fixture_only(b)
+  local function uncommented(code) return (code:gsub("%-%-[^\n]*", "")) end
+  local code = uncommented(b.code) .. (b.setup and uncommented(b.setup.code) or "")
+  for _, name in ipairs(FIXTURE_ONLY) do
+    if code:find("%f[%w_]" .. name .. "%f[^%w_]") then return true end
+  end
+  return false
+end
+
+--- Runs Lua block b in a fresh folder holding program prog.
+local function run_lua_block(b, prog)
+  local dir = workdir(prog)
+  finally(function() remove(dir) end)
+  local code, shift = with_checks(b.code), 0
+  if b.setup then
+    local setup = with_checks(b.setup.code)
+    shift = select(2, setup:gsub("\n", ""))
+    code = setup .. code
+  end
+  local file = b.file or "example.lua"
+  cmd.write(dir .. "/" .. file, code)
+  local status, out, err = cmd.lua({ file }, { cwd = dir })
+  local what = cmd.show(status, out, err)
+  if shift > 0 then
+    what = what .. ("\n(lines 1-%d are README.md:%d's block: the example's line N"
+      .. " is line N+%d)"):format(shift, b.setup.line, shift)
+  end
+  assert(status == 0 and err == "", what)
+  -- a line "nil" is a look-up that found nothing (a lookup of an address
+  -- the program does not have): the example shows nothing useful
+  assert(not ("\n" .. out):find("\nnil\n"), "the example printed nil\n" .. what)
+  if b.command then
+    local run = shell_lines(b.command)
+    assert(#run == 1, "not an lgprof command line: " .. b.command)
+    local failed = run_shell_line(dir, run[1])
+    assert(not failed, failed)
+  end
+end
+
 describe("README examples", function()
   it("has Lua and shell examples", function()
     local n = { lua = 0, sh = 0 }
@@ -218,47 +316,40 @@ describe("README examples", function()
     assert.is_true(n.lua > 0 and n.sh > 0, "no ```lua or ```sh block found in " .. README)
   end)
 
+  it("lists no block in NOT_RUN that README.md does not hold", function()
+    local firsts = {}
+    for _, b in ipairs(blocks) do firsts[b.first] = true end
+    for first in pairs(NOT_RUN) do
+      assert.is_true(firsts[first] == true, "NOT_RUN names no block of README.md: " .. first)
+    end
+  end)
+
   for _, b in ipairs(blocks) do
     if b.lang == "lua" then
       local name = where(b) .. (b.file and " " .. b.file or "")
         .. (b.setup and (" after README.md:%d"):format(b.setup.line) or "")
         .. (b.command and "; " .. b.command or "")
-      it(name, function()
-        local dir = workdir()
-        finally(function() remove(dir) end)
-        local code, shift = with_checks(b.code), 0
-        if b.setup then
-          local setup = with_checks(b.setup.code)
-          shift = select(2, setup:gsub("\n", ""))
-          code = setup .. code
-        end
-        local file = b.file or "example.lua"
-        cmd.write(dir .. "/" .. file, code)
-        local status, out, err = cmd.lua({ file }, { cwd = dir })
-        local what = cmd.show(status, out, err)
-        if shift > 0 then
-          what = what .. ("\n(lines 1-%d are README.md:%d's block: the example's line N"
-            .. " is line N+%d)"):format(shift, b.setup.line, shift)
-        end
-        assert(status == 0 and err == "", what)
-        if b.command then
-          local run = shell_lines(b.command)
-          assert(#run == 1, "not an lgprof command line: " .. b.command)
-          local failed = run_shell_line(dir, run[1])
-          assert(not failed, failed)
-        end
-      end)
+      it(name, function() run_lua_block(b, fixture()) end)
+      if not fixture_only(b) then
+        it(name .. " on the demo", function() run_lua_block(b, demo()) end)
+      end
     elseif b.lang == "sh" then
-      local run, skipped = shell_lines(b.code)
+      local run, skipped, unknown = shell_lines(b.code)
       local texts = {}
       for i, l in ipairs(run) do texts[i] = l.text end
+      local why = {}
+      for i, c in ipairs(skipped) do why[i] = c .. ": " .. (SKIPPED[c:match("^%S+")] or "?") end
       local name = where(b) .. ": " .. table.concat(texts, "; ")
-        .. (#skipped > 0 and " (not run: " .. table.concat(skipped, "; ") .. ")" or "")
-      if #run == 0 then
-        pending(where(b) .. " not run: " .. table.concat(skipped, "; "))
+        .. (#skipped > 0 and " (not run: " .. table.concat(why, "; ") .. ")" or "")
+      if #unknown > 0 then
+        it(where(b) .. " has commands that are neither run nor listed", function()
+          error(table.concat(unknown, "\n"), 0)
+        end)
+      elseif #run == 0 then
+        pending(where(b) .. " not run: " .. table.concat(why, "; "))
       else
         it(name, function()
-          local dir = workdir()
+          local dir = workdir(fixture())
           finally(function() remove(dir) end)
           -- every line runs (in order, later ones may use earlier ones' files);
           -- all the failures are reported
@@ -267,6 +358,14 @@ describe("README examples", function()
           assert(#failures == 0, table.concat(failures, "\n\n"))
         end)
       end
+    elseif NOT_RUN[b.first] then
+      pending(where(b) .. " not run: " .. NOT_RUN[b.first])
+    else
+      it(where(b) .. " is run or listed in NOT_RUN", function()
+        error(("README.md:%d: a ```%s block, neither ```lua nor ```sh, and not in readme_spec's"
+          .. " NOT_RUN (first line %q): make it runnable or list it with the reason")
+          :format(b.line, b.lang, b.first), 0)
+      end)
     end
   end
 end)

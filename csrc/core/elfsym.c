@@ -316,9 +316,13 @@ void lgp_image_free(lgp_image *im) {
   free(im->path);
   free(im->strtab);
   free(im->syms);
-  for (i = 0; i < im->nfiles; i++)
+  for (i = 0; i < im->nfiles; i++) {
     free(im->files[i]);
+    if (im->file_paths != NULL)
+      free(im->file_paths[i]);
+  }
   free(im->files);
+  free(im->file_paths);
   free(im->line_starts);
   memset(im, 0, sizeof *im);
 }

@@ -34,6 +34,8 @@ typedef struct lgp_image {
   lgp_rawsym *syms;
   size_t nsyms;
   char **files;         /* source file paths, as DWARF gives them */
+  char **file_paths;    /* files[i] joined to its CU's compilation directory,
+                           or NULL (already absolute, or no directory) */
   size_t nfiles;
   /* gprof's line symbols (-l, -s): addresses in .text where the nearest
      source line changes, ascending */

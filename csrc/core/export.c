@@ -191,7 +191,9 @@ static void cg_name(ectx *c, uint32_t s) {
   lgp_out_mem(c->o, c->scratch.buf, c->scratch.len);
 }
 
-/* "fl=(id) name" the first time, "fl=(id)" later; unknown files are "???". */
+/* "fl=(id) name" the first time, "fl=(id)" later; unknown files are "???".
+** The name is absolute where DWARF gives a compilation directory, so that
+** callgrind_annotate and KCachegrind find the source from anywhere. */
 static void cg_file(ectx *c, const char *key, uint32_t s, uint8_t *file_seen) {
   const lgp_image *im = c->p->image;
   size_t id = c->have_src && s < c->p->graph.nsyms && im->syms[s].file >= 0
@@ -201,7 +203,12 @@ static void cg_file(ectx *c, const char *key, uint32_t s, uint8_t *file_seen) {
   if (!file_seen[id]) {
     file_seen[id] = 1;
     lgp_out_char(c->o, ' ');
-    lgp_out_str(c->o, id == 0 ? "???" : c->p->image->files[id - 1]);
+    if (id == 0)
+      lgp_out_str(c->o, "???");
+    else if (im->file_paths != NULL && im->file_paths[id - 1] != NULL)
+      lgp_out_str(c->o, im->file_paths[id - 1]);
+    else
+      lgp_out_str(c->o, im->files[id - 1]);
   }
   lgp_out_char(c->o, '\n');
 }

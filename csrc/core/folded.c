@@ -37,37 +37,122 @@ typedef struct fframe {
   double extra;       /* time of subtrees not broken down, ticks */
 } fframe;
 
+/* The lines so far, one per distinct stack: consumers (flamegraph.pl,
+** inferno, speedscope) expect each stack once, and two walks can reach one
+** text (two functions whose names differ only by a ';' or a newline, which
+** labels replace). Written at the end in the order first seen. */
+typedef struct fline {
+  size_t off, len;   /* the stack's text in flines.text */
+  uint64_t v;        /* microseconds */
+} fline;
+
+typedef struct flines {
+  lgp_out text;
+  fline *l;
+  size_t n, cap;
+  uint32_t *slot;    /* open addressing: index + 1, 0 = empty */
+  size_t nslots;
+} flines;
+
 typedef struct fstate {
   ectx *c;
   lgp_out path;
+  flines lines;
   double scale;      /* output units per tick */
   double cum;        /* ticks emitted so far */
   uint64_t written;  /* output units written so far */
 } fstate;
 
-/* One line: value in microseconds, rounded so that the running sum stays
-** the rounded running sum of the exact values (lines rounding to 0 are
-** left out). */
-static void fold_emit(fstate *f, const char *tail, size_t tail_len, double ticks) {
-  lgp_out *o = f->c->o;
+static size_t line_hash(const char *s, size_t len) {
+  size_t h = 2166136261u, i;
+  for (i = 0; i < len; i++)
+    h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
+}
+
+static int lines_rehash(flines *t) {
+  size_t ns = t->nslots ? t->nslots * 2 : 256, k;
+  uint32_t *slot = lgp_calloc_array(ns, sizeof *slot);
+  if (slot == NULL)
+    return -1;
+  for (k = 0; k < t->n; k++) {
+    size_t i = line_hash(t->text.buf + t->l[k].off, t->l[k].len) & (ns - 1);
+    while (slot[i] != 0)
+      i = (i + 1) & (ns - 1);
+    slot[i] = (uint32_t)k + 1;
+  }
+  free(t->slot);
+  t->slot = slot;
+  t->nslots = ns;
+  return 0;
+}
+
+/* Adds v to the line of the stack held in t->text from off on (len bytes
+** long), which becomes a new line or is dropped from text if it is one
+** already. */
+static int lines_add(flines *t, size_t off, uint64_t v) {
+  size_t len = t->text.len - off, i;
+  const char *s = t->text.buf + off;
+  if (t->text.failed)
+    return -1;
+  if (2 * (t->n + 1) > t->nslots && lines_rehash(t) != 0)
+    return -1;
+  for (i = line_hash(s, len) & (t->nslots - 1); t->slot[i] != 0; i = (i + 1) & (t->nslots - 1)) {
+    fline *l = &t->l[t->slot[i] - 1];
+    if (l->len == len && memcmp(t->text.buf + l->off, s, len) == 0) {
+      l->v += v;
+      t->text.len = off;
+      return 0;
+    }
+  }
+  if (t->n >= UINT32_MAX - 1 ||
+      lgp_grow((void **)&t->l, &t->cap, t->n + 1, sizeof *t->l) != 0)
+    return -1;
+  t->l[t->n].off = off;
+  t->l[t->n].len = len;
+  t->l[t->n].v = v;
+  t->slot[i] = (uint32_t)++t->n;
+  return 0;
+}
+
+static void lines_write(lgp_out *o, const flines *t) {
+  size_t k;
+  for (k = 0; k < t->n && !o->failed; k++) {
+    lgp_out_mem(o, t->text.buf + t->l[k].off, t->l[k].len);
+    lgp_out_char(o, ' ');
+    lgp_ex_out_u64(o, t->l[k].v);
+    lgp_out_char(o, '\n');
+  }
+}
+
+static void lines_free(flines *t) {
+  lgp_out_free(&t->text);
+  free(t->l);
+  free(t->slot);
+}
+
+/* One stack's value in microseconds, rounded so that the running sum stays
+** the rounded running sum of the exact values (values rounding to 0 are
+** left out), added to its line. */
+static int fold_emit(fstate *f, const char *tail, size_t tail_len, double ticks) {
+  lgp_out *t = &f->lines.text;
   double target;
   uint64_t v;
+  size_t off = t->len;
   if (!(ticks > 0.0))
-    return;
+    return 0;
   f->cum += ticks;
   target = floor(f->cum * f->scale + 0.5);
   v = target > (double)f->written ? (uint64_t)target - f->written : 0;
   if (v == 0)
-    return;
+    return 0;
   f->written += v;
-  lgp_out_mem(o, f->path.buf, f->path.len);
+  lgp_out_mem(t, f->path.buf, f->path.len);
   if (tail_len) {
-    lgp_out_char(o, ';');
-    lgp_out_mem(o, tail, tail_len);
+    lgp_out_char(t, ';');
+    lgp_out_mem(t, tail, tail_len);
   }
-  lgp_out_char(o, ' ');
-  lgp_ex_out_u64(o, v);
-  lgp_out_char(o, '\n');
+  return lines_add(&f->lines, off, v);
 }
 
 /* An outgoing arc of a unit, or a member of a cycle, with its weight. */
@@ -83,12 +168,13 @@ static int fedge_cmp(const void *a, const void *b) {
   return x->to < y->to ? -1 : x->to > y->to;
 }
 
-/* Groups items (key -> unit) by unit into e[off[u]..off[u+1]), heaviest
-** first, and sets rest[j] to the weight of e[j..off[u+1]). */
-static void fedge_finish(fedge *e, double *rest, const uint32_t *off, size_t nu) {
+/* Sorts each unit's items e[off[u]..end[u]) heaviest first, and sets
+** rest[j] to the weight of e[j..end[u]). */
+static void fedge_finish(fedge *e, double *rest, const uint32_t *off, const uint32_t *end,
+                         size_t nu) {
   size_t u;
   for (u = 0; u < nu; u++) {
-    uint32_t b = off[u], j = off[u + 1];
+    uint32_t b = off[u], j = end[u];
     double sum = 0.0;
     if (j - b > 1)
       qsort(e + b, j - b, sizeof *e, fedge_cmp);
@@ -106,6 +192,8 @@ int lgp_ex_write_folded(ectx *c) {
   uint32_t *off = lgp_calloc_array(nu + 2, sizeof *off);
   uint32_t *moff = lgp_calloc_array(nu + 2, sizeof *moff);
   uint32_t *fill = lgp_alloc_array(nu + 1, sizeof *fill);
+  uint32_t *end = lgp_alloc_array(nu + 1, sizeof *end);
+  uint32_t *slot_of = lgp_alloc_array(nu + 1, sizeof *slot_of);
   fedge *out = NULL, *mem = NULL;
   double *rest = NULL, *mrest = NULL;
   double *inflow = lgp_calloc_array(nu + 1, sizeof *inflow);
@@ -121,7 +209,8 @@ int lgp_ex_write_folded(ectx *c) {
   cutoff = c->eo->min_weight * p->graph.print_time;
   depth_cap = c->eo->max_depth > 0 ? (size_t)c->eo->max_depth : 1;
   st = lgp_alloc_array(depth_cap + 1, sizeof *st);
-  if (off == NULL || moff == NULL || fill == NULL || inflow == NULL || st == NULL)
+  if (off == NULL || moff == NULL || fill == NULL || end == NULL || slot_of == NULL ||
+      inflow == NULL || st == NULL)
     goto done;
   /* the unit graph: arcs between units that carry time, by caller; and
      the members of each cycle with self time */
@@ -144,14 +233,23 @@ int lgp_ex_write_folded(ectx *c) {
   mrest = lgp_alloc_array(moff[nu] + 1, sizeof *mrest);
   if (out == NULL || rest == NULL || mem == NULL || mrest == NULL)
     goto done;
-  memcpy(fill, off, nu * sizeof *fill);
+  /* arcs from one unit to another are one edge: a cycle's members calling
+     one function, or a view's arcs, would otherwise give one stack twice
+     (and each half judged against the weight cutoff alone) */
+  memcpy(end, off, nu * sizeof *end);
+  memset(slot_of, 0xff, nu * sizeof *slot_of);
   for (k = 0; k < p->graph.arcs.narcs; k++) {
     const lgp_arc *a = &p->graph.arcs.arcs[k];
     uint32_t pu = p->graph.nodes[a->parent].cyc_head, cu = p->graph.nodes[a->child].cyc_head;
     double w = a->time + a->child_time;
     if (pu != cu && w > 0.0 && !lgp_arc_hidden(p, (uint32_t)k)) {
-      out[fill[pu]].to = cu;
-      out[fill[pu]++].w = w;
+      uint32_t j = slot_of[cu];
+      if (j == LGP_NONE || j < off[pu] || j >= end[pu]) { /* not yet an edge of pu */
+        j = slot_of[cu] = end[pu]++;
+        out[j].to = cu;
+        out[j].w = 0.0;
+      }
+      out[j].w += w;
       inflow[cu] += w;
     }
   }
@@ -163,8 +261,8 @@ int lgp_ex_write_folded(ectx *c) {
       mem[fill[h]++].w = p->graph.nodes[u].prop_self;
     }
   }
-  fedge_finish(out, rest, off, nu);
-  fedge_finish(mem, mrest, moff, nu);
+  fedge_finish(out, rest, off, end, nu);
+  fedge_finish(mem, mrest, moff, moff + 1, nu);
   /* a stack from each unit that receives time no arc brings */
   for (u = 0; u < nu && !c->o->failed; u++) {
     const lgp_node *n = &p->graph.nodes[u];
@@ -177,7 +275,7 @@ int lgp_ex_write_folded(ectx *c) {
     lgp_ex_label(c, (uint32_t)u, &f.path, 1);
     st[0].unit = (uint32_t)u;
     st[0].pos = off[u];
-    st[0].end = off[u + 1];
+    st[0].end = end[u];
     st[0].pathlen = f.path.len;
     st[0].w = w;
     st[0].extra = 0.0;
@@ -201,7 +299,7 @@ int lgp_ex_write_folded(ectx *c) {
         sp++;
         st[sp].unit = to;
         st[sp].pos = off[to];
-        st[sp].end = off[to + 1];
+        st[sp].end = end[to];
         st[sp].pathlen = f.path.len;
         st[sp].w = cw;
         st[sp].extra = 0.0;
@@ -224,13 +322,15 @@ int lgp_ex_write_folded(ectx *c) {
           lgp_ex_label(c, mem[j].to, &tail, 1);
           if (tail.failed)
             goto done;
-          fold_emit(&f, tail.buf, tail.len, mw);
+          if (fold_emit(&f, tail.buf, tail.len, mw) != 0)
+            goto done;
         }
         if (!(msum > 0.0))
           fr->extra += self;
-        fold_emit(&f, NULL, 0, fr->extra);
-      } else {
-        fold_emit(&f, NULL, 0, fr->w * un->prop_self / ut + fr->extra);
+        if (fold_emit(&f, NULL, 0, fr->extra) != 0)
+          goto done;
+      } else if (fold_emit(&f, NULL, 0, fr->w * un->prop_self / ut + fr->extra) != 0) {
+        goto done;
       }
       if (sp == 0)
         break;
@@ -238,9 +338,12 @@ int lgp_ex_write_folded(ectx *c) {
       f.path.len = st[sp].pathlen;
     }
   }
+  lines_write(c->o, &f.lines);
   rc = 0;
 done:
   free(off);
+  free(end);
+  free(slot_of);
   free(moff);
   free(fill);
   free(out);
@@ -250,6 +353,7 @@ done:
   free(inflow);
   free(st);
   lgp_out_free(&f.path);
+  lines_free(&f.lines);
   lgp_out_free(&tail);
   return rc;
 }

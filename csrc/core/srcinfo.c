@@ -3,8 +3,10 @@
 ** gprof asks BFD for the nearest line of each symbol's address: the last
 ** line-table row at or below it, within a sequence (BFD keeps the last of
 ** several rows at one address). We read every CU's rows once, sort them,
-** and answer each symbol with a binary search.
+** and answer each symbol with a binary search. Each file also gets its
+** absolute path from its CU's compilation directory (for the exports).
 */
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,8 @@ typedef struct row {
 
 typedef struct interner {
   char **names;
-  size_t n, cap;
+  char **paths; /* absolute form of names[i] (see file_path), or NULL */
+  size_t n, cap, pcap;
   size_t *slots; /* open addressing: index + 1, 0 = empty */
   size_t nslots;
 } interner;
@@ -33,7 +36,47 @@ static size_t str_hash(const char *s) {
   return h;
 }
 
-static int intern(interner *t, const char *s) {
+/* Appends the segments of q to buf at *len as "/seg", leaving out empty
+** and "." segments. */
+static void add_segments(char *buf, size_t *len, const char *q) {
+  while (*q != '\0') {
+    size_t k = strcspn(q, "/");
+    if (k > 0 && !(k == 1 && q[0] == '.')) {
+      buf[(*len)++] = '/';
+      memcpy(buf + *len, q, k);
+      *len += k;
+    }
+    q += k;
+    if (*q == '/')
+      q++;
+  }
+}
+
+/* A relative name joined to the CU's compilation directory, without "."
+** segments and repeated slashes; ".." is kept (removing "a/.." is wrong
+** when a is a symbolic link). NULL with *fail 0: nothing to join (the
+** name is absolute, or DWARF gives no absolute compilation directory). */
+static char *file_path(const char *comp_dir, const char *name, int *fail) {
+  size_t len = 0;
+  char *buf;
+  *fail = 0;
+  if (name[0] == '/' || comp_dir == NULL || comp_dir[0] != '/')
+    return NULL;
+  buf = lgp_alloc_array(strlen(comp_dir) + strlen(name) + 3, 1);
+  if (buf == NULL) {
+    *fail = 1;
+    return NULL;
+  }
+  add_segments(buf, &len, comp_dir);
+  add_segments(buf, &len, name);
+  if (len == 0)
+    buf[len++] = '/';
+  buf[len] = '\0';
+  return buf;
+}
+
+static int intern(interner *t, const char *s, const char *comp_dir) {
+  int fail;
   size_t h, i;
   if (t->n * 2 >= t->nslots) {
     size_t ns = t->nslots ? t->nslots * 2 : 64, k;
@@ -54,11 +97,18 @@ static int intern(interner *t, const char *s) {
   for (i = h & (t->nslots - 1); t->slots[i] != 0; i = (i + 1) & (t->nslots - 1))
     if (strcmp(t->names[t->slots[i] - 1], s) == 0)
       return (int)(t->slots[i] - 1);
-  if (lgp_grow((void **)&t->names, &t->cap, t->n + 1, sizeof *t->names) != 0)
+  if (lgp_grow((void **)&t->names, &t->cap, t->n + 1, sizeof *t->names) != 0 ||
+      lgp_grow((void **)&t->paths, &t->pcap, t->n + 1, sizeof *t->paths) != 0)
     return -1;
   t->names[t->n] = lgp_strdup(s);
   if (t->names[t->n] == NULL)
     return -1;
+  /* the first CU to name a file gives its directory */
+  t->paths[t->n] = file_path(comp_dir, s, &fail);
+  if (fail) {
+    free(t->names[t->n]);
+    return -1;
+  }
   t->slots[i] = t->n + 1;
   return (int)t->n++;
 }
@@ -98,10 +148,13 @@ static int collect_rows(Dwarf *dw, interner *files, row **rows, size_t *nrows) {
   while (dwarf_next_unit(dw, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL) == 0) {
     Dwarf_Die cudie;
     Dwarf_Lines *lines;
+    Dwarf_Attribute at;
     size_t n, i;
     int changed = 0;
     if (dwarf_offdie(dw, off + hsize, &cudie) != NULL &&
         dwarf_getsrclines(&cudie, &lines, &n) == 0) {
+      const char *comp_dir = dwarf_formstring(dwarf_attr_integrate(&cudie, DW_AT_comp_dir, &at));
+      last_src = NULL; /* a name's directory is its CU's */
       if (lgp_grow((void **)rows, &cap, *nrows + n, sizeof **rows) != 0)
         return -1;
       for (i = 0; i < n; i++) {
@@ -127,7 +180,7 @@ static int collect_rows(Dwarf *dw, interner *files, row **rows, size_t *nrows) {
           r->file = -1;
         } else {
           if (src != last_src) {
-            last_id = intern(files, src);
+            last_id = intern(files, src, comp_dir);
             if (last_id < 0)
               return -1;
             last_src = src;
@@ -207,8 +260,10 @@ int lgp_srcinfo_assign(lgp_image *im, Elf *elf, lgp_err *err) {
     s->line = r->line;
   }
   im->files = files.names;
+  im->file_paths = files.paths;
   im->nfiles = files.n;
   files.names = NULL;
+  files.paths = NULL;
 out:
   free(rows);
   free(files.slots);
@@ -216,6 +271,11 @@ out:
     for (i = 0; i < files.n; i++)
       free(files.names[i]);
     free(files.names);
+  }
+  if (files.paths != NULL) {
+    for (i = 0; i < files.n; i++)
+      free(files.paths[i]);
+    free(files.paths);
   }
   dwarf_end(dw);
   return rc;
