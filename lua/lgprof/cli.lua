@@ -61,7 +61,7 @@ function cli.main(args, out, err)
     return require("lgprof.cmd_" .. args[1]).run(cli, table.move(args, 2, #args, 1, {}), out, err)
   end
   local mode, merr = extra_mode(args)
-  if merr then return options.usage_error(err, merr, "script") end
+  if merr then return options.usage_error(err, merr) end
   return require("lgprof.cmd_" .. (mode or "report")).run(cli, args, out, err)
 end
 
