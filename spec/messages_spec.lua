@@ -26,7 +26,7 @@ local function has_word(text, word)
 end
 
 describe("the help", function()
-  for _, flag in ipairs({ "--help", "-h" }) do
+  for _, flag in ipairs({ "--help", "-h", "--format=--help" }) do
     it(flag .. " shows lgprof's usage, modes and bug address on stdout, status 0", function()
       local status, out, err = cmd.lgprof({ flag })
       cmd.expect({ status = 0, err = "" }, status, out, err)

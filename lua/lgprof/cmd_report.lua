@@ -78,6 +78,10 @@ function cmd.run(cli, argv, out, err)
       table.remove(st.extra, i)
     end
   end
+  if fmt and options.asks_help(fmt) then -- "lgprof --format --help"
+    out:write(options.usage())
+    return 0
+  end
   if st.extra[1] then
     return options.usage_error(err, ("--%s needs --diff"):format(st.extra[1][1]), "diff")
   end
