@@ -213,6 +213,10 @@ print("returned")
         cmd.expect({ status = 1, out = "", err = "lgprof: " .. path .. ": not a Lua script\n" },
           cmd.lgprof({ "--script", path, build.exe, build.gmon[1] }))
       end
+      -- a directory: what reading it says
+      local dir = util.mkdir(tmp .. "/dir.lua")
+      cmd.expect({ status = 1, out = "", err = "lgprof: " .. dir .. ": Is a directory\n" },
+        cmd.lgprof({ "--script", dir, build.exe, build.gmon[1] }))
       -- and as check's thresholds file
       cmd.expect({ status = 1, out = "", err = "lgprof: " .. build.exe .. ": not a Lua script\n" },
         cmd.lgprof({ "check", "--thresholds=" .. build.exe, build.exe, build.gmon[1] }))

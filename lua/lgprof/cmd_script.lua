@@ -37,13 +37,13 @@ end
 local NOT_TEXT = "[%z\1-\8\14-\31\127]"
 
 --- Loads the Lua file at path (loadfile's mode and env, when given: an
--- explicit nil env would be the chunk's _ENV); returns the chunk,
--- or nil and "PATH: not a Lua script" for a file that failed to load and
--- holds a byte no Lua text has in its first 4 KiB (an executable, random
--- bytes, UTF-16: Lua's own message would quote the byte at line 1), or nil
--- and Lua's message (a real syntax error, with its line; a precompiled
--- chunk's, which begins with ESC). The command's --script and check's
--- --thresholds load their files with it.
+-- explicit nil env would be the chunk's _ENV). Returns the chunk; or nil
+-- and "PATH: not a Lua script" when it fails to load and its first 4 KiB
+-- hold a NOT_TEXT byte (an executable, random bytes, UTF-16: Lua would
+-- quote that byte at line 1); "PATH: why" when it cannot be read; else
+-- Lua's message (a real syntax error, with its line, or a precompiled
+-- chunk's, which begins with ESC). --script and check's --thresholds load
+-- their files with it.
 function cmd.load(path, ...)
   local chunk, lerr = loadfile(path, ...)
   if chunk then return chunk end
@@ -52,6 +52,11 @@ function cmd.load(path, ...)
   if f then f:close() end
   if head and head:sub(1, 1) ~= "\27" and head:find(NOT_TEXT) then
     return nil, path .. ": not a Lua script"
+  end
+  -- loadfile's "cannot read PATH: Is a directory" -> "PATH: Is a directory"
+  for _, verb in ipairs({ "open", "read" }) do
+    local prefix = ("cannot %s %s: "):format(verb, path)
+    if lerr:sub(1, #prefix) == prefix then return nil, path .. ": " .. lerr:sub(#prefix + 1) end
   end
   return nil, lerr
 end
