@@ -2,7 +2,7 @@
 -- "lgprof: FILE: reason" on stderr, exit status 1 and no output (no partial
 -- report); lgprof.open gives nil and the same "FILE: reason". Options that
 -- are not implemented yet are refused with status 2; unknown options give
--- the usage message and status 2.
+-- one line and a pointer to --help, status 2.
 
 local lgprof = require "lgprof"
 local H = require "helpers"
@@ -95,6 +95,13 @@ describe("bad input", function()
     -- arcs only / histogram only
     put("arcs-only", gw.encode({ arcs = data.arcs }))
     put("hist-only", gw.encode({ hist = { h } }))
+    -- not profiles at all: random bytes (a fixed seed), a text longer than
+    -- a BSD header, the executable itself
+    local rand = H.prng.new(13)
+    local bytes = {}
+    for i = 1, 3000 do bytes[i] = string.char(rand(256)) end
+    put("random", table.concat(bytes))
+    put("text", ("this is a text file, not a profile\n"):rep(20))
   end)
 
   teardown(function() util.rmtree(tmp) end)
@@ -103,7 +110,10 @@ describe("bad input", function()
     return (s:gsub("%$(%u+)", function(k) return assert(T[k], k) end))
   end
 
-  -- { label, exe, {gmon...}, offending file, reason pattern (optional) }
+  -- what a file that is no profile at all is called (not what its first
+  -- bytes would declare if they were a BSD header)
+  local NOT_GMON = "not a gmon.out file (GNU, 4.4BSD or old BSD)"
+  -- { label, exe, {gmon...}, offending file, reason (a substring; optional) }
   local CASES = {
     { "a missing executable", "$TMP/no-such-exe", { "$GMON" }, "$TMP/no-such-exe", "No such file" },
     { "a missing gmon file", "$EXE", { "$TMP/no-such-gmon" }, "$TMP/no-such-gmon", "No such file" },
@@ -112,13 +122,21 @@ describe("bad input", function()
     { "a stripped executable", "$TMP/stripped", { "$GMON" }, "$TMP/stripped" },
     { "a directory as executable", "$TMP/dir", { "$GMON" }, "$TMP/dir" },
     { "a directory as gmon file", "$EXE", { "$TMP/dir" }, "$TMP/dir" },
-    { "/dev/null as gmon file", "$EXE", { "/dev/null" }, "/dev/null" },
-    { "a gmon file cut in its header", "$EXE", { "$TMP/cut-header" }, "$TMP/cut-header" },
-    { "a gmon file cut in a histogram header", "$EXE", { "$TMP/cut-histhdr" }, "$TMP/cut-histhdr" },
-    { "a gmon file cut in the bins", "$EXE", { "$TMP/cut-bins" }, "$TMP/cut-bins" },
-    { "a gmon file cut in an arc record", "$EXE", { "$TMP/cut-arc" }, "$TMP/cut-arc" },
-    { "a 4.4BSD file cut in its header", "$EXE", { "$TMP/bsd44-cut-header" }, "$TMP/bsd44-cut-header" },
-    { "a 4.4BSD file cut in the bins", "$EXE", { "$TMP/bsd44-cut-bins" }, "$TMP/bsd44-cut-bins" },
+    { "/dev/null as gmon file", "$EXE", { "/dev/null" }, "/dev/null", NOT_GMON },
+    { "random bytes as gmon file", "$EXE", { "$TMP/random" }, "$TMP/random", NOT_GMON },
+    { "a text file as gmon file", "$EXE", { "$TMP/text" }, "$TMP/text", NOT_GMON },
+    { "the executable as gmon file", "$EXE", { "$EXE" }, "$EXE", NOT_GMON },
+    { "a good file followed by the executable", "$EXE", { "$GMON", "$EXE" }, "$EXE", NOT_GMON },
+    { "a gmon file cut in its header", "$EXE", { "$TMP/cut-header" }, "$TMP/cut-header", "too short" },
+    { "a gmon file cut in a histogram header", "$EXE", { "$TMP/cut-histhdr" }, "$TMP/cut-histhdr",
+      "truncated histogram record" },
+    { "a gmon file cut in the bins", "$EXE", { "$TMP/cut-bins" }, "$TMP/cut-bins", "declares" },
+    { "a gmon file cut in an arc record", "$EXE", { "$TMP/cut-arc" }, "$TMP/cut-arc",
+      "truncated call-graph record" },
+    { "a 4.4BSD file cut in its header", "$EXE", { "$TMP/bsd44-cut-header" }, "$TMP/bsd44-cut-header",
+      "too short" },
+    { "a 4.4BSD file cut in the bins", "$EXE", { "$TMP/bsd44-cut-bins" }, "$TMP/bsd44-cut-bins",
+      "declares" },
     { "a bad tag byte after the records", "$EXE", { "$TMP/bad-tag" }, "$TMP/bad-tag", "tag" },
     { "a bad tag byte before the records", "$EXE", { "$TMP/bad-tag-start" }, "$TMP/bad-tag-start", "tag" },
     { "an unsupported version (2)", "$EXE", { "$TMP/version2" }, "$TMP/version2", "version" },
@@ -132,7 +150,7 @@ describe("bad input", function()
       { "$TMP/first.bsd44", "$TMP/moved.bsd44" }, "$TMP/moved.bsd44" },
     { "a good file followed by a corrupt one", "$EXE", { "$GMON", "$TMP/bad-tag" }, "$TMP/bad-tag" },
     -- beyond the list above
-    { "an empty gmon file", "$EXE", { "$TMP/empty" }, "$TMP/empty" },
+    { "an empty gmon file", "$EXE", { "$TMP/empty" }, "$TMP/empty", NOT_GMON },
     { "an empty executable", "$TMP/empty-exe", { "$GMON" }, "$TMP/empty-exe" },
     { "an executable cut short", "$TMP/cut-exe", { "$GMON" }, "$TMP/cut-exe" },
     { "a histogram with no bins", "$EXE", { "$TMP/no-bins" }, "$TMP/no-bins" },
@@ -205,21 +223,15 @@ describe("bad input", function()
         for _, a in ipairs(opt) do args[#args + 1] = a end
         args[#args + 1] = T.EXE
         args[#args + 1] = T.GMON
-        local status, out, err = lg(args)
-        local ctx = show(status, out, err)
-        assert.equal(2, status, ctx)
-        assert.equal("", out, ctx)
-        assert.truthy(err:find("not supported yet", 1, true), ctx)
+        local msg = cmd.one_line_error(2, lg(args))
+        assert.truthy(msg:find("not supported yet", 1, true), msg)
       end)
     end
 
-    for _, opt in ipairs({ "-Y", "--bogus" }) do
-      it("unknown option " .. opt .. ": usage on stderr, status 2", function()
-        local status, out, err = lg({ opt, T.EXE, T.GMON })
-        local ctx = show(status, out, err)
-        assert.equal(2, status, ctx)
-        assert.equal("", out, ctx)
-        assert.truthy(err:find("Usage:", 1, true), ctx)
+    for _, opt in ipairs({ { "-Y", "invalid option -- 'Y'" }, { "--bogus", "unrecognized option '--bogus'" } }) do
+      it("unknown option " .. opt[1] .. ": one line and a pointer to --help, status 2", function()
+        cmd.expect({ status = 2, out = "", err = "lgprof: " .. opt[2]
+          .. "\nTry 'lgprof --help' for more information.\n" }, lg({ opt[1], T.EXE, T.GMON }))
       end)
     end
   end)

@@ -54,7 +54,7 @@ describe("packaging", function()
     assert.are.equal(0, vcode, v)
     assert.matches("GNU gprof", v)
     local h = sh(q(tree .. "/bin/lgprof") .. " --help")
-    assert.matches("Usage: gprof", h)
+    assert.matches("Usage: lgprof", h)
   end)
 
   it("make install honours PREFIX and DESTDIR", function()

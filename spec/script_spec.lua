@@ -206,6 +206,31 @@ print("returned")
       assert.equal(tmp .. "/tab.lua: custom", msg)
     end)
 
+    it("1: an executable, binary bytes or UTF-16 given as the script: 'not a Lua script'", function()
+      local utf16 = ("p\0r\0i\0n\0t\0(\0001\0)\0\n\0")
+      for _, path in ipairs({ build.exe, cmd.write(tmp .. "/bytes.lua", "\127\1\2\3 local x = 1\n"),
+                              cmd.write(tmp .. "/utf16.lua", "\255\254" .. utf16) }) do
+        cmd.expect({ status = 1, out = "", err = "lgprof: " .. path .. ": not a Lua script\n" },
+          cmd.lgprof({ "--script", path, build.exe, build.gmon[1] }))
+      end
+      -- a directory: what reading it says
+      local dir = util.mkdir(tmp .. "/dir.lua")
+      cmd.expect({ status = 1, out = "", err = "lgprof: " .. dir .. ": Is a directory\n" },
+        cmd.lgprof({ "--script", dir, build.exe, build.gmon[1] }))
+      -- and as check's thresholds file
+      cmd.expect({ status = 1, out = "", err = "lgprof: " .. build.exe .. ": not a Lua script\n" },
+        cmd.lgprof({ "check", "--thresholds=" .. build.exe, build.exe, build.gmon[1] }))
+    end)
+
+    it("1: a Lua script with a syntax error keeps Lua's message and its line", function()
+      local top = tmp .. "/top.lua"
+      cmd.expect({ status = 1, out = "", err = "lgprof: " .. top .. ":3: unexpected symbol near '='\n" },
+        run_script("top.lua", "local profile = ...\nprint(profile)\nlocal x = = 1\n"))
+      -- a text file that is not Lua is a syntax error too (it holds no binary byte)
+      cmd.expect({ status = 1, out = "", err_match = "^lgprof: " .. tmp:gsub("%p", "%%%0")
+        .. "/notes%.lua:1: syntax error near 'is'\n$" }, run_script("notes.lua", "this is plain text\n"))
+    end)
+
     it("1 beats 3: a script that fails a check and then raises", function()
       cmd.expect({ status = 1, err_match = "later\n$" }, run_script("both.lua", [[
 local profile = ...
@@ -214,7 +239,7 @@ error("later")
 ]]))
     end)
 
-    it("2: usage errors, one line on stderr", function()
+    it("2: usage errors, one line and a pointer to --help on stderr", function()
       local cases = {
         { "--script", report, "--bogus", build.exe, build.gmon[1] },
         { "--script" },

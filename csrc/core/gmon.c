@@ -18,6 +18,9 @@
 #define GMON_TAG_CG_ARC 1
 #define GMON_TAG_BB_COUNT 2
 #define BSD44_VERSION 0x00051879u
+/* What a file that is no gmon.out at all is called (random bytes, an
+** executable, text, an empty file). */
+#define NOT_GMON_MSG "not a gmon.out file (GNU, 4.4BSD or old BSD)"
 
 /* {====================================================== loading files */
 
@@ -464,13 +467,22 @@ static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
   int is44, rc;
   lgp_hist *h;
   if (r->left < hdrold)
-    return lgp_fail(err, path, "file too short to be a gmon file");
+    return lgp_fail(err, path, format == LGP_FMT_AUTO ? NOT_GMON_MSG
+                    : "file too short to be a gmon file");
   low = get_addr(p, r->abytes, r->big);
   high = get_addr(p + ab, r->abytes, r->big);
   ncnt = get_u32(p + 2 * ab, r->big);
   is44 = r->left >= 2 * ab + 8 && get_u32(p + 2 * ab + 4, r->big) == BSD44_VERSION;
   if (format == LGP_FMT_BSD44 && !is44)
     return lgp_fail(err, path, "not a 4.4BSD gmon file");
+  /* Guessed, not asked for: an old BSD file has no magic number, only a
+  ** header whose sample buffer lies inside the file and whose range is in
+  ** order. Anything else is no profile at all, and the sizes it seems to
+  ** declare would mislead. A 4.4BSD version word does identify the file:
+  ** its damage is reported in detail below. */
+  if (format == LGP_FMT_AUTO && !is44 &&
+      (ncnt < hdrold || (uint64_t)ncnt > r->left || low > high))
+    return lgp_fail(err, path, NOT_GMON_MSG);
   if (is44) {
     if (r->left < hdr44)
       return lgp_fail(err, path, "file too short to be a gmon file");

@@ -11,7 +11,7 @@ local options = require "lgprof.options"
 local cli = {
   parse = options.parse,               -- (args, out, err [, mode]) -> state | nil, status
   open_options = options.open_options, -- (state) -> the options of lgprof.open
-  usage = options.usage,               -- (mode) -> the usage text of one of lgprof's modes
+  usage = options.usage,               -- (mode) -> what --help prints in a mode (nil: the command's own)
 }
 
 --- 1 if the command line asks for a file format lgprof cannot read (the
@@ -61,7 +61,7 @@ function cli.main(args, out, err)
     return require("lgprof.cmd_" .. args[1]).run(cli, table.move(args, 2, #args, 1, {}), out, err)
   end
   local mode, merr = extra_mode(args)
-  if merr then return options.usage_error(err, merr, "script") end
+  if merr then return options.usage_error(err, merr) end
   return require("lgprof.cmd_" .. (mode or "report")).run(cli, args, out, err)
 end
 

@@ -7,12 +7,24 @@
 -- 2 usage error (no thresholds, a malformed value or pattern), 3 a threshold failed.
 local lgprof = require "lgprof"
 local args = require "lgprof.args"
+local options = require "lgprof.options"
 
 local cmd = {}
 
 cmd.USAGE = [==[
 Usage: lgprof check [options] [--max-self=PATTERN=SHARE]... [--max-total=PATTERN=SHARE]...
 	[--max-calls=PATTERN=N]... [--thresholds=FILE.lua] [image-file [profile-file...]]
+  A CI gate: each threshold that a function matching PATTERN exceeds (or
+  that no function matches) is one line on stderr.
+  --max-self=PATTERN=SHARE   a function's own time over the total time
+  --max-total=PATTERN=SHARE  a function's time with its children's
+  --max-calls=PATTERN=N      a function's number of calls
+  --thresholds=FILE.lua      thresholds from a Lua file returning
+                             { max_self = { [PATTERN] = SHARE }, ... }
+  PATTERN: a POSIX extended regular expression matched in the function's
+  name; SHARE: a fraction or a percentage (0.3 or 30%).
+  gprof's options that change how the files are read apply (lgprof --help).
+Exit status: 0 all passed, 1 bad input, 2 usage error, 3 a threshold failed.
 ]==]
 
 local KINDS = { "max_self", "max_total", "max_calls" }
@@ -34,7 +46,7 @@ end
 -- Thresholds of a Lua file: { max_self = { [PATTERN] = SHARE }, ... };
 -- appended to list; returns true or nil, message.
 local function load_file(path, list)
-  local chunk, lerr = loadfile(path, "t", {})
+  local chunk, lerr = require("lgprof.cmd_script").load(path, "t", {})
   if not chunk then
     local f, oerr = io.open(path, "r")
     if not f then return nil, oerr end
@@ -91,27 +103,23 @@ function cmd.run(cli, argv, out, err)
       local kind = KIND_OF[name]
       local pattern, value = args.pattern_value(v)
       if not pattern then
-        err:write(("lgprof: --%s: expected PATTERN=%s, got '%s'\n"):format(name,
-          kind == "max_calls" and "N" or "SHARE", v))
-        return 2
+        return options.usage_error(err, ("--%s: expected PATTERN=%s, got '%s'"):format(name,
+          kind == "max_calls" and "N" or "SHARE", v), "check")
       end
       local limit, what = limit_of(kind, value)
       if not limit then
-        err:write(("lgprof: --%s: '%s' is not %s\n"):format(name, value, what))
-        return 2
+        return options.usage_error(err, ("--%s: '%s' is not %s"):format(name, value, what), "check")
       end
+      -- pattern_error says "bad pattern 'PATTERN': why" itself
       local perr = args.pattern_error(pattern)
-      if perr then
-        err:write(("lgprof: --%s: bad pattern '%s': %s\n"):format(name, pattern, perr))
-        return 2
-      end
+      if perr then return options.usage_error(err, ("--%s: %s"):format(name, perr), "check") end
       from_options[#from_options + 1] = { kind, pattern, limit }
     end
   end
   table.move(from_options, 1, #from_options, #list + 1, list)
   if #list == 0 then
-    err:write("lgprof: check: no thresholds (--max-self, --max-total, --max-calls, --thresholds)\n")
-    return 2
+    return options.usage_error(err,
+      "check: no thresholds (--max-self, --max-total, --max-calls, --thresholds)", "check")
   end
   local profile <close>, ostatus = cli.open(st, err)
   if not profile then return ostatus end

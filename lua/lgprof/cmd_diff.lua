@@ -7,12 +7,21 @@
 -- Exit statuses: 0 success, 1 bad input, 2 usage error, 3 a growth limit failed.
 local lgprof = require "lgprof"
 local args = require "lgprof.args"
+local options = require "lgprof.options"
 
 local cmd = {}
 
 cmd.USAGE = [==[
-Usage: lgprof --diff BASE-PROFILE [--diff-image=EXE] [--max-growth=[PATTERN=]SHARE]
+Usage: lgprof --diff BASE-PROFILE [--diff-image=EXE] [--max-growth=[PATTERN=]SHARE]...
 	[options] [image-file [profile-file...]]
+  Prints how each function's time and calls changed from BASE-PROFILE to
+  the profile files (both read with the same options).
+  --diff-image=EXE               the executable of BASE-PROFILE (default: image-file)
+  --max-growth=[PATTERN=]SHARE   fail (exit 3) when a function matching PATTERN
+                                 (default: any) grew by more than SHARE of the
+                                 base's total time (0.1 or 10%, may exceed 1)
+  gprof's options that change how the files are read apply (lgprof --help).
+Exit status: 0 success, 1 bad input, 2 usage error, 3 a growth limit failed.
 ]==]
 
 function cmd.run(cli, argv, out, err)
@@ -23,10 +32,11 @@ function cmd.run(cli, argv, out, err)
   for _, o in ipairs(st.extra) do
     local name, v = o[1], o[2]
     if name == "diff" then
-      if base then
-        err:write("lgprof: --diff given twice\n")
-        return 2
+      if options.asks_help(v) then -- "lgprof --diff --help"
+        out:write(options.usage("diff"))
+        return 0
       end
+      if base then return options.usage_error(err, "--diff given twice", "diff") end
       base = v
     elseif name == "diff-image" then
       base_exe = v
@@ -35,14 +45,12 @@ function cmd.run(cli, argv, out, err)
       if not pattern then pattern, value = ".", v end
       local share = args.share(value, math.huge)
       if not share then
-        err:write(("lgprof: --max-growth: '%s' is not a share (0.1 or 10%%, may exceed 1)\n"):format(value))
-        return 2
+        return options.usage_error(err,
+          ("--max-growth: '%s' is not a share (0.1 or 10%%, may exceed 1)"):format(value), "diff")
       end
+      -- pattern_error says "bad pattern 'PATTERN': why" itself
       local perr = args.pattern_error(pattern)
-      if perr then
-        err:write(("lgprof: --max-growth: bad pattern '%s': %s\n"):format(pattern, perr))
-        return 2
-      end
+      if perr then return options.usage_error(err, "--max-growth: " .. perr, "diff") end
       growth[#growth + 1] = { pattern, share }
     end
   end

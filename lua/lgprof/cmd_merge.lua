@@ -3,10 +3,17 @@
 -- order: see lgprof.merge). The gprof options that change how files are
 -- read (-O, -a, -D, -k, ...) apply; report options are ignored.
 -- Exit statuses: 0 success, 1 bad input (or OUT cannot be written), 2 usage error.
+local options = require "lgprof.options"
+
 local cmd = {}
 
 cmd.USAGE = [==[
 Usage: lgprof merge [options] -o OUT image-file profile-file...
+  Sums the profile files into OUT, a GNU gmon.out (as gprof -s writes
+  gmon.sum); OUT is replaced in one step once the sum is complete.
+  -o OUT, --output=OUT   the file to write
+  gprof's options that change how the files are read apply (lgprof --help).
+Exit status: 0 success, 1 bad input (or OUT cannot be written), 2 usage error.
 ]==]
 
 function cmd.run(cli, args, out, err)
@@ -16,17 +23,13 @@ function cmd.run(cli, args, out, err)
   if refused then return refused end
   local path
   for _, o in ipairs(st.extra) do path = o[2] end
-  if not path then
-    err:write("lgprof: merge: no output file (-o OUT)\n")
-    return 2
-  end
+  if not path then return options.usage_error(err, "merge: no output file (-o OUT)", "merge") end
   if #st.operands < 2 then
-    err:write("lgprof: merge: needs an image file and at least one profile file\n")
-    return 2
+    return options.usage_error(err, "merge: needs an image file and at least one profile file", "merge")
   end
-  local options = cli.open_options(st)
-  options.line_arcs = true
-  local ok, merr = require("lgprof.merge").merge(st.exe, st.gmons, path, options)
+  local o = cli.open_options(st)
+  o.line_arcs = true
+  local ok, merr = require("lgprof.merge").merge(st.exe, st.gmons, path, o)
   if not ok then
     err:write("lgprof: ", merr, "\n")
     return 1

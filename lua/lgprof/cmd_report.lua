@@ -63,8 +63,7 @@ local function report(st, profile, out, err)
     end
   elseif st.style == 0 and not profile.have_histogram and not profile.have_call_graph
       and st.zeros then
-    err:write("lgprof: execution counts (-z without profile data) not supported yet\n")
-    return 2
+    return options.usage_error(err, "execution counts (-z without profile data) not supported yet")
   end
   return 0
 end
@@ -79,6 +78,10 @@ function cmd.run(cli, argv, out, err)
       table.remove(st.extra, i)
     end
   end
+  if fmt and options.asks_help(fmt) then -- "lgprof --format --help"
+    out:write(options.usage())
+    return 0
+  end
   if st.extra[1] then
     return options.usage_error(err, ("--%s needs --diff"):format(st.extra[1][1]), "diff")
   end
@@ -86,8 +89,7 @@ function cmd.run(cli, argv, out, err)
   if status then return status end
   if fmt and fmt ~= "gprof" then return require("lgprof.cmd_export").run(cli, st, fmt, out, err) end
   if st.style & SUM ~= 0 and st.style & (FLAT | GRAPH) ~= 0 then
-    err:write("lgprof: -s with a report needs line granularity (-l): not supported yet\n")
-    return 2
+    return options.usage_error(err, "-s with a report needs line granularity (-l): not supported yet")
   end
   local profile <close>, ostatus = cli.open(st, err)
   if not profile then return ostatus end

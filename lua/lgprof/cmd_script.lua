@@ -2,15 +2,25 @@
 -- runs a report script with the analysed profile. The script's chunk receives
 -- the Profile and the list of words after "--" (`local profile, args = ...`).
 -- Exit statuses: 0 the script returned, 1 bad input (a profile file, or the
--- script: missing, a syntax error, a runtime error), 2 usage error, 3 a
+-- script: missing, not Lua, a syntax error, a runtime error), 2 usage error, 3 a
 -- lgprof.check threshold failed. A script may also call os.exit itself.
+local options = require "lgprof.options"
+
 local cmd = {}
 
 cmd.USAGE = [==[
 Usage: lgprof --script FILE.lua [options] [image-file [profile-file...]] [-- script-args]
+  Runs FILE.lua with the analysed profile: the chunk receives the Profile
+  and the list of words after "--" (local profile, args = ...).
+  gprof's options that change how the files are read apply (lgprof --help).
+Exit status: 0 the script returned, 1 bad input (a profile file, or the
+script: missing, not Lua, a syntax or runtime error), 2 usage error,
+3 an lgprof.check threshold failed.
 ]==]
 cmd.STANDALONE_USAGE = [==[
 Usage: lua5.4 FILE.lua [options] [image-file [profile-file...]] [-- script-args]
+  A report script run by lua5.4: lgprof.script(...) reads the profile
+  named by these words (gprof's options apply, see lgprof --help).
 ]==]
 
 -- "lgprof: FILE.lua:LINE: message" (the file name is added when missing)
@@ -21,15 +31,46 @@ local function script_error(err, path, msg)
   return 1
 end
 
+-- Bytes that mark a file as binary (Lua text has them only inside string
+-- literals, if at all): NUL, the control characters other than tab,
+-- newline, VT, FF and CR, and DEL.
+local NOT_TEXT = "[%z\1-\8\14-\31\127]"
+
+--- Loads the Lua file at path (loadfile's mode and env, when given: an
+-- explicit nil env would be the chunk's _ENV). Returns the chunk; or nil
+-- and "PATH: not a Lua script" when it fails to load and its first 4 KiB
+-- hold a NOT_TEXT byte (an executable, random bytes, UTF-16: Lua would
+-- quote that byte at line 1); "PATH: why" when it cannot be read; else
+-- Lua's message (a real syntax error, with its line, or a precompiled
+-- chunk's, which begins with ESC). --script and check's --thresholds load
+-- their files with it.
+function cmd.load(path, ...)
+  local chunk, lerr = loadfile(path, ...)
+  if chunk then return chunk end
+  local f = io.open(path, "rb")
+  local head = f and f:read(4096)
+  if f then f:close() end
+  if head and head:sub(1, 1) ~= "\27" and head:find(NOT_TEXT) then
+    return nil, path .. ": not a Lua script"
+  end
+  -- loadfile's "cannot read PATH: Is a directory" -> "PATH: Is a directory"
+  for _, verb in ipairs({ "open", "read" }) do
+    local prefix = ("cannot %s %s: "):format(verb, path)
+    if lerr:sub(1, #prefix) == prefix then return nil, path .. ": " .. lerr:sub(#prefix + 1) end
+  end
+  return nil, lerr
+end
+
 function cmd.run(cli, argv, out, err)
   local st, status = cli.parse(argv, out, err, "script")
   if not st then return status end
   local path
   for _, o in ipairs(st.extra) do
-    if path then
-      err:write("lgprof: --script given twice\n")
-      return 2
+    if options.asks_help(o[2]) then -- "lgprof --script --help"
+      out:write(options.usage("script"))
+      return 0
     end
+    if path then return options.usage_error(err, "--script given twice", "script") end
     path = o[2]
   end
   local f, oerr = io.open(path, "r")
@@ -38,7 +79,7 @@ function cmd.run(cli, argv, out, err)
     return 1
   end
   f:close()
-  local chunk, lerr = loadfile(path)
+  local chunk, lerr = cmd.load(path)
   if not chunk then return script_error(err, path, lerr) end
   local check = require "lgprof.check"
   local ok, rerr

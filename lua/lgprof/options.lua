@@ -5,22 +5,63 @@ local getopt = require "lgprof.getopt"
 
 local options = {}
 
+-- lgprof --help: lgprof's modes, then gprof's options (every one that the
+-- parse accepts: spec/messages_spec.lua checks the list against spec("gprof")).
 options.USAGE = [==[
-Usage: gprof [-[abcDhilLrsTvwxyz]] [-[ABCeEfFJnNOpPqQRStZ][name]] [-I dirs]
-	[-d[num]] [-k from/to] [-m min-count] [-t table-length]
-	[--[no-]annotated-source[=name]] [--[no-]exec-counts[=name]]
-	[--[no-]flat-profile[=name]] [--[no-]graph[=name]]
-	[--[no-]time=name] [--all-lines] [--brief] [--debug[=level]]
-	[--function-ordering] [--file-ordering] [--inline-file-names]
-	[--directory-path=dirs] [--display-unused-functions]
-	[--file-format=name] [--file-info] [--help] [--line] [--min-count=n]
-	[--no-static] [--print-path] [--separate-files]
-	[--static-call-graph] [--sum] [--table-length=len] [--traditional]
-	[--version] [--width=n] [--ignore-non-functions]
-	[--demangle[=STYLE]] [--no-demangle] [--external-symbol-table=name] [@FILE]
-	[image-file] [profile-file...]
+Usage: lgprof [options] [image-file [profile-file...]]
+  A drop-in GNU gprof 2.40: the same options and the same reports.
+  image-file defaults to a.out, profile-file to gmon.out; several profile
+  files are summed.
+
+lgprof's own modes (each prints its own usage with --help):
+  lgprof --format=FMT [options] [image-file [profile-file...]]
+                      write the profile in another format; FMT: gprof (the
+                      default), callgrind, json, csv, csv-arcs, folded, dot
+  lgprof --script FILE.lua [options] [image-file [profile-file...]] [-- args]
+                      run a Lua report script with the profile
+  lgprof check [options] --max-self=PATTERN=SHARE... [image-file [profile-file...]]
+                      fail (exit 3) when a function takes more than a limit
+  lgprof --diff BASE-PROFILE [options] [image-file [profile-file...]]
+                      how each function changed from BASE-PROFILE
+  lgprof merge [options] -o OUT image-file profile-file...
+                      sum profile files into one (gprof -s)
+  lgprof --lua-env    print LUA_PATH/LUA_CPATH lines for standalone scripts
+
+gprof's options:
+  -a, --no-static               ignore static functions
+  -b, --brief                   no explanatory blurbs
+  -D, --ignore-non-functions    ignore local symbols that are not functions
+  -p[SPEC], --flat-profile[=SPEC]      flat profile (only SPEC's entries)
+  -P[SPEC], --no-flat-profile[=SPEC]   no flat profile (or all but SPEC's)
+  -q[SPEC], --graph[=SPEC]             call graph (only SPEC; FROM/TO: arcs)
+  -Q[SPEC], --no-graph[=SPEC]          no call graph (or all but SPEC)
+  -B                            the call graph
+  -e NAME, -E NAME              hide NAME from the call graph (-E: its time too)
+  -f NAME, -F NAME              graph only NAME and its descendants
+  -k FROM/TO                    delete the arcs from FROM to TO
+  -n SPEC, --time=SPEC          propagate time only from SPEC
+  -N SPEC, --no-time=SPEC       propagate no time from SPEC
+  -z, --display-unused-functions   list unused functions too
+  -T, --traditional             BSD layout (call graph first, no demangling)
+  -w N, --width=N               width of the index
+  -i, --file-info               describe the profile files
+  -s, --sum                     write the summed profile to gmon.sum
+  -O x, --file-format=x         profile format: a(uto), m(agic), b(sd), 4(.4bsd)
+  --demangle[=STYLE], --no-demangle   demangle C++/Rust/D/Ada names (or not)
+  -v, --version                 print the version and exit
+  -h, --help                    print this help and exit
+  Not supported yet (refused with exit status 2): -l/--line,
+  -A/--annotated-source, -J/--no-annotated-source, -C/--exec-counts,
+  -Z/--no-exec-counts, -x/--all-lines, -y/--separate-files,
+  -I/--directory-path, -L/--print-path, -m/--min-count, -t/--table-length,
+  -r/--function-ordering, -R/--file-ordering, -c/--static-call-graph,
+  -S/--external-symbol-table, -d/--debug, --inline-file-names.
+SPEC: FUNC, FILE, LINE, FILE:FUNC or FILE:LINE (gprof's symspecs).
+
+Exit status: 0 success, 1 bad input, 2 usage error, 3 a threshold failed.
 ]==]
-local BUGS = "Report bugs to <https://sourceware.org/bugzilla/>\n"
+--- lgprof's bug-report address (as the README gives it).
+options.BUGS = "Report bugs to <https://github.com/lgprof/lgprof/issues>.\n"
 local VERSION_TEXT = [==[
 GNU gprof (GNU Binutils for Debian) 2.40
 Based on BSD gprof, copyright 1983 Regents of the University of California.
@@ -96,21 +137,46 @@ local function spec_of(mode)
 end
 options.spec = spec_of
 
---- The usage text of one of lgprof's own modes (kept by its command module).
-function options.usage(mode)
-  if mode == "standalone" then return require("lgprof.cmd_script").STANDALONE_USAGE end
-  return require("lgprof.cmd_" .. mode).USAGE
+-- How each mode is asked for its help (the pointer of a usage error).
+local HELP_COMMAND = {
+  gprof = "lgprof --help", check = "lgprof check --help", merge = "lgprof merge --help",
+  diff = "lgprof --diff --help", script = "lgprof --script --help",
+}
+
+--- The command that prints a mode's usage: "lgprof check --help", ...; for
+-- a standalone script, "lua5.4 SCRIPT --help" with the script's name.
+function options.help_command(mode)
+  if mode == "standalone" then
+    return ("lua5.4 %s --help"):format(arg and arg[0] or "FILE.lua")
+  end
+  return HELP_COMMAND[mode or "gprof"]
 end
 
---- Writes "lgprof: msg" (and gprof's usage text in gprof's mode) to err;
--- returns 2, the exit status of a usage error.
-function options.usage_error(err, msg, mode)
-  if mode and mode ~= "gprof" then
-    err:write("lgprof: ", msg, "\n")
+--- The usage text of a mode, as -h/--help prints it (with the bug address).
+function options.usage(mode)
+  local text
+  if mode == nil or mode == "gprof" then
+    text = options.USAGE
+  elseif mode == "standalone" then
+    text = require("lgprof.cmd_script").STANDALONE_USAGE
   else
-    err:write("lgprof: ", msg, "\n", options.USAGE)
+    text = require("lgprof.cmd_" .. mode).USAGE
   end
+  return text .. options.BUGS
+end
+
+--- Writes "lgprof: msg" and a pointer to the mode's --help to err (one line
+-- each: the usage text would bury the message); returns 2, the exit status
+-- of a usage error.
+function options.usage_error(err, msg, mode)
+  err:write("lgprof: ", msg, "\nTry '", options.help_command(mode), "' for more information.\n")
   return 2
+end
+
+--- Does the argument of --script or --diff ask for help instead of naming a
+-- file ("lgprof --script --help")? A file of that name is "./--help".
+function options.asks_help(v)
+  return v == "--help" or v == "-h"
 end
 
 -- What each option sets in the state st: handler(st, value, out, err) -> an
@@ -145,7 +211,7 @@ local FORMATS = { a = "auto", m = "magic", b = "bsd", ["4"] = "4.4bsd", p = "pro
 
 local HANDLERS = {
   h = function(st, _, out)
-    if st.mode == "gprof" then out:write(options.USAGE, BUGS) else out:write(options.usage(st.mode)) end
+    out:write(options.usage(st.mode))
     return 0
   end,
   v = function(_, _, out, err)
@@ -164,27 +230,22 @@ local HANDLERS = {
   q = show(GRAPH, graph_tab("incl_arcs", "incl_graph")), Q = hide(GRAPH, graph_tab("excl_arcs", "excl_graph")),
   O = function(st, v, _, err)
     st.format = FORMATS[v:sub(1, 1)]
-    if not st.format then
-      err:write("lgprof: ", v, ": unknown file format\n")
-      return 2
-    end
+    if not st.format then return options.usage_error(err, v .. ": unknown file format", st.mode) end
   end,
   w = function(st, v) st.width = math.max(1, tonumber(v:match("^%s*([+-]?%d+)")) or 0) end,
   demangle = function(st, v, _, err)
     st.demangle = true
     if v then
       if not pcall(lgprof._core.demangle, "_Z1fv", v) then
-        err:write("lgprof: unknown demangling style `", v, "'\n")
-        return 2
+        return options.usage_error(err, "unknown demangling style `" .. v .. "'", st.mode)
       end
       st.demangle = v
     end
   end,
 }
 for k, name in pairs(UNSUPPORTED) do
-  HANDLERS[k] = function(_, _, _, err)
-    err:write("lgprof: ", name, ": not supported yet\n")
-    return 2
+  HANDLERS[k] = function(st, _, _, err)
+    return options.usage_error(err, name .. ": not supported yet", st.mode)
   end
 end
 

@@ -97,12 +97,19 @@ function M.show(status, out, err)
 end
 
 --- Asserts a failed run: the status, nothing on stdout, exactly one line
--- "lgprof: ..." on stderr; returns that line without "lgprof: " and "\n".
+-- "lgprof: ..." on stderr (for a usage error, status 2, followed by the
+-- pointer "Try 'lgprof[ MODE] --help' for more information."); returns that
+-- line without "lgprof: " and "\n".
 -- Use: cmd.one_line_error(2, cmd.lgprof({...})).
 function M.one_line_error(want_status, status, out, err)
   local ctx = M.show(status, out, err)
   assert(status == want_status, ("expected status %d\n%s"):format(want_status, ctx))
   assert(out == "", "expected no output\n" .. ctx)
+  if want_status == 2 then
+    local line = err:match("^lgprof: ([^\n]+)\nTry '[^\n]+ %-%-help' for more information%.\n$")
+    assert(line, "expected 'lgprof: ...' and a pointer to --help\n" .. ctx)
+    return line
+  end
   assert(err:match("^lgprof: [^\n]+\n$"), "expected one line 'lgprof: ...'\n" .. ctx)
   return err:sub(9, -2)
 end
