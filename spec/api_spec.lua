@@ -162,3 +162,108 @@ describe("lgprof API", function()
     assert.is_nil(lgprof.demangle("main"))
   end)
 end)
+
+-- gprof's flat profile and call graph of the same files, as lists: the flat
+-- rows' names (the name starts at column 55 in every row gprof -b prints) and
+-- the call graph entries' indices ("[N]" opens an entry's line).
+local function gprof_rows(exe, gmon, flags)
+  local argv = { "-b" }
+  table.move(flags, 1, #flags, 2, argv)
+  argv[#argv + 1] = exe
+  argv[#argv + 1] = gmon
+  local status, out = cmd.gprof(argv)
+  assert(status == 0, out)
+  local flat, graph = {}, {}
+  for line in out:gmatch("[^\n]+") do
+    if line:match("^%s*[%d.]+%s+[%d.]+%s+[%d.]+%s") then flat[#flat + 1] = line:sub(55) end
+    local index = line:match("^%[(%d+)%]")
+    if index then graph[#graph + 1] = tonumber(index) end
+  end
+  return flat, graph
+end
+
+describe("lgprof API: what gprof prints", function()
+  -- programs with cycles, same-name statics and C++ names (spaces in names)
+  local CASES = { { "classic", "c" }, { "cycles" }, { "samename" }, { "cxx_overload" } }
+
+  it("flat() yields the rows of gprof's flat profile, in its order (-z: zeros; -P)", function()
+    if not cmd.HAVE_GPROF then return pending("gprof not installed") end
+    for _, case in ipairs(CASES) do
+      local b = assert(fx.build(case[1], "O0g-nopie"))
+      local variants = { { {}, {}, {} }, { { "-z" }, { zeros = true }, {} },
+                         { {}, {}, { zeros = true } } }
+      if case[2] then variants[#variants + 1] = { { "-P" .. case[2] }, { no_flat = { case[2] } }, {} } end
+      for _, v in ipairs(variants) do
+        local flags, open_opts, flat_opts = v[1], v[2], v[3]
+        local want = gprof_rows(b.exe, b.gmon[1], { "-p", table.unpack(flat_opts.zeros and { "-z" } or flags) })
+        local p <close> = assert(lgprof.open(b.exe, b.gmon[1], open_opts))
+        local got = {}
+        for fn in p:flat(flat_opts) do
+          got[#got + 1] = fn.name
+          assert.is_true(fn.in_flat or flat_opts.zeros == true, fn.name)
+        end
+        assert.are.same(want, got, case[1] .. " " .. table.concat(flags, " "))
+        local n = 0
+        for fn in p:functions() do if fn.in_flat then n = n + 1 end end
+        if not flat_opts.zeros then assert.are.equal(#want, n) end
+      end
+    end
+  end)
+
+  it("fn.in_graph and fn.printed: the entries of gprof's call graph (and with -z)", function()
+    if not cmd.HAVE_GPROF then return pending("gprof not installed") end
+    for _, case in ipairs(CASES) do
+      local b = assert(fx.build(case[1], "O0g-nopie"))
+      for _, z in ipairs { false, true } do
+        local _, want = gprof_rows(b.exe, b.gmon[1], z and { "-q", "-z" } or { "-q" })
+        local p <close> = assert(lgprof.open(b.exe, b.gmon[1], { zeros = z }))
+        local got = {}
+        for e in p:entries() do
+          assert.are.equal(e.in_graph, e.printed, e.name)
+          if e.in_graph then got[#got + 1] = e.index end
+        end
+        assert.are.same(want, got, case[1] .. (z and " -z" or ""))
+      end
+    end
+  end)
+
+  it("symbols without samples or calls are neither rows nor entries without zeros", function()
+    local b = assert(fx.build("classic", "O0g-nopie"))
+    local p <close> = assert(lgprof.open(b.exe, b.gmon[1]))
+    local idle = 0
+    for fn in p:symbols() do
+      if fn.flat_self == 0 and fn.calls == 0 and fn.self_calls == 0 and fn.total == 0 then
+        idle = idle + 1
+        assert.is_false(fn.in_flat, fn.name)
+        assert.is_false(fn.printed, fn.name)
+      end
+    end
+    assert.is_true(idle > 0) -- etext, _start and the like
+    for fn in p:flat() do assert.is_true(fn.flat_self > 0 or fn.calls > 0, fn.name) end
+  end)
+
+  it("search(pattern): every Function whose name matches the ERE, in index order", function()
+    local b = assert(fx.build("cycles", "O0g-nopie"))
+    local p <close> = assert(lgprof.open(b.exe, b.gmon[1]))
+    local v <close> = assert(p:filter { ignore = "^b1$" })
+    for _, prof in ipairs { p, v } do
+      for _, pattern in ipairs { "^[abc]1$", "a", "^main$", "(2|3)z*$", "no such function" } do
+        local want = {}
+        for fn in prof:functions() do
+          if lgprof.match(fn.name, pattern) then want[#want + 1] = fn end
+        end
+        local got = prof:search(pattern)
+        assert.are.equal(#want, #got, pattern)
+        for i = 1, #want do assert.is_true(rawequal(want[i], got[i]), pattern) end
+      end
+    end
+    assert.are.equal(0, #v:search("^b1$")) -- what a view removed is not found
+    assert.are.equal(1, #p:search("^b1$"))
+    assert.has_error(function() p:search("bu(rn") end)
+    assert.has_error(function() p:search() end)
+    -- find is exact: no regex, no prefix
+    assert.is_nil(p:find("^main$"))
+    assert.is_nil(p:find("mai"))
+    assert.are.equal("main", p:find("main").name)
+  end)
+end)

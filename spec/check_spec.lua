@@ -27,6 +27,23 @@ local function synthesized(dir)
   return exe, gmon, more
 end
 
+-- A profile where gprof prints a share above 100%: one function, burn, at
+-- the start of the text (16 bytes, then etext), and a histogram over its
+-- first 6 bytes: 3 two-byte units in 2 bins, so gprof's bin scale is 1.5.
+-- gprof truncates bin edges to whole units, so the second bin spans units 1
+-- to 3 and credits 2 / 1.5 of its count: its 3 samples give burn 4 ticks of
+-- a total of 3, 133.33% (the reference: "percentages can exceed 100%").
+local function over_100(dir)
+  local ew, gw = require "helpers.elfwriter", require "helpers.gmonwriter"
+  local text = synth.TEXT
+  local exe, gmon = dir .. "/over100", dir .. "/over100.gmon"
+  ew.write(exe, { text_addr = text, text_size = 16, symbols = {
+    { name = "burn", addr = text, size = 16 }, { name = "etext", addr = text + 16, type = "notype" } } })
+  gw.write(gmon, { hist = { { low = text, high = text + 6, n_bins = 2, rate = 100,
+    dimen = "seconds", abbrev = "s", bins = { 0, 3 } } }, arcs = {} })
+  return exe, gmon
+end
+
 -- Captures what a check writes.
 local function capture(f)
   local check = lgprof.check
@@ -165,6 +182,50 @@ describe("lgprof.check", function()
     assert.equal("lgprof: check failed: max_growth c: +150.00% > 149.00%\n", text)
   end)
 
+  it("a share is a fraction or a percent string, as on the command line", function()
+    local share = c.flat_percent / 100
+    local above, below = 100 * share + 1e-4, 100 * share - 1e-4
+    for _, limit in ipairs { ("%.6f%%"):format(above), (" %.6f %% "):format(above), tostring(share + 1e-6) } do
+      assert.is_true((capture(function() return lgprof.check.max_self(p, "^c$", limit) end)), limit)
+    end
+    for _, limit in ipairs { ("%.6f%%"):format(below), tostring(share - 1e-6) } do
+      assert.is_false((capture(function() return lgprof.check.max_self(p, "^c$", limit) end)), limit)
+    end
+    local f = lgprof.check.failures()
+    assert.equal(2, #f)
+    assert.near(below / 100, f[1].limit, 1e-8) -- recorded as a fraction
+    assert.equal("number", type(f[2].limit))
+    local total = c.percent / 100
+    assert.is_true((capture(function()
+      return lgprof.check.max_total(p, "^c$", ("%.6f%%"):format(100 * total + 1e-4)) end)))
+    local one <close> = assert(lgprof.open(build.exe, build.gmon[1]))
+    local d = lgprof.diff(one, p)
+    assert.is_true((capture(function() return lgprof.check.max_growth(d, ".", "1000%") end)))
+    assert.is_nil(lgprof.check.limit("max_self", "x"))
+    assert.equal(0.3, lgprof.check.limit("max_total", "30%"))
+    assert.equal(1.5, lgprof.check.limit("max_growth", 1.5))
+    assert.equal(100000, lgprof.check.limit("max_calls", "1e5"))
+    assert.is_nil(lgprof.check.limit("max_calls", "30%"))
+  end)
+
+  it("limits above 100%: a share gprof prints as 133.33% (synthesized)", function()
+    local exe, gmon = over_100(tmp)
+    if cmd.HAVE_GPROF then -- the measure, as gprof prints it
+      local _, out = cmd.gprof({ "-b", "-p", exe, gmon })
+      assert.matches("\n133%.33%s+0%.04%s+0%.04%s+burn\n", out)
+    end
+    local s <close> = assert(lgprof.open(exe, gmon))
+    assert.near(133.3333333, s:find("burn").flat_percent, 1e-6)
+    for _, limit in ipairs { "134%", 1.34, "1.34", 2 } do
+      assert.is_true((capture(function() return lgprof.check.max_self(s, "^burn$", limit) end)), limit)
+    end
+    for _, limit in ipairs { "133%", "100%", 1 } do
+      local ok, text = capture(function() return lgprof.check.max_self(s, "^burn$", limit) end)
+      assert.is_false(ok, limit)
+      assert.matches("max_self burn: 133%.33%% > 1[03][03]%.00%%", text)
+    end
+  end)
+
   it("records failures until reset; failures() is a copy", function()
     capture(function() lgprof.check.max_calls(p, "^c$", 0) end)
     capture(function() lgprof.check.max_self(p, "^c$", 1) end) -- passes
@@ -179,9 +240,13 @@ describe("lgprof.check", function()
 
   it("raises on misuse", function()
     local check = lgprof.check
-    assert.has_error(function() check.max_self(p, "^c$", 1.5) end)
     assert.has_error(function() check.max_self(p, "^c$", -0.1) end)
-    assert.has_error(function() check.max_self(p, "^c$", "30%") end)
+    assert.has_error(function() check.max_self(p, "^c$", "-30%") end)
+    assert.has_error(function() check.max_self(p, "^c$", "30%%") end)
+    assert.has_error(function() check.max_self(p, "^c$", "0x1p-2") end)
+    assert.has_error(function() check.max_self(p, "^c$", "nan") end)
+    assert.has_error(function() check.max_self(p, "^c$", 0 / 0) end)
+    assert.has_error(function() check.max_self(p, "^c$", {}) end)
     assert.has_error(function() check.max_total(p, 42, 0.5) end)
     assert.has_error(function() check.max_calls(p, "^c$", 1.5) end)
     assert.has_error(function() check.max_calls("profile", "^c$", 1) end)
@@ -284,6 +349,27 @@ return {
     assert.matches("max_calls c:", err)
   end)
 
+  it("a limit above 100% where gprof prints more (synthesized burn at 133.33%)", function()
+    local exe, gmon = over_100(tmp)
+    local function check(...)
+      local argv = { "check", ... }
+      argv[#argv + 1] = exe
+      argv[#argv + 1] = gmon
+      return cmd.lgprof(argv)
+    end
+    cmd.expect({ status = 0, out = "lgprof check: 1 threshold, 0 failed\n", err = "" },
+      check("--max-self=^burn$=134%"))
+    cmd.expect({ status = 0, out = "lgprof check: 2 thresholds, 0 failed\n", err = "" },
+      check("--max-self=^burn$=1.34", "--max-total=^burn$=150%"))
+    cmd.expect({ status = 3, err = "lgprof: check failed: max_self burn: 133.33% > 100.00%\n" },
+      check("--max-self=^burn$=100%"))
+    cmd.expect({ status = 3, err = "lgprof: check failed: max_self burn: 133.33% > 133.00%\n" },
+      check("--max-self=^burn$=133%"))
+    local file = cmd.write(tmp .. "/over100.lua", [[return { max_self = { ["^burn$"] = "134%" } }]])
+    cmd.expect({ status = 0, out = "lgprof check: 1 threshold, 0 failed\n" },
+      check("--thresholds=" .. file))
+  end)
+
   it("a pattern matching no function fails", function()
     local status, out, err = run("--max-calls=^nothing_like_this$=5")
     assert.equal(3, status, cmd.show(status, out, err))
@@ -301,7 +387,8 @@ return {
       syntax = "return {",
       notable = "return 42",
       kind = "return { max_time = { c = 0.5 } }",
-      share = "return { max_self = { c = 2 } }",
+      share = "return { max_self = { c = -0.5 } }",
+      percent = "return { max_total = { c = '30 percent' } }",
       calls = "return { max_calls = { c = 1.5 } }",
       pattern = "return { max_self = { ['('] = 0.5 } }",
       globals = "return { max_self = { c = math.huge } }", -- data only: no globals
@@ -317,8 +404,10 @@ return {
       {}, -- no thresholds
       { "--max-self=c" }, -- no SHARE
       { "--max-self==0.5" }, -- no PATTERN
-      { "--max-self=c=1.5" },
-      { "--max-self=c=150%" },
+      { "--max-self=c=-0.5" },
+      { "--max-self=c=-5%" },
+      { "--max-total=c=0x10" },
+      { "--max-growth=c=5%" }, -- not a check option
       { "--max-total=c=x" },
       { "--max-calls=c=-1" },
       { "--max-calls=c=2.5" },

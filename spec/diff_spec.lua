@@ -346,3 +346,87 @@ describe("lgprof --diff", function()
     end
   end)
 end)
+
+-- The same program built in two checkouts (as CI builds a base and a pull
+-- request): static functions carry different absolute source paths, and
+-- must still match. The samename fixture's two static helper()s go in
+-- x/util.c and y/util.c, so only two path components tell them apart; both
+-- trees are compiled from the parent directory with absolute paths (DWARF
+-- keeps them) and one run's gmon.out is read against both executables.
+describe("lgprof.diff: one program built in two checkouts", function()
+  local tmp, trees, gmon
+  setup(function()
+    tmp = util.mktempdir("lgprof diff-trees")
+    local src = fx.root .. "/spec/fixtures/progs/"
+    trees = {}
+    for _, tree in ipairs { "oldtree", "newtree" } do
+      local dir = tmp .. "/" .. tree
+      for _, d in ipairs { dir, dir .. "/x", dir .. "/y" } do assert(util.mkdir(d)) end
+      util.spit(dir .. "/fixture.h", assert(util.slurp(src .. "fixture.h")))
+      util.spit(dir .. "/main.c", assert(util.slurp(src .. "samename/main.c")))
+      util.spit(dir .. "/x/util.c", assert(util.slurp(src .. "samename/a.c")))
+      util.spit(dir .. "/y/util.c", assert(util.slurp(src .. "samename/b.c")))
+      local status, out, err = cmd.run({ "cc", "-O0", "-g", "-pg", "-fno-pie", "-no-pie", "-o",
+        dir .. "/prog", dir .. "/main.c", dir .. "/x/util.c", dir .. "/y/util.c" }, { cwd = tmp })
+      assert(status == 0, cmd.show(status, out, err))
+      trees[tree] = dir .. "/prog"
+    end
+    local status, out, err = cmd.run({ "./prog", "1" }, { cwd = tmp .. "/oldtree" })
+    assert(status == 0, cmd.show(status, out, err))
+    gmon = tmp .. "/oldtree/gmon.out"
+  end)
+  teardown(function() util.rmtree(tmp) end)
+
+  it("matches statics by the shortest path suffix unique in both: no (new), no (gone)", function()
+    local old <close> = assert(lgprof.open(trees.oldtree, gmon))
+    local new <close> = assert(lgprof.open(trees.newtree, gmon))
+    -- the precondition: two builds of one program, the paths aside
+    local files, twins = {}, new:symbols()
+    for fn in old:symbols() do
+      local twin = twins()
+      assert.are.equal(fn.name .. "@" .. fn.address, twin and (twin.name .. "@" .. twin.address))
+      if fn.is_static and fn.name == "helper" then
+        files[#files + 1] = fn.file
+        assert.are.equal(fn.file:gsub("/oldtree/", "/newtree/"), twin.file)
+      end
+    end
+    table.sort(files)
+    assert.are.same({ tmp .. "/oldtree/x/util.c", tmp .. "/oldtree/y/util.c" }, files)
+    local d = lgprof.diff(old, new)
+    local labels = {}
+    for _, r in ipairs(d) do
+      assert.are.equal("common", r.status, r.label)
+      assert.are.equal(0, r.total_delta, r.label)
+      assert.are.equal(0, r.self_delta, r.label)
+      if r.name == "helper" then labels[#labels + 1] = r.label end
+    end
+    table.sort(labels)
+    assert.are.same({ "helper (x/util.c)", "helper (y/util.c)" }, labels)
+    lgprof.check.reset()
+    local saved = lgprof.check.output
+    lgprof.check.output = io.tmpfile()
+    local ok = lgprof.check.max_growth(d, ".", 0)
+    lgprof.check.output = saved
+    assert.is_true(ok)
+    -- spread matches them the same way: one row per helper, present in both runs
+    local n = 0
+    for _, r in ipairs(lgprof.spread { old, new }) do
+      if r.name == "helper" then
+        n = n + 1
+        assert.are.equal(2, r.runs)
+      end
+    end
+    assert.are.equal(2, n)
+  end)
+
+  it("lgprof --diff: the gate passes on the unchanged program", function()
+    local status, out, err = cmd.lgprof({ "--diff", gmon, "--diff-image=" .. trees.oldtree,
+      "--max-growth=0", trees.newtree, gmon })
+    assert.are.equal(0, status, cmd.show(status, out, err))
+    assert.are.equal("", err)
+    assert.is_nil(out:find("(new)", 1, true))
+    assert.is_nil(out:find("(gone)", 1, true))
+    assert.is_truthy(out:find("helper (x/util.c)\n", 1, true))
+    assert.is_truthy(out:find("helper (y/util.c)\n", 1, true))
+  end)
+end)

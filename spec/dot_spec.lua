@@ -549,7 +549,7 @@ describe("lgprof.dot", function()
       -- dotted edge appears, whatever the run sampled
       local shares = {}
       for fn in p:functions() do
-        if not fn.number and fn.printed and fn.total > 0 then shares[#shares + 1] = fn.total / p.print_time end
+        if fn.kind == "function" and fn.printed and fn.total > 0 then shares[#shares + 1] = fn.total / p.print_time end
       end
       table.sort(shares, function(x, y) return x > y end)
       local sets = {}
@@ -676,7 +676,8 @@ describe("lgprof.dot", function()
       "lgprof.dot: unknown option 'bogus'")
     assert.has_error(function() dot.write(p, io.stdout, { node_thresold = 0.1 }) end)
     for _, bad in ipairs {
-      { node_threshold = -0.1 }, { node_threshold = 2 }, { edge_threshold = "0.1" },
+      { node_threshold = -0.1 }, { node_threshold = 2 }, { edge_threshold = "tenth" },
+      { node_threshold = "150%" }, { edge_threshold = "0x1p-3" },
       { max_nodes = -1 }, { max_nodes = 2.5 }, { dotted = 1 }, { legend = "no" },
       { skew = 0 }, { title = 3 }, { edge_threshold = 0 / 0 },
     } do

@@ -296,7 +296,7 @@ local function check_csv(p)
   local inlist = {}
   for _, fn in ipairs(list) do inlist[fn.address] = true end
   local i, cum = 0, 0
-  for fn in p:flat() do
+  for fn in p:flat { zeros = true } do -- flat order, rows without samples or calls too
     if inlist[fn.address] then
       i = i + 1
       local r = recs[i]

@@ -95,6 +95,73 @@ describe("lgprof --script", function()
     assert.equal(expected_report(p, {}), out)
   end)
 
+  it("args holds the words after the first --, without it (a later -- is an argument)", function()
+    local script = cmd.write(tmp .. "/args.lua", [[
+local _, args = require("lgprof").script(...)
+print(#args, table.concat(args, "|"))
+]])
+    for _, run in ipairs { function(a) return cmd.lgprof({ "--script", script, table.unpack(a) }) end,
+                           function(a) return cmd.lua({ script, table.unpack(a) }) end } do
+      cmd.expect({ status = 0, out = "3\ta|--|b\n", err = "" },
+        run { build.exe, build.gmon[1], "--", "a", "--", "b" })
+      cmd.expect({ status = 0, out = "0\t\n", err = "" }, run { build.exe, build.gmon[1], "--" })
+      cmd.expect({ status = 0, out = "0\t\n", err = "" }, run { build.exe, build.gmon[1] })
+    end
+  end)
+
+  -- Misuse of each public function, one call a line: the error must name the
+  -- script's line (not a line of lgprof's modules nor none).
+  local MISUSE = {
+    [[lgprof.check.max_self(profile, "^c$", "much")]],
+    [[lgprof.check.max_total(profile, "bu(rn", 0.5)]],
+    [[lgprof.check.max_calls(profile, "^c$", -1)]],
+    [[lgprof.check.max_self(42, "^c$", 1)]],
+    [[lgprof.check.max_growth({}, ".", 0.1)]],
+    [[lgprof.check.max_growth(lgprof.diff(profile, profile), ".", "x")]],
+    [[lgprof.diff(profile, 42)]],
+    [[lgprof.spread(42)]],
+    [[lgprof.spread({ profile, 42 })]],
+    [[lgprof.merge(profile.image, profile.files, os.tmpname(), { bogus = true })]],
+    [[lgprof.merge(profile.image, profile.files, 42)]],
+    [[lgprof.report.json(profile, io.stdout, { bogus = true })]],
+    [[lgprof.report.folded(profile, io.stdout, { max_depth = 0 })]],
+    [[lgprof.report.csv(42, io.stdout)]],
+    [[lgprof.report.dot(profile, io.stdout, { node_threshold = "lots" })]],
+    [[require("lgprof.dot").write(profile, io.stdout, { bogus = 1 })]],
+    [[require("lgprof.dot").write(profile, 42)]],
+    [[require("lgprof.dot").graph(profile, { skew = 0 })]],
+    [[lgprof.match("x", "bu(rn")]],
+    [[lgprof.open(profile.image, profile.files, { bogus = true })]],
+    [[lgprof.open(profile.image, profile.files, { time = 3 })]],
+    [[lgprof.open(42)]],
+    [[lgprof.script(42)]],
+    [[profile:filter { node_fraction = "lots" }]],
+    [[profile:search("bu(rn")]],
+    [[profile:flat { bogus = true }]],
+    [[return profile:get(1).self_time]],
+    [[return profile.fucntions]],
+  }
+
+  it("a library error names the script's line (--script and standalone)", function()
+    local lines = { 'local lgprof = require "lgprof"', "local profile = lgprof.script(...)",
+      "local function try(f) local ok, err = pcall(f) print(ok and 'no error' or err) end" }
+    local first = #lines + 1
+    for _, call in ipairs(MISUSE) do lines[#lines + 1] = "try(function() " .. call .. " end)" end
+    local script = cmd.write(tmp .. "/misuse.lua", table.concat(lines, "\n") .. "\n")
+    for _, run in ipairs { function(a) return cmd.lgprof({ "--script", script, table.unpack(a) }) end,
+                           function(a) return cmd.lua({ script, table.unpack(a) }) end } do
+      local status, out, err = run { build.exe, build.gmon[1] }
+      assert.equal(0, status, cmd.show(status, out, err))
+      local i = 0
+      for line in out:gmatch("[^\n]+") do
+        i = i + 1
+        local want = ("%s:%d: "):format(script, first + i - 1)
+        assert.are.equal(want, line:sub(1, #want), MISUSE[i] .. " -> " .. line)
+      end
+      assert.are.equal(#MISUSE, i, out)
+    end
+  end)
+
   it("runs the same script standalone under lua5.4 with the same output", function()
     local args = { build.exe, build.gmon[1], build.gmon[3], "--", "a", "b" }
     local s1, o1, e1 = cmd.lgprof({ "--script", report, table.unpack(args) })

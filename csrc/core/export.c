@@ -470,8 +470,8 @@ static void write_json(ectx *c) {
       lgp_out_printf(o, "%d,", (int)n->cyc_num);
     else
       lgp_out_str(o, "null,");
-    json_key(o, "printed");
-    lgp_out_str(o, n->print_flag ? "true}" : "false}");
+    json_key(o, "printed"); /* as fn.printed: gprof's call graph (with -z if zeros) prints it */
+    lgp_out_str(o, lgp_graph_shows(p, s, !c->eo->zeros) ? "true}" : "false}");
   }
   lgp_out_str(o, "],\n\"arcs\":[");
   first = 1;

@@ -153,6 +153,20 @@ fail:
   return -1;
 }
 
+int lgp_flat_shows(const lgp_profile *p, uint32_t s, int ignore_zeros) {
+  const lgp_node *n = &p->graph.nodes[s];
+  return s < p->graph.nsyms && !lgp_removed(p, s) &&
+         lgp_specs_in_table(p->specs, n, LGP_INCL_FLAT, LGP_EXCL_FLAT) &&
+         !(ignore_zeros && n->ncalls == 0 && n->hist_time == 0);
+}
+
+int lgp_graph_shows(const lgp_profile *p, uint32_t s, int ignore_zeros) {
+  const lgp_node *n = &p->graph.nodes[s];
+  return !lgp_removed(p, s) && n->print_flag &&
+         !(ignore_zeros && n->ncalls == 0 && n->self_calls == 0 && n->prop_self == 0 &&
+           n->prop_child == 0);
+}
+
 size_t lgp_profile_arc_count(const lgp_profile *p) {
   size_t k, n = 0;
   if (p->removed == NULL)

@@ -219,9 +219,7 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
       else /* not displayed yet: the raw name is what is read first */
         PREFETCH(p->graph.nodes[t].name);
     }
-    if (hidden(&r, s) || !lgp_specs_in_table(p->specs, n, LGP_INCL_FLAT, LGP_EXCL_FLAT))
-      continue;
-    if (ro->ignore_zeros && n->ncalls == 0 && n->hist_time == 0)
+    if (!lgp_flat_shows(p, s, ro->ignore_zeros))
       continue;
     accum += n->hist_time;
     if (ro->bsd) {
@@ -683,10 +681,7 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
     for (ahead = 1; ahead <= 4; ahead++)
       if (k + (size_t)ahead < p->graph.nsyms + p->graph.ncycles)
         prefetch_lists(&r, p->graph.time_sorted[k + (size_t)ahead], ahead);
-    if (hidden(&r, s))
-      continue;
-    if ((ro->ignore_zeros && n->ncalls == 0 && n->self_calls == 0 && n->prop_self == 0 &&
-         n->prop_child == 0) || !n->print_flag)
+    if (!lgp_graph_shows(p, s, ro->ignore_zeros))
       continue;
     if (n->is_cycle)
       print_cycle_entry(&r, s, print_time, &b);

@@ -397,8 +397,9 @@ static int profile_histograms(lua_State *L) {
 }
 
 static int iter_nodes(lua_State *L) {
-  /* upvalues: profile, which order (0 address, 1 index, 2 flat, 3 cycles,
-     4 index without cycles), position */
+  /* upvalues: profile, which order (0 address, 1 index, 2 flat rows,
+     3 cycles, 4 index without cycles), position, and for 2 whether rows
+     without samples or calls are left out (gprof without -z) */
   lprofile *lp = lua_touserdata(L, lua_upvalueindex(1));
   int which = (int)lua_tointeger(L, lua_upvalueindex(2));
   lua_Integer pos = lua_tointeger(L, lua_upvalueindex(3));
@@ -417,7 +418,10 @@ static int iter_nodes(lua_State *L) {
     pos++;
     if (which == 4 && node >= p->graph.nsyms)
       continue; /* functions(): no cycles */
-    if (!lgp_removed(p, node))
+    if (which == 2) {
+      if (lgp_flat_shows(p, node, lua_toboolean(L, lua_upvalueindex(4))))
+        break; /* flat(): the rows gprof's flat profile prints */
+    } else if (!lgp_removed(p, node))
       break; /* a view leaves out what its filters removed */
   }
   lua_pushinteger(L, pos);
@@ -435,10 +439,27 @@ static int push_node_iter(lua_State *L, int which) {
   return 1;
 }
 
+static const char *const flat_fields[] = {"zeros", NULL};
+
+/* profile:flat([{zeros =}]): the flat profile's rows in its order; zeros
+** defaults to open's, as for gprof_report */
+static int profile_flat(lua_State *L) {
+  lprofile *lp = lcore_check_profile(L, 1);
+  int zeros;
+  if (!lua_isnoneornil(L, 2))
+    lcore_check_fields(L, 2, flat_fields);
+  zeros = lcore_opt_bool(L, 2, "zeros", lp->zeros);
+  lua_settop(L, 1);
+  lua_pushinteger(L, 2);
+  lua_pushinteger(L, 0);
+  lua_pushboolean(L, !zeros);
+  lua_pushcclosure(L, iter_nodes, 4);
+  return 1;
+}
+
 static int profile_symbols(lua_State *L) { return push_node_iter(L, 0); }
 static int profile_entries(lua_State *L) { return push_node_iter(L, 1); }
 static int profile_functions(lua_State *L) { return push_node_iter(L, 4); }
-static int profile_flat(lua_State *L) { return push_node_iter(L, 2); }
 static int profile_cycles(lua_State *L) { return push_node_iter(L, 3); }
 
 /* profile:get(index) -> the Function or Cycle with that call-graph index */
@@ -485,6 +506,35 @@ static int profile_arcs(lua_State *L) {
   lua_pushcclosure(L, iter_arcs, 2);
   return 1;
 }
+
+static const char *const profile_fields[] = {
+  "total_time", "print_time", "hz", "sample_period", "have_histogram", "have_call_graph",
+  "have_bb_counts", "function_count", "cycle_count", "arc_count", "arc_records", "text_start",
+  "text_end", "address_bits", "big_endian", "dimension", "files", "image", "is_view",
+  "base_time", "base_print_time", NULL
+};
+static const luaL_Reg profile_methods[] = {
+  {"close", profile_close},
+  {"gprof_report", profile_report},
+  {"write_gmon", profile_write_gmon},
+  {"file_info", profile_file_info},
+  {"histograms", profile_histograms},
+  {"symbols", profile_symbols},
+  {"functions", profile_functions},
+  {"entries", profile_entries},
+  {"flat", profile_flat},
+  {"cycles", profile_cycles},
+  {"arcs", profile_arcs},
+  {"get", profile_get},
+  {"lookup", profile_lookup},
+  {"filter", lcore_profile_filter},
+  {"find", lcore_profile_find},
+  {"search", lcore_profile_search},
+  {"roots", lcore_profile_roots},
+  {"select", lcore_profile_select},
+  {"export", lcore_profile_export},
+  {NULL, NULL}
+};
 
 static int profile_index(lua_State *L) {
   lprofile *lp = luaL_checkudata(L, 1, PROFILE_T);
@@ -546,7 +596,7 @@ static int profile_index(lua_State *L) {
   else if (strcmp(k, "base_print_time") == 0)
     lua_pushnumber(L, lgp_seconds(p, p->base_print_time));
   else
-    lua_pushnil(L);
+    return lcore_no_field(L, "Profile", k, profile_fields, profile_methods);
   return 1;
 }
 
@@ -570,6 +620,19 @@ static int l_demangle(lua_State *L) {
   return 1;
 }
 
+/* core.share(v [, max]) -> the share v (a fraction, or a percent string:
+** "30%" is 0.3) if it is one from 0 to max (default 1), else nil */
+static int l_share(lua_State *L) {
+  double max = (double)luaL_optnumber(L, 2, 1.0), v;
+  luaL_checkany(L, 1);
+  if (!lcore_to_share(L, 1, max, &v)) {
+    luaL_pushfail(L);
+    return 1;
+  }
+  lua_pushnumber(L, v);
+  return 1;
+}
+
 /* core.type(v) -> "profile", "function", "cycle", "arc" or nil (as io.type) */
 static int l_type(lua_State *L) {
   static const struct { const char *tname, *kind; } types[] = {
@@ -586,27 +649,6 @@ static int l_type(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg profile_methods[] = {
-  {"close", profile_close},
-  {"gprof_report", profile_report},
-  {"write_gmon", profile_write_gmon},
-  {"file_info", profile_file_info},
-  {"histograms", profile_histograms},
-  {"symbols", profile_symbols},
-  {"functions", profile_functions},
-  {"entries", profile_entries},
-  {"flat", profile_flat},
-  {"cycles", profile_cycles},
-  {"arcs", profile_arcs},
-  {"get", profile_get},
-  {"lookup", profile_lookup},
-  {"filter", lcore_profile_filter},
-  {"find", lcore_profile_find},
-  {"roots", lcore_profile_roots},
-  {"select", lcore_profile_select},
-  {"export", lcore_profile_export},
-  {NULL, NULL}
-};
 
 static void new_type(lua_State *L, const char *tname, const luaL_Reg *methods,
                      lua_CFunction index, lua_CFunction gc) {
@@ -638,6 +680,7 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
     {"open", l_open},
     {"demangle", l_demangle},
     {"regex_match", lcore_regex_match},
+    {"share", l_share},
     {"type", l_type},
     {NULL, NULL}
   };

@@ -49,6 +49,11 @@ lua_Integer lcore_opt_int(lua_State *L, int arg, const char *key, lua_Integer de
                           lua_Integer min, lua_Integer max);
 double lcore_opt_number(lua_State *L, int arg, const char *key, double def, double min,
                         double max);
+/* The one parser of shares: a number, or a string "0.3" or "30%" (blanks
+** around allowed); 1 with *v set if it is one from 0 to max, else 0. */
+int lcore_to_share(lua_State *L, int idx, double max, double *v);
+/* An option that is a share from 0 to max (HUGE_VAL: no upper bound). */
+double lcore_opt_share(lua_State *L, int arg, const char *key, double def, double max);
 const char *lcore_opt_string(lua_State *L, int arg, const char *key, const char *def);
 int lcore_opt_enum(lua_State *L, int arg, const char *key, int def, const char *const names[]);
 /* Pushes a closed Profile userdata (a view of the Profile at base_idx when
@@ -64,12 +69,16 @@ int lcore_srcinfo(lprofile *lp, lgp_err *err);
 int lcore_handle_index(lua_State *L);
 int lcore_handle_eq(lua_State *L);
 int lcore_handle_tostring(lua_State *L);
+/* Raises "FILE:LINE: TYPE has no field 'k' (fields: ...; methods: ...)". */
+int lcore_no_field(lua_State *L, const char *type, const char *k, const char *const fields[],
+                   const luaL_Reg methods[]);
 extern const luaL_Reg lcore_function_methods[];
 extern const luaL_Reg lcore_cycle_methods[];
 
 /* lview.c: views, name search, regular expressions */
 int lcore_profile_filter(lua_State *L);
 int lcore_profile_find(lua_State *L);
+int lcore_profile_search(lua_State *L);
 int lcore_profile_roots(lua_State *L);
 int lcore_profile_select(lua_State *L);
 int lcore_regex_match(lua_State *L);

@@ -6,6 +6,47 @@
 
 #include "lcore.h"
 
+/* The documented fields of each handle: reading any other raises an error
+** that names them (a misspelt field must not read as nil). */
+static const char *const function_fields[] = {
+  "kind", "name", "symbol", "address", "end_address", "size", "file", "line", "is_static",
+  "is_function", "index", "self", "children", "total", "percent", "profile_percent",
+  "flat_self", "flat_percent", "calls", "self_calls", "member_calls", "cycle", "printed",
+  "in_flat", "in_graph", "propagated_fraction", NULL
+};
+static const char *const cycle_fields[] = {
+  "kind", "name", "number", "index", "self", "children", "total", "percent",
+  "profile_percent", "flat_self", "flat_percent", "calls", "internal_calls", "printed",
+  "in_graph", "propagated_fraction", NULL
+};
+static const char *const arc_fields[] = {
+  "kind", "caller", "callee", "count", "self", "children", "is_recursive", "in_cycle", NULL
+};
+static const luaL_Reg no_methods[] = {{NULL, NULL}};
+
+int lcore_no_field(lua_State *L, const char *type, const char *k, const char *const fields[],
+                   const luaL_Reg methods[]) {
+  luaL_Buffer b;
+  size_t i;
+  luaL_buffinit(L, &b);
+  luaL_where(L, 1); /* the line that read the field */
+  luaL_addvalue(&b);
+  lua_pushfstring(L, "%s has no field '%s' (fields: ", type, k);
+  luaL_addvalue(&b);
+  for (i = 0; fields[i] != NULL; i++) {
+    if (i > 0)
+      luaL_addstring(&b, ", ");
+    luaL_addstring(&b, fields[i]);
+  }
+  for (i = 0; methods[i].name != NULL; i++) {
+    luaL_addstring(&b, i == 0 ? "; methods: " : ", ");
+    luaL_addstring(&b, methods[i].name);
+  }
+  luaL_addchar(&b, ')');
+  luaL_pushresult(&b);
+  return lua_error(L);
+}
+
 
 static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
   const lgp_profile *p = lp->p;
@@ -71,8 +112,10 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     lua_pushinteger(L, (lua_Integer)n->self_calls);
   else if (strcmp(k, "member_calls") == 0 && !n->is_cycle)
     lua_pushinteger(L, (lua_Integer)n->member_calls);
-  else if (strcmp(k, "printed") == 0)
-    lua_pushboolean(L, n->print_flag);
+  else if (strcmp(k, "printed") == 0 || strcmp(k, "in_graph") == 0)
+    lua_pushboolean(L, lgp_graph_shows(p, id, !lp->zeros));
+  else if (strcmp(k, "in_flat") == 0 && !n->is_cycle)
+    lua_pushboolean(L, lgp_flat_shows(p, id, !lp->zeros));
   else if (strcmp(k, "propagated_fraction") == 0)
     lua_pushnumber(L, n->prop_fract);
   else if (strcmp(k, "cycle") == 0 && !n->is_cycle) {
@@ -82,8 +125,10 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     } else {
       lua_pushnil(L);
     }
-  } else
-    lua_pushnil(L);
+  } else if (n->is_cycle)
+    return lcore_no_field(L, "Cycle", k, cycle_fields, lcore_cycle_methods);
+  else
+    return lcore_no_field(L, "Function", k, function_fields, lcore_function_methods);
   return 1;
 }
 
@@ -117,7 +162,7 @@ int lcore_handle_index(lua_State *L) {
     else if (strcmp(k, "in_cycle") == 0)
       lua_pushboolean(L, lgp_arc_in_cycle(&lp->p->graph, a));
     else
-      lua_pushnil(L);
+      return lcore_no_field(L, "Arc", k, arc_fields, no_methods);
     return 1;
   }
   return node_field(L, lp, h->id, k);

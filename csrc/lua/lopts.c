@@ -3,6 +3,7 @@
 ** own messages: "bad argument #n to 'f' (...)". The Lua modules above map
 ** aliases only.
 */
+#include <math.h>
 #include <string.h>
 
 #include "lcore.h"
@@ -68,6 +69,57 @@ double lcore_opt_number(lua_State *L, int arg, const char *key, double def, doub
       lua_pushfstring(L, "a number from %f to %f", (lua_Number)min, (lua_Number)max);
       bad_option(L, arg, key, lua_tostring(L, -1));
     }
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+int lcore_to_share(lua_State *L, int idx, double max, double *v) {
+  double n;
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    n = (double)lua_tonumber(L, idx);
+  } else if (lua_type(L, idx) == LUA_TSTRING) {
+    size_t len;
+    const char *b = lua_tolstring(L, idx, &len), *e = b + len;
+    char buf[64];
+    int pct = 0;
+    while (b < e && (*b == ' ' || *b == '\t'))
+      b++;
+    while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
+      e--;
+    if (e > b && e[-1] == '%') {
+      pct = 1;
+      while (--e > b && (e[-1] == ' ' || e[-1] == '\t'))
+        ;
+    }
+    /* decimal digits only: not "0x1p4", "inf" or "nan" */
+    if (e == b || (size_t)(e - b) >= sizeof buf || strspn(b, "0123456789.eE+-") < (size_t)(e - b))
+      return 0;
+    memcpy(buf, b, (size_t)(e - b));
+    buf[e - b] = '\0';
+    if (lua_stringtonumber(L, buf) == 0)
+      return 0;
+    n = (double)lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    if (pct)
+      n /= 100.0;
+  } else {
+    return 0;
+  }
+  if (!(n >= 0.0 && n <= max))
+    return 0; /* NaN too */
+  *v = n;
+  return 1;
+}
+
+double lcore_opt_share(lua_State *L, int arg, const char *key, double def, double max) {
+  double v = def;
+  if (field(L, arg, key) != LUA_TNIL && !lcore_to_share(L, -1, max, &v)) {
+    if (max == HUGE_VAL)
+      bad_option(L, arg, key, "a share: a fraction >= 0 or a percent string (0.3 or \"30%\")");
+    lua_pushfstring(L, "a share: a fraction from 0 to %d or a percent string (0.3 or \"30%%\")",
+                    (int)max);
+    bad_option(L, arg, key, lua_tostring(L, -1));
   }
   lua_pop(L, 1);
   return v;

@@ -1,7 +1,7 @@
 /*
 ** lview.c: profile:filter{} (views, built in C by view.c), profile:find,
-** profile:roots and core.regex_match. Patterns are POSIX extended regular
-** expressions matched anywhere in the demangled name.
+** profile:search, profile:roots and core.regex_match. Patterns are POSIX
+** extended regular expressions matched anywhere in the demangled name.
 */
 #include <math.h>
 #include <regex.h>
@@ -98,8 +98,8 @@ int lcore_profile_filter(lua_State *L) {
   spec.ignore = match_set(L, lp, "ignore");
   spec.hide = match_set(L, lp, "hide");
   spec.prune_from = match_set(L, lp, "prune_from");
-  spec.node_fraction = lcore_opt_number(L, 2, "node_fraction", 0.0, 0.0, 1.0);
-  spec.edge_fraction = lcore_opt_number(L, 2, "edge_fraction", 0.0, 0.0, 1.0);
+  spec.node_fraction = lcore_opt_share(L, 2, "node_fraction", 0.0, 1.0);
+  spec.edge_fraction = lcore_opt_share(L, 2, "edge_fraction", 0.0, 1.0);
   spec.top = (size_t)lcore_opt_int(L, 2, "top", 0, 0, LUA_MAXINTEGER);
   spec.min_calls = (uint64_t)lcore_opt_int(L, 2, "min_calls", 0, 0, LUA_MAXINTEGER);
   if (lgp_is_view(lp->p)) { /* a view of a view hangs on the owner */
@@ -161,8 +161,8 @@ int lcore_profile_select(lua_State *L) {
   if (!lua_isnoneornil(L, 2))
     lcore_check_fields(L, 2, select_keys);
   memset(&spec, 0, sizeof spec);
-  spec.node_fraction = lcore_opt_number(L, 2, "node_fraction", 0.0, 0.0, 1.0);
-  spec.edge_fraction = lcore_opt_number(L, 2, "edge_fraction", 0.0, 0.0, 1.0);
+  spec.node_fraction = lcore_opt_share(L, 2, "node_fraction", 0.0, 1.0);
+  spec.edge_fraction = lcore_opt_share(L, 2, "edge_fraction", 0.0, 1.0);
   max_nodes = (lua_Number)lcore_opt_number(L, 2, "max_nodes", HUGE_VAL, 0.0, HUGE_VAL);
   luaL_argcheck(L, max_nodes == HUGE_VAL || max_nodes == floor(max_nodes), 2,
                 "option 'max_nodes' must be a whole number (or math.huge)");
@@ -318,10 +318,29 @@ int lcore_profile_find(lua_State *L) {
   return 2;
 }
 
-/* Would gprof print the node's entry (default options)? */
-static int printed(const lgp_node *n) {
-  return n->print_flag && !(n->ncalls == 0 && n->self_calls == 0 && n->prop_self == 0 &&
-                            n->prop_child == 0);
+/* profile:search(pattern) -> the list of Functions whose name matches the
+** POSIX ERE, in call-graph index order. A list, not an iterator: the
+** pattern is checked (and its regex freed) before the call returns, and a
+** caller can count the matches. */
+int lcore_profile_search(lua_State *L) {
+  lprofile *lp = lcore_check_profile(L, 1);
+  const char *pattern = luaL_checkstring(L, 2);
+  const lgp_profile *p = lp->p;
+  regex_t re;
+  size_t k;
+  lua_Integer n = 0;
+  compile(L, &re, pattern);
+  lua_newtable(L);
+  for (k = 0; k < p->graph.nsyms + p->graph.ncycles; k++) {
+    uint32_t s = p->graph.time_sorted[k];
+    if (s >= p->graph.nsyms || lgp_removed(p, s) ||
+        regexec(&re, lgp_display_name(&lp->names, p->graph.nodes, s), 0, NULL, 0) != 0)
+      continue;
+    lcore_push_node(L, 1, p, s);
+    lua_rawseti(L, -2, ++n);
+  }
+  regfree(&re);
+  return 1;
 }
 
 /* Does s have a caller (one a view shows)? */
@@ -341,7 +360,7 @@ static int iter_roots(lua_State *L) {
     return luaL_error(L, "attempt to use a closed profile");
   for (; (size_t)pos < p->graph.nsyms + p->graph.ncycles; pos++) {
     uint32_t s = p->graph.time_sorted[pos];
-    if (s >= p->graph.nsyms || lgp_removed(p, s) || !printed(&p->graph.nodes[s]) ||
+    if (s >= p->graph.nsyms || !lgp_graph_shows(p, s, 1) ||
         has_shown_caller(p, s))
       continue;
     lua_pushinteger(L, pos + 1);

@@ -15,31 +15,67 @@ function args.is_profile(v, method)
   return false
 end
 
---- Raises "bad argument #n to 'what' (msg)" for the caller's caller unless cond.
+-- A chunk name of lgprof's own Lua modules: this file's, with "args"
+-- replaced (a checkout, an install tree or an embedded copy alike).
+local OWN = debug.getinfo(1, "S").source
+do
+  local at = OWN:find("args[^/\\]*$")
+  OWN = at and ("^" .. OWN:sub(1, at - 1):gsub("%p", "%%%0") .. "[%w_]+" ..
+    OWN:sub(at + 4):gsub("%p", "%%%0") .. "$") or nil
+end
+
+--- Raises msg for the user's code: prefixed with the file and line of the
+-- nearest caller outside lgprof's own modules (a script calling
+-- lgprof.diff, which calls lgprof.diff's module, is blamed, not them).
+function args.error(msg)
+  local level = 2 -- levels as error() counts them: 1 is this function
+  while OWN do
+    local info = debug.getinfo(level, "S")
+    if not info then level = 2 break end -- no user code: blame our caller
+    if not info.source:match(OWN) then break end
+    level = level + 1
+  end
+  error(msg, level)
+end
+
+local function pass(ok, ...)
+  if not ok then args.error(args.message((...))) end
+  return ...
+end
+
+--- Returns what f() returns, or raises its error again for the user's code
+-- (args.error): for calls made on the user's behalf, whose errors would
+-- otherwise name a line of lgprof's own modules. f makes the call, not as
+-- a tail call, so that Lua's "bad argument #n to 'name'" keeps the name.
+function args.call(f)
+  return pass(pcall(f))
+end
+
+--- Raises "bad argument #n to 'what' (msg)" for the user's code unless cond.
 function args.check(cond, n, what, msg)
-  if not cond then error(("bad argument #%d to '%s' (%s)"):format(n, what, msg), 3) end
+  if not cond then args.error(("bad argument #%d to '%s' (%s)"):format(n, what, msg)) end
 end
 
 --- Raises "bad argument #n to 'what' (Profile expected, got TYPE)" for the
--- caller's caller unless v is a Profile (see args.is_profile for method).
+-- user's code unless v is a Profile (see args.is_profile for method).
 function args.check_profile(v, n, what, method)
   if not args.is_profile(v, method) then
-    error(("bad argument #%d to '%s' (Profile expected, got %s)"):format(n, what, type(v)), 3)
+    args.error(("bad argument #%d to '%s' (Profile expected, got %s)"):format(n, what, type(v)))
   end
 end
 
---- A share from "0.3", "30%" or a number: a number in 0..max (default 1), or nil.
+--- A share: a fraction (a number or a string, 0.3, "0.3") or a percent
+-- string ("30%"), from 0 to max (default 1; math.huge: no upper bound); nil
+-- if v is none. The core parses it (core.share), as it does the views'
+-- fraction options: one rule everywhere.
 function args.share(v, max)
-  local n
-  if type(v) == "number" then
-    n = v
-  elseif type(v) == "string" then
-    local num, pct = v:match("^%s*([%d.eE+-]+)%s*(%%?)%s*$")
-    n = tonumber(num)
-    if n and pct == "%" then n = n / 100 end
-  end
-  if n and n >= 0 and n <= (max or 1) then return n end
-  return nil
+  return require("lgprof.core").share(v, max)
+end
+
+--- What args.share accepts, for messages.
+function args.share_expected(max)
+  if (max or 1) == math.huge then return "a share: a fraction >= 0 or a percent (0.3 or 30%)" end
+  return ("a share: a fraction from 0 to %g or a percent (0.3 or 30%%)"):format(max or 1)
 end
 
 --- An error message without the "file.lua:LINE: " that error() put before it.

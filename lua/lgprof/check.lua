@@ -25,6 +25,34 @@ end
 -- can come out as 1.0000000000000002. A limit is passed only beyond this.
 local ROUNDING = 1e-9
 
+-- Is v beyond limit (equal passes, and so does v within ROUNDING of it)?
+local function exceeds(v, limit) return v > limit + ROUNDING end
+
+-- Is pattern a string lgprof.match accepts? Raises for the user's code if not.
+local function check_pattern(pattern, kind)
+  args.check(type(pattern) == "string", 2, kind, "string expected, got " .. type(pattern))
+  local perr = args.pattern_error(pattern)
+  if perr then args.error(("bad argument #2 to '%s' (%s)"):format(kind, perr)) end
+end
+
+--- check.limit(kind, v): the limit v of a check kind, or nil and what was
+-- expected: for "max_calls" a non-negative integer, for "max_self",
+-- "max_total" and "max_growth" a share (0.3 or "30%"), >= 0 and without an
+-- upper bound: a function's total can exceed the call graph's time (gprof
+-- prints 100.16%), a growth can exceed the base. The command line and
+-- thresholds files read their limits with it too.
+function check.limit(kind, v)
+  if kind == "max_calls" then
+    if type(v) == "string" then v = tonumber(v) end
+    local n = type(v) == "number" and math.tointeger(v)
+    if n and n >= 0 then return n end
+    return nil, "a number of calls (a non-negative integer)"
+  end
+  local n = args.share(v, math.huge)
+  if n then return n end
+  return nil, args.share_expected(math.huge)
+end
+
 -- Runs one threshold over the functions of a profile; value(fn) -> number.
 local function over_functions(kind, profile, pattern, limit, value, show)
   local matched, ok = 0, true
@@ -32,7 +60,7 @@ local function over_functions(kind, profile, pattern, limit, value, show)
     if lgprof.match(fn.name, pattern) then
       matched = matched + 1
       local v = value(fn)
-      if v > limit + ROUNDING then
+      if exceeds(v, limit) then
         ok = false
         local label = fn.name
         if fn.is_static and fn.file then label = ("%s (%s)"):format(label, fn.file:match("[^/]*$")) end
@@ -48,60 +76,56 @@ local function over_functions(kind, profile, pattern, limit, value, show)
 end
 
 -- A check over the functions of a profile: value(fn) -> the measure,
--- limit_ok(limit) -> is the limit valid (else "bad argument #3 (expected)"),
 -- show(v) -> the measure as the failure line writes it.
-local function function_check(kind, value, limit_ok, expected, show)
+local function function_check(kind, value, show)
   return function(profile, pattern, limit)
     args.check_profile(profile, 1, kind, "symbols")
-    args.check(type(pattern) == "string", 2, kind, "string expected")
-    args.check(limit_ok(limit), 3, kind, expected)
-    return over_functions(kind, profile, pattern, limit, value, show)
+    check_pattern(pattern, kind)
+    local lim, expected = check.limit(kind, limit)
+    args.check(lim, 3, kind, ("%s expected, got %s"):format(expected, tostring(limit)))
+    return over_functions(kind, profile, pattern, lim, value, show)
   end
 end
 
-local function is_share(v) return type(v) == "number" and v >= 0 and v <= 1 end
-
 --- check.max_self(profile, pattern, share): fails if a function matching
--- pattern has a self time above share (0..1) of the profile's total time:
--- the flat profile's "% time" column.
-check.max_self = function_check("max_self", function(fn) return fn.flat_percent / 100 end,
-  is_share, "share between 0 and 1 expected", percent)
+-- pattern has a self time above share of the profile's total time: the
+-- flat profile's "% time" column (fn.flat_percent, a percent).
+check.max_self = function_check("max_self", function(fn) return fn.flat_percent / 100 end, percent)
 
 --- check.max_total(profile, pattern, share): fails if a function matching
 -- pattern has a total time (self + children) above share of the call
--- graph's time: the call graph's "% time" column.
-check.max_total = function_check("max_total", function(fn) return fn.percent / 100 end,
-  is_share, "share between 0 and 1 expected", percent)
+-- graph's time: the call graph's "% time" column (fn.percent).
+check.max_total = function_check("max_total", function(fn) return fn.percent / 100 end, percent)
 
 --- check.max_calls(profile, pattern, n): fails if a function matching
 -- pattern was called more than n times (calls from other functions plus
 -- recursive calls).
 check.max_calls = function_check("max_calls", function(fn) return fn.calls + fn.self_calls end,
-  function(n) return math.type(n) == "integer" and n >= 0 end, "non-negative integer expected",
   tostring)
 
 --- Fails if, in a result of lgprof.diff, a function matching pattern grew
--- (total time) by more than share (>= 0, may exceed 1) of the base profile's
+-- (total time) by more than share (may exceed 1) of the base profile's
 -- total time.
 function check.max_growth(result, pattern, share)
   args.check(type(result) == "table" and result.base_total, 1, "max_growth",
     "result of lgprof.diff expected")
-  args.check(type(pattern) == "string", 2, "max_growth", "string expected")
-  args.check(type(share) == "number" and share >= 0, 3, "max_growth", "non-negative share expected")
+  check_pattern(pattern, "max_growth")
+  local limit, expected = check.limit("max_growth", share)
+  args.check(limit, 3, "max_growth", ("%s expected, got %s"):format(expected, tostring(share)))
   local matched, ok = 0, true
   for _, row in ipairs(result) do
     if lgprof.match(row.name, pattern) then
       matched = matched + 1
       local growth = row.total_share or (row.total_delta > 0 and math.huge or 0)
-      if growth > share then
+      if exceeds(growth, limit) then
         ok = false
-        fail("max_growth", pattern, row.label, growth, share,
-          ("+%s > %s"):format(percent(growth), percent(share)))
+        fail("max_growth", pattern, row.label, growth, limit,
+          ("+%s > %s"):format(percent(growth), percent(limit)))
       end
     end
   end
   if matched == 0 then
-    fail("max_growth", pattern, nil, nil, share, "no function matches")
+    fail("max_growth", pattern, nil, nil, limit, "no function matches")
     return false
   end
   return ok

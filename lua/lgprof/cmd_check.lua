@@ -32,16 +32,7 @@ local KIND_OF = { ["max-self"] = "max_self", ["max-total"] = "max_total", ["max-
 local KIND_NAMES = {}
 for _, k in ipairs(KINDS) do KIND_NAMES[k] = true end
 
-local function limit_of(kind, v)
-  if kind == "max_calls" then
-    local n = math.tointeger(tonumber(v))
-    if n and n >= 0 then return n end
-    return nil, "a number of calls (a non-negative integer)"
-  end
-  local n = args.share(v)
-  if n then return n end
-  return nil, "a share (0..1 or 0%..100%)"
-end
+local function limit_of(kind, v) return lgprof.check.limit(kind, v) end
 
 -- Thresholds of a Lua file: { max_self = { [PATTERN] = SHARE }, ... };
 -- appended to list; returns true or nil, message.

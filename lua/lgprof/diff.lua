@@ -1,7 +1,8 @@
 --- lgprof.diff: compares two profiles function by function.
--- Functions are matched by identity (lgprof.fnkey: demangled name, plus the
--- source file for a static function); only functions active in either
--- profile (sampled or called) are listed.
+-- Functions are matched by identity (lgprof.fnkey: demangled name, plus for
+-- a static function the shortest suffix of its source path that is unique
+-- in both profiles); only functions active in either profile (sampled or
+-- called) are listed.
 local args = require "lgprof.args"
 local fnkey = require "lgprof.fnkey"
 
@@ -34,8 +35,8 @@ end
 function diff.diff(base, new)
   args.check_profile(base, 1, "diff", "symbols")
   args.check_profile(new, 2, "diff", "symbols")
-  local bmap, border = fnkey.collect(base)
-  local nmap, norder = fnkey.collect(new)
+  local maps, orders = fnkey.collect_all { base, new }
+  local bmap, border, nmap, norder = maps[1], orders[1], maps[2], orders[2]
   local base_total = base.total_time
   local rows = { base_total = base_total, new_total = new.total_time }
   local function add(key, b, n)

@@ -40,6 +40,7 @@
 --     0.5 sqrt(pen width), font size 10 (gprof2dot's formulas with w the share).
 
 local core = require "lgprof.core"
+local args = require "lgprof.args"
 
 local dot = {}
 
@@ -158,35 +159,33 @@ end
 local function check_options(options)
   if options == nil then options = {} end
   if type(options) ~= "table" then
-    error("lgprof.dot: options must be a table", 0)
+    args.error("lgprof.dot: options must be a table")
   end
   local o = {}
   for k, v in pairs(DEFAULTS) do o[k] = v end
   for k, v in pairs(options) do
     if type(k) ~= "string" or (DEFAULTS[k] == nil and k ~= "title") then
-      error("lgprof.dot: unknown option '" .. tostring(k) .. "'", 0)
+      args.error("lgprof.dot: unknown option '" .. tostring(k) .. "'")
     end
     o[k] = v
   end
   for _, k in ipairs { "node_threshold", "edge_threshold" } do
-    local v = o[k]
-    if type(v) ~= "number" or not (v >= 0 and v <= 1) then
-      error("lgprof.dot: " .. k .. " must be a number from 0 to 1", 0)
-    end
+    o[k] = args.share(o[k], 1)
+    if not o[k] then args.error("lgprof.dot: " .. k .. " must be " .. args.share_expected(1)) end
   end
   local m = o.max_nodes
   if type(m) ~= "number" or not (m >= 0) or (m ~= math.huge and math.type(m) ~= "integer"
       and m ~= math.floor(m)) then
-    error("lgprof.dot: max_nodes must be a non-negative integer (or math.huge)", 0)
+    args.error("lgprof.dot: max_nodes must be a non-negative integer (or math.huge)")
   end
   for _, k in ipairs { "dotted", "legend" } do
-    if type(o[k]) ~= "boolean" then error("lgprof.dot: " .. k .. " must be a boolean", 0) end
+    if type(o[k]) ~= "boolean" then args.error("lgprof.dot: " .. k .. " must be a boolean") end
   end
   if type(o.skew) ~= "number" or not (o.skew > 0) or o.skew == math.huge then
-    error("lgprof.dot: skew must be a positive number", 0)
+    args.error("lgprof.dot: skew must be a positive number")
   end
   if o.title ~= nil and type(o.title) ~= "string" then
-    error("lgprof.dot: title must be a string", 0)
+    args.error("lgprof.dot: title must be a string")
   end
   return o
 end
@@ -376,13 +375,13 @@ end
 function dot.write(profile, file, options)
   local mt = getmetatable(profile)
   if core.type(profile) ~= "profile" then
-    error("lgprof.dot.write: a Profile expected, got " .. (type(mt) == "table"
-      and type(mt.__name) == "string" and mt.__name or type(profile)), 2)
+    args.error("lgprof.dot.write: a Profile expected, got " .. (type(mt) == "table"
+      and type(mt.__name) == "string" and mt.__name or type(profile)))
   end
   if type(file) ~= "string" and io.type(file) ~= "file"
       and not (type(file) == "table" and type(file.write) == "function") then
-    error("lgprof.dot.write: a file handle or a path expected, got "
-      .. (io.type(file) == "closed file" and "a closed file" or type(file)), 2)
+    args.error("lgprof.dot.write: a file handle or a path expected, got "
+      .. (io.type(file) == "closed file" and "a closed file" or type(file)))
   end
   local g = dot.graph(profile, options)
   local s = render(profile, g)

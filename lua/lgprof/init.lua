@@ -24,13 +24,14 @@ local SPELLINGS = {
 local function append(list, v, what)
   if type(v) == "string" then v = { v } end
   if v ~= nil and type(v) ~= "table" then
-    error(("option '%s' must be a string or a list of strings"):format(what), 4)
+    args.error(("bad argument #3 to 'open' (option '%s' must be a string or a list of strings)")
+      :format(what))
   end
   table.move(v or {}, 1, #(v or {}), #list + 1, list)
 end
 
 -- Maps the documented option names onto the core's symspec lists (new
--- lists: the caller's tables are not changed). Errors blame open's caller.
+-- lists: the caller's tables are not changed). Errors blame the user's code.
 local function core_options(options)
   local o = {}
   for k, v in pairs(options) do o[k] = v end
@@ -56,7 +57,11 @@ function lgprof.open(exe, gmon, options)
   args.check(type(gmon) == "table", 2, "open", "string or list expected, got " .. type(gmon))
   args.check(options == nil or type(options) == "table", 3, "open",
     "table expected, got " .. type(options))
-  return core.open(exe, gmon, core_options(options or {}))
+  local o = core_options(options or {})
+  return args.call(function()
+    local profile, err = core.open(exe, gmon, o)
+    return profile, err
+  end)
 end
 
 --- Demangles a C++ (or Rust, D, Ada) symbol name; nil if it is not mangled.
@@ -69,7 +74,10 @@ end
 function lgprof.match(name, pattern)
   args.check(type(name) == "string", 1, "match", "string expected, got " .. type(name))
   args.check(type(pattern) == "string", 2, "match", "string expected, got " .. type(pattern))
-  return core.regex_match(name, pattern) and true or false
+  return args.call(function()
+    local hit = core.regex_match(name, pattern)
+    return hit
+  end) and true or false
 end
 
 --- Compares two Profiles function by function (see lgprof.diff module).
@@ -95,6 +103,10 @@ function lgprof.script(...)
   local first = ...
   if args.is_profile(first) then
     return first, select(2, ...) or {}
+  end
+  for i = 1, select("#", ...) do
+    local w = select(i, ...)
+    args.check(type(w) == "string", i, "script", "string or Profile expected, got " .. type(w))
   end
   return require("lgprof.cmd_script").standalone({ ... })
 end

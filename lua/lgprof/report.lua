@@ -24,7 +24,10 @@ local function exporter(fmt)
       "table expected, got " .. type(options))
     local o = { creator = "lgprof " .. lgprof.VERSION }
     for k, v in pairs(options or {}) do o[k] = v end
-    return profile:export(fmt, file, o)
+    return args.call(function()
+      local ok, err = profile:export(fmt, file, o)
+      return ok, err
+    end)
   end
 end
 
@@ -38,8 +41,8 @@ function report.dot(profile, file, options)
   args.check_profile(profile, 1, "dot")
   local ok, dot = pcall(require, "lgprof.dot")
   if not ok or type(dot) ~= "table" or type(dot.write) ~= "function" then
-    error("dot: the module lgprof.dot is not available"
-      .. (ok and "" or (": " .. tostring(dot))), 2)
+    args.error("dot: the module lgprof.dot is not available"
+      .. (ok and "" or (": " .. tostring(dot))))
   end
   -- dot.write checks the options and draws before it creates a file
   return dot.write(profile, file, options)

@@ -18,13 +18,14 @@ end
 -- median descending, then name.
 function spread.spread(profiles)
   if type(profiles) ~= "table" then
-    error("bad argument #1 to 'spread' (list of Profiles expected, got " .. type(profiles) .. ")", 2)
+    args.error("bad argument #1 to 'spread' (list of Profiles expected, got " .. type(profiles) .. ")")
   end
   local nruns = #profiles
   local rows, byname = {}, {}
-  for i, profile in ipairs(profiles) do
-    args.check_profile(profile, 1, "spread", "symbols")
-    local map, order = fnkey.collect(profile)
+  for _, profile in ipairs(profiles) do args.check_profile(profile, 1, "spread", "symbols") end
+  local maps, orders = fnkey.collect_all(profiles)
+  for i, order in ipairs(orders) do
+    local map = maps[i]
     for _, key in ipairs(order) do
       local e = map[key]
       local row = byname[key]

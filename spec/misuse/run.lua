@@ -10,7 +10,7 @@ local function env()
   local e = { EXE = EXE, GMON = GMON, OUT = OUT }
   e.p = assert(lgprof.open(EXE, GMON))
   for fn in e.p:functions() do
-    if fn.cycle == nil and fn.number == nil and not e.fn and fn.calls > 0 then e.fn = fn end
+    if fn.cycle == nil and fn.kind == "function" and not e.fn and fn.calls > 0 then e.fn = fn end
   end
   e.cyc = e.p:cycles()()
   e.arc = e.p:arcs()()
