@@ -53,7 +53,7 @@ assert(os.execute("mkdir -p " .. q(statedir .. "/tap")))
 -- One job: busted on one file into its own log, then the log printed under
 -- a lock so that two files' outputs never interleave, then the duration.
 local job = [[
-f=$1; out=$2/tap/$(printf %s "$f" | tr / _); shift 2
+f=$1; state=$2; out=$state/tap/$(printf %s "$f" | tr / _); shift 2
 start=$(date +%s%N)
 "$@" "$f" > "$out" 2>&1; rc=$?
 end=$(date +%s%N)
@@ -65,7 +65,7 @@ end=$(date +%s%N)
     printf 'not ok - %s: busted exited with status %d and no failing test\n' "$f" $rc
   fi
   printf '#time %s %s\n' $(( (end - start) / 1000000 )) "$f"
-} 9>>"$2/lock"
+} 9>>"$state/lock"
 ]]
 local list = statedir .. "/files.txt"
 local lf = assert(io.open(list, "w"))
