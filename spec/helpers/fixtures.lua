@@ -283,15 +283,56 @@ end
 --- Build (or reuse) one program in one variant.
 -- opts.force = true rebuilds and reruns even if the cache is fresh.
 -- opts.accept = function(result) -> true | nil, why: what the spec needs of
--- the profiles beyond their existence (what a -pg run samples varies). A
+-- the profiles beyond their existence (what a -pg run samples varies), on top
+-- of the needs listed above (prefer adding to those: see why there). A
 -- build that fails it is run again, up to opts.tries times in all (default
 -- 3); when none passes, its profiles are deleted (see discard) and build
 -- returns nil, why.
 -- Returns { exe=, gmon={g1,g2,g3}, dir=, sources={...}, name=, variant=, compiler=, flags= }
 -- or nil, message.
+-- What the specs need of some builds' profiles, beyond their existence,
+-- kept here rather than in each spec: every build of that program and
+-- variant, by any spec, must pass all of them. A build that some spec would
+-- reject and rebuild could otherwise be rebuilt under another spec, running
+-- in another process (make test runs spec files in parallel), while that
+-- one reads it. Each is a helpers.profile.sampled range (percent of every
+-- run's samples) or a function(build) -> true | nil, why.
+local function needs()
+  local prof = require "helpers.profile"
+  local function b_heavy(b)
+    -- the dot spec draws b with c through it: b's total over 5% of the graph
+    local lgprof = require "lgprof"
+    local p <close> = assert(lgprof.open(b.exe, b.gmon, { no_graph = { "b" } }))
+    local fb = assert(p:find("b"))
+    return fb.total / p.print_time > 0.05, "b has too little time"
+  end
+  return {
+    -- gates put thresholds 0.001 around c's share: c sampled, and not alone
+    ["classic/O0g-nopie"] = { prof.sampled({ c = { 10, 99 } }), b_heavy },
+    ["selfrec/O0g-nopie"] = { prof.sampled({ fib = 1 }) },
+  }
+end
+
+--- The accept check for a program and variant: the needs above and
+-- opts.accept together (nil when there is none).
+local function accept_check(name, variant, extra)
+  local list = {}
+  for _, f in ipairs(needs()[name .. "/" .. variant] or {}) do list[#list + 1] = f end
+  list[#list + 1] = extra
+  if #list == 0 then return nil end
+  return function(b)
+    for _, f in ipairs(list) do
+      local ok, why = f(b)
+      if not ok then return nil, why end
+    end
+    return true
+  end
+end
+
 function M.build(name, variant, opts)
   opts = opts or {}
-  local tries, why = opts.accept and (opts.tries or 3) or 1, nil
+  local accept = accept_check(name, variant, opts.accept)
+  local tries, why = accept and (opts.tries or 3) or 1, nil
   local o = { force = opts.force }
   for try = 1, tries do
     local job, err = start(name, variant, o)
@@ -299,7 +340,7 @@ function M.build(name, variant, opts)
     local b, ferr = finish(job)
     if not b then return nil, ferr end
     local ok = true
-    if opts.accept then ok, why = opts.accept(b) end
+    if accept then ok, why = accept(b) end
     if ok then return b end
     if try == tries then M.discard(b) end
     o.force = true
@@ -355,6 +396,10 @@ function M.build_all(variant_list, opts)
     local entry = table.remove(running, 1)
     if entry.job then
       entry.rec.result, entry.rec.err = finish(entry.job)
+      -- a build with needs is checked (and redone) as M.build does it
+      if entry.rec.result and accept_check(entry.rec.name, entry.rec.variant) then
+        entry.rec.result, entry.rec.err = M.build(entry.rec.name, entry.rec.variant)
+      end
     end
     if not entry.rec.result then failures = failures + 1 end
   end
