@@ -217,7 +217,7 @@ demo: deps-demo
 	@mkdir -p $(BUILD)/demo
 	$(CC) -O0 -g -pg -o $(BUILD)/demo/demo examples/demo.c
 	cd $(BUILD)/demo && ./demo
-	./bin/lgprof -b $(BUILD)/demo/demo $(BUILD)/demo/gmon.out
+	$(LAUNCHER) -b $(BUILD)/demo/demo $(BUILD)/demo/gmon.out
 
 # Benchmarks: builds (or reuses) the inputs under $(BUILD)/bench, prints the table.
 bench: deps-test
