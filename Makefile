@@ -73,7 +73,7 @@ LAUNCHER_LDFLAGS ?= -Wl,-E -Wl,-O1 -Wl,--as-needed -Wl,--hash-style=gnu
 # those six shared libraries took the dynamic loader 3.7M of a run's cycles
 # (1.0M without them), and the demo's report went from 1.04x gprof's wall
 # time to 0.86x.
-DW_ARCHIVE    := $(shell $(CC) -print-file-name=libdw.a)
+DW_ARCHIVE     = $(shell $(CC) -print-file-name=libdw.a 2>/dev/null)
 DW_STATIC      = -Wl,-Bstatic $(filter-out -lpthread,$(filter -l%,$(shell $(PKG_CONFIG) --static \
                  --libs libdw libelf 2>/dev/null))) -Wl,-Bdynamic
 LAUNCHER_DW_LIBS ?= $(if $(filter /%,$(DW_ARCHIVE)),$(DW_STATIC),$(PKG_LIBS))

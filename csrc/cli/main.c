@@ -18,8 +18,8 @@
 /* csrc/lua/lcore.c, linked in */
 int luaopen_lgprof_core(lua_State *L);
 
-/* Where `make install` puts the modules, for --lua-env when the executable
-   is not found under an install tree of the usual shape (Makefile: -D). */
+/* Where `make install` puts things, for --lua-env when the executable is
+   not under a tree of that shape (the Makefile's build/cli/paths.h sets them). */
 #ifndef LGPROF_PREFIX
 #define LGPROF_PREFIX "/usr/local"
 #endif
@@ -91,9 +91,10 @@ static int run(lua_State *L) {
                       main_chunk->chunkname) != LUA_OK)
     return lua_error(L);
   lua_createtable(L, 0, 5);
-  /* the real path, through any symlink; nil if /proc is missing */
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) lua_pushlstring(L, exe, (size_t)n);
+  /* the real path, through any symlink; nil if /proc is missing (or the
+     path filled the buffer: it may have been cut) */
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe);
+  if (n > 0 && (size_t)n < sizeof exe) lua_pushlstring(L, exe, (size_t)n);
   else lua_pushnil(L);
   lua_setfield(L, -2, "exe");
   lua_pushliteral(L, LGPROF_PREFIX);
