@@ -45,7 +45,9 @@ build = {
       ["lgprof.report"] = "lua/lgprof/report.lua",
       ["lgprof.spread"] = "lua/lgprof/spread.lua",
    },
-   install = { bin = { lgprof = "bin/lgprof" } },
+   -- the command as a Lua script (LuaRocks' builtin type builds modules, not
+   -- executables); `make` builds the faster bin/lgprof
+   install = { bin = { lgprof = "bin/lgprof.lua" } },
    copy_directories = { "examples" },
 }
 test = { type = "command", command = "make test" }

@@ -1,11 +1,27 @@
 -- Packaging: the rockspec builds and installs a working command offline,
--- `make install` honours PREFIX and DESTDIR, and the rockspec lists every
--- C source of the core. Every path is quoted: the checkout and the temporary
--- folders may hold spaces and dashes.
+-- `make install` honours PREFIX and DESTDIR and the installed command finds
+-- its modules wherever it is run from (another folder, a symlink, its bin/,
+-- a staged tree moved into place), `--lua-env` lets any lua5.4 script
+-- `require "lgprof"`, bin/lgprof.lua says "run make first" before make, and
+-- the rockspec lists every C source of the core. Every path is quoted: the
+-- checkout and the temporary folders may hold spaces, dashes and quotes.
+-- The installed command runs with LUA_PATH and LUA_CPATH unset: only its own
+-- knowledge of where it is can find the modules.
 local H = require "helpers"
-local util, cmd = H.util, H.cmd
+local util, cmd, fx = H.util, H.cmd, H.fixtures
 
 local q = util.q
+local NO_LUA_ENV = "unset LUA_PATH LUA_CPATH LUA_PATH_5_4 LUA_CPATH_5_4; "
+
+-- A script that needs the module and the core: prints the flat profile's
+-- first function (or "none") and the number of functions.
+local SCRIPT = [[
+local lgprof = require "lgprof"
+local p = assert(lgprof.open(arg[1], arg[2]))
+local n = 0
+for _ in p:functions() do n = n + 1 end
+print("functions " .. n, lgprof.VERSION)
+]]
 
 -- Runs a shell command line in the checkout; returns stdout and stderr
 -- together, and the status.
@@ -21,8 +37,9 @@ describe("packaging", function()
     local rock = assert(util.slurp(cmd.ROOT .. "/lgprof-scm-1.rockspec"))
     local listed = {}
     for f in rock:gmatch('"(csrc/[%w_/]+%.c)"') do listed[f] = true end
-    -- (csrc/fuzz/ holds the libFuzzer harnesses, not the core)
-    local out, code = sh("find csrc -name '*.c' -not -path 'csrc/fuzz/*'")
+    -- (csrc/fuzz/ holds the libFuzzer harnesses and csrc/cli/ the executable
+    -- `make` builds, not the module)
+    local out, code = sh("find csrc -name '*.c' -not -path 'csrc/fuzz/*' -not -path 'csrc/cli/*'")
     assert.are.equal(0, code, out)
     local n = 0
     for f in out:gmatch("[^\n]+") do
@@ -32,7 +49,44 @@ describe("packaging", function()
     assert.is_true(n > 5)
   end)
 
-  it("installs a working lgprof with luarocks make --tree (offline)", function()
+  -- The fixture profile and GNU gprof's brief report of it (the oracle).
+  local function fixture()
+    local b = assert(fx.build("classic", "O0g-pie"))
+    local status, out, err = cmd.gprof({ "-b", b.exe, b.gmon[1] })
+    assert.are.equal(0, status, err)
+    return b.exe, b.gmon[1], out
+  end
+
+  -- Runs `lgprof -b` (shell text) in cwd without Lua paths: its report must
+  -- be gprof's.
+  local function assert_report(lgprof, cwd)
+    local exe, gmon, want = fixture()
+    local status, out, err = cmd.shell(NO_LUA_ENV .. lgprof .. " -b " .. q(exe) .. " " .. q(gmon),
+      { cwd = cwd })
+    assert.are.equal(0, status, lgprof .. " in " .. cwd .. ": " .. cmd.show(status, out, err))
+    assert.are.equal(want, out, lgprof .. " in " .. cwd)
+  end
+
+  -- `eval "$(LGPROF --lua-env)"`, then lua5.4 runs SCRIPT from a folder
+  -- with a space and a quote, keeping what LUA_PATH_5_4 held. Returns the
+  -- --lua-env text.
+  local function assert_lua_env(lgprof)
+    local exe, gmon = fixture()
+    local dir = util.mkdir(tmpdir() .. "/a 'quoted' folder")
+    cmd.write(dir .. "/top script.lua", SCRIPT .. "print(package.path)\n")
+    local status, env, err = cmd.shell(NO_LUA_ENV .. lgprof .. " --lua-env", { cwd = dir })
+    assert.are.equal(0, status, cmd.show(status, env, err))
+    local out
+    status, out, err = cmd.shell(NO_LUA_ENV .. "export LUA_PATH_5_4='/kept/?.lua;;'; eval \"$("
+      .. lgprof .. " --lua-env)\" && lua5.4 'top script.lua' " .. q(exe) .. " " .. q(gmon), { cwd = dir })
+    assert.are.equal(0, status, lgprof .. " --lua-env:\n" .. env .. cmd.show(status, out, err))
+    assert.are.equal("", err)
+    assert.matches("^functions %d+\t%d+%.%d+%.%d+\n", out)
+    assert.truthy(out:find("/kept/?.lua;", 1, true), out)
+    return env
+  end
+
+  it("installs a working lgprof with luarocks make --tree (offline), run from any folder", function()
     if not util.have("luarocks") then
       pending("luarocks not installed")
       return
@@ -50,16 +104,34 @@ describe("packaging", function()
     for _, w in ipairs({ "make", "--tree", tree, "lgprof-scm-1.rockspec" }) do words[#words + 1] = w end
     out, code = sh(util.qwords(words), { cwd = src })
     assert.are.equal(0, code, out)
-    local v, vcode = sh(q(tree .. "/bin/lgprof") .. " --version")
+    local v, vcode = sh(q(tree .. "/bin/lgprof") .. " --version", { cwd = tmpdir() })
     assert.are.equal(0, vcode, v)
     assert.matches("GNU gprof", v)
     local h = sh(q(tree .. "/bin/lgprof") .. " --help")
     assert.matches("Usage: lgprof", h)
+    assert_report(q(tree .. "/bin/lgprof"), tmpdir())
+    local env = assert_lua_env(q(tree .. "/bin/lgprof"))
+    assert.truthy(env:find(tree .. "/share/lua/5.4/?.lua;", 1, true), env)
   end)
 
-  it("make install honours PREFIX and DESTDIR", function()
-    -- (no blank in DESTDIR: the Makefile's install recipe does not quote it)
-    local stage = util.mkdir(tmpdir() .. "/stage-1")
+  it("make install to a PREFIX with a space and a quote: runs from another folder, a symlink and its bin/", function()
+    local prefix = tmpdir() .. "/it's a prefix"
+    local out, code = sh(util.qwords({ "make", "install", "PREFIX=" .. prefix }))
+    assert.are.equal(0, code, out)
+    local elsewhere = util.mkdir(tmpdir() .. "/somewhere else")
+    local link = util.mkdir(elsewhere .. "/links") .. "/lg"
+    assert.are.equal(0, select(2, sh("ln -s " .. q(prefix .. "/bin/lgprof") .. " " .. q(link))))
+    assert_report(q(prefix .. "/bin/lgprof"), elsewhere)
+    assert_report(q(link), elsewhere)
+    assert_report("links/lg", elsewhere)
+    assert_report("./lgprof", prefix .. "/bin")
+    -- scripts find the installed modules, whichever name ran --lua-env
+    local env = assert_lua_env(q(link))
+    assert.truthy(env:find(prefix:gsub("'", [['\'']]) .. "/share/lua/5.4/?.lua;", 1, true), env)
+  end)
+
+  it("make install with DESTDIR: the staged tree, moved into place, runs and finds its modules", function()
+    local stage = util.mkdir(tmpdir() .. "/stage dir")
     local out, code = sh(util.qwords({ "make", "install", "DESTDIR=" .. stage, "PREFIX=/opt/lgp" }))
     assert.are.equal(0, code, out)
     local prefix = stage .. "/opt/lgp"
@@ -67,10 +139,59 @@ describe("packaging", function()
                          "/share/lua/5.4/lgprof/cli.lua", "/bin/lgprof" }) do
       assert.is_truthy(io.open(prefix .. f), prefix .. f)
     end
-    local v, vcode = sh(("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s %s -v"):format(
-      q(prefix .. "/share/lua/5.4/?.lua;" .. prefix .. "/share/lua/5.4/?/init.lua;;"),
-      q(prefix .. "/lib/lua/5.4/?.so;;"), q(prefix .. "/bin/lgprof")))
-    assert.are.equal(0, vcode, v)
+    local moved = tmpdir() .. "/moved here"
+    assert.are.equal(0, select(2, sh("mv " .. q(prefix) .. " " .. q(moved))))
+    assert_report(q(moved .. "/bin/lgprof"), tmpdir())
+    local env = assert_lua_env(q(moved .. "/bin/lgprof"))
+    assert.truthy(env:find(moved .. "/lib/lua/5.4/?.so;", 1, true), env)
+  end)
+
+  it("bin/lgprof.lua and require 'lgprof' before make: one line saying to run make first", function()
+    local src = util.mkdir(tmpdir() .. "/a fresh-copy")
+    local out, code = sh("git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "
+      .. q(src))
+    assert.are.equal(0, code, out)
+    local exe, gmon = fixture()
+    -- (without LGPROF_BUILD, which names the checkout's build under make test-asan)
+    for _, c in ipairs({ { "lua5.4 bin/lgprof.lua", src }, { "lua5.4 " .. q(src .. "/bin/lgprof.lua"), tmpdir() },
+                         { "./bin/lgprof.lua", src } }) do
+      local status, o, e = cmd.shell(NO_LUA_ENV .. "unset LGPROF_BUILD; " .. c[1] .. " -b " .. q(exe) .. " "
+        .. q(gmon), { cwd = c[2] })
+      local line = cmd.one_line_error(2, status, o, e)
+      assert.matches("^the C core is not built %(.*%): run make first$", line)
+    end
+    cmd.write(tmpdir() .. "/needs.lua", SCRIPT)
+    local status, o, e = cmd.shell(NO_LUA_ENV .. "LUA_PATH_5_4=" .. q(src .. "/lua/?.lua;" .. src
+      .. "/lua/?/init.lua;;") .. " lua5.4 needs.lua", { cwd = tmpdir() })
+    assert.are.equal(1, status, e)
+    assert.matches("^[^\n]*needs%.lua:1: lgprof%.core not found: run make first %(or set LUA_CPATH: see "
+      .. "bin/lgprof %-%-lua%-env%)\n", e)
+    assert.is_nil(e:find("no file", 1, true), e)
+    assert.are.equal("", o)
+  end)
+
+  it("eval \"$(bin/lgprof --lua-env)\" lets lua5.4 run a script requiring lgprof from any folder", function()
+    local env = assert_lua_env(cmd.LGPROF_CMD)
+    assert.truthy(env:find(cmd.ROOT:gsub("'", [['\'']]) .. "/lua/?.lua;", 1, true), env)
+    assert_lua_env("lua5.4 " .. q(cmd.ROOT .. "/bin/lgprof.lua"))
+    local status, out, err = cmd.lgprof({ "--lua-env", "extra" })
+    assert.are.equal("--lua-env takes no other argument", cmd.one_line_error(2, status, out, err))
+  end)
+
+  it("--script: a script requires a C module (cjson) in the executable", function()
+    if not util.exec_ok("lua5.4 -e 'require \"cjson\"' >/dev/null 2>&1") then
+      pending("lua-cjson not installed")
+      return
+    end
+    local exe, gmon = fixture()
+    local script = cmd.write(tmpdir() .. "/json.lua", [[
+local cjson = require "cjson"
+local profile = require("lgprof").script(...)
+print(cjson.encode({ opened = profile.total_time >= 0 }))
+]])
+    local status, out, err = cmd.lgprof({ "--script", script, exe, gmon })
+    assert.are.equal(0, status, cmd.show(status, out, err))
+    assert.are.equal('{"opened":true}\n', out)
   end)
 
   it("runs from the checkout however the command is named (bin/lgprof, ./bin/lgprof, a full path)", function()

@@ -1,7 +1,14 @@
 --- lgprof: a fast, scriptable call-graph profile analyser (GNU gprof model).
 -- The analysis runs in C (lgprof.core); this module is the public API.
-local core = require "lgprof.core"
 local args = require "lgprof.args"
+
+-- The C core: without it, one clear line (not require's list of the paths
+-- it tried), blaming the line that required lgprof.
+local found, core = pcall(require, "lgprof.core")
+if not found then
+  if not tostring(core):find("module 'lgprof.core' not found", 1, true) then error(core, 0) end
+  error("lgprof.core not found: run make first (or set LUA_CPATH: see bin/lgprof --lua-env)", 3)
+end
 
 local lgprof = {
   -- the one version string (`lgprof -v`, the exports' creator, the

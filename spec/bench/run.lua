@@ -7,6 +7,9 @@
 -- parameters are unchanged), then times the full default report of
 -- `bin/lgprof EXE GMON` and `/usr/bin/gprof EXE GMON`, output to a file:
 --
+--   B0  a real -O1 -g -pg program of 40 functions (gen_program.lua): start-up,
+--       lgprof/gprof wall time, the median of B0_PAIRS (default 31) paired
+--       runs taken in turn (lgprof, gprof, lgprof, ...) in one shell
 --   B1  a real -O1 -g -pg program of 10,000 functions (gen_program.lua)
 --   B2  synthetic, 10,000 functions, 100,000 arcs, 3% back edges
 --   B3  synthetic, 100,000 functions, 1,000,000 arcs; also lgprof.open alone
@@ -66,6 +69,7 @@ local function done_with(...)
   if KEEP then return end
   for _, path in ipairs { ... } do os.remove(path) end
 end
+-- the executable `make` builds: bin/lgprof, or BUILD/bin/lgprof for another BUILD
 local LGPROF = ROOT .. "/bin/lgprof"
 local GPROF = "/usr/bin/gprof"
 local GPROF_B3 = os.getenv("BENCH_GPROF_B3") == "1"
@@ -73,8 +77,10 @@ local GPROF_B3 = os.getenv("BENCH_GPROF_B3") == "1"
 local RUNS = math.tointeger(tonumber(os.getenv("BENCH_RUNS") or "3")) or 3
 if RUNS < 3 then log("BENCH_RUNS=%d raised to the minimum of 3", RUNS); RUNS = 3 end
 local SHORT_RUNS = 11 -- runs of commands under 1 s
+local B0_PAIRS = math.max(30, math.tointeger(tonumber(os.getenv("B0_PAIRS") or "31")) or 31)
 
 -- Fixed seeds and sizes.
+local B0 = { n = 40, seed = 1, seconds = 0.2 }
 local B1 = { n = 10000, seed = 1, seconds = 1 }
 local SYNTH_SEED, BACK = 2, 3
 local B2 = { n = 10000, arcs = 100000 }
@@ -83,10 +89,12 @@ local B4 = { { n = 25000, arcs = 250000 }, { n = 50000, arcs = 500000 }, { n = 1
 
 if not exists("/usr/bin/time") then die("/usr/bin/time (GNU time) is missing: apt-get install time") end
 if not exists(GPROF) then die("%s is missing: apt-get install binutils", GPROF) end
+if exists(BUILD .. "/bin/lgprof") then LGPROF = BUILD .. "/bin/lgprof" end
+if not exists(LGPROF) then die("%s is missing: run make first", LGPROF) end
 if not exists(BUILD .. "/lgprof/core.so") then die("%s/lgprof/core.so is missing: run make first", BUILD) end
 sh("mkdir -p " .. q(OUT))
 
--- bin/lgprof puts ROOT/build first on package.cpath; point it at BUILD.
+-- (LUA_CPATH_5_4: B3's lgprof.open from Lua loads BUILD's core)
 local ENV = "export LC_ALL=C LUA_CPATH_5_4=" .. q(BUILD .. "/?.so;;") .. "; "
 
 ---------------------------------------------------------------------------
@@ -182,6 +190,29 @@ local function measure(label, cmd, out)
   return { t = median(ts), rss = median(rss), out = out }
 end
 
+-- B0: `a` and `b` (shell text) run in turn, n pairs after one warm-up pair,
+-- in one bash process (no Lua or shell start-up inside the timings); each
+-- report goes to its own file. Returns the median of the pairs' a/b wall
+-- ratios, and a's and b's median times.
+local function paired(label, a, b, n, out)
+  local script = ENV .. ("for i in $(seq 0 %d); do " ..
+    "rm -f %s.a %s.b; s=$EPOCHREALTIME; %s > %s.a 2>/dev/null || exit 1; m=$EPOCHREALTIME; " ..
+    "%s > %s.b 2>/dev/null || exit 2; e=$EPOCHREALTIME; echo \"$i $s $m $e\"; done")
+    :format(n, q(out), q(out), a, q(out), b, q(out))
+  local ratios, ta, tb = {}, {}, {}
+  for line in capture("bash -c " .. q(script)):gmatch("[^\n]+") do
+    local i, s, m, e = line:match("^(%d+) ([%d.]+) ([%d.]+) ([%d.]+)$")
+    if i and i ~= "0" then
+      ta[#ta + 1], tb[#tb + 1] = tonumber(m) - tonumber(s), tonumber(e) - tonumber(m)
+      ratios[#ratios + 1] = ta[#ta] / tb[#tb]
+    end
+  end
+  if #ratios ~= n then die("%s: %d of %d paired runs finished", label, #ratios, n) end
+  log("%-28s %d pairs: lgprof %.4f s, gprof %.4f s, ratio %.3f", label, n, median(ta), median(tb),
+    median(ratios))
+  return median(ratios), { t = median(ta), out = out .. ".a" }, { t = median(tb), out = out .. ".b" }
+end
+
 local function lgprof_report(name, inp)
   return measure(name .. " lgprof", q(LGPROF) .. " " .. q(inp.exe) .. " " .. q(inp.gmon),
                  OUT .. "/" .. name .. ".lgprof.txt")
@@ -249,14 +280,15 @@ end
 -- Inputs
 ---------------------------------------------------------------------------
 local t_start = os.time()
+local in0 = program(B0.n, B0.seed, B0.seconds)
 local in1 = program(B1.n, B1.seed, B1.seconds)
 local in2 = synth(B2.n, B2.arcs)
 local in3 = synth(B3.n, B3.arcs)
 local in4 = {}
 for i, s in ipairs(B4) do in4[i] = synth(s.n, s.arcs) end
 
-print(("lgprof benchmarks: median of %d runs each (%d for commands under 1 s); wall time (s), peak RSS (MB); ratio = gprof / lgprof (B4: t(2n) / t(n))")
-      :format(RUNS, math.max(RUNS, SHORT_RUNS)))
+print(("lgprof benchmarks: median of %d runs each (%d for commands under 1 s; B0: %d pairs); wall time (s), peak RSS (MB); ratio = gprof / lgprof (B0: lgprof / gprof; B4: t(2n) / t(n))")
+      :format(RUNS, math.max(RUNS, SHORT_RUNS), B0_PAIRS))
 print(("tools: bin/lgprof; %s; gcc %s; %s CPUs"):format(
   capture(GPROF .. " --version | head -1"):gsub("\n", ""), capture("gcc -dumpfullversion"):gsub("\n", ""),
   capture("nproc"):gsub("\n", "")))
@@ -264,6 +296,7 @@ print("inputs (DIR under " .. BENCH .. "; synthetic seed " .. SYNTH_SEED .. ", "
 local function show(name, inp, what)
   print(("  %-3s %-40s %s; %d call-graph records"):format(name, inp.dir:match("[^/]*$"), what, arc_records(inp)))
 end
+show("B0", in0, ("%d functions, seed %d, -O1 -g -pg, run ~%gs"):format(B0.n, B0.seed, B0.seconds))
 show("B1", in1, ("%d functions, seed %d, -O1 -g -pg, run ~%gs"):format(B1.n, B1.seed, B1.seconds))
 show("B2", in2, ("%d functions, %d arcs"):format(B2.n, B2.arcs))
 show("B3", in3, ("%d functions, %d arcs"):format(B3.n, B3.arcs))
@@ -271,9 +304,26 @@ for i, s in ipairs(B4) do show("B4", in4[i], ("%d functions, %d arcs"):format(s.
 io.stdout:flush()
 
 ---------------------------------------------------------------------------
--- B1, B2: lgprof against gprof
+-- B0: start-up on a small program, paired runs
 ---------------------------------------------------------------------------
 local notes = {}
+do
+  local r, l, g = paired("B0 lgprof/gprof", q(LGPROF) .. " " .. q(in0.exe) .. " " .. q(in0.gmon),
+    q(GPROF) .. " " .. q(in0.exe) .. " " .. q(in0.gmon), B0_PAIRS, OUT .. "/B0")
+  row { "B0", "full report: wall, lgprof/gprof", l = l, g = g, lt = true, gt = true, ratio = r,
+        target = "<= 1.0x", ok = r <= 1.0 }
+  local d = first_diff(l.out, g.out)
+  row { "B0", "output, byte for byte", target = "identical", ok = d == nil, note = diff_note(d) }
+  if d then
+    notes[#notes + 1] = ("B0: first difference at line %d: diff %s %s"):format(d, l.out, g.out)
+  else
+    done_with(l.out, g.out)
+  end
+end
+
+---------------------------------------------------------------------------
+-- B1, B2: lgprof against gprof
+---------------------------------------------------------------------------
 for _, b in ipairs { { "B1", in1, 5 }, { "B2", in2, 100 } } do
   local name, inp, speedup = b[1], b[2], b[3]
   local l = lgprof_report(name, inp)

@@ -16,7 +16,6 @@ local util = require "helpers.util"
 local M = {}
 local q = util.q
 M.ROOT = fx.root
-M.LGPROF = fx.root .. "/bin/lgprof"
 M.GPROF = "/usr/bin/gprof"
 M.HAVE_GPROF = util.have(M.GPROF)
 
@@ -24,6 +23,11 @@ M.HAVE_GPROF = util.have(M.GPROF)
 -- (make test-asan) or the checkout's build/.
 M.BUILD = os.getenv("LGPROF_BUILD")
 if not M.BUILD or M.BUILD == "" then M.BUILD = M.ROOT .. "/build" end
+
+--- The command the specs run: the executable `make` builds, bin/lgprof, or
+-- under LGPROF_BUILD (make test-asan) the one built there, BUILD/bin/lgprof.
+M.LGPROF = os.getenv("LGPROF_BUILD") and M.BUILD ~= M.ROOT .. "/build"
+  and M.BUILD .. "/bin/lgprof" or M.ROOT .. "/bin/lgprof"
 
 --- Runs the shell command line `line` (already quoted) with stdout and
 -- stderr captured; opts.cwd, opts.prefix. Returns status (128 + signal
