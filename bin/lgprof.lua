@@ -95,7 +95,9 @@ end
 local function main()
   local self = (launcher and launcher.exe) or (arg and arg[0]) or ""
   if arg[1] == "--lua-env" then
-    if #arg > 1 then return fail("--lua-env takes no other argument") end
+    if #arg > 1 then
+      return fail("--lua-env takes no other argument\nTry 'lgprof --help' for more information.")
+    end
     local luadir, cdir = locate(self)
     return lua_env(luadir, cdir, io.stdout)
   end

@@ -64,6 +64,9 @@ local SKIPPED = {
   ["./myprog"] = "would overwrite the fixture's profile",
   ["apt-get"] = "installs packages",
   sudo = "runs as root",
+  eval = "sets the shell's LUA_PATH: packaging_spec runs eval \"$(bin/lgprof --lua-env)\" "
+    .. "and a script from other folders",
+  ["lua5.4"] = "a standalone script after --lua-env (packaging_spec; the scripts: examples_spec)",
 }
 
 -- Blocks that are neither ```lua nor ```sh, by first line: why they are not run.

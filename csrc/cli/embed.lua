@@ -1,10 +1,12 @@
--- csrc/cli/embed.lua: writes the C file that embeds Lua chunks, as stripped
--- bytecode, in the lgprof executable (csrc/cli/main.c loads each on demand).
+-- csrc/cli/embed.lua: writes the C file that embeds Lua chunks, as bytecode,
+-- in the lgprof executable (csrc/cli/main.c loads each on demand).
 --
 --   lua5.4 csrc/cli/embed.lua OUT.c NAME=FILE...
 --
--- string.dump(chunk, true) is what `luac -s` writes; doing it here needs no
--- luac and no temporary files. The bytecode must be loaded by the Lua it was
+-- string.dump(chunk) is what `luac` writes; doing it here needs no luac and
+-- no temporary files. The debug information stays: messages name
+-- "lgprof/check.lua:59", and lgprof.args tells lgprof's own frames from a
+-- user script's by their chunk names. The bytecode must be loaded by the Lua it was
 -- compiled for: the Makefile links the liblua5.4 of the lua5.4 running this.
 local out_path = assert(arg[1], "usage: embed.lua OUT.c NAME=FILE...")
 local parts = {
@@ -15,7 +17,10 @@ local entries = {}
 for i = 2, #arg do
   local name, file = arg[i]:match("^([^=]+)=(.+)$")
   assert(name, "expected NAME=FILE, got " .. arg[i])
-  local code = string.dump(assert(loadfile(file, "t")), true)
+  -- (a first line "#!..." emptied, as loadfile skips it; the lines keep their numbers)
+  local src = assert(io.open(file, "rb")):read("a"):gsub("^#[^\n]*", "")
+  -- the chunk name: the file's folder and name ("@lgprof/args.lua")
+  local code = string.dump(assert(load(src, "@" .. (file:match("[^/]+/[^/]+$") or file), "t")))
   local bytes = {}
   for j = 1, #code do bytes[j] = code:byte(j) end
   local lines = {}
