@@ -97,14 +97,14 @@ static int run(lua_State *L) {
   if (n > 0 && (size_t)n < sizeof exe) lua_pushlstring(L, exe, (size_t)n);
   else lua_pushnil(L);
   lua_setfield(L, -2, "exe");
-  lua_pushliteral(L, LGPROF_PREFIX);
-  lua_setfield(L, -2, "prefix");
-  lua_pushliteral(L, LGPROF_BINDIR);
-  lua_setfield(L, -2, "bindir");
-  lua_pushliteral(L, LGPROF_LUADIR);
-  lua_setfield(L, -2, "luadir");
-  lua_pushliteral(L, LGPROF_CDIR);
-  lua_setfield(L, -2, "cdir");
+  static const char *const install_paths[][2] = {
+    { "prefix", LGPROF_PREFIX }, { "bindir", LGPROF_BINDIR },
+    { "luadir", LGPROF_LUADIR }, { "cdir", LGPROF_CDIR },
+  };
+  for (size_t i = 0; i < sizeof install_paths / sizeof install_paths[0]; i++) {
+    lua_pushstring(L, install_paths[i][1]);
+    lua_setfield(L, -2, install_paths[i][0]);
+  }
   lua_call(L, 1, 1);
   return 1;
 }
