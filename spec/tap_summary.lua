@@ -1,5 +1,6 @@
--- Reads busted's TAP output on stdin, echoes it, and ends with the line
--- "N passed, N failed, N skipped". Skips (pending tests) are not passes.
+-- Reads busted's TAP output on stdin, echoes it, and ends with the lines
+-- "# N s" (how long the run took) and "N passed, N failed, N skipped".
+-- Skips (pending tests) are not passes.
 -- Exits non-zero when a test failed or when no test ran at all.
 --
 -- lua5.4 spec/tap_summary.lua --sanitizer-logs DIR (make test-asan): each file
@@ -8,6 +9,7 @@
 package.path = ((arg[0] or ""):match("^(.*)/[^/]*$") or ".") .. "/?.lua;" .. package.path
 local util = require "helpers.util"
 
+local started = os.time() -- the suite's length, printed before the summary
 local passed, failed, skipped = 0, 0, 0
 local logdir = arg[1] == "--sanitizer-logs" and arg[2] or nil
 for line in io.lines() do
@@ -26,5 +28,6 @@ if logdir then
     io.write((text:gsub("\n*$", ""):gsub("[^\n]+", "# %0")), "\n")
   end
 end
-io.write(string.format("%d passed, %d failed, %d skipped\n", passed, failed, skipped))
+io.write(string.format("# %d s\n%d passed, %d failed, %d skipped\n", os.time() - started,
+  passed, failed, skipped))
 os.exit((failed == 0 and passed > 0) and 0 or 1)

@@ -6,6 +6,7 @@
 -- (--errors-for-leak-kinds=definite; Lua and libdw keep some memory
 -- reachable at exit, which is not reported). Prints "ok"/"not ok" lines,
 -- then "N passed, N failed".
+local STARTED = os.time() -- the run's length is printed before the summary
 package.path = "spec/?.lua;" .. package.path
 local fx = require "helpers.fixtures"
 local util = require "helpers.util"
@@ -102,5 +103,6 @@ for _, name in ipairs(fx.programs()) do
   end
 end
 os.execute("rm -rf " .. q(tmp))
+print(("# %d s"):format(os.time() - STARTED))
 print(("%d passed, %d failed"):format(passed, failed))
 os.exit(failed == 0 and passed > 0 and 0 or 1)
