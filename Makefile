@@ -215,14 +215,16 @@ test-asan: deps-test
 	mkdir -p $(ASAN_BUILD)/bin; rm -rf $(ASAN_BUILD)/sanitizer; mkdir -p $(ASAN_BUILD)/sanitizer; \
 	printf '#!/bin/sh\nexec %s --preload %s %s "$$@"\n' "$$ldso" "$$asan" "$$lua" \
 	  > $(ASAN_BUILD)/bin/$(notdir $(LUA)); chmod +x $(ASAN_BUILD)/bin/$(notdir $(LUA))
-	@set -o pipefail; logs=$(CURDIR)/$(ASAN_BUILD)/sanitizer; real=$$(command -v $(LUA)); \
-	PATH=$(CURDIR)/$(ASAN_BUILD)/bin:$$PATH LGPROF_BUILD=$(CURDIR)/$(ASAN_BUILD) \
-	LGPROF_SANITIZER=address LGPROF_REAL_LUA=$$real \
-	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:log_path=$$logs/asan \
-	LSAN_OPTIONS=suppressions=$(CURDIR)/spec/sanitizer/lsan.supp:print_suppressions=0 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$$logs/ubsan \
-	$(notdir $(LUA)) $(BUSTED_SCRIPT) -o TAP $(BUSTED_ARGS) \
-	  | $(LUA) spec/tap_summary.lua --sanitizer-logs $$logs
+	@set -o pipefail; logs="$(CURDIR)/$(ASAN_BUILD)/sanitizer"; real=$$(command -v $(LUA)); \
+	export PATH="$(CURDIR)/$(ASAN_BUILD)/bin:$$PATH" LGPROF_BUILD="$(CURDIR)/$(ASAN_BUILD)" \
+	LGPROF_SANITIZER=address LGPROF_REAL_LUA="$$real" \
+	ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:log_path='$$logs/asan'" \
+	LSAN_OPTIONS="suppressions='$(CURDIR)/spec/sanitizer/lsan.supp':print_suppressions=0" \
+	UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path='$$logs/ubsan'"; \
+	if [ -n "$(BUSTED_ARGS)" ]; then $(notdir $(LUA)) $(BUSTED_SCRIPT) -o TAP $(BUSTED_ARGS); \
+	else $(notdir $(LUA)) spec/parallel.lua $(TEST_JOBS) "$(ASAN_BUILD)/test" \
+	  $(notdir $(LUA)) $(BUSTED_SCRIPT) -o TAP; fi \
+	  | $(LUA) spec/tap_summary.lua --sanitizer-logs "$$logs"
 
 # make test-valgrind: bin/lgprof under valgrind memcheck over every fixture
 # program (reports, -T, --format=json, -s): no error, no definite leak. About
