@@ -73,10 +73,14 @@ LAUNCHER_LDFLAGS ?= -Wl,-E -Wl,-O1 -Wl,--as-needed -Wl,--hash-style=gnu
 # those six shared libraries took the dynamic loader 3.7M of a run's cycles
 # (1.0M without them), and the demo's report went from 1.04x gprof's wall
 # time to 0.86x.
-DW_ARCHIVE     = $(shell $(CC) -print-file-name=libdw.a 2>/dev/null)
-DW_STATIC      = -Wl,-Bstatic $(filter-out -lpthread,$(filter -l%,$(shell $(PKG_CONFIG) --static \
-                 --libs libdw libelf 2>/dev/null))) -Wl,-Bdynamic
-LAUNCHER_DW_LIBS ?= $(if $(filter /%,$(DW_ARCHIVE)),$(DW_STATIC),$(PKG_LIBS))
+DW_STATIC_LIBS = $(filter-out -lpthread,$(filter -l%,$(shell $(PKG_CONFIG) --static \
+                 --libs libdw libelf 2>/dev/null)))
+# every archive those need (libbz2.a comes with libbz2-dev, which libdw-dev
+# does not pull in): one missing, and the shared libraries are linked
+DW_ARCHIVES    = $(foreach l,$(sort $(DW_STATIC_LIBS)),$(shell $(CC) \
+                 -print-file-name=lib$(patsubst -l%,%,$l).a 2>/dev/null))
+LAUNCHER_DW_LIBS ?= $(if $(DW_ARCHIVES),$(if $(filter-out /%,$(DW_ARCHIVES)),$(PKG_LIBS),\
+                    -Wl,-Bstatic $(DW_STATIC_LIBS) -Wl,-Bdynamic),$(PKG_LIBS))
 # module name = file: lua/lgprof/init.lua is lgprof, lua/lgprof/X.lua lgprof.X
 EMBEDDED       = main=bin/lgprof.lua $(foreach f,$(LUA_MODS),$(if $(filter init,$(basename \
                  $(notdir $f))),lgprof,lgprof.$(basename $(notdir $f)))=$f)
@@ -103,7 +107,7 @@ endif
 # Debian packages: what the build and the demo need, and what only the tests,
 # benchmarks and fuzzing add.
 DEMO_PACKAGES  = gcc libc6-dev make pkg-config lua5.4 liblua5.4-dev libelf-dev libdw-dev \
-                 libiberty-dev
+                 libbz2-dev libiberty-dev
 TEST_PACKAGES  = lua-busted luarocks lua-cjson binutils g++ graphviz valgrind time clang \
                  libclang-rt-14-dev libasan8 libubsan1
 
