@@ -285,7 +285,9 @@ tests["callers.lua"] = function()
   i = check_callers(assert(r:find("a_work")), out, 1)
   assert.equal(#out + 1, check_callers(assert(r:find("b_work")), out, i))
   -- (check_callers compared the charged time with arc.self + arc.children;
-  -- here the arc does carry children time, so that sum is really tested)
+  -- here the arc does carry children time, so that sum is really tested:
+  -- a_work's children time in every run is a need of samename in
+  -- helpers/fixtures.lua)
   assert.matches("^  +%d+ +100%.00%% +%d+%.%d%d s  main$", out[2])
   for a in assert(r:find("a_work")):callers() do
     if a.caller.name == "main" then assert.is_true(a.children > 0) end
