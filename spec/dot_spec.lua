@@ -207,7 +207,15 @@ local function check(p, opts)
   assert.are.same(keys(e.solid), keys(got_solid))
   for k, ed in pairs(e.solid) do assert.are.same(ed.texts, got_solid[k].texts, k) end
   assert.are.same(keys(e.dotted), keys(got_dotted))
-  for k, v in pairs(e.dotted) do assert.are.same({ pct(sh(v)) }, got_dotted[k].texts, k) end
+  -- a dotted edge's value is a sum, which lgprof may add up in another
+  -- order: its text is the rounding of the sum or of a neighbour within
+  -- the float error (a value on a rounding boundary prints either way)
+  for k, v in pairs(e.dotted) do
+    local text = got_dotted[k].texts
+    local lo, hi = pct(sh(v * (1 - 1e-12))), pct(sh(v * (1 + 1e-12)))
+    if #text == 1 and text[1] == hi then lo = hi end
+    assert.are.same({ lo }, text, k)
+  end
 
   -- cycles: clusters holding exactly the kept members
   local want = {}
@@ -256,7 +264,8 @@ describe("lgprof.dot", function()
         if not HAVE_DOT then pending("Graphviz dot not installed") return end
         local p <close> = open(name)
         local r = check(p)
-        assert.is_true(r.nodes > 0, "no node at all")
+        -- (a profile without samples draws nothing)
+        if p.print_time > 0 then assert.is_true(r.nodes > 0, "no node at all") end
         for k in pairs(totals) do totals[k] = totals[k] + r[k] end
       end)
   end

@@ -370,8 +370,14 @@ describe("hostile input", function()
 
     it("a FIFO with a writer, and a pipe, as the profile: read like the file", function()
       local _, want = lg({ "-b", EXE, GMON })
-      local status, out = lg({ "-b", EXE, FIFO }, "(cat " .. q(GMON) .. " >" .. q(FIFO) .. " &); sleep 0.3; ")
-      assert.equal(0, status)
+      -- lgprof runs once the writer is blocked opening the FIFO (the
+      -- kernel's wait for a reader shows in its wchan, or the open call in
+      -- its syscall), within 10 s; a writer left waiting is killed
+      local status, out, err = cmd.shell("cat " .. q(GMON) .. " >" .. q(FIFO) .. " & w=$!; i=0; "
+        .. "while [ $i -lt 200 ] && ! grep -qE 'fifo_open|wait_for_partner' /proc/$w/wchan"
+        .. " && ! grep -qE '^(2|56|257) ' /proc/$w/syscall; do sleep 0.05; i=$((i+1)); done 2>/dev/null; "
+        .. util.qwords({ cmd.LGPROF, "-b", EXE, FIFO }) .. "; rc=$?; kill $w 2>/dev/null; exit $rc")
+      assert.equal(0, status, cmd.show(status, out, err))
       assert.equal(want, out)
       status, out = cmd.shell("cat " .. q(GMON) .. " | timeout 20 "
         .. util.qwords({ cmd.LGPROF, "-b", EXE, "/dev/stdin" }))

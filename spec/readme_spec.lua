@@ -250,10 +250,6 @@ local function workdir(b)
   return dir
 end
 
-local function remove(dir)
-  if dir:match("^/tmp/lgprof%-readme%.") then util.exec_ok("rm -rf " .. q(dir)) end
-end
-
 --- Runs one lgprof command line of the README in dir: nil if it exited as
 -- expected, else what went wrong.
 local function run_shell_line(dir, l)
@@ -285,7 +281,7 @@ end
 --- Runs Lua block b in a fresh folder holding program prog.
 local function run_lua_block(b, prog)
   local dir = workdir(prog)
-  finally(function() remove(dir) end)
+  finally(function() util.rmtree(dir) end)
   local code, shift = with_checks(b.code), 0
   if b.setup then
     local setup = with_checks(b.setup.code)
@@ -353,7 +349,7 @@ describe("README examples", function()
       else
         it(name, function()
           local dir = workdir(fixture())
-          finally(function() remove(dir) end)
+          finally(function() util.rmtree(dir) end)
           -- every line runs (in order, later ones may use earlier ones' files);
           -- all the failures are reported
           local failures = {}

@@ -121,7 +121,7 @@ print(#args, table.concat(args, "|"))
     [[lgprof.diff(profile, 42)]],
     [[lgprof.spread(42)]],
     [[lgprof.spread({ profile, 42 })]],
-    [[lgprof.merge(profile.image, profile.files, os.tmpname(), { bogus = true })]],
+    [[lgprof.merge(profile.image, profile.files, TMP .. "/merged", { bogus = true })]],
     [[lgprof.merge(profile.image, profile.files, 42)]],
     [[lgprof.report.json(profile, io.stdout, { bogus = true })]],
     [[lgprof.report.folded(profile, io.stdout, { max_depth = 0 })]],
@@ -144,7 +144,8 @@ print(#args, table.concat(args, "|"))
 
   it("a library error names the script's line (--script and standalone)", function()
     local lines = { 'local lgprof = require "lgprof"', "local profile = lgprof.script(...)",
-      "local function try(f) local ok, err = pcall(f) print(ok and 'no error' or err) end" }
+      "local function try(f) local ok, err = pcall(f) print(ok and 'no error' or err) end",
+      ("local TMP = %q"):format(tmp) } -- (the spec's folder, removed after it)
     local first = #lines + 1
     for _, call in ipairs(MISUSE) do lines[#lines + 1] = "try(function() " .. call .. " end)" end
     local script = cmd.write(tmp .. "/misuse.lua", table.concat(lines, "\n") .. "\n")

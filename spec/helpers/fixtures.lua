@@ -306,9 +306,40 @@ local function needs()
     local fb = assert(p:find("b"))
     return fb.total / p.print_time > 0.05, "b has too little time"
   end
+  local every_run = prof.every_run
+  local has_samples = every_run(function(p)
+    return p.total_time > 0, "no sample"
+  end)
+  local a_work_children = every_run(function(p)
+    -- the examples spec's callers.lua charges main with a_work's children
+    local fn = assert(p:find("a_work"))
+    return fn.children > 0, "a_work has no children time"
+  end)
+  local function runs_differ(b)
+    local lgprof = require "lgprof"
+    local selfs = {}
+    for run, gmon in ipairs(b.gmon) do
+      local p <close> = assert(lgprof.open(b.exe, gmon))
+      for fn in p:symbols() do
+        local s = selfs[fn.address] or {}
+        s[run], selfs[fn.address] = fn.flat_self, s
+      end
+    end
+    for _, s in pairs(selfs) do
+      if (s[1] or 0) ~= (s[2] or 0) or (s[1] or 0) ~= (s[3] or 0) then return true end
+    end
+    return nil, "every function has the same self time in every run"
+  end
   return {
     -- gates put thresholds 0.001 around c's share: c sampled, and not alone
     ["classic/O0g-nopie"] = { prof.sampled({ c = { 10, 99 } }), b_heavy },
+    -- the gmon formats spec's run 1 has samples
+    ["classic/O0g-pie"] = { has_samples },
+    -- the diff spec: some function's self time varies, run 1 has samples
+    ["cycles/O0g-nopie"] = { has_samples, runs_differ },
+    -- README's `hotspots.lua ... 0.4   # exit 3`: helper above 40% self
+    ["readme/O0g-pie"] = { prof.sampled({ helper = 41 }) },
+    ["samename/O0g-nopie"] = { a_work_children },
     ["selfrec/O0g-nopie"] = { prof.sampled({ fib = 1 }) },
   }
 end
