@@ -512,6 +512,9 @@ describe("lgprof.report", function()
       assert.is_true(math.abs(s3 - full) <= 1)
       local lines = select(2, t3:gsub("\n", ""))
       assert.is_true(lines <= 2 * 64 + 1, "a 0.5 cutoff leaves few stacks: " .. lines)
+      -- a share is a fraction or a percent string, as everywhere
+      local _, _, t4 = check_folded(p, { min_weight = "50%" })
+      assert.are.equal(t3, t4)
     end)
   end)
 

@@ -62,7 +62,7 @@ int lcore_profile_export(lua_State *L) {
     if (lcore_opt_enum(L, 4, "table", 0, tables) == 1 && eo.format == LGP_EXPORT_CSV_FLAT)
       eo.format = LGP_EXPORT_CSV_ARCS;
     eo.max_depth = (int)lcore_opt_int(L, 4, "max_depth", eo.max_depth, 1, 1000000);
-    eo.min_weight = lcore_opt_number(L, 4, "min_weight", eo.min_weight, 0.0, 1.0);
+    eo.min_weight = lcore_opt_share(L, 4, "min_weight", eo.min_weight, 1.0);
   }
   if (path != NULL) {
     rc = export_to_path(lp, path, &eo, &err);

@@ -97,15 +97,10 @@ end
 --- lgprof.script(...) outside `lgprof --script`: parses the words given to
 -- the script like the command line (gprof options, files, "--" then the
 -- script's arguments) and opens the profile; exits with status 2 on a usage
--- error and 1 on bad input, as the command would.
+-- error and 1 on bad input, as the command would. (lgprof.script has
+-- checked that the words are strings.)
 function cmd.standalone(words)
   local cli = require "lgprof.cli"
-  for i, w in ipairs(words) do
-    if type(w) ~= "string" then
-      error(("bad argument #%d to 'script' (string or Profile expected, got %s)"):format(
-        i, type(w)), 3)
-    end
-  end
   local st, status = cli.parse(words, io.stdout, io.stderr, "standalone")
   if not st then os.exit(status, true) end
   local profile, ostatus = cli.open(st, io.stderr)
