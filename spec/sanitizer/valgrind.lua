@@ -7,7 +7,12 @@
 -- reachable at exit, which is not reported). Prints "ok"/"not ok" lines,
 -- then "N passed, N failed".
 local STARTED = os.time() -- the run's length is printed before the summary
-package.path = "spec/?.lua;" .. package.path
+-- the helpers, and lgprof itself (the fixtures' needs open profiles), as
+-- .busted sets them: the checkout's lua/ and $LGPROF_BUILD or build/
+local build = os.getenv("LGPROF_BUILD")
+if not build or build == "" then build = "build" end
+package.path = "spec/?.lua;lua/?.lua;lua/?/init.lua;" .. package.path
+package.cpath = build .. "/?.so;" .. package.cpath
 local fx = require "helpers.fixtures"
 local util = require "helpers.util"
 local q = fx.shquote
