@@ -114,6 +114,14 @@ local function run_cases(dir, cases)
   assert(exec_ok("sh " .. sq(dir .. "/run.sh")), "running the comparison script failed")
 end
 
+local function result(dir, who, i)
+  return {
+    out = slurp(("%s/%s.%d.out"):format(dir, who, i)) or "",
+    err = slurp(("%s/%s.%d.err"):format(dir, who, i)) or "",
+    rc = tonumber((slurp(("%s/%s.%d.rc"):format(dir, who, i)) or ""):match("%d+")),
+  }
+end
+
 -- lgprof's command line run by lgprof.cli.main in this process
 local function lgprof_inproc(args)
   local out, err = assert(io.tmpfile()), assert(io.tmpfile())
@@ -144,23 +152,9 @@ local function run_both(dir, cases, files)
     end
     spit(dir .. "/lgprof.sh", table.concat(lines, "\n") .. "\n")
     assert(exec_ok("sh " .. sq(dir .. "/lgprof.sh")), "running lgprof failed")
-    for _, i in ipairs(spawned) do
-      l[i] = {
-        out = slurp(("%s/l.%d.out"):format(dir, i)) or "",
-        err = slurp(("%s/l.%d.err"):format(dir, i)) or "",
-        rc = tonumber((slurp(("%s/l.%d.rc"):format(dir, i)) or ""):match("%d+")),
-      }
-    end
+    for _, i in ipairs(spawned) do l[i] = result(dir, "l", i) end
   end
   return g, l
-end
-
-local function result(dir, who, i)
-  return {
-    out = slurp(("%s/%s.%d.out"):format(dir, who, i)) or "",
-    err = slurp(("%s/%s.%d.err"):format(dir, who, i)) or "",
-    rc = tonumber((slurp(("%s/%s.%d.rc"):format(dir, who, i)) or ""):match("%d+")),
-  }
 end
 
 local function sorted_lines(s)
