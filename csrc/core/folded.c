@@ -235,22 +235,33 @@ int lgp_ex_write_folded(ectx *c) {
     goto done;
   /* arcs from one unit to another are one edge: a cycle's members calling
      one function, or a view's arcs, would otherwise give one stack twice
-     (and each half judged against the weight cutoff alone) */
+     (and each half judged against the weight cutoff alone). The arcs are
+     taken unit by unit (a plain function's children, or every member's
+     of a cycle), so that slot_of[callee] seen inside pu's range is pu's */
   memcpy(end, off, nu * sizeof *end);
   memset(slot_of, 0xff, nu * sizeof *slot_of);
-  for (k = 0; k < p->graph.arcs.narcs; k++) {
-    const lgp_arc *a = &p->graph.arcs.arcs[k];
-    uint32_t pu = p->graph.nodes[a->parent].cyc_head, cu = p->graph.nodes[a->child].cyc_head;
-    double w = a->time + a->child_time;
-    if (pu != cu && w > 0.0 && !lgp_arc_hidden(p, (uint32_t)k)) {
-      uint32_t j = slot_of[cu];
-      if (j == LGP_NONE || j < off[pu] || j >= end[pu]) { /* not yet an edge of pu */
-        j = slot_of[cu] = end[pu]++;
-        out[j].to = cu;
-        out[j].w = 0.0;
+  for (u = 0; u < nu; u++) {
+    uint32_t pu = (uint32_t)u, m;
+    if (u < p->graph.nsyms && p->graph.nodes[u].cyc_head != u)
+      continue; /* a cycle member: its arcs are its cycle's */
+    for (m = u < p->graph.nsyms ? pu : p->graph.nodes[u].cyc_next; m != LGP_NONE;
+         m = u < p->graph.nsyms ? LGP_NONE : p->graph.nodes[m].cyc_next) {
+      const uint32_t *it;
+      for (it = lgp_children_begin(&p->graph, m); it != lgp_children_end(&p->graph, m); it++) {
+        const lgp_arc *a = &p->graph.arcs.arcs[*it];
+        uint32_t cu = p->graph.nodes[a->child].cyc_head, j;
+        double w = a->time + a->child_time;
+        if (cu == pu || !(w > 0.0) || lgp_arc_hidden(p, *it))
+          continue;
+        j = slot_of[cu];
+        if (j == LGP_NONE || j < off[pu] || j >= end[pu]) { /* not yet an edge of pu */
+          j = slot_of[cu] = end[pu]++;
+          out[j].to = cu;
+          out[j].w = 0.0;
+        }
+        out[j].w += w;
+        inflow[cu] += w;
       }
-      out[j].w += w;
-      inflow[cu] += w;
     }
   }
   memcpy(fill, moff, nu * sizeof *fill);
