@@ -22,10 +22,6 @@ void lgp_export_opts_init(lgp_export_opts *eo) {
 
 /* {====================================================== shared */
 
-
-
-
-
 /* The shortest of %.15g and %.17g that reads back as v (integers plain). */
 static size_t fmt_num(char *dst, double v) {
   char *end;
@@ -105,14 +101,12 @@ static int mark_dups(ectx *c) {
     return -1;
   memset(slot, 0xff, cap * sizeof *slot);
   for (k = 0; k < n; k++) {
-    size_t len, i, h = 2166136261u;
+    size_t len, i;
     const char *name;
     if (!c->listed[k])
       continue;
     name = lgp_display_name_len(c->nm, c->p->graph.nodes, (uint32_t)k, &len);
-    for (i = 0; i < len; i++)
-      h = (h ^ (unsigned char)name[i]) * 16777619u;
-    for (i = h & (cap - 1);; i = (i + 1) & (cap - 1)) {
+    for (i = lgp_hash_bytes(name, len) & (cap - 1);; i = (i + 1) & (cap - 1)) {
       size_t olen;
       const char *other;
       if (slot[i] == LGP_NONE) {

@@ -63,20 +63,13 @@ typedef struct fstate {
   uint64_t written;  /* output units written so far */
 } fstate;
 
-static size_t line_hash(const char *s, size_t len) {
-  size_t h = 2166136261u, i;
-  for (i = 0; i < len; i++)
-    h = (h ^ (unsigned char)s[i]) * 16777619u;
-  return h;
-}
-
 static int lines_rehash(flines *t) {
   size_t ns = t->nslots ? t->nslots * 2 : 256, k;
   uint32_t *slot = lgp_calloc_array(ns, sizeof *slot);
   if (slot == NULL)
     return -1;
   for (k = 0; k < t->n; k++) {
-    size_t i = line_hash(t->text.buf + t->l[k].off, t->l[k].len) & (ns - 1);
+    size_t i = lgp_hash_bytes(t->text.buf + t->l[k].off, t->l[k].len) & (ns - 1);
     while (slot[i] != 0)
       i = (i + 1) & (ns - 1);
     slot[i] = (uint32_t)k + 1;
@@ -97,7 +90,7 @@ static int lines_add(flines *t, size_t off, uint64_t v) {
     return -1;
   if (2 * (t->n + 1) > t->nslots && lines_rehash(t) != 0)
     return -1;
-  for (i = line_hash(s, len) & (t->nslots - 1); t->slot[i] != 0; i = (i + 1) & (t->nslots - 1)) {
+  for (i = lgp_hash_bytes(s, len) & (t->nslots - 1); t->slot[i] != 0; i = (i + 1) & (t->nslots - 1)) {
     fline *l = &t->l[t->slot[i] - 1];
     if (l->len == len && memcmp(t->text.buf + l->off, s, len) == 0) {
       l->v += v;

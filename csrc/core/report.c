@@ -30,11 +30,6 @@ typedef struct rctx {
   rnode *rn;   /* call graph only; NULL elsewhere */
 } rctx;
 
-/* a view's removed symbols and cycles are not printed */
-static int hidden(const rctx *r, uint32_t node) {
-  return lgp_removed(r->p, node);
-}
-
 static void form_feed(rctx *r) {
   if (*r->ro->first_output)
     *r->ro->first_output = 0;
@@ -741,7 +736,7 @@ void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
   }
   for (k = 0; k < p->graph.nsyms; k++) {
     const lgp_node *n = &p->graph.nodes[k];
-    listed[k] = !hidden(&r, (uint32_t)k) &&
+    listed[k] = !lgp_removed(p, (uint32_t)k) &&
                 !(ro->ignore_zeros && n->ncalls == 0 && n->hist_time == 0);
     any_static |= listed[k] && n->is_static;
   }
@@ -761,7 +756,7 @@ void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
   free(listed);
   todo = nnames;
   for (k = p->graph.nsyms; k < p->graph.nsyms + p->graph.ncycles; k++)
-    if (!hidden(&r, (uint32_t)k))
+    if (!lgp_removed(p, (uint32_t)k))
       v[todo++] = (uint32_t)k;
   lgp_out_str(o, "\f\n");
   lgp_out_str(o, "Index by function name\n\n");

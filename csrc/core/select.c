@@ -64,14 +64,20 @@ static void keep_nodes(const lgp_profile *p, const lgp_select_spec *spec, lgp_se
   sel->nnodes = kept;
 }
 
-static int arc_by_ends(const void *ctx, uint32_t x, uint32_t y) {
-  const lgp_graph *g = ctx;
-  const lgp_arc *l = &g->arcs.arcs[x], *r = &g->arcs.arcs[y];
-  uint32_t lc = g->nodes[l->parent].index, rc = g->nodes[r->parent].index;
-  uint32_t le = g->nodes[l->child].index, re = g->nodes[r->child].index;
+/* Edges in the order they are drawn: by the caller's index, then the callee's. */
+static int cmp_ends(const lgp_graph *g, uint32_t lcaller, uint32_t lcallee, uint32_t rcaller,
+                    uint32_t rcallee) {
+  uint32_t lc = g->nodes[lcaller].index, rc = g->nodes[rcaller].index;
+  uint32_t le = g->nodes[lcallee].index, re = g->nodes[rcallee].index;
   if (lc != rc)
     return lc < rc ? -1 : 1;
   return le < re ? -1 : le > re;
+}
+
+static int arc_by_ends(const void *ctx, uint32_t x, uint32_t y) {
+  const lgp_graph *g = ctx;
+  const lgp_arc *l = &g->arcs.arcs[x], *r = &g->arcs.arcs[y];
+  return cmp_ends(g, l->parent, l->child, r->parent, r->child);
 }
 
 static int keep_arcs(const lgp_profile *p, const lgp_select_spec *spec, lgp_selection *sel) {
@@ -294,11 +300,7 @@ static int by_ends(const void *ctx, uint32_t x, uint32_t y) {
   const lgp_profile *p = ((const rwork *)ctx)->p;
   const lgp_residual *l = &((const rwork *)ctx)->sel->residual[x];
   const lgp_residual *r = &((const rwork *)ctx)->sel->residual[y];
-  uint32_t lc = p->graph.nodes[l->caller].index, rc = p->graph.nodes[r->caller].index;
-  uint32_t le = p->graph.nodes[l->callee].index, re = p->graph.nodes[r->callee].index;
-  if (lc != rc)
-    return lc < rc ? -1 : 1;
-  return le < re ? -1 : le > re;
+  return cmp_ends(&p->graph, l->caller, l->callee, r->caller, r->callee);
 }
 
 /* Sorts the residual edges by their ends' indices and lays each one's

@@ -29,13 +29,6 @@ typedef struct interner {
   size_t nslots;
 } interner;
 
-static size_t str_hash(const char *s) {
-  size_t h = 1469598103934665603u;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211u;
-  return h;
-}
-
 /* Appends the segments of q to buf at *len as "/seg", leaving out empty
 ** and "." segments. */
 static void add_segments(char *buf, size_t *len, const char *q) {
@@ -84,7 +77,7 @@ static int intern(interner *t, const char *s, const char *comp_dir) {
     if (slots == NULL)
       return -1;
     for (k = 0; k < t->n; k++) {
-      i = str_hash(t->names[k]) & (ns - 1);
+      i = lgp_hash_bytes(t->names[k], strlen(t->names[k])) & (ns - 1);
       while (slots[i] != 0)
         i = (i + 1) & (ns - 1);
       slots[i] = k + 1;
@@ -93,7 +86,7 @@ static int intern(interner *t, const char *s, const char *comp_dir) {
     t->slots = slots;
     t->nslots = ns;
   }
-  h = str_hash(s);
+  h = lgp_hash_bytes(s, strlen(s));
   for (i = h & (t->nslots - 1); t->slots[i] != 0; i = (i + 1) & (t->nslots - 1))
     if (strcmp(t->names[t->slots[i] - 1], s) == 0)
       return (int)(t->slots[i] - 1);
