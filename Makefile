@@ -120,13 +120,11 @@ $(CLI_DIR)/embedded.c: csrc/cli/embed.lua bin/lgprof.lua $(LUA_MODS)
 	@mkdir -p $(@D)
 	$(LUA) csrc/cli/embed.lua $@ $(EMBEDDED)
 
-$(BUILD)/obj/cli/main.o: csrc/cli/main.c csrc/cli/embedded.h
+$(BUILD)/obj/cli/main-install.o: CLI_INCLUDE = -include $(CLI_DIR)/paths.h
+$(BUILD)/obj/cli/main-install.o: $(CLI_DIR)/paths.h
+$(BUILD)/obj/cli/main.o $(BUILD)/obj/cli/main-install.o: csrc/cli/main.c csrc/cli/embedded.h
 	@mkdir -p $(@D)
-	$(CC) $(CLI_CFLAGS) -c $< -o $@
-
-$(BUILD)/obj/cli/main-install.o: csrc/cli/main.c csrc/cli/embedded.h $(CLI_DIR)/paths.h
-	@mkdir -p $(@D)
-	$(CC) $(CLI_CFLAGS) -include $(CLI_DIR)/paths.h -c $< -o $@
+	$(CC) $(CLI_CFLAGS) $(CLI_INCLUDE) -c $< -o $@
 
 $(BUILD)/obj/cli/embedded.o: $(CLI_DIR)/embedded.c csrc/cli/embedded.h
 	@mkdir -p $(@D)
@@ -186,12 +184,12 @@ deps: deps-test
 # One busted process per spec file, TEST_JOBS at a time (spec/parallel.lua);
 # BUSTED_ARGS (files, --filter=...) runs one busted process over what it names.
 TEST_JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+# $(call run_suite,BUSTED-COMMAND,BUILD-DIR): the suite's TAP on stdout
+run_suite = if [ -n "$(BUSTED_ARGS)" ]; then $(1) -o TAP $(BUSTED_ARGS); \
+	else $(LUA) spec/parallel.lua $(TEST_JOBS) "$(2)/test" $(1) -o TAP; fi
 test: deps-test
 	@$(MAKE) --no-print-directory all
-	@set -o pipefail; \
-	if [ -n "$(BUSTED_ARGS)" ]; then $(BUSTED) -o TAP $(BUSTED_ARGS); \
-	else $(LUA) spec/parallel.lua $(TEST_JOBS) "$(BUILD)/test" $(BUSTED) -o TAP; fi \
-	  | $(LUA) spec/tap_summary.lua
+	@set -o pipefail; $(call run_suite,$(BUSTED),$(BUILD)) | $(LUA) spec/tap_summary.lua
 
 # make test-asan: the same suite against a core built with AddressSanitizer and
 # UBSan in $(ASAN_BUILD)/: the command $(ASAN_BUILD)/bin/lgprof is built with
@@ -225,9 +223,7 @@ test-asan: deps-test
 	ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:log_path='$$logs/asan'" \
 	LSAN_OPTIONS="suppressions='$(CURDIR)/spec/sanitizer/lsan.supp':print_suppressions=0" \
 	UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path='$$logs/ubsan'"; \
-	if [ -n "$(BUSTED_ARGS)" ]; then $(notdir $(LUA)) $(BUSTED_SCRIPT) -o TAP $(BUSTED_ARGS); \
-	else $(notdir $(LUA)) spec/parallel.lua $(TEST_JOBS) "$(ASAN_BUILD)/test" \
-	  $(notdir $(LUA)) $(BUSTED_SCRIPT) -o TAP; fi \
+	$(call run_suite,$(notdir $(LUA)) $(BUSTED_SCRIPT),$(ASAN_BUILD)) \
 	  | $(LUA) spec/tap_summary.lua --sanitizer-logs "$$logs"
 
 # make test-valgrind: bin/lgprof under valgrind memcheck over every fixture

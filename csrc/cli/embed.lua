@@ -29,10 +29,10 @@ for i = 2, #arg do
   end
   parts[#parts + 1] = ("static const unsigned char code_%d[%d] = {\n%s\n};\n"):format(
     i, #code, table.concat(lines, "\n"))
-  entries[#entries + 1] = ("  { %q, \"=%s\", code_%d, sizeof code_%d },"):format(name, name, i, i)
+  entries[#entries + 1] = ("  { %q, code_%d, sizeof code_%d },"):format(name, i, i)
 end
 parts[#parts + 1] = "\nconst lgp_embedded lgp_embedded_chunks[] = {\n" .. table.concat(entries, "\n")
-  .. "\n  { NULL, NULL, NULL, 0 },\n};\n"
+  .. "\n  { NULL, NULL, 0 },\n};\n"
 local f = assert(io.open(out_path, "w"))
 assert(f:write(table.concat(parts)))
 assert(f:close())

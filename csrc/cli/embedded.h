@@ -8,8 +8,9 @@
 #include <stddef.h>
 
 typedef struct lgp_embedded {
-  const char *name;        /* module name ("lgprof.cli"), or "main" */
-  const char *chunkname;   /* for error messages */
+  /* module name ("lgprof.cli"), or "main"; the chunk's own source name
+     ("@lgprof/cli.lua") is in its bytecode */
+  const char *name;
   const unsigned char *code;
   size_t size;
 } lgp_embedded;

@@ -37,7 +37,7 @@ int luaopen_lgprof_core(lua_State *L);
    compiled only when required, run with require's two arguments. */
 static int load_chunk(lua_State *L) {
   const lgp_embedded *c = &lgp_embedded_chunks[lua_tointeger(L, lua_upvalueindex(1))];
-  if (luaL_loadbuffer(L, (const char *)c->code, c->size, c->chunkname) != LUA_OK)
+  if (luaL_loadbuffer(L, (const char *)c->code, c->size, c->name) != LUA_OK)
     return lua_error(L);
   lua_insert(L, 1);
   lua_call(L, lua_gettop(L) - 1, 1);
@@ -88,7 +88,7 @@ static int run(lua_State *L) {
 
   if (!main_chunk) return luaL_error(L, "no main chunk embedded");
   if (luaL_loadbuffer(L, (const char *)main_chunk->code, main_chunk->size,
-                      main_chunk->chunkname) != LUA_OK)
+                      main_chunk->name) != LUA_OK)
     return lua_error(L);
   lua_createtable(L, 0, 5);
   /* the real path, through any symlink; nil if /proc is missing (or the

@@ -74,10 +74,6 @@ void lcore_push_node(lua_State *L, int pidx, const lgp_profile *p, uint32_t node
   lcore_push_handle(L, pidx, p->graph.nodes[node].is_cycle ? CYCLE_T : FUNCTION_T, node);
 }
 
-int lcore_srcinfo(lprofile *lp, lgp_err *err) {
-  return lgp_image_load_srcinfo(lp->srcinfo, err);
-}
-
 /* }====================================================== */
 
 /* {====================================================== open */
@@ -430,12 +426,16 @@ static int iter_nodes(lua_State *L) {
   return 1;
 }
 
-static int push_node_iter(lua_State *L, int which) {
+/* The iterator over the profile at 1: upvalues the profile, which list,
+** the position, and (flat() only) whether rows without time or calls are
+** left out. */
+static int push_node_iter(lua_State *L, int which, int ignore_zeros) {
   lcore_check_profile(L, 1);
   lua_pushvalue(L, 1);
   lua_pushinteger(L, which);
   lua_pushinteger(L, 0);
-  lua_pushcclosure(L, iter_nodes, 3);
+  lua_pushboolean(L, ignore_zeros);
+  lua_pushcclosure(L, iter_nodes, 4);
   return 1;
 }
 
@@ -449,18 +449,13 @@ static int profile_flat(lua_State *L) {
   if (!lua_isnoneornil(L, 2))
     lcore_check_fields(L, 2, flat_fields);
   zeros = lcore_opt_bool(L, 2, "zeros", lp->zeros);
-  lua_settop(L, 1);
-  lua_pushinteger(L, 2);
-  lua_pushinteger(L, 0);
-  lua_pushboolean(L, !zeros);
-  lua_pushcclosure(L, iter_nodes, 4);
-  return 1;
+  return push_node_iter(L, 2, !zeros);
 }
 
-static int profile_symbols(lua_State *L) { return push_node_iter(L, 0); }
-static int profile_entries(lua_State *L) { return push_node_iter(L, 1); }
-static int profile_functions(lua_State *L) { return push_node_iter(L, 4); }
-static int profile_cycles(lua_State *L) { return push_node_iter(L, 3); }
+static int profile_symbols(lua_State *L) { return push_node_iter(L, 0, 0); }
+static int profile_entries(lua_State *L) { return push_node_iter(L, 1, 0); }
+static int profile_functions(lua_State *L) { return push_node_iter(L, 4, 0); }
+static int profile_cycles(lua_State *L) { return push_node_iter(L, 3, 0); }
 
 /* profile:get(index) -> the Function or Cycle with that call-graph index */
 static int profile_get(lua_State *L) {

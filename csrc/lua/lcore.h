@@ -52,8 +52,8 @@ double lcore_opt_number(lua_State *L, int arg, const char *key, double def, doub
 /* The one parser of shares: a number, or a string "0.3" or "30%" (blanks
 ** around allowed); 1 with *v set if it is one from 0 to max, else 0. */
 int lcore_to_share(lua_State *L, int idx, double max, double *v);
-/* An option that is a share from 0 to max (HUGE_VAL: no upper bound). */
-double lcore_opt_share(lua_State *L, int arg, const char *key, double def, double max);
+/* An option that is a share from 0 to 1 (100%). */
+double lcore_opt_share(lua_State *L, int arg, const char *key, double def);
 const char *lcore_opt_string(lua_State *L, int arg, const char *key, const char *def);
 int lcore_opt_enum(lua_State *L, int arg, const char *key, int def, const char *const names[]);
 /* Pushes a closed Profile userdata (a view of the Profile at base_idx when
@@ -61,9 +61,6 @@ int lcore_opt_enum(lua_State *L, int arg, const char *key, int def, const char *
 lprofile *lcore_new_profile(lua_State *L, int base_idx);
 void lcore_set_profile(lua_State *L, lprofile *lp, lgp_profile *p, int demangle,
                        const char *style);
-/* Reads the profile's DWARF source information if not tried yet; 0 if it
-** is there, else -1 (err says why, the first time). */
-int lcore_srcinfo(lprofile *lp, lgp_err *err);
 
 /* lobjects.c: Function, Arc and Cycle handles */
 int lcore_handle_index(lua_State *L);

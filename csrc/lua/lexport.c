@@ -9,19 +9,24 @@
 #include "export.h"
 #include "lcore.h"
 
+/* Writes the profile to an open stream. 0, or -1 with a message. */
+static int export_to(FILE *f, lprofile *lp, const lgp_export_opts *eo, lgp_err *err) {
+  lgp_out o;
+  int rc;
+  lgp_out_init(&o, f);
+  rc = lgp_export(&o, lp->p, &lp->names, eo, err);
+  lgp_out_free(&o);
+  return rc;
+}
+
 /* Writes the profile to a path, replaced in one step (nothing is touched
 ** if the export fails). 0, or -1 with a message. */
 static int export_to_path(lprofile *lp, const char *path, const lgp_export_opts *eo,
                           lgp_err *err) {
   lgp_atomicfile a;
-  lgp_out o;
-  int rc;
   if (lgp_atomicfile_open(&a, path, err) != 0)
     return -1;
-  lgp_out_init(&o, a.f);
-  rc = lgp_export(&o, lp->p, &lp->names, eo, err);
-  lgp_out_free(&o);
-  if (rc != 0) {
+  if (export_to(a.f, lp, eo, err) != 0) {
     lgp_atomicfile_abort(&a);
     return -1;
   }
@@ -46,7 +51,6 @@ int lcore_profile_export(lua_State *L) {
   const char *path = lua_type(L, 3) == LUA_TSTRING ? lua_tostring(L, 3) : NULL;
   luaL_Stream *f = path != NULL ? NULL : luaL_testudata(L, 3, LUA_FILEHANDLE);
   lgp_export_opts eo;
-  lgp_out o;
   lgp_err err = {0, ""};
   int rc;
   luaL_argexpected(L, path != NULL || f != NULL, 3, "file or path");
@@ -62,14 +66,12 @@ int lcore_profile_export(lua_State *L) {
     if (lcore_opt_enum(L, 4, "table", 0, tables) == 1 && eo.format == LGP_EXPORT_CSV_FLAT)
       eo.format = LGP_EXPORT_CSV_ARCS;
     eo.max_depth = (int)lcore_opt_int(L, 4, "max_depth", eo.max_depth, 1, 1000000);
-    eo.min_weight = lcore_opt_share(L, 4, "min_weight", eo.min_weight, 1.0);
+    eo.min_weight = lcore_opt_share(L, 4, "min_weight", eo.min_weight);
   }
   if (path != NULL) {
     rc = export_to_path(lp, path, &eo, &err);
   } else {
-    lgp_out_init(&o, f->f);
-    rc = lgp_export(&o, lp->p, &lp->names, &eo, &err);
-    lgp_out_free(&o);
+    rc = export_to(f->f, lp, &eo, &err);
     if (rc == 0 && fflush(f->f) != 0)
       rc = lgp_fail(&err, NULL, "write error");
   }

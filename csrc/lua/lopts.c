@@ -3,7 +3,6 @@
 ** own messages: "bad argument #n to 'f' (...)". The Lua modules above map
 ** aliases only.
 */
-#include <math.h>
 #include <string.h>
 
 #include "lcore.h"
@@ -112,15 +111,10 @@ int lcore_to_share(lua_State *L, int idx, double max, double *v) {
   return 1;
 }
 
-double lcore_opt_share(lua_State *L, int arg, const char *key, double def, double max) {
+double lcore_opt_share(lua_State *L, int arg, const char *key, double def) {
   double v = def;
-  if (field(L, arg, key) != LUA_TNIL && !lcore_to_share(L, -1, max, &v)) {
-    if (max == HUGE_VAL)
-      bad_option(L, arg, key, "a share: a fraction >= 0 or a percent string (0.3 or \"30%\")");
-    lua_pushfstring(L, "a share: a fraction from 0 to %d or a percent string (0.3 or \"30%%\")",
-                    (int)max);
-    bad_option(L, arg, key, lua_tostring(L, -1));
-  }
+  if (field(L, arg, key) != LUA_TNIL && !lcore_to_share(L, -1, 1.0, &v))
+    bad_option(L, arg, key, "a share: a fraction from 0 to 1 or a percent string (0.3 or \"30%\")");
   lua_pop(L, 1);
   return v;
 }

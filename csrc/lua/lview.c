@@ -98,8 +98,8 @@ int lcore_profile_filter(lua_State *L) {
   spec.ignore = match_set(L, lp, "ignore");
   spec.hide = match_set(L, lp, "hide");
   spec.prune_from = match_set(L, lp, "prune_from");
-  spec.node_fraction = lcore_opt_share(L, 2, "node_fraction", 0.0, 1.0);
-  spec.edge_fraction = lcore_opt_share(L, 2, "edge_fraction", 0.0, 1.0);
+  spec.node_fraction = lcore_opt_share(L, 2, "node_fraction", 0.0);
+  spec.edge_fraction = lcore_opt_share(L, 2, "edge_fraction", 0.0);
   spec.top = (size_t)lcore_opt_int(L, 2, "top", 0, 0, LUA_MAXINTEGER);
   spec.min_calls = (uint64_t)lcore_opt_int(L, 2, "min_calls", 0, 0, LUA_MAXINTEGER);
   if (lgp_is_view(lp->p)) { /* a view of a view hangs on the owner */
@@ -161,8 +161,8 @@ int lcore_profile_select(lua_State *L) {
   if (!lua_isnoneornil(L, 2))
     lcore_check_fields(L, 2, select_keys);
   memset(&spec, 0, sizeof spec);
-  spec.node_fraction = lcore_opt_share(L, 2, "node_fraction", 0.0, 1.0);
-  spec.edge_fraction = lcore_opt_share(L, 2, "edge_fraction", 0.0, 1.0);
+  spec.node_fraction = lcore_opt_share(L, 2, "node_fraction", 0.0);
+  spec.edge_fraction = lcore_opt_share(L, 2, "edge_fraction", 0.0);
   max_nodes = (lua_Number)lcore_opt_number(L, 2, "max_nodes", HUGE_VAL, 0.0, HUGE_VAL);
   luaL_argcheck(L, max_nodes == HUGE_VAL || max_nodes == floor(max_nodes), 2,
                 "option 'max_nodes' must be a whole number (or math.huge)");
@@ -263,7 +263,7 @@ int lcore_profile_find(lua_State *L) {
   uint32_t hit = LGP_NONE;
   if (file != NULL) { /* files come from DWARF: say why they are unknown */
     lgp_err err = {0, ""};
-    if (lcore_srcinfo(lp, &err) != 0) {
+    if (lgp_image_load_srcinfo(lp->srcinfo, &err) != 0) {
       luaL_pushfail(L);
       lua_pushstring(L, err.set ? err.msg : "no source information");
       return 2;
