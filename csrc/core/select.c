@@ -138,82 +138,31 @@ static int wlist_sort(wlist *l) {
 /* The i-th in order. */
 static const weighted *wlist_at(const wlist *l, size_t i) { return &l->v[l->order[i]]; }
 
-/* (caller, callee) -> residual edge index + 1, open addressing */
-typedef struct pairmap { uint64_t *keys; uint32_t *vals; size_t mask; } pairmap;
-
-static size_t pair_slot(const pairmap *m, uint64_t key) {
-  size_t i = (size_t)((key * 0x9E3779B97F4A7C15u) >> 20) & m->mask;
-  while (m->vals[i] != 0 && m->keys[i] != key)
-    i = (i + 1) & m->mask;
-  return i;
-}
-
 typedef struct rwork {
   const lgp_profile *p;
   lgp_selection *sel;
   double limit;
-  pairmap drawn, pairs;
-  size_t pairs_used;
+  /* (caller, callee) pairs: the drawn arcs, and the residual edges (a
+     pair's index there is its edge's in sel->residual) */
+  lgp_arctab drawn, pairs;
   uint32_t *via_edge;  /* the residual edge of each via entry, in order found */
   size_t via_cap, via_edge_cap, edge_cap;
 } rwork;
 
-static int pairmap_init(pairmap *m, size_t n) {
-  size_t ns = 16;
-  while (ns < 2 * n)
-    ns *= 2;
-  m->keys = lgp_alloc_array(ns, sizeof *m->keys);
-  m->vals = lgp_calloc_array(ns, sizeof *m->vals);
-  m->mask = ns - 1;
-  return m->keys != NULL && m->vals != NULL ? 0 : -1;
-}
-
-static int pairmap_grow(pairmap *m) {
-  pairmap bigger;
-  size_t i;
-  if (pairmap_init(&bigger, m->mask + 1) != 0) {
-    free(bigger.keys);
-    free(bigger.vals);
-    return -1;
-  }
-  for (i = 0; i <= m->mask; i++)
-    if (m->vals[i] != 0) {
-      size_t j = pair_slot(&bigger, m->keys[i]);
-      bigger.keys[j] = m->keys[i];
-      bigger.vals[j] = m->vals[i];
-    }
-  free(m->keys);
-  free(m->vals);
-  *m = bigger;
-  return 0;
-}
-
-static uint64_t pair_key(uint32_t a, uint32_t b) { return (uint64_t)a << 32 | b; }
-
 /* Adds v along caller -> callee through x. */
 static int add_path(rwork *w, uint32_t a, uint32_t y, uint32_t x, double v) {
   lgp_selection *sel = w->sel;
-  uint64_t key = pair_key(a, y);
-  size_t slot = pair_slot(&w->pairs, key);
-  uint32_t e;
-  if (w->pairs.vals[slot] == 0) {
-    if ((w->pairs_used + 1) * 2 > w->pairs.mask + 1) {
-      if (pairmap_grow(&w->pairs) != 0)
-        return -1;
-      slot = pair_slot(&w->pairs, key);
-    }
-    if (lgp_grow((void **)&sel->residual, &w->edge_cap, sel->nresidual + 1,
+  uint32_t e = lgp_arctab_find(&w->pairs, a, y);
+  if (e == LGP_ARC_NONE) {
+    if (lgp_arctab_add(&w->pairs, a, y, 0) != 0 ||
+        lgp_grow((void **)&sel->residual, &w->edge_cap, sel->nresidual + 1,
                  sizeof *sel->residual) != 0)
       return -1;
     e = (uint32_t)sel->nresidual++;
     memset(&sel->residual[e], 0, sizeof sel->residual[e]);
     sel->residual[e].caller = a;
     sel->residual[e].callee = y;
-    w->pairs.keys[slot] = key;
-    w->pairs.vals[slot] = e + 1;
-    w->pairs_used++;
   }
-  e = w->pairs.vals[slot] - 1;
   sel->residual[e].time += v;
   sel->residual[e].nvia++;
   /* via entries are kept in the order found, each with its edge; lay_out
@@ -278,7 +227,7 @@ static int residual_edges(rwork *w) {
           break;
         first = 0;
         if (from->node == to->node ||
-            w->drawn.vals[pair_slot(&w->drawn, pair_key(from->node, to->node))] != 0)
+            lgp_arctab_find(&w->drawn, from->node, to->node) != LGP_ARC_NONE)
           continue;
         if (add_path(w, from->node, to->node, x, v) != 0)
           goto out;
@@ -364,23 +313,18 @@ int lgp_select(const lgp_profile *p, const lgp_select_spec *spec, lgp_selection 
   w.p = p;
   w.sel = sel;
   w.limit = spec->edge_fraction * graph_seconds(p);
-  if (pairmap_init(&w.drawn, g->arcs.narcs) != 0 || pairmap_init(&w.pairs, 64) != 0)
-    goto out;
+  lgp_arctab_init(&w.drawn, n);
+  lgp_arctab_init(&w.pairs, n);
   for (k = 0; k < g->arcs.narcs; k++)
-    if (sel->arc_kept[k]) {
-      const lgp_arc *a = &g->arcs.arcs[k];
-      size_t slot = pair_slot(&w.drawn, pair_key(a->parent, a->child));
-      w.drawn.keys[slot] = pair_key(a->parent, a->child);
-      w.drawn.vals[slot] = 1;
-    }
+    if (sel->arc_kept[k] &&
+        lgp_arctab_add(&w.drawn, g->arcs.arcs[k].parent, g->arcs.arcs[k].child, 0) != 0)
+      goto out;
   if (residual_edges(&w) != 0 || lay_out(&w) != 0)
     goto out;
   rc = 0;
 out:
-  free(w.drawn.keys);
-  free(w.drawn.vals);
-  free(w.pairs.keys);
-  free(w.pairs.vals);
+  lgp_arctab_free(&w.drawn);
+  lgp_arctab_free(&w.pairs);
   free(w.via_edge);
   if (rc != 0)
     lgp_selection_free(sel);
