@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "view.h"
+#include "tinyprof.h"
 #include "unit.h"
+#include "view.h"
 
 #define NSYMS 4
-#define AT(k) (0x1000u + 0x100u * (k))
+#define AT(k) TINY_AT(k)
 
 static const char *const FULL = "more than 2 distinct call-graph arcs";
 
@@ -98,51 +99,28 @@ static void view(void) {
   static const uint8_t hide[NSYMS] = {0, 1, 0, 0};
   static const char *const names[NSYMS] = {"main", "h", "a", "b"};
   lgp_rawsym syms[NSYMS];
-  lgp_node *nodes = calloc(NSYMS, sizeof *nodes);
-  lgp_image im;
-  lgp_gmon g;
-  lgp_specs specs;
-  lgp_profile p, v;
+  tinyprof t;
+  lgp_profile v;
   lgp_view_spec vs;
   lgp_err err = {0, ""};
-  size_t k;
-  if (nodes == NULL)
+  if (tinyprof_init(&t, syms, names, NSYMS) != 0)
     abort();
-  memset(&im, 0, sizeof im);
-  memset(&specs, 0, sizeof specs);
-  memset(&p, 0, sizeof p);
   memset(&vs, 0, sizeof vs);
-  lgp_gmon_init(&g, 8, 0);
-  for (k = 0; k < NSYMS; k++) {
-    memset(&syms[k], 0, sizeof syms[k]);
-    syms[k].name = names[k];
-    syms[k].addr = AT(k);
-    syms[k].is_func = 1;
-    syms[k].file = -1;
-    lgp_node_init(&nodes[k], (uint32_t)k, &syms[k], AT(k) + 0xff);
-  }
-  im.syms = syms;
-  im.nsyms = NSYMS;
-  im.srcinfo_state = -1;
-  p.image = &im;
-  p.gmon = &g;
-  p.specs = &specs;
-  lgp_graph_init(&p.graph, nodes, NSYMS);
-  if (lgp_arctab_add(&p.graph.arcs, 0, 1, 1) != 0 || lgp_arctab_add(&p.graph.arcs, 1, 2, 1) != 0 ||
-      lgp_graph_analyse(&p.graph, &specs, &err) != 0) {
+  if (lgp_arctab_add(&t.p.graph.arcs, 0, 1, 1) != 0 ||
+      lgp_arctab_add(&t.p.graph.arcs, 1, 2, 1) != 0 ||
+      lgp_graph_analyse(&t.p.graph, &t.specs, &err) != 0) {
     CHECK(0, "the base: %s", err.msg);
-    lgp_profile_free(&p);
+    tinyprof_free(&t);
     return;
   }
   vs.hide = hide;
-  if (lgp_view_build(&v, &p, &vs, &err) == 0) {
+  if (lgp_view_build(&v, &t.p, &vs, &err) == 0) {
     CHECK(0, "hiding h needs a third arc, yet the view was built");
     lgp_profile_free(&v);
   } else {
     CHECK(strstr(err.msg, FULL) != NULL, "hiding h: '%s'", err.msg);
   }
-  lgp_profile_free(&p);
-  lgp_gmon_free(&g);
+  tinyprof_free(&t);
 }
 
 int main(void) {

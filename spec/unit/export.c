@@ -7,6 +7,7 @@
 
 #include "export.h"
 #include "names.h"
+#include "tinyprof.h"
 #include "unit.h"
 
 /* main calls m1 and B; m1 and m2 call each other (cycle 1); m1, B and m2
@@ -17,67 +18,40 @@
 ** one 50-tick edge, whichever order the arcs were added in (B's arc
 ** between m1's and m2's once gave two 25-tick edges, both cut). */
 #define NFOLD 5
-#define AT(k) (0x1000u + 0x100u * (k))
 static void check_folded_order(int interleave) {
   static const char *const names[NFOLD] = {"main", "m1", "B", "m2", "X"};
   lgp_rawsym syms[NFOLD];
-  lgp_node *nodes = calloc(NFOLD, sizeof *nodes);
-  lgp_image im;
-  lgp_gmon g;
-  lgp_specs specs;
-  lgp_profile p;
+  tinyprof t;
   lgp_names nm;
   lgp_export_opts eo;
   lgp_out o;
   lgp_err err = {0, ""};
-  size_t k;
   int rc = 0;
-  CHECK(nodes != NULL, "out of memory");
-  if (nodes == NULL)
-    return;
-  memset(&im, 0, sizeof im);
-  memset(&specs, 0, sizeof specs);
-  memset(&p, 0, sizeof p);
-  lgp_gmon_init(&g, 8, 0);
-  g.hz = 100;
-  for (k = 0; k < NFOLD; k++) {
-    memset(&syms[k], 0, sizeof syms[k]);
-    syms[k].name = names[k];
-    syms[k].addr = AT(k);
-    syms[k].is_func = 1;
-    syms[k].file = -1;
-    lgp_node_init(&nodes[k], (uint32_t)k, &syms[k], AT(k) + 0xff);
-  }
-  nodes[4].hist_time = 100;
-  im.syms = syms;
-  im.nsyms = NFOLD;
-  im.srcinfo_state = -1;
-  im.path = "x";
-  p.image = &im;
-  p.gmon = &g;
-  p.specs = &specs;
-  lgp_graph_init(&p.graph, nodes, NFOLD);
-  rc |= lgp_arctab_add(&p.graph.arcs, 0, 1, 1);
-  rc |= lgp_arctab_add(&p.graph.arcs, 1, 3, 1);
-  rc |= lgp_arctab_add(&p.graph.arcs, 3, 1, 1);
-  rc |= lgp_arctab_add(&p.graph.arcs, 0, 2, 1);
-  rc |= lgp_arctab_add(&p.graph.arcs, 1, 4, 1);
+  if (tinyprof_init(&t, syms, names, NFOLD) != 0)
+    abort();
+  t.g.hz = 100;
+  t.p.graph.nodes[4].hist_time = 100;
+  rc |= lgp_arctab_add(&t.p.graph.arcs, 0, 1, 1);
+  rc |= lgp_arctab_add(&t.p.graph.arcs, 1, 3, 1);
+  rc |= lgp_arctab_add(&t.p.graph.arcs, 3, 1, 1);
+  rc |= lgp_arctab_add(&t.p.graph.arcs, 0, 2, 1);
+  rc |= lgp_arctab_add(&t.p.graph.arcs, 1, 4, 1);
   if (interleave) {
-    rc |= lgp_arctab_add(&p.graph.arcs, 2, 4, 2);
-    rc |= lgp_arctab_add(&p.graph.arcs, 3, 4, 1);
+    rc |= lgp_arctab_add(&t.p.graph.arcs, 2, 4, 2);
+    rc |= lgp_arctab_add(&t.p.graph.arcs, 3, 4, 1);
   } else {
-    rc |= lgp_arctab_add(&p.graph.arcs, 3, 4, 1);
-    rc |= lgp_arctab_add(&p.graph.arcs, 2, 4, 2);
+    rc |= lgp_arctab_add(&t.p.graph.arcs, 3, 4, 1);
+    rc |= lgp_arctab_add(&t.p.graph.arcs, 2, 4, 2);
   }
   CHECK(rc == 0, "arcs added");
-  rc = lgp_graph_analyse(&p.graph, &specs, &err);
+  rc = lgp_graph_analyse(&t.p.graph, &t.specs, &err);
   CHECK(rc == 0, "analysed: %s", err.msg);
   lgp_names_init(&nm, NFOLD, 0, NULL);
   lgp_export_opts_init(&eo);
   eo.format = LGP_EXPORT_FOLDED;
   eo.min_weight = 0.4;
   lgp_out_init(&o, NULL);
-  rc = lgp_export(&o, &p, &nm, &eo, &err);
+  rc = lgp_export(&o, &t.p, &nm, &eo, &err);
   CHECK(rc == 0, "folded export (interleaved %d): %s", interleave, err.msg);
   CHECK(o.len == strlen("main;B;X 500000\nmain;<cycle 1>;X 500000\n") &&
         strstr(o.buf, "main;B;X 500000\n") != NULL &&
@@ -85,8 +59,7 @@ static void check_folded_order(int interleave) {
         "folded stacks (interleaved %d): '%.*s'", interleave, (int)o.len, o.buf);
   lgp_out_free(&o);
   lgp_names_free(&nm);
-  lgp_graph_free(&p.graph);
-  lgp_gmon_free(&g);
+  tinyprof_free(&t);
 }
 
 int main(void) {
