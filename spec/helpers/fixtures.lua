@@ -153,6 +153,14 @@ local function read_file(path, max)
   return s
 end
 
+-- The shell command running script under the lock of the build in dir
+-- (when flock(1) exists).
+local function under_lock(dir, script)
+  local command = "sh -c " .. shquote(script)
+  if have_tool("flock") then command = "flock " .. shquote(dir .. "/.lock") .. " " .. command end
+  return command
+end
+
 -- Start one build (asynchronously, through io.popen). Returns a job table or nil, msg.
 local function start(name, variant, opts)
   opts = opts or {}
@@ -222,10 +230,7 @@ local function start(name, variant, opts)
     "exit 0",
   }, "\n")
 
-  local body = "sh -c " .. shquote(script)
-  if have_tool("flock") then
-    body = "flock " .. shquote(dir .. "/.lock") .. " " .. body
-  end
+  local body = under_lock(dir, script)
   if opts.force then body = "FIXTURES_FORCE=1 " .. body end
   -- the exit status travels in the output (io.popen's close() loses it on Lua 5.1)
   local shell = "{ if mkdir -p " .. shquote(dir) .. "; then " .. body
@@ -264,20 +269,15 @@ local function finish(job)
   }
 end
 
--- Runs a shell command under the build's lock (when flock(1) exists).
+-- Runs a shell command under the build's lock; did it succeed?
 local function locked(b, command)
-  if have_tool("flock") then
-    command = "flock " .. shquote(b.dir .. "/.lock") .. " sh -c " .. shquote(command)
-  end
-  return exec_ok(command)
+  return exec_ok(under_lock(b.dir, command))
 end
 
 --- Deletes a build's profiles (under its lock), so that the next build of
 -- it, in this run or a later one, compiles and runs the program again.
 function M.discard(b)
-  local files = { shquote(b.exe) }
-  for _, g in ipairs(b.gmon) do files[#files + 1] = shquote(g) end
-  locked(b, "rm -f " .. table.concat(files, " "))
+  locked(b, "rm -f " .. util.qwords({ b.exe, table.unpack(b.gmon) }))
 end
 
 -- What the specs need of some builds' profiles, beyond their existence,
@@ -382,9 +382,7 @@ end
 -- so that a concurrent rebuild (another spec run) cannot change them while a
 -- spec compares two tools on them. Returns { exe=, gmon={...}, dir= } there.
 function M.snapshot(b, dir)
-  local files = { shquote(b.exe) }
-  for _, g in ipairs(b.gmon) do files[#files + 1] = shquote(g) end
-  assert(locked(b, "cp -p " .. table.concat(files, " ") .. " " .. shquote(dir)),
+  assert(locked(b, "cp -p " .. util.qwords({ b.exe, table.unpack(b.gmon) }) .. " " .. shquote(dir)),
     "cannot copy the fixture files into " .. dir)
   local s = { exe = dir .. "/" .. b.exe:match("[^/]+$"), gmon = {}, dir = dir }
   for k, g in ipairs(b.gmon) do s.gmon[k] = dir .. "/" .. g:match("[^/]+$") end
