@@ -227,8 +227,9 @@ test-asan: deps-test
 	  | $(LUA) spec/tap_summary.lua --sanitizer-logs "$$logs"
 
 # make test-valgrind: bin/lgprof under valgrind memcheck over every fixture
-# program (reports, -T, --format=json, -s): no error, no definite leak. About
-# 2 minutes on 2 cores (make test-asan: about 5); CI runs this one.
+# program (reports, -T, --format=json, -s) and a Lua API script: no error, no
+# definite leak. About 2 minutes on 2 cores (make test-asan: about 5); CI
+# runs this one.
 test-valgrind: deps-test
 	@$(MAKE) --no-print-directory all
 	@$(LUA) spec/sanitizer/valgrind.lua

@@ -50,8 +50,6 @@ local function program()
   return dir
 end
 
-local function rmdir(dir) os.execute("rm -rf " .. q(dir)) end
-
 local function names(iter)
   local t = {}
   for fn in iter do t[#t + 1] = fn.name end
@@ -103,13 +101,12 @@ for i = 1, 4 do p[i]:close() end
     end
     if not util.have("valgrind") then return pending("valgrind not installed") end
     local dir = program()
-    finally(function() rmdir(dir) end)
+    finally(function() util.rmtree(dir) end)
     local script = cmd.write(dir .. "/srcinfo.lua", SCRIPT)
     local log = dir .. "/valgrind.log"
-    local c = ("cd %s && LUA_PATH_5_4=%s LUA_CPATH_5_4=%s valgrind -q --error-exitcode=99"
-      .. " --log-file=%s lua5.4 %s %s %s > %s 2>&1"):format(q(dir),
-      q(cmd.ROOT .. "/lua/?.lua;" .. cmd.ROOT .. "/lua/?/init.lua;;"), q(cmd.BUILD .. "/?.so;;"),
-      q(log), q(script), q(dir .. "/prog"), q(dir .. "/full.out"), q(dir .. "/out"))
+    local c = ("cd %s && %svalgrind -q --error-exitcode=99"
+      .. " --log-file=%s lua5.4 %s %s %s > %s 2>&1"):format(q(dir), cmd.lua_env(), q(log),
+      q(script), q(dir .. "/prog"), q(dir .. "/full.out"), q(dir .. "/out"))
     local ok = util.exec_ok(c)
     local out, vlog = util.slurp(dir .. "/out") or "", util.slurp(log) or ""
     assert.is_true(ok, "valgrind:\n" .. vlog .. "\noutput:\n" .. out)
@@ -119,7 +116,7 @@ for i = 1, 4 do p[i]:close() end
 
   it("find(name, file) says why when the source information cannot be read", function()
     local dir = program()
-    finally(function() rmdir(dir) end)
+    finally(function() util.rmtree(dir) end)
     local exe = dir .. "/prog"
     local p <close> = assert(lgprof.open(exe, dir .. "/full.out"))
     assert(os.execute("touch -d 2001-01-01 " .. q(exe)))
@@ -156,7 +153,7 @@ describe("defect 2: options are checked before any file is touched", function()
   end)
   teardown(function()
     p:close()
-    rmdir(dir)
+    util.rmtree(dir)
   end)
 
   local function label(opts)
@@ -206,7 +203,7 @@ end)
 describe("defect 3: gprof_report refuses a part whose data the profile lacks, as gprof", function()
   local dir
   setup(function() dir = program() end)
-  teardown(function() rmdir(dir) end)
+  teardown(function() util.rmtree(dir) end)
 
   it("without a histogram: the flat profile is refused, the call graph is gprof's", function()
     if not cmd.HAVE_GPROF then return pending("gprof not installed") end
@@ -243,7 +240,7 @@ end)
 describe("defect 4: messages say what is wrong", function()
   it("max_depth above its maximum says so", function()
     local dir = program()
-    finally(function() rmdir(dir) end)
+    finally(function() util.rmtree(dir) end)
     local p <close> = assert(lgprof.open(dir .. "/prog", dir .. "/full.out"))
     local f = io.tmpfile()
     local ok, err = pcall(function() return p:export("folded", f, { max_depth = 1000001 }) end)
@@ -284,7 +281,7 @@ end)
 describe("defect 8: hide never lists a function that has neither callers nor callees", function()
   local dir
   setup(function() dir = program() end)
-  teardown(function() rmdir(dir) end)
+  teardown(function() util.rmtree(dir) end)
 
   -- hiding `name` in the profile of gmon: it is gone from every listing,
   -- and its ticks leave the view's total

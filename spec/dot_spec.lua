@@ -9,13 +9,11 @@
 local lgprof = require "lgprof"
 local dot = require "lgprof.dot"
 local H = require "helpers"
-local fx, util, synth = H.fixtures, H.util, H.synth
+local fx, util, synth, cmd = H.fixtures, H.util, H.synth, H.cmd
 
 local VARIANT = "O0g-nopie"
 local MUL = "\u{D7}"
 local HAVE_DOT = util.have("dot")
-local GPROF = "/usr/bin/gprof"
-local HAVE_GPROF = util.exec_ok("test -x " .. GPROF)
 local DEFAULTS = { node_threshold = 0.005, edge_threshold = 0.001, max_nodes = 200,
                    dotted = true, legend = true }
 
@@ -387,7 +385,7 @@ describe("lgprof.dot", function()
   -- gprof -b -q's call graph: arc times (self + children, in samples) by
   -- "caller->callee" from the callers' entries, entry totals by name.
   local function gprof_graph(exe, gmon)
-    local out = util.read_cmd(("%s -b -q %s %s"):format(GPROF, fx.shquote(exe), fx.shquote(gmon)))
+    local _, out = cmd.gprof({ "-b", "-q", exe, gmon })
     local arcs, entries, caller, narcs = {}, {}, nil, 0
     for line in out:gmatch("[^\n]+") do
       if line:match("^%-%-%-") then
@@ -472,7 +470,7 @@ describe("lgprof.dot", function()
     if not HAVE_DOT then pending("Graphviz dot not installed") return end
     local p <close>, fn, _, exe, gmon = synthesized("dotted", DOTTED_PROFILE)
     -- the oracle agrees with the derivation: every timed arc, every entry
-    if HAVE_GPROF then
+    if cmd.HAVE_GPROF then
       local arcs, entries, narcs = gprof_graph(exe, gmon)
       for k, t in pairs(DERIVED_ARCS) do
         assert.is_not_nil(arcs[k], k)

@@ -10,10 +10,11 @@ local EXAMPLES = fx.root .. "/examples"
 
 local function f2(v) return ("%.2f"):format(v) end
 
+-- The lines of a script's output; each ends with "\n" (util.lines would
+-- also count an unterminated last line).
 local function lines(text)
-  local t = {}
-  for l in text:gmatch("([^\n]*)\n") do t[#t + 1] = l end
-  return t
+  assert(text == "" or text:sub(-1) == "\n", "output does not end with a newline")
+  return util.lines(text)
 end
 
 local fields = util.fields

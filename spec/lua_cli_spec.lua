@@ -2,11 +2,7 @@
 -- line: a word spelt like one of them that is another option's argument is
 -- that argument, as gprof reads it (it once crashed lgprof with a Lua error).
 local fx = require "helpers.fixtures"
-local util = require "helpers.util"
 local cmd = require "helpers.cmd"
-
-local GPROF = "/usr/bin/gprof"
-local have_gprof = util.exec_ok("test -x " .. GPROF)
 
 describe("lgprof's mode", function()
   for _, words in ipairs({
@@ -14,16 +10,14 @@ describe("lgprof's mode", function()
     { "-e", "--script", "-f", "--diff" }, { "-k", "--diff/--script" },
   }) do
     it("is gprof's when " .. table.concat(words, " ") .. " is an option with its argument", function()
-      if not have_gprof then
-        pending("no " .. GPROF)
+      if not cmd.HAVE_GPROF then
+        pending("no " .. cmd.GPROF)
         return
       end
       local f = assert(fx.build("cycles", "O0g-pie"))
       local argv = { "-b", table.unpack(words) }
       table.move({ f.exe, f.gmon[1] }, 1, 2, #argv + 1, argv)
-      local quoted = {}
-      for i, w in ipairs(argv) do quoted[i] = fx.shquote(w) end
-      local want = util.read_cmd(GPROF .. " " .. table.concat(quoted, " ") .. " 2>/dev/null")
+      local _, want = cmd.gprof(argv)
       assert.truthy(want:find("Flat profile", 1, true), "gprof's report")
       local status, out, err = cmd.lgprof(argv)
       assert.equal(0, status, cmd.show(status, out, err))

@@ -23,14 +23,6 @@ local function arcs_of(bytes)
   return t
 end
 
--- the names in a folder
-local function listing(dir)
-  local t = {}
-  for name in util.read_cmd("ls -A " .. fx.shquote(dir)):gmatch("[^\n]+") do t[#t + 1] = name end
-  table.sort(t)
-  return t
-end
-
 local function stat(fmt, path)
   return (util.read_cmd(("stat -c %s %s"):format(fmt, fx.shquote(path))):gsub("%s+$", ""))
 end
@@ -262,7 +254,7 @@ describe("lgprof merge", function()
         assert.is_true(lgprof.merge(exe, { good, good }, target))
         assert.equal("gmon", util.slurp(target):sub(1, 4))
         assert.equal("old", util.slurp(out .. "/link"))
-        assert.same({ "link", "m.gmon" }, listing(out))
+        assert.same({ "link", "m.gmon" }, util.ls(out))
       end)
 
       it("on failure: the old file untouched, no temporary file left", function()
@@ -286,7 +278,7 @@ describe("lgprof merge", function()
         ok, msg = lgprof.merge(exe, { good }, sub)
         assert.is_nil(ok)
         assert.equal(sub .. ": ", msg:sub(1, #sub + 2))
-        assert.same({ "x" }, listing(sub))
+        assert.same({ "x" }, util.ls(sub))
         -- a folder that does not exist
         local missing = out .. "/no-such-dir/m.gmon"
         ok, msg = lgprof.merge(exe, { good }, missing)
@@ -294,7 +286,7 @@ describe("lgprof merge", function()
         want = missing .. ": cannot open for writing"
         assert.equal(want, msg:sub(1, #want))
         assert.equal("old", util.slurp(target))
-        assert.same({ "m.gmon", "sub" }, listing(out))
+        assert.same({ "m.gmon", "sub" }, util.ls(out))
       end)
 
       it("keeps an old file's permissions; a new one gets what the umask gives", function()

@@ -16,17 +16,12 @@ local busted = table.move(arg, 3, #arg, 1, {})
 assert(jobs and jobs >= 1 and statedir and #busted > 0,
        "usage: lua5.4 spec/parallel.lua JOBS STATEDIR BUSTED...")
 
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
-local function read_cmd(cmd)
-  local h = assert(io.popen(cmd))
-  local s = h:read("a")
-  h:close()
-  return s
-end
+package.path = ((arg[0] or ""):match("^(.*)/[^/]*$") or ".") .. "/?.lua;" .. package.path
+local util = require "helpers.util"
+local q = util.q
 
 local files = {}
-for f in read_cmd("find spec -name '*_spec.lua' | LC_ALL=C sort"):gmatch("[^\n]+") do
+for f in util.read_cmd("find spec -name '*_spec.lua' | LC_ALL=C sort"):gmatch("[^\n]+") do
   files[#files + 1] = f
 end
 assert(#files > 0, "no spec file under spec/")
@@ -68,13 +63,9 @@ end=$(date +%s%N)
 } 9>>"$state/lock"
 ]]
 local list = statedir .. "/files.txt"
-local lf = assert(io.open(list, "w"))
-lf:write(table.concat(order, "\n"), "\n")
-lf:close()
-local words = {}
-for _, w in ipairs(busted) do words[#words + 1] = q(w) end
+util.spit(list, table.concat(order, "\n") .. "\n")
 local cmd = ("xargs -d '\\n' -P %d -I{} sh -c %s job {} %s %s < %s"):format(
-  jobs, q(job), q(statedir), table.concat(words, " "), q(list))
+  jobs, q(job), q(statedir), util.qwords(busted), q(list))
 
 local durations = {}
 local h = assert(io.popen(cmd))
@@ -88,8 +79,5 @@ for line in h:lines() do
   end
 end
 h:close()
-local out = io.open(times_path, "w")
-if out then
-  out:write(table.concat(durations, "\n"), "\n")
-  out:close()
-end
+-- (not fatal: the times only order the next run)
+pcall(util.spit, times_path, table.concat(durations, "\n") .. "\n")

@@ -31,7 +31,7 @@ describe("C unit tests", function()
     tmp = util.mktempdir("lgprof-unit")
     pkg = util.read_cmd("pkg-config --cflags --libs " .. PKGS .. " 2>/dev/null"):gsub("%s+$", "")
   end)
-  teardown(function() os.execute("rm -rf " .. q(tmp)) end)
+  teardown(function() util.rmtree(tmp) end)
 
   for _, u in ipairs(UNITS) do
     it(u.test, function()

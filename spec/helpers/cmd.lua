@@ -53,6 +53,14 @@ function M.run(argv, opts)
   return M.shell(line, opts)
 end
 
+-- A copy of opts (nil: none) with `before` and `after` put around its prefix.
+local function with_prefix(opts, before, after)
+  local o = {}
+  for k, v in pairs(opts or {}) do o[k] = v end
+  o.prefix = before .. (o.prefix or "") .. after
+  return o
+end
+
 local function with(first, args)
   local argv = { table.unpack(first) }
   table.move(args, 1, #args, #argv + 1, argv)
@@ -68,11 +76,7 @@ end
 -- usage text and messages) with /usr/bin first on PATH.
 M.GPROF_ENV = "PATH=" .. q("/usr/bin:" .. (os.getenv("PATH") or "/bin")) .. " "
 function M.gprof(args, opts)
-  opts = opts or {}
-  local o = {}
-  for k, v in pairs(opts) do o[k] = v end
-  o.prefix = (opts.prefix or "") .. M.GPROF_ENV
-  return M.run(with({ "gprof" }, args), o)
+  return M.run(with({ "gprof" }, args), with_prefix(opts, "", M.GPROF_ENV))
 end
 
 --- The shell words that run lgprof / gprof (for scripts that run many cases).
@@ -87,11 +91,7 @@ end
 
 --- lua5.4 with args and the checkout's lua/ and build/ on the module paths.
 function M.lua(args, opts)
-  opts = opts or {}
-  local o = {}
-  for k, v in pairs(opts) do o[k] = v end
-  o.prefix = M.lua_env() .. (opts.prefix or "")
-  return M.run(with({ "lua5.4" }, args), o)
+  return M.run(with({ "lua5.4" }, args), with_prefix(opts, M.lua_env(), ""))
 end
 
 --- A readable dump of a run, for assertion messages.

@@ -18,10 +18,10 @@
 -- Headers in spec/fixtures/progs/ itself (shared by several programs) count as
 -- sources of every program.
 --
--- What a -pg run samples varies: a spec that needs more of the profiles than
--- "they exist" passes opts.accept (see M.build), and a cached build that fails
--- it is run again and, if it never passes, deleted, so no later run of the
--- suite inherits it.
+-- What a -pg run samples varies: what a spec needs of a build's profiles
+-- beyond "they exist" is listed in needs() below, and a cached build that
+-- fails it is run again and, if it never passes, deleted, so no later run of
+-- the suite inherits it.
 
 local util = require "helpers.util"
 
@@ -153,6 +153,14 @@ local function read_file(path, max)
   return s
 end
 
+-- The shell command running script under the lock of the build in dir
+-- (when flock(1) exists).
+local function under_lock(dir, script)
+  local command = "sh -c " .. shquote(script)
+  if have_tool("flock") then command = "flock " .. shquote(dir .. "/.lock") .. " " .. command end
+  return command
+end
+
 -- Start one build (asynchronously, through io.popen). Returns a job table or nil, msg.
 local function start(name, variant, opts)
   opts = opts or {}
@@ -222,10 +230,7 @@ local function start(name, variant, opts)
     "exit 0",
   }, "\n")
 
-  local body = "sh -c " .. shquote(script)
-  if have_tool("flock") then
-    body = "flock " .. shquote(dir .. "/.lock") .. " " .. body
-  end
+  local body = under_lock(dir, script)
   if opts.force then body = "FIXTURES_FORCE=1 " .. body end
   -- the exit status travels in the output (io.popen's close() loses it on Lua 5.1)
   local shell = "{ if mkdir -p " .. shquote(dir) .. "; then " .. body
@@ -264,32 +269,17 @@ local function finish(job)
   }
 end
 
--- Runs a shell command under the build's lock (when flock(1) exists).
+-- Runs a shell command under the build's lock; did it succeed?
 local function locked(b, command)
-  if have_tool("flock") then
-    command = "flock " .. shquote(b.dir .. "/.lock") .. " sh -c " .. shquote(command)
-  end
-  return exec_ok(command)
+  return exec_ok(under_lock(b.dir, command))
 end
 
 --- Deletes a build's profiles (under its lock), so that the next build of
 -- it, in this run or a later one, compiles and runs the program again.
 function M.discard(b)
-  local files = { shquote(b.exe) }
-  for _, g in ipairs(b.gmon) do files[#files + 1] = shquote(g) end
-  locked(b, "rm -f " .. table.concat(files, " "))
+  locked(b, "rm -f " .. util.qwords({ b.exe, table.unpack(b.gmon) }))
 end
 
---- Build (or reuse) one program in one variant.
--- opts.force = true rebuilds and reruns even if the cache is fresh.
--- opts.accept = function(result) -> true | nil, why: what the spec needs of
--- the profiles beyond their existence (what a -pg run samples varies), on top
--- of the needs listed above (prefer adding to those: see why there). A
--- build that fails it is run again, up to opts.tries times in all (default
--- 3); when none passes, its profiles are deleted (see discard) and build
--- returns nil, why.
--- Returns { exe=, gmon={g1,g2,g3}, dir=, sources={...}, name=, variant=, compiler=, flags= }
--- or nil, message.
 -- What the specs need of some builds' profiles, beyond their existence,
 -- kept here rather than in each spec: every build of that program and
 -- variant, by any spec, must pass all of them. A build that some spec would
@@ -297,7 +287,10 @@ end
 -- in another process (make test runs spec files in parallel), while that
 -- one reads it. Each is a helpers.profile.sampled range (percent of every
 -- run's samples) or a function(build) -> true | nil, why.
+-- Made on first use (helpers.profile loads lgprof), then kept.
+local needs_table
 local function needs()
+  if needs_table then return needs_table end
   local prof = require "helpers.profile"
   local function b_heavy(b)
     -- the dot spec draws b with c through it: b's total over 5% of the graph
@@ -330,7 +323,7 @@ local function needs()
     end
     return nil, "every function has the same self time in every run"
   end
-  return {
+  needs_table = {
     -- gates put thresholds 0.001 around c's share: c sampled, and not alone
     ["classic/O0g-nopie"] = { prof.sampled({ c = { 10, 99 } }), b_heavy },
     -- the gmon formats spec's run 1 has samples
@@ -342,15 +335,13 @@ local function needs()
     ["samename/O0g-nopie"] = { a_work_children },
     ["selfrec/O0g-nopie"] = { prof.sampled({ fib = 1 }) },
   }
+  return needs_table
 end
 
---- The accept check for a program and variant: the needs above and
--- opts.accept together (nil when there is none).
-local function accept_check(name, variant, extra)
-  local list = {}
-  for _, f in ipairs(needs()[name .. "/" .. variant] or {}) do list[#list + 1] = f end
-  list[#list + 1] = extra
-  if #list == 0 then return nil end
+--- The accept check of a program and variant's needs (nil when it has none).
+local function accept_check(name, variant)
+  local list = needs()[name .. "/" .. variant]
+  if not list then return nil end
   return function(b)
     for _, f in ipairs(list) do
       local ok, why = f(b)
@@ -360,10 +351,17 @@ local function accept_check(name, variant, extra)
   end
 end
 
+--- Build (or reuse) one program in one variant.
+-- opts.force = true rebuilds and reruns even if the cache is fresh.
+-- A build of a program and variant listed in needs() that fails them is run
+-- again, up to 3 times in all; when none passes, its profiles are deleted
+-- (see discard) and build returns nil, why.
+-- Returns { exe=, gmon={g1,g2,g3}, dir=, sources={...}, name=, variant=, compiler=, flags= }
+-- or nil, message.
 function M.build(name, variant, opts)
   opts = opts or {}
-  local accept = accept_check(name, variant, opts.accept)
-  local tries, why = accept and (opts.tries or 3) or 1, nil
+  local accept = accept_check(name, variant)
+  local tries, why = accept and 3 or 1, nil
   local o = { force = opts.force }
   for try = 1, tries do
     local job, err = start(name, variant, o)
@@ -384,9 +382,7 @@ end
 -- so that a concurrent rebuild (another spec run) cannot change them while a
 -- spec compares two tools on them. Returns { exe=, gmon={...}, dir= } there.
 function M.snapshot(b, dir)
-  local files = { shquote(b.exe) }
-  for _, g in ipairs(b.gmon) do files[#files + 1] = shquote(g) end
-  assert(locked(b, "cp -p " .. table.concat(files, " ") .. " " .. shquote(dir)),
+  assert(locked(b, "cp -p " .. util.qwords({ b.exe, table.unpack(b.gmon) }) .. " " .. shquote(dir)),
     "cannot copy the fixture files into " .. dir)
   local s = { exe = dir .. "/" .. b.exe:match("[^/]+$"), gmon = {}, dir = dir }
   for k, g in ipairs(b.gmon) do s.gmon[k] = dir .. "/" .. g:match("[^/]+$") end
@@ -428,7 +424,7 @@ function M.build_all(variant_list, opts)
     if entry.job then
       entry.rec.result, entry.rec.err = finish(entry.job)
       -- a build with needs is checked (and redone) as M.build does it
-      if entry.rec.result and accept_check(entry.rec.name, entry.rec.variant) then
+      if entry.rec.result and needs()[entry.rec.name .. "/" .. entry.rec.variant] then
         entry.rec.result, entry.rec.err = M.build(entry.rec.name, entry.rec.variant)
       end
     end

@@ -26,7 +26,6 @@ local function fnv(s)
   for i = 1, #s do h = (h ~ s:byte(i)) * 1099511628211 end
   return ("%016x"):format(h)
 end
-M.fnv = fnv
 
 -- what identifies the gprof binary: its size and modification time
 local gprof_id
@@ -39,9 +38,7 @@ end
 
 --- { [path] = sha256 of its bytes } for a list of paths, in one process.
 function M.digests(paths)
-  local words = {}
-  for _, p in ipairs(paths) do words[#words + 1] = q(p) end
-  local out = util.read_cmd("sha256sum -b " .. table.concat(words, " ") .. " 2>/dev/null")
+  local out = util.read_cmd("sha256sum -b " .. util.qwords(paths) .. " 2>/dev/null")
   local d, k = {}, 0
   for line in out:gmatch("[^\n]+") do
     k = k + 1
@@ -108,7 +105,7 @@ function M.gprof_many(dir, cases, files)
   end
   util.spit(dir .. "/oracle.sh", table.concat(lines, "\n") .. "\n")
   assert(util.exec_ok("sh " .. q(dir .. "/oracle.sh")), "running gprof failed")
-  util.exec_ok("mkdir -p " .. q(M.DIR))
+  util.mkdir(M.DIR)
   for _, i in ipairs(todo) do
     local r = {
       out = util.slurp(("%s/o.%d.out"):format(dir, i)) or "",

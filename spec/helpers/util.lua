@@ -6,7 +6,6 @@ local util = {}
 function util.q(s)
   return "'" .. (tostring(s):gsub("'", [['\'']])) .. "'"
 end
-util.shquote = util.q
 
 --- The words of a list, each quoted, joined by spaces.
 function util.qwords(words)

@@ -15,7 +15,8 @@ package.path = "spec/?.lua;lua/?.lua;lua/?/init.lua;" .. package.path
 package.cpath = build .. "/?.so;" .. package.cpath
 local fx = require "helpers.fixtures"
 local util = require "helpers.util"
-local q = fx.shquote
+local cmd = require "helpers.cmd"
+local q = util.q
 
 local VALGRIND = "valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite"
   .. " --errors-for-leak-kinds=definite --track-fds=no"
@@ -67,14 +68,7 @@ p:close()
 ]==]
 local passed, failed = 0, 0
 local tmp = util.mktempdir("lgprof-valgrind")
-local api = tmp .. "/api.lua"
-do
-  local f = assert(io.open(api, "w"))
-  assert(f:write(API_SCRIPT))
-  f:close()
-end
-local lua_env = ("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s "):format(
-  q(fx.root .. "/lua/?.lua;" .. fx.root .. "/lua/?/init.lua;;"), q(fx.root .. "/build/?.so;;"))
+local api = util.spit(tmp .. "/api.lua", API_SCRIPT)
 for _, name in ipairs(fx.programs()) do
   for _, variant in ipairs(variants) do
     local b, err = fx.build(name, variant)
@@ -82,19 +76,18 @@ for _, name in ipairs(fx.programs()) do
       failed = failed + 1
       print(("not ok - %s %s: fixture: %s"):format(name, variant, err))
     else
-      local gm = {}
-      for i, g in ipairs(b.gmon) do gm[i] = q(g) end
-      gm = table.concat(gm, " ")
+      local files = q(b.exe) .. " " .. util.qwords(b.gmon)
       for _, opts in ipairs({ "", "-b -T", "--format=json", "-s", "api" }) do
         local log = tmp .. "/log"
         -- the command is an executable (no lua5.4 in between); the API script runs in lua5.4
-        local c = ("cd %s && %s%s --log-file=%s %s %s %s %s >/dev/null 2>&1"):format(
-          q(tmp), opts == "api" and lua_env or "", VALGRIND, q(log),
-          opts == "api" and "lua5.4 " .. q(api) or q(fx.root .. "/bin/lgprof"), opts == "api" and "" or opts,
-          q(b.exe), gm)
-        local ok = util.exec_ok(c)
-        local label = opts == "api" and ("%s %s Lua API script"):format(name, variant)
-          or ("%s %s lgprof %s"):format(name, variant, opts)
+        local env, program, label = "", q(fx.root .. "/bin/lgprof") .. " " .. opts,
+          ("%s %s lgprof %s"):format(name, variant, opts)
+        if opts == "api" then
+          env, program, label = cmd.lua_env(), "lua5.4 " .. q(api),
+            ("%s %s Lua API script"):format(name, variant)
+        end
+        local ok = util.exec_ok(("cd %s && %s%s --log-file=%s %s %s >/dev/null 2>&1"):format(
+          q(tmp), env, VALGRIND, q(log), program, files))
         if ok then
           passed = passed + 1
           print("ok - " .. label)
@@ -107,7 +100,7 @@ for _, name in ipairs(fx.programs()) do
     end
   end
 end
-os.execute("rm -rf " .. q(tmp))
+util.rmtree(tmp)
 print(("# %d s"):format(os.time() - STARTED))
 print(("%d passed, %d failed"):format(passed, failed))
 os.exit(failed == 0 and passed > 0 and 0 or 1)
