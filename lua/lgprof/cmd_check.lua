@@ -38,12 +38,7 @@ local function limit_of(kind, v) return lgprof.check.limit(kind, v) end
 -- appended to list; returns true or nil, message.
 local function load_file(path, list)
   local chunk, lerr = require("lgprof.cmd_script").load(path, "t", {})
-  if not chunk then
-    local f, oerr = io.open(path, "r")
-    if not f then return nil, oerr end
-    f:close()
-    return nil, lerr
-  end
+  if not chunk then return nil, lerr end
   local ok, t = pcall(chunk)
   if not ok then return nil, tostring(t) end
   if type(t) ~= "table" then return nil, path .. ": must return a table" end
