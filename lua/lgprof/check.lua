@@ -79,7 +79,7 @@ end
 -- show(v) -> the measure as the failure line writes it.
 local function function_check(kind, value, show)
   return function(profile, pattern, limit)
-    args.check_profile(profile, 1, kind, "symbols")
+    args.check_profile(profile, 1, kind)
     check_pattern(pattern, kind)
     local lim, expected = check.limit(kind, limit)
     args.check(lim, 3, kind, ("%s expected, got %s"):format(expected, tostring(limit)))

@@ -22,7 +22,7 @@ function spread.spread(profiles)
   end
   local nruns = #profiles
   local rows, byname = {}, {}
-  for _, profile in ipairs(profiles) do args.check_profile(profile, 1, "spread", "symbols") end
+  for _, profile in ipairs(profiles) do args.check_profile(profile, 1, "spread") end
   local maps, orders = fnkey.collect_all(profiles)
   for i, order in ipairs(orders) do
     local map = maps[i]
