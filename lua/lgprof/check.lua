@@ -131,6 +131,16 @@ function check.max_growth(result, pattern, share)
   return ok
 end
 
+--- Returns f()'s results, with the checks writing their lines to stream
+-- meanwhile; check.output is restored after, even if f raises (the modes
+-- send them to their err stream).
+function check.with_output(stream, f)
+  local saved = check.output
+  local restore <close> = setmetatable({}, { __close = function() check.output = saved end })
+  check.output = stream
+  return f()
+end
+
 --- The failures recorded so far: a list of { check, pattern, name, value,
 -- limit, message } (name and value are nil when no function matched).
 function check.failures()

@@ -67,12 +67,11 @@ function cmd.run(cli, argv, out, err)
   local failed = false
   if growth[1] then
     local check = lgprof.check
-    local saved = check.output
-    check.output = err
-    for _, g in ipairs(growth) do
-      if not check.max_growth(result, g[1], g[2]) then failed = true end
-    end
-    check.output = saved
+    check.with_output(err, function()
+      for _, g in ipairs(growth) do
+        if not check.max_growth(result, g[1], g[2]) then failed = true end
+      end
+    end)
   end
   return failed and 3 or 0
 end
