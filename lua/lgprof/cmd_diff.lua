@@ -43,7 +43,7 @@ function cmd.run(cli, argv, out, err)
     else -- max-growth
       local pattern, value = args.pattern_value(v)
       if not pattern then pattern, value = ".", v end
-      local share = args.share(value, math.huge)
+      local share = lgprof.check.limit("max_growth", value)
       if not share then
         return options.usage_error(err,
           ("--max-growth: '%s' is not a share (0.1 or 10%%, may exceed 1)"):format(value), "diff")
