@@ -17,9 +17,8 @@ end
 -- is the number of runs where it is active. Sorted by max descending, then
 -- median descending, then name.
 function spread.spread(profiles)
-  if type(profiles) ~= "table" then
-    args.error("bad argument #1 to 'spread' (list of Profiles expected, got " .. type(profiles) .. ")")
-  end
+  args.check(type(profiles) == "table", 1, "spread",
+    "list of Profiles expected, got " .. type(profiles))
   local nruns = #profiles
   local rows, byname = {}, {}
   for _, profile in ipairs(profiles) do args.check_profile(profile, 1, "spread") end
