@@ -136,7 +136,7 @@ end
 -- send them to their err stream).
 function check.with_output(stream, f)
   local saved = check.output
-  local restore <close> = setmetatable({}, { __close = function() check.output = saved end })
+  local _ <close> = setmetatable({}, { __close = function() check.output = saved end })
   check.output = stream
   return f()
 end
