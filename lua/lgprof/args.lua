@@ -2,17 +2,12 @@
 -- Profile, argument checks, shares ("0.3", "30%"), patterns, "PATTERN=VALUE".
 local args = {}
 
---- Is v a Profile (an opened profile or a view of one)? With method, a
--- table whose field method is a function stands in for one too (the specs'
--- synthetic graphs).
-function args.is_profile(v, method)
-  local mt = getmetatable(v)
-  if type(mt) == "table" and mt.__name == "lgprof.Profile" then return true end
-  if method and type(v) == "table" then
-    local ok, f = pcall(function() return v[method] end)
-    return ok and type(f) == "function"
-  end
-  return false
+--- Is v a Profile (an opened profile or a view of one)? The core's own
+-- test (a userdata of its Profile type), not a metatable's __name, which
+-- any table can carry.
+function args.is_profile(v)
+  -- required here, not above: lgprof (init.lua) reports a missing core itself
+  return require("lgprof.core").type(v) == "profile"
 end
 
 -- A chunk name of lgprof's own Lua modules: this file's, with "args"
@@ -57,9 +52,9 @@ function args.check(cond, n, what, msg)
 end
 
 --- Raises "bad argument #n to 'what' (Profile expected, got TYPE)" for the
--- user's code unless v is a Profile (see args.is_profile for method).
-function args.check_profile(v, n, what, method)
-  if not args.is_profile(v, method) then
+-- user's code unless v is a Profile.
+function args.check_profile(v, n, what)
+  if not args.is_profile(v) then
     args.error(("bad argument #%d to '%s' (Profile expected, got %s)"):format(n, what, type(v)))
   end
 end

@@ -79,7 +79,7 @@ end
 -- show(v) -> the measure as the failure line writes it.
 local function function_check(kind, value, show)
   return function(profile, pattern, limit)
-    args.check_profile(profile, 1, kind, "symbols")
+    args.check_profile(profile, 1, kind)
     check_pattern(pattern, kind)
     local lim, expected = check.limit(kind, limit)
     args.check(lim, 3, kind, ("%s expected, got %s"):format(expected, tostring(limit)))
@@ -129,6 +129,16 @@ function check.max_growth(result, pattern, share)
     return false
   end
   return ok
+end
+
+--- Returns f()'s results, with the checks writing their lines to stream
+-- meanwhile; check.output is restored after, even if f raises (the modes
+-- send them to their err stream).
+function check.with_output(stream, f)
+  local saved = check.output
+  local _ <close> = setmetatable({}, { __close = function() check.output = saved end })
+  check.output = stream
+  return f()
 end
 
 --- The failures recorded so far: a list of { check, pattern, name, value,

@@ -11,7 +11,6 @@ local options = require "lgprof.options"
 local cli = {
   parse = options.parse,               -- (args, out, err [, mode]) -> state | nil, status
   open_options = options.open_options, -- (state) -> the options of lgprof.open
-  usage = options.usage,               -- (mode) -> what --help prints in a mode (nil: the command's own)
 }
 
 --- 1 if the command line asks for a file format lgprof cannot read (the

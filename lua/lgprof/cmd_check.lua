@@ -38,12 +38,7 @@ local function limit_of(kind, v) return lgprof.check.limit(kind, v) end
 -- appended to list; returns true or nil, message.
 local function load_file(path, list)
   local chunk, lerr = require("lgprof.cmd_script").load(path, "t", {})
-  if not chunk then
-    local f, oerr = io.open(path, "r")
-    if not f then return nil, oerr end
-    f:close()
-    return nil, lerr
-  end
+  if not chunk then return nil, lerr end
   local ok, t = pcall(chunk)
   if not ok then return nil, tostring(t) end
   if type(t) ~= "table" then return nil, path .. ": must return a table" end
@@ -115,13 +110,12 @@ function cmd.run(cli, argv, out, err)
   local profile <close>, ostatus = cli.open(st, err)
   if not profile then return ostatus end
   local check = lgprof.check
-  local saved = check.output
-  check.output = err
   local failed = 0
-  for _, t in ipairs(list) do
-    if not check[t[1]](profile, t[2], t[3]) then failed = failed + 1 end
-  end
-  check.output = saved
+  check.with_output(err, function()
+    for _, t in ipairs(list) do
+      if not check[t[1]](profile, t[2], t[3]) then failed = failed + 1 end
+    end
+  end)
   out:write(("lgprof check: %d threshold%s, %d failed\n"):format(#list,
     #list == 1 and "" or "s", failed))
   return failed > 0 and 3 or 0

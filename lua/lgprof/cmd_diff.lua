@@ -43,7 +43,7 @@ function cmd.run(cli, argv, out, err)
     else -- max-growth
       local pattern, value = args.pattern_value(v)
       if not pattern then pattern, value = ".", v end
-      local share = args.share(value, math.huge)
+      local share = lgprof.check.limit("max_growth", value)
       if not share then
         return options.usage_error(err,
           ("--max-growth: '%s' is not a share (0.1 or 10%%, may exceed 1)"):format(value), "diff")
@@ -67,12 +67,11 @@ function cmd.run(cli, argv, out, err)
   local failed = false
   if growth[1] then
     local check = lgprof.check
-    local saved = check.output
-    check.output = err
-    for _, g in ipairs(growth) do
-      if not check.max_growth(result, g[1], g[2]) then failed = true end
-    end
-    check.output = saved
+    check.with_output(err, function()
+      for _, g in ipairs(growth) do
+        if not check.max_growth(result, g[1], g[2]) then failed = true end
+      end
+    end)
   end
   return failed and 3 or 0
 end

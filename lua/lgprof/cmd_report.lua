@@ -43,14 +43,6 @@ local function report(st, profile, out, err)
     if profile.have_call_graph then style = style | GRAPH end
     style = style & ~st.user
   end
-  if style & FLAT ~= 0 and not profile.have_histogram then
-    err:write("lgprof: gmon.out file is missing histogram\n")
-    return 1
-  end
-  if style & GRAPH ~= 0 and not profile.have_call_graph then
-    err:write("lgprof: gmon.out file is missing call-graph data\n")
-    return 1
-  end
   if style & (FLAT | GRAPH) ~= 0 then
     local ok, werr = profile:gprof_report(out, {
       traditional = st.traditional, brief = st.brief, zeros = st.zeros,

@@ -73,12 +73,6 @@ function cmd.run(cli, argv, out, err)
     if path then return options.usage_error(err, "--script given twice", "script") end
     path = o[2]
   end
-  local f, oerr = io.open(path, "r")
-  if not f then
-    err:write("lgprof: ", oerr, "\n")
-    return 1
-  end
-  f:close()
   local chunk, lerr = cmd.load(path)
   if not chunk then return script_error(err, path, lerr) end
   local check = require "lgprof.check"

@@ -33,8 +33,8 @@ end
 -- change, then absolute self change, then name), with the fields
 -- base_total and new_total (the profiles' total_time). See README.
 function diff.diff(base, new)
-  args.check_profile(base, 1, "diff", "symbols")
-  args.check_profile(new, 2, "diff", "symbols")
+  args.check_profile(base, 1, "diff")
+  args.check_profile(new, 2, "diff")
   local maps, orders = fnkey.collect_all { base, new }
   local bmap, border, nmap, norder = maps[1], orders[1], maps[2], orders[2]
   local base_total = base.total_time

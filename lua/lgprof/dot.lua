@@ -39,7 +39,6 @@
 --     skewed as gprof2dot's --skew; pen width max(4 w, 0.5), arrow size
 --     0.5 sqrt(pen width), font size 10 (gprof2dot's formulas with w the share).
 
-local core = require "lgprof.core"
 local args = require "lgprof.args"
 
 local dot = {}
@@ -374,7 +373,7 @@ end
 -- file cannot be opened or written. Unknown or bad options raise an error.
 function dot.write(profile, file, options)
   local mt = getmetatable(profile)
-  if core.type(profile) ~= "profile" then
+  if not args.is_profile(profile) then
     args.error("lgprof.dot.write: a Profile expected, got " .. (type(mt) == "table"
       and type(mt.__name) == "string" and mt.__name or type(profile)))
   end

@@ -98,10 +98,4 @@ function fnkey.collect_all(profiles)
   return maps, orders
 end
 
---- The active functions of one profile (fnkey.collect_all of one).
-function fnkey.collect(profile)
-  local maps, orders = fnkey.collect_all { profile }
-  return maps[1], orders[1]
-end
-
 return fnkey

@@ -81,10 +81,12 @@ end
 function lgprof.match(name, pattern)
   args.check(type(name) == "string", 1, "match", "string expected, got " .. type(name))
   args.check(type(pattern) == "string", 2, "match", "string expected, got " .. type(pattern))
-  return args.call(function()
-    local hit = core.regex_match(name, pattern)
-    return hit
-  end) and true or false
+  -- no closure for args.call: check loops call this once per function. The
+  -- message has no position to strip (its caller, pcall, is a C function);
+  -- args.message would cut a pattern holding ":1: " instead.
+  local ok, hit = pcall(core.regex_match, name, pattern)
+  if not ok then args.error(hit) end
+  return hit and true or false
 end
 
 --- Compares two Profiles function by function (see lgprof.diff module).

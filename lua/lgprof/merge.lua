@@ -19,10 +19,8 @@ function merge.merge(exe, gmons, path, options)
     "table expected, got " .. type(options))
   local o = { line_arcs = true }
   for k, v in pairs(options or {}) do o[k] = v end
-  local profile, err = args.call(function()
-    local profile, err = require("lgprof").open(exe, gmons, o)
-    return profile, err
-  end)
+  -- lgprof.open raises its argument errors at the user's line itself
+  local profile, err = require("lgprof").open(exe, gmons, o)
   if not profile then return nil, err end
   local ok, werr = profile:write_gmon(path, { canonical = true })
   profile:close()

@@ -17,12 +17,11 @@ end
 -- is the number of runs where it is active. Sorted by max descending, then
 -- median descending, then name.
 function spread.spread(profiles)
-  if type(profiles) ~= "table" then
-    args.error("bad argument #1 to 'spread' (list of Profiles expected, got " .. type(profiles) .. ")")
-  end
+  args.check(type(profiles) == "table", 1, "spread",
+    "list of Profiles expected, got " .. type(profiles))
   local nruns = #profiles
   local rows, byname = {}, {}
-  for _, profile in ipairs(profiles) do args.check_profile(profile, 1, "spread", "symbols") end
+  for _, profile in ipairs(profiles) do args.check_profile(profile, 1, "spread") end
   local maps, orders = fnkey.collect_all(profiles)
   for i, order in ipairs(orders) do
     local map = maps[i]
