@@ -166,6 +166,9 @@ describe("a bad pattern", function()
     end
     cmd.expect({ status = 2, out = "", err = "lgprof: --max-growth: " .. BAD .. "\n" .. pointer("lgprof --diff --help") },
       cmd.lgprof({ "--diff", gmon, "--max-growth=bu(rn=0.1", exe, gmon }))
+    -- a pattern that looks like a position ("x:3: ") is not cut at it
+    cmd.expect({ status = 2, out = "", err = "lgprof: --max-self: bad pattern 'x:3: (': Unmatched ( or \\(\n"
+      .. pointer("lgprof check --help") }, cmd.lgprof({ "check", "--max-self=x:3: (=1", exe, gmon }))
   end)
 
   it("is named once in a thresholds file", function()

@@ -78,11 +78,12 @@ function args.message(msg)
   return (tostring(msg):gsub("^[^:]*:%d+: ", ""))
 end
 
---- What is wrong with a pattern (lgprof.match's language), or nil if nothing.
+--- What is wrong with a pattern (a string, in lgprof.match's language), or
+-- nil if nothing. The core's message has no position to strip (pcall, a C
+-- function, calls it), so a pattern holding ":3: " stays whole.
 function args.pattern_error(pattern)
-  -- required here, not above: lgprof (init.lua) requires this module
-  local ok, msg = pcall(require("lgprof").match, "", pattern)
-  if not ok then return args.message(msg) end
+  local ok, msg = pcall(require("lgprof.core").regex_match, "", pattern)
+  if not ok then return msg end
   return nil
 end
 
