@@ -288,6 +288,11 @@ print("returned")
       -- and as check's thresholds file
       cmd.expect({ status = 1, out = "", err = "lgprof: " .. build.exe .. ": not a Lua script\n" },
         cmd.lgprof({ "check", "--thresholds=" .. build.exe, build.exe, build.gmon[1] }))
+      -- a precompiled chunk as the thresholds file (text only): Lua's message, naming the file
+      local bin = cmd.write(tmp .. "/t.luac", string.dump(function() return {} end))
+      cmd.expect({ status = 1, out = "", err = "lgprof: " .. bin
+        .. ": attempt to load a binary chunk (mode is 't')\n" },
+        cmd.lgprof({ "check", "--thresholds=" .. bin, build.exe, build.gmon[1] }))
     end)
 
     it("1: a Lua script with a syntax error keeps Lua's message and its line", function()

@@ -41,8 +41,8 @@ local NOT_TEXT = "[%z\1-\8\14-\31\127]"
 -- and "PATH: not a Lua script" when it fails to load and its first 4 KiB
 -- hold a NOT_TEXT byte (an executable, random bytes, UTF-16: Lua would
 -- quote that byte at line 1); "PATH: why" when it cannot be read; else
--- Lua's message (a real syntax error, with its line, or a precompiled
--- chunk's, which begins with ESC). --script and check's --thresholds load
+-- Lua's message, naming PATH (a real syntax error, with its line, or a
+-- precompiled chunk's, which begins with ESC). --script and check's --thresholds load
 -- their files with it.
 function cmd.load(path, ...)
   local chunk, lerr = loadfile(path, ...)
@@ -58,6 +58,8 @@ function cmd.load(path, ...)
     local prefix = ("cannot %s %s: "):format(verb, path)
     if lerr:sub(1, #prefix) == prefix then return nil, path .. ": " .. lerr:sub(#prefix + 1) end
   end
+  -- a message without the file's name ("attempt to load a binary chunk") gets it
+  if lerr:sub(1, #path + 1) ~= path .. ":" then lerr = path .. ": " .. lerr end
   return nil, lerr
 end
 
