@@ -386,6 +386,35 @@ describe("hostile input", function()
     end)
   end)
 
+  describe("special files as output", function()
+    -- a file written in one step is renamed over its target: that must never
+    -- put a plain file in the place of a symbolic link, a FIFO or a device
+    -- (as root, renaming over /dev/null replaces the device for everybody)
+    it("a symbolic link and a FIFO: written through, left what they are", function()
+      local p = assert(lgprof.open(EXE, { GMON }))
+      local target, link = tmp .. "/target.json", tmp .. "/link.json"
+      os.remove(target); os.remove(link)
+      assert(os.execute("ln -s target.json " .. q(link)))
+      assert(p:export("json", link))
+      assert.is_true(util.exec_ok("test -L " .. q(link)), "the link was replaced")
+      assert.truthy((slurp(target) or ""):find('"functions"', 1, true))
+      assert(p:write_gmon(link))
+      assert.is_true(util.exec_ok("test -L " .. q(link)), "the link was replaced by write_gmon")
+      assert.equal("gmon", (slurp(target) or ""):sub(1, 4))
+
+      local fifo, got = tmp .. "/out-fifo", tmp .. "/from-fifo"
+      os.remove(fifo)
+      assert(os.execute("mkfifo " .. q(fifo)))
+      local status = cmd.shell("timeout 20 cat " .. q(fifo) .. " >" .. q(got) .. " & w=$!; "
+        .. util.qwords({ cmd.LGPROF, "merge", "-o", fifo, EXE, GMON, GMON })
+        .. "; rc=$?; wait $w; exit $rc")
+      assert.equal(0, status)
+      assert.is_true(util.exec_ok("test -p " .. q(fifo)), "the FIFO was replaced")
+      assert.equal("gmon", (slurp(got) or ""):sub(1, 4))
+      p:close()
+    end)
+  end)
+
   describe("a 2 GB sparse file", function()
     -- bounded time and memory: peak RSS from /usr/bin/time, under `timeout 20`
     local HAVE_TIME = util.exec_ok("test -x /usr/bin/time")

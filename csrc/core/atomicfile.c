@@ -1,7 +1,9 @@
 /*
 ** atomicfile.c: a file is replaced by rename(), which POSIX makes atomic:
 ** readers see the old contents or the new, never a part, and a failure
-** at any step leaves the old file as it was.
+** at any step leaves the old file as it was. Only a regular file (or a new
+** one) is replaced: renaming over /dev/null, a FIFO or a symbolic link
+** would put a plain file in its place, so those are written to directly.
 */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,9 +29,18 @@ static mode_t target_mode(const char *path) {
 int lgp_atomicfile_open(lgp_atomicfile *a, const char *path, lgp_err *err) {
   static const char suffix[] = ".XXXXXX";
   size_t n = strlen(path);
+  struct stat st;
   int fd, e;
   memset(a, 0, sizeof *a);
   a->path = path;
+  if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode))
+      return lgp_fail(err, path, "cannot open for writing (%s)", strerror(EISDIR));
+    a->f = fopen(path, "wb");
+    if (a->f == NULL)
+      return lgp_fail(err, path, "cannot open for writing (%s)", strerror(errno));
+    return 0;
+  }
   a->tmp = malloc(n + sizeof suffix);
   if (a->tmp == NULL)
     return lgp_fail(err, path, "out of memory");
@@ -65,7 +76,7 @@ int lgp_atomicfile_commit(lgp_atomicfile *a, lgp_err *err) {
     return e ? lgp_fail(err, a->path, "write error (%s)", strerror(e))
              : lgp_fail(err, a->path, "write error");
   }
-  if (rename(a->tmp, a->path) != 0) {
+  if (a->tmp != NULL && rename(a->tmp, a->path) != 0) {
     e = errno;
     lgp_atomicfile_abort(a);
     return lgp_fail(err, a->path, "cannot replace (%s)", strerror(e));
