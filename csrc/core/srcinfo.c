@@ -592,57 +592,35 @@ static int64_t owner_at(const loader *L, lgp_addr addr) {
 /* The names BFD gives each DWARF function. A final name (linkage name, or
 ** DW_AT_name in C) is used as it is. Otherwise (C++ without a linkage
 ** name, no name) BFD settles the name at the first lookup that finds the
-** function: the ELF symbol's if that starts where the function does; else
-** DW_AT_name, but that first lookup itself answers with the name of the
-** ELF symbol at or below the address. gprof looks up every function
-** symbol (in .symtab order) before it probes .text byte by byte. */
-typedef struct fnames {
-  int32_t *id;        /* the name after the first lookup (-1 none) */
-  int32_t *first_id;  /* the name at first_at */
-  lgp_addr *first_at; /* the first probe of .text that finds it, when that
-                         gives another name; else ~0 */
-} fnames;
-
-static int settle(loader *L, fnames *fn, uint8_t *seen, int32_t f, lgp_addr at, int probe) {
+** function: the ELF symbol's if the ELF symbol at or below that address
+** starts where the function does, else DW_AT_name. gprof looks up every
+** function symbol (in .symtab order), then probes .text byte by byte
+** twice, counting, then making the symbols: these see settled names. (The
+** first lookup itself answers with the ELF symbol's name: when that makes
+** the two passes count differently, gprof stops, "somebody miscounted".) */
+static int settle(loader *L, int32_t *ids, uint8_t *seen, int32_t f, lgp_addr at) {
   const lgp_dwfn *d = &L->fx.fns[f];
   size_t c = code_sym_at(L, at);
-  int32_t dw = -1;
   seen[f] = 1;
-  if (d->name != NULL && (dw = name_id(&L->nm, d->name)) == -2)
-    return -1;
-  fn->id[f] = dw;
-  if (d->is_linkage || c == SIZE_MAX)
-    return 0;
-  if (L->cs[c].addr == d->low) {
-    if ((fn->id[f] = code_sym_name(L, c)) == -2)
-      return -1;
-  } else if (probe) {
-    fn->first_at[f] = at;
-    if ((fn->first_id[f] = code_sym_name(L, c)) == -2)
-      return -1;
-  }
-  return 0;
+  if (!d->is_linkage && c != SIZE_MAX && L->cs[c].addr == d->low)
+    ids[f] = code_sym_name(L, c);
+  else
+    ids[f] = d->name != NULL ? name_id(&L->nm, d->name) : -1;
+  return ids[f] == -2 ? -1 : 0;
 }
 
-static int settle_names(loader *L, fnames *fn) {
+static int settle_names(loader *L, int32_t *ids) {
   lgp_image *im = L->im;
   lgp_addr tlo = im->text_vma, thi = im->text_vma + im->text_size, next;
   size_t n = L->fx.nfns ? L->fx.nfns : 1, i, k;
   uint8_t *seen = lgp_calloc_array(n, 1);
   int rc = -1;
-  fn->id = lgp_alloc_array(n, sizeof *fn->id);
-  fn->first_id = lgp_alloc_array(n, sizeof *fn->first_id);
-  fn->first_at = lgp_alloc_array(n, sizeof *fn->first_at);
-  if (seen == NULL || fn->id == NULL || fn->first_id == NULL || fn->first_at == NULL)
+  if (seen == NULL)
     goto out;
-  for (i = 0; i < L->fx.nfns; i++) {
-    fn->id[i] = -1;
-    fn->first_at[i] = ~(lgp_addr)0;
-  }
   for (i = 0; i < im->nsyms; i++) { /* gprof's lookups at its function symbols */
     int64_t u = owner_at(L, im->syms[i].addr);
     int32_t f = u < 0 ? -1 : fn_at(L, (uint32_t)u, im->syms[i].addr, &next);
-    if (f >= 0 && !seen[f] && settle(L, fn, seen, f, im->syms[i].addr, 0) != 0)
+    if (f >= 0 && !seen[f] && settle(L, ids, seen, f, im->syms[i].addr) != 0)
       goto out;
   }
   for (i = 0; i < L->nowners; i++) { /* then its probes of .text, in order */
@@ -653,7 +631,7 @@ static int settle_names(loader *L, fnames *fn) {
     k = L->ptbeg[o->cu];
     {
       int32_t f = fn_at(L, o->cu, lo, &next);
-      if (f >= 0 && !seen[f] && settle(L, fn, seen, f, lo, 1) != 0)
+      if (f >= 0 && !seen[f] && settle(L, ids, seen, f, lo) != 0)
         goto out;
     }
     for (; k < L->ptbeg[o->cu + 1]; k++) {
@@ -662,13 +640,12 @@ static int settle_names(loader *L, fnames *fn) {
         continue;
       if (p->addr >= hi)
         break;
-      if (p->fn >= 0 && !seen[p->fn] && settle(L, fn, seen, p->fn, p->addr, 1) != 0)
+      if (p->fn >= 0 && !seen[p->fn] && settle(L, ids, seen, p->fn, p->addr) != 0)
         goto out;
     }
   }
   for (i = 0; i < L->fx.nfns; i++) /* never probed: its own name */
-    if (!seen[i] && L->fx.fns[i].name != NULL &&
-        (fn->id[i] = name_id(&L->nm, L->fx.fns[i].name)) == -2)
+    if (!seen[i] && settle(L, ids, seen, (int32_t)i, L->fx.fns[i].low) != 0)
       goto out;
   rc = 0;
 out:
@@ -701,10 +678,9 @@ static int line_syms(loader *L) {
   size_t i, cap = 0;
   char *buf, *p;
   size_t *offs;
-  fnames fn;
+  int32_t *ids = lgp_alloc_array(L->fx.nfns ? L->fx.nfns : 1, sizeof *ids);
   int rc = -1;
-  memset(&fn, 0, sizeof fn);
-  if (settle_names(L, &fn) != 0)
+  if (ids == NULL || settle_names(L, ids) != 0)
     goto out;
   for (i = 0; i < L->nmap; i++) {
     const ment *e = &L->map[i];
@@ -716,16 +692,8 @@ static int line_syms(loader *L) {
     while (pos < end) {
       lgp_addr next;
       int32_t f = fn_at(L, e->cu, pos, &next), name;
-      if (f >= 0 && fn.first_at[f] >= pos && fn.first_at[f] < next) {
-        if (fn.first_at[f] > pos) {
-          next = fn.first_at[f];
-          name = fn.id[f];
-        } else {
-          next = pos + 1;
-          name = fn.first_id[f];
-        }
-      } else if (f >= 0) {
-        name = fn.id[f];
+      if (f >= 0) {
+        name = ids[f];
       } else {
         size_t c = code_sym_at(L, pos);
         name = c == SIZE_MAX ? -1 : code_sym_name(L, c);
@@ -766,9 +734,7 @@ static int line_syms(loader *L) {
   im->line_names = buf;
   rc = 0;
 out:
-  free(fn.id);
-  free(fn.first_id);
-  free(fn.first_at);
+  free(ids);
   return rc;
 }
 
