@@ -181,6 +181,8 @@ typedef struct loader {
   lgp_dwfuncs fx;
   size_t *ptbeg;       /* unit u's function points: [ptbeg[u], ptbeg[u + 1]) */
   size_t *ebeg;        /* unit u's map: ents[ebeg[u] .. ebeg[u + 1]) */
+  size_t *sbeg;        /* unit u's sequences: lc.seqs[sbeg[u] .. sbeg[u + 1]) */
+  int lines;           /* make the global map and the line symbols */
   uint32_t nunits;
   crange *cr;            /* the units' ranges */
   size_t ncr, cr_cap;
@@ -298,7 +300,7 @@ static int push_ent(ment **v, size_t *n, size_t *cap, size_t floor, lgp_addr add
   if (*n > floor && (*v)[*n - 1].addr == addr) {
     e = &(*v)[*n - 1]; /* the later point at one address is the one that holds */
   } else {
-    if (lgp_grow((void **)v, cap, *n + 1, sizeof **v) != 0)
+    if (*n == *cap && lgp_grow((void **)v, cap, *n + 1, sizeof **v) != 0)
       return -1;
     e = &(*v)[(*n)++];
   }
@@ -322,6 +324,17 @@ static int unit_maps(loader *L) {
       break;
   if (k < L->lc.nseqs)
     qsort(sq, L->lc.nseqs, sizeof *sq, cmp_seq);
+  L->sbeg = lgp_alloc_array((size_t)L->nunits + 1, sizeof *L->sbeg);
+  if (L->sbeg == NULL)
+    return -1;
+  for (k = 0; k < L->lc.nseqs; k++)
+    while (u <= sq[k].cu)
+      L->sbeg[u++] = k;
+  while (u <= L->nunits)
+    L->sbeg[u++] = L->lc.nseqs;
+  if (!L->lines)
+    return 0;
+  u = 0;
   L->ebeg = lgp_alloc_array((size_t)L->nunits + 1, sizeof *L->ebeg);
   if (L->ebeg == NULL || lgp_grow((void **)&L->ents, &L->ents_cap,
                                   L->lc.nrows + L->lc.nseqs, sizeof *L->ents) != 0)
@@ -374,14 +387,18 @@ static size_t unit_point(const loader *L, uint32_t u, lgp_addr addr) {
 
 /* Copies unit u's points over [a, b) into the global map. */
 static int own(loader *L, uint32_t u, lgp_addr a, lgp_addr b) {
-  size_t i = unit_point(L, u, a);
-  const ment *e = i == SIZE_MAX ? NULL : &L->ents[i];
+  size_t i;
+  const ment *e;
   if (lgp_grow((void **)&L->owners, &L->owners_cap, L->nowners + 1, sizeof *L->owners) != 0)
     return -1;
   L->owners[L->nowners].lo = a;
   L->owners[L->nowners].hi = b;
   L->owners[L->nowners].cu = u;
   L->nowners++;
+  if (!L->lines)
+    return 0;
+  i = unit_point(L, u, a);
+  e = i == SIZE_MAX ? NULL : &L->ents[i];
   if (push_ent(&L->map, &L->nmap, &L->map_cap, 0, a, e ? e->file : -1, e ? e->line : 0, u) != 0)
     return -1;
   for (i = i == SIZE_MAX ? L->ebeg[u] : i + 1; i < L->ebeg[u + 1] && L->ents[i].addr < b; i++)
@@ -461,17 +478,38 @@ out:
   return rc;
 }
 
-/* The global map's point at or below addr, or NULL. */
-static const ment *map_at(const loader *L, lgp_addr addr) {
-  size_t lo = 0, hi = L->nmap;
+static int64_t owner_at(const loader *L, lgp_addr addr);
+
+/* BFD's line at addr: in the unit that answers for it, the sequence that
+** holds it and its last row at or below it. NULL for none. */
+static const lgp_dwrow *row_at(const loader *L, lgp_addr addr) {
+  int64_t u = owner_at(L, addr);
+  size_t lo, hi, b;
+  const lgp_dwseq *sq;
+  if (u < 0)
+    return NULL;
+  lo = b = L->sbeg[u];
+  hi = L->sbeg[u + 1];
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (L->map[mid].addr <= addr)
+    if (L->lc.seqs[mid].start <= addr)
       lo = mid + 1;
     else
       hi = mid;
   }
-  return lo > 0 ? &L->map[lo - 1] : NULL;
+  if (lo == b || addr >= L->lc.seqs[lo - 1].end)
+    return NULL;
+  sq = &L->lc.seqs[lo - 1];
+  lo = sq->first;
+  hi = sq->first + sq->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (L->lc.rows[mid].addr <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return &L->lc.rows[lo - 1];
 }
 
 static int cmp_codesym(const void *a, const void *b) {
@@ -561,6 +599,19 @@ static int32_t code_sym_name(loader *L, size_t i) {
   return L->cs[i].id;
 }
 
+/* The unit whose ranges answer for addr, or -1. */
+static int64_t owner_at(const loader *L, lgp_addr addr) {
+  size_t lo = 0, hi = L->nowners;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (L->owners[mid].lo <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > 0 && addr < L->owners[lo - 1].hi ? (int64_t)L->owners[lo - 1].cu : -1;
+}
+
 /* Unit u's innermost function at addr (an index of L->fx.fns, or -1) and
 ** where that can next change. */
 static int32_t fn_at(const loader *L, uint32_t u, lgp_addr addr, lgp_addr *next) {
@@ -576,18 +627,6 @@ static int32_t fn_at(const loader *L, uint32_t u, lgp_addr addr, lgp_addr *next)
   return lo > b ? L->fx.pts[lo - 1].fn : -1;
 }
 
-/* The unit whose ranges answer for addr, or -1. */
-static int64_t owner_at(const loader *L, lgp_addr addr) {
-  size_t lo = 0, hi = L->nowners;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (L->owners[mid].lo <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo > 0 && addr < L->owners[lo - 1].hi ? (int64_t)L->owners[lo - 1].cu : -1;
-}
 
 /* The names BFD gives each DWARF function. A final name (linkage name, or
 ** DW_AT_name in C) is used as it is. Otherwise (C++ without a linkage
@@ -744,6 +783,7 @@ static void loader_free(loader *L) {
   lgp_dwfuncs_free(&L->fx);
   free(L->ptbeg);
   free(L->ebeg);
+  free(L->sbeg);
   free(L->cr);
   free(L->owners);
   free(L->ents);
@@ -772,6 +812,7 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
   memset(&L, 0, sizeof L);
   L.im = im;
   L.elf = elf;
+  L.lines = lines;
   L.dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
   if (L.dw == NULL) /* no DWARF: no source info, as with gprof */
     return 0;
@@ -785,11 +826,11 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
   if (im->files == NULL) {
     for (i = 0; i < im->nsyms; i++) {
       lgp_rawsym *s = &im->syms[i];
-      const ment *e = map_at(&L, s->addr);
-      if (e == NULL || e->file < 0 || e->line <= 0)
+      const lgp_dwrow *w = row_at(&L, s->addr);
+      if (w == NULL || w->file < 0 || w->line <= 0)
         continue;
-      s->file = e->file;
-      s->line = e->line;
+      s->file = w->file;
+      s->line = w->line;
     }
   }
   if (lines && (code_syms(&L) != 0 || line_syms(&L) != 0))
