@@ -252,13 +252,21 @@ int lgp_dwfuncs_add_unit(lgp_dwfuncs *f, Dwarf_Die *cudie) {
     return -1;
   if (f->nar == 0)
     return 0;
-  qsort(f->ar, f->nar, sizeof *f->ar, cmp_lo);
+  for (k = 1; k < f->nar; k++) /* functions mostly come in address order */
+    if (cmp_lo(&f->ar[k - 1], &f->ar[k]) > 0)
+      break;
+  if (k < f->nar)
+    qsort(f->ar, f->nar, sizeof *f->ar, cmp_lo);
   if (lgp_grow((void **)&f->heap, &f->heap_cap, f->nar, sizeof *f->heap) != 0 ||
       lgp_grow((void **)&f->byhi, &f->byhi_cap, f->nar, sizeof *f->byhi) != 0)
     return -1;
   for (k = 0; k < f->nar; k++)
     f->byhi[k] = f->ar[k].hi;
-  qsort(f->byhi, f->nar, sizeof *f->byhi, cmp_addr);
+  for (k = 1; k < f->nar; k++)
+    if (f->byhi[k - 1] > f->byhi[k])
+      break;
+  if (k < f->nar)
+    qsort(f->byhi, f->nar, sizeof *f->byhi, cmp_addr);
   while (i < f->nar || j < f->nar) {
     lgp_addr pos = j < f->nar ? f->byhi[j] : ~(lgp_addr)0;
     if (i < f->nar && f->ar[i].lo < pos)

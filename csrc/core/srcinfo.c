@@ -613,9 +613,18 @@ static int64_t owner_at(const loader *L, lgp_addr addr) {
 }
 
 /* Unit u's innermost function at addr (an index of L->fx.fns, or -1) and
-** where that can next change. */
-static int32_t fn_at(const loader *L, uint32_t u, lgp_addr addr, lgp_addr *next) {
+** where that can next change. With a cursor (*cur, an index into the
+** unit's points, for addresses that only grow) the search starts there. */
+static int32_t fn_at(const loader *L, uint32_t u, lgp_addr addr, lgp_addr *next, size_t *cur) {
   size_t lo = L->ptbeg[u], hi = L->ptbeg[u + 1], b = lo;
+  if (cur != NULL && *cur >= lo && *cur < hi && L->fx.pts[*cur].addr <= addr) {
+    lo = *cur;
+    while (lo < hi && L->fx.pts[lo].addr <= addr)
+      lo++;
+    *cur = lo - 1;
+    *next = lo < L->ptbeg[u + 1] ? L->fx.pts[lo].addr : ~(lgp_addr)0;
+    return L->fx.pts[lo - 1].fn;
+  }
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     if (L->fx.pts[mid].addr <= addr)
@@ -624,6 +633,8 @@ static int32_t fn_at(const loader *L, uint32_t u, lgp_addr addr, lgp_addr *next)
       hi = mid;
   }
   *next = lo < L->ptbeg[u + 1] ? L->fx.pts[lo].addr : ~(lgp_addr)0;
+  if (cur != NULL && lo > b)
+    *cur = lo - 1;
   return lo > b ? L->fx.pts[lo - 1].fn : -1;
 }
 
@@ -658,7 +669,7 @@ static int settle_names(loader *L, int32_t *ids) {
     goto out;
   for (i = 0; i < im->nsyms; i++) { /* gprof's lookups at its function symbols */
     int64_t u = owner_at(L, im->syms[i].addr);
-    int32_t f = u < 0 ? -1 : fn_at(L, (uint32_t)u, im->syms[i].addr, &next);
+    int32_t f = u < 0 ? -1 : fn_at(L, (uint32_t)u, im->syms[i].addr, &next, NULL);
     if (f >= 0 && !seen[f] && settle(L, ids, seen, f, im->syms[i].addr) != 0)
       goto out;
   }
@@ -669,7 +680,7 @@ static int settle_names(loader *L, int32_t *ids) {
       continue;
     k = L->ptbeg[o->cu];
     {
-      int32_t f = fn_at(L, o->cu, lo, &next);
+      int32_t f = fn_at(L, o->cu, lo, &next, NULL);
       if (f >= 0 && !seen[f] && settle(L, ids, seen, f, lo) != 0)
         goto out;
     }
@@ -718,8 +729,9 @@ static int line_syms(loader *L) {
   char *buf, *p;
   size_t *offs;
   int32_t *ids = lgp_alloc_array(L->fx.nfns ? L->fx.nfns : 1, sizeof *ids);
+  size_t *curs = lgp_calloc_array((size_t)L->nunits + 1, sizeof *curs);
   int rc = -1;
-  if (ids == NULL || settle_names(L, ids) != 0)
+  if (ids == NULL || curs == NULL || settle_names(L, ids) != 0)
     goto out;
   for (i = 0; i < L->nmap; i++) {
     const ment *e = &L->map[i];
@@ -730,7 +742,7 @@ static int line_syms(loader *L) {
       continue;
     while (pos < end) {
       lgp_addr next;
-      int32_t f = fn_at(L, e->cu, pos, &next), name;
+      int32_t f = fn_at(L, e->cu, pos, &next, &curs[e->cu]), name;
       if (f >= 0) {
         name = ids[f];
       } else {
@@ -774,6 +786,7 @@ static int line_syms(loader *L) {
   rc = 0;
 out:
   free(ids);
+  free(curs);
   return rc;
 }
 
