@@ -17,13 +17,13 @@
 #include "dwfunc.h"
 #include "dwline.h"
 #include "srcinfo.h"
+#include "strset.h"
 
+/* The source files: names as libdw spells them, and absolute paths. */
 typedef struct interner {
-  char **names;
-  char **paths; /* absolute form of names[i] (see file_path), or NULL */
-  size_t n, cap, pcap;
-  size_t *slots; /* open addressing: index + 1, 0 = empty */
-  size_t nslots;
+  lgp_strset set;
+  char **paths; /* absolute form of set.s[i] (see file_path), or NULL */
+  size_t pcap;
 } interner;
 
 /* Appends the segments of q to buf at *len as "/seg", leaving out empty
@@ -66,86 +66,16 @@ static char *file_path(const char *comp_dir, const char *name, int *fail) {
 }
 
 static int intern(interner *t, const char *s, const char *comp_dir) {
-  int fail;
-  size_t h, i;
-  if (t->n * 2 >= t->nslots) {
-    size_t ns = t->nslots ? t->nslots * 2 : 64, k;
-    size_t *slots = lgp_calloc_array(ns, sizeof *slots);
-    if (slots == NULL)
-      return -1;
-    for (k = 0; k < t->n; k++) {
-      i = lgp_hash_bytes(t->names[k], strlen(t->names[k])) & (ns - 1);
-      while (slots[i] != 0)
-        i = (i + 1) & (ns - 1);
-      slots[i] = k + 1;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->nslots = ns;
-  }
-  h = lgp_hash_bytes(s, strlen(s));
-  for (i = h & (t->nslots - 1); t->slots[i] != 0; i = (i + 1) & (t->nslots - 1))
-    if (strcmp(t->names[t->slots[i] - 1], s) == 0)
-      return (int)(t->slots[i] - 1);
-  if (lgp_grow((void **)&t->names, &t->cap, t->n + 1, sizeof *t->names) != 0 ||
-      lgp_grow((void **)&t->paths, &t->pcap, t->n + 1, sizeof *t->paths) != 0)
+  int fail, added;
+  int32_t id;
+  if (lgp_grow((void **)&t->paths, &t->pcap, t->set.n + 1, sizeof *t->paths) != 0)
     return -1;
-  t->names[t->n] = lgp_strdup(s);
-  if (t->names[t->n] == NULL)
-    return -1;
-  /* the first CU to name a file gives its directory */
-  t->paths[t->n] = file_path(comp_dir, s, &fail);
-  if (fail) {
-    free(t->names[t->n]);
-    return -1;
-  }
-  t->slots[i] = t->n + 1;
-  return (int)t->n++;
-}
-
-
-/* A name table for line symbols: each distinct name once, by id. */
-typedef struct names {
-  char **s;
-  size_t n, cap;
-  size_t *slots, nslots;
-  size_t bytes;
-} names;
-
-static int32_t name_id(names *t, const char *s) {
-  size_t i, len = strlen(s);
-  if (t->n * 2 >= t->nslots) {
-    size_t ns = t->nslots ? t->nslots * 2 : 256, k;
-    size_t *slots = lgp_calloc_array(ns, sizeof *slots);
-    if (slots == NULL)
-      return -2;
-    for (k = 0; k < t->n; k++) {
-      i = lgp_hash_bytes(t->s[k], strlen(t->s[k])) & (ns - 1);
-      while (slots[i] != 0)
-        i = (i + 1) & (ns - 1);
-      slots[i] = k + 1;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->nslots = ns;
-  }
-  for (i = lgp_hash_bytes(s, len) & (t->nslots - 1); t->slots[i] != 0; i = (i + 1) & (t->nslots - 1))
-    if (strcmp(t->s[t->slots[i] - 1], s) == 0)
-      return (int32_t)(t->slots[i] - 1);
-  if (t->n >= INT32_MAX || lgp_grow((void **)&t->s, &t->cap, t->n + 1, sizeof *t->s) != 0 ||
-      (t->s[t->n] = lgp_strdup(s)) == NULL)
-    return -2;
-  t->bytes += len + 1;
-  t->slots[i] = t->n + 1;
-  return (int32_t)t->n++;
-}
-
-static void names_free(names *t) {
-  size_t i;
-  for (i = 0; i < t->n; i++)
-    free(t->s[i]);
-  free(t->s);
-  free(t->slots);
+  id = lgp_strset_add(&t->set, s, &added);
+  if (id < 0 || !added)
+    return id < 0 ? -1 : id;
+  /* the first unit to name a file gives its directory */
+  t->paths[id] = file_path(comp_dir, s, &fail);
+  return fail ? -1 : id;
 }
 
 /* A point of the line map: from addr on, this file and line (file -1:
@@ -192,7 +122,7 @@ typedef struct loader {
   size_t nents, ents_cap, nmap, map_cap;
   codesym *cs;
   size_t ncs;
-  names nm;
+  lgp_strset nm;       /* the line symbols' names */
 } loader;
 
 static int32_t file_id(void *ud, const char *name) {
@@ -595,7 +525,7 @@ static size_t code_sym_at(const loader *L, lgp_addr addr) {
 
 static int32_t code_sym_name(loader *L, size_t i) {
   if (L->cs[i].id == -2)
-    L->cs[i].id = name_id(&L->nm, L->cs[i].name);
+    L->cs[i].id = lgp_strset_add(&L->nm, L->cs[i].name, NULL);
   return L->cs[i].id;
 }
 
@@ -655,7 +585,7 @@ static int settle(loader *L, int32_t *ids, uint8_t *seen, int32_t f, lgp_addr at
   if (!d->is_linkage && c != SIZE_MAX && L->cs[c].addr == d->low)
     ids[f] = code_sym_name(L, c);
   else
-    ids[f] = d->name != NULL ? name_id(&L->nm, d->name) : -1;
+    ids[f] = d->name != NULL ? lgp_strset_add(&L->nm, d->name, NULL) : -1;
   return ids[f] == -2 ? -1 : 0;
 }
 
@@ -802,18 +732,13 @@ static void loader_free(loader *L) {
   free(L->ents);
   free(L->map);
   free(L->cs);
-  names_free(&L->nm);
-  free(L->files.slots);
-  if (L->files.names != NULL) {
-    for (i = 0; i < L->files.n; i++)
-      free(L->files.names[i]);
-    free(L->files.names);
-  }
+  lgp_strset_free(&L->nm);
   if (L->files.paths != NULL) {
-    for (i = 0; i < L->files.n; i++)
+    for (i = 0; i < L->files.set.n; i++)
       free(L->files.paths[i]);
     free(L->files.paths);
   }
+  lgp_strset_free(&L->files.set);
   if (L->dw != NULL)
     dwarf_end(L->dw);
 }
@@ -849,10 +774,10 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
   if (lines && (code_syms(&L) != 0 || line_syms(&L) != 0))
     goto oom;
   if (im->files == NULL) {
-    im->files = L.files.names;
+    im->files = L.files.set.s;
     im->file_paths = L.files.paths;
-    im->nfiles = L.files.n;
-    L.files.names = NULL;
+    im->nfiles = L.files.set.n;
+    L.files.set.s = NULL;
     L.files.paths = NULL;
   }
   rc = 0;
