@@ -4,8 +4,9 @@
 -- (probes with no name, file or line, or line 0, are skipped). The
 -- programs are the fixtures of spec/fixtures/progs/ and spec/fixtures/lines/
 -- (a C++ program with header templates in two units and main in
--- .text.startup, a C program with inlining), each built -O0 -g, -O2 -g and
--- -O2 -g -no-pie here. The -s gmon.sum and file symspecs go through gprof.
+-- .text.startup, a C program with inlining), each built -O0 -g, -O2 -g,
+-- -O2 -g -no-pie and -O2 -gdwarf-4 here. The index, file symspecs and
+-- -s's gmon.sum go through gprof itself.
 local H = require "helpers"
 local util, cmd, fx = H.util, H.cmd, H.fixtures
 local q = util.q
@@ -14,6 +15,7 @@ local VARIANTS = {
   { name = "O0g", flags = "-O0 -g" },
   { name = "O2g", flags = "-O2 -g" },
   { name = "O2g-nopie", flags = "-O2 -g -fno-pie -no-pie" },
+  { name = "O2g-dwarf4", flags = "-O2 -gdwarf-4" },
 }
 local LINES_DIR = cmd.ROOT .. "/spec/fixtures/lines"
 local PROGS = {
