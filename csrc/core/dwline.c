@@ -205,7 +205,9 @@ static int32_t file_of(lgp_dwline_ctx *c, uint64_t idx, size_t nfiles, const uin
 static inline int add_row(lgp_dwline_ctx *c, size_t seq_first, lgp_addr addr, int32_t file,
                    int32_t line) {
   lgp_dwrow *w;
-  if (c->nrows > seq_first && c->rows[c->nrows - 1].addr == addr) {
+  if (c->nrows > seq_first && c->rows[c->nrows - 1].addr >= addr) {
+    if (c->rows[c->nrows - 1].addr > addr)
+      c->backwards = 1;
     w = &c->rows[c->nrows - 1]; /* the last row at an address is the one kept */
   } else {
     if (c->nrows == c->rows_cap &&
@@ -222,13 +224,11 @@ static inline int add_row(lgp_dwline_ctx *c, size_t seq_first, lgp_addr addr, in
 /* Closes the sequence of rows [first, nrows) at end. */
 static int end_seq(lgp_dwline_ctx *c, size_t first, lgp_addr end, uint32_t cu) {
   lgp_dwseq *s;
-  size_t i;
+  int backwards = c->backwards;
+  c->backwards = 0;
   if (c->nrows == first)
     return 0;
-  for (i = first + 1; i < c->nrows; i++)
-    if (c->rows[i].addr < c->rows[i - 1].addr)
-      break;
-  if (i < c->nrows || end <= c->rows[first].addr) {
+  if (backwards || end <= c->rows[first].addr) {
     c->nrows = first; /* covers nothing, or goes backwards: not a sequence */
     return 0;
   }
@@ -345,6 +345,7 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
     c->ids[i] = -2;
 
   seq_first = c->nrows;
+  c->backwards = 0;
   while (r.p < r.end && !r.bad) {
     unsigned op = *r.p++;
     int emit = 0;
@@ -405,6 +406,7 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
   }
   (void)addr_size;
   c->nrows = seq_first; /* rows of an unterminated sequence */
+  c->backwards = 0;
   rc = r.bad ? 1 : 0;
 out:
   free(fdirs);
