@@ -45,17 +45,17 @@ typedef struct tally_ctx {
 /* The parent gprof's line-mode table gives from_pc: the nearest line
 ** symbol or function start at or below it. */
 static lgp_addr line_parent(const lgp_image *im, lgp_addr parent_start, lgp_addr from) {
-  size_t lo = 0, hi = im->nline_starts;
+  size_t lo = 0, hi = im->nlines;
   lgp_addr best = parent_start;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (im->line_starts[mid] <= from)
+    if (im->lines[mid].addr <= from)
       lo = mid + 1;
     else
       hi = mid;
   }
-  if (lo > 0 && im->line_starts[lo - 1] > best)
-    best = im->line_starts[lo - 1];
+  if (lo > 0 && im->lines[lo - 1].addr > best)
+    best = im->lines[lo - 1].addr;
   return best;
 }
 
@@ -107,11 +107,16 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   io.functions_only = opts->functions_only;
   /* DWARF is slow to read and the report needs it only for specs naming
      files or lines and for -s; the Lua API reads it on demand */
-  io.srcinfo = !opts->no_srcinfo && (opts->line_arcs || lgp_options_need_srcinfo(opts));
+  io.srcinfo = !opts->no_srcinfo && !opts->line_arcs && lgp_options_need_srcinfo(opts);
   if (lgp_image_open(&src->image, exe, &io, err) != 0)
     goto fail;
-  if (opts->no_srcinfo)
+  if (opts->no_srcinfo) {
     src->image.srcinfo_state = -1;
+  } else if (opts->line_arcs) {
+    lgp_err lerr; /* without DWARF, -s has no line symbols, as with gprof */
+    memset(&lerr, 0, sizeof lerr);
+    lgp_image_load_lines(&src->image, &lerr);
+  }
   lgp_gmon_init(&src->gmon, src->image.addr_bytes, src->image.big_endian);
   if (lgp_symtab_build(&src->image, &nodes, &n, err) != 0)
     goto fail;
