@@ -36,6 +36,7 @@ typedef struct lgp_options {
   int no_srcinfo;
   int default_excludes; /* add mcount & co. to the exclude tables (gprof does) */
   int line_arcs;      /* also keep arcs by calling line, for gprof -s */
+  int line_granularity; /* gprof -l (and -s): line symbols join the table */
   /* symspecs, in the order given: table and text */
   struct { int table; char *text; } *specs;
   size_t nspecs, specs_cap;

@@ -17,6 +17,7 @@ typedef struct lgp_node {
   const char *name;      /* raw (mangled) name; NULL for a cycle */
   lgp_addr addr, end_addr;
   uint8_t is_static, is_func, is_cycle;
+  uint8_t is_line;       /* a line symbol (line granularity only) */
   uint8_t print_flag;
   uint16_t spec;         /* bit t set: the node is in symspec table t */
   double hist_time;      /* self time in ticks */

@@ -85,12 +85,14 @@ static const char *const table_names[] = {
 
 static const char *const open_fields[] = {
   "no_static", "functions_only", "no_srcinfo", "default_excludes", "line_arcs", "format",
+  "granularity",
   "demangle", "zeros", "incl_graph", "excl_graph", "incl_arcs", "excl_arcs", "incl_flat",
   "excl_flat", "incl_time", "excl_time", NULL
 };
 
 static void read_options(lua_State *L, int t, lgp_options *o) {
   static const char *const fmts[] = {"auto", "magic", "bsd", "4.4bsd", NULL};
+  static const char *const grains[] = {"function", "line", NULL};
   int i;
   if (lua_isnoneornil(L, t))
     return;
@@ -101,6 +103,7 @@ static void read_options(lua_State *L, int t, lgp_options *o) {
   o->default_excludes = lcore_opt_bool(L, t, "default_excludes", 1);
   o->line_arcs = lcore_opt_bool(L, t, "line_arcs", 0);
   o->format = lcore_opt_enum(L, t, "format", 0, fmts);
+  o->line_granularity = lcore_opt_enum(L, t, "granularity", 0, grains);
   for (i = 0; table_names[i] != NULL; i++) {
     lua_Integer k, n;
     int type = lua_getfield(L, t, table_names[i]);
