@@ -77,7 +77,7 @@ static int tally(void *ctx, lgp_addr from, lgp_addr self, uint64_t count) {
     child--;
   }
   if (t->specs->narcspecs != 0 &&
-      !lgp_specs_arc_wanted(t->specs, t->nodes, t->image, parent, child))
+      !lgp_specs_arc_wanted(t->specs, t->nodes, parent, child))
     return 0;
   if (t->line_arcs != NULL &&
       (rc = lgp_linearcs_add(t->line_arcs, line_parent(t->image, ix->addrs[parent], from),
