@@ -47,7 +47,6 @@ typedef struct lgp_options {
   int format;         /* -O: enum lgp_gmon_format */
   int no_srcinfo;
   int default_excludes; /* add mcount & co. to the exclude tables (gprof does) */
-  int line_arcs;      /* also keep arcs by calling line, for gprof -s */
   int line_granularity; /* gprof -l (and -s): line symbols join the table */
   /* symspecs, in the order given: table and text */
   struct { int table; char *text; } *specs;
