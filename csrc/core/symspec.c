@@ -346,26 +346,26 @@ int lgp_specs_in_table(const lgp_specs *s, const lgp_node *node, int incl, int e
   return !s->table_used[incl] && !(bits & (1u << excl));
 }
 
-/* Is there an entry of v (ascending by lo, reach set) with lo <= lo_q and
-** hi_q <= hi? The entries at or below lo_q, from the nearest down, until
-** none before can reach hi_q. */
-static int ranges_hold(const lgp_specrange *v, size_t n, lgp_addr lo_q, lgp_addr hi_q,
-                       uint32_t *which) {
+/* How many entries of v (ascending by lo) start at or below addr. */
+static size_t count_at_or_below(const lgp_specrange *v, size_t n, lgp_addr addr) {
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (v[mid].lo <= lo_q)
+    if (v[mid].lo <= addr)
       lo = mid + 1;
     else
       hi = mid;
   }
-  while (lo-- > 0 && v[lo].reach >= hi_q)
-    if (v[lo].hi >= hi_q) {
-      if (which == NULL)
-        return 1;
-      *which = (uint32_t)lo;
+  return lo;
+}
+
+/* Does an entry of v (ascending by lo, reach set) hold [lo_q, hi_q]? From
+** the nearest entry at or below lo_q down, until none before reaches hi_q. */
+static int ranges_hold(const lgp_specrange *v, size_t n, lgp_addr lo_q, lgp_addr hi_q) {
+  size_t i = count_at_or_below(v, n, lo_q);
+  while (i-- > 0 && v[i].reach >= hi_q)
+    if (v[i].hi >= hi_q)
       return 1;
-    }
   return 0;
 }
 
@@ -373,15 +373,11 @@ static int ranges_hold(const lgp_specrange *v, size_t n, lgp_addr lo_q, lgp_addr
 ** has an arc whose callee range holds the child's range. */
 static int arc_in(const lgp_specs *s, int a, const lgp_node *parent, const lgp_node *child) {
   const lgp_specrange *v = s->arc_from[a];
-  size_t i, n = s->narc_from[a];
-  uint32_t at;
-  if (!ranges_hold(v, n, parent->addr, parent->addr, &at))
-    return 0;
-  /* every entry holding the parent, nearest first */
-  for (i = at + 1; i-- > 0 && v[i].reach >= parent->addr;) {
+  size_t i = count_at_or_below(v, s->narc_from[a], parent->addr);
+  while (i-- > 0 && v[i].reach >= parent->addr) {
     const lgp_arcspec *sp = &s->arcspecs[v[i].arcspec];
-    if (v[i].hi >= parent->addr && v[i].lo <= parent->addr && sp->has_to &&
-        ranges_hold(sp->to_ranges, sp->nto, child->addr, child->end_addr, NULL))
+    if (v[i].hi >= parent->addr && sp->has_to &&
+        ranges_hold(sp->to_ranges, sp->nto, child->addr, child->end_addr))
       return 1;
   }
   return 0;
