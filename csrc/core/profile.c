@@ -35,7 +35,6 @@ static int check_hist_range(const lgp_image *im, const lgp_gmon *g, const lgp_gr
 typedef struct tally_ctx {
   const lgp_symindex *ix;
   const lgp_specs *specs;
-  const lgp_image *image;
   const lgp_node *nodes;
   lgp_arctab *arcs;
   uint32_t last_parent;    /* callers arrive in address order */
@@ -47,7 +46,8 @@ static int tally(void *ctx, lgp_addr from, lgp_addr self, uint64_t count) {
   const lgp_symindex *ix = t->ix;
   uint32_t parent = t->last_parent, child = lgp_symindex_lookup(ix, self);
   if (parent >= ix->n || from < ix->addrs[parent] ||
-      (parent + 1 < ix->n ? from >= ix->addrs[parent + 1] : from > ix->last_end))
+      (parent + 1 < ix->n ? from >= ix->addrs[parent + 1] : from > ix->last_end) ||
+      (ix->ends != NULL && from > ix->ends[parent]))
     parent = t->last_parent = lgp_symindex_lookup(ix, from);
   if (parent == LGP_NONE || child == LGP_NONE)
     return 0;
@@ -108,7 +108,6 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
     goto fail;
   t.ix = &src->index;
   t.specs = &src->specs;
-  t.image = &src->image;
   t.nodes = nodes;
   t.arcs = &p->graph.arcs;
   t.last_parent = LGP_NONE;
