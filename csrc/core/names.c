@@ -5,7 +5,6 @@
 ** libiberty's global current style is never touched.
 */
 #include <libiberty/demangle.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,8 +115,7 @@ size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, u
   const lgp_rawsym *s;
   const char *file;
   char num[64];
-  size_t n;
-  int len;
+  size_t n, len;
   if (mode == LGP_SUFFIX_NONE || im->srcinfo_state != 1 || nodes[node].is_cycle ||
       node >= im->nsyms)
     return 0;
@@ -128,10 +126,22 @@ size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, u
   n = strlen(file);
   lgp_out_str(o, " (");
   lgp_out_mem(o, file, n);
-  len = sprintf(num, ":%d", (int)s->line);
-  if (mode == LGP_SUFFIX_LINE)
-    len += sprintf(num + len, " @ %llx", (unsigned long long)s->addr);
+  num[0] = ':';
+  len = 1 + lgp_fmt_u64(num + 1, (uint64_t)(s->line > 0 ? s->line : 0), 0, 0);
+  if (mode == LGP_SUFFIX_LINE) { /* " @ %lx": reports print thousands of these */
+    char hex[16];
+    size_t k = 0;
+    lgp_addr a = s->addr;
+    do {
+      hex[k++] = "0123456789abcdef"[a & 15];
+      a >>= 4;
+    } while (a != 0);
+    memcpy(num + len, " @ ", 3);
+    len += 3;
+    while (k > 0)
+      num[len++] = hex[--k];
+  }
   num[len++] = ')';
-  lgp_out_mem(o, num, (size_t)len);
-  return 2 + n + (size_t)len;
+  lgp_out_mem(o, num, len);
+  return 2 + n + len;
 }
