@@ -1,38 +1,15 @@
 /*
-** report.c: the flat profile, call graph and index exactly as GNU gprof
-** 2.40 prints them (formats in the reference, section 5). All output goes
+** report.c: the flat profile and call graph exactly as GNU gprof 2.40
+** prints them (the index: report_index.c). All output goes
 ** through the buffered writer; numbers use the exact fast formatter.
 */
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-
-/* What printing a node's name and an arc line needs, packed (32 bytes) and
-** built in address order before the call graph, whose lines visit nodes
-** in no useful order: one cache line per visit instead of three. */
-typedef struct rnode {
-  const char *name;
-  uint32_t len, index;
-  int32_t cyc_num;
-  uint32_t print_flag;
-  uint64_t head_calls; /* calls into the node's cycle, or into the node */
-} rnode;
-
-
-typedef struct rctx {
-  lgp_out *o;
-  const lgp_profile *p;
-  lgp_names *nm;
-  const lgp_report_opts *ro;
-  double hz;
-  int have_cg; /* gprof numbers entries only when it read arcs */
-  rnode *rn;   /* call graph only; NULL elsewhere */
-  int suffix;  /* LGP_SUFFIX_*: what follows a name */
-} rctx;
+#include "report_int.h"
 
 /* The report's context; reads the DWARF line tables if the names need them. */
-static rctx make_rctx(lgp_out *o, const lgp_profile *p, lgp_names *nm,
+rctx lgp_rp_ctx(lgp_out *o, const lgp_profile *p, lgp_names *nm,
                       const lgp_report_opts *ro) {
   rctx r;
   r.o = o;
@@ -60,7 +37,7 @@ static void form_feed(rctx *r) {
 
 /* gprof's print_name_only: the name (demangled unless -T) and its file
 ** suffix in the line modes; their length. */
-static size_t name_only(rctx *r, uint32_t node) {
+size_t lgp_rp_name_only(rctx *r, uint32_t node) {
   const char *s;
   size_t len;
   if (r->rn != NULL) {
@@ -86,7 +63,7 @@ static size_t name_only(rctx *r, uint32_t node) {
 static void name_full(rctx *r, uint32_t node) {
   int32_t cyc_num;
   uint32_t index, print_flag;
-  name_only(r, node);
+  lgp_rp_name_only(r, node);
   if (r->rn != NULL) {
     cyc_num = r->rn[node].cyc_num;
     index = r->rn[node].index;
@@ -124,7 +101,7 @@ static rnode *make_rnodes(rctx *r, lgp_out *arena) {
     }
     for (i = 0; i < n; i++) {
       off[i] = arena->len;
-      rn[i].len = (uint32_t)name_only(r, (uint32_t)i); /* r->rn is NULL: into r->o */
+      rn[i].len = (uint32_t)lgp_rp_name_only(r, (uint32_t)i); /* r->rn is NULL: into r->o */
     }
     for (i = 0; i < n; i++)
       rn[i].name = arena->buf + off[i];
@@ -211,7 +188,7 @@ static void granularity(rctx *r) {
 }
 
 void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = make_rctx(o, p, nm, ro);
+  rctx r = lgp_rp_ctx(o, p, nm, ro);
   double total = p->graph.total_time, accum = 0.0, scale;
   const char *dimen = p->gmon->dimen;
   char unit[16];
@@ -288,7 +265,7 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
     if (ro->bsd)
       name_full(&r, s);
     else
-      name_only(&r, s);
+      lgp_rp_name_only(&r, s);
     lgp_out_char(o, '\n');
   }
   if (!ro->bsd && !ro->brief)
@@ -437,7 +414,7 @@ static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, int parents) {
 
 /* "[index]", or "(index)" for an entry the graph does not print, into p;
 ** returns the end. */
-static char *put_index(char *p, uint32_t index, int printed) {
+char *lgp_rp_put_index(char *p, uint32_t index, int printed) {
   *p++ = printed ? '[' : '(';
   p += lgp_fmt_u64(p, index, 0, 0);
   *p++ = printed ? ']' : ')';
@@ -455,7 +432,7 @@ static char *put_name_tail(const rctx *r, char *p, uint32_t node) {
   }
   if (r->have_cg && rn->index != 0) {
     *p++ = ' ';
-    p = put_index(p, rn->index, (int)rn->print_flag);
+    p = lgp_rp_put_index(p, rn->index, (int)rn->print_flag);
   }
   return p;
 }
@@ -498,7 +475,7 @@ static void arc_line(rctx *r, const arc_key *a, uint32_t entry, int is_parent) {
 /* The "[index] %time self children" columns of a primary or cycle line. */
 static void primary_cols(rctx *r, const lgp_node *n, double print_time) {
   char buf[32];
-  *put_index(buf, n->index, 1) = '\0';
+  *lgp_rp_put_index(buf, n->index, 1) = '\0';
   lgp_out_pad(r->o, buf, 6, 6, 1); /* "%-6.6s" */
   lgp_out_char(r->o, ' ');
   lgp_out_fixed(r->o, 100 * (n->prop_self + n->prop_child) / print_time, 5, 1);
@@ -682,7 +659,7 @@ PREFETCH_FN prefetch_lists(const rctx *r, uint32_t s, int stage) {
 }
 
 void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = make_rctx(o, p, nm, ro);
+  rctx r = lgp_rp_ctx(o, p, nm, ro);
   double print_time = p->graph.print_time;
   lgp_out arena;
   arcbuf b;
@@ -746,125 +723,6 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
   lgp_out_free(&arena);
   if (!ro->bsd && !ro->brief)
     lgp_out_str(o, lgp_fsf_callg_blurb);
-}
-
-/* }====================================================== */
-
-/* {====================================================== index */
-
-
-/* The index reads its entries in name order, three rows apart: no order in
-** memory. Row i + 8's nodes and display names are fetched while row i
-** prints, and the name strings of row i + 4. */
-PREFETCH_FN prefetch_index_row(const rctx *r, const uint32_t *v, size_t row, size_t rows,
-                               size_t todo, int stage) {
-  size_t j;
-  for (j = row; j < todo; j += rows) {
-    uint32_t t = v[j];
-    if (stage == 2) {
-      PREFETCH(&r->p->graph.nodes[t]);
-      PREFETCH((const char *)&r->p->graph.nodes[t] + 64);
-      if (r->nm != NULL && t < r->nm->n)
-        PREFETCH(&r->nm->disp[t]);
-    } else if (r->nm != NULL && t < r->nm->n) {
-      PREFETCH(r->nm->disp[t].s);
-    }
-  }
-}
-
-void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = make_rctx(o, p, nm, ro);
-  size_t nnames = 0, todo, rows, i, j, k;
-  size_t column_width = (size_t)(ro->width - 1) / 3;
-  uint32_t *v = lgp_alloc_array(p->graph.nsyms + p->graph.ncycles, sizeof *v);
-  uint8_t *listed = lgp_alloc_array(p->graph.nsyms ? p->graph.nsyms : 1, 1);
-  int any_static = 0;
-  char buf[64];
-  if (v == NULL || listed == NULL) {
-    free(v);
-    free(listed);
-    o->failed = 1;
-    return;
-  }
-  for (k = 0; k < p->graph.nsyms; k++) {
-    const lgp_node *n = &p->graph.nodes[k];
-    listed[k] = !lgp_removed(p, (uint32_t)k) &&
-                !(ro->ignore_zeros && n->ncalls == 0 && n->hist_time == 0);
-    any_static |= listed[k] && n->is_static;
-  }
-  if (p->line_granularity)
-    any_static = 0; /* line names carry their file already */
-  if (any_static && !ro->bsd) { /* statics show their file: read DWARF now */
-    lgp_err err = {0, {0}};
-    if (ro->srcinfo != NULL)
-      lgp_image_load_srcinfo(ro->srcinfo, &err);
-    if (p->image->srcinfo_state != 1)
-      any_static = 0;
-  }
-  /* by name: the ranks are that order already (ties by address) */
-  for (k = 0; k < p->graph.nsyms; k++)
-    v[p->graph.name_rank[k]] = (uint32_t)k;
-  for (k = 0; k < p->graph.nsyms; k++)
-    if (listed[v[k]])
-      v[nnames++] = v[k];
-  free(listed);
-  todo = nnames;
-  for (k = p->graph.nsyms; k < p->graph.nsyms + p->graph.ncycles; k++)
-    if (!lgp_removed(p, (uint32_t)k))
-      v[todo++] = (uint32_t)k;
-  lgp_out_str(o, "\f\n");
-  lgp_out_str(o, "Index by function name\n\n");
-  rows = (todo + 2) / 3;
-  for (i = 0; i < rows; i++) {
-    size_t col = 0, starting_col = 0;
-    if (i + 8 < rows)
-      prefetch_index_row(&r, v, i + 8, rows, todo, 2);
-    if (i + 4 < rows)
-      prefetch_index_row(&r, v, i + 4, rows, todo, 1);
-    for (j = i; j < todo; j += rows) {
-      const lgp_node *n = &p->graph.nodes[v[j]];
-      char *tag_end = put_index(buf, n->index, (int)n->print_flag);
-      size_t tag_len = (size_t)(tag_end - buf);
-      *tag_end = '\0';
-      if (ro->bsd) {
-        lgp_out_pad(o, buf, 6, 6, 0);
-        lgp_out_char(o, ' ');
-        if (j < nnames) {
-          lgp_out_pad(o, n->name, 19, 19, 1);
-        } else {
-          char cbuf[32];
-          snprintf(cbuf, sizeof cbuf, "<cycle %d>", (int)n->cyc_num);
-          lgp_out_pad(o, cbuf, 19, 19, 1);
-        }
-      } else {
-        col += tag_len;
-        if (col < starting_col + 5) {
-          lgp_out_chars(o, ' ', starting_col + 5 - col);
-          col = starting_col + 5;
-        }
-        lgp_out_char(o, ' ');
-        lgp_out_str(o, buf);
-        lgp_out_char(o, ' ');
-        if (j < nnames) {
-          col += name_only(&r, v[j]);
-          const char *f = any_static && n->is_static ? lgp_node_file(p, v[j]) : NULL;
-          if (f != NULL) {
-            f = lgp_print_path(f, ro->print_path);
-            lgp_out_printf(o, " (%s)", f);
-            col += strlen(f) + 3;
-          }
-        } else {
-          char cbuf[32];
-          snprintf(cbuf, sizeof cbuf, "<cycle %d>", (int)n->cyc_num);
-          lgp_out_str(o, cbuf);
-          col += strlen(cbuf);
-        }
-      }
-      starting_col += column_width;
-    }
-    lgp_out_char(o, '\n');
-  }
-  free(v);
 }
 
 /* }====================================================== */
