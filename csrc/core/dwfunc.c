@@ -30,24 +30,104 @@ static int unmangled(int lang) {
   }
 }
 
-static int visit(lgp_dwfuncs *f, Dwarf_Die *die, int lang) {
-  int tag = dwarf_tag(die);
-  Dwarf_Addr base, lo, hi;
-  ptrdiff_t off = 0;
+/* The attributes of a DIE that name a function or give its code. */
+typedef struct fattrs {
+  Dwarf_Attribute linkage, name, origin, low, high, ranges;
+  unsigned have;
+} fattrs;
+
+enum { HAVE_LINKAGE = 1, HAVE_NAME = 2, HAVE_ORIGIN = 4, HAVE_LOW = 8, HAVE_HIGH = 16,
+       HAVE_RANGES = 32 };
+
+static int collect(Dwarf_Attribute *at, void *arg) {
+  fattrs *a = arg;
+  switch (dwarf_whatattr(at)) {
+  case DW_AT_linkage_name:
+  case DW_AT_MIPS_linkage_name:
+    a->linkage = *at;
+    a->have |= HAVE_LINKAGE;
+    break;
+  case DW_AT_name: a->name = *at; a->have |= HAVE_NAME; break;
+  case DW_AT_abstract_origin:
+  case DW_AT_specification:
+    a->origin = *at;
+    a->have |= HAVE_ORIGIN;
+    break;
+  case DW_AT_low_pc: a->low = *at; a->have |= HAVE_LOW; break;
+  case DW_AT_high_pc: a->high = *at; a->have |= HAVE_HIGH; break;
+  case DW_AT_ranges: a->ranges = *at; a->have |= HAVE_RANGES; break;
+  default: break;
+  }
+  return DWARF_CB_OK;
+}
+
+/* The function's name: its own linkage name or name, else that of the DIE
+** its abstract origin or specification names, and so on (a bounded chain:
+** the input could make a loop). */
+static const char *fn_name(const fattrs *first, int lang, uint8_t *is_linkage) {
+  fattrs a = *first;
+  const char *name = NULL;
+  int hops;
+  for (hops = 0; hops < 16; hops++) {
+    Dwarf_Die origin;
+    if (a.have & HAVE_LINKAGE) {
+      *is_linkage = 1;
+      return dwarf_formstring(&a.linkage);
+    }
+    if (name == NULL && (a.have & HAVE_NAME))
+      name = dwarf_formstring(&a.name);
+    if (!(a.have & HAVE_ORIGIN) || dwarf_formref_die(&a.origin, &origin) == NULL)
+      break;
+    memset(&a, 0, sizeof a);
+    if (dwarf_getattrs(&origin, collect, &a, 0) != 1)
+      break;
+  }
+  *is_linkage = name != NULL && unmangled(lang);
+  return name;
+}
+
+static int add_range(lgp_dwfuncs *f, lgp_addr lo, lgp_addr hi) {
+  if (lo >= hi)
+    return 0;
+  if (f->nar == f->ar_cap && lgp_grow((void **)&f->ar, &f->ar_cap, f->nar + 1, sizeof *f->ar) != 0)
+    return -1;
+  f->ar[f->nar].lo = lo;
+  f->ar[f->nar].hi = hi;
+  f->ar[f->nar].fn = (uint32_t)f->nfns;
+  f->nar++;
+  return 0;
+}
+
+/* Records die if it is a function with code: 1, else 0; -1 out of memory. */
+static int visit(lgp_dwfuncs *f, Dwarf_Die *die, int tag, int lang) {
   size_t first = f->nar;
   lgp_dwfn *fn;
-  Dwarf_Attribute at;
+  fattrs a;
   if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine && tag != DW_TAG_entry_point)
     return 0;
-  while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-    if (lo >= hi)
-      continue;
-    if (lgp_grow((void **)&f->ar, &f->ar_cap, f->nar + 1, sizeof *f->ar) != 0)
-      return -1;
-    f->ar[f->nar].lo = lo;
-    f->ar[f->nar].hi = hi;
-    f->ar[f->nar].fn = (uint32_t)f->nfns;
-    f->nar++;
+  memset(&a, 0, sizeof a);
+  if (dwarf_getattrs(die, collect, &a, 0) != 1)
+    return 0;
+  if ((a.have & (HAVE_LOW | HAVE_HIGH)) == (HAVE_LOW | HAVE_HIGH)) {
+    Dwarf_Addr lo, hi;
+    Dwarf_Word len;
+    int form = dwarf_whatform(&a.high);
+    if (dwarf_formaddr(&a.low, &lo) == 0) {
+      /* DWARF 4 and later give the end as a length from the start */
+      if (form == DW_FORM_addr || form == DW_FORM_addrx || form == DW_FORM_GNU_addr_index ||
+          (form >= DW_FORM_addrx1 && form <= DW_FORM_addrx4)) {
+        if (dwarf_formaddr(&a.high, &hi) == 0 && add_range(f, lo, hi) != 0)
+          return -1;
+      } else if (dwarf_formudata(&a.high, &len) == 0 && add_range(f, lo, lo + len) != 0) {
+        return -1;
+      }
+    }
+  } else if (a.have & HAVE_RANGES) {
+    Dwarf_Addr base, lo, hi;
+    ptrdiff_t off = 0;
+    while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+      if (add_range(f, lo, hi) != 0)
+        return -1;
   }
   if (f->nar == first)
     return 0;
@@ -56,16 +136,21 @@ static int visit(lgp_dwfuncs *f, Dwarf_Die *die, int lang) {
   fn = &f->fns[f->nfns++];
   fn->low = f->ar[first].lo;
   fn->is_inlined = tag == DW_TAG_inlined_subroutine;
-  fn->name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &at));
-  if (fn->name == NULL)
-    fn->name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at));
-  if (fn->name != NULL) {
-    fn->is_linkage = 1;
-  } else {
-    fn->name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &at));
-    fn->is_linkage = fn->name != NULL && unmangled(lang);
+  fn->name = fn_name(&a, lang, &fn->is_linkage);
+  return 1;
+}
+
+/* Tags whose children may hold functions: others are skipped whole. */
+static int may_hold_functions(int tag) {
+  switch (tag) {
+  case DW_TAG_subprogram: case DW_TAG_inlined_subroutine: case DW_TAG_lexical_block:
+  case DW_TAG_namespace: case DW_TAG_module: case DW_TAG_entry_point:
+  case DW_TAG_try_block: case DW_TAG_catch_block: case DW_TAG_with_stmt:
+  case DW_TAG_common_block:
+    return 1;
+  default:
+    return 0;
   }
-  return 0;
 }
 
 /* Every DIE of the unit, in order, with an explicit stack (the depth is
@@ -80,9 +165,14 @@ static int walk(lgp_dwfuncs *f, Dwarf_Die *cudie) {
   n = 1;
   for (;;) {
     Dwarf_Die child;
-    if (visit(f, &f->stack[n - 1], lang) != 0)
+    int tag = dwarf_tag(&f->stack[n - 1]), code = visit(f, &f->stack[n - 1], tag, lang);
+    if (code < 0)
       return -1;
-    if (dwarf_haschildren(&f->stack[n - 1]) > 0 && dwarf_child(&f->stack[n - 1], &child) == 0) {
+    /* a subprogram without code (a declaration, an abstract instance)
+       holds none either */
+    if (may_hold_functions(tag) && (code > 0 || tag != DW_TAG_subprogram) &&
+        dwarf_haschildren(&f->stack[n - 1]) > 0 &&
+        dwarf_child(&f->stack[n - 1], &child) == 0) {
       if (lgp_grow((void **)&f->stack, &f->stack_cap, n + 1, sizeof *f->stack) != 0)
         return -1;
       f->stack[n++] = child;
@@ -162,13 +252,21 @@ int lgp_dwfuncs_add_unit(lgp_dwfuncs *f, Dwarf_Die *cudie) {
     return -1;
   if (f->nar == 0)
     return 0;
-  qsort(f->ar, f->nar, sizeof *f->ar, cmp_lo);
+  for (k = 1; k < f->nar; k++) /* functions mostly come in address order */
+    if (cmp_lo(&f->ar[k - 1], &f->ar[k]) > 0)
+      break;
+  if (k < f->nar)
+    qsort(f->ar, f->nar, sizeof *f->ar, cmp_lo);
   if (lgp_grow((void **)&f->heap, &f->heap_cap, f->nar, sizeof *f->heap) != 0 ||
       lgp_grow((void **)&f->byhi, &f->byhi_cap, f->nar, sizeof *f->byhi) != 0)
     return -1;
   for (k = 0; k < f->nar; k++)
     f->byhi[k] = f->ar[k].hi;
-  qsort(f->byhi, f->nar, sizeof *f->byhi, cmp_addr);
+  for (k = 1; k < f->nar; k++)
+    if (f->byhi[k - 1] > f->byhi[k])
+      break;
+  if (k < f->nar)
+    qsort(f->byhi, f->nar, sizeof *f->byhi, cmp_addr);
   while (i < f->nar || j < f->nar) {
     lgp_addr pos = j < f->nar ? f->byhi[j] : ~(lgp_addr)0;
     if (i < f->nar && f->ar[i].lo < pos)

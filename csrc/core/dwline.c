@@ -29,6 +29,14 @@ static uint64_t rd_fixed(rd *r, size_t n) {
   return v;
 }
 
+/* Skips a LEB128 number (set_column's, most often). */
+static inline void rd_skip_leb(rd *r) {
+  while (r->p < r->end)
+    if (!(*r->p++ & 0x80))
+      return;
+  r->bad = 1;
+}
+
 static uint64_t rd_uleb(rd *r) {
   uint64_t v = 0;
   unsigned shift = 0;
@@ -194,13 +202,16 @@ static int32_t file_of(lgp_dwline_ctx *c, uint64_t idx, size_t nfiles, const uin
   return c->ids[idx];
 }
 
-static int add_row(lgp_dwline_ctx *c, size_t seq_first, lgp_addr addr, int32_t file,
+static inline int add_row(lgp_dwline_ctx *c, size_t seq_first, lgp_addr addr, int32_t file,
                    int32_t line) {
   lgp_dwrow *w;
-  if (c->nrows > seq_first && c->rows[c->nrows - 1].addr == addr) {
+  if (c->nrows > seq_first && c->rows[c->nrows - 1].addr >= addr) {
+    if (c->rows[c->nrows - 1].addr > addr)
+      c->backwards = 1;
     w = &c->rows[c->nrows - 1]; /* the last row at an address is the one kept */
   } else {
-    if (lgp_grow((void **)&c->rows, &c->rows_cap, c->nrows + 1, sizeof *c->rows) != 0)
+    if (c->nrows == c->rows_cap &&
+        lgp_grow((void **)&c->rows, &c->rows_cap, c->nrows + 1, sizeof *c->rows) != 0)
       return -1;
     w = &c->rows[c->nrows++];
   }
@@ -213,13 +224,11 @@ static int add_row(lgp_dwline_ctx *c, size_t seq_first, lgp_addr addr, int32_t f
 /* Closes the sequence of rows [first, nrows) at end. */
 static int end_seq(lgp_dwline_ctx *c, size_t first, lgp_addr end, uint32_t cu) {
   lgp_dwseq *s;
-  size_t i;
+  int backwards = c->backwards;
+  c->backwards = 0;
   if (c->nrows == first)
     return 0;
-  for (i = first + 1; i < c->nrows; i++)
-    if (c->rows[i].addr < c->rows[i - 1].addr)
-      break;
-  if (i < c->nrows || end <= c->rows[first].addr) {
+  if (backwards || end <= c->rows[first].addr) {
     c->nrows = first; /* covers nothing, or goes backwards: not a sequence */
     return 0;
   }
@@ -242,6 +251,8 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
   unsigned min_inst, max_ops, line_range, opcode_base, addr_size = 8;
   int line_base;
   unsigned char oplen[256];
+  lgp_addr sp_addr[256];   /* each special opcode's address and line steps */
+  int sp_line[256];
   lgp_addr addr = 0;
   uint64_t file = 1;
   int64_t line = 1;
@@ -284,6 +295,10 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
   memset(oplen, 0, sizeof oplen);
   for (i = 1; i < opcode_base; i++)
     oplen[i] = (unsigned char)rd_fixed(&h, 1);
+  for (i = opcode_base; i < 256; i++) {
+    sp_addr[i] = (lgp_addr)min_inst * ((i - opcode_base) / line_range);
+    sp_line[i] = line_base + (int)((i - opcode_base) % line_range);
+  }
   if (version >= 5) {
     int e = read_entries(c, &h, offsz, &c->dirs, &c->dirs_cap, &ddirs, &ddcap, &ndirs);
     if (e == 0)
@@ -330,13 +345,13 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
     c->ids[i] = -2;
 
   seq_first = c->nrows;
+  c->backwards = 0;
   while (r.p < r.end && !r.bad) {
-    unsigned op = (unsigned)rd_fixed(&r, 1);
+    unsigned op = *r.p++;
     int emit = 0;
     if (op >= opcode_base) {
-      unsigned adj = op - opcode_base;
-      addr += (lgp_addr)min_inst * (adj / line_range);
-      line += line_base + (int)(adj % line_range);
+      addr += sp_addr[op];
+      line += sp_line[op];
       emit = 1;
     } else if (op == 0) {
       uint64_t n = rd_uleb(&r);
@@ -362,6 +377,8 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
     } else {
       switch (op) {
       case DW_LNS_copy: emit = 1; break;
+      case DW_LNS_set_column: rd_skip_leb(&r); break;
+      case DW_LNS_negate_stmt: break;
       case DW_LNS_advance_pc: addr += (lgp_addr)min_inst * rd_uleb(&r); break;
       case DW_LNS_advance_line: line += rd_sleb(&r); break;
       case DW_LNS_set_file: file = rd_uleb(&r); file_set = 1; break;
@@ -372,14 +389,15 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
       default: {
         unsigned k;
         for (k = 0; k < oplen[op]; k++)
-          rd_uleb(&r);
+          rd_skip_leb(&r);
       }
       }
     }
     if (emit) {
       /* BFD 2.40 starts each DWARF 5 sequence at entry 0, not 1 */
-      int32_t id = file_of(c, version >= 5 && !file_set ? 0 : file, nfiles,
-                           fdirs, ndirs);
+      uint64_t fi = version >= 5 && !file_set ? 0 : file;
+      int32_t id = fi < nfiles && c->ids[fi] != -2 ? c->ids[fi]
+                   : file_of(c, fi, nfiles, fdirs, ndirs);
       if (id == -2)
         goto oom;
       if (add_row(c, seq_first, addr, id, line > 0 && line <= INT32_MAX ? (int32_t)line : 0) != 0)
@@ -388,6 +406,7 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
   }
   (void)addr_size;
   c->nrows = seq_first; /* rows of an unterminated sequence */
+  c->backwards = 0;
   rc = r.bad ? 1 : 0;
 out:
   free(fdirs);

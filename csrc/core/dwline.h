@@ -37,6 +37,7 @@ typedef struct lgp_dwline_ctx {
   size_t nrows, rows_cap;
   lgp_dwseq *seqs;
   size_t nseqs, seqs_cap;
+  int backwards;          /* the open sequence went back: not a sequence */
   /* scratch, kept between programs */
   const char **names;     /* the program's file names */
   int32_t *ids;           /* their ids, -2 until first used */

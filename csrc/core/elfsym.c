@@ -209,6 +209,7 @@ static int load_symbols(lgp_image *im, Elf *elf, const char *path,
     r->is_func = GELF_ST_TYPE(s.st_info) == STT_FUNC;
     r->file = -1;
     r->line = 0;
+    r->is_line = 0;
   }
   im->nsyms = kept;
   if (kept == 0)

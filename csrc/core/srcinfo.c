@@ -17,13 +17,13 @@
 #include "dwfunc.h"
 #include "dwline.h"
 #include "srcinfo.h"
+#include "strset.h"
 
+/* The source files: names as libdw spells them, and absolute paths. */
 typedef struct interner {
-  char **names;
-  char **paths; /* absolute form of names[i] (see file_path), or NULL */
-  size_t n, cap, pcap;
-  size_t *slots; /* open addressing: index + 1, 0 = empty */
-  size_t nslots;
+  lgp_strset set;
+  char **paths; /* absolute form of set.s[i] (see file_path), or NULL */
+  size_t pcap;
 } interner;
 
 /* Appends the segments of q to buf at *len as "/seg", leaving out empty
@@ -66,86 +66,16 @@ static char *file_path(const char *comp_dir, const char *name, int *fail) {
 }
 
 static int intern(interner *t, const char *s, const char *comp_dir) {
-  int fail;
-  size_t h, i;
-  if (t->n * 2 >= t->nslots) {
-    size_t ns = t->nslots ? t->nslots * 2 : 64, k;
-    size_t *slots = lgp_calloc_array(ns, sizeof *slots);
-    if (slots == NULL)
-      return -1;
-    for (k = 0; k < t->n; k++) {
-      i = lgp_hash_bytes(t->names[k], strlen(t->names[k])) & (ns - 1);
-      while (slots[i] != 0)
-        i = (i + 1) & (ns - 1);
-      slots[i] = k + 1;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->nslots = ns;
-  }
-  h = lgp_hash_bytes(s, strlen(s));
-  for (i = h & (t->nslots - 1); t->slots[i] != 0; i = (i + 1) & (t->nslots - 1))
-    if (strcmp(t->names[t->slots[i] - 1], s) == 0)
-      return (int)(t->slots[i] - 1);
-  if (lgp_grow((void **)&t->names, &t->cap, t->n + 1, sizeof *t->names) != 0 ||
-      lgp_grow((void **)&t->paths, &t->pcap, t->n + 1, sizeof *t->paths) != 0)
+  int fail, added;
+  int32_t id;
+  if (lgp_grow((void **)&t->paths, &t->pcap, t->set.n + 1, sizeof *t->paths) != 0)
     return -1;
-  t->names[t->n] = lgp_strdup(s);
-  if (t->names[t->n] == NULL)
-    return -1;
-  /* the first CU to name a file gives its directory */
-  t->paths[t->n] = file_path(comp_dir, s, &fail);
-  if (fail) {
-    free(t->names[t->n]);
-    return -1;
-  }
-  t->slots[i] = t->n + 1;
-  return (int)t->n++;
-}
-
-
-/* A name table for line symbols: each distinct name once, by id. */
-typedef struct names {
-  char **s;
-  size_t n, cap;
-  size_t *slots, nslots;
-  size_t bytes;
-} names;
-
-static int32_t name_id(names *t, const char *s) {
-  size_t i, len = strlen(s);
-  if (t->n * 2 >= t->nslots) {
-    size_t ns = t->nslots ? t->nslots * 2 : 256, k;
-    size_t *slots = lgp_calloc_array(ns, sizeof *slots);
-    if (slots == NULL)
-      return -2;
-    for (k = 0; k < t->n; k++) {
-      i = lgp_hash_bytes(t->s[k], strlen(t->s[k])) & (ns - 1);
-      while (slots[i] != 0)
-        i = (i + 1) & (ns - 1);
-      slots[i] = k + 1;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->nslots = ns;
-  }
-  for (i = lgp_hash_bytes(s, len) & (t->nslots - 1); t->slots[i] != 0; i = (i + 1) & (t->nslots - 1))
-    if (strcmp(t->s[t->slots[i] - 1], s) == 0)
-      return (int32_t)(t->slots[i] - 1);
-  if (t->n >= INT32_MAX || lgp_grow((void **)&t->s, &t->cap, t->n + 1, sizeof *t->s) != 0 ||
-      (t->s[t->n] = lgp_strdup(s)) == NULL)
-    return -2;
-  t->bytes += len + 1;
-  t->slots[i] = t->n + 1;
-  return (int32_t)t->n++;
-}
-
-static void names_free(names *t) {
-  size_t i;
-  for (i = 0; i < t->n; i++)
-    free(t->s[i]);
-  free(t->s);
-  free(t->slots);
+  id = lgp_strset_add(&t->set, s, &added);
+  if (id < 0 || !added)
+    return id < 0 ? -1 : id;
+  /* the first unit to name a file gives its directory */
+  t->paths[id] = file_path(comp_dir, s, &fail);
+  return fail ? -1 : id;
 }
 
 /* A point of the line map: from addr on, this file and line (file -1:
@@ -181,6 +111,8 @@ typedef struct loader {
   lgp_dwfuncs fx;
   size_t *ptbeg;       /* unit u's function points: [ptbeg[u], ptbeg[u + 1]) */
   size_t *ebeg;        /* unit u's map: ents[ebeg[u] .. ebeg[u + 1]) */
+  size_t *sbeg;        /* unit u's sequences: lc.seqs[sbeg[u] .. sbeg[u + 1]) */
+  int lines;           /* make the global map and the line symbols */
   uint32_t nunits;
   crange *cr;            /* the units' ranges */
   size_t ncr, cr_cap;
@@ -190,7 +122,7 @@ typedef struct loader {
   size_t nents, ents_cap, nmap, map_cap;
   codesym *cs;
   size_t ncs;
-  names nm;
+  lgp_strset nm;       /* the line symbols' names */
 } loader;
 
 static int32_t file_id(void *ud, const char *name) {
@@ -298,7 +230,7 @@ static int push_ent(ment **v, size_t *n, size_t *cap, size_t floor, lgp_addr add
   if (*n > floor && (*v)[*n - 1].addr == addr) {
     e = &(*v)[*n - 1]; /* the later point at one address is the one that holds */
   } else {
-    if (lgp_grow((void **)v, cap, *n + 1, sizeof **v) != 0)
+    if (*n == *cap && lgp_grow((void **)v, cap, *n + 1, sizeof **v) != 0)
       return -1;
     e = &(*v)[(*n)++];
   }
@@ -322,6 +254,17 @@ static int unit_maps(loader *L) {
       break;
   if (k < L->lc.nseqs)
     qsort(sq, L->lc.nseqs, sizeof *sq, cmp_seq);
+  L->sbeg = lgp_alloc_array((size_t)L->nunits + 1, sizeof *L->sbeg);
+  if (L->sbeg == NULL)
+    return -1;
+  for (k = 0; k < L->lc.nseqs; k++)
+    while (u <= sq[k].cu)
+      L->sbeg[u++] = k;
+  while (u <= L->nunits)
+    L->sbeg[u++] = L->lc.nseqs;
+  if (!L->lines)
+    return 0;
+  u = 0;
   L->ebeg = lgp_alloc_array((size_t)L->nunits + 1, sizeof *L->ebeg);
   if (L->ebeg == NULL || lgp_grow((void **)&L->ents, &L->ents_cap,
                                   L->lc.nrows + L->lc.nseqs, sizeof *L->ents) != 0)
@@ -374,14 +317,18 @@ static size_t unit_point(const loader *L, uint32_t u, lgp_addr addr) {
 
 /* Copies unit u's points over [a, b) into the global map. */
 static int own(loader *L, uint32_t u, lgp_addr a, lgp_addr b) {
-  size_t i = unit_point(L, u, a);
-  const ment *e = i == SIZE_MAX ? NULL : &L->ents[i];
+  size_t i;
+  const ment *e;
   if (lgp_grow((void **)&L->owners, &L->owners_cap, L->nowners + 1, sizeof *L->owners) != 0)
     return -1;
   L->owners[L->nowners].lo = a;
   L->owners[L->nowners].hi = b;
   L->owners[L->nowners].cu = u;
   L->nowners++;
+  if (!L->lines)
+    return 0;
+  i = unit_point(L, u, a);
+  e = i == SIZE_MAX ? NULL : &L->ents[i];
   if (push_ent(&L->map, &L->nmap, &L->map_cap, 0, a, e ? e->file : -1, e ? e->line : 0, u) != 0)
     return -1;
   for (i = i == SIZE_MAX ? L->ebeg[u] : i + 1; i < L->ebeg[u + 1] && L->ents[i].addr < b; i++)
@@ -461,17 +408,38 @@ out:
   return rc;
 }
 
-/* The global map's point at or below addr, or NULL. */
-static const ment *map_at(const loader *L, lgp_addr addr) {
-  size_t lo = 0, hi = L->nmap;
+static int64_t owner_at(const loader *L, lgp_addr addr);
+
+/* BFD's line at addr: in the unit that answers for it, the sequence that
+** holds it and its last row at or below it. NULL for none. */
+static const lgp_dwrow *row_at(const loader *L, lgp_addr addr) {
+  int64_t u = owner_at(L, addr);
+  size_t lo, hi, b;
+  const lgp_dwseq *sq;
+  if (u < 0)
+    return NULL;
+  lo = b = L->sbeg[u];
+  hi = L->sbeg[u + 1];
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (L->map[mid].addr <= addr)
+    if (L->lc.seqs[mid].start <= addr)
       lo = mid + 1;
     else
       hi = mid;
   }
-  return lo > 0 ? &L->map[lo - 1] : NULL;
+  if (lo == b || addr >= L->lc.seqs[lo - 1].end)
+    return NULL;
+  sq = &L->lc.seqs[lo - 1];
+  lo = sq->first;
+  hi = sq->first + sq->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (L->lc.rows[mid].addr <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return &L->lc.rows[lo - 1];
 }
 
 static int cmp_codesym(const void *a, const void *b) {
@@ -557,23 +525,8 @@ static size_t code_sym_at(const loader *L, lgp_addr addr) {
 
 static int32_t code_sym_name(loader *L, size_t i) {
   if (L->cs[i].id == -2)
-    L->cs[i].id = name_id(&L->nm, L->cs[i].name);
+    L->cs[i].id = lgp_strset_add(&L->nm, L->cs[i].name, NULL);
   return L->cs[i].id;
-}
-
-/* Unit u's innermost function at addr (an index of L->fx.fns, or -1) and
-** where that can next change. */
-static int32_t fn_at(const loader *L, uint32_t u, lgp_addr addr, lgp_addr *next) {
-  size_t lo = L->ptbeg[u], hi = L->ptbeg[u + 1], b = lo;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (L->fx.pts[mid].addr <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  *next = lo < L->ptbeg[u + 1] ? L->fx.pts[lo].addr : ~(lgp_addr)0;
-  return lo > b ? L->fx.pts[lo - 1].fn : -1;
 }
 
 /* The unit whose ranges answer for addr, or -1. */
@@ -589,60 +542,65 @@ static int64_t owner_at(const loader *L, lgp_addr addr) {
   return lo > 0 && addr < L->owners[lo - 1].hi ? (int64_t)L->owners[lo - 1].cu : -1;
 }
 
+/* Unit u's innermost function at addr (an index of L->fx.fns, or -1) and
+** where that can next change. With a cursor (*cur, an index into the
+** unit's points, for addresses that only grow) the search starts there. */
+static int32_t fn_at(const loader *L, uint32_t u, lgp_addr addr, lgp_addr *next, size_t *cur) {
+  size_t lo = L->ptbeg[u], hi = L->ptbeg[u + 1], b = lo;
+  if (cur != NULL && *cur >= lo && *cur < hi && L->fx.pts[*cur].addr <= addr) {
+    lo = *cur;
+    while (lo < hi && L->fx.pts[lo].addr <= addr)
+      lo++;
+    *cur = lo - 1;
+    *next = lo < L->ptbeg[u + 1] ? L->fx.pts[lo].addr : ~(lgp_addr)0;
+    return L->fx.pts[lo - 1].fn;
+  }
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (L->fx.pts[mid].addr <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  *next = lo < L->ptbeg[u + 1] ? L->fx.pts[lo].addr : ~(lgp_addr)0;
+  if (cur != NULL && lo > b)
+    *cur = lo - 1;
+  return lo > b ? L->fx.pts[lo - 1].fn : -1;
+}
+
+
 /* The names BFD gives each DWARF function. A final name (linkage name, or
 ** DW_AT_name in C) is used as it is. Otherwise (C++ without a linkage
 ** name, no name) BFD settles the name at the first lookup that finds the
-** function: the ELF symbol's if that starts where the function does; else
-** DW_AT_name, but that first lookup itself answers with the name of the
-** ELF symbol at or below the address. gprof looks up every function
-** symbol (in .symtab order) before it probes .text byte by byte. */
-typedef struct fnames {
-  int32_t *id;        /* the name after the first lookup (-1 none) */
-  int32_t *first_id;  /* the name at first_at */
-  lgp_addr *first_at; /* the first probe of .text that finds it, when that
-                         gives another name; else ~0 */
-} fnames;
-
-static int settle(loader *L, fnames *fn, uint8_t *seen, int32_t f, lgp_addr at, int probe) {
+** function: the ELF symbol's if the ELF symbol at or below that address
+** starts where the function does, else DW_AT_name. gprof looks up every
+** function symbol (in .symtab order), then probes .text byte by byte
+** twice, counting, then making the symbols: these see settled names. (The
+** first lookup itself answers with the ELF symbol's name: when that makes
+** the two passes count differently, gprof stops, "somebody miscounted".) */
+static int settle(loader *L, int32_t *ids, uint8_t *seen, int32_t f, lgp_addr at) {
   const lgp_dwfn *d = &L->fx.fns[f];
   size_t c = code_sym_at(L, at);
-  int32_t dw = -1;
   seen[f] = 1;
-  if (d->name != NULL && (dw = name_id(&L->nm, d->name)) == -2)
-    return -1;
-  fn->id[f] = dw;
-  if (d->is_linkage || c == SIZE_MAX)
-    return 0;
-  if (L->cs[c].addr == d->low) {
-    if ((fn->id[f] = code_sym_name(L, c)) == -2)
-      return -1;
-  } else if (probe) {
-    fn->first_at[f] = at;
-    if ((fn->first_id[f] = code_sym_name(L, c)) == -2)
-      return -1;
-  }
-  return 0;
+  if (!d->is_linkage && c != SIZE_MAX && L->cs[c].addr == d->low)
+    ids[f] = code_sym_name(L, c);
+  else
+    ids[f] = d->name != NULL ? lgp_strset_add(&L->nm, d->name, NULL) : -1;
+  return ids[f] == -2 ? -1 : 0;
 }
 
-static int settle_names(loader *L, fnames *fn) {
+static int settle_names(loader *L, int32_t *ids) {
   lgp_image *im = L->im;
   lgp_addr tlo = im->text_vma, thi = im->text_vma + im->text_size, next;
   size_t n = L->fx.nfns ? L->fx.nfns : 1, i, k;
   uint8_t *seen = lgp_calloc_array(n, 1);
   int rc = -1;
-  fn->id = lgp_alloc_array(n, sizeof *fn->id);
-  fn->first_id = lgp_alloc_array(n, sizeof *fn->first_id);
-  fn->first_at = lgp_alloc_array(n, sizeof *fn->first_at);
-  if (seen == NULL || fn->id == NULL || fn->first_id == NULL || fn->first_at == NULL)
+  if (seen == NULL)
     goto out;
-  for (i = 0; i < L->fx.nfns; i++) {
-    fn->id[i] = -1;
-    fn->first_at[i] = ~(lgp_addr)0;
-  }
   for (i = 0; i < im->nsyms; i++) { /* gprof's lookups at its function symbols */
     int64_t u = owner_at(L, im->syms[i].addr);
-    int32_t f = u < 0 ? -1 : fn_at(L, (uint32_t)u, im->syms[i].addr, &next);
-    if (f >= 0 && !seen[f] && settle(L, fn, seen, f, im->syms[i].addr, 0) != 0)
+    int32_t f = u < 0 ? -1 : fn_at(L, (uint32_t)u, im->syms[i].addr, &next, NULL);
+    if (f >= 0 && !seen[f] && settle(L, ids, seen, f, im->syms[i].addr) != 0)
       goto out;
   }
   for (i = 0; i < L->nowners; i++) { /* then its probes of .text, in order */
@@ -652,8 +610,8 @@ static int settle_names(loader *L, fnames *fn) {
       continue;
     k = L->ptbeg[o->cu];
     {
-      int32_t f = fn_at(L, o->cu, lo, &next);
-      if (f >= 0 && !seen[f] && settle(L, fn, seen, f, lo, 1) != 0)
+      int32_t f = fn_at(L, o->cu, lo, &next, NULL);
+      if (f >= 0 && !seen[f] && settle(L, ids, seen, f, lo) != 0)
         goto out;
     }
     for (; k < L->ptbeg[o->cu + 1]; k++) {
@@ -662,13 +620,12 @@ static int settle_names(loader *L, fnames *fn) {
         continue;
       if (p->addr >= hi)
         break;
-      if (p->fn >= 0 && !seen[p->fn] && settle(L, fn, seen, p->fn, p->addr, 1) != 0)
+      if (p->fn >= 0 && !seen[p->fn] && settle(L, ids, seen, p->fn, p->addr) != 0)
         goto out;
     }
   }
   for (i = 0; i < L->fx.nfns; i++) /* never probed: its own name */
-    if (!seen[i] && L->fx.fns[i].name != NULL &&
-        (fn->id[i] = name_id(&L->nm, L->fx.fns[i].name)) == -2)
+    if (!seen[i] && settle(L, ids, seen, (int32_t)i, L->fx.fns[i].low) != 0)
       goto out;
   rc = 0;
 out:
@@ -701,10 +658,10 @@ static int line_syms(loader *L) {
   size_t i, cap = 0;
   char *buf, *p;
   size_t *offs;
-  fnames fn;
+  int32_t *ids = lgp_alloc_array(L->fx.nfns ? L->fx.nfns : 1, sizeof *ids);
+  size_t *curs = lgp_calloc_array((size_t)L->nunits + 1, sizeof *curs);
   int rc = -1;
-  memset(&fn, 0, sizeof fn);
-  if (settle_names(L, &fn) != 0)
+  if (ids == NULL || curs == NULL || settle_names(L, ids) != 0)
     goto out;
   for (i = 0; i < L->nmap; i++) {
     const ment *e = &L->map[i];
@@ -715,17 +672,9 @@ static int line_syms(loader *L) {
       continue;
     while (pos < end) {
       lgp_addr next;
-      int32_t f = fn_at(L, e->cu, pos, &next), name;
-      if (f >= 0 && fn.first_at[f] >= pos && fn.first_at[f] < next) {
-        if (fn.first_at[f] > pos) {
-          next = fn.first_at[f];
-          name = fn.id[f];
-        } else {
-          next = pos + 1;
-          name = fn.first_id[f];
-        }
-      } else if (f >= 0) {
-        name = fn.id[f];
+      int32_t f = fn_at(L, e->cu, pos, &next, &curs[e->cu]), name;
+      if (f >= 0) {
+        name = ids[f];
       } else {
         size_t c = code_sym_at(L, pos);
         name = c == SIZE_MAX ? -1 : code_sym_name(L, c);
@@ -766,9 +715,8 @@ static int line_syms(loader *L) {
   im->line_names = buf;
   rc = 0;
 out:
-  free(fn.id);
-  free(fn.first_id);
-  free(fn.first_at);
+  free(ids);
+  free(curs);
   return rc;
 }
 
@@ -778,23 +726,19 @@ static void loader_free(loader *L) {
   lgp_dwfuncs_free(&L->fx);
   free(L->ptbeg);
   free(L->ebeg);
+  free(L->sbeg);
   free(L->cr);
   free(L->owners);
   free(L->ents);
   free(L->map);
   free(L->cs);
-  names_free(&L->nm);
-  free(L->files.slots);
-  if (L->files.names != NULL) {
-    for (i = 0; i < L->files.n; i++)
-      free(L->files.names[i]);
-    free(L->files.names);
-  }
+  lgp_strset_free(&L->nm);
   if (L->files.paths != NULL) {
-    for (i = 0; i < L->files.n; i++)
+    for (i = 0; i < L->files.set.n; i++)
       free(L->files.paths[i]);
     free(L->files.paths);
   }
+  lgp_strset_free(&L->files.set);
   if (L->dw != NULL)
     dwarf_end(L->dw);
 }
@@ -806,6 +750,7 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
   memset(&L, 0, sizeof L);
   L.im = im;
   L.elf = elf;
+  L.lines = lines;
   L.dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
   if (L.dw == NULL) /* no DWARF: no source info, as with gprof */
     return 0;
@@ -819,20 +764,20 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
   if (im->files == NULL) {
     for (i = 0; i < im->nsyms; i++) {
       lgp_rawsym *s = &im->syms[i];
-      const ment *e = map_at(&L, s->addr);
-      if (e == NULL || e->file < 0 || e->line <= 0)
+      const lgp_dwrow *w = row_at(&L, s->addr);
+      if (w == NULL || w->file < 0 || w->line <= 0)
         continue;
-      s->file = e->file;
-      s->line = e->line;
+      s->file = w->file;
+      s->line = w->line;
     }
   }
   if (lines && (code_syms(&L) != 0 || line_syms(&L) != 0))
     goto oom;
   if (im->files == NULL) {
-    im->files = L.files.names;
+    im->files = L.files.set.s;
     im->file_paths = L.files.paths;
-    im->nfiles = L.files.n;
-    L.files.names = NULL;
+    im->nfiles = L.files.set.n;
+    L.files.set.s = NULL;
     L.files.paths = NULL;
   }
   rc = 0;

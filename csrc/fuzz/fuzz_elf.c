@@ -1,7 +1,8 @@
 /*
 ** fuzz_elf.c: libFuzzer harness for the ELF symbol reader: the input is
 ** written to a temporary file, opened with each option set
-** (lgp_image_open) and its DWARF line tables read (lgp_image_load_srcinfo).
+** (lgp_image_open), its DWARF line tables read (lgp_image_load_srcinfo) and its
+** line symbols made (lgp_image_load_lines).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       for (i = 0; i < im.nsyms; i++)
         if (im.syms[i].file >= 0 && (size_t)im.syms[i].file >= im.nfiles)
           abort();
+      if (k != 1 && lgp_image_load_lines(&im, &err) == 0)
+        for (i = 0; i < im.nlines; i++) /* ascending, in .text, valid files and names */
+          if ((i > 0 && im.lines[i].addr <= im.lines[i - 1].addr) || im.lines[i].line <= 0 ||
+              im.lines[i].file < 0 || (size_t)im.lines[i].file >= im.nfiles ||
+              strlen(im.lines[i].name) == (size_t)-1 || im.lines[i].addr < im.text_vma ||
+              im.lines[i].addr - im.text_vma >= im.text_size)
+            abort();
       lgp_image_free(&im);
     }
   }
