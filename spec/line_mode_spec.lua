@@ -267,6 +267,39 @@ describe("line granularity", function()
     end)
   end)
 
+  describe("the Lua API", function()
+    local dir, exe, g1
+    setup(function()
+      dir = util.mktempdir("lgprof line-api")
+      exe = build(dir, "t.c", "gcc", "-pg -g -O0")
+      g1 = dir .. "/g1.out"
+      gw.write(g1, T_PROFILE)
+    end)
+    teardown(function() util.rmtree(dir) end)
+
+    -- the report of a profile opened with options, into a string
+    local function report(open_opts, report_opts)
+      local lgprof = require "lgprof"
+      local p <close> = assert(lgprof.open(exe, g1, open_opts))
+      local f <close> = assert(io.tmpfile())
+      assert(p:gprof_report(f, report_opts) ~= nil) -- false: something was written
+      f:seek("set")
+      return f:read("a")
+    end
+
+    it("open's granularity = \"line\" and gprof_report's suffix options", function()
+      assert.are.equal(T_LINES, report({ granularity = "line" }, { brief = true }))
+      local g = same_as_gprof(dir, { "-b -l -L -z", "-b --inline-file-names -z" }, { exe, g1 })
+      assert.are.equal(g[1].out, report({ granularity = "line", zeros = true },
+        { brief = true, print_path = true }))
+      assert.are.equal(g[2].out, report({ granularity = "function", zeros = true },
+        { brief = true, inline_file_names = true }))
+      local ok, err = pcall(require("lgprof").open, exe, g1, { granularity = "lines" })
+      assert.is_false(ok)
+      assert.truthy(err:find("granularity", 1, true), err)
+    end)
+  end)
+
   describe("programs run here (compared with gprof on their profiles)", function()
     local dir
     setup(function() dir = util.mktempdir("lgprof line-progs") end)
