@@ -1,7 +1,7 @@
 -- Line granularity: gprof -l, -s (which forces it for the reports and for
 -- gmon.sum's arcs), --inline-file-names and -L, against GNU gprof 2.40 byte
 -- for byte (stdout, stderr less the program name, exit status, and gmon.sum
--- for -s), on small programs the spec builds from spec/fixtures/line/ and on
+-- for -s), on small programs the spec builds from spec/fixtures/linemode/ and on
 -- the fixture programs' -g builds. The worked example (t.c with a profile
 -- written here from fixed records) is also checked against gprof's text,
 -- kept below. gprof's answers are kept (helpers.oracle). Without
@@ -11,7 +11,7 @@ local H = require "helpers"
 local util, cmd, fx, oracle, gw = H.util, H.cmd, H.fixtures, H.oracle, H.gmonwriter
 
 local q, slurp, spit = util.q, util.slurp, util.spit
-local SRC = fx.root .. "/spec/fixtures/line"
+local SRC = fx.root .. "/spec/fixtures/linemode"
 local READY = cmd.HAVE_GPROF and util.have("gcc") and util.have("g++")
 
 -- gprof's and lgprof's messages differ in their program name only
