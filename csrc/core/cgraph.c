@@ -613,54 +613,53 @@ out:
   return v;
 }
 
-/* Names by their first 8 bytes as one big-endian number (the order
-** strcmp gives), the rest compared only on a tie. */
-typedef struct name_key {
-  uint64_t prefix;
-  const char *name;
-  uint32_t node;
-} name_key;
-
-static inline int name_before(const name_key *l, const name_key *r) {
-  if (l->prefix != r->prefix)
-    return l->prefix < r->prefix;
-  if ((l->prefix & 0xff) == 0)
-    return 0; /* both end within the prefix: equal */
-  return strcmp(l->name + 8, r->name + 8) < 0;
+/* Names by their first 8 bytes as one big-endian number (the order strcmp
+** gives): a radix sort, stable, so equal names stay in address order; then
+** each run of equal prefixes, if its names go on, by the rest of the name. */
+static int cmp_name_rest(const void *ctx, uint32_t a, uint32_t b) {
+  const lgp_node *nodes = ctx;
+  const char *l = nodes[a].name, *r = nodes[b].name;
+  return l == r ? 0 : strcmp(l + 8, r + 8); /* a function's lines share one name */
 }
-
-DEFINE_RECORD_SORT(sort_by_name, name_key, name_before)
 
 /* Names are compared once here; the orderings then compare ranks. */
 static int rank_names(lgp_graph *g) {
-  size_t i, n = g->nsyms;
-  name_key *keys = lgp_alloc_array(n ? n : 1, sizeof *keys);
-  name_key *tmp = lgp_alloc_array(n ? n : 1, sizeof *tmp);
+  size_t i, j, n = g->nsyms;
+  uint64_t *prefix = lgp_alloc_array(n ? n : 1, sizeof *prefix);
+  uint32_t *v = lgp_alloc_array(n ? n : 1, sizeof *v);
+  int rc = -1;
   g->name_rank = lgp_alloc_array(n ? n : 1, sizeof *g->name_rank);
-  if (keys == NULL || tmp == NULL || g->name_rank == NULL) {
-    free(keys);
-    free(tmp);
-    return -1;
-  }
+  if (prefix == NULL || v == NULL || g->name_rank == NULL)
+    goto out;
   for (i = 0; i < n; i++) {
     const unsigned char *s = (const unsigned char *)g->nodes[i].name;
     uint64_t k = 0;
-    int j, end = 0;
-    for (j = 0; j < 8; j++) {
-      unsigned c = end ? 0 : s[j];
-      end |= c == 0;
-      k = k << 8 | c;
+    int c, end = 0;
+    for (c = 0; c < 8; c++) {
+      unsigned ch = end ? 0 : s[c];
+      end |= ch == 0;
+      k = k << 8 | ch;
     }
-    keys[i].prefix = k;
-    keys[i].name = g->nodes[i].name;
-    keys[i].node = (uint32_t)i;
+    prefix[i] = k;
+    v[i] = (uint32_t)i;
   }
-  sort_by_name(keys, tmp, n);
+  if (lgp_radix_sort(v, prefix, n) != 0)
+    goto out;
+  for (i = 0; i < n; i = j) {
+    for (j = i + 1; j < n && prefix[v[j]] == prefix[v[i]]; j++)
+      ;
+    /* a prefix whose last byte is 0 holds the whole name: the run is equal */
+    if (j - i > 1 && (prefix[v[i]] & 0xff) != 0 &&
+        lgp_sort_indices(v + i, j - i, cmp_name_rest, g->nodes) != 0)
+      goto out;
+  }
   for (i = 0; i < n; i++)
-    g->name_rank[keys[i].node] = (uint32_t)i;
-  free(keys);
-  free(tmp);
-  return 0;
+    g->name_rank[v[i]] = (uint32_t)i;
+  rc = 0;
+out:
+  free(prefix);
+  free(v);
+  return rc;
 }
 
 /* }====================================================== */
