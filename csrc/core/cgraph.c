@@ -532,8 +532,14 @@ static inline int time_before(const node_key *l, const node_key *r) {
 DEFINE_RECORD_SORT(sort_by_total, node_key, total_before)
 DEFINE_RECORD_SORT(sort_by_time, node_key, time_before)
 
-/* The node numbers of keys[0..n) after sorting them; NULL if out of memory. */
-static uint32_t *sorted_nodes(node_key *keys, size_t n, int flat) {
+/* A key with no time and no calls (not a cycle): among such keys, the
+** order is by kind and name rank alone. */
+static inline int is_cold(const node_key *k) {
+  return k->time == 0.0 && k->calls == 0 && k->cls != 0;
+}
+
+/* The node numbers of keys[0..n) after one stable sort; NULL if out of memory. */
+static uint32_t *sorted_all(node_key *keys, size_t n, int flat) {
   node_key *tmp = lgp_alloc_array(n ? n : 1, sizeof *tmp);
   uint32_t *v = lgp_alloc_array(n ? n : 1, sizeof *v);
   size_t i;
@@ -552,54 +558,108 @@ static uint32_t *sorted_nodes(node_key *keys, size_t n, int flat) {
   return v;
 }
 
-/* Names by their first 8 bytes as one big-endian number (the order
-** strcmp gives), the rest compared only on a tie. */
-typedef struct name_key {
-  uint64_t prefix;
-  const char *name;
-  uint32_t node;
-} name_key;
-
-static inline int name_before(const name_key *l, const name_key *r) {
-  if (l->prefix != r->prefix)
-    return l->prefix < r->prefix;
-  if ((l->prefix & 0xff) == 0)
-    return 0; /* both end within the prefix: equal */
-  return strcmp(l->name + 8, r->name + 8) < 0;
+/* The same. When most symbols have neither time nor calls (at line
+** granularity nearly all do), those are put in order by kind and name rank
+** (ranks are distinct, below nranks) in linear time, the others
+** merge-sorted, and the two runs merged: no two keys tie, so this is the
+** order one stable sort gives. */
+static uint32_t *sorted_nodes(node_key *keys, size_t n, int flat, size_t nranks) {
+  node_key *hot, *tmp;
+  uint32_t *v, *at_rank, *cold;
+  size_t i, nhot = 0, ncold = 0, h = 0, c = 0, k = 0;
+  uint32_t cls;
+  for (i = 0; i < n; i++)
+    ncold += is_cold(&keys[i]);
+  if (ncold < n / 2) /* mostly hot (function level, usually): one sort */
+    return sorted_all(keys, n, flat);
+  ncold = 0;
+  hot = lgp_alloc_array(n ? n : 1, sizeof *hot);
+  tmp = lgp_alloc_array(n ? n : 1, sizeof *tmp);
+  v = lgp_alloc_array(n ? n : 1, sizeof *v);
+  at_rank = lgp_alloc_array(nranks ? nranks : 1, sizeof *at_rank);
+  cold = lgp_alloc_array(n ? n : 1, sizeof *cold);
+  if (hot == NULL || tmp == NULL || v == NULL || at_rank == NULL || cold == NULL) {
+    free(v);
+    v = NULL;
+    goto out;
+  }
+  for (i = 0; i < nranks; i++)
+    at_rank[i] = UINT32_MAX;
+  for (i = 0; i < n; i++) {
+    if (is_cold(&keys[i]) && keys[i].rank < nranks)
+      at_rank[keys[i].rank] = (uint32_t)i;
+    else
+      hot[nhot++] = keys[i];
+  }
+  if (flat)
+    sort_by_time(hot, tmp, nhot);
+  else
+    sort_by_total(hot, tmp, nhot);
+  for (cls = 1; cls <= 2; cls++)
+    for (i = 0; i < nranks; i++)
+      if (at_rank[i] != UINT32_MAX && keys[at_rank[i]].cls == cls)
+        cold[ncold++] = at_rank[i];
+  while (h < nhot || c < ncold) {
+    int take_cold = h == nhot ||
+                    (c < ncold && (flat ? time_before(&keys[cold[c]], &hot[h])
+                                        : total_before(&keys[cold[c]], &hot[h])));
+    v[k++] = take_cold ? keys[cold[c++]].node : hot[h++].node;
+  }
+out:
+  free(hot);
+  free(tmp);
+  free(at_rank);
+  free(cold);
+  return v;
 }
 
-DEFINE_RECORD_SORT(sort_by_name, name_key, name_before)
+/* Names by their first 8 bytes as one big-endian number (the order strcmp
+** gives): a radix sort, stable, so equal names stay in address order; then
+** each run of equal prefixes, if its names go on, by the rest of the name. */
+static int cmp_name_rest(const void *ctx, uint32_t a, uint32_t b) {
+  const lgp_node *nodes = ctx;
+  const char *l = nodes[a].name, *r = nodes[b].name;
+  return l == r ? 0 : strcmp(l + 8, r + 8); /* a function's lines share one name */
+}
 
 /* Names are compared once here; the orderings then compare ranks. */
 static int rank_names(lgp_graph *g) {
-  size_t i, n = g->nsyms;
-  name_key *keys = lgp_alloc_array(n ? n : 1, sizeof *keys);
-  name_key *tmp = lgp_alloc_array(n ? n : 1, sizeof *tmp);
+  size_t i, j, n = g->nsyms;
+  uint64_t *prefix = lgp_alloc_array(n ? n : 1, sizeof *prefix);
+  uint32_t *v = lgp_alloc_array(n ? n : 1, sizeof *v);
+  int rc = -1;
   g->name_rank = lgp_alloc_array(n ? n : 1, sizeof *g->name_rank);
-  if (keys == NULL || tmp == NULL || g->name_rank == NULL) {
-    free(keys);
-    free(tmp);
-    return -1;
-  }
+  if (prefix == NULL || v == NULL || g->name_rank == NULL)
+    goto out;
   for (i = 0; i < n; i++) {
     const unsigned char *s = (const unsigned char *)g->nodes[i].name;
     uint64_t k = 0;
-    int j, end = 0;
-    for (j = 0; j < 8; j++) {
-      unsigned c = end ? 0 : s[j];
-      end |= c == 0;
-      k = k << 8 | c;
+    int c, end = 0;
+    for (c = 0; c < 8; c++) {
+      unsigned ch = end ? 0 : s[c];
+      end |= ch == 0;
+      k = k << 8 | ch;
     }
-    keys[i].prefix = k;
-    keys[i].name = g->nodes[i].name;
-    keys[i].node = (uint32_t)i;
+    prefix[i] = k;
+    v[i] = (uint32_t)i;
   }
-  sort_by_name(keys, tmp, n);
+  if (lgp_radix_sort(v, prefix, n) != 0)
+    goto out;
+  for (i = 0; i < n; i = j) {
+    for (j = i + 1; j < n && prefix[v[j]] == prefix[v[i]]; j++)
+      ;
+    /* a prefix whose last byte is 0 holds the whole name: the run is equal */
+    if (j - i > 1 && (prefix[v[i]] & 0xff) != 0 &&
+        lgp_sort_indices(v + i, j - i, cmp_name_rest, g->nodes) != 0)
+      goto out;
+  }
   for (i = 0; i < n; i++)
-    g->name_rank[keys[i].node] = (uint32_t)i;
-  free(keys);
-  free(tmp);
-  return 0;
+    g->name_rank[v[i]] = (uint32_t)i;
+  rc = 0;
+out:
+  free(prefix);
+  free(v);
+  return rc;
 }
 
 /* }====================================================== */
@@ -659,7 +719,7 @@ static int index_order(lgp_graph *g, const lgp_specs *specs) {
       keys[i].cls = s->is_cycle ? 0 : s->name[0] == '_' ? 2 : 1;
       keys[i].node = (uint32_t)i;
     }
-    g->time_sorted = sorted_nodes(keys, total, 0);
+    g->time_sorted = sorted_nodes(keys, total, 0, n);
     free(keys);
   }
   if (g->time_sorted == NULL)
@@ -681,7 +741,7 @@ static int flat_order(lgp_graph *g) {
     keys[i].cls = 1;
     keys[i].node = (uint32_t)i;
   }
-  g->flat_sorted = sorted_nodes(keys, g->nsyms, 1);
+  g->flat_sorted = sorted_nodes(keys, g->nsyms, 1, g->nsyms);
   free(keys);
   if (g->flat_sorted == NULL)
     return -1;

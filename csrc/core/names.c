@@ -104,3 +104,44 @@ const char *lgp_display_name(lgp_names *nm, const lgp_node *nodes, uint32_t node
   size_t len;
   return lgp_display_name_len(nm, nodes, node, &len);
 }
+
+const char *lgp_print_path(const char *path, int print_path) {
+  const char *slash = print_path ? NULL : strrchr(path, '/');
+  return slash != NULL ? slash + 1 : path;
+}
+
+size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, uint32_t node,
+                       int mode, int print_path) {
+  const lgp_rawsym *s;
+  const char *file;
+  char num[64];
+  size_t n, len;
+  if (mode == LGP_SUFFIX_NONE || im->srcinfo_state != 1 || nodes[node].is_cycle ||
+      node >= im->nsyms)
+    return 0;
+  s = &im->syms[node];
+  if (s->file < 0)
+    return 0;
+  file = lgp_print_path(im->files[s->file], print_path);
+  n = strlen(file);
+  lgp_out_str(o, " (");
+  lgp_out_mem(o, file, n);
+  num[0] = ':';
+  len = 1 + lgp_fmt_u64(num + 1, (uint64_t)(s->line > 0 ? s->line : 0), 0, 0);
+  if (mode == LGP_SUFFIX_LINE) { /* " @ %lx": reports print thousands of these */
+    char hex[16];
+    size_t k = 0;
+    lgp_addr a = s->addr;
+    do {
+      hex[k++] = "0123456789abcdef"[a & 15];
+      a >>= 4;
+    } while (a != 0);
+    memcpy(num + len, " @ ", 3);
+    len += 3;
+    while (k > 0)
+      num[len++] = hex[--k];
+  }
+  num[len++] = ')';
+  lgp_out_mem(o, num, len);
+  return 2 + n + len;
+}

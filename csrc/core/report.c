@@ -1,34 +1,32 @@
 /*
-** report.c: the flat profile, call graph and index exactly as GNU gprof
-** 2.40 prints them (formats in the reference, section 5). All output goes
+** report.c: the flat profile and call graph exactly as GNU gprof 2.40
+** prints them (the index: report_index.c). All output goes
 ** through the buffered writer; numbers use the exact fast formatter.
 */
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_int.h"
 
-/* What printing a node's name and an arc line needs, packed (32 bytes) and
-** built in address order before the call graph, whose lines visit nodes
-** in no useful order: one cache line per visit instead of three. */
-typedef struct rnode {
-  const char *name;
-  uint32_t len, index;
-  int32_t cyc_num;
-  uint32_t print_flag;
-  uint64_t head_calls; /* calls into the node's cycle, or into the node */
-} rnode;
-
-
-typedef struct rctx {
-  lgp_out *o;
-  const lgp_profile *p;
-  lgp_names *nm;
-  const lgp_report_opts *ro;
-  double hz;
-  int have_cg; /* gprof numbers entries only when it read arcs */
-  rnode *rn;   /* call graph only; NULL elsewhere */
-} rctx;
+/* The report's context; reads the DWARF line tables if the names need them. */
+rctx lgp_rp_ctx(lgp_out *o, const lgp_profile *p, lgp_names *nm,
+                      const lgp_report_opts *ro) {
+  rctx r;
+  r.o = o;
+  r.p = p;
+  r.nm = nm;
+  r.ro = ro;
+  r.hz = (double)p->gmon->hz;
+  r.have_cg = p->gmon->have_cg;
+  r.rn = NULL;
+  r.suffix = p->line_granularity ? LGP_SUFFIX_LINE
+           : ro->inline_file_names ? LGP_SUFFIX_FILE : LGP_SUFFIX_NONE;
+  if (r.suffix != LGP_SUFFIX_NONE && ro->srcinfo != NULL) {
+    lgp_err err = {0, {0}};
+    lgp_image_load_srcinfo(ro->srcinfo, &err);
+  }
+  return r;
+}
 
 static void form_feed(rctx *r) {
   if (*r->ro->first_output)
@@ -37,8 +35,9 @@ static void form_feed(rctx *r) {
     lgp_out_str(r->o, "\f\n");
 }
 
-/* gprof's print_name_only: the name (demangled unless -T); its length. */
-static size_t name_only(rctx *r, uint32_t node) {
+/* gprof's print_name_only: the name (demangled unless -T) and its file
+** suffix in the line modes; their length. */
+size_t lgp_rp_name_only(rctx *r, uint32_t node) {
   const char *s;
   size_t len;
   if (r->rn != NULL) {
@@ -54,6 +53,9 @@ static size_t name_only(rctx *r, uint32_t node) {
     s = lgp_display_name_len(r->nm, r->p->graph.nodes, node, &len);
   }
   lgp_out_mem(r->o, s, len);
+  if (r->suffix != LGP_SUFFIX_NONE)
+    len += lgp_name_suffix(r->o, r->p->image, r->p->graph.nodes, node, r->suffix,
+                           r->ro->print_path);
   return len;
 }
 
@@ -61,7 +63,7 @@ static size_t name_only(rctx *r, uint32_t node) {
 static void name_full(rctx *r, uint32_t node) {
   int32_t cyc_num;
   uint32_t index, print_flag;
-  name_only(r, node);
+  lgp_rp_name_only(r, node);
   if (r->rn != NULL) {
     cyc_num = r->rn[node].cyc_num;
     index = r->rn[node].index;
@@ -83,17 +85,38 @@ static void name_full(rctx *r, uint32_t node) {
   }
 }
 
-/* The packed nodes for the call graph; NULL if out of memory. */
-static rnode *make_rnodes(rctx *r) {
+/* The packed nodes for the call graph; NULL if out of memory. With file
+** suffixes, the names and their suffixes are written once into arena. */
+static rnode *make_rnodes(rctx *r, lgp_out *arena) {
   const lgp_profile *p = r->p;
   size_t n = p->graph.nsyms + p->graph.ncycles, i;
   rnode *rn = lgp_alloc_array(n ? n : 1, sizeof *rn);
   if (rn == NULL)
     return NULL;
+  if (r->suffix != LGP_SUFFIX_NONE) {
+    size_t *off = lgp_alloc_array(n ? n : 1, sizeof *off);
+    if (off == NULL) {
+      free(rn);
+      return NULL;
+    }
+    for (i = 0; i < n; i++) {
+      off[i] = arena->len;
+      rn[i].len = (uint32_t)lgp_rp_name_only(r, (uint32_t)i); /* r->rn is NULL: into r->o */
+    }
+    for (i = 0; i < n; i++)
+      rn[i].name = arena->buf + off[i];
+    free(off);
+    if (arena->failed) {
+      free(rn);
+      return NULL;
+    }
+  }
   for (i = 0; i < n; i++) {
     const lgp_node *nd = &p->graph.nodes[i];
     size_t len = 0;
-    if (nd->name == NULL) {
+    if (r->suffix != LGP_SUFFIX_NONE) {
+      len = rn[i].len; /* named above */
+    } else if (nd->name == NULL) {
       rn[i].name = "";
     } else if (r->ro->bsd) {
       rn[i].name = nd->name;
@@ -165,7 +188,7 @@ static void granularity(rctx *r) {
 }
 
 void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = {o, p, nm, ro, (double)p->gmon->hz, p->gmon->have_cg, NULL};
+  rctx r = lgp_rp_ctx(o, p, nm, ro);
   double total = p->graph.total_time, accum = 0.0, scale;
   const char *dimen = p->gmon->dimen;
   char unit[16];
@@ -242,7 +265,7 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
     if (ro->bsd)
       name_full(&r, s);
     else
-      name_only(&r, s);
+      lgp_rp_name_only(&r, s);
     lgp_out_char(o, '\n');
   }
   if (!ro->bsd && !ro->brief)
@@ -391,7 +414,7 @@ static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, int parents) {
 
 /* "[index]", or "(index)" for an entry the graph does not print, into p;
 ** returns the end. */
-static char *put_index(char *p, uint32_t index, int printed) {
+char *lgp_rp_put_index(char *p, uint32_t index, int printed) {
   *p++ = printed ? '[' : '(';
   p += lgp_fmt_u64(p, index, 0, 0);
   *p++ = printed ? ']' : ')';
@@ -409,7 +432,7 @@ static char *put_name_tail(const rctx *r, char *p, uint32_t node) {
   }
   if (r->have_cg && rn->index != 0) {
     *p++ = ' ';
-    p = put_index(p, rn->index, (int)rn->print_flag);
+    p = lgp_rp_put_index(p, rn->index, (int)rn->print_flag);
   }
   return p;
 }
@@ -452,7 +475,7 @@ static void arc_line(rctx *r, const arc_key *a, uint32_t entry, int is_parent) {
 /* The "[index] %time self children" columns of a primary or cycle line. */
 static void primary_cols(rctx *r, const lgp_node *n, double print_time) {
   char buf[32];
-  *put_index(buf, n->index, 1) = '\0';
+  *lgp_rp_put_index(buf, n->index, 1) = '\0';
   lgp_out_pad(r->o, buf, 6, 6, 1); /* "%-6.6s" */
   lgp_out_char(r->o, ' ');
   lgp_out_fixed(r->o, 100 * (n->prop_self + n->prop_child) / print_time, 5, 1);
@@ -636,13 +659,18 @@ PREFETCH_FN prefetch_lists(const rctx *r, uint32_t s, int stage) {
 }
 
 void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = {o, p, nm, ro, (double)p->gmon->hz, p->gmon->have_cg, NULL};
+  rctx r = lgp_rp_ctx(o, p, nm, ro);
   double print_time = p->graph.print_time;
+  lgp_out arena;
   arcbuf b;
   size_t k;
   memset(&b, 0, sizeof b);
-  r.rn = make_rnodes(&r);
+  lgp_out_init(&arena, NULL);
+  r.o = &arena;
+  r.rn = make_rnodes(&r, &arena);
+  r.o = o;
   if (r.rn == NULL) {
+    lgp_out_free(&arena);
     o->failed = 1;
     return;
   }
@@ -676,8 +704,8 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
     for (ahead = 1; ahead <= 4; ahead++)
       if (k + (size_t)ahead < p->graph.nsyms + p->graph.ncycles)
         prefetch_lists(&r, p->graph.time_sorted[k + (size_t)ahead], ahead);
-    if (!lgp_graph_shows(p, s, ro->ignore_zeros))
-      continue;
+    if (!lgp_graph_shows(p, s, ro->ignore_zeros) || (p->line_granularity && !n->is_func))
+      continue; /* line mode: entries for functions only (gprof: cycles neither) */
     if (n->is_cycle)
       print_cycle_entry(&r, s, print_time, &b);
     else
@@ -692,127 +720,9 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
   free(b.keys);
   free(b.tmp);
   free(r.rn);
+  lgp_out_free(&arena);
   if (!ro->bsd && !ro->brief)
     lgp_out_str(o, lgp_fsf_callg_blurb);
-}
-
-/* }====================================================== */
-
-/* {====================================================== index */
-
-
-/* The index reads its entries in name order, three rows apart: no order in
-** memory. Row i + 8's nodes and display names are fetched while row i
-** prints, and the name strings of row i + 4. */
-PREFETCH_FN prefetch_index_row(const rctx *r, const uint32_t *v, size_t row, size_t rows,
-                               size_t todo, int stage) {
-  size_t j;
-  for (j = row; j < todo; j += rows) {
-    uint32_t t = v[j];
-    if (stage == 2) {
-      PREFETCH(&r->p->graph.nodes[t]);
-      PREFETCH((const char *)&r->p->graph.nodes[t] + 64);
-      if (r->nm != NULL && t < r->nm->n)
-        PREFETCH(&r->nm->disp[t]);
-    } else if (r->nm != NULL && t < r->nm->n) {
-      PREFETCH(r->nm->disp[t].s);
-    }
-  }
-}
-
-void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = {o, p, nm, ro, (double)p->gmon->hz, p->gmon->have_cg, NULL};
-  size_t nnames = 0, todo, rows, i, j, k;
-  size_t column_width = (size_t)(ro->width - 1) / 3;
-  uint32_t *v = lgp_alloc_array(p->graph.nsyms + p->graph.ncycles, sizeof *v);
-  uint8_t *listed = lgp_alloc_array(p->graph.nsyms ? p->graph.nsyms : 1, 1);
-  int any_static = 0;
-  char buf[64];
-  if (v == NULL || listed == NULL) {
-    free(v);
-    free(listed);
-    o->failed = 1;
-    return;
-  }
-  for (k = 0; k < p->graph.nsyms; k++) {
-    const lgp_node *n = &p->graph.nodes[k];
-    listed[k] = !lgp_removed(p, (uint32_t)k) &&
-                !(ro->ignore_zeros && n->ncalls == 0 && n->hist_time == 0);
-    any_static |= listed[k] && n->is_static;
-  }
-  if (any_static && !ro->bsd) { /* statics show their file: read DWARF now */
-    lgp_err err = {0, {0}};
-    if (ro->srcinfo != NULL)
-      lgp_image_load_srcinfo(ro->srcinfo, &err);
-    if (p->image->srcinfo_state != 1)
-      any_static = 0;
-  }
-  /* by name: the ranks are that order already (ties by address) */
-  for (k = 0; k < p->graph.nsyms; k++)
-    v[p->graph.name_rank[k]] = (uint32_t)k;
-  for (k = 0; k < p->graph.nsyms; k++)
-    if (listed[v[k]])
-      v[nnames++] = v[k];
-  free(listed);
-  todo = nnames;
-  for (k = p->graph.nsyms; k < p->graph.nsyms + p->graph.ncycles; k++)
-    if (!lgp_removed(p, (uint32_t)k))
-      v[todo++] = (uint32_t)k;
-  lgp_out_str(o, "\f\n");
-  lgp_out_str(o, "Index by function name\n\n");
-  rows = (todo + 2) / 3;
-  for (i = 0; i < rows; i++) {
-    size_t col = 0, starting_col = 0;
-    if (i + 8 < rows)
-      prefetch_index_row(&r, v, i + 8, rows, todo, 2);
-    if (i + 4 < rows)
-      prefetch_index_row(&r, v, i + 4, rows, todo, 1);
-    for (j = i; j < todo; j += rows) {
-      const lgp_node *n = &p->graph.nodes[v[j]];
-      char *tag_end = put_index(buf, n->index, (int)n->print_flag);
-      size_t tag_len = (size_t)(tag_end - buf);
-      *tag_end = '\0';
-      if (ro->bsd) {
-        lgp_out_pad(o, buf, 6, 6, 0);
-        lgp_out_char(o, ' ');
-        if (j < nnames) {
-          lgp_out_pad(o, n->name, 19, 19, 1);
-        } else {
-          char cbuf[32];
-          snprintf(cbuf, sizeof cbuf, "<cycle %d>", (int)n->cyc_num);
-          lgp_out_pad(o, cbuf, 19, 19, 1);
-        }
-      } else {
-        col += tag_len;
-        if (col < starting_col + 5) {
-          lgp_out_chars(o, ' ', starting_col + 5 - col);
-          col = starting_col + 5;
-        }
-        lgp_out_char(o, ' ');
-        lgp_out_str(o, buf);
-        lgp_out_char(o, ' ');
-        if (j < nnames) {
-          col += name_only(&r, v[j]);
-          const char *f = any_static && n->is_static ? lgp_node_file(p, v[j]) : NULL;
-          if (f != NULL) {
-            const char *slash = strrchr(f, '/');
-            if (slash != NULL)
-              f = slash + 1;
-            lgp_out_printf(o, " (%s)", f);
-            col += strlen(f) + 3;
-          }
-        } else {
-          char cbuf[32];
-          snprintf(cbuf, sizeof cbuf, "<cycle %d>", (int)n->cyc_num);
-          lgp_out_str(o, cbuf);
-          col += strlen(cbuf);
-        }
-      }
-      starting_col += column_width;
-    }
-    lgp_out_char(o, '\n');
-  }
-  free(v);
 }
 
 /* }====================================================== */
