@@ -219,8 +219,7 @@ describe("bad input", function()
 
   describe("options", function()
     local UNSUPPORTED = {
-      { "-l" }, { "-A" }, { "-C" }, { "-J" }, { "-Z" }, { "-x" }, { "-y" },
-      { "-I", "dir" }, { "-L" }, { "-m", "2" }, { "-t", "5" }, { "-r" },
+      { "-l" }, { "-L" }, { "-r" },
       { "-R", "map" }, { "-c" }, { "-S", "file" }, { "--inline-file-names" }, { "-d" },
     }
     for _, opt in ipairs(UNSUPPORTED) do
