@@ -219,8 +219,7 @@ describe("bad input", function()
 
   describe("options", function()
     local UNSUPPORTED = {
-      { "-l" }, { "-L" }, { "-r" },
-      { "-R", "map" }, { "-c" }, { "-S", "file" }, { "--inline-file-names" }, { "-d" },
+      { "-r" }, { "-R", "map" }, { "-c" }, { "-S", "file" }, { "-d" },
     }
     for _, opt in ipairs(UNSUPPORTED) do
       it(table.concat(opt, " ") .. " is refused: 'not supported yet', status 2", function()

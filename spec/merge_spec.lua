@@ -186,7 +186,7 @@ describe("lgprof merge", function()
     end
     local function sum(canonical, ...)
       local out = dir .. "/out/sum"
-      local p <close> = assert(lgprof.open(exe, { ... }, { line_arcs = true }))
+      local p <close> = assert(lgprof.open(exe, { ... }, { granularity = "line" }))
       assert.is_true(p:write_gmon(out, canonical ~= nil and { canonical = canonical } or nil))
       return assert(util.slurp(out))
     end

@@ -20,7 +20,6 @@ typedef struct lgp_sources {
   lgp_gmon gmon;
   lgp_specs specs;
   lgp_symindex index;
-  lgp_linearcs line_arcs; /* with options.line_arcs (gprof -s) */
   lgp_bbcounts bbcounts;  /* at line granularity (gprof ignores blocks otherwise) */
 } lgp_sources;
 
@@ -29,7 +28,7 @@ typedef struct lgp_profile {
   const lgp_gmon *gmon;
   const lgp_specs *specs;
   const lgp_symindex *index;
-  const lgp_linearcs *line_arcs; /* NULL unless kept */
+  int line_granularity;    /* the table holds gprof's line symbols (-l, -s) */
   const lgp_bbcounts *bbcounts;  /* NULL unless at line granularity */
   lgp_sources *own;       /* a profile's; NULL in a view */
   lgp_graph graph;
