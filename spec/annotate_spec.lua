@@ -138,6 +138,9 @@ local T_OPTS = {
   "-b -C12", "-b -Ct.c:6", "-b -Zt.c", "-y -C",
 }
 local T_MORE = { "-b -A", "-b -A -x", "-C", "-C -z", "-z", "", "-A -z", "-i", "-Cburn", "-A -m0" }
+-- at line granularity (-l, and -s, which forces it): blocks are kept
+local T_LINE = { "-l -b -A", "-l -A -x", "-l -b -A -x -m0", "-l -b -A -m2000", "-l -C", "-l -C -z", "-l -z", "-l",
+  "-l -A -z", "-l -Cburn", "-l -Zburn", "-l -At.c:8", "-l -A -t3", "-l -i", "-l -b -p -C", "-s -C -A" }
 local M_OPTS = { "-b -A", "-A -x", "-A -z", "-C", "-C -z", "-b -p -A", "-Ab.c", "-Ja.c", "-A -t2",
   "-Ca.c", "-Zb.c", "-C -A", "-q -b -C", "-Csq", "-z" }
 
@@ -160,9 +163,10 @@ describe("gprof -A and -C (differential, #gprof)", function()
     util.mkdir(dir .. "/isdir")
     util.mkdir(dir .. "/isdir/t.c")
     local map = "-fdebug-prefix-map=" .. dir .. "/src=" .. MAPPED
-    for _, b in ipairs { { "t", "t.c" }, { "m", "a.c b.c" }, { "m2", "b.c a.c" } } do
-      assert(util.exec_ok(("cd %s && gcc -pg -g -O0 %s -o ../%s %s"):format(
-        q(dir .. "/src"), q(map), b[1], b[2])), "gcc failed")
+    for _, b in ipairs { { "t", "t.c", "-O0" }, { "m", "a.c b.c", "-O0" }, { "m2", "b.c a.c", "-O0" },
+                         { "mo", "a.c b.c", "-O2" } } do
+      assert(util.exec_ok(("cd %s && gcc -pg -g %s %s -o ../%s %s"):format(
+        q(dir .. "/src"), b[3], q(map), b[1], b[2])), "gcc failed")
     end
     local s = symbols(dir .. "/t")
     assert(s.burn[1] == 0x11c9 and s.leaf[1] == 0x120a and s.main[1] == 0x1233,
@@ -170,6 +174,9 @@ describe("gprof -A and -C (differential, #gprof)", function()
     tp = t_profiles(dir)
     m_profile(dir .. "/m", dir .. "/m.gmon")
     m_profile(dir .. "/m2", dir .. "/m2.gmon")
+    local so = symbols(dir .. "/mo") -- -O2: spin and sq are inlined
+    gw.write(dir .. "/mo.gmon", { arcs = { { from = so.main[1] + 0x10, to = so.work[1], count = 50 },
+      { from = so.main[1] + 0x14, to = so.idle[1], count = 1 } } })
     ok_setup = true
   end)
   teardown(function() if dir then util.rmtree(dir) end end)
@@ -193,7 +200,10 @@ describe("gprof -A and -C (differential, #gprof)", function()
   for _, g in ipairs { "bb", "bbstart", "bb11", "bbonly", "bb0", "hdr", "hist", "self" } do
     for _, o in ipairs(T_MORE) do case("t " .. g .. " " .. o, o .. " -I src", "t", { g }) end
   end
-  for _, o in ipairs { "-b -A", "-C", "-C -z" } do
+  for _, g in ipairs { "out", "bb", "bbstart", "bb11", "bbonly", "bb0", "hdr", "hist", "self" } do
+    for _, o in ipairs(T_LINE) do case("t " .. g .. " " .. o, o .. " -I src", "t", { g }) end
+  end
+  for _, o in ipairs { "-b -A", "-C", "-C -z", "-l -C", "-l -b -A", "-l -A -x" } do
     case("t bb+bb0 " .. o, o .. " -I src", "t", { "bb", "bb0" })
     case("t out+self " .. o, o .. " -I src", "t", { "out", "self" })
   end
@@ -211,6 +221,13 @@ describe("gprof -A and -C (differential, #gprof)", function()
     for _, o in ipairs(M_OPTS) do case(e .. " " .. o, o .. " -I src", e, { e }) end
     case(e .. " -A (no source)", "-b -A", e, { e })
     case(e .. " -A -I nowhere:src", "-b -A -I nowhere:src", e, { e })
+    for _, o in ipairs { "-l -b -A", "-l -A -x", "-l -A -z", "-l -C -z" } do
+      case(e .. " " .. o, o .. " -I src", e, { e })
+    end
+  end
+  -- -O2: h.h is first met through a line symbol, after every function symbol
+  for _, o in ipairs { "-l -b -A", "-l -A -z", "-l -A -x", "-A -z", "-b -A" } do
+    case("mo " .. o, o .. " -I src", "mo", { "mo" })
   end
 
   local function paths_of(c)
@@ -290,15 +307,19 @@ describe("gprof -A and -C (differential, #gprof)", function()
     { "-y -A", "t", { "out" } }, { "-y", "t", { "out" } }, { "-y -A -x", "t", { "bb" } },
     { "-y -A -p -b", "t", { "out" } }, { "-y -A", "m", { "m" } }, { "-y -A", "m2", { "m2" } },
     { "-y -A -I nonl", "t", { "out" } }, { "-y -A -C", "t", { "out" } },
+    { "-s", "t", { "bb11" } }, { "-s -b -A", "t", { "bb" } }, { "-s", "t", { "bbonly" } },
+    { "-s -C", "t", { "bb+bb0" } }, { "-l -y -A -x", "t", { "bbstart" } },
   }
   for _, s in ipairs(SEPARATE) do
     it(s[1] .. " on " .. s[2] .. ": the same BASENAME-ann files", function()
       if not ok_setup then pending("needs /usr/bin/gprof and gcc") return end
       local gmons = s[3][1] == "m" and { dir .. "/m.gmon" } or s[3][1] == "m2" and { dir .. "/m2.gmon" }
-        or { tp[s[3][1]] }
+        or s[3][1] == "bb+bb0" and { tp.bb, tp.bb0 } or { tp[s[3][1]] }
       local opts = s[1]:find("-I", 1, true) and s[1]:gsub("-I (%S+)", "-I @/%1") or s[1] .. " -I @/src"
       local r = both(nil, opts, s[2], gmons)
-      if s[1]:find("-A", 1, true) then assert.truthy(next(r.files), "no -ann file written") end
+      if s[1]:find("-y -A", 1, true) or s[1]:find("-s", 1, true) then
+        assert.truthy(next(r.files), "no file written")
+      end
     end)
   end
 

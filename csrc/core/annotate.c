@@ -277,7 +277,7 @@ static int annotate_file(annotator *a, lgp_out *o, const anno_file *f, const ann
 
 /* The annotated symbols sorted by (file, line), node order kept within a
 ** line, become the files' line tables; files get their calls and their
-** creation order (a function symbol's .symtab index). */
+** creation order. */
 static int build_lines(const lgp_profile *p, anno_line **lines_out, size_t *nlines,
                        anno_file **files_out, size_t *nfiles) {
   const lgp_image *im = p->image;
@@ -329,14 +329,16 @@ static int build_lines(const lgp_profile *p, anno_line **lines_out, size_t *nlin
     }
   }
   /* when gprof created each file: at its first symbol with a source line,
-     in .symtab order (every function symbol, annotated or not) */
+     annotated or not: function symbols in .symtab order, then line
+     symbols in address (node) order */
   for (i = 0; i < im->nfiles; i++)
     if (slot[i] >= 0)
       files[slot[i]].created = UINT64_MAX;
   for (i = 0; i < nsyms; i++) {
     const lgp_rawsym *r = &im->syms[i];
-    if (r->file >= 0 && slot[r->file] >= 0 && r->symndx < files[slot[r->file]].created)
-      files[slot[r->file]].created = r->symndx;
+    uint64_t when = r->is_line ? ((uint64_t)1 << 32) + i : r->symndx;
+    if (r->file >= 0 && slot[r->file] >= 0 && when < files[slot[r->file]].created)
+      files[slot[r->file]].created = when;
   }
   *lines_out = lines;
   *nlines = nl;
