@@ -164,9 +164,9 @@ describe("gprof -A and -C (differential, #gprof)", function()
     util.mkdir(dir .. "/isdir/t.c")
     local map = "-fdebug-prefix-map=" .. dir .. "/src=" .. MAPPED
     for _, b in ipairs { { "t", "t.c", "-O0" }, { "m", "a.c b.c", "-O0" }, { "m2", "b.c a.c", "-O0" },
-                         { "mo", "a.c b.c", "-O2" } } do
-      assert(util.exec_ok(("cd %s && gcc -pg -g %s %s -o ../%s %s"):format(
-        q(dir .. "/src"), b[3], q(map), b[1], b[2])), "gcc failed")
+                         { "mo", "a.c b.c", "-O2" }, { "tn", "t.c", "-O0", "" } } do
+      assert(util.exec_ok(("cd %s && gcc -pg %s %s %s -o ../%s %s"):format(
+        q(dir .. "/src"), b[4] or "-g", b[3], q(map), b[1], b[2])), "gcc failed")
     end
     local s = symbols(dir .. "/t")
     assert(s.burn[1] == 0x11c9 and s.leaf[1] == 0x120a and s.main[1] == 0x1233,
@@ -224,6 +224,10 @@ describe("gprof -A and -C (differential, #gprof)", function()
     for _, o in ipairs { "-l -b -A", "-l -A -x", "-l -A -z", "-l -C -z" } do
       case(e .. " " .. o, o .. " -I src", e, { e })
     end
+  end
+  -- no DWARF: nothing to annotate, every row "<unknown>:0:"
+  for _, o in ipairs { "-A", "-A -z", "-C -z", "-l -C", "-l -A -z" } do
+    case("tn bb " .. o, o .. " -I src", "tn", { "bb" })
   end
   -- -O2: h.h is first met through a line symbol, after every function symbol
   for _, o in ipairs { "-l -b -A", "-l -A -z", "-l -A -x", "-A -z", "-b -A" } do
