@@ -361,3 +361,13 @@ describe("gprof -A and -C (differential, #gprof)", function()
     end)
   end
 end)
+
+describe("--format with -A or -C", function()
+  for _, o in ipairs { "-A", "-C", "-Aleaf", "--exec-counts=main" } do
+    it("--format=json " .. o .. ": refused, status 2", function()
+      local status, out, err = cmd.lgprof({ "--format=json", o, "no-such-exe", "no-such-gmon" })
+      cmd.expect({ status = 2, out = "", err = "lgprof: --format cannot be combined with -A or -C\n"
+        .. "Try 'lgprof --help' for more information.\n" }, status, out, err)
+    end)
+  end
+end)
