@@ -67,7 +67,7 @@ int lcore_profile_annotate(lua_State *L) {
   lgp_anno_opts ao;
   const char **dirs = NULL;
   lgp_out o, e;
-  int first, rc, ef_rc;
+  int first, rc;
   lua_Integer k, n = 0;
   lcore_check_fields(L, 4, anno_fields);
   memset(&ao, 0, sizeof ao);
@@ -100,8 +100,7 @@ int lcore_profile_annotate(lua_State *L) {
   lgp_out_init(&o, f);
   lgp_out_init(&e, ef);
   rc = lgp_report_annotate(&o, lp->p, lp->p->bbcounts, &ao);
-  ef_rc = lgp_out_flush(&e);
+  (void)lgp_out_flush(&e); /* messages are best effort, as gprof's */
   lgp_out_free(&e);
-  (void)ef_rc; /* messages are best effort, as gprof's */
   return finish(L, &o, rc, first);
 }
