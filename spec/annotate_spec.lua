@@ -353,6 +353,29 @@ describe("gprof -A and -C (differential, #gprof)", function()
       assert.truthy(r.err:find("b.c-ann: ", 1, true), r.err)
     end)
 
+  it("profile:exec_counts and profile:annotate write what -C and -A print; bad options raise", function()
+    if not ok_setup then pending("needs /usr/bin/gprof and gcc") return end
+    local lgprof = require "lgprof"
+    local p = assert(lgprof.open(dir .. "/t", { tp.bb }, { granularity = "line" }))
+    local f = assert(io.tmpfile())
+    local e = assert(io.tmpfile())
+    local first = p:exec_counts(f, { zeros = false })
+    assert.is_false(first)
+    assert.is_false(p:annotate(f, e, { dirs = { dir .. "/nowhere", dir .. "/src" }, all_lines = true,
+      table_length = 3, min_count = -1, first_output = first }))
+    f:seek("set")
+    e:seek("set")
+    local status, out = cmd.gprof({ "-l", "-C", "-A", "-x", "-t3", "-m-1", "-I", dir .. "/src", dir .. "/t", tp.bb })
+    assert.equal(0, status)
+    assert.equal(out, f:read("a"))
+    assert.equal("", e:read("a"))
+    assert.error_matches(function() p:annotate(f, e, { dirs = 3 }) end, "option 'dirs' must be a list")
+    assert.error_matches(function() p:annotate(f, e, { table_length = "x" }) end, "table_length")
+    assert.error_matches(function() p:exec_counts(f, { bogus = 1 }) end, "bogus")
+    assert.error_matches(function() p:annotate(f) end, "bad argument #2")
+    p:close()
+  end)
+
   for _, e in ipairs { { "@/src", "-b -A" }, { "nowhere:@/src", "-b -A -I @/short" },
                        { "@/short", "-b -A -I @/src" }, { "", "-b -A" }, { "::@/src", "-C -A" } } do
     it("GPROF_PATH='" .. e[1] .. "' " .. e[2] .. ": the search list ends with GPROF_PATH", function()
