@@ -60,6 +60,12 @@ void work(int n)
 }
 void idle(void) { }
 ]]
+-- two headers met only through line symbols (always_inline at -O0), in the
+-- opposite order of their entries in the line table's file list
+local H1_H = "static inline __attribute__((always_inline)) int f1(int x)\n{\n  return x * 3 + 1;\n}\n"
+local H2_H = "static inline __attribute__((always_inline)) int f2(int x)\n{\n  return x * 7 - 2;\n}\n"
+local Y_C = "#include \"h2.h\"\n#include \"h1.h\"\nvolatile int v;\nint main(void)\n{\n"
+  .. "  for (int i = 0; i < 100; i++) {\n    v += f2(i);\n    v += f1(v);\n  }\n  return 0;\n}\n"
 local A_C = "#include \"h.h\"\nvoid work(int);\nvoid idle(void);\nint main(void)\n{\n"
   .. "  for (int i = 0; i < 50; i++)\n    work(200000 + sq(i));\n  idle();\n  return 0;\n}"
 
@@ -154,6 +160,9 @@ describe("gprof -A and -C (differential, #gprof)", function()
     util.spit(dir .. "/src/a.c", A_C)
     util.spit(dir .. "/src/b.c", B_C)
     util.spit(dir .. "/src/h.h", H_H)
+    util.spit(dir .. "/src/h1.h", H1_H)
+    util.spit(dir .. "/src/h2.h", H2_H)
+    util.spit(dir .. "/src/y.c", Y_C)
     -- sources elsewhere: a truncated copy, an empty one, one without its final newline, a directory
     for sub, text in pairs { short = T_C:match("^(.-\n)int leaf") .. "int leaf(int x)\n{\n  burn(x * 1000);\n",
                              empty = "", nonl = T_C:sub(1, -2) } do
@@ -164,7 +173,8 @@ describe("gprof -A and -C (differential, #gprof)", function()
     util.mkdir(dir .. "/isdir/t.c")
     local map = "-fdebug-prefix-map=" .. dir .. "/src=" .. MAPPED
     for _, b in ipairs { { "t", "t.c", "-O0" }, { "m", "a.c b.c", "-O0" }, { "m2", "b.c a.c", "-O0" },
-                         { "mo", "a.c b.c", "-O2" }, { "tn", "t.c", "-O0", "" } } do
+                         { "mo", "a.c b.c", "-O2" }, { "tn", "t.c", "-O0", "" },
+                         { "y", "y.c", "-O0" } } do
       assert(util.exec_ok(("cd %s && gcc -pg %s %s %s -o ../%s %s"):format(
         q(dir .. "/src"), b[4] or "-g", b[3], q(map), b[1], b[2])), "gcc failed")
     end
@@ -225,6 +235,10 @@ describe("gprof -A and -C (differential, #gprof)", function()
       case(e .. " " .. o, o .. " -I src", e, { e })
     end
   end
+  -- files created by line symbols: in address order, listed in reverse
+  for _, o in ipairs { "-l -A -z", "-l -b -A -x -z", "-A -z" } do
+    case("y hdr " .. o, o .. " -I src", "y", { "hdr" })
+  end
   -- no DWARF: nothing to annotate, every row "<unknown>:0:"
   for _, o in ipairs { "-A", "-A -z", "-C -z", "-l -C", "-l -A -z" } do
     case("tn bb " .. o, o .. " -I src", "tn", { "bb" })
@@ -262,7 +276,8 @@ describe("gprof -A and -C (differential, #gprof)", function()
     if not gprof_results then
       local runs, files, seen = {}, {}, {}
       local function file(p) if not seen[p] then seen[p] = true; files[#files + 1] = p end end
-      for _, src in ipairs { "src/t.c", "src/a.c", "src/b.c", "src/h.h", "short/t.c", "empty/t.c", "nonl/t.c" } do
+      for _, src in ipairs { "src/t.c", "src/a.c", "src/b.c", "src/h.h", "src/y.c", "src/h1.h", "src/h2.h",
+                             "short/t.c", "empty/t.c", "nonl/t.c" } do
         file(dir .. "/" .. src)
       end
       for i, k in ipairs(cases) do
