@@ -343,7 +343,7 @@ describe("lgprof merge", function()
         { "merge", "-o", tmp .. "/s2.sum", b.exe }, -- no profile file
         { "merge", "-o", tmp .. "/s2.sum" },
         { "merge", "-o", tmp .. "/s2.sum", "--bogus", b.exe, b.gmon[1] },
-        { "merge", "-o", tmp .. "/s2.sum", "-l", b.exe, b.gmon[1] },
+        { "merge", "-o", tmp .. "/s2.sum", b.exe, b.gmon[1], "-w" }, -- -w without its number
       }) do
         local msg = cmd.one_line_error(2, cmd.lgprof(args))
         assert.is_true(#msg > 0)

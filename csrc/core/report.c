@@ -76,8 +76,10 @@ static size_t name_only(rctx *r, uint32_t node) {
     s = lgp_display_name_len(r->nm, r->p->graph.nodes, node, &len);
   }
   lgp_out_mem(r->o, s, len);
-  return len + lgp_name_suffix(r->o, r->p->image, r->p->graph.nodes, node, r->suffix,
-                               r->ro->print_path);
+  if (r->suffix != LGP_SUFFIX_NONE)
+    len += lgp_name_suffix(r->o, r->p->image, r->p->graph.nodes, node, r->suffix,
+                           r->ro->print_path);
+  return len;
 }
 
 /* gprof's print_name: adds " <cycle N>" and " [index]" or " (index)". */
