@@ -146,7 +146,8 @@ local T_OPTS = {
 local T_MORE = { "-b -A", "-b -A -x", "-C", "-C -z", "-z", "", "-A -z", "-i", "-Cburn", "-A -m0" }
 -- at line granularity (-l, and -s, which forces it): blocks are kept
 local T_LINE = { "-l -b -A", "-l -A -x", "-l -b -A -x -m0", "-l -b -A -m2000", "-l -C", "-l -C -z", "-l -z", "-l",
-  "-l -A -z", "-l -Cburn", "-l -Zburn", "-l -At.c:8", "-l -A -t3", "-l -i", "-l -b -p -C", "-s -C -A" }
+  "-l -A -z", "-l -Cburn", "-l -Zburn", "-l -At.c:8", "-l -A -t3", "-l -i", "-l -b -p -C", "-s -C -A",
+  "-l -a -C -z", "-l -a -A -z", "-l -L -C", "-l -b -A -Jleaf" }
 local M_OPTS = { "-b -A", "-A -x", "-A -z", "-C", "-C -z", "-b -p -A", "-Ab.c", "-Ja.c", "-A -t2",
   "-Ca.c", "-Zb.c", "-C -A", "-q -b -C", "-Csq", "-z" }
 
@@ -244,7 +245,7 @@ describe("gprof -A and -C (differential, #gprof)", function()
     case("tn bb " .. o, o .. " -I src", "tn", { "bb" })
   end
   -- -O2: h.h is first met through a line symbol, after every function symbol
-  for _, o in ipairs { "-l -b -A", "-l -A -z", "-l -A -x", "-A -z", "-b -A" } do
+  for _, o in ipairs { "-l -b -A", "-l -A -z", "-l -A -x", "-A -z", "-b -A", "-l -C -z", "-C -z" } do
     case("mo " .. o, o .. " -I src", "mo", { "mo" })
   end
 
