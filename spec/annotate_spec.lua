@@ -11,10 +11,11 @@
 -- GPROF_PATH. The profiles are written by helpers.gmonwriter from records
 -- chosen by hand; no live run's samples are involved.
 --
--- t.c: one file (burn static, leaf, main). m and m2: a.c (no final newline),
+-- t.c: one file (burn static, leaf, main; tn: without -g). m and m2: a.c (no final newline),
 -- b.c and h.h, linked as "a.c b.c" and "b.c a.c" (the order of the files'
 -- listings and of the execution counts, whose comparator is not a total
--- order, depends on it).
+-- order, depends on it); mo: the same at -O2 (inlined sq and spin). y.c:
+-- two headers met only through line symbols. p.cc: C++.
 
 local H = require "helpers"
 local util, cmd, oracle, gw = H.util, H.cmd, H.oracle, H.gmonwriter
@@ -66,6 +67,26 @@ local H1_H = "static inline __attribute__((always_inline)) int f1(int x)\n{\n  r
 local H2_H = "static inline __attribute__((always_inline)) int f2(int x)\n{\n  return x * 7 - 2;\n}\n"
 local Y_C = "#include \"h2.h\"\n#include \"h1.h\"\nvolatile int v;\nint main(void)\n{\n"
   .. "  for (int i = 0; i < 100; i++) {\n    v += f2(i);\n    v += f1(v);\n  }\n  return 0;\n}\n"
+-- C++: raw (mangled) names in -C
+local P_CC = [[
+#include <cstdio>
+namespace ns {
+struct Acc {
+  unsigned long v = 0;
+  void add(int i) { v += i; }
+};
+static void spin(Acc &a, int n) { for (int i = 0; i < n; i++) a.add(i); }
+template <typename T> T twice(T x) { return x + x; }
+}
+int main()
+{
+  ns::Acc a;
+  for (int k = 0; k < 40; k++)
+    ns::spin(a, 1000000 + ns::twice(k));
+  std::printf("%lu\n", a.v);
+  return 0;
+}
+]]
 local A_C = "#include \"h.h\"\nvoid work(int);\nvoid idle(void);\nint main(void)\n{\n"
   .. "  for (int i = 0; i < 50; i++)\n    work(200000 + sq(i));\n  idle();\n  return 0;\n}"
 
@@ -154,7 +175,7 @@ local M_OPTS = { "-b -A", "-A -x", "-A -z", "-C", "-C -z", "-b -p -A", "-Ab.c", 
 describe("gprof -A and -C (differential, #gprof)", function()
   local dir, tp, ok_setup
   setup(function()
-    if not cmd.HAVE_GPROF or not util.have("gcc") then return end
+    if not cmd.HAVE_GPROF or not util.have("gcc") or not util.have("g++") then return end
     dir = util.mktempdir("lgprof anno-spec")
     util.mkdir(dir .. "/src")
     util.spit(dir .. "/src/t.c", T_C)
@@ -164,6 +185,7 @@ describe("gprof -A and -C (differential, #gprof)", function()
     util.spit(dir .. "/src/h1.h", H1_H)
     util.spit(dir .. "/src/h2.h", H2_H)
     util.spit(dir .. "/src/y.c", Y_C)
+    util.spit(dir .. "/src/p.cc", P_CC)
     -- sources elsewhere: a truncated copy, an empty one, one without its final newline, a directory
     for sub, text in pairs { short = T_C:match("^(.-\n)int leaf") .. "int leaf(int x)\n{\n  burn(x * 1000);\n",
                              empty = "", nonl = T_C:sub(1, -2) } do
@@ -175,10 +197,15 @@ describe("gprof -A and -C (differential, #gprof)", function()
     local map = "-fdebug-prefix-map=" .. dir .. "/src=" .. MAPPED
     for _, b in ipairs { { "t", "t.c", "-O0" }, { "m", "a.c b.c", "-O0" }, { "m2", "b.c a.c", "-O0" },
                          { "mo", "a.c b.c", "-O2" }, { "tn", "t.c", "-O0", "" },
-                         { "y", "y.c", "-O0" } } do
-      assert(util.exec_ok(("cd %s && gcc -pg %s %s %s -o ../%s %s"):format(
-        q(dir .. "/src"), b[4] or "-g", b[3], q(map), b[1], b[2])), "gcc failed")
+                         { "y", "y.c", "-O0" }, { "p", "p.cc", "-O0", nil, "g++" } } do
+      assert(util.exec_ok(("cd %s && %s -pg %s %s %s -o ../%s %s"):format(
+        q(dir .. "/src"), b[5] or "gcc", b[4] or "-g", b[3], q(map), b[1], b[2])), "gcc failed")
     end
+    local sp = symbols(dir .. "/p")
+    local spin, add, twice = sp._ZN2nsL4spinERNS_3AccEi[1], sp._ZN2ns3Acc3addEi[1], sp._ZN2ns5twiceIiEET_S1_[1]
+    gw.write(dir .. "/p.gmon", { arcs = { { from = sp.main[1] + 0x28, to = spin, count = 40 },
+      { from = spin + 0x17, to = add, count = 40001560 }, { from = sp.main[1] + 0x38, to = twice, count = 40 } },
+      bb = { blocks { add + 3, 9, spin + 7, 3 } } })
     local s = symbols(dir .. "/t")
     assert(s.burn[1] == 0x11c9 and s.leaf[1] == 0x120a and s.main[1] == 0x1233,
       "t was laid out differently from the reference build: its profiles would not fit")
@@ -236,6 +263,9 @@ describe("gprof -A and -C (differential, #gprof)", function()
       case(e .. " " .. o, o .. " -I src", e, { e })
     end
   end
+  for _, o in ipairs { "-C", "-C -z", "-b -A", "-l -C", "-l -b -A -x", "-C --no-demangle", "-l -C -z" } do
+    case("p " .. o, o .. " -I src", "p", { "p" })
+  end
   -- files created by line symbols: in address order, listed in reverse
   for _, o in ipairs { "-l -A -z", "-l -b -A -x -z", "-A -z" } do
     case("y hdr " .. o, o .. " -I src", "y", { "hdr" })
@@ -277,7 +307,7 @@ describe("gprof -A and -C (differential, #gprof)", function()
     if not gprof_results then
       local runs, files, seen = {}, {}, {}
       local function file(p) if not seen[p] then seen[p] = true; files[#files + 1] = p end end
-      for _, src in ipairs { "src/t.c", "src/a.c", "src/b.c", "src/h.h", "src/y.c", "src/h1.h", "src/h2.h",
+      for _, src in ipairs { "src/t.c", "src/a.c", "src/b.c", "src/h.h", "src/y.c", "src/h1.h", "src/h2.h", "src/p.cc",
                              "short/t.c", "empty/t.c", "nonl/t.c" } do
         file(dir .. "/" .. src)
       end
@@ -300,7 +330,7 @@ describe("gprof -A and -C (differential, #gprof)", function()
 
   for _, c in ipairs(cases) do
     it(c.label .. ": as gprof", function()
-      if not ok_setup then pending("needs /usr/bin/gprof and gcc") return end
+      if not ok_setup then pending("needs /usr/bin/gprof, gcc and g++") return end
       local g = gprof_of(c)
       local l = c.lgprof
       assert.equal(g.out, l.out)
@@ -350,7 +380,7 @@ describe("gprof -A and -C (differential, #gprof)", function()
   }
   for _, s in ipairs(SEPARATE) do
     it(s[1] .. " on " .. s[2] .. ": the same BASENAME-ann files", function()
-      if not ok_setup then pending("needs /usr/bin/gprof and gcc") return end
+      if not ok_setup then pending("needs /usr/bin/gprof, gcc and g++") return end
       local gmons = s[3][1] == "m" and { dir .. "/m.gmon" } or s[3][1] == "m2" and { dir .. "/m2.gmon" }
         or s[3][1] == "bb+bb0" and { tp.bb, tp.bb0 } or { tp[s[3][1]] }
       local opts = s[1]:find("-I", 1, true) and s[1]:gsub("-I (%S+)", "-I @/%1") or s[1] .. " -I @/src"
@@ -363,14 +393,14 @@ describe("gprof -A and -C (differential, #gprof)", function()
 
   it("-y -A: an existing BASENAME-ann is truncated; one that cannot be created is reported and skipped",
     function()
-      if not ok_setup then pending("needs /usr/bin/gprof and gcc") return end
+      if not ok_setup then pending("needs /usr/bin/gprof, gcc and g++") return end
       both(nil, "-y -A -I @/src", "t", { tp.out }, { ["t.c-ann"] = string.rep("x", 5000) })
       local r = both(nil, "-y -A -I @/src", "m", { dir .. "/m.gmon" }, { ["b.c-ann"] = true })
       assert.truthy(r.err:find("b.c-ann: ", 1, true), r.err)
     end)
 
   it("profile:exec_counts and profile:annotate write what -C and -A print; bad options raise", function()
-    if not ok_setup then pending("needs /usr/bin/gprof and gcc") return end
+    if not ok_setup then pending("needs /usr/bin/gprof, gcc and g++") return end
     local lgprof = require "lgprof"
     local p = assert(lgprof.open(dir .. "/t", { tp.bb }, { granularity = "line" }))
     local f = assert(io.tmpfile())
@@ -395,7 +425,7 @@ describe("gprof -A and -C (differential, #gprof)", function()
   for _, e in ipairs { { "@/src", "-b -A" }, { "nowhere:@/src", "-b -A -I @/short" },
                        { "@/short", "-b -A -I @/src" }, { "", "-b -A" }, { "::@/src", "-C -A" } } do
     it("GPROF_PATH='" .. e[1] .. "' " .. e[2] .. ": the search list ends with GPROF_PATH", function()
-      if not ok_setup then pending("needs /usr/bin/gprof and gcc") return end
+      if not ok_setup then pending("needs /usr/bin/gprof, gcc and g++") return end
       both(e[1], e[2], "t", { tp.out })
     end)
   end
