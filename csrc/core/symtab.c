@@ -180,10 +180,10 @@ int lgp_symtab_build(lgp_image *im, int lines, lgp_node **nodes_out, size_t *n_o
   if (sort_raw(im) != 0)
     return lgp_fail(err, NULL, "out of memory");
   n = im->nsyms = keep_survivors(im->syms, im->nsyms);
-  if (lines && im->nlines > 0) {
+  if (lines) { /* even without line symbols: the second finalise drops data_start */
     size_t total = im->nsyms + im->nlines;
-    lgp_rawsym *merged = lgp_alloc_array(total, sizeof *merged);
-    ends = lgp_alloc_array(total, sizeof *ends);
+    lgp_rawsym *merged = lgp_alloc_array(total ? total : 1, sizeof *merged);
+    ends = lgp_alloc_array(total ? total : 1, sizeof *ends);
     if (merged == NULL || ends == NULL) {
       free(merged);
       free(ends);
