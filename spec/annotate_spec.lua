@@ -193,6 +193,7 @@ describe("gprof -A and -C (differential, #gprof)", function()
       util.spit(dir .. "/" .. sub .. "/t.c", text)
     end
     util.mkdir(dir .. "/isdir")
+    util.spit(dir .. "/plain", "not a folder\n") -- plain/t.c: "Not a directory", reported with perror
     util.mkdir(dir .. "/isdir/t.c")
     local map = "-fdebug-prefix-map=" .. dir .. "/src=" .. MAPPED
     for _, b in ipairs { { "t", "t.c", "-O0" }, { "m", "a.c b.c", "-O0" }, { "m2", "b.c a.c", "-O0" },
@@ -249,7 +250,8 @@ describe("gprof -A and -C (differential, #gprof)", function()
   for _, o in ipairs { "-b -A", "-b -A -I nowhere", "-b -A -I nowhere:src", "-b -A -I :src", "-b -A -I src:",
                        "-b -A -I nowhere -I src", "-b -A -I short", "-b -A -I empty", "-b -A -I nonl",
                        "-b -A -I isdir", "-b -A -I isdir:src", "-b -A -x -I short", "-b -p -A -I nowhere",
-                       "-b -A -I " .. MAPPED } do
+                       "-b -A -I " .. MAPPED, "-b -A -I plain", "-b -A -I plain:nowhere",
+                       "-b -A -I nowhere:plain", "-b -A -I plain:src" } do
     case("t out " .. o, o, "t", { "out" })
   end
   -- the operand pitfall: a spec given as a word of its own is a file name
