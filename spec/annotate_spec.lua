@@ -381,7 +381,7 @@ describe("gprof -A and -C (differential, #gprof)", function()
     { "-s -C", "t", { "bb+bb0" } }, { "-l -y -A -x", "t", { "bbstart" } },
   }
   for _, s in ipairs(SEPARATE) do
-    it(s[1] .. " on " .. s[2] .. ": the same BASENAME-ann files", function()
+    it(s[1] .. " on " .. s[2] .. ": the same files left (BASENAME-ann, gmon.sum)", function()
       if not ok_setup then pending("needs /usr/bin/gprof, gcc and g++") return end
       local gmons = s[3][1] == "m" and { dir .. "/m.gmon" } or s[3][1] == "m2" and { dir .. "/m2.gmon" }
         or s[3][1] == "bb+bb0" and { tp.bb, tp.bb0 } or { tp[s[3][1]] }
