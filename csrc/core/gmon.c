@@ -644,14 +644,17 @@ void lgp_gmon_write_arc(lgp_gmon_writer *w, lgp_addr from, lgp_addr self,
 }
 
 void lgp_gmon_write_bb(lgp_gmon_writer *w, const lgp_gmon *g) {
+  if (g->nbb != 0)
+    lgp_gmon_write_bb_list(w, g->bb, g->nbb);
+}
+
+void lgp_gmon_write_bb_list(lgp_gmon_writer *w, const lgp_bbcount *bb, size_t n) {
   size_t i;
-  if (g->nbb == 0)
-    return;
   lgp_out_char(&w->out, GMON_TAG_BB_COUNT);
-  put_u32(w, (uint32_t)g->nbb);
-  for (i = 0; i < g->nbb; i++) {
-    put_addr(w, g->bb[i].addr);
-    put_addr(w, g->bb[i].count);
+  put_u32(w, (uint32_t)n);
+  for (i = 0; i < n; i++) {
+    put_addr(w, bb[i].addr);
+    put_addr(w, bb[i].count);
   }
 }
 

@@ -102,5 +102,7 @@ void lgp_gmon_write_hist(lgp_gmon_writer *w, const lgp_gmon *g);
 void lgp_gmon_write_arc(lgp_gmon_writer *w, lgp_addr from, lgp_addr self,
                         uint64_t count);
 void lgp_gmon_write_bb(lgp_gmon_writer *w, const lgp_gmon *g);
+/* One tag-2 record of n blocks (even none). */
+void lgp_gmon_write_bb_list(lgp_gmon_writer *w, const lgp_bbcount *bb, size_t n);
 
 #endif

@@ -102,9 +102,9 @@ static int put(lgp_gmon_writer *w, const lgp_profile *p, int canonical) {
   lgp_gmon_write_header(w, p->gmon);
   lgp_gmon_write_hist(w, p->gmon);
   rc = canonical ? write_sorted_arcs(w, p) : each_arc(p, write_arc, w);
-  /* the basic-block record: the counts as read (hook: gprof writes every
-     used block slot of every symbol) */
-  if (rc == 0)
+  if (rc == 0 && p->bbcounts != NULL && p->gmon->have_bb) /* every used slot, as filed */
+    lgp_gmon_write_bb_list(w, p->bbcounts->slots, p->bbcounts->nslots);
+  else if (rc == 0)
     lgp_gmon_write_bb(w, p->gmon);
   return rc;
 }

@@ -123,6 +123,13 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   }
   src->gmon.sink = NULL;
   src->gmon.sink_ctx = NULL;
+  if (opts->line_granularity) {
+    if (lgp_bbcounts_build(&src->bbcounts, &src->gmon, &src->index) != 0) {
+      lgp_fail(err, NULL, "out of memory");
+      goto fail;
+    }
+    p->bbcounts = &src->bbcounts;
+  }
   if (src->gmon.have_hist)
     p->graph.total_time = lgp_hist_assign(&src->gmon, nodes, n, &src->specs);
   if (lgp_graph_analyse(&p->graph, &src->specs, err) != 0)
@@ -165,6 +172,7 @@ void lgp_profile_borrow(lgp_profile *view, const lgp_profile *src) {
   view->specs = src->specs;
   view->index = src->index;
   view->line_granularity = src->line_granularity;
+  view->bbcounts = src->bbcounts;
   view->base_time = src->base_time;
   view->base_print_time = src->base_print_time;
 }
@@ -173,6 +181,7 @@ void lgp_profile_free(lgp_profile *p) {
   if (p->own != NULL) { /* a view borrows these */
     lgp_specs_free(&p->own->specs);
     lgp_symindex_free(&p->own->index);
+    lgp_bbcounts_free(&p->own->bbcounts);
     lgp_image_free(&p->own->image);
     lgp_gmon_free(&p->own->gmon);
     free(p->own);

@@ -10,6 +10,7 @@
 #ifndef profile_h
 #define profile_h
 
+#include "bbcount.h"
 #include "cgraph.h"
 #include "gmon.h"
 
@@ -19,6 +20,7 @@ typedef struct lgp_sources {
   lgp_gmon gmon;
   lgp_specs specs;
   lgp_symindex index;
+  lgp_bbcounts bbcounts;  /* at line granularity (gprof ignores blocks otherwise) */
 } lgp_sources;
 
 typedef struct lgp_profile {
@@ -27,6 +29,7 @@ typedef struct lgp_profile {
   const lgp_specs *specs;
   const lgp_symindex *index;
   int line_granularity;    /* the table holds gprof's line symbols (-l, -s) */
+  const lgp_bbcounts *bbcounts;  /* NULL unless at line granularity */
   lgp_sources *own;       /* a profile's; NULL in a view */
   lgp_graph graph;
   /* views: the symbols and cycles their filters removed (NULL: none), and

@@ -1,5 +1,5 @@
 /*
-** symspec.h: gprof's symspecs (-p/-P/-q/-Q/-k/-n/-N/-e/-E/-f/-F) and the
+** symspec.h: gprof's symspecs (-p/-P/-q/-Q/-k/-n/-N/-e/-E/-f/-F, -A/-J/-C/-Z) and the
 ** include/exclude tables they fill: options in, table bits on the nodes.
 */
 #ifndef symspec_h
@@ -12,6 +12,8 @@ enum lgp_table {
   LGP_INCL_ARCS, LGP_EXCL_ARCS,
   LGP_INCL_FLAT, LGP_EXCL_FLAT,
   LGP_INCL_TIME, LGP_EXCL_TIME,
+  LGP_INCL_ANNO, LGP_EXCL_ANNO, /* -A/-J: annotated source */
+  LGP_INCL_EXEC, LGP_EXCL_EXEC, /* -C/-Z: execution counts */
   LGP_NTABLES
 };
 

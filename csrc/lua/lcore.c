@@ -80,13 +80,14 @@ void lcore_push_node(lua_State *L, int pidx, const lgp_profile *p, uint32_t node
 
 static const char *const table_names[] = {
   "incl_graph", "excl_graph", "incl_arcs", "excl_arcs",
-  "incl_flat", "excl_flat", "incl_time", "excl_time", NULL
+  "incl_flat", "excl_flat", "incl_time", "excl_time", "incl_anno", "excl_anno",
+  "incl_exec", "excl_exec", NULL
 };
 
 static const char *const open_fields[] = {
   "no_static", "functions_only", "no_srcinfo", "default_excludes", "granularity", "format",
   "demangle", "zeros", "incl_graph", "excl_graph", "incl_arcs", "excl_arcs", "incl_flat",
-  "excl_flat", "incl_time", "excl_time", NULL
+  "excl_flat", "incl_time", "excl_time", "incl_anno", "excl_anno", "incl_exec", "excl_exec", NULL
 };
 
 static void read_options(lua_State *L, int t, lgp_options *o) {
@@ -532,6 +533,8 @@ static const luaL_Reg profile_methods[] = {
   {"roots", lcore_profile_roots},
   {"select", lcore_profile_select},
   {"export", lcore_profile_export},
+  {"exec_counts", lcore_profile_exec_counts},
+  {"annotate", lcore_profile_annotate},
   {NULL, NULL}
 };
 

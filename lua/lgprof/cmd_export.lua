@@ -24,6 +24,9 @@ function cmd.run(cli, st, fmt, out, err)
   if st.style & (options.INFO | options.SUM) ~= 0 then
     return options.usage_error(err, "--format cannot be combined with -i or -s")
   end
+  if st.style & (options.EXEC | options.ANNO) ~= 0 then
+    return options.usage_error(err, "--format cannot be combined with -A or -C")
+  end
   local profile <close>, ostatus = cli.open(st, err)
   if not profile then return ostatus end
   local o

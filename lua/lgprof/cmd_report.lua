@@ -3,6 +3,7 @@
 local options = require "lgprof.options"
 
 local FLAT, GRAPH, INFO, SUM = options.FLAT, options.GRAPH, options.INFO, options.SUM
+local EXEC, ANNO = options.EXEC, options.ANNO
 
 local cmd = {}
 
@@ -23,9 +24,53 @@ local function file_info(profile, out)
   end
 end
 
+-- gprof keeps basic-block counts only at line granularity; otherwise it
+-- reads and drops them, saying so once.
+local function warn_blocks(st, profile, err)
+  if options.open_options(st).granularity == "line" then return end
+  for _, f in ipairs(profile:file_info()) do
+    if f.bb > 0 then
+      err:write("lgprof: warning: ignoring basic-block exec counts (use -l or --line)\n")
+      return
+    end
+  end
+end
+
+-- The source search list: -I's directories, then $GPROF_PATH's.
+local function search_dirs(st)
+  local dirs = table.move(st.dirs, 1, #st.dirs, 1, {})
+  local env = os.getenv("GPROF_PATH")
+  if env then
+    for dir in (env .. ":"):gmatch("([^:]*):") do dirs[#dirs + 1] = dir end
+  end
+  return dirs
+end
+
+-- -C and -A, after the flat profile and the call graph.
+local function source_reports(st, style, profile, out, err, first_output)
+  local ok, werr = true, nil
+  if style & EXEC ~= 0 then
+    ok, werr = profile:exec_counts(out, { zeros = st.zeros, first_output = first_output })
+    first_output = ok
+  end
+  if ok ~= nil and style & ANNO ~= 0 then
+    ok, werr = profile:annotate(out, err, {
+      dirs = search_dirs(st), all_lines = st.all_lines, separate = st.separate_files,
+      zeros = st.zeros, table_length = st.table_length, min_count = st.min_count,
+      first_output = first_output,
+    })
+  end
+  if ok == nil then
+    err:write("lgprof: ", werr, "\n")
+    return 1
+  end
+  return 0
+end
+
 -- The report of a parsed command line, once the profile is open.
 local function report(st, profile, out, err)
   local first_output = true
+  warn_blocks(st, profile, err)
   if st.style & INFO ~= 0 then
     file_info(profile, out)
     first_output = false
@@ -41,6 +86,7 @@ local function report(st, profile, out, err)
   if style == 0 then -- what the profile has, less what -p, -P, -q, -Q, -i, -s said
     if profile.have_histogram then style = style | FLAT end
     if profile.have_call_graph then style = style | GRAPH end
+    if style == 0 then style = EXEC end -- nothing but basic blocks, at most
     style = style & ~st.user
   end
   if style & (FLAT | GRAPH) ~= 0 then
@@ -54,11 +100,9 @@ local function report(st, profile, out, err)
       err:write("lgprof: ", werr, "\n")
       return 1
     end
-  elseif st.style == 0 and not profile.have_histogram and not profile.have_call_graph
-      and st.zeros then
-    return options.usage_error(err, "execution counts (-z without profile data) not supported yet")
+    first_output = ok
   end
-  return 0
+  return source_reports(st, style, profile, out, err, first_output)
 end
 
 function cmd.run(cli, argv, out, err)

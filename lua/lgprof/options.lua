@@ -42,6 +42,16 @@ gprof's options:
   -n SPEC, --time=SPEC          propagate time only from SPEC
   -N SPEC, --no-time=SPEC       propagate no time from SPEC
   -z, --display-unused-functions   list unused functions too
+  -C[SPEC], --exec-counts[=SPEC]       execution counts (only SPEC's)
+  -Z[SPEC], --no-exec-counts[=SPEC]    no execution counts (or all but SPEC's)
+  -A[SPEC], --annotated-source[=SPEC]  source files with their counts (SPEC's lines)
+  -J[SPEC], --no-annotated-source[=SPEC]   no annotated source (or all but SPEC)
+  -I DIRS, --directory-path=DIRS  where to look for sources (DIR:DIR..., then
+                                $GPROF_PATH)
+  -x, --all-lines               annotate every line of a counted block
+  -y, --separate-files          annotate each source into BASENAME-ann
+  -t N, --table-length=N        rows of the "Top N Lines" table (0: none)
+  -m N, --min-count=N           counts below N show as #####
   -T, --traditional             BSD layout (call graph first, no demangling)
   -w N, --width=N               width of the index
   -i, --file-info               describe the profile files
@@ -54,9 +64,6 @@ gprof's options:
   --inline-file-names           file and line after each name
   -L, --print-path              full source paths in those names
   Not supported yet (refused with exit status 2):
-  -A/--annotated-source, -J/--no-annotated-source, -C/--exec-counts,
-  -Z/--no-exec-counts, -x/--all-lines, -y/--separate-files,
-  -I/--directory-path, -m/--min-count, -t/--table-length,
   -r/--function-ordering, -R/--file-ordering, -c/--static-call-graph,
   -S/--external-symbol-table, -d/--debug.
 SPEC: FUNC, FILE, LINE, FILE:FUNC or FILE:LINE (gprof's symspecs).
@@ -72,8 +79,9 @@ This program is free software.  This program has absolutely no warranty.
 ]==]
 
 -- The parts of a gprof report (st.style, st.user).
-local FLAT, GRAPH, INFO, SUM = 1, 2, 4, 8
+local FLAT, GRAPH, INFO, SUM, EXEC, ANNO = 1, 2, 4, 8, 16, 32
 options.FLAT, options.GRAPH, options.INFO, options.SUM = FLAT, GRAPH, INFO, SUM
+options.EXEC, options.ANNO = EXEC, ANNO
 
 -- gprof's getopt string and long options: name -> { letter or key, argument kind }
 local SHORT = getopt.short("aA::bBcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::rR:sS:t:Tvw:xyzZ::")
@@ -100,10 +108,7 @@ local LONG = {
 
 -- Options of later issues: refused, never ignored.
 local UNSUPPORTED = {
-  A = "-A/--annotated-source", C = "-C/--exec-counts",
-  J = "-J/--no-annotated-source", Z = "-Z/--no-exec-counts", x = "-x/--all-lines",
-  y = "-y/--separate-files", I = "-I/--directory-path",
-  m = "-m/--min-count", t = "-t/--table-length", r = "-r/--function-ordering",
+  r = "-r/--function-ordering",
   R = "-R/--file-ordering", c = "-c/--static-call-graph", S = "-S/--external-symbol-table",
   d = "-d/--debug",
 }
@@ -210,6 +215,38 @@ end
 local function graph_tab(incl, excl)
   return function(v) return v:find("/", 1, true) and incl or excl end
 end
+-- How gprof reads -m (strtoul) and -t (atoi: strtol cut to an int): blanks,
+-- a sign, the digits that follow (none: 0); an overflow gives the limit
+-- (strtol: LONG_MAX or LONG_MIN). Integers wrap, as the C conversions do:
+-- strtoul's "-1" is the 64-bit pattern of all ones (Lua -1).
+local function digits_over(digits, limit)
+  digits = digits:gsub("^0+", "")
+  return #digits > #limit or (#digits == #limit and digits > limit)
+end
+local function number_of(digits)
+  local n = 0
+  for d in digits:gmatch("%d") do n = n * 10 + tonumber(d) end
+  return n
+end
+function options.strtoul(v)
+  local sign, digits = v:match("^[ \t\n\v\f\r]*([+-]?)(%d*)")
+  if digits_over(digits, "18446744073709551615") then return -1 end
+  local n = number_of(digits)
+  return sign == "-" and -n or n
+end
+function options.atoi(v)
+  local sign, digits = v:match("^[ \t\n\v\f\r]*([+-]?)(%d*)")
+  local n
+  if digits_over(digits, sign == "-" and "9223372036854775808" or "9223372036854775807") then
+    n = sign == "-" and math.mininteger or math.maxinteger
+  else
+    n = number_of(digits)
+    if sign == "-" then n = -n end
+  end
+  n = n & 0xffffffff -- the int's 32 bits, signed
+  return n >= 0x80000000 and n - 0x100000000 or n
+end
+
 local FORMATS = { a = "auto", m = "magic", b = "bsd", ["4"] = "4.4bsd", p = "prof" }
 
 local HANDLERS = {
@@ -231,6 +268,14 @@ local HANDLERS = {
   f = specs("incl_graph"), F = specs("incl_time", "incl_graph"),
   k = specs("excl_arcs"), n = specs("incl_time"), N = specs("excl_time"),
   i = show(INFO), s = show(SUM),
+  A = show(ANNO, function() return "incl_anno" end), J = hide(ANNO, function() return "excl_anno" end),
+  C = show(EXEC, function() return "incl_exec" end), Z = hide(EXEC, function() return "excl_exec" end),
+  x = set("all_lines", true), y = set("separate_files", true),
+  I = function(st, v)
+    for dir in (v .. ":"):gmatch("([^:]*):") do st.dirs[#st.dirs + 1] = dir end
+  end,
+  t = function(st, v) st.table_length = math.max(0, options.atoi(v)) end,
+  m = function(st, v) st.min_count = options.strtoul(v) end,
   p = show(FLAT, function() return "incl_flat" end), P = hide(FLAT, function() return "excl_flat" end),
   q = show(GRAPH, graph_tab("incl_arcs", "incl_graph")), Q = hide(GRAPH, graph_tab("excl_arcs", "excl_graph")),
   O = function(st, v, _, err)
@@ -265,6 +310,7 @@ function options.parse(args, out, err, mode)
   local st = {
     specs = {}, style = 0, user = 0, width = 80, demangle = true,
     zeros = false, brief = false, traditional = false, format = "auto",
+    dirs = {}, table_length = 10, min_count = 1,
     extra = {}, mode = mode,
   }
   local opts, operands, rest = getopt.parse(args, spec_of(mode))
