@@ -311,6 +311,13 @@ int lgp_image_load_srcinfo(lgp_image *im, lgp_err *err) {
   return rc;
 }
 
+int lgp_image_load_lines(lgp_image *im, lgp_err *err) {
+  if (lgp_image_load_srcinfo(im, err) != 0)
+    return -1;
+  im->lines_state = 1;
+  return 0;
+}
+
 void lgp_image_free(lgp_image *im) {
   size_t i;
   free(im->path);
@@ -323,6 +330,6 @@ void lgp_image_free(lgp_image *im) {
   }
   free(im->files);
   free(im->file_paths);
-  free(im->line_starts);
+  free(im->lines);
   memset(im, 0, sizeof *im);
 }

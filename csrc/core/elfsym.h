@@ -16,7 +16,21 @@ typedef struct lgp_rawsym {
   uint8_t is_func;   /* STT_FUNC */
   int32_t file;      /* index into lgp_image.files, or -1 */
   int32_t line;      /* 0 when unknown */
+  uint8_t is_line;   /* a gprof line symbol (-l, -s): is_func 0, file/line set */
 } lgp_rawsym;
+
+/* A gprof line symbol: where the (function name, file, line) triple BFD
+** reports for an address of .text changes. */
+typedef struct lgp_linesym {
+  lgp_addr addr;
+  const char *name;     /* the function name BFD reports there (DWARF linkage
+                           name, else DW_AT_name, else the ELF symbol's), raw
+                           (mangled), owned by the image */
+  int32_t file;         /* index into lgp_image.files */
+  int32_t line;         /* > 0 */
+  uint8_t is_inlined;   /* the innermost DWARF function there is an inlined
+                           subroutine (name is its name) */
+} lgp_linesym;
 
 typedef struct lgp_image_opts {
   int no_static;        /* -a: drop local symbols */
@@ -37,10 +51,11 @@ typedef struct lgp_image {
   char **file_paths;    /* files[i] joined to its CU's compilation directory,
                            or NULL (already absolute, or no directory) */
   size_t nfiles;
-  /* gprof's line symbols (-l, -s): addresses in .text where the nearest
-     source line changes, ascending */
-  lgp_addr *line_starts;
-  size_t nline_starts;
+  /* gprof's line symbols (-l, -s), ascending by addr, inside .text;
+     filled by lgp_image_load_lines */
+  lgp_linesym *lines;
+  size_t nlines;
+  int lines_state;      /* 0 not read, 1 read, -1 unavailable */
   /* DWARF is read on demand (lgp_image_load_srcinfo): the file, as it was */
   char *path;
   uint64_t dev, ino, size;
@@ -51,10 +66,13 @@ typedef struct lgp_image {
 int lgp_image_open(lgp_image *im, const char *path, const lgp_image_opts *opts,
                    lgp_err *err);
 void lgp_image_free(lgp_image *im);
-/* Reads the DWARF line tables into syms[].file/line and line_starts, once.
+/* Reads the DWARF line tables into syms[].file/line, once.
 ** 0, or -1 if the file changed or cannot be read (then there is no source
 ** information, like an executable without DWARF). */
 int lgp_image_load_srcinfo(lgp_image *im, lgp_err *err);
+/* Reads gprof's line symbols into lines/nlines (and the function-level
+** source information too), once. 0, or -1 as lgp_image_load_srcinfo. */
+int lgp_image_load_lines(lgp_image *im, lgp_err *err);
 
 /* The name filter gprof applies to local code symbols, run over the raw
 ** string table from offset off (see the reference, section 3.1: a name

@@ -45,17 +45,17 @@ typedef struct tally_ctx {
 /* The parent gprof's line-mode table gives from_pc: the nearest line
 ** symbol or function start at or below it. */
 static lgp_addr line_parent(const lgp_image *im, lgp_addr parent_start, lgp_addr from) {
-  size_t lo = 0, hi = im->nline_starts;
+  size_t lo = 0, hi = im->nlines;
   lgp_addr best = parent_start;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (im->line_starts[mid] <= from)
+    if (im->lines[mid].addr <= from)
       lo = mid + 1;
     else
       hi = mid;
   }
-  if (lo > 0 && im->line_starts[lo - 1] > best)
-    best = im->line_starts[lo - 1];
+  if (lo > 0 && im->lines[lo - 1].addr > best)
+    best = im->lines[lo - 1].addr;
   return best;
 }
 

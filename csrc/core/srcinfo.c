@@ -203,10 +203,14 @@ static int line_starts(lgp_image *im, const row *rows, size_t nrows) {
       continue;
     if (r->file == prev_file && r->line == prev_line)
       continue;
-    if (lgp_grow((void **)&im->line_starts, &cap, im->nline_starts + 1,
-                 sizeof *im->line_starts) != 0)
+    if (lgp_grow((void **)&im->lines, &cap, im->nlines + 1, sizeof *im->lines) != 0)
       return -1;
-    im->line_starts[im->nline_starts++] = r->addr;
+    im->lines[im->nlines].addr = r->addr;
+    im->lines[im->nlines].name = NULL;
+    im->lines[im->nlines].file = r->file;
+    im->lines[im->nlines].line = r->line;
+    im->lines[im->nlines].is_inlined = 0;
+    im->nlines++;
     prev_file = r->file;
     prev_line = r->line;
   }
