@@ -1,0 +1,270 @@
+-- profile:lines(), fn:lines(), profile:line() and Line handles, on a program
+-- compiled here (spec/fixtures/lines_api/inl.c, -O2 -g) and profiles written
+-- by gmonwriter. Each line's numbers are derived independently: its address,
+-- file and number from the DWARF line table as libdw reads it
+-- (spec/helpers/dwlines.c, compiled here too), its samples from the
+-- histogram's bins, its count from the basic-block records; and the lot is
+-- compared with gprof -l -b -p on the same files.
+local lgprof = require "lgprof"
+local H = require "helpers"
+local util, cmd, gw = H.util, H.cmd, H.gmonwriter
+
+local SRC = cmd.ROOT .. "/spec/fixtures/lines_api/inl.c"
+local DWLINES = cmd.ROOT .. "/spec/helpers/dwlines.c"
+local HZ = 100
+
+local function basename(p) return (p:match("[^/]*$")) end
+
+local function sh(line)
+  assert(util.exec_ok(line), "failed: " .. line)
+end
+
+-- The rows dwlines prints: {addr, line, fin, file, scope, inlined}.
+local function dwarf_rows(dwlines, exe)
+  local rows = {}
+  for l in util.read_cmd(util.qwords { dwlines, exe }):gmatch("[^\n]+") do
+    local a, n, fin, file, scope = l:match("^(%x+) (%d+) ([01]) (.+) (%S+)$")
+    assert(a, "dwlines: " .. l)
+    rows[#rows + 1] = { addr = tonumber(a, 16), line = tonumber(n), fin = fin == "1",
+                        file = file, scope = scope:gsub("^i:", ""),
+                        inlined = scope:sub(1, 2) == "i:" }
+  end
+  return rows
+end
+
+-- gprof's line symbols by definition: within a sequence, of several rows at
+-- one address the last one counts; in address order, a symbol starts where
+-- (file, line, innermost function) differs from the last symbol's; rows of
+-- line 0 start nothing. Returns them by address.
+local function derive_line_symbols(rows)
+  local kept = {}
+  for i, r in ipairs(rows) do
+    local nxt = rows[i + 1]
+    if not r.fin and not (nxt and not nxt.fin and nxt.addr == r.addr) then
+      kept[#kept + 1] = r
+    end
+  end
+  table.sort(kept, function(a, b) return a.addr < b.addr end)
+  local syms, last = {}, nil
+  for _, r in ipairs(kept) do
+    if r.line ~= 0 then
+      local key = r.file .. "\0" .. r.line .. "\0" .. r.scope
+      if key ~= last then
+        syms[#syms + 1] = r
+        last = key
+      end
+    end
+  end
+  return syms
+end
+
+-- Functions of the program: name -> {addr, size}, from nm.
+local function functions(exe)
+  local f = {}
+  for a, s, name in util.read_cmd("nm -S " .. util.q(exe)):gmatch("(%x+) (%x+) [Tt] (%w+)\n") do
+    f[name] = { addr = tonumber(a, 16), size = tonumber(s, 16) }
+  end
+  return f
+end
+
+describe("profile:lines()", function()
+  local dir, exe, gmon, rows, syms, fns, counts, low, high, block_line
+  local tmp = util.block_tmpdir("lgprof lines-api")
+
+  setup(function()
+    dir = tmp()
+    local dwlines = dir .. "/dwlines"
+    exe = dir .. "/inl"
+    sh(("cc -std=c99 -o %s %s -ldw"):format(util.q(dwlines), util.q(DWLINES)))
+    sh(("cc -O2 -g -fno-pie -no-pie -o %s %s"):format(util.q(exe), util.q(SRC)))
+    rows = dwarf_rows(dwlines, exe)
+    syms = derive_line_symbols(rows)
+    fns = functions(exe)
+    assert(fns.work and fns.twice and fns.main, "work, twice and main in the symbol table")
+    -- a histogram of 2-byte bins from main up to twice's end: every unit
+    -- is one bin, so each line's samples are a plain sum of whole bins
+    low = math.min(fns.main.addr, fns.work.addr, fns.twice.addr) & ~1
+    high = (math.max(fns.main.addr + fns.main.size, fns.work.addr + fns.work.size,
+                     fns.twice.addr + fns.twice.size) + 1) & ~1
+    counts = {}
+    local bins = {}
+    for name, f in pairs(fns) do
+      if name == "main" or name == "work" or name == "twice" then
+        for u = f.addr // 2, (f.addr + f.size - 1) // 2 do
+          counts[u] = (u * 37) % 11
+          bins[u - low // 2 + 1] = counts[u]
+        end
+      end
+    end
+    -- the inlined sq's first line symbol gets two blocks (2000 + 1 in two
+    -- records, and 5 further on); work's first line 3
+    for _, s in ipairs(syms) do
+      if s.inlined and not block_line then block_line = s end
+    end
+    assert(block_line, "the program has inlined code")
+    gmon = dir .. "/gmon.out"
+    gw.write(gmon, {
+      hist = { { low = low, high = high, rate = HZ, dimen = "seconds", abbrev = "s",
+                 bins = bins, n_bins = (high - low) // 2 } },
+      arcs = { { from = fns.main.addr + 4, to = fns.twice.addr, count = 1 },
+               { from = fns.twice.addr + 4, to = fns.work.addr, count = 2 } },
+      bb = { { blocks = { { addr = block_line.addr, count = 2000 },
+                          { addr = fns.work.addr, count = 3 } } },
+             { blocks = { { addr = block_line.addr + 3, count = 5 },
+                          { addr = block_line.addr, count = 1 } } } },
+    })
+  end)
+
+  local function open()
+    return assert(lgprof.open(exe, gmon))
+  end
+
+  it("has gprof -l's line symbols, each with its DWARF file and line", function()
+    local p <close> = open()
+    local got = {}
+    for l in p:lines() do
+      local f = l["function"]
+      if f and (f.name == "work" or f.name == "twice" or f.name == "main")
+          and l.address ~= f.address then
+        got[l.address] = l
+      end
+    end
+    local n = 0
+    for _, s in ipairs(syms) do
+      if s.addr ~= fns.work.addr and s.addr ~= fns.twice.addr and s.addr ~= fns.main.addr then
+        n = n + 1
+        local l = got[s.addr]
+        assert(l, ("a Line at 0x%x (%s:%d)"):format(s.addr, basename(s.file), s.line))
+        assert.equal("line", l.kind)
+        assert.equal(s.file, l.file)
+        assert.equal(s.line, l.line)
+        assert.equal(s.inlined, l.is_inlined)
+        assert.equal(s.inlined and s.scope or nil, l.inlined_from)
+      end
+    end
+    local extra = 0
+    for a in pairs(got) do
+      extra = extra + 1
+      local found = false
+      for _, s in ipairs(syms) do found = found or s.addr == a end
+      assert(found, ("no line symbol starts at 0x%x"):format(a))
+    end
+    assert.is_true(n > 5)
+  end)
+
+  it("credits each line the histogram's bins in its range; they add up to total_time", function()
+    local p <close> = open()
+    local all = {}
+    for l in p:lines() do all[#all + 1] = l end
+    local sum = 0
+    for i, l in ipairs(all) do
+      local want = 0
+      local stop = all[i + 1] and all[i + 1].address // 2 or l.address // 2
+      for u = l.address // 2, stop - 1 do want = want + (counts[u] or 0) end
+      assert.equal(want, l.samples, ("samples of %s"):format(tostring(l)))
+      assert.equal(want / HZ, l.self)
+      sum = sum + l.self
+    end
+    assert.is_true(math.abs(sum - p.total_time) < 1e-9 * p.total_time,
+      ("sum %.17g, total_time %.17g"):format(sum, p.total_time))
+  end)
+
+  it("agrees with gprof -l -b -p on the same files, row for row", function()
+    if not cmd.HAVE_GPROF then pending("no gprof") return end
+    local status, out = cmd.gprof({ "-l", "-b", "-p", exe, gmon })
+    assert.equal(0, status)
+    local p <close> = open()
+    local by_addr, shown = {}, 0
+    for l in p:lines() do
+      by_addr[l.address] = l
+      if l.self > 0 or (l.calls and l.calls > 0 and l.address == l["function"].address) then shown = shown + 1 end
+    end
+    local n = 0
+    for self, name, file, line, addr in out:gmatch("\n +[%d.]+ +[%d.]+ +([%d.]+) [^\n]-  (%S+) %((.-):(%d+) @ (%x+)%)") do
+      n = n + 1
+      local l = by_addr[tonumber(addr, 16)]
+      assert(l, "a Line at 0x" .. addr)
+      assert.equal(self, ("%.2f"):format(l.self))
+      assert.equal(name, l.inlined_from or l["function"].name)
+      assert.equal(file, basename(l.file))
+      assert.equal(tonumber(line), l.line)
+    end
+    assert.is_true(n > 5, out)
+    assert.equal(n, shown)
+  end)
+
+  it("counts a line's executions: its lowest block, else its function's calls", function()
+    local p <close> = open()
+    local lines = assert(p:line(basename(block_line.file), block_line.line))
+    local blk
+    for _, l in ipairs(lines) do if l.address == block_line.addr then blk = l end end
+    assert(blk, "profile:line finds the block's line")
+    assert.equal(2001, blk.calls)
+    local work, twice = assert(p:find("work")), assert(p:find("twice"))
+    local first = work:lines()()
+    assert.equal(fns.work.addr, first.address)
+    assert.equal(3, first.calls)      -- a block at work's first address
+    assert.equal(1, twice:lines()().calls) -- no block: twice's calls
+    for l in twice:lines() do
+      if l.address ~= fns.twice.addr then assert.is_nil(l.calls) end
+    end
+  end)
+
+  it("fn:lines() yields exactly the function's lines, in address order", function()
+    local p <close> = open()
+    local work = assert(p:find("work"))
+    local from_all, mine = {}, {}
+    for l in p:lines() do
+      if l["function"] == work then from_all[#from_all + 1] = l end
+    end
+    for l in work:lines() do mine[#mine + 1] = l end
+    assert.equal(#from_all, #mine)
+    for i = 1, #mine do assert.equal(from_all[i], mine[i]) end
+    for i = 2, #mine do assert.is_true(mine[i].address > mine[i - 1].address) end
+    assert.is_true(mine[#mine].address <= work.end_address)
+  end)
+
+  it("profile:line(file, n) lists every Line of that source line; a path suffix names the file", function()
+    local p <close> = open()
+    local want = {}
+    for l in p:lines() do
+      if l.line == block_line.line and l.file == block_line.file then want[#want + 1] = l end
+    end
+    assert.is_true(#want >= 1)
+    for _, name in ipairs { basename(block_line.file), "lines_api/inl.c", block_line.file } do
+      local got = assert(p:line(name, block_line.line))
+      assert.same(want, got)
+    end
+    local none, msg = p:line("nl.c", block_line.line)
+    assert.is_nil(none)
+    assert.equal("no code for nl.c:" .. block_line.line, msg)
+    assert.is_nil(p:line(basename(block_line.file), 100000))
+  end)
+
+  it("handles: one per line, kind, tostring, unknown fields raise naming the valid ones", function()
+    local p <close> = open()
+    local a = p:lines()()
+    local b = p:lines()()
+    assert.is_true(rawequal(a, b))
+    assert.equal("line", lgprof.type(a))
+    assert.matches("^lgprof%.Line %(", tostring(a))
+    local ok, err = pcall(function() return a.self_time end)
+    assert.is_false(ok)
+    assert.matches("lines_api_spec.lua:%d+: Line has no field 'self_time' %(fields: kind, file, line,", err)
+    p:close()
+    assert.has_error(function() return a.self end, "attempt to use an object of a closed profile")
+  end)
+
+  it("a view leaves out the lines of the functions it removes", function()
+    local p <close> = open()
+    local v <close> = assert(p:filter { hide = "^work$" })
+    local n, nv = 0, 0
+    for l in p:lines() do if l["function"] and l["function"].name == "work" then n = n + 1 end end
+    for l in v:lines() do
+      nv = nv + 1
+      assert.is_true(l["function"] == nil or l["function"].name ~= "work")
+    end
+    assert.is_true(n > 0 and nv > 0)
+    assert.is_nil(v:line(basename(block_line.file), block_line.line))
+  end)
+end)
