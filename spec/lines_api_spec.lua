@@ -123,7 +123,7 @@ describe("profile:lines()", function()
     local p <close> = open()
     local got = {}
     for l in p:lines() do
-      local f = l["function"]
+      local f = l.func
       if f and (f.name == "work" or f.name == "twice" or f.name == "main")
           and l.address ~= f.address then
         got[l.address] = l
@@ -177,7 +177,7 @@ describe("profile:lines()", function()
     local by_addr, shown = {}, 0
     for l in p:lines() do
       by_addr[l.address] = l
-      if l.self > 0 or (l.calls and l.calls > 0 and l.address == l["function"].address) then shown = shown + 1 end
+      if l.self > 0 or (l.calls and l.calls > 0 and l.address == l.func.address) then shown = shown + 1 end
     end
     local n = 0
     for self, name, file, line, addr in out:gmatch("\n +[%d.]+ +[%d.]+ +([%d.]+) [^\n]-  (%S+) %((.-):(%d+) @ (%x+)%)") do
@@ -185,7 +185,7 @@ describe("profile:lines()", function()
       local l = by_addr[tonumber(addr, 16)]
       assert(l, "a Line at 0x" .. addr)
       assert.equal(self, ("%.2f"):format(l.self))
-      assert.equal(name, l.inlined_from or l["function"].name)
+      assert.equal(name, l.inlined_from or l.func.name)
       assert.equal(file, basename(l.file))
       assert.equal(tonumber(line), l.line)
     end
@@ -215,7 +215,7 @@ describe("profile:lines()", function()
     local work = assert(p:find("work"))
     local from_all, mine = {}, {}
     for l in p:lines() do
-      if l["function"] == work then from_all[#from_all + 1] = l end
+      if l.func == work then from_all[#from_all + 1] = l end
     end
     for l in work:lines() do mine[#mine + 1] = l end
     assert.equal(#from_all, #mine)
@@ -245,6 +245,7 @@ describe("profile:lines()", function()
     local p <close> = open()
     local a = p:lines()()
     local b = p:lines()()
+    assert.is_true(rawequal(a.func, a["function"]))
     assert.is_true(rawequal(a, b))
     assert.equal("line", lgprof.type(a))
     assert.matches("^lgprof%.Line %(", tostring(a))
@@ -259,10 +260,10 @@ describe("profile:lines()", function()
     local p <close> = open()
     local v <close> = assert(p:filter { hide = "^work$" })
     local n, nv = 0, 0
-    for l in p:lines() do if l["function"] and l["function"].name == "work" then n = n + 1 end end
+    for l in p:lines() do if l.func and l.func.name == "work" then n = n + 1 end end
     for l in v:lines() do
       nv = nv + 1
-      assert.is_true(l["function"] == nil or l["function"].name ~= "work")
+      assert.is_true(l.func == nil or l.func.name ~= "work")
     end
     assert.is_true(n > 0 and nv > 0)
     assert.is_nil(v:line(basename(block_line.file), block_line.line))

@@ -14,7 +14,7 @@
 #define LINEDATA_KEY "lgprof.LineDataCache" /* registry: base Profile -> LineData */
 
 static const char *const line_fields[] = {
-  "kind", "file", "line", "address", "end_address", "function", "self", "samples",
+  "kind", "file", "line", "address", "end_address", "func", "function", "self", "samples",
   "percent", "calls", "is_inlined", "inlined_from", NULL
 };
 static const luaL_Reg no_methods[] = {{NULL, NULL}};
@@ -102,7 +102,7 @@ static int line_index(lua_State *L) {
       lua_pushinteger(L, (lua_Integer)p->graph.nodes[l->func].end_addr);
     else
       lua_pushnil(L);
-  } else if (strcmp(k, "function") == 0) {
+  } else if (strcmp(k, "func") == 0 || strcmp(k, "function") == 0) {
     if (l->func != LGP_NONE)
       lcore_push_node(L, -1, p, l->func);
     else
