@@ -195,13 +195,18 @@ void lgp_lines_free(lgp_lines *ls) {
 
 /* A line symbol's own file and line; a function symbol's are the
 ** function's (its first row), as gprof prints them. */
-const char *lgp_line_file(const lgp_profile *p, const lgp_line *l) {
+int32_t lgp_line_file_index(const lgp_profile *p, const lgp_line *l) {
   const lgp_image *im = p->image;
   if (l->node != LGP_NONE && l->is_first && lgp_node_line(p, l->node) > 0)
-    return lgp_node_file(p, l->node);
-  if (l->linesym >= 0 && (size_t)l->linesym < im->nlines && im->lines[l->linesym].file >= 0)
-    return im->files[im->lines[l->linesym].file];
-  return l->node != LGP_NONE ? lgp_node_file(p, l->node) : NULL;
+    return lgp_node_file(p, l->node) != NULL ? im->syms[l->node].file : -1;
+  if (l->linesym >= 0 && (size_t)l->linesym < im->nlines)
+    return im->lines[l->linesym].file;
+  return l->node != LGP_NONE && lgp_node_file(p, l->node) != NULL ? im->syms[l->node].file : -1;
+}
+
+const char *lgp_line_file(const lgp_profile *p, const lgp_line *l) {
+  int32_t f = lgp_line_file_index(p, l);
+  return f >= 0 && (size_t)f < p->image->nfiles ? p->image->files[f] : NULL;
 }
 
 int lgp_line_number(const lgp_profile *p, const lgp_line *l) {

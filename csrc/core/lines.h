@@ -35,8 +35,10 @@ typedef struct lgp_lines {
 ** line of unknown number. 0, or -1 with a message (out of memory). */
 int lgp_lines_build(lgp_lines *ls, const lgp_profile *p, lgp_image *im, lgp_err *err);
 void lgp_lines_free(lgp_lines *ls);
-/* A line's source file (as DWARF gives it) and number: NULL / 0 when unknown. */
+/* A line's source file (as DWARF gives it) and number: NULL / 0 when unknown;
+** the file's index in the image's files, or -1. */
 const char *lgp_line_file(const lgp_profile *p, const lgp_line *l);
+int32_t lgp_line_file_index(const lgp_profile *p, const lgp_line *l);
 int lgp_line_number(const lgp_profile *p, const lgp_line *l);
 /* The name of the inlined function the line's code comes from, or NULL. */
 const char *lgp_line_inlined(const lgp_profile *p, const lgp_line *l);

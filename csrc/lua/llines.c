@@ -26,7 +26,7 @@ static int linedata_gc(lua_State *L) {
 
 /* The line data of the open Profile at pidx, built on first use; a view
 ** shares its base's (the symbols, histogram and counts are the same). */
-static const lgp_lines *get_lines(lua_State *L, int pidx) {
+const lgp_lines *lcore_get_lines(lua_State *L, int pidx) {
   lprofile *lp = lcore_check_profile(L, pidx);
   lgp_lines *ls;
   lgp_err err = {0, ""};
@@ -79,7 +79,7 @@ static int line_index(lua_State *L) {
   const lgp_lines *ls;
   const lgp_line *l;
   lua_getiuservalue(L, 1, 1);
-  ls = get_lines(L, -1);
+  ls = lcore_get_lines(L, -1);
   l = &ls->v[h->id];
   if (strcmp(k, "kind") == 0)
     lua_pushliteral(L, "line");
@@ -146,7 +146,7 @@ static int line_tostring(lua_State *L) {
     lua_pushliteral(L, "lgprof.Line (closed profile)");
     return 1;
   }
-  ls = get_lines(L, -1);
+  ls = lcore_get_lines(L, -1);
   l = &ls->v[h->id];
   file = lgp_line_file(lp->p, l);
   if (file != NULL && strrchr(file, '/') != NULL)
@@ -168,7 +168,7 @@ static int iter_lines(lua_State *L) {
   const lgp_lines *ls;
   if (lp->p == NULL)
     return luaL_error(L, "attempt to use a closed profile");
-  ls = get_lines(L, lua_upvalueindex(1));
+  ls = lcore_get_lines(L, lua_upvalueindex(1));
   if ((size_t)end > ls->n)
     end = (lua_Integer)ls->n;
   while (pos < end && func == LGP_NONE && line_removed(lp->p, ls, (size_t)pos))
@@ -192,7 +192,7 @@ static void push_line_iter(lua_State *L, int pidx, lua_Integer from, lua_Integer
 
 /* profile:lines(): every Line, in address order */
 int lcore_profile_lines(lua_State *L) {
-  const lgp_lines *ls = get_lines(L, 1);
+  const lgp_lines *ls = lcore_get_lines(L, 1);
   push_line_iter(L, 1, 0, (lua_Integer)ls->n, LGP_NONE);
   return 1;
 }
@@ -203,7 +203,7 @@ int lcore_function_lines(lua_State *L) {
   const lgp_lines *ls;
   lcore_handle_profile(L, 1);
   lua_getiuservalue(L, 1, 1);
-  ls = get_lines(L, -1);
+  ls = lcore_get_lines(L, -1);
   if (ls->first[h->id] == LGP_NONE)
     push_line_iter(L, -1, 0, 0, h->id);
   else
@@ -214,7 +214,7 @@ int lcore_function_lines(lua_State *L) {
 /* profile:line(file, n) -> the list of Lines of source line n of the file
 ** (a path, or its last components), in address order | nil, message */
 int lcore_profile_line(lua_State *L) {
-  const lgp_lines *ls = get_lines(L, 1);
+  const lgp_lines *ls = lcore_get_lines(L, 1);
   lprofile *lp = lcore_check_profile(L, 1);
   const char *want = luaL_checkstring(L, 2);
   lua_Integer n = luaL_checkinteger(L, 3);
