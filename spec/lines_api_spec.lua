@@ -67,8 +67,35 @@ local function functions(exe)
   return f
 end
 
+-- Every address where gprof's line-mode table starts a symbol: the
+-- executable's code symbols (nm) and the derived line symbols.
+local function starts(exe, syms)
+  local seen, list = {}, {}
+  local function add(a)
+    if not seen[a] then seen[a] = true; list[#list + 1] = a end
+  end
+  for a in util.read_cmd("nm " .. util.q(exe)):gmatch("(%x+) [TtW] [^\n]+\n") do
+    add(tonumber(a, 16))
+  end
+  for _, s in ipairs(syms) do add(s.addr) end
+  table.sort(list)
+  return list
+end
+
+-- The samples of the symbol starting at each address: the bins (2 bytes,
+-- one unit each) from it up to the next start.
+local function expected_samples(list, counts)
+  local want = {}
+  for i, a in ipairs(list) do
+    local n, stop = 0, list[i + 1] and list[i + 1] // 2 or a // 2
+    for u = a // 2, stop - 1 do n = n + (counts[u] or 0) end
+    want[a] = n
+  end
+  return want
+end
+
 describe("profile:lines()", function()
-  local dir, exe, gmon, rows, syms, fns, counts, low, high, block_line
+  local dir, exe, gmon, rows, syms, fns, counts, low, high, block_line, want_samples
   local tmp = util.block_tmpdir("lgprof lines-api")
 
   setup(function()
@@ -102,6 +129,7 @@ describe("profile:lines()", function()
       if s.inlined and not block_line then block_line = s end
     end
     assert(block_line, "the program has inlined code")
+    want_samples = expected_samples(starts(exe, syms), counts)
     gmon = dir .. "/gmon.out"
     gw.write(gmon, {
       hist = { { low = low, high = high, rate = HZ, dimen = "seconds", abbrev = "s",
@@ -156,8 +184,10 @@ describe("profile:lines()", function()
     local p <close> = open()
     local all = {}
     for l in p:lines() do all[#all + 1] = l end
-    local sum = 0
+    local sum, sampled = 0, 0
     for i, l in ipairs(all) do
+      assert.equal(want_samples[l.address] or 0, l.samples, "by the symbols' addresses")
+      if l.samples > 0 then sampled = sampled + 1 end
       local want = 0
       local stop = all[i + 1] and all[i + 1].address // 2 or l.address // 2
       for u = l.address // 2, stop - 1 do want = want + (counts[u] or 0) end
@@ -165,6 +195,7 @@ describe("profile:lines()", function()
       assert.equal(want / HZ, l.self)
       sum = sum + l.self
     end
+    assert.is_true(sampled > 5)
     assert.is_true(math.abs(sum - p.total_time) < 1e-9 * p.total_time,
       ("sum %.17g, total_time %.17g"):format(sum, p.total_time))
   end)
@@ -267,5 +298,153 @@ describe("profile:lines()", function()
     end
     assert.is_true(n > 0 and nv > 0)
     assert.is_nil(v:line(basename(block_line.file), block_line.line))
+  end)
+
+  -- the export writers at line granularity: each line with samples, as derived
+  local function export(p, fmt, o)
+    local f = io.tmpfile()
+    assert(p:export(fmt, f, o))
+    f:seek("set")
+    local text = f:read("a")
+    f:close()
+    return text
+  end
+
+  it("csv with granularity = \"line\": one row per line with samples or a count", function()
+    local p <close> = open()
+    local text = export(p, "csv", { granularity = "line" })
+    local header, n = text:match("^([^\r]*)\r\n"), 0
+    assert.equal("address,file,line,function,function_index,self_seconds,percent_time,"
+      .. "samples,calls,is_inlined,inlined_from", header)
+    for a, file, line, fn, self, samples, calls, inl in
+        text:gmatch("\n0x(%x+),([^,]*),(%d*),(%w+),%d+,([^,]*),[^,]*,([^,]*),(%d*),([01]),[^\r]*\r") do
+      local addr = tonumber(a, 16)
+      assert.equal(want_samples[addr] or 0, tonumber(samples))
+      assert.equal((want_samples[addr] or 0) / HZ, tonumber(self))
+      if addr == block_line.addr then
+        assert.equal("2001", calls)
+        assert.equal(block_line.line, tonumber(line))
+        assert.equal(block_line.file, file)
+        assert.equal("1", inl)
+      end
+      n = n + 1
+      assert.truthy(fn)
+    end
+    local want = 0
+    for a, v in pairs(want_samples) do
+      if v > 0 or a == block_line.addr or a == fns.work.addr or a == fns.twice.addr then want = want + 1 end
+    end
+    assert.equal(want, n)
+    assert.has_error(function() p:export("csv", io.tmpfile(), { table = "arcs", granularity = "line" }) end)
+    assert.has_error(function() p:export("json", io.tmpfile(), { granularity = "lines" }) end)
+  end)
+
+  it("json with granularity = \"line\" lists the lines; without, no \"lines\"", function()
+    local p <close> = open()
+    assert.is_nil(export(p, "json"):find('"lines"', 1, true))
+    local text = export(p, "json", { granularity = "line" })
+    local n = 0
+    for a, samples in text:gmatch('{"address":(%d+),[^}]-"samples":([%d.e+-]+)') do
+      assert.equal(want_samples[tonumber(a)] or 0, tonumber(samples))
+      n = n + 1
+    end
+    assert.is_true(n > 5)
+  end)
+
+  it("callgrind with granularity = \"line\": each function's cost on its source lines", function()
+    local p <close> = open()
+    local text = export(p, "callgrind", { granularity = "line" })
+    -- work's cost lines: the time of each source line of work and of the
+    -- code inlined into it (after fi=), as derived
+    local body = text:match("\nfn=%(%d+%) work\n(.-)\n\n") or text:match("\nfn=%(%d+%) work\n(.*)$")
+    assert(body, text)
+    local by_line = {}
+    for l in p:find("work"):lines() do
+      if l.samples > 0 then by_line[l.line] = (by_line[l.line] or 0) + math.floor(l.self * 1e9 + 0.5) end
+    end
+    local got = {}
+    for line, cost in body:gmatch("\n?(%d+) (%d+)") do
+      got[tonumber(line)] = (got[tonumber(line)] or 0) + tonumber(cost)
+    end
+    assert.is_true(next(by_line) ~= nil)
+    for line, ns in pairs(by_line) do assert.equal(ns, got[line], "line " .. line) end
+  end)
+
+  it("lgprof.report.annotate lists a source with each line's count, time and share", function()
+    local p <close> = open()
+    local f = io.tmpfile()
+    assert(lgprof.report.annotate(p, f, { source = "inl.c" }))
+    f:seek("set")
+    local text = f:read("a")
+    f:close()
+    local src = util.slurp(SRC)
+    local n = 0
+    for _ in src:gmatch("[^\n]*\n") do n = n + 1 end
+    local rows = {}
+    for count, self, share, mark, line, code in
+        text:gmatch("\n(%s*%d*)(%s*[%d.]*)(%s*[%d.]*%%?)( [ i])%s*(%d+)  ([^\n]*)") do
+      rows[tonumber(line)] = { count = tonumber(count), self = tonumber(self),
+                               share = share, inlined = mark == " i", code = code }
+    end
+    assert.equal(n, #rows)
+    -- each source line's time: the sum of its line symbols' (derived)
+    local want = {}
+    for _, s in ipairs(syms) do
+      want[s.line] = (want[s.line] or 0) + (want_samples[s.addr] or 0)
+    end
+    for line, r in pairs(rows) do
+      local w = (want[line] or 0) / HZ
+      if w > 0 then
+        assert.equal(("%.3f"):format(w), ("%.3f"):format(r.self), "line " .. line)
+      end
+    end
+    assert.is_true(rows[block_line.line].inlined)
+    assert.equal(2001, rows[block_line.line].count)
+    local none, msg = lgprof.report.annotate(p, io.tmpfile(), { source = "nothere.c" })
+    assert.is_nil(none)
+    assert.matches("nothere.c", msg)
+    assert.has_error(function() lgprof.report.annotate(p, io.tmpfile(), { sorce = "inl.c" }) end)
+  end)
+
+  it("annotate: a source not at its DWARF path is found through directories, else nil, message", function()
+    -- the program built from a copy of its source, which then moves away
+    util.mkdir(dir .. "/src")
+    util.mkdir(dir .. "/moved")
+    util.spit(dir .. "/src/inl.c", util.slurp(SRC))
+    local exe2 = dir .. "/inl2"
+    sh(("cc -O2 -g -fno-pie -no-pie -o %s %s"):format(util.q(exe2), util.q(dir .. "/src/inl.c")))
+    assert(os.rename(dir .. "/src/inl.c", dir .. "/moved/inl.c"))
+    local q <close> = assert(lgprof.open(exe2, gmon))
+    local none, msg = lgprof.report.annotate(q, io.tmpfile(), { source = "inl.c" })
+    assert.is_nil(none)
+    assert.equal(dir .. "/src/inl.c: cannot find the source file (tried " .. dir .. "/src/inl.c)", msg)
+    local f = io.tmpfile()
+    assert.is_true(lgprof.report.annotate(q, f, { source = "inl.c", directories = { dir .. "/moved" } }))
+    f:seek("set")
+    assert.matches("^%*%*%* " .. dir:gsub("%p", "%%%0") .. "/moved/inl%.c: ", f:read("a"))
+    -- every file: a missing one is listed with its counted lines only
+    f = io.tmpfile()
+    assert.is_true(lgprof.report.annotate(q, f))
+    f:seek("set")
+    assert.matches("%(source not found; tried ", f:read("a"))
+  end)
+
+  it("lgprof --annotate-lines[=FILE] prints the listing; --granularity=line with --format", function()
+    local status, out, err = cmd.lgprof({ "--annotate-lines=inl.c", exe, gmon })
+    assert.equal(0, status, err)
+    assert.matches("count +self +share +line +source", out)
+    assert.matches("inl%.c", out)
+    status, out, err = cmd.lgprof({ "--annotate-lines=nothere.c", exe, gmon })
+    assert.equal(1, status)
+    assert.equal("", out)
+    assert.matches("^lgprof: nothere%.c: ", err)
+    status, out = cmd.lgprof({ "--format=csv", "--granularity=line", exe, gmon })
+    assert.equal(0, status)
+    assert.matches("^address,file,line,function", out)
+    status, out, err = cmd.lgprof({ "--granularity=line", exe, gmon })
+    assert.equal(2, status)
+    assert.matches("needs %-%-format", err)
+    status, out, err = cmd.lgprof({ "--help" })
+    assert.matches("%-%-annotate%-lines", out)
   end)
 end)
