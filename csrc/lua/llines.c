@@ -14,7 +14,7 @@
 #define LINEDATA_KEY "lgprof.LineDataCache" /* registry: base Profile -> LineData */
 
 static const char *const line_fields[] = {
-  "kind", "file", "line", "address", "end_address", "func", "function", "self", "samples",
+  "kind", "file", "path", "line", "address", "end_address", "func", "function", "self", "samples",
   "percent", "calls", "is_inlined", "inlined_from", NULL
 };
 static const luaL_Reg no_methods[] = {{NULL, NULL}};
@@ -83,7 +83,16 @@ static int line_index(lua_State *L) {
   l = &ls->v[h->id];
   if (strcmp(k, "kind") == 0)
     lua_pushliteral(L, "line");
-  else if (strcmp(k, "file") == 0 || strcmp(k, "line") == 0) {
+  else if (strcmp(k, "path") == 0) {
+    /* the file joined to its compilation directory, where to read it */
+    int32_t f = lgp_line_file_index(p, l);
+    if (f < 0 || (size_t)f >= p->image->nfiles)
+      lua_pushnil(L);
+    else if (p->image->file_paths != NULL && p->image->file_paths[f] != NULL)
+      lua_pushstring(L, p->image->file_paths[f]);
+    else
+      lua_pushstring(L, p->image->files[f]);
+  } else if (strcmp(k, "file") == 0 || strcmp(k, "line") == 0) {
     const char *file = lgp_line_file(p, l);
     int line = lgp_line_number(p, l);
     if (k[0] == 'f' && file != NULL)

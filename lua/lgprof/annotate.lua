@@ -9,11 +9,12 @@ local OPTIONS = { source = "string", directories = "table" }
 
 local function basename(p) return (p:match("[^/]*$")) end
 
--- The first readable of: the path DWARF gives, then each directory joined
--- to it and to its basename. Returns the lines of the file and its path, or
--- nil and the paths tried.
-local function read_source(path, dirs)
-  local tried = { path }
+-- The first readable of: the path DWARF gives (joined to the compilation
+-- directory: where), then each directory joined to the DWARF name and to its
+-- basename. Returns the lines of the file and its path, or nil and the
+-- paths tried.
+local function read_source(path, where, dirs)
+  local tried = { where }
   for _, d in ipairs(dirs) do
     tried[#tried + 1] = d .. "/" .. path:gsub("^/", "")
     tried[#tried + 1] = d .. "/" .. basename(path)
@@ -38,7 +39,7 @@ local function collect(profile, want)
     if file and n and (not want or file == want or file:sub(-#want - 1) == "/" .. want) then
       local f = files[file]
       if not f then
-        f = { path = file, self = 0, rows = {} }
+        f = { path = file, where = l.path, self = 0, rows = {} }
         files[file] = f
         order[#order + 1] = f
       end
@@ -66,7 +67,7 @@ end
 -- One file's listing: every source line, or only the counted ones (with an
 -- empty text) when the source cannot be read.
 local function listing(out, f, dirs, total)
-  local text, where = read_source(f.path, dirs)
+  local text, where = read_source(f.path, f.where, dirs)
   out:write(("*** %s: %.3f s, %.2f%% of %.3f s\n"):format(text and where or f.path, f.self,
     total > 0 and 100 * f.self / total or 0, total))
   out:write(HEADER)
@@ -111,7 +112,7 @@ function annotate.write(profile, file, options)
   if want and #files == 0 then return nil, ("%s: no line of this file has code"):format(want) end
   if want then
     for _, f in ipairs(files) do
-      local _, where = read_source(f.path, dirs)
+      local _, where = read_source(f.path, f.where, dirs)
       if type(where) == "table" then
         return nil, ("%s: cannot find the source file (tried %s)"):format(f.path,
           table.concat(where, ", "))
