@@ -354,20 +354,41 @@ describe("profile:lines()", function()
   it("callgrind with granularity = \"line\": each function's cost on its source lines", function()
     local p <close> = open()
     local text = export(p, "callgrind", { granularity = "line" })
-    -- work's cost lines: the time of each source line of work and of the
-    -- code inlined into it (after fi=), as derived
+    -- work's cost lines: the samples of each of its line symbols (derived),
+    -- in nanoseconds, by file and line; a header's after fi=, then fe=
     local body = text:match("\nfn=%(%d+%) work\n(.-)\n\n") or text:match("\nfn=%(%d+%) work\n(.*)$")
     assert(body, text)
-    local by_line = {}
-    for l in p:find("work"):lines() do
-      if l.samples > 0 then by_line[l.line] = (by_line[l.line] or 0) + math.floor(l.self * 1e9 + 0.5) end
+    local want, header_ns = {}, 0
+    for _, sym in ipairs(syms) do
+      local ns = (want_samples[sym.addr] or 0) * (1e9 // HZ)
+      if sym.addr >= fns.work.addr and sym.addr < fns.work.addr + fns.work.size and ns > 0 then
+        local key = basename(sym.file) .. ":" .. sym.line
+        want[key] = (want[key] or 0) + ns
+        if basename(sym.file) == "inl.h" then header_ns = header_ns + ns end
+      end
     end
-    local got = {}
-    for line, cost in body:gmatch("\n?(%d+) (%d+)") do
-      got[tonumber(line)] = (got[tonumber(line)] or 0) + tonumber(cost)
+    local got, file = {}, "inl.c"
+    for l in body:gmatch("[^\n]+") do
+      local key, name = l:match("^f([ie])=%(%d+%) ?(.*)$")
+      if key == "i" then
+        file = name ~= "" and basename(name) or "inl.h"
+      elseif key == "e" then
+        file = "inl.c"
+      elseif l:match("^%d+ %d+$") then
+        local line, cost = l:match("^(%d+) (%d+)$")
+        got[file .. ":" .. line] = (got[file .. ":" .. line] or 0) + tonumber(cost)
+      end
     end
-    assert.is_true(next(by_line) ~= nil)
-    for line, ns in pairs(by_line) do assert.equal(ns, got[line], "line " .. line) end
+    assert.is_true(header_ns > 0, "the header's inlined code has samples")
+    assert.same(want, got)
+    if util.have("callgrind_annotate") then
+      local cg = dir .. "/callgrind.out.inl"
+      util.spit(cg, text)
+      local out = util.read_cmd("callgrind_annotate " .. util.q(cg) .. " 2>&1")
+      local n = out:match("\n%s*([%d,]+) %(%s*[%d.]+%%%)%s+%S*inl%.h:work")
+      assert(n, out)
+      assert.equal(header_ns, tonumber((n:gsub(",", ""))))
+    end
   end)
 
   it("lgprof.report.annotate lists a source with each line's count, time and share", function()
@@ -411,6 +432,7 @@ describe("profile:lines()", function()
     util.mkdir(dir .. "/src")
     util.mkdir(dir .. "/moved")
     util.spit(dir .. "/src/inl.c", util.slurp(SRC))
+    util.spit(dir .. "/src/inl.h", util.slurp(SRC:gsub("%.c$", ".h")))
     local exe2 = dir .. "/inl2"
     sh(("cc -O2 -g -fno-pie -no-pie -o %s %s"):format(util.q(exe2), util.q(dir .. "/src/inl.c")))
     assert(os.rename(dir .. "/src/inl.c", dir .. "/moved/inl.c"))
