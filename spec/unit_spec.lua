@@ -15,7 +15,7 @@ local PKGS = "libelf libdw"
 local LIBS = "-liberty -lm"
 -- The core beyond the bare utilities: what reads a profile and analyses it.
 local PIPELINE = { "arcs.c", "cgraph.c", "elfsym.c", "gmon.c", "hist.c", "profile.c",
-  "select.c", "srcinfo.c", "symspec.c", "symtab.c", "util.c", "view.c" }
+  "select.c", "srcinfo.c", "dwline.c", "dwfunc.c", "symspec.c", "symtab.c", "util.c", "view.c" }
 -- Each test: its file in spec/unit/, the core files it needs, extra flags.
 local UNITS = {
   { test = "util.c", sources = { "util.c" } },

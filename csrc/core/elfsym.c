@@ -272,7 +272,7 @@ int lgp_image_open(lgp_image *im, const char *path, const lgp_image_opts *opts,
   im->mtime_ns = (int64_t)st.st_mtim.tv_nsec;
   if (opts->srcinfo) {
     im->srcinfo_state = 1;
-    if (lgp_srcinfo_assign(im, elf, err) != 0)
+    if (lgp_srcinfo_load(im, elf, 0, err) != 0)
       goto out;
   }
   rc = 0;
@@ -285,13 +285,11 @@ out:
   return rc;
 }
 
-int lgp_image_load_srcinfo(lgp_image *im, lgp_err *err) {
+/* Reopens the image's file, as it was when opened, and reads its DWARF. */
+static int load_dwarf(lgp_image *im, int lines, lgp_err *err) {
   struct stat st;
   Elf *elf;
   int fd, rc = -1;
-  if (im->srcinfo_state != 0)
-    return im->srcinfo_state > 0 ? 0 : -1;
-  im->srcinfo_state = -1;
   if (im->path == NULL || (fd = open(im->path, O_RDONLY | O_NONBLOCK)) < 0)
     return lgp_fail(err, im->path, "cannot reopen for source information");
   if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != im->dev || (uint64_t)st.st_ino != im->ino ||
@@ -301,19 +299,36 @@ int lgp_image_load_srcinfo(lgp_image *im, lgp_err *err) {
     return lgp_fail(err, im->path, "changed since it was opened: no source information");
   }
   elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-  if (elf != NULL && lgp_srcinfo_assign(im, elf, err) == 0) {
-    im->srcinfo_state = 1;
+  if (elf != NULL && lgp_srcinfo_load(im, elf, lines, err) == 0)
     rc = 0;
-  }
   if (elf != NULL)
     elf_end(elf);
   close(fd);
   return rc;
 }
 
-int lgp_image_load_lines(lgp_image *im, lgp_err *err) {
-  if (lgp_image_load_srcinfo(im, err) != 0)
+int lgp_image_load_srcinfo(lgp_image *im, lgp_err *err) {
+  if (im->srcinfo_state != 0)
+    return im->srcinfo_state > 0 ? 0 : -1;
+  im->srcinfo_state = -1;
+  if (load_dwarf(im, 0, err) != 0)
     return -1;
+  im->srcinfo_state = 1;
+  return 0;
+}
+
+int lgp_image_load_lines(lgp_image *im, lgp_err *err) {
+  if (im->lines_state != 0)
+    return im->lines_state > 0 ? 0 : -1;
+  im->lines_state = -1;
+  if (im->srcinfo_state < 0)
+    return -1;
+  if (load_dwarf(im, 1, err) != 0) {
+    if (im->srcinfo_state == 0)
+      im->srcinfo_state = -1;
+    return -1;
+  }
+  im->srcinfo_state = 1;
   im->lines_state = 1;
   return 0;
 }
@@ -331,5 +346,6 @@ void lgp_image_free(lgp_image *im) {
   free(im->files);
   free(im->file_paths);
   free(im->lines);
+  free(im->line_names);
   memset(im, 0, sizeof *im);
 }

@@ -55,6 +55,7 @@ typedef struct lgp_image {
      filled by lgp_image_load_lines */
   lgp_linesym *lines;
   size_t nlines;
+  char *line_names;     /* the lines' names, one block */
   int lines_state;      /* 0 not read, 1 read, -1 unavailable */
   /* DWARF is read on demand (lgp_image_load_srcinfo): the file, as it was */
   char *path;

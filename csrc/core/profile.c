@@ -107,11 +107,16 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   io.functions_only = opts->functions_only;
   /* DWARF is slow to read and the report needs it only for specs naming
      files or lines and for -s; the Lua API reads it on demand */
-  io.srcinfo = !opts->no_srcinfo && (opts->line_arcs || lgp_options_need_srcinfo(opts));
+  io.srcinfo = !opts->no_srcinfo && !opts->line_arcs && lgp_options_need_srcinfo(opts);
   if (lgp_image_open(&src->image, exe, &io, err) != 0)
     goto fail;
-  if (opts->no_srcinfo)
+  if (opts->no_srcinfo) {
     src->image.srcinfo_state = -1;
+  } else if (opts->line_arcs) {
+    lgp_err lerr; /* without DWARF, -s has no line symbols, as with gprof */
+    memset(&lerr, 0, sizeof lerr);
+    lgp_image_load_lines(&src->image, &lerr);
+  }
   lgp_gmon_init(&src->gmon, src->image.addr_bytes, src->image.big_endian);
   if (lgp_symtab_build(&src->image, &nodes, &n, err) != 0)
     goto fail;

@@ -1,0 +1,47 @@
+/*
+** dwfunc.h: the DWARF functions (subprograms, inlined subroutines) of a
+** compilation unit, as the innermost function at each address.
+*/
+#ifndef dwfunc_h
+#define dwfunc_h
+
+#include <elfutils/libdw.h>
+
+#include "util.h"
+
+/* From addr on (up to the next point), the innermost function is fn
+** (an index into lgp_dwfuncs.fns), or -1 for none. */
+typedef struct lgp_dwfpoint {
+  lgp_addr addr;
+  int32_t fn;
+} lgp_dwfpoint;
+
+typedef struct lgp_dwfn {
+  const char *name;   /* from libdw (valid while the Dwarf is), or NULL */
+  lgp_addr low;       /* start of its first range */
+  uint8_t is_linkage; /* name is final: a linkage name, or the name of a
+                         function of a language without mangling */
+  uint8_t is_inlined;
+} lgp_dwfn;
+
+typedef struct lgp_dwfuncs {
+  lgp_dwfn *fns;
+  size_t nfns, fns_cap;
+  lgp_dwfpoint *pts;  /* all units' points; unit u's are [ptbeg[u], ptbeg[u+1]) */
+  size_t npts, pts_cap;
+  /* scratch */
+  struct lgp_dwarange *ar;
+  size_t nar, ar_cap;
+  Dwarf_Die *stack;
+  size_t stack_cap;
+  uint32_t *heap;
+  lgp_addr *byhi;         /* the ranges' ends, ascending */
+  size_t heap_cap, byhi_cap;
+} lgp_dwfuncs;
+
+/* Appends unit cudie's functions and points (ascending). 0 or -1 (out of
+** memory). */
+int lgp_dwfuncs_add_unit(lgp_dwfuncs *f, Dwarf_Die *cudie);
+void lgp_dwfuncs_free(lgp_dwfuncs *f);
+
+#endif
