@@ -219,9 +219,9 @@ describe("bad input", function()
 
   describe("options", function()
     local UNSUPPORTED = {
-      { "-l" }, { "-A" }, { "-C" }, { "-J" }, { "-Z" }, { "-x" }, { "-y" },
-      { "-I", "dir" }, { "-L" }, { "-m", "2" }, { "-t", "5" }, { "-r" },
-      { "-R", "map" }, { "-c" }, { "-S", "file" }, { "--inline-file-names" }, { "-d" },
+      { "-A" }, { "-C" }, { "-J" }, { "-Z" }, { "-x" }, { "-y" },
+      { "-I", "dir" }, { "-m", "2" }, { "-t", "5" }, { "-r" },
+      { "-R", "map" }, { "-c" }, { "-S", "file" }, { "-d" },
     }
     for _, opt in ipairs(UNSUPPORTED) do
       it(table.concat(opt, " ") .. " is refused: 'not supported yet', status 2", function()

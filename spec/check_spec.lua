@@ -414,7 +414,7 @@ return {
       { "--max-calls=c=2.5" },
       { "--max-self=(=0.5" }, -- bad pattern
       { "--max-self=c=0.5", "--bogus" },
-      { "--max-self=c=0.5", "-l" },
+      { "--max-self=c=0.5", "-d" }, -- not supported yet
       { "--max-self" },
     }
     for _, args in ipairs(cases) do

@@ -186,7 +186,7 @@ describe("lgprof merge", function()
     end
     local function sum(canonical, ...)
       local out = dir .. "/out/sum"
-      local p <close> = assert(lgprof.open(exe, { ... }, { line_arcs = true }))
+      local p <close> = assert(lgprof.open(exe, { ... }, { granularity = "line" }))
       assert.is_true(p:write_gmon(out, canonical ~= nil and { canonical = canonical } or nil))
       return assert(util.slurp(out))
     end
@@ -343,7 +343,7 @@ describe("lgprof merge", function()
         { "merge", "-o", tmp .. "/s2.sum", b.exe }, -- no profile file
         { "merge", "-o", tmp .. "/s2.sum" },
         { "merge", "-o", tmp .. "/s2.sum", "--bogus", b.exe, b.gmon[1] },
-        { "merge", "-o", tmp .. "/s2.sum", "-l", b.exe, b.gmon[1] },
+        { "merge", "-o", tmp .. "/s2.sum", b.exe, b.gmon[1], "-w" }, -- -w without its number
       }) do
         local msg = cmd.one_line_error(2, cmd.lgprof(args))
         assert.is_true(#msg > 0)

@@ -101,7 +101,7 @@ describe("a usage error", function()
     { { "--bogus", "a.out" }, "unrecognized option '--bogus'", "lgprof --help" },
     { { "-Y" }, "invalid option -- 'Y'", "lgprof --help" },
     { { "-w" }, "option requires an argument -- 'w'", "lgprof --help" },
-    { { "-l" }, "-l/--line: not supported yet", "lgprof --help" },
+    { { "-d" }, "-d/--debug: not supported yet", "lgprof --help" },
     { { "-Oz" }, "z: unknown file format", "lgprof --help" },
     { { "--format=svg" }, "unknown format 'svg' (gprof, callgrind, json, csv, csv-arcs, folded, dot)",
       "lgprof --help" },

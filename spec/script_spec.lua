@@ -318,7 +318,7 @@ error("later")
         { "--script" },
         { "--script", report, "--script", report, build.exe, build.gmon[1] },
         { "--script", report, "--diff", build.gmon[1], build.exe, build.gmon[1] },
-        { "--script", report, "-l", build.exe, build.gmon[1] }, -- not supported yet
+        { "--script", report, "-d", build.exe, build.gmon[1] }, -- not supported yet
       }
       for _, args in ipairs(cases) do
         local msg = cmd.one_line_error(2, cmd.lgprof(args))

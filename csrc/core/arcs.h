@@ -1,6 +1,6 @@
 /*
 ** arcs.h: the arc table (caller -> callee, count, and the time
-** propagation puts on it) and gprof -s's arcs by calling line.
+** propagation puts on it).
 */
 #ifndef arcs_h
 #define arcs_h
@@ -51,21 +51,5 @@ int lgp_arctab_add(lgp_arctab *t, uint32_t parent, uint32_t child, uint64_t coun
 void lgp_arctab_seal(lgp_arctab *t);
 /* The arc (parent, child) or LGP_NONE; only while adding (not sealed). */
 uint32_t lgp_arctab_find(lgp_arctab *t, uint32_t parent, uint32_t child);
-
-/* gprof -s's arcs: (calling line's address, callee), in creation order. */
-typedef struct lgp_linearc { lgp_addr from; uint32_t child; uint64_t count; } lgp_linearc;
-typedef struct lgp_linearcs {
-  lgp_linearc *arcs;
-  size_t n, cap;
-  uint32_t *slots;
-  size_t nslots;
-} lgp_linearcs;
-
-void lgp_linearcs_free(lgp_linearcs *l);
-/* Adds count calls from the line starting at `at` to child: 0, -1 or
-** LGP_ARCS_FULL. */
-int lgp_linearcs_add(lgp_linearcs *l, lgp_addr at, uint32_t child, uint64_t count);
-/* The arcs in the order gprof -s writes them (by address, newest first). */
-int lgp_linearcs_order(const lgp_linearcs *l, uint32_t **order, size_t *n);
 
 #endif

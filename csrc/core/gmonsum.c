@@ -20,24 +20,13 @@ typedef struct rec_list {
   size_t n, cap;
 } rec_list;
 
-/* Receives the arcs in gprof's order; 0 or -1. */
+/* Receives the arcs in gprof's order (callers by address, each one's
+** newest arc first); 0 or -1. At line granularity, which gprof -s always
+** uses, a caller is a line symbol (or the function, for its first line). */
 typedef int (*arc_fn)(void *ctx, lgp_addr from, lgp_addr to, uint64_t count);
 
 static int each_arc(const lgp_profile *p, arc_fn fn, void *ctx) {
-  size_t s, k;
-  if (p->line_arcs != NULL) {
-    uint32_t *order;
-    size_t n;
-    int rc = 0;
-    if (lgp_linearcs_order(p->line_arcs, &order, &n) != 0)
-      return -1;
-    for (k = 0; k < n && rc == 0; k++) {
-      const lgp_linearc *a = &p->line_arcs->arcs[order[k]];
-      rc = fn(ctx, a->from, p->graph.nodes[a->child].addr, a->count);
-    }
-    free(order);
-    return rc;
-  }
+  size_t s;
   for (s = 0; s < p->graph.nsyms; s++) {
     const uint32_t *a;
     for (a = lgp_children_begin(&p->graph, s); a < lgp_children_end(&p->graph, s); a++) {
@@ -113,6 +102,8 @@ static int put(lgp_gmon_writer *w, const lgp_profile *p, int canonical) {
   lgp_gmon_write_header(w, p->gmon);
   lgp_gmon_write_hist(w, p->gmon);
   rc = canonical ? write_sorted_arcs(w, p) : each_arc(p, write_arc, w);
+  /* the basic-block record: the counts as read (hook: gprof writes every
+     used block slot of every symbol) */
   if (rc == 0)
     lgp_gmon_write_bb(w, p->gmon);
   return rc;

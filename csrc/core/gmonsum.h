@@ -7,9 +7,10 @@
 
 #include "profile.h"
 
-/* The arcs are gprof's line arcs when p kept them (options.line_arcs, as
-** gprof -s forces line granularity), else its function arcs. They are
-** written in gprof's order (by caller address, each caller's newest
+/* The arcs are p's: gprof -s forces line granularity, so p is opened at
+** line granularity (options.line_granularity) to write what gprof does;
+** a function-level p gives its function arcs. They are written in gprof's
+** order (by caller address, each caller's newest
 ** first), or with canonical set, sorted by (from, to, count): gprof's
 ** order depends on how the inputs were grouped, the sorted one does not,
 ** so summing sums is then associative byte for byte. */

@@ -5,6 +5,7 @@
 ** libiberty's global current style is never touched.
 */
 #include <libiberty/demangle.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,4 +104,34 @@ const char *lgp_display_name_len(lgp_names *nm, const lgp_node *nodes, uint32_t 
 const char *lgp_display_name(lgp_names *nm, const lgp_node *nodes, uint32_t node) {
   size_t len;
   return lgp_display_name_len(nm, nodes, node, &len);
+}
+
+const char *lgp_print_path(const char *path, int print_path) {
+  const char *slash = print_path ? NULL : strrchr(path, '/');
+  return slash != NULL ? slash + 1 : path;
+}
+
+size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, uint32_t node,
+                       int mode, int print_path) {
+  const lgp_rawsym *s;
+  const char *file;
+  char num[64];
+  size_t n;
+  int len;
+  if (mode == LGP_SUFFIX_NONE || im->srcinfo_state != 1 || nodes[node].is_cycle ||
+      node >= im->nsyms)
+    return 0;
+  s = &im->syms[node];
+  if (s->file < 0)
+    return 0;
+  file = lgp_print_path(im->files[s->file], print_path);
+  n = strlen(file);
+  lgp_out_str(o, " (");
+  lgp_out_mem(o, file, n);
+  len = sprintf(num, ":%d", (int)s->line);
+  if (mode == LGP_SUFFIX_LINE)
+    len += sprintf(num + len, " @ %llx", (unsigned long long)s->addr);
+  num[len++] = ')';
+  lgp_out_mem(o, num, (size_t)len);
+  return 2 + n + (size_t)len;
 }

@@ -1,6 +1,6 @@
 /*
 ** names.h: printed names: demangling as gprof does it (libiberty), cached
-** per node.
+** per node, and the file suffixes gprof's line modes add.
 */
 #ifndef names_h
 #define names_h
@@ -25,6 +25,16 @@ const char *lgp_display_name(lgp_names *nm, const lgp_node *nodes, uint32_t node
 /* The same, and its length (cached: reports print each name many times). */
 const char *lgp_display_name_len(lgp_names *nm, const lgp_node *nodes, uint32_t node,
                                  size_t *len);
+/* gprof's file suffix after a printed name: " (FILE:LINE @ ADDR)" at line
+** granularity (LGP_SUFFIX_LINE), " (FILE:LINE)" for --inline-file-names
+** (LGP_SUFFIX_FILE); FILE is the basename unless print_path (-L). Symbols
+** without a source file (or an image whose DWARF is not read) get none.
+** Writes it to o; returns its length. */
+enum { LGP_SUFFIX_NONE, LGP_SUFFIX_FILE, LGP_SUFFIX_LINE };
+size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, uint32_t node,
+                       int mode, int print_path);
+/* A source path as gprof prints it: the basename unless print_path. */
+const char *lgp_print_path(const char *path, int print_path);
 /* Is style a demangling style libiberty knows? */
 int lgp_demangle_style_ok(const char *style);
 /* Demangles one name as gprof does (bfd_demangle); NULL if it is not mangled. */

@@ -38,33 +38,14 @@ typedef struct tally_ctx {
   const lgp_image *image;
   const lgp_node *nodes;
   lgp_arctab *arcs;
-  lgp_linearcs *line_arcs; /* NULL unless kept (gprof -s) */
   uint32_t last_parent;    /* callers arrive in address order */
 } tally_ctx;
-
-/* The parent gprof's line-mode table gives from_pc: the nearest line
-** symbol or function start at or below it. */
-static lgp_addr line_parent(const lgp_image *im, lgp_addr parent_start, lgp_addr from) {
-  size_t lo = 0, hi = im->nlines;
-  lgp_addr best = parent_start;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (im->lines[mid].addr <= from)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo > 0 && im->lines[lo - 1].addr > best)
-    best = im->lines[lo - 1].addr;
-  return best;
-}
 
 /* One arc record as read: gprof's cg_tally. 0, -1 or LGP_ARCS_FULL. */
 static int tally(void *ctx, lgp_addr from, lgp_addr self, uint64_t count) {
   tally_ctx *t = ctx;
   const lgp_symindex *ix = t->ix;
   uint32_t parent = t->last_parent, child = lgp_symindex_lookup(ix, self);
-  int rc;
   if (parent >= ix->n || from < ix->addrs[parent] ||
       (parent + 1 < ix->n ? from >= ix->addrs[parent + 1] : from > ix->last_end))
     parent = t->last_parent = lgp_symindex_lookup(ix, from);
@@ -77,12 +58,8 @@ static int tally(void *ctx, lgp_addr from, lgp_addr self, uint64_t count) {
     child--;
   }
   if (t->specs->narcspecs != 0 &&
-      !lgp_specs_arc_wanted(t->specs, t->nodes, t->image, parent, child))
+      !lgp_specs_arc_wanted(t->specs, t->nodes, parent, child))
     return 0;
-  if (t->line_arcs != NULL &&
-      (rc = lgp_linearcs_add(t->line_arcs, line_parent(t->image, ix->addrs[parent], from),
-                             child, count)) != 0)
-    return rc;
   return lgp_arctab_add(t->arcs, parent, child, count);
 }
 
@@ -102,23 +79,25 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   p->gmon = &src->gmon;
   p->specs = &src->specs;
   p->index = &src->index;
-  p->line_arcs = opts->line_arcs ? &src->line_arcs : NULL;
+  p->line_granularity = opts->line_granularity;
   io.no_static = opts->no_static;
   io.functions_only = opts->functions_only;
   /* DWARF is slow to read and the report needs it only for specs naming
-     files or lines and for -s; the Lua API reads it on demand */
-  io.srcinfo = !opts->no_srcinfo && !opts->line_arcs && lgp_options_need_srcinfo(opts);
+     files or lines; the Lua API reads it on demand. Line granularity
+     reads the line symbols too (a profile without them keeps only its
+     functions, as gprof does for an executable without DWARF). */
+  io.srcinfo = !opts->no_srcinfo && lgp_options_need_srcinfo(opts) && !opts->line_granularity;
   if (lgp_image_open(&src->image, exe, &io, err) != 0)
     goto fail;
   if (opts->no_srcinfo) {
     src->image.srcinfo_state = -1;
-  } else if (opts->line_arcs) {
-    lgp_err lerr; /* without DWARF, -s has no line symbols, as with gprof */
-    memset(&lerr, 0, sizeof lerr);
-    lgp_image_load_lines(&src->image, &lerr);
+    src->image.lines_state = -1;
+  } else if (opts->line_granularity) {
+    lgp_err ignored = {0, {0}};
+    lgp_image_load_lines(&src->image, &ignored);
   }
   lgp_gmon_init(&src->gmon, src->image.addr_bytes, src->image.big_endian);
-  if (lgp_symtab_build(&src->image, &nodes, &n, err) != 0)
+  if (lgp_symtab_build(&src->image, opts->line_granularity, &nodes, &n, err) != 0)
     goto fail;
   lgp_graph_init(&p->graph, nodes, n);
   if (lgp_symindex_build(&src->index, nodes, n) != 0) {
@@ -132,7 +111,6 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   t.image = &src->image;
   t.nodes = nodes;
   t.arcs = &p->graph.arcs;
-  t.line_arcs = opts->line_arcs ? &src->line_arcs : NULL;
   t.last_parent = LGP_NONE;
   src->gmon.sink = tally;
   src->gmon.sink_ctx = &t;
@@ -187,7 +165,7 @@ void lgp_profile_borrow(lgp_profile *view, const lgp_profile *src) {
   view->gmon = src->gmon;
   view->specs = src->specs;
   view->index = src->index;
-  view->line_arcs = src->line_arcs;
+  view->line_granularity = src->line_granularity;
   view->base_time = src->base_time;
   view->base_print_time = src->base_print_time;
 }
@@ -196,7 +174,6 @@ void lgp_profile_free(lgp_profile *p) {
   if (p->own != NULL) { /* a view borrows these */
     lgp_specs_free(&p->own->specs);
     lgp_symindex_free(&p->own->index);
-    lgp_linearcs_free(&p->own->line_arcs);
     lgp_image_free(&p->own->image);
     lgp_gmon_free(&p->own->gmon);
     free(p->own);

@@ -19,7 +19,6 @@ typedef struct lgp_sources {
   lgp_gmon gmon;
   lgp_specs specs;
   lgp_symindex index;
-  lgp_linearcs line_arcs; /* with options.line_arcs (gprof -s) */
 } lgp_sources;
 
 typedef struct lgp_profile {
@@ -27,7 +26,7 @@ typedef struct lgp_profile {
   const lgp_gmon *gmon;
   const lgp_specs *specs;
   const lgp_symindex *index;
-  const lgp_linearcs *line_arcs; /* NULL unless kept */
+  int line_granularity;    /* the table holds gprof's line symbols (-l, -s) */
   lgp_sources *own;       /* a profile's; NULL in a view */
   lgp_graph graph;
   /* views: the symbols and cycles their filters removed (NULL: none), and

@@ -28,7 +28,28 @@ typedef struct rctx {
   double hz;
   int have_cg; /* gprof numbers entries only when it read arcs */
   rnode *rn;   /* call graph only; NULL elsewhere */
+  int suffix;  /* LGP_SUFFIX_*: what follows a name */
 } rctx;
+
+/* The report's context; reads the DWARF line tables if the names need them. */
+static rctx make_rctx(lgp_out *o, const lgp_profile *p, lgp_names *nm,
+                      const lgp_report_opts *ro) {
+  rctx r;
+  r.o = o;
+  r.p = p;
+  r.nm = nm;
+  r.ro = ro;
+  r.hz = (double)p->gmon->hz;
+  r.have_cg = p->gmon->have_cg;
+  r.rn = NULL;
+  r.suffix = p->line_granularity ? LGP_SUFFIX_LINE
+           : ro->inline_file_names ? LGP_SUFFIX_FILE : LGP_SUFFIX_NONE;
+  if (r.suffix != LGP_SUFFIX_NONE && ro->srcinfo != NULL) {
+    lgp_err err = {0, {0}};
+    lgp_image_load_srcinfo(ro->srcinfo, &err);
+  }
+  return r;
+}
 
 static void form_feed(rctx *r) {
   if (*r->ro->first_output)
@@ -37,7 +58,8 @@ static void form_feed(rctx *r) {
     lgp_out_str(r->o, "\f\n");
 }
 
-/* gprof's print_name_only: the name (demangled unless -T); its length. */
+/* gprof's print_name_only: the name (demangled unless -T) and its file
+** suffix in the line modes; their length. */
 static size_t name_only(rctx *r, uint32_t node) {
   const char *s;
   size_t len;
@@ -54,7 +76,8 @@ static size_t name_only(rctx *r, uint32_t node) {
     s = lgp_display_name_len(r->nm, r->p->graph.nodes, node, &len);
   }
   lgp_out_mem(r->o, s, len);
-  return len;
+  return len + lgp_name_suffix(r->o, r->p->image, r->p->graph.nodes, node, r->suffix,
+                               r->ro->print_path);
 }
 
 /* gprof's print_name: adds " <cycle N>" and " [index]" or " (index)". */
@@ -83,17 +106,38 @@ static void name_full(rctx *r, uint32_t node) {
   }
 }
 
-/* The packed nodes for the call graph; NULL if out of memory. */
-static rnode *make_rnodes(rctx *r) {
+/* The packed nodes for the call graph; NULL if out of memory. With file
+** suffixes, the names and their suffixes are written once into arena. */
+static rnode *make_rnodes(rctx *r, lgp_out *arena) {
   const lgp_profile *p = r->p;
   size_t n = p->graph.nsyms + p->graph.ncycles, i;
   rnode *rn = lgp_alloc_array(n ? n : 1, sizeof *rn);
   if (rn == NULL)
     return NULL;
+  if (r->suffix != LGP_SUFFIX_NONE) {
+    size_t *off = lgp_alloc_array(n ? n : 1, sizeof *off);
+    if (off == NULL) {
+      free(rn);
+      return NULL;
+    }
+    for (i = 0; i < n; i++) {
+      off[i] = arena->len;
+      rn[i].len = (uint32_t)name_only(r, (uint32_t)i); /* r->rn is NULL: into r->o */
+    }
+    for (i = 0; i < n; i++)
+      rn[i].name = arena->buf + off[i];
+    free(off);
+    if (arena->failed) {
+      free(rn);
+      return NULL;
+    }
+  }
   for (i = 0; i < n; i++) {
     const lgp_node *nd = &p->graph.nodes[i];
     size_t len = 0;
-    if (nd->name == NULL) {
+    if (r->suffix != LGP_SUFFIX_NONE) {
+      len = rn[i].len; /* named above */
+    } else if (nd->name == NULL) {
       rn[i].name = "";
     } else if (r->ro->bsd) {
       rn[i].name = nd->name;
@@ -165,7 +209,7 @@ static void granularity(rctx *r) {
 }
 
 void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = {o, p, nm, ro, (double)p->gmon->hz, p->gmon->have_cg, NULL};
+  rctx r = make_rctx(o, p, nm, ro);
   double total = p->graph.total_time, accum = 0.0, scale;
   const char *dimen = p->gmon->dimen;
   char unit[16];
@@ -636,13 +680,18 @@ PREFETCH_FN prefetch_lists(const rctx *r, uint32_t s, int stage) {
 }
 
 void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = {o, p, nm, ro, (double)p->gmon->hz, p->gmon->have_cg, NULL};
+  rctx r = make_rctx(o, p, nm, ro);
   double print_time = p->graph.print_time;
+  lgp_out arena;
   arcbuf b;
   size_t k;
   memset(&b, 0, sizeof b);
-  r.rn = make_rnodes(&r);
+  lgp_out_init(&arena, NULL);
+  r.o = &arena;
+  r.rn = make_rnodes(&r, &arena);
+  r.o = o;
   if (r.rn == NULL) {
+    lgp_out_free(&arena);
     o->failed = 1;
     return;
   }
@@ -676,8 +725,8 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
     for (ahead = 1; ahead <= 4; ahead++)
       if (k + (size_t)ahead < p->graph.nsyms + p->graph.ncycles)
         prefetch_lists(&r, p->graph.time_sorted[k + (size_t)ahead], ahead);
-    if (!lgp_graph_shows(p, s, ro->ignore_zeros))
-      continue;
+    if (!lgp_graph_shows(p, s, ro->ignore_zeros) || (p->line_granularity && !n->is_func))
+      continue; /* line mode: entries for functions only (gprof: cycles neither) */
     if (n->is_cycle)
       print_cycle_entry(&r, s, print_time, &b);
     else
@@ -692,6 +741,7 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
   free(b.keys);
   free(b.tmp);
   free(r.rn);
+  lgp_out_free(&arena);
   if (!ro->bsd && !ro->brief)
     lgp_out_str(o, lgp_fsf_callg_blurb);
 }
@@ -721,7 +771,7 @@ PREFETCH_FN prefetch_index_row(const rctx *r, const uint32_t *v, size_t row, siz
 }
 
 void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = {o, p, nm, ro, (double)p->gmon->hz, p->gmon->have_cg, NULL};
+  rctx r = make_rctx(o, p, nm, ro);
   size_t nnames = 0, todo, rows, i, j, k;
   size_t column_width = (size_t)(ro->width - 1) / 3;
   uint32_t *v = lgp_alloc_array(p->graph.nsyms + p->graph.ncycles, sizeof *v);
@@ -740,6 +790,8 @@ void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
                 !(ro->ignore_zeros && n->ncalls == 0 && n->hist_time == 0);
     any_static |= listed[k] && n->is_static;
   }
+  if (p->line_granularity)
+    any_static = 0; /* line names carry their file already */
   if (any_static && !ro->bsd) { /* statics show their file: read DWARF now */
     lgp_err err = {0, {0}};
     if (ro->srcinfo != NULL)
@@ -795,9 +847,7 @@ void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
           col += name_only(&r, v[j]);
           const char *f = any_static && n->is_static ? lgp_node_file(p, v[j]) : NULL;
           if (f != NULL) {
-            const char *slash = strrchr(f, '/');
-            if (slash != NULL)
-              f = slash + 1;
+            f = lgp_print_path(f, ro->print_path);
             lgp_out_printf(o, " (%s)", f);
             col += strlen(f) + 3;
           }

@@ -18,8 +18,11 @@ typedef struct lgp_report_opts {
   int width;        /* -w, default 80 */
   int flat, graph;  /* which parts; the index goes with the graph */
   int *first_output; /* shared "nothing printed yet" state, for form feeds */
-  /* the profile's image, to read source files from when the index needs
-     them (statics are printed with their file); NULL: only if read already */
+  int inline_file_names; /* --inline-file-names: " (FILE:LINE)" after names */
+  int print_path;   /* -L: those suffixes (and the index's files) with full paths */
+  /* the profile's image, to read source files from when the index or the
+     suffixes need them (statics are printed with their file); NULL: only
+     if read already */
   lgp_image *srcinfo;
 } lgp_report_opts;
 

@@ -1,18 +1,13 @@
 /*
 ** symspec.c: gprof's symspecs (FILE, FUNC, LINE, FILE:FUNC, FILE:LINE and
-** FROM/TO for arcs) and the include/exclude tables they fill.
+** FROM/TO for arcs) and the include/exclude tables they fill: address
+** ranges, looked up by a symbol's address as gprof does.
 */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "symspec.h"
-
-/* gprof adds these to the time, graph and flat exclude tables. */
-static const char *const default_excluded[] = {
-  "_gprof_mcount", "mcount", "_mcount", "__mcount", "__mcount_internal",
-  "__mcleanup", NULL
-};
 
 void lgp_options_init(lgp_options *o) {
   memset(o, 0, sizeof *o);
@@ -88,50 +83,179 @@ static const char *base_name(const char *path) {
 
 /* Node k of nodes is symbol k of the image (its file and line). */
 static int spec_match(const lgp_image *im, const lgp_spec *s, const lgp_node *nodes, size_t k) {
-  const lgp_node *n = &nodes[k];
   if (s->any)
     return 1;
-  if (n->end_addr < n->addr)
-    return 0; /* gprof drops table entries with an empty range */
   if (s->file != NULL &&
       (im->syms[k].file < 0 || strcmp(s->file, base_name(im->files[im->syms[k].file])) != 0))
     return 0;
   if (s->line != 0 && s->line != im->syms[k].line)
     return 0;
-  if (s->name != NULL && strcmp(s->name, n->name) != 0)
+  if (s->name != NULL && strcmp(s->name, nodes[k].name) != 0)
     return 0;
   return 1;
 }
 
-static void mark_table(lgp_specs *sp, lgp_node *nodes, size_t n, const lgp_image *im,
-                       int table, const lgp_spec *s) {
-  size_t i;
-  for (i = 0; i < n; i++)
-    if (spec_match(im, s, nodes, i)) {
-      nodes[i].spec |= (uint16_t)(1u << table);
-      sp->table_used[table] = 1;
-    }
+/* {====================================================== tables */
+
+typedef struct rangelist {
+  lgp_specrange *v;
+  size_t n, cap;
+} rangelist;
+
+/* Extends the run that ends at node k - 1, or starts one at node k. */
+static int add_to_run(rangelist *l, const lgp_node *nodes, size_t k, size_t *prev,
+                      uint32_t arcspec) {
+  if (*prev != k - 1 || k == 0 || l->n == 0) {
+    if (lgp_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v) != 0)
+      return -1;
+    l->v[l->n].lo = nodes[k].addr;
+    l->v[l->n].arcspec = arcspec;
+    l->n++;
+  }
+  l->v[l->n - 1].hi = nodes[k].end_addr;
+  *prev = k;
+  return 0;
 }
 
-static int add_arcspec(lgp_specs *sp, const lgp_node *nodes, size_t n, const lgp_image *im,
-                       int table, const char *text) {
-  const char *slash = strchr(text, '/');
-  lgp_arcspec *a;
+/* The runs of consecutive symbols s matches, appended to l. */
+static int add_runs(rangelist *l, const lgp_image *im, const lgp_spec *s, const lgp_node *nodes,
+                    size_t n, uint32_t arcspec) {
+  size_t k, prev = SIZE_MAX;
+  for (k = 0; k < n; k++)
+    if (spec_match(im, s, nodes, k) && add_to_run(l, nodes, k, &prev, arcspec) != 0)
+      return -1;
+  return 0;
+}
+
+static void set_reach(lgp_specrange *v, size_t n) {
   size_t i;
-  a = &sp->arcspecs[sp->narcspecs];
-  if (spec_parse(&a->from, text, (size_t)(slash - text)) != 0 ||
-      spec_parse(&a->to, slash + 1, strlen(slash + 1)) != 0) {
-    spec_free(&a->from);
-    spec_free(&a->to);
+  for (i = 0; i < n; i++)
+    v[i].reach = i > 0 && v[i - 1].reach > v[i].hi ? v[i - 1].reach : v[i].hi;
+}
+
+static int cmp_lo(const void *ctx, uint32_t a, uint32_t b) {
+  const lgp_specrange *v = ctx;
+  return v[a].lo < v[b].lo ? -1 : v[a].lo > v[b].lo;
+}
+
+/* gprof finalises each table as a symbol table: a stable sort by address,
+** the first entry at an address kept (two entries there copy the same
+** symbol), an entry whose range is empty dropped. */
+static int finalise(rangelist *l) {
+  uint32_t *idx = lgp_alloc_array(l->n ? l->n : 1, sizeof *idx);
+  lgp_specrange *out = lgp_alloc_array(l->n ? l->n : 1, sizeof *out);
+  size_t i, kept = 0;
+  if (idx == NULL || out == NULL) {
+    free(idx);
+    free(out);
     return -1;
   }
+  for (i = 0; i < l->n; i++)
+    idx[i] = (uint32_t)i;
+  if (lgp_sort_indices(idx, l->n, cmp_lo, l->v) != 0) {
+    free(idx);
+    free(out);
+    return -1;
+  }
+  for (i = 0; i < l->n; i++) {
+    const lgp_specrange *r = &l->v[idx[i]];
+    if (kept > 0 && out[kept - 1].lo == r->lo)
+      continue;
+    if (r->hi != 0 && r->hi < r->lo)
+      continue;
+    out[kept++] = *r;
+  }
+  free(idx);
+  free(l->v);
+  l->v = out;
+  l->n = l->cap = kept;
+  set_reach(l->v, l->n);
+  return 0;
+}
+
+/* Sets bit t on the nodes whose address the table holds: the entry at or
+** below it (gprof's sym_lookup) must reach it. */
+static void mark_nodes(lgp_node *nodes, size_t n, int t, const rangelist *l) {
+  size_t k, j = 0;
+  if (l->n == 0)
+    return;
+  for (k = 0; k < n; k++) {
+    lgp_addr a = nodes[k].addr;
+    while (j + 1 < l->n && l->v[j + 1].lo <= a)
+      j++;
+    if (l->v[j].lo <= a && a <= l->v[j].hi)
+      nodes[k].spec |= (uint16_t)(1u << t);
+  }
+}
+
+/* gprof adds these to the time, graph and flat exclude tables, before
+** (so, in its prepended list, after) the user's specs; last added first. */
+static const char *const default_excluded[] = {
+  "__mcleanup", "__mcount_internal", "__mcount", "_mcount", "mcount", "_gprof_mcount"
+};
+#define NDEFAULT (sizeof default_excluded / sizeof default_excluded[0])
+
+/* The default names' runs, in that order, each appended to all three tables. */
+static int add_defaults(rangelist *tabs, const lgp_node *nodes, size_t n) {
+  static const int tables[] = {LGP_EXCL_TIME, LGP_EXCL_GRAPH, LGP_EXCL_FLAT};
+  rangelist runs[NDEFAULT];
+  size_t prev[NDEFAULT], k, d, t, i;
+  int rc = -1;
+  memset(runs, 0, sizeof runs);
+  for (d = 0; d < NDEFAULT; d++)
+    prev[d] = SIZE_MAX;
+  for (k = 0; k < n; k++) { /* one pass: most names fail at the first byte */
+    const char *name = nodes[k].name;
+    if (name[0] != '_' && name[0] != 'm')
+      continue;
+    for (d = 0; d < NDEFAULT; d++)
+      if (strcmp(default_excluded[d], name) == 0 &&
+          add_to_run(&runs[d], nodes, k, &prev[d], 0) != 0)
+        goto out;
+  }
+  for (d = 0; d < NDEFAULT; d++)
+    for (t = 0; t < 3; t++)
+      for (i = 0; i < runs[d].n; i++) {
+        rangelist *l = &tabs[tables[t]];
+        if (lgp_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v) != 0)
+          goto out;
+        l->v[l->n++] = runs[d].v[i];
+      }
+  rc = 0;
+out:
+  for (d = 0; d < NDEFAULT; d++)
+    free(runs[d].v);
+  return rc;
+}
+
+static int is_arc_table(int table) {
+  return table == LGP_INCL_ARCS || table == LGP_EXCL_ARCS;
+}
+
+/* One FROM[/TO] spec of an arc table: its FROM runs go to the table, its
+** TO runs stay with it. */
+static int add_arcspec(lgp_specs *sp, rangelist *tab, const lgp_node *nodes, size_t n,
+                       const lgp_image *im, int table, const char *text) {
+  const char *slash = strchr(text, '/');
+  uint32_t id = (uint32_t)sp->narcspecs;
+  lgp_arcspec *a = &sp->arcspecs[sp->narcspecs++];
+  rangelist to = {NULL, 0, 0};
   a->table = table;
-  sp->narcspecs++;
-  for (i = 0; i < n; i++)
-    if (spec_match(im, &a->from, nodes, i)) {
-      sp->table_used[table] = 1;
-      break;
+  a->has_to = slash != NULL;
+  if (spec_parse(&a->from, text, slash ? (size_t)(slash - text) : strlen(text)) != 0 ||
+      (slash != NULL && spec_parse(&a->to, slash + 1, strlen(slash + 1)) != 0))
+    return -1;
+  if (add_runs(tab, im, &a->from, nodes, n, id) != 0)
+    return -1;
+  if (slash != NULL) {
+    if (add_runs(&to, im, &a->to, nodes, n, id) != 0) {
+      free(to.v);
+      return -1;
     }
+    set_reach(to.v, to.n);
+    a->to_ranges = to.v;
+    a->nto = to.n;
+  }
   return 0;
 }
 
@@ -163,46 +287,56 @@ int lgp_options_need_srcinfo(const lgp_options *opts) {
 
 int lgp_specs_apply(lgp_specs *sp, lgp_node *nodes, size_t n, const lgp_image *im,
                     const lgp_options *opts, lgp_err *err) {
+  rangelist tabs[LGP_NTABLES];
   size_t i, narc = 0;
+  int t, rc = -1;
   memset(sp, 0, sizeof *sp);
+  memset(tabs, 0, sizeof tabs);
   for (i = 0; i < opts->nspecs; i++)
-    if (strchr(opts->specs[i].text, '/') != NULL &&
-        (opts->specs[i].table == LGP_INCL_ARCS || opts->specs[i].table == LGP_EXCL_ARCS))
-      narc++;
+    narc += is_arc_table(opts->specs[i].table);
   if (narc > 0) {
     sp->arcspecs = lgp_calloc_array(narc, sizeof *sp->arcspecs);
     if (sp->arcspecs == NULL)
-      return lgp_fail(err, NULL, "out of memory");
+      goto out;
   }
-  for (i = 0; i < opts->nspecs; i++) {
+  if (opts->default_excludes && add_defaults(tabs, nodes, n) != 0)
+    goto out;
+  /* gprof prepends each spec to its list: the last one given comes first */
+  for (i = opts->nspecs; i-- > 0;) {
     const char *text = opts->specs[i].text;
     int table = opts->specs[i].table;
-    if (table == LGP_INCL_ARCS || table == LGP_EXCL_ARCS) {
-      if (strchr(text, '/') != NULL && add_arcspec(sp, nodes, n, im, table, text) != 0)
-        return lgp_fail(err, NULL, "out of memory");
+    if (is_arc_table(table)) {
+      if (add_arcspec(sp, &tabs[table], nodes, n, im, table, text) != 0)
+        goto out;
     } else {
       lgp_spec s;
+      int r;
       if (spec_parse(&s, text, strlen(text)) != 0)
-        return lgp_fail(err, NULL, "out of memory");
-      mark_table(sp, nodes, n, im, table, &s);
+        goto out;
+      r = add_runs(&tabs[table], im, &s, nodes, n, 0);
       spec_free(&s);
+      if (r != 0)
+        goto out;
     }
   }
-  if (opts->default_excludes) /* one pass for the six names and three tables */
-    for (i = 0; i < n; i++) {
-      lgp_node *nd = &nodes[i];
-      const char *const *e;
-      if ((nd->name[0] != '_' && nd->name[0] != 'm') || nd->end_addr < nd->addr)
-        continue;
-      for (e = default_excluded; *e != NULL; e++)
-        if (strcmp(*e, nd->name) == 0) {
-          nd->spec |= (uint16_t)(1u << LGP_EXCL_TIME | 1u << LGP_EXCL_GRAPH |
-                                 1u << LGP_EXCL_FLAT);
-          sp->table_used[LGP_EXCL_TIME] = sp->table_used[LGP_EXCL_GRAPH] =
-              sp->table_used[LGP_EXCL_FLAT] = 1;
-        }
+  for (t = 0; t < LGP_NTABLES; t++) {
+    if (finalise(&tabs[t]) != 0)
+      goto out;
+    sp->table_used[t] = tabs[t].n > 0;
+    if (is_arc_table(t)) {
+      int a = t == LGP_EXCL_ARCS;
+      sp->arc_from[a] = tabs[t].v;
+      sp->narc_from[a] = tabs[t].n;
+      tabs[t].v = NULL;
+    } else {
+      mark_nodes(nodes, n, t, &tabs[t]);
     }
-  return 0;
+  }
+  rc = 0;
+out:
+  for (t = 0; t < LGP_NTABLES; t++)
+    free(tabs[t].v);
+  return rc == 0 ? 0 : lgp_fail(err, NULL, "out of memory");
 }
 
 int lgp_specs_in_table(const lgp_specs *s, const lgp_node *node, int incl, int excl) {
@@ -212,25 +346,52 @@ int lgp_specs_in_table(const lgp_specs *s, const lgp_node *node, int incl, int e
   return !s->table_used[incl] && !(bits & (1u << excl));
 }
 
-static int arc_in(const lgp_specs *s, const lgp_node *nodes, const lgp_image *im, int table,
-                  uint32_t parent, uint32_t child) {
-  size_t i;
-  for (i = 0; i < s->narcspecs; i++) {
-    const lgp_arcspec *a = &s->arcspecs[i];
-    if (a->table == table && spec_match(im, &a->from, nodes, parent) &&
-        spec_match(im, &a->to, nodes, child))
+/* Is there an entry of v (ascending by lo, reach set) with lo <= lo_q and
+** hi_q <= hi? The entries at or below lo_q, from the nearest down, until
+** none before can reach hi_q. */
+static int ranges_hold(const lgp_specrange *v, size_t n, lgp_addr lo_q, lgp_addr hi_q,
+                       uint32_t *which) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v[mid].lo <= lo_q)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  while (lo-- > 0 && v[lo].reach >= hi_q)
+    if (v[lo].hi >= hi_q) {
+      if (which == NULL)
+        return 1;
+      *which = (uint32_t)lo;
+      return 1;
+    }
+  return 0;
+}
+
+/* gprof's sym_id_arc: an entry of the table holds the parent's address and
+** has an arc whose callee range holds the child's range. */
+static int arc_in(const lgp_specs *s, int a, const lgp_node *parent, const lgp_node *child) {
+  const lgp_specrange *v = s->arc_from[a];
+  size_t i, n = s->narc_from[a];
+  uint32_t at;
+  if (!ranges_hold(v, n, parent->addr, parent->addr, &at))
+    return 0;
+  /* every entry holding the parent, nearest first */
+  for (i = at + 1; i-- > 0 && v[i].reach >= parent->addr;) {
+    const lgp_arcspec *sp = &s->arcspecs[v[i].arcspec];
+    if (v[i].hi >= parent->addr && v[i].lo <= parent->addr && sp->has_to &&
+        ranges_hold(sp->to_ranges, sp->nto, child->addr, child->end_addr, NULL))
       return 1;
   }
   return 0;
 }
 
-int lgp_specs_arc_wanted(const lgp_specs *s, const lgp_node *nodes, const lgp_image *im,
-                         uint32_t parent, uint32_t child) {
-  if (s->narcspecs == 0)
-    return 1;
+int lgp_specs_arc_wanted(const lgp_specs *s, const lgp_node *nodes, uint32_t parent,
+                         uint32_t child) {
   if (s->table_used[LGP_INCL_ARCS])
-    return arc_in(s, nodes, im, LGP_INCL_ARCS, parent, child);
-  return !arc_in(s, nodes, im, LGP_EXCL_ARCS, parent, child);
+    return arc_in(s, 0, &nodes[parent], &nodes[child]);
+  return !s->table_used[LGP_EXCL_ARCS] || !arc_in(s, 1, &nodes[parent], &nodes[child]);
 }
 
 void lgp_specs_free(lgp_specs *s) {
@@ -238,7 +399,10 @@ void lgp_specs_free(lgp_specs *s) {
   for (i = 0; i < s->narcspecs; i++) {
     spec_free(&s->arcspecs[i].from);
     spec_free(&s->arcspecs[i].to);
+    free(s->arcspecs[i].to_ranges);
   }
   free(s->arcspecs);
+  free(s->arc_from[0]);
+  free(s->arc_from[1]);
   memset(s, 0, sizeof *s);
 }

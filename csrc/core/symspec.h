@@ -23,9 +23,21 @@ typedef struct lgp_spec {
   int any;    /* empty spec: matches everything */
 } lgp_spec;
 
+/* A table entry: a run of consecutive matching symbols as one address
+** range (gprof's extend_match); reach is the largest hi of this and the
+** entries before it, so a search for the entries holding an address can
+** stop early although entries may overlap. */
+typedef struct lgp_specrange {
+  lgp_addr lo, hi, reach;
+  uint32_t arcspec; /* arc tables: the FROM/TO spec the entry came from */
+} lgp_specrange;
+
 typedef struct lgp_arcspec {
   int table; /* LGP_INCL_ARCS or LGP_EXCL_ARCS */
   lgp_spec from, to;
+  int has_to;             /* FROM/TO (without '/', the entry has no arcs) */
+  lgp_specrange *to_ranges; /* the runs TO matches, ascending */
+  size_t nto;
 } lgp_arcspec;
 
 /* What opening a profile is asked for (gprof's options that shape it). */
@@ -35,7 +47,6 @@ typedef struct lgp_options {
   int format;         /* -O: enum lgp_gmon_format */
   int no_srcinfo;
   int default_excludes; /* add mcount & co. to the exclude tables (gprof does) */
-  int line_arcs;      /* also keep arcs by calling line, for gprof -s */
   int line_granularity; /* gprof -l (and -s): line symbols join the table */
   /* symspecs, in the order given: table and text */
   struct { int table; char *text; } *specs;
@@ -48,10 +59,13 @@ int lgp_options_add_spec(lgp_options *o, int table, const char *text);
 /* Does a spec name a file or a line (so it needs DWARF)? */
 int lgp_options_need_srcinfo(const lgp_options *opts);
 
-/* The tables as applied to one symbol table. */
+/* The tables as applied to one symbol table. The plain tables live in
+** the nodes' spec bits; the arc tables' FROM runs are kept here. */
 typedef struct lgp_specs {
   lgp_arcspec *arcspecs;
   size_t narcspecs;
+  lgp_specrange *arc_from[2]; /* INCL_ARCS, EXCL_ARCS: by address, one per address */
+  size_t narc_from[2];
   int table_used[LGP_NTABLES]; /* a table has at least one entry */
 } lgp_specs;
 
@@ -63,7 +77,7 @@ void lgp_specs_free(lgp_specs *s);
 ** unused (gprof's rule)? */
 int lgp_specs_in_table(const lgp_specs *s, const lgp_node *node, int incl, int excl);
 /* Do the arc tables keep the arc parent -> child (node numbers)? */
-int lgp_specs_arc_wanted(const lgp_specs *s, const lgp_node *nodes, const lgp_image *im,
-                         uint32_t parent, uint32_t child);
+int lgp_specs_arc_wanted(const lgp_specs *s, const lgp_node *nodes, uint32_t parent,
+                         uint32_t child);
 
 #endif

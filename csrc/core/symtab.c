@@ -1,7 +1,8 @@
 /*
 ** symtab.c: gprof's symbol table (symtab_finalize): stable sort by address,
 ** one survivor per address, each routine ending where the next begins;
-** and the address index over it.
+** at line granularity the line symbols merged in and finalised again; and
+** the address index over it.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -80,18 +81,16 @@ void lgp_node_init(lgp_node *n, uint32_t id, const lgp_rawsym *sym, lgp_addr end
   n->end_addr = end_addr;
   n->is_static = sym->is_static;
   n->is_func = sym->is_func;
+  n->is_line = sym->is_line;
   n->cyc_head = id;
   n->cyc_next = LGP_NONE;
 }
 
-int lgp_symtab_build(lgp_image *im, lgp_node **nodes_out, size_t *n_out, lgp_err *err) {
+/* gprof's first finalise: one survivor per address, kept at the front of
+** raw (the table's node order); their count. */
+static size_t keep_survivors(lgp_rawsym *raw, size_t nraw) {
   size_t i, n = 0;
-  lgp_rawsym *raw;
-  lgp_node *nodes;
-  if (sort_raw(im) != 0)
-    return lgp_fail(err, NULL, "out of memory");
-  raw = im->syms;
-  for (i = 0; i < im->nsyms; i++) {
+  for (i = 0; i < nraw; i++) {
     if (n > 0 && raw[n - 1].addr == raw[i].addr) {
       if (replaces(&raw[i], &raw[n - 1]))
         raw[n - 1] = raw[i];
@@ -99,14 +98,114 @@ int lgp_symtab_build(lgp_image *im, lgp_node **nodes_out, size_t *n_out, lgp_err
       raw[n++] = raw[i];
     }
   }
-  im->nsyms = n; /* the survivors, in node order */
-  nodes = lgp_calloc_array(n ? n : 1, sizeof *nodes);
-  if (nodes == NULL)
+  return n;
+}
+
+/* Line granularity: the function symbols (finalised, each ending where the
+** next begins) and the image's line symbols, merged in address order
+** (functions first at one address) into out, with ends[] the preset end
+** address of each (0: none, for line symbols). A line symbol takes the
+** static flag of the line symbol before it when that one has its file and
+** name, else that of the function whose range holds it. Returns the count. */
+static size_t merge_lines(const lgp_image *im, const lgp_rawsym *fn, size_t nfn,
+                          lgp_rawsym *out, lgp_addr *ends) {
+  lgp_addr text_end = im->text_vma + im->text_size - 1;
+  const lgp_rawsym *prev = NULL;
+  size_t i = 0, j, n = 0;
+  for (j = 0; j < im->nlines; j++) {
+    const lgp_linesym *ls = &im->lines[j];
+    const lgp_rawsym *f;
+    lgp_rawsym *r;
+    for (; i < nfn && fn[i].addr <= ls->addr; i++, n++) {
+      out[n] = fn[i];
+      ends[n] = i + 1 < nfn ? fn[i + 1].addr - 1 : text_end;
+    }
+    /* the function holding the address, as gprof's sym_lookup finds it */
+    f = i > 0 && (i < nfn || ls->addr <= text_end) ? &fn[i - 1] : NULL;
+    r = &out[n];
+    memset(r, 0, sizeof *r);
+    r->addr = ls->addr;
+    r->name = ls->name != NULL ? ls->name : f != NULL ? f->name : NULL;
+    if (r->name == NULL)
+      continue; /* no function name there: gprof makes no symbol */
+    r->symndx = UINT32_MAX;
+    r->file = ls->file;
+    r->line = ls->line;
+    r->is_line = 1;
+    if (prev != NULL && prev->file == r->file && strcmp(prev->name, r->name) == 0)
+      r->is_static = prev->is_static;
+    else
+      r->is_static = f != NULL && f->is_static;
+    prev = r;
+    ends[n++] = 0;
+  }
+  for (; i < nfn; i++, n++) {
+    out[n] = fn[i];
+    ends[n] = i + 1 < nfn ? fn[i + 1].addr - 1 : text_end;
+  }
+  return n;
+}
+
+/* gprof's second finalise over the merged table, in place: a symbol with
+** no preset end ends where the next survivor begins (the last one at the
+** end of .text); one whose preset end is below its start is dropped. */
+static size_t finalise_lines(lgp_rawsym *raw, lgp_addr *ends, size_t nraw, lgp_addr text_end) {
+  size_t i, n = 0;
+  for (i = 0; i < nraw; i++) {
+    if (n > 0 && raw[n - 1].addr == raw[i].addr) {
+      if (replaces(&raw[i], &raw[n - 1])) {
+        raw[n - 1] = raw[i];
+        ends[n - 1] = ends[i];
+      }
+      continue;
+    }
+    if (n > 0 && ends[n - 1] == 0)
+      ends[n - 1] = raw[i].addr - 1;
+    if (ends[i] != 0 && ends[i] < raw[i].addr)
+      continue;
+    raw[n] = raw[i];
+    ends[n++] = ends[i];
+  }
+  if (n > 0 && ends[n - 1] == 0)
+    ends[n - 1] = text_end;
+  return n;
+}
+
+int lgp_symtab_build(lgp_image *im, int lines, lgp_node **nodes_out, size_t *n_out,
+                     lgp_err *err) {
+  lgp_addr text_end = im->text_vma + im->text_size - 1;
+  lgp_addr *ends = NULL;
+  lgp_node *nodes;
+  size_t i, n;
+  if (sort_raw(im) != 0)
     return lgp_fail(err, NULL, "out of memory");
-  /* ELF st_size is never used: a routine runs to the next one */
+  n = im->nsyms = keep_survivors(im->syms, im->nsyms);
+  if (lines && im->nlines > 0) {
+    size_t total = im->nsyms + im->nlines;
+    lgp_rawsym *merged = lgp_alloc_array(total, sizeof *merged);
+    ends = lgp_alloc_array(total, sizeof *ends);
+    if (merged == NULL || ends == NULL) {
+      free(merged);
+      free(ends);
+      return lgp_fail(err, NULL, "out of memory");
+    }
+    n = merge_lines(im, im->syms, im->nsyms, merged, ends);
+    n = finalise_lines(merged, ends, n, text_end);
+    free(im->syms);
+    im->syms = merged;
+    im->nsyms = n;
+  }
+  nodes = lgp_calloc_array(n ? n : 1, sizeof *nodes);
+  if (nodes == NULL) {
+    free(ends);
+    return lgp_fail(err, NULL, "out of memory");
+  }
+  /* ELF st_size is never used: a routine runs to the next one (in line
+     mode, function symbols keep that end and overlap their lines) */
   for (i = 0; i < n; i++)
-    lgp_node_init(&nodes[i], (uint32_t)i, &raw[i],
-                  i + 1 < n ? raw[i + 1].addr - 1 : im->text_vma + im->text_size - 1);
+    lgp_node_init(&nodes[i], (uint32_t)i, &im->syms[i],
+                  ends != NULL ? ends[i] : i + 1 < n ? im->syms[i + 1].addr - 1 : text_end);
+  free(ends);
   *nodes_out = nodes;
   *n_out = n;
   return 0;
@@ -129,6 +228,14 @@ int lgp_symindex_build(lgp_symindex *ix, const lgp_node *nodes, size_t n) {
     ix->is_func[k] = nodes[k].is_func;
   }
   ix->last_end = n ? nodes[n - 1].end_addr : 0;
+  for (k = 0; k + 1 < n && ix->ends == NULL; k++)
+    if (nodes[k].end_addr < nodes[k + 1].addr - 1) { /* line mode can leave holes */
+      ix->ends = lgp_alloc_array(n, sizeof *ix->ends);
+      if (ix->ends == NULL)
+        goto oom;
+      for (b = 0; b < n; b++)
+        ix->ends[b] = nodes[b].end_addr;
+    }
   span = n ? ix->addrs[n - 1] - ix->addrs[0] : 0;
   while (shift < 63 && (span >> shift) > 2 * (lgp_addr)n)
     shift++;
@@ -157,6 +264,7 @@ oom:
 void lgp_symindex_free(lgp_symindex *ix) {
   free(ix->addrs);
   free(ix->is_func);
+  free(ix->ends);
   free(ix->buckets);
   memset(ix, 0, sizeof *ix);
 }
@@ -189,7 +297,8 @@ uint32_t lgp_symindex_lookup(const lgp_symindex *ix, lgp_addr addr) {
   }
   /* a routine ends where the next begins: only the last one has an end of
      its own to check */
-  if (lo == 0 || (lo == ix->n && addr > ix->last_end))
+  if (lo == 0 || (lo == ix->n && addr > ix->last_end) ||
+      (ix->ends != NULL && addr > ix->ends[lo - 1]))
     return LGP_NONE;
   return (uint32_t)(lo - 1);
 }

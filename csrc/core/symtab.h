@@ -39,8 +39,10 @@ void lgp_node_init(lgp_node *n, uint32_t id, const lgp_rawsym *sym, lgp_addr end
 
 /* Sorts the image's symbols by address, keeps gprof's survivor at each
 ** address (they end up first in im->syms, in node order) and returns
-** their nodes in *nodes (n of them). 0, or -1 with a message. */
-int lgp_symtab_build(lgp_image *im, lgp_node **nodes, size_t *n, lgp_err *err);
+** their nodes in *nodes (n of them). With lines, the image's line symbols
+** (lgp_image_load_lines) join the table as gprof -l builds it: im->syms
+** is then that table. 0, or -1 with a message. */
+int lgp_symtab_build(lgp_image *im, int lines, lgp_node **nodes, size_t *n, lgp_err *err);
 
 /* Address lookup: the symbol addresses packed, and a bucket index over
 ** them (bucket b covers [addrs[0] + b << shift, ...); buckets[b].first is
@@ -50,6 +52,8 @@ typedef struct lgp_symindex {
   lgp_addr *addrs;
   uint8_t *is_func;
   lgp_addr last_end;   /* the last routine's end (the others end at the next) */
+  lgp_addr *ends;      /* every end, when some symbol ends before the next
+                          begins (line mode's dropped symbols); else NULL */
   struct lgp_bucket { uint32_t first, off; } *buckets;
   size_t nbuckets;
   unsigned shift;

@@ -143,7 +143,7 @@ static void fz_pipeline(const char *exe, const char *gmon, int cfg) {
   const char *gmons[2];
   lgp_options_init(&opts);
   opts.format = cfg == 1 ? LGP_FMT_BSD : cfg == 3 ? LGP_FMT_MAGIC : LGP_FMT_AUTO;
-  opts.line_arcs = cfg >= 2;
+  opts.line_granularity = cfg >= 2;
   opts.no_static = cfg == 1;
   opts.functions_only = cfg == 2;
   opts.default_excludes = cfg != 3;

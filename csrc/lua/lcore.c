@@ -86,8 +86,7 @@ static const char *const table_names[] = {
 };
 
 static const char *const open_fields[] = {
-  "no_static", "functions_only", "no_srcinfo", "default_excludes", "line_arcs", "format",
-  "granularity",
+  "no_static", "functions_only", "no_srcinfo", "default_excludes", "granularity", "format",
   "demangle", "zeros", "incl_graph", "excl_graph", "incl_arcs", "excl_arcs", "incl_flat",
   "excl_flat", "incl_time", "excl_time", NULL
 };
@@ -103,7 +102,6 @@ static void read_options(lua_State *L, int t, lgp_options *o) {
   o->functions_only = lcore_opt_bool(L, t, "functions_only", 0);
   o->no_srcinfo = lcore_opt_bool(L, t, "no_srcinfo", 0);
   o->default_excludes = lcore_opt_bool(L, t, "default_excludes", 1);
-  o->line_arcs = lcore_opt_bool(L, t, "line_arcs", 0);
   o->format = lcore_opt_enum(L, t, "format", 0, fmts);
   o->line_granularity = lcore_opt_enum(L, t, "granularity", 0, grains);
   for (i = 0; table_names[i] != NULL; i++) {
@@ -277,7 +275,8 @@ static int profile_tostring(lua_State *L) {
 }
 
 static const char *const report_fields[] = {
-  "traditional", "brief", "zeros", "flat", "graph", "first_output", "width", NULL
+  "traditional", "brief", "zeros", "flat", "graph", "first_output", "width",
+  "inline_file_names", "print_path", NULL
 };
 
 /* profile:gprof_report(file, options) -> first_output */
@@ -299,6 +298,8 @@ static int profile_report(lua_State *L) {
   ro.graph = lcore_opt_bool(L, 3, "graph", lp->p->gmon->have_cg);
   first = lcore_opt_bool(L, 3, "first_output", 1);
   ro.width = (int)lcore_opt_int(L, 3, "width", 80, 1, INT_MAX);
+  ro.inline_file_names = lcore_opt_bool(L, 3, "inline_file_names", 0);
+  ro.print_path = lcore_opt_bool(L, 3, "print_path", 0);
   if ((ro.flat && !lp->p->gmon->have_hist) || (ro.graph && !lp->p->gmon->have_cg)) {
     luaL_pushfail(L);
     lua_pushstring(L, ro.flat && !lp->p->gmon->have_hist ? "gmon.out file is missing histogram"

@@ -28,7 +28,7 @@ function cmd.run(cli, args, out, err)
     return options.usage_error(err, "merge: needs an image file and at least one profile file", "merge")
   end
   local o = cli.open_options(st)
-  o.line_arcs = true
+  o.granularity = "line"
   local ok, merr = require("lgprof.merge").merge(st.exe, st.gmons, path, o)
   if not ok then
     err:write("lgprof: ", merr, "\n")

@@ -48,6 +48,7 @@ local function report(st, profile, out, err)
       traditional = st.traditional, brief = st.brief, zeros = st.zeros,
       width = st.width, flat = style & FLAT ~= 0, graph = style & GRAPH ~= 0,
       first_output = first_output,
+      inline_file_names = st.inline_file_names, print_path = st.print_path,
     })
     if ok == nil then
       err:write("lgprof: ", werr, "\n")
@@ -101,9 +102,6 @@ function cmd.run(cli, argv, out, err)
   end
   if fmt and fmt ~= "gprof" then
     return require("lgprof.cmd_export").run(cli, st, fmt, out, err, grain)
-  end
-  if st.style & SUM ~= 0 and st.style & (FLAT | GRAPH) ~= 0 then
-    return options.usage_error(err, "-s with a report needs line granularity (-l): not supported yet")
   end
   local profile <close>, ostatus = cli.open(st, err)
   if not profile then return ostatus end

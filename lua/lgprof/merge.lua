@@ -17,7 +17,7 @@ function merge.merge(exe, gmons, path, options)
   args.check(type(path) == "string", 3, "merge", "string expected, got " .. type(path))
   args.check(options == nil or type(options) == "table", 4, "merge",
     "table expected, got " .. type(options))
-  local o = { line_arcs = true }
+  local o = { granularity = "line" }
   for k, v in pairs(options or {}) do o[k] = v end
   -- lgprof.open raises its argument errors at the user's line itself
   local profile, err = require("lgprof").open(exe, gmons, o)

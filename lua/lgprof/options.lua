@@ -54,12 +54,15 @@ gprof's options:
   --demangle[=STYLE], --no-demangle   demangle C++/Rust/D/Ada names (or not)
   -v, --version                 print the version and exit
   -h, --help                    print this help and exit
-  Not supported yet (refused with exit status 2): -l/--line,
+  -l, --line                    line-by-line profile (symbols are source lines)
+  --inline-file-names           file and line after each name
+  -L, --print-path              full source paths in those names
+  Not supported yet (refused with exit status 2):
   -A/--annotated-source, -J/--no-annotated-source, -C/--exec-counts,
   -Z/--no-exec-counts, -x/--all-lines, -y/--separate-files,
-  -I/--directory-path, -L/--print-path, -m/--min-count, -t/--table-length,
+  -I/--directory-path, -m/--min-count, -t/--table-length,
   -r/--function-ordering, -R/--file-ordering, -c/--static-call-graph,
-  -S/--external-symbol-table, -d/--debug, --inline-file-names.
+  -S/--external-symbol-table, -d/--debug.
 SPEC: FUNC, FILE, LINE, FILE:FUNC or FILE:LINE (gprof's symspecs).
 
 Exit status: 0 success, 1 bad input, 2 usage error, 3 a threshold failed.
@@ -101,12 +104,12 @@ local LONG = {
 
 -- Options of later issues: refused, never ignored.
 local UNSUPPORTED = {
-  l = "-l/--line", A = "-A/--annotated-source", C = "-C/--exec-counts",
+  A = "-A/--annotated-source", C = "-C/--exec-counts",
   J = "-J/--no-annotated-source", Z = "-Z/--no-exec-counts", x = "-x/--all-lines",
-  y = "-y/--separate-files", I = "-I/--directory-path", L = "-L/--print-path",
+  y = "-y/--separate-files", I = "-I/--directory-path",
   m = "-m/--min-count", t = "-t/--table-length", r = "-r/--function-ordering",
   R = "-R/--file-ordering", c = "-c/--static-call-graph", S = "-S/--external-symbol-table",
-  d = "-d/--debug", ["inline-file-names"] = "--inline-file-names",
+  d = "-d/--debug",
 }
 
 -- lgprof's own options, per mode: name -> argument kind. Their long forms
@@ -226,6 +229,8 @@ local HANDLERS = {
   end,
   a = set("no_static", true), b = set("brief", true), D = set("functions_only", true),
   T = set("traditional", true), z = set("zeros", true), ["no-demangle"] = set("demangle", false),
+  l = set("line", true), L = set("print_path", true),
+  ["inline-file-names"] = set("inline_file_names", true),
   B = function(st) st.style = st.style | GRAPH end,
   e = specs("excl_graph"), E = specs("excl_time", "excl_graph"),
   f = specs("incl_graph"), F = specs("incl_time", "incl_graph"),
@@ -293,7 +298,8 @@ function options.open_options(st)
   local o = {
     no_static = st.no_static, functions_only = st.functions_only,
     format = st.format, demangle = st.demangle,
-    line_arcs = st.style & SUM ~= 0,
+    -- gprof -l, and -s (whose gmon.sum holds arcs from line symbols)
+    granularity = (st.line or st.style & SUM ~= 0) and "line" or "function",
   }
   for _, s in ipairs(st.specs) do
     o[s[1]] = o[s[1]] or {}

@@ -1,6 +1,6 @@
 /*
 ** arcs.c: reaching the arc limit (csrc/core/arcs.c) is reported as such:
-** by the arc table and the line arcs, by the gmon reader (tagged and BSD
+** by the arc table, by the gmon reader (tagged and BSD
 ** files) when its sink says so, and by a view that hides a function.
 ** Compiled with -DLGP_ARCS_MAX=2 (spec/unit_spec.lua): the real limit,
 ** 2^32 - 2 arcs, cannot be reached in a test.
@@ -20,7 +20,6 @@ static const char *const FULL = "more than 2 distinct call-graph arcs";
 /* The table itself: grouping (callers in a row), then hashed. */
 static void table(void) {
   lgp_arctab t;
-  lgp_linearcs l;
   lgp_arctab_init(&t, NSYMS);
   CHECK(lgp_arctab_add(&t, 0, 1, 1) == 0, "first arc");
   CHECK(lgp_arctab_add(&t, 1, 2, 1) == 0, "second arc");
@@ -29,11 +28,6 @@ static void table(void) {
   CHECK(t.narcs == 2 && t.arcs[0].count == 6, "two arcs, counts summed (%zu)", t.narcs);
   CHECK(lgp_arctab_find(&t, 1, 2) == 1, "find the second arc");
   lgp_arctab_free(&t);
-  memset(&l, 0, sizeof l);
-  CHECK(lgp_linearcs_add(&l, AT(0), 1, 1) == 0 && lgp_linearcs_add(&l, AT(0) + 8, 1, 1) == 0,
-        "two line arcs");
-  CHECK(lgp_linearcs_add(&l, AT(0) + 16, 1, 1) == LGP_ARCS_FULL, "a third line arc");
-  lgp_linearcs_free(&l);
 }
 
 /* The reader turns a sink's LGP_ARCS_FULL into the message. */
