@@ -207,6 +207,7 @@ static int load_symbols(lgp_image *im, Elf *elf, const char *path,
     r->symndx = (uint32_t)i;
     r->is_static = cls == 't';
     r->is_func = GELF_ST_TYPE(s.st_info) == STT_FUNC;
+    r->is_line = 0;
     r->file = -1;
     r->line = 0;
   }
