@@ -411,7 +411,7 @@ describe("profile:lines()", function()
     -- each source line's time: the sum of its line symbols' (derived)
     local want = {}
     for _, s in ipairs(syms) do
-      want[s.line] = (want[s.line] or 0) + (want_samples[s.addr] or 0)
+      if s.file == SRC then want[s.line] = (want[s.line] or 0) + (want_samples[s.addr] or 0) end
     end
     for line, r in pairs(rows) do
       local w = (want[line] or 0) / HZ
