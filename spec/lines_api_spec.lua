@@ -224,6 +224,20 @@ describe("profile:lines()", function()
     assert.equal(n, shown)
   end)
 
+  it("a line-granularity profile (granularity = \"line\") has the same Lines", function()
+    local p <close> = open()
+    local q <close> = assert(lgprof.open(exe, gmon, { granularity = "line" }))
+    local a, b = {}, {}
+    for l in p:lines() do if l.func then a[#a + 1] = l end end
+    for l in q:lines() do if l.func then b[#b + 1] = l end end
+    assert.equal(#a, #b)
+    for i, x in ipairs(a) do
+      local y = b[i]
+      assert.same({ x.address, x.file, x.line, x.samples, x.calls, x.inlined_from, x.func.name },
+                   { y.address, y.file, y.line, y.samples, y.calls, y.inlined_from, y.func.name })
+    end
+  end)
+
   it("counts a line's executions: its lowest block, else its function's calls", function()
     local p <close> = open()
     local lines = assert(p:line(basename(block_line.file), block_line.line))
