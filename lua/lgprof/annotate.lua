@@ -144,7 +144,7 @@ function annotate.write(profile, file, options)
 end
 
 --- `lgprof --annotate-lines[=FILE] [gprof options] [image-file [profile-file...]]`:
--- the listing on out; -I DIRS (st.directories) as the source search path.
+-- the listing on out; gprof's -I DIRS (st.dirs) as the source search path.
 -- Returns the exit status.
 function annotate.run(cli, st, source, out, err)
   local profile <close>, status = cli.open(st, err)
@@ -153,7 +153,11 @@ function annotate.run(cli, st, source, out, err)
     err:write("lgprof: gmon.out file is missing histogram\n")
     return 1
   end
-  local ok, msg = annotate.write(profile, out, { source = source, directories = st.directories })
+  local dirs = {}
+  for _, d in ipairs(st.dirs or {}) do
+    if d ~= "" then dirs[#dirs + 1] = d end
+  end
+  local ok, msg = annotate.write(profile, out, { source = source, directories = dirs })
   if not ok then
     err:write("lgprof: ", msg, "\n")
     return 1
