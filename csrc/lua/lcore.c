@@ -155,10 +155,12 @@ static int profile_gc(lua_State *L) {
     lua_pushnil(L);
     lua_setiuservalue(L, 1, 1);
   } else if (lp->p != NULL) {
-    if (lp->nviews > 0)
+    if (lp->nviews > 0) {
       lp->kept = lp->p;
-    else
+    } else {
       free_profile(lp->p);
+      lcore_lines_release(L, 1);
+    }
     lp->p = NULL;
   }
   lgp_names_free(&lp->names);
@@ -636,7 +638,7 @@ static int l_share(lua_State *L) {
   return 1;
 }
 
-/* core.type(v) -> "profile", "function", "cycle", "arc" or nil (as io.type) */
+/* core.type(v) -> "profile", "function", "cycle", "arc", "line" or nil (as io.type) */
 static int l_type(lua_State *L) {
   static const struct { const char *tname, *kind; } types[] = {
     {PROFILE_T, "profile"}, {FUNCTION_T, "function"}, {CYCLE_T, "cycle"}, {ARC_T, "arc"},

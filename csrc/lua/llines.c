@@ -255,6 +255,20 @@ int lcore_profile_line(lua_State *L) {
   return 1;
 }
 
+void lcore_lines_release(lua_State *L, int pidx) {
+  pidx = lua_absindex(L, pidx);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, LINEDATA_KEY) == LUA_TTABLE) {
+    lua_pushvalue(L, pidx);
+    if (lua_rawget(L, -2) == LUA_TUSERDATA)
+      lgp_lines_free(lua_touserdata(L, -1));
+    lua_pop(L, 1);
+    lua_pushvalue(L, pidx);
+    lua_pushnil(L);
+    lua_rawset(L, -3);
+  }
+  lua_pop(L, 1);
+}
+
 void lcore_lines_open(lua_State *L) {
   luaL_newmetatable(L, LINE_T);
   lua_pushcfunction(L, line_index);
