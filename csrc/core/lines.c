@@ -150,7 +150,6 @@ int lgp_lines_build(lgp_lines *ls, const lgp_profile *p, lgp_image *im, lgp_err 
   size_t ns = p->graph.nsyms, j;
   lgp_err ignored = {0, ""};
   int granular = 0;
-  by_line_ctx ctx;
   memset(ls, 0, sizeof *ls);
   /* without DWARF there are no line symbols: one line per function */
   lgp_image_load_lines(im, &ignored);
@@ -171,19 +170,30 @@ int lgp_lines_build(lgp_lines *ls, const lgp_profile *p, lgp_image *im, lgp_err 
     goto oom;
   if (assign_blocks(ls, p->gmon) != 0)
     goto oom;
-  ls->by_line = lgp_alloc_array(ls->n + 1, sizeof *ls->by_line);
-  if (ls->by_line == NULL)
-    goto oom;
-  for (j = 0; j < ls->n; j++)
-    ls->by_line[j] = (uint32_t)j;
-  ctx.p = p;
-  ctx.ls = ls;
-  if (lgp_sort_indices(ls->by_line, ls->n, cmp_by_line, &ctx) != 0)
-    goto oom;
   return 0;
 oom:
   lgp_lines_free(ls);
   return lgp_fail(err, NULL, "out of memory");
+}
+
+int lgp_lines_index(lgp_lines *ls, const lgp_profile *p) {
+  by_line_ctx ctx;
+  size_t j;
+  if (ls->by_line != NULL)
+    return 0;
+  ls->by_line = lgp_alloc_array(ls->n + 1, sizeof *ls->by_line);
+  if (ls->by_line == NULL)
+    return -1;
+  for (j = 0; j < ls->n; j++)
+    ls->by_line[j] = (uint32_t)j;
+  ctx.p = p;
+  ctx.ls = ls;
+  if (lgp_sort_indices(ls->by_line, ls->n, cmp_by_line, &ctx) != 0) {
+    free(ls->by_line);
+    ls->by_line = NULL;
+    return -1;
+  }
+  return 0;
 }
 
 void lgp_lines_free(lgp_lines *ls) {

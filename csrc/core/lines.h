@@ -26,7 +26,8 @@ typedef struct lgp_lines {
   lgp_line *v;        /* address order */
   size_t n;
   uint32_t *first;    /* per symbol node: its first line, or LGP_NONE */
-  uint32_t *by_line;  /* line ids by (source line, address), unknown lines last */
+  uint32_t *by_line;  /* line ids by (source line, address), unknown lines
+                         last: built by lgp_lines_index, NULL before */
   double total;       /* ticks: the sum of every line's (gprof's total time) */
 } lgp_lines;
 
@@ -35,6 +36,9 @@ typedef struct lgp_lines {
 ** line of unknown number. 0, or -1 with a message (out of memory). */
 int lgp_lines_build(lgp_lines *ls, const lgp_profile *p, lgp_image *im, lgp_err *err);
 void lgp_lines_free(lgp_lines *ls);
+/* Builds ls->by_line (for look-ups by source line) if not yet. 0, or -1
+** (out of memory). */
+int lgp_lines_index(lgp_lines *ls, const lgp_profile *p);
 /* A line's source file (as DWARF gives it) and number: NULL / 0 when unknown;
 ** the file's index in the image's files, or -1. */
 const char *lgp_line_file(const lgp_profile *p, const lgp_line *l);

@@ -26,7 +26,7 @@ static int linedata_gc(lua_State *L) {
 
 /* The line data of the open Profile at pidx, built on first use; a view
 ** shares its base's (the symbols, histogram and counts are the same). */
-const lgp_lines *lcore_get_lines(lua_State *L, int pidx) {
+lgp_lines *lcore_get_lines(lua_State *L, int pidx) {
   lprofile *lp = lcore_check_profile(L, pidx);
   lgp_lines *ls;
   lgp_err err = {0, ""};
@@ -223,13 +223,15 @@ int lcore_function_lines(lua_State *L) {
 /* profile:line(file, n) -> the list of Lines of source line n of the file
 ** (a path, or its last components), in address order | nil, message */
 int lcore_profile_line(lua_State *L) {
-  const lgp_lines *ls = lcore_get_lines(L, 1);
+  lgp_lines *ls = lcore_get_lines(L, 1);
   lprofile *lp = lcore_check_profile(L, 1);
   const char *want = luaL_checkstring(L, 2);
   lua_Integer n = luaL_checkinteger(L, 3);
   size_t lo = 0, hi = ls->n;
   lua_Integer count = 0;
   luaL_argcheck(L, want[0] != '\0', 2, "empty file name");
+  if (lgp_lines_index(ls, lp->p) != 0)
+    return luaL_error(L, "out of memory");
   while (lo < hi) { /* the first line numbered n or more (unknown last) */
     size_t mid = lo + (hi - lo) / 2;
     int m = lgp_line_number(lp->p, &ls->v[ls->by_line[mid]]);
