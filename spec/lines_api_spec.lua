@@ -123,8 +123,9 @@ describe("profile:lines()", function()
         end
       end
     end
-    -- the inlined sq's first line symbol gets two blocks (2000 + 1 in two
-    -- records, and 5 further on); work's first line 3
+    -- the inlined sq's first line symbol gets blocks of 2000 and 1 (two
+    -- records), the next line (3 bytes on: cube's, from inl.h) one of 5;
+    -- work's first line one of 3
     for _, s in ipairs(syms) do
       if s.inlined and not block_line then block_line = s end
     end
@@ -253,6 +254,26 @@ describe("profile:lines()", function()
     for l in twice:lines() do
       if l.address ~= fns.twice.addr then assert.is_nil(l.calls) end
     end
+  end)
+
+  it("each known count is one gprof -l -C prints at the line's address", function()
+    if not cmd.HAVE_GPROF then pending("no gprof") return end
+    local status, out = cmd.gprof({ "-l", "-C", exe, gmon })
+    assert.equal(0, status)
+    local rows = {}
+    for addr, n in out:gmatch(":0x(%x+)%) (%d+) executions") do
+      rows[tonumber(addr, 16)] = (rows[tonumber(addr, 16)] or "") .. " " .. n .. " "
+    end
+    local p <close> = open()
+    local n = 0
+    for l in p:lines() do
+      if l.calls and l.calls > 0 then
+        n = n + 1
+        assert.truthy((rows[l.address] or ""):find(" " .. l.calls .. " ", 1, true),
+          ("%s: calls %d, gprof -C:%s"):format(tostring(l), l.calls, rows[l.address] or " none"))
+      end
+    end
+    assert.equal(4, n) -- twice (its calls), sq's line, cube's line, work (blocks)
   end)
 
   it("fn:lines() yields exactly the function's lines, in address order", function()
