@@ -77,6 +77,7 @@ local NOT_RUN = {
   ["base 0.12 seconds, new 0.37 seconds, change +0.25 seconds (+208.3% of base)"] =
     "what lgprof --diff prints (an illustration)",
   ["lgprof --format=FMT [options] [image-file [profile-file...]]"] = "a synopsis",
+  ["lgprof --annotate-lines[=FILE] [options] [image-file [profile-file...]]"] = "a synopsis",
   ["{"] = "the JSON schema, annotated with // comments",
   ["files ──> image (elfsym.c, srcinfo.c)          gmon (gmon.c)"] = "a diagram",
 }

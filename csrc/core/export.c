@@ -174,7 +174,7 @@ static void ctx_free(ectx *c) {
 /* {====================================================== callgrind */
 
 /* Nanoseconds, rounded half up (what callgrind's integer costs hold). */
-static unsigned long long ns_of(const lgp_profile *p, double ticks) {
+unsigned long long lgp_ex_ns_of(const lgp_profile *p, double ticks) {
   double v = lgp_seconds(p, ticks) * 1e9;
   return v > 0.0 ? (unsigned long long)floor(v + 0.5) : 0;
 }
@@ -188,10 +188,9 @@ static void cg_name(ectx *c, uint32_t s) {
 /* "fl=(id) name" the first time, "fl=(id)" later; unknown files are "???".
 ** The name is absolute where DWARF gives a compilation directory, so that
 ** callgrind_annotate and KCachegrind find the source from anywhere. */
-static void cg_file(ectx *c, const char *key, uint32_t s, uint8_t *file_seen) {
+void lgp_ex_cg_file_id(ectx *c, const char *key, int32_t file, uint8_t *file_seen) {
   const lgp_image *im = c->p->image;
-  size_t id = c->have_src && s < c->p->graph.nsyms && im->syms[s].file >= 0
-            ? (size_t)im->syms[s].file + 1 : 0;
+  size_t id = c->have_src && file >= 0 && (size_t)file < im->nfiles ? (size_t)file + 1 : 0;
   lgp_out_str(c->o, key);
   lgp_out_printf(c->o, "(%zu)", id + 1);
   if (!file_seen[id]) {
@@ -205,6 +204,14 @@ static void cg_file(ectx *c, const char *key, uint32_t s, uint8_t *file_seen) {
       lgp_out_str(c->o, im->files[id - 1]);
   }
   lgp_out_char(c->o, '\n');
+}
+
+int32_t lgp_ex_node_file(const ectx *c, uint32_t s) {
+  return c->have_src && s < c->p->graph.nsyms ? c->p->image->syms[s].file : -1;
+}
+
+static void cg_file(ectx *c, const char *key, uint32_t s, uint8_t *file_seen) {
+  lgp_ex_cg_file_id(c, key, lgp_ex_node_file(c, s), file_seen);
 }
 
 static void cg_fn(ectx *c, const char *key, uint32_t s, uint8_t *fn_seen) {
@@ -233,7 +240,7 @@ static int write_callgrind(ectx *c) {
   /* the flat profile's total (its % time denominator); gprof may credit a
      histogram bin that straddles two functions to both, so the functions'
      costs can add up to a little more */
-  total = ns_of(p, p->graph.total_time);
+  total = lgp_ex_ns_of(p, p->graph.total_time);
   lgp_out_str(o, "# callgrind format\nversion: 1\n");
   if (c->eo->creator != NULL)
     lgp_out_printf(o, "creator: %s\n", c->eo->creator);
@@ -263,7 +270,10 @@ static int write_callgrind(ectx *c) {
     lgp_out_char(o, '\n');
     cg_file(c, "fl=", (uint32_t)s, file_seen);
     cg_fn(c, "fn=", (uint32_t)s, fn_seen);
-    lgp_out_printf(o, "%d %llu\n", line, ns_of(p, p->graph.nodes[s].hist_time));
+    if (c->eo->lines != NULL)
+      lgp_ex_cg_lines(c, (uint32_t)s, line, file_seen);
+    else
+      lgp_out_printf(o, "%d %llu\n", line, lgp_ex_ns_of(p, p->graph.nodes[s].hist_time));
     for (a = lgp_children_begin(&p->graph, s); a < lgp_children_end(&p->graph, s); a++) {
       const lgp_arc *arc = &p->graph.arcs.arcs[*a];
       int in_cycle = lgp_arc_untimed(&p->graph, arc);
@@ -274,7 +284,7 @@ static int write_callgrind(ectx *c) {
       lgp_out_str(o, "calls=");
       lgp_ex_out_u64(o, arc->count);
       lgp_out_printf(o, " %d\n%d %llu\n", src_line(c, arc->child), line,
-                     in_cycle ? 0ULL : ns_of(p, arc->time + arc->child_time));
+                     in_cycle ? 0ULL : lgp_ex_ns_of(p, arc->time + arc->child_time));
     }
   }
   lgp_out_printf(o, "\ntotals: %llu\n", total);
@@ -334,33 +344,33 @@ static void json_str(lgp_out *o, const char *str, size_t len) {
   lgp_out_char(o, '"');
 }
 
-static void json_cstr(lgp_out *o, const char *s) {
+void lgp_ex_json_cstr(lgp_out *o, const char *s) {
   if (s == NULL)
     lgp_out_str(o, "null");
   else
     json_str(o, s, strlen(s));
 }
 
-static void json_key(lgp_out *o, const char *k) {
+void lgp_ex_json_key(lgp_out *o, const char *k) {
   lgp_out_char(o, '"');
   lgp_out_str(o, k);
   lgp_out_str(o, "\":");
 }
 
-static void json_num(lgp_out *o, const char *k, double v) {
-  json_key(o, k);
+void lgp_ex_json_num(lgp_out *o, const char *k, double v) {
+  lgp_ex_json_key(o, k);
   out_num(o, v);
   lgp_out_char(o, ',');
 }
 
-static void json_u64(lgp_out *o, const char *k, uint64_t v) {
-  json_key(o, k);
+void lgp_ex_json_u64(lgp_out *o, const char *k, uint64_t v) {
+  lgp_ex_json_key(o, k);
   lgp_ex_out_u64(o, v);
   lgp_out_char(o, ',');
 }
 
-static void json_bool(lgp_out *o, const char *k, int v) {
-  json_key(o, k);
+void lgp_ex_json_bool(lgp_out *o, const char *k, int v) {
+  lgp_ex_json_key(o, k);
   lgp_out_str(o, v ? "true," : "false,");
 }
 
@@ -371,10 +381,10 @@ static double percent(const lgp_profile *p, const lgp_node *n) {
 
 /* the fields of a Function and a Cycle that gprof's call graph shows */
 static void json_times(lgp_out *o, const lgp_profile *p, const lgp_node *n) {
-  json_num(o, "self", lgp_seconds(p, n->prop_self));
-  json_num(o, "children", lgp_seconds(p, n->prop_child));
-  json_num(o, "total", lgp_seconds(p, n->prop_self + n->prop_child));
-  json_num(o, "percent", percent(p, n));
+  lgp_ex_json_num(o, "self", lgp_seconds(p, n->prop_self));
+  lgp_ex_json_num(o, "children", lgp_seconds(p, n->prop_child));
+  lgp_ex_json_num(o, "total", lgp_seconds(p, n->prop_self + n->prop_child));
+  lgp_ex_json_num(o, "percent", percent(p, n));
 }
 
 static const char json_estimated[] =
@@ -394,32 +404,32 @@ static void write_json(ectx *c) {
   for (i = 0; i < p->graph.nsyms; i++)
     nlisted += c->listed[i];
   lgp_out_str(o, "{\"format\":\"lgprof-profile\",\"version\":1,");
-  json_key(o, "creator");
-  json_cstr(o, c->eo->creator);
+  lgp_ex_json_key(o, "creator");
+  lgp_ex_json_cstr(o, c->eo->creator);
   lgp_out_str(o, ",\n");
-  json_key(o, "image");
-  json_cstr(o, c->p->image->path);
+  lgp_ex_json_key(o, "image");
+  lgp_ex_json_cstr(o, c->p->image->path);
   lgp_out_char(o, ',');
-  json_key(o, "profile_files");
+  lgp_ex_json_key(o, "profile_files");
   lgp_out_char(o, '[');
   for (i = 0; i < p->gmon->nfiles; i++) {
     if (i > 0)
       lgp_out_char(o, ',');
-    json_cstr(o, p->gmon->files[i].path);
+    lgp_ex_json_cstr(o, p->gmon->files[i].path);
   }
   lgp_out_str(o, "],");
-  json_bool(o, "is_view", lgp_is_view(p));
-  json_u64(o, "hz", p->gmon->hz);
-  json_num(o, "sample_period", p->gmon->hz ? 1.0 / p->gmon->hz : 0.0);
+  lgp_ex_json_bool(o, "is_view", lgp_is_view(p));
+  lgp_ex_json_u64(o, "hz", p->gmon->hz);
+  lgp_ex_json_num(o, "sample_period", p->gmon->hz ? 1.0 / p->gmon->hz : 0.0);
   lgp_out_str(o, "\n\"units\":{\"time\":\"seconds\",\"percent\":\"percent\","
                  "\"calls\":\"count\",\"address\":\"byte address\"},\n");
   lgp_out_str(o, "\"totals\":{");
-  json_num(o, "time", lgp_seconds(p, p->graph.total_time));
-  json_num(o, "call_graph_time", lgp_seconds(p, p->graph.print_time));
-  json_num(o, "base_time", lgp_seconds(p, lgp_is_view(p) ? p->base_time : p->graph.total_time));
-  json_u64(o, "functions", nlisted);
-  json_u64(o, "arcs", lgp_profile_arc_count(p));
-  json_key(o, "cycles");
+  lgp_ex_json_num(o, "time", lgp_seconds(p, p->graph.total_time));
+  lgp_ex_json_num(o, "call_graph_time", lgp_seconds(p, p->graph.print_time));
+  lgp_ex_json_num(o, "base_time", lgp_seconds(p, lgp_is_view(p) ? p->base_time : p->graph.total_time));
+  lgp_ex_json_u64(o, "functions", nlisted);
+  lgp_ex_json_u64(o, "arcs", lgp_profile_arc_count(p));
+  lgp_ex_json_key(o, "cycles");
   lgp_ex_out_u64(o, p->graph.ncycles);
   lgp_out_str(o, "},\n");
   lgp_out_str(o, json_estimated);
@@ -434,37 +444,37 @@ static void write_json(ectx *c) {
       continue;
     lgp_out_str(o, first ? "\n{" : ",\n{");
     first = 0;
-    json_u64(o, "index", n->index);
+    lgp_ex_json_u64(o, "index", n->index);
     name = lgp_display_name_len(c->nm, p->graph.nodes, s, &len);
-    json_key(o, "name");
+    lgp_ex_json_key(o, "name");
     json_str(o, name, len);
     lgp_out_char(o, ',');
-    json_key(o, "symbol");
-    json_cstr(o, n->name);
+    lgp_ex_json_key(o, "symbol");
+    lgp_ex_json_cstr(o, n->name);
     lgp_out_char(o, ',');
-    json_u64(o, "address", n->addr);
-    json_u64(o, "size", n->end_addr >= n->addr ? n->end_addr - n->addr + 1 : 0);
-    json_key(o, "file");
-    json_cstr(o, src_file(c, s));
+    lgp_ex_json_u64(o, "address", n->addr);
+    lgp_ex_json_u64(o, "size", n->end_addr >= n->addr ? n->end_addr - n->addr + 1 : 0);
+    lgp_ex_json_key(o, "file");
+    lgp_ex_json_cstr(o, src_file(c, s));
     lgp_out_char(o, ',');
-    json_key(o, "line");
+    lgp_ex_json_key(o, "line");
     if (src_line(c, s) > 0)
       lgp_out_printf(o, "%d,", src_line(c, s));
     else
       lgp_out_str(o, "null,");
-    json_bool(o, "is_static", n->is_static);
-    json_num(o, "flat_self", lgp_seconds(p, n->hist_time));
-    json_num(o, "flat_percent", p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
+    lgp_ex_json_bool(o, "is_static", n->is_static);
+    lgp_ex_json_num(o, "flat_self", lgp_seconds(p, n->hist_time));
+    lgp_ex_json_num(o, "flat_percent", p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
     json_times(o, p, n);
-    json_u64(o, "calls", n->ncalls);
-    json_u64(o, "self_calls", n->self_calls);
-    json_u64(o, "member_calls", n->member_calls);
-    json_key(o, "cycle");
+    lgp_ex_json_u64(o, "calls", n->ncalls);
+    lgp_ex_json_u64(o, "self_calls", n->self_calls);
+    lgp_ex_json_u64(o, "member_calls", n->member_calls);
+    lgp_ex_json_key(o, "cycle");
     if (n->cyc_num != 0)
       lgp_out_printf(o, "%d,", (int)n->cyc_num);
     else
       lgp_out_str(o, "null,");
-    json_key(o, "printed"); /* as fn.printed: gprof's call graph (with -z if zeros) prints it */
+    lgp_ex_json_key(o, "printed"); /* as fn.printed: gprof's call graph (with -z if zeros) prints it */
     lgp_out_str(o, lgp_graph_shows(p, s, !c->eo->zeros) ? "true}" : "false}");
   }
   lgp_out_str(o, "],\n\"arcs\":[");
@@ -476,13 +486,13 @@ static void write_json(ectx *c) {
       continue;
     lgp_out_str(o, first ? "\n{" : ",\n{");
     first = 0;
-    json_u64(o, "caller", pn->index);
-    json_u64(o, "callee", cn->index);
-    json_u64(o, "count", a->count);
-    json_num(o, "self", lgp_seconds(p, a->time));
-    json_num(o, "children", lgp_seconds(p, a->child_time));
-    json_bool(o, "is_recursive", a->parent == a->child);
-    json_key(o, "in_cycle");
+    lgp_ex_json_u64(o, "caller", pn->index);
+    lgp_ex_json_u64(o, "callee", cn->index);
+    lgp_ex_json_u64(o, "count", a->count);
+    lgp_ex_json_num(o, "self", lgp_seconds(p, a->time));
+    lgp_ex_json_num(o, "children", lgp_seconds(p, a->child_time));
+    lgp_ex_json_bool(o, "is_recursive", a->parent == a->child);
+    lgp_ex_json_key(o, "in_cycle");
     lgp_out_str(o, lgp_arc_in_cycle(&p->graph, a) ? "true}" : "false}");
   }
   lgp_out_str(o, "],\n\"cycles\":[");
@@ -490,13 +500,13 @@ static void write_json(ectx *c) {
     const lgp_node *n = &p->graph.nodes[i];
     uint32_t m;
     lgp_out_str(o, i == p->graph.nsyms ? "\n{" : ",\n{");
-    json_u64(o, "number", (uint64_t)n->cyc_num);
-    json_u64(o, "index", n->index);
+    lgp_ex_json_u64(o, "number", (uint64_t)n->cyc_num);
+    lgp_ex_json_u64(o, "index", n->index);
     lgp_out_printf(o, "\"name\":\"<cycle %d>\",", (int)n->cyc_num);
     json_times(o, p, n);
-    json_u64(o, "calls", n->ncalls);
-    json_u64(o, "internal_calls", n->self_calls);
-    json_key(o, "members");
+    lgp_ex_json_u64(o, "calls", n->ncalls);
+    lgp_ex_json_u64(o, "internal_calls", n->self_calls);
+    lgp_ex_json_key(o, "members");
     lgp_out_char(o, '[');
     for (m = n->cyc_next; m != LGP_NONE; m = p->graph.nodes[m].cyc_next) {
       if (m != n->cyc_next)
@@ -509,14 +519,17 @@ static void write_json(ectx *c) {
     }
     lgp_out_str(o, "]}");
   }
-  lgp_out_str(o, "]}\n");
+  lgp_out_char(o, ']');
+  if (c->eo->lines != NULL)
+    lgp_ex_json_lines(c);
+  lgp_out_str(o, "}\n");
 }
 
 /* }====================================================== */
 
 /* {====================================================== CSV (RFC 4180) */
 
-static void csv_str(lgp_out *o, const char *s, size_t len) {
+void lgp_ex_csv_str(lgp_out *o, const char *s, size_t len) {
   size_t i;
   int quote = 0;
   for (i = 0; i < len && !quote; i++)
@@ -537,11 +550,11 @@ static void csv_str(lgp_out *o, const char *s, size_t len) {
 static void csv_name(ectx *c, uint32_t s) {
   size_t len;
   const char *name = lgp_display_name_len(c->nm, c->p->graph.nodes, s, &len);
-  csv_str(c->o, name, len);
+  lgp_ex_csv_str(c->o, name, len);
 }
 
 /* A CSV field and its separator. */
-static void num_field(lgp_out *o, double v) {
+void lgp_ex_num_field(lgp_out *o, double v) {
   out_num(o, v);
   lgp_out_char(o, ',');
 }
@@ -551,7 +564,7 @@ static void u64_field(lgp_out *o, uint64_t v) {
   lgp_out_char(o, ',');
 }
 
-static void csv_addr(lgp_out *o, lgp_addr a) {
+void lgp_ex_csv_addr(lgp_out *o, lgp_addr a) {
   lgp_out_printf(o, "0x%llx", (unsigned long long)a);
 }
 
@@ -574,20 +587,20 @@ static void write_csv_flat(ectx *c) {
     csv_name(c, s);
     lgp_out_char(o, ',');
     if ((file = src_file(c, s)) != NULL)
-      csv_str(o, file, strlen(file));
+      lgp_ex_csv_str(o, file, strlen(file));
     lgp_out_char(o, ',');
     if (src_line(c, s) > 0)
       lgp_out_printf(o, "%d", src_line(c, s));
     lgp_out_char(o, ',');
-    csv_addr(o, n->addr);
+    lgp_ex_csv_addr(o, n->addr);
     lgp_out_char(o, ',');
-    num_field(o, p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
-    num_field(o, cum);
-    num_field(o, lgp_seconds(p, n->hist_time));
+    lgp_ex_num_field(o, p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
+    lgp_ex_num_field(o, cum);
+    lgp_ex_num_field(o, lgp_seconds(p, n->hist_time));
     u64_field(o, n->ncalls);
     u64_field(o, n->self_calls);
-    num_field(o, lgp_seconds(p, n->prop_child));
-    num_field(o, lgp_seconds(p, n->prop_self + n->prop_child));
+    lgp_ex_num_field(o, lgp_seconds(p, n->prop_child));
+    lgp_ex_num_field(o, lgp_seconds(p, n->prop_self + n->prop_child));
     u64_field(o, n->index);
     if (n->cyc_num != 0)
       lgp_out_printf(o, "%d", (int)n->cyc_num);
@@ -611,7 +624,7 @@ static void write_csv_arcs(ectx *c) {
     csv_name(c, a->child);
     lgp_out_char(o, ',');
     u64_field(o, a->count);
-    num_field(o, lgp_seconds(p, a->time));
+    lgp_ex_num_field(o, lgp_seconds(p, a->time));
     out_num(o, lgp_seconds(p, a->child_time));
     lgp_out_str(o, lgp_arc_in_cycle(&p->graph, a) ? ",1," : ",0,");
     lgp_out_str(o, a->parent == a->child ? "1," : "0,");
@@ -619,9 +632,9 @@ static void write_csv_arcs(ectx *c) {
     lgp_out_char(o, ',');
     lgp_ex_out_u64(o, cn->index);
     lgp_out_char(o, ',');
-    csv_addr(o, pn->addr);
+    lgp_ex_csv_addr(o, pn->addr);
     lgp_out_char(o, ',');
-    csv_addr(o, cn->addr);
+    lgp_ex_csv_addr(o, cn->addr);
     lgp_out_str(o, "\r\n");
   }
 }
@@ -643,7 +656,12 @@ int lgp_export(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_export
   switch (eo->format) {
   case LGP_EXPORT_CALLGRIND: rc = write_callgrind(&c); break;
   case LGP_EXPORT_JSON: write_json(&c); break;
-  case LGP_EXPORT_CSV_FLAT: write_csv_flat(&c); break;
+  case LGP_EXPORT_CSV_FLAT:
+    if (eo->lines != NULL)
+      lgp_ex_csv_lines(&c);
+    else
+      write_csv_flat(&c);
+    break;
   case LGP_EXPORT_CSV_ARCS: write_csv_arcs(&c); break;
   default: rc = lgp_ex_write_folded(&c); break; /* LGP_EXPORT_FOLDED */
   }

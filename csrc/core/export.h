@@ -7,6 +7,7 @@
 #ifndef export_h
 #define export_h
 
+#include "lines.h"
 #include "report.h"
 
 enum lgp_export_format {
@@ -28,6 +29,10 @@ typedef struct lgp_export_opts {
   /* the profile's image, to read source files and lines from on demand;
      NULL: only if read already */
   lgp_image *srcinfo;
+  /* line granularity: the profile's line data (lines.h), or NULL. JSON
+     gains "lines", CSV's flat table becomes one row per line, callgrind
+     gives each function's cost line by line */
+  const lgp_lines *lines;
 } lgp_export_opts;
 
 /* Defaults: zeros 0, max_depth 64, min_weight 1e-4. */

@@ -10,6 +10,7 @@
 
 #include "gmonsum.h"
 #include "lcore.h"
+#include "llines.h"
 
 
 #if defined(__GNUC__)
@@ -45,7 +46,8 @@ lprofile *lcore_handle_profile(lua_State *L, int idx) {
 void lcore_push_handle(lua_State *L, int pidx, const char *tname, uint32_t id) {
   lhandle *h;
   /* node ids and arc ids are both 32-bit: arcs are keyed above 2^32 */
-  lua_Integer key = (lua_Integer)id + (strcmp(tname, ARC_T) == 0 ? (lua_Integer)1 << 32 : 0);
+  lua_Integer key = (lua_Integer)id + (strcmp(tname, ARC_T) == 0 ? (lua_Integer)1 << 32
+                                        : strcmp(tname, LINE_T) == 0 ? (lua_Integer)2 << 32 : 0);
   pidx = lua_absindex(L, pidx);
   if (lua_getiuservalue(L, pidx, 2) != LUA_TTABLE) {
     lua_pop(L, 1);
@@ -154,10 +156,12 @@ static int profile_gc(lua_State *L) {
     lua_pushnil(L);
     lua_setiuservalue(L, 1, 1);
   } else if (lp->p != NULL) {
-    if (lp->nviews > 0)
+    if (lp->nviews > 0) {
       lp->kept = lp->p;
-    else
+    } else {
       free_profile(lp->p);
+      lcore_lines_release(L, 1);
+    }
     lp->p = NULL;
   }
   lgp_names_free(&lp->names);
@@ -535,6 +539,8 @@ static const luaL_Reg profile_methods[] = {
   {"export", lcore_profile_export},
   {"exec_counts", lcore_profile_exec_counts},
   {"annotate", lcore_profile_annotate},
+  {"lines", lcore_profile_lines},
+  {"line", lcore_profile_line},
   {NULL, NULL}
 };
 
@@ -635,10 +641,11 @@ static int l_share(lua_State *L) {
   return 1;
 }
 
-/* core.type(v) -> "profile", "function", "cycle", "arc" or nil (as io.type) */
+/* core.type(v) -> "profile", "function", "cycle", "arc", "line" or nil (as io.type) */
 static int l_type(lua_State *L) {
   static const struct { const char *tname, *kind; } types[] = {
-    {PROFILE_T, "profile"}, {FUNCTION_T, "function"}, {CYCLE_T, "cycle"}, {ARC_T, "arc"}
+    {PROFILE_T, "profile"}, {FUNCTION_T, "function"}, {CYCLE_T, "cycle"}, {ARC_T, "arc"},
+    {LINE_T, "line"}
   };
   size_t i;
   luaL_checkany(L, 1);
@@ -691,6 +698,7 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
   new_type(L, FUNCTION_T, lcore_function_methods, lcore_handle_index, NULL);
   new_type(L, ARC_T, nomethods, lcore_handle_index, NULL);
   new_type(L, CYCLE_T, lcore_cycle_methods, lcore_handle_index, NULL);
+  lcore_lines_open(L);
   luaL_newmetatable(L, "lgprof.Options");
   lua_pushcfunction(L, options_gc);
   lua_setfield(L, -2, "__gc");

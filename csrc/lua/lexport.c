@@ -8,6 +8,7 @@
 #include "atomicfile.h"
 #include "export.h"
 #include "lcore.h"
+#include "llines.h"
 
 /* Writes the profile to an open stream. 0, or -1 with a message. */
 static int export_to(FILE *f, lprofile *lp, const lgp_export_opts *eo, lgp_err *err) {
@@ -37,15 +38,18 @@ static int export_to_path(lprofile *lp, const char *path, const lgp_export_opts 
 ** format: "callgrind", "json", "csv" (options.table "flat" or "arcs"),
 ** "folded"; file: a file handle (written, flushed, left open) or a path
 ** (written only once the options are checked, and replaced in one step);
-** options: zeros, creator, max_depth, min_weight. */
+** options: zeros, creator, max_depth, min_weight, granularity ("function"
+** or "line": line-level data, built on first use, for callgrind, JSON and
+** the flat CSV). */
 
 int lcore_profile_export(lua_State *L) {
   static const char *const formats[] = {"callgrind", "json", "csv", "folded", NULL};
   static const int codes[] = {LGP_EXPORT_CALLGRIND, LGP_EXPORT_JSON, LGP_EXPORT_CSV_FLAT,
                               LGP_EXPORT_FOLDED};
-  static const char *const known[][4] = { /* the options of each format */
-    {"zeros", "creator", NULL}, {"zeros", "creator", NULL},
-    {"zeros", "creator", "table", NULL}, {"creator", "max_depth", "min_weight", NULL}};
+  static const char *const known[][5] = { /* the options of each format */
+    {"zeros", "creator", "granularity", NULL}, {"zeros", "creator", "granularity", NULL},
+    {"zeros", "creator", "table", "granularity", NULL},
+    {"creator", "max_depth", "min_weight", NULL}};
   lprofile *lp = lcore_check_profile(L, 1);
   int which = luaL_checkoption(L, 2, NULL, formats);
   const char *path = lua_type(L, 3) == LUA_TSTRING ? lua_tostring(L, 3) : NULL;
@@ -60,6 +64,7 @@ int lcore_profile_export(lua_State *L) {
   eo.srcinfo = lp->srcinfo;
   if (!lua_isnoneornil(L, 4)) {
     static const char *const tables[] = {"flat", "arcs", NULL};
+    static const char *const grains[] = {"function", "line", NULL};
     lcore_check_fields(L, 4, known[which]);
     eo.zeros = lcore_opt_bool(L, 4, "zeros", 0);
     eo.creator = lcore_opt_string(L, 4, "creator", NULL);
@@ -67,6 +72,11 @@ int lcore_profile_export(lua_State *L) {
       eo.format = LGP_EXPORT_CSV_ARCS;
     eo.max_depth = (int)lcore_opt_int(L, 4, "max_depth", eo.max_depth, 1, 1000000);
     eo.min_weight = lcore_opt_share(L, 4, "min_weight", eo.min_weight);
+    if (lcore_opt_enum(L, 4, "granularity", 0, grains) == 1) {
+      luaL_argcheck(L, eo.format != LGP_EXPORT_CSV_ARCS, 4,
+                    "option 'granularity' = \"line\" is for table \"flat\"");
+      eo.lines = lcore_get_lines(L, 1);
+    }
   }
   if (path != NULL) {
     rc = export_to_path(lp, path, &eo, &err);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lcore.h"
+#include "llines.h"
 
 /* The documented fields of each handle: reading any other raises an error
 ** that names them (a misspelt field must not read as nil). */
@@ -315,6 +316,7 @@ int lcore_handle_tostring(lua_State *L) {
 const luaL_Reg lcore_function_methods[] = {
   {"callers", function_callers},
   {"callees", function_callees},
+  {"lines", lcore_function_lines},
   {NULL, NULL}
 };
 

@@ -14,8 +14,9 @@ local EXPORTS = {
 
 --- Writes the profile of the parsed command line st in format fmt to out;
 -- gprof's options that shape the analysis apply, -z lists unused functions
--- too. Returns the exit status.
-function cmd.run(cli, st, fmt, out, err)
+-- too; granularity "line" (--granularity=line) adds line-level rows.
+-- Returns the exit status.
+function cmd.run(cli, st, fmt, out, err, granularity)
   local e = EXPORTS[fmt]
   if not e then
     return options.usage_error(err, ("unknown format '%s' (gprof, callgrind, json, csv, csv-arcs, "
@@ -31,6 +32,12 @@ function cmd.run(cli, st, fmt, out, err)
   if not profile then return ostatus end
   local o
   if e[2] then o = { zeros = st.zeros or nil, table = e[3] } end
+  if granularity == "line" then
+    if not (o and e[3] ~= "arcs") then
+      return options.usage_error(err, "--granularity=line is for callgrind, json and csv")
+    end
+    o.granularity = "line"
+  end
   -- the writers need a real file; anything else with :write gets a copy
   local fh = io.type(out) == "file" and out or io.tmpfile()
   local pok, ok, werr = pcall(lgprof.report[e[1]], profile, fh, o)

@@ -109,9 +109,17 @@ function cmd.run(cli, argv, out, err)
   local st, status = cli.parse(argv, out, err)
   if not st then return status end
   local fmt -- --format=FMT (the last one given)
+  local annotate, grain -- --annotate-lines[=FILE], --granularity=G (the last ones)
   for i = #st.extra, 1, -1 do
-    if st.extra[i][1] == "format" then
-      fmt = fmt or st.extra[i][2]
+    local name, v = st.extra[i][1], st.extra[i][2]
+    if name == "format" then
+      fmt = fmt or v
+      table.remove(st.extra, i)
+    elseif name == "annotate-lines" then
+      annotate = annotate or { v }
+      table.remove(st.extra, i)
+    elseif name == "granularity" then
+      grain = grain or v
       table.remove(st.extra, i)
     end
   end
@@ -124,7 +132,21 @@ function cmd.run(cli, argv, out, err)
   end
   status = cli.refuse_format(st, err)
   if status then return status end
-  if fmt and fmt ~= "gprof" then return require("lgprof.cmd_export").run(cli, st, fmt, out, err) end
+  if grain and grain ~= "line" and grain ~= "function" then
+    return options.usage_error(err, ("--granularity=%s: function or line"):format(grain))
+  end
+  if grain and not (fmt and fmt ~= "gprof") then
+    return options.usage_error(err, "--granularity needs --format=json, csv or callgrind")
+  end
+  if annotate then
+    if fmt and fmt ~= "gprof" then
+      return options.usage_error(err, "--annotate-lines cannot be combined with --format")
+    end
+    return require("lgprof.annotate").run(cli, st, annotate[1], out, err)
+  end
+  if fmt and fmt ~= "gprof" then
+    return require("lgprof.cmd_export").run(cli, st, fmt, out, err, grain)
+  end
   local profile <close>, ostatus = cli.open(st, err)
   if not profile then return ostatus end
   return report(st, profile, out, err)

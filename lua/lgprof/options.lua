@@ -16,7 +16,11 @@ Usage: lgprof [options] [image-file [profile-file...]]
 lgprof's own modes (each prints its own usage with --help):
   lgprof --format=FMT [options] [image-file [profile-file...]]
                       write the profile in another format; FMT: gprof (the
-                      default), callgrind, json, csv, csv-arcs, folded, dot
+                      default), callgrind, json, csv, csv-arcs, folded, dot;
+                      --granularity=line: line-level rows (json, csv, callgrind)
+  lgprof --annotate-lines[=FILE] [options] [image-file [profile-file...]]
+                      list FILE (or every source file with samples) with
+                      each line's count, self seconds and share of the time
   lgprof --script FILE.lua [options] [image-file [profile-file...]] [-- args]
                       run a Lua report script with the profile
   lgprof check [options] --max-self=PATTERN=SHARE... [image-file [profile-file...]]
@@ -118,7 +122,8 @@ local UNSUPPORTED = {
 -- The parse collects them in st.extra for the mode to interpret.
 local EXTRA = {
   gprof = { long = { script = "required", diff = "required", ["diff-image"] = "required",
-                     ["max-growth"] = "required", format = "required" } },
+                     ["max-growth"] = "required", format = "required",
+                     ["annotate-lines"] = "optional", granularity = "required" } },
   diff = { long = { diff = "required", ["diff-image"] = "required",
                     ["max-growth"] = "required" } },
   check = { long = { ["max-self"] = "required", ["max-total"] = "required",

@@ -5,6 +5,7 @@
 --   lgprof.report.csv(profile, file [, options])        the flat profile or the arcs (RFC 4180)
 --   lgprof.report.folded(profile, file [, options])     folded stacks (flamegraph.pl, speedscope)
 --   lgprof.report.dot(profile, file [, options])        Graphviz (module lgprof.dot)
+--   lgprof.report.annotate(profile, file [, options])   annotated source (lgprof.annotate)
 --
 -- `profile` is a Profile or a view (profile:filter{...}); `file` an open Lua
 -- file (written, not closed) or a path (created, written and closed).
@@ -46,6 +47,11 @@ function report.dot(profile, file, options)
   end
   -- dot.write checks the options and draws before it creates a file
   return dot.write(profile, file, options)
+end
+
+--- Source files annotated line by line (module lgprof.annotate).
+function report.annotate(profile, file, options)
+  return require("lgprof.annotate").write(profile, file, options)
 end
 
 --- The formats, by name, as the command line spells them.
