@@ -16,6 +16,9 @@
 --     real one plus basic-block records (tag 2, versions 1 and 0, two records
 --     that add up, eleven blocks in one function, a block outside every
 --     symbol, a blocks-only profile) and over a header-only profile (-z).
+-- Where gprof gives up at line granularity with "somebody miscounted" (its
+-- count of line symbols goes wrong on some C++ programs at -O2), nothing can
+-- be compared: lgprof must then succeed.
 -- Cases that write files (-y, -s) run in working directories of their own,
 -- one for each tool; the others run lgprof in this process (lgprof.cli.main).
 -- gprof's answers are kept in build/gprof-cache (helpers.oracle).
@@ -65,6 +68,9 @@ local BB_SETS = {
 
 -- On the header-only profile.
 local EMPTY_SETS = { "", "-z", "-C", "-z -C", "-l -z", "-l -z -C", "-z -p", "-A -z", "-z -A -x", "-s -z" }
+
+-- gprof's message where its line symbols' count goes wrong.
+local MISCOUNTED = "somebody miscounted"
 
 -- Options whose runs write files into the working directory.
 local WRITES = { ["-y"] = true, ["--separate-files"] = true, ["-s"] = true }
@@ -191,12 +197,23 @@ local function check(prog, variant, with_synth)
   local g, l = differ.run_both(dir, cases, files)
 
   -- guard against a vacuous comparison (both tools failing the same way)
-  assert(g[1].rc == 0 and #g[1].out > 0, ("gprof %s gave status %s and %d bytes:\n%s")
+  local compared = 0
+  for i = 1, #cases do
+    if g[i].rc == 0 and #g[i].out > 0 then compared = compared + 1 end
+  end
+  assert(compared > 0, ("gprof %s gave status %s and %d bytes, and no case did better:\n%s")
     :format(quote_args(cases[1].args), tostring(g[1].rc), #g[1].out, g[1].err))
 
   local failures, first_diff, first_cmd = {}, nil, nil
   for i, c in ipairs(cases) do
-    local what, diff = differ.compare(dir, c.label, g[i], l[i], "c" .. i)
+    local what, diff
+    if g[i].err:find(MISCOUNTED, 1, true) then
+      if l[i].rc ~= 0 then
+        what, diff = ("gprof miscounts, lgprof gave status %s"):format(tostring(l[i].rc)), l[i].err
+      end
+    else
+      what, diff = differ.compare(dir, c.label, g[i], l[i], "c" .. i)
+    end
     if what then
       failures[#failures + 1] = ("  %s: %s"):format(c.label, what)
       if not first_diff then
