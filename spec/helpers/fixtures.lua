@@ -10,7 +10,10 @@
 -- build/fixtures/<name>/<variant>/<name> and run three times there with the run
 -- number (1, 2, 3) as argv[1]; each run's gmon.out is renamed gmon.<run>.out.
 -- Results are cached: nothing is redone while the executable and the three
--- profiles exist and are newer than the sources (and than this file).
+-- profiles exist and are newer than the sources, and the build was made by the
+-- same compile command (the first line of its build.log): changing this file
+-- rebuilds only the builds whose command it changes (FIXTURES_FORCE=1 for a
+-- change to how the programs are run).
 -- opts.force (or FIXTURES_FORCE=1 in the environment) rebuilds and reruns anyway.
 -- Concurrent builds of the same program/variant are serialised with flock(1).
 -- Failures (compiler missing or failing, non-zero exit, no gmon.out) give nil, message;
@@ -82,7 +85,7 @@ local function find_root()
   return dirname(dirname(dirname(path))), path
 end
 
-local ROOT, SELF = find_root()
+local ROOT = find_root()
 M.root = ROOT
 M.progs_dir = ROOT .. "/spec/fixtures/progs"
 M.lines_dir = ROOT .. "/spec/fixtures/lines"
@@ -227,13 +230,12 @@ local function start(name, variant, opts)
     rename = "mv orig src"
   end
 
-  -- up-to-date test: outputs exist, exe newer than every source (and this file),
-  -- every profile newer than the exe
-  local fresh = { "[ -z \"${FIXTURES_FORCE:-}\" ]", "[ -f " .. shquote(exe) .. " ]" }
+  -- up-to-date test: outputs exist, made by the same compile command, exe
+  -- newer than every source, every profile newer than the exe
+  local fresh = { "[ -z \"${FIXTURES_FORCE:-}\" ]", "[ -f " .. shquote(exe) .. " ]",
+    "[ \"$(head -n 1 build.log 2>/dev/null)\" = " .. shquote("$ " .. compile) .. " ]" }
   if moved then fresh[#fresh + 1] = "[ -d src ] && [ ! -e orig ]" end
-  local deps = { SELF }
-  for _, s in ipairs(src.all) do deps[#deps + 1] = s end
-  for _, d in ipairs(deps) do
+  for _, d in ipairs(src.all) do
     fresh[#fresh + 1] = "[ " .. shquote(exe) .. " -nt " .. shquote(d) .. " ]"
   end
   for _, g in ipairs(gmon) do
