@@ -8,7 +8,8 @@
 #   make test-valgrind  bin/lgprof under valgrind memcheck over the fixture programs
 #   make demo       profile examples/demo.c with -pg and print lgprof's report
 #   make bench      lgprof and GNU gprof side by side (spec/bench/run.lua; inputs
-#                   cached in build/bench/; env BENCH_RUNS, BENCH_GPROF_B3=1)
+#                   cached in build/bench/; env BENCH_RUNS, BENCH_GPROF_B3=1,
+#                   BENCH_ONLY=B1s,B5 for some only)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deps       install the Debian packages the build, the demo and the tests
 #                   need (deps-demo: only the build and the demo's; deps-test: the rest)
