@@ -8,7 +8,8 @@
 #   make test-valgrind  bin/lgprof under valgrind memcheck over the fixture programs
 #   make demo       profile examples/demo.c with -pg and print lgprof's report
 #   make bench      lgprof and GNU gprof side by side (spec/bench/run.lua; inputs
-#                   cached in build/bench/; env BENCH_RUNS, BENCH_GPROF_B3=1)
+#                   cached in build/bench/; env BENCH_RUNS, BENCH_GPROF_B3=1,
+#                   BENCH_ONLY=B1s,B5 for some only)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deps       install the Debian packages the build, the demo and the tests
 #                   need (deps-demo: only the build and the demo's; deps-test: the rest)
@@ -16,7 +17,7 @@
 #                   and run each FUZZ_SECONDS (default 60), FUZZ_JOBS (2) at a time,
 #                   on copies of spec/fuzz/corpus/; one summary line per harness;
 #                   fails if any harness finds a crash (crash-* files in build/fuzz/)
-#   make fuzz-build only build the harnesses and their fixture (build/fuzz/demo)
+#   make fuzz-build only build the harnesses and their fixtures (build/fuzz/demo, anno)
 #
 # Every variable can be overridden on the command line.
 
@@ -252,7 +253,7 @@ FUZZ_CFLAGS   ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recove
 FUZZ_SECONDS  ?= 60
 FUZZ_JOBS     ?= 2
 FUZZ_DIR       = $(BUILD)/fuzz
-FUZZ_HARNESSES = gmon elf profile exe
+FUZZ_HARNESSES = gmon elf profile exe source
 FUZZ_LIB_SRCS  = $(CORE_SRCS)
 FUZZ_BINS      = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_HARNESSES))
 
@@ -268,8 +269,18 @@ $(FUZZ_DIR)/demo: examples/demo.c
 	$(CC) -O0 -g -pg -o $@ examples/demo.c
 	cd $(@D) && rm -f gmon.out && ./demo >/dev/null && mv gmon.out demo.gmon.out
 
+# fuzz_source's executable: the demo compiled with -O2 -g from a copy that is
+# then deleted, so its source is found only through the search list, where
+# the harness puts the fuzzed text
+$(FUZZ_DIR)/anno: examples/demo.c
+	@mkdir -p $(@D)/anno-src
+	cp examples/demo.c $(@D)/anno-src/demo.c
+	$(CC) -O2 -g -pg -o $@ $(@D)/anno-src/demo.c
+	rm -rf $(@D)/anno-src
+	cd $(@D) && rm -f gmon.out && ./anno >/dev/null && mv gmon.out anno.gmon.out
+
 fuzz-build: deps-test
-	@$(MAKE) --no-print-directory $(FUZZ_BINS) $(FUZZ_DIR)/demo
+	@$(MAKE) --no-print-directory $(FUZZ_BINS) $(FUZZ_DIR)/demo $(FUZZ_DIR)/anno
 
 fuzz: fuzz-build
 	@cd $(FUZZ_DIR) && rm -f *-crash-* *-leak-* *-timeout-* *-oom-* && \

@@ -22,36 +22,16 @@
 -- passed.
 
 local H = require "helpers"
-local fx, util, cmd, oracle = H.fixtures, H.util, H.cmd, H.oracle
-local cli = require "lgprof.cli"
+local fx, util, cmd, oracle, differ = H.fixtures, H.util, H.cmd, H.oracle, H.differ
 
-local sq, exec_ok, read_cmd, slurp, spit = util.q, util.exec_ok, util.read_cmd, util.slurp, util.spit
+local sq, exec_ok, slurp, spit = util.q, util.exec_ok, util.slurp, util.spit
+local result, run_both, compare = differ.result, differ.run_both, differ.compare
 local quote_args = util.qwords
 
 -- run gprof as "gprof" (argv[0] appears in its usage text and messages)
 local GPROF_CMD, LGPROF_CMD = cmd.GPROF_CMD, cmd.LGPROF_CMD
 
 local function mktemp() return util.mktempdir("lgprof-diff") end
-
--- The leading program name of each stderr line may differ.
-local function norm_err(s)
-  s = s or ""
-  local out = {}
-  for line in (s .. "\n"):gmatch("(.-)\n") do
-    out[#out + 1] = (line:gsub("^lgprof:", "PROG:"):gsub("^gprof:", "PROG:"))
-  end
-  return table.concat(out, "\n")
-end
-
-local function udiff(dir, tag, a, b, la, lb)
-  local fa, fb = dir .. "/" .. tag .. ".gprof", dir .. "/" .. tag .. ".lgprof"
-  spit(fa, a)
-  spit(fb, b)
-  local d = read_cmd("diff -u --label " .. sq(la) .. " --label " .. sq(lb) .. " "
-    .. sq(fa) .. " " .. sq(fb) .. " 2>&1")
-  if #d > 6000 then d = d:sub(1, 6000) .. "\n... (diff truncated)\n" end
-  return d
-end
 
 -- Raw names of the two heaviest functions (flat profile order), from
 -- `gprof -b -p --no-demangle exe gmon.1.out`; "main" when there are fewer.
@@ -112,136 +92,6 @@ local function run_cases(dir, cases)
     .. "\n) &\n(\n" .. table.concat(l, "\n") .. "\n)\nwait\n"
   spit(dir .. "/run.sh", script)
   assert(exec_ok("sh " .. sq(dir .. "/run.sh")), "running the comparison script failed")
-end
-
-local function result(dir, who, i)
-  return {
-    out = slurp(("%s/%s.%d.out"):format(dir, who, i)) or "",
-    err = slurp(("%s/%s.%d.err"):format(dir, who, i)) or "",
-    rc = tonumber((slurp(("%s/%s.%d.rc"):format(dir, who, i)) or ""):match("%d+")),
-  }
-end
-
--- lgprof's command line run by lgprof.cli.main in this process
-local function lgprof_inproc(args)
-  local out, err = assert(io.tmpfile()), assert(io.tmpfile())
-  local ok, rc = pcall(cli.main, args, out, err)
-  if not ok then err:write("lgprof.cli.main raised: ", tostring(rc), "\n"); rc = 99 end
-  local function text(f)
-    f:seek("set")
-    local t = f:read("a")
-    f:close()
-    return t
-  end
-  return { out = text(out), err = text(err), rc = rc }
-end
-
--- Every case through both tools: gprof through the oracle (kept answers),
--- lgprof in this process, except the cases marked `spawn` (the command).
-local function run_both(dir, cases, files)
-  local g = oracle.gprof_many(dir, cases, files)
-  local l, spawned = {}, {}
-  for i, c in ipairs(cases) do
-    if c.spawn then spawned[#spawned + 1] = i else l[i] = lgprof_inproc(c.args) end
-  end
-  if #spawned > 0 then
-    local lines = { "cd " .. sq(dir) .. " || exit 1" }
-    for _, i in ipairs(spawned) do
-      lines[#lines + 1] = ("%s %s >l.%d.out 2>l.%d.err </dev/null; echo $? >l.%d.rc"):format(
-        LGPROF_CMD, quote_args(cases[i].args), i, i, i)
-    end
-    spit(dir .. "/lgprof.sh", table.concat(lines, "\n") .. "\n")
-    assert(exec_ok("sh " .. sq(dir .. "/lgprof.sh")), "running lgprof failed")
-    for _, i in ipairs(spawned) do l[i] = result(dir, "l", i) end
-  end
-  return g, l
-end
-
-local function sorted_lines(s)
-  local t = {}
-  for line in s:gmatch("[^\n]*\n?") do
-    if line ~= "" then t[#t + 1] = line end
-  end
-  table.sort(t)
-  return table.concat(t)
-end
-
--- A line with its numbers and runs of blanks folded: lines of one shape
--- differ at most in their numbers (and so in their padding).
-local function shape(line)
-  return (line:gsub("%d+%.%d+", "#"):gsub("%s+", " "))
-end
-
--- The decimal numbers of a line: { {value, digits after the point}, ... }.
-local function numbers(line)
-  local t = {}
-  for int, frac in line:gmatch("(%d+)%.(%d+)") do
-    t[#t + 1] = { tonumber(int .. "." .. frac), #frac }
-  end
-  return t
-end
-
--- nil when two reports hold the same lines (as multisets) but for numbers
--- printed one unit apart in their last digit (a share rounded the other way:
--- 6.2 vs 6.3), else the first line that differs otherwise.
-local function beyond_rounding(a, b)
-  local count, only_b = {}, {}
-  for line in a:gmatch("[^\n]+") do count[line] = (count[line] or 0) + 1 end
-  for line in b:gmatch("[^\n]+") do
-    if (count[line] or 0) > 0 then count[line] = count[line] - 1 else only_b[#only_b + 1] = line end
-  end
-  local only_a = {}
-  for line, n in pairs(count) do
-    for _ = 1, n do only_a[#only_a + 1] = line end
-  end
-  local function by_shape(x, y)
-    if shape(x) ~= shape(y) then return shape(x) < shape(y) end
-    return x < y
-  end
-  table.sort(only_a, by_shape)
-  table.sort(only_b, by_shape)
-  for i = 1, math.max(#only_a, #only_b) do
-    local x, y = only_a[i], only_b[i]
-    if not (x and y and shape(x) == shape(y)) then return x or y end
-    local nx, ny = numbers(x), numbers(y)
-    for k = 1, #nx do
-      local unit = 10 ^ -nx[k][2]
-      if nx[k][2] ~= ny[k][2] or math.abs(nx[k][1] - ny[k][1]) > 1.5 * unit then return x end
-    end
-  end
-  return nil
-end
-
--- Compares two results (by default a gprof one and an lgprof one); returns nil
--- when equal, else a short description and a diff.  opts.la / opts.lb label
--- the two sides; opts.unordered compares stdout as a multiset of lines;
--- opts.rounding lets stdout differ in the last digit of numbers.
-local function compare(dir, label, g, l, tag, opts)
-  opts = opts or {}
-  local la = opts.la or ("gprof " .. label)
-  local lb = opts.lb or ("lgprof " .. label)
-  local what = {}
-  local diff
-  local go, lo = g.out, l.out
-  if opts.unordered then go, lo = sorted_lines(go), sorted_lines(lo) end
-  if go ~= lo and not (opts.rounding and beyond_rounding(go, lo) == nil) then
-    what[#what + 1] = (opts.unordered and "stdout (as sorted lines)" or "stdout")
-      .. (opts.rounding and ", beyond rounding" or "")
-    diff = udiff(dir, tag .. ".stdout", go, lo, la .. " (stdout)", lb .. " (stdout)")
-  end
-  local ge, le = norm_err(g.err), norm_err(l.err)
-  if ge ~= le then
-    what[#what + 1] = "stderr"
-    diff = (diff or "") .. udiff(dir, tag .. ".stderr", ge, le, la .. " (stderr)",
-      lb .. " (stderr)")
-  end
-  if g.rc ~= l.rc then
-    what[#what + 1] = ("exit status %s vs %s"):format(tostring(g.rc), tostring(l.rc))
-    diff = (diff or "") .. ("exit status: %s -> %s, %s -> %s\n"):format(la, tostring(g.rc),
-      lb, tostring(l.rc))
-  end
-  if #what == 0 then return nil end
-  return table.concat(what, ", "), diff
 end
 
 local function check_variant(prog, variant)

@@ -2,8 +2,10 @@
 ** pipeline.h: the whole lgprof pipeline on an executable and a profile
 ** (paths), for fuzz_profile.c and fuzz_exe.c: lgp_profile_open, gprof's
 ** report into memory, every export format and a filtered view with its
-** report. cfg (0..3) picks the options; the fixed input of each harness
-** lives next to the harness binary (make fuzz-build puts it there).
+** report, and at line granularity (cfg 1 and 3) the execution counts and
+** the annotated source too. cfg (0..3) picks the options; the fixed input
+** of each harness lives next to the harness binary (make fuzz-build puts it
+** there).
 */
 #include <libgen.h>
 #include <stdio.h>
@@ -11,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "annotate.h"
+#include "execcount.h"
 #include "export.h"
 #include "profile.h"
 #include "report.h"
@@ -122,6 +126,33 @@ out:
   free(prune);
 }
 
+/* gprof's execution counts and annotated source of p, into memory, with
+** the search list dirs (ndirs) and option set cfg (0..3). Never writes
+** files (-y is left out). */
+static void fz_sources(const lgp_profile *p, const char *const *dirs, size_t ndirs, int cfg) {
+  lgp_anno_opts ao;
+  lgp_out o, e;
+  lgp_err err = {0, ""};
+  int first = cfg & 1;
+  /* as the binding does: no source information is not an error */
+  (void)lgp_image_load_srcinfo(&p->own->image, &err);
+  lgp_out_init(&o, NULL);
+  lgp_out_init(&e, NULL);
+  (void)lgp_report_exec_counts(&o, p, p->bbcounts, cfg >= 2, &first);
+  memset(&ao, 0, sizeof ao);
+  ao.dirs = dirs;
+  ao.ndirs = ndirs;
+  ao.all_lines = cfg & 1;
+  ao.zeros = cfg >= 2;
+  ao.table_length = cfg == 2 ? 0 : cfg == 3 ? 1 : 10;
+  ao.min_count = cfg == 3 ? UINT64_MAX : (uint64_t)cfg;
+  ao.first_output = &first;
+  ao.err = &e;
+  (void)lgp_report_annotate(&o, p, p->bbcounts, &ao);
+  lgp_out_free(&o);
+  lgp_out_free(&e);
+}
+
 /* Runs everything on exe and gmon with option set cfg (0..3). */
 static void fz_pipeline(const char *exe, const char *gmon, int cfg) {
   static const char *const spec_sets[4][4] = {
@@ -147,6 +178,7 @@ static void fz_pipeline(const char *exe, const char *gmon, int cfg) {
   opts.no_static = cfg == 1;
   opts.functions_only = cfg == 2;
   opts.default_excludes = cfg != 3;
+  opts.line_granularity = cfg & 1;
   for (k = 0; spec_sets[cfg][k] != NULL; k++)
     lgp_options_add_spec(&opts, spec_tables[cfg][k], spec_sets[cfg][k]);
   gmons[0] = gmon;
@@ -158,6 +190,7 @@ static void fz_pipeline(const char *exe, const char *gmon, int cfg) {
     fz_report(&p, srcinfo, cfg);
     fz_exports(&p, srcinfo, cfg);
     fz_view(&p, srcinfo, cfg);
+    fz_sources(&p, NULL, 0, cfg);
     lgp_profile_free(&p);
   }
   lgp_options_free(&opts);

@@ -11,11 +11,16 @@
 --       lgprof/gprof wall time, the median of B0_PAIRS (default 31) paired
 --       runs taken in turn (lgprof, gprof, lgprof, ...) in one shell
 --   B1  a real -O1 -g -pg program of 10,000 functions (gen_program.lua)
+--   B1s the B1 shape with 20% static functions: `-b -p -q` (the index names
+--       the statics' files, from the DWARF line tables)
 --   B2  synthetic, 10,000 functions, 100,000 arcs, 3% back edges
 --   B3  synthetic, 100,000 functions, 1,000,000 arcs; also lgprof.open alone
 --       from Lua; gprof only with BENCH_GPROF_B3=1
 --   B4  lgprof alone at 25k, 50k, 100k functions (10 arcs each): growth
+--   B5  line granularity and annotated source on the B1 program (built with
+--       -g): `-b -l -p`, `-b -l -q` and `-A`, each against gprof
 --
+-- BENCH_ONLY=B1s,B5 (a comma-separated list) runs only those benchmarks.
 -- Each command runs BENCH_RUNS times (default and minimum 3; 11 when its
 -- first run took under 1 s, so short commands get a steadier median); the table
 -- shows the medians of wall time (bash's $EPOCHREALTIME around the command,
@@ -73,6 +78,14 @@ end
 local LGPROF = ROOT .. "/bin/lgprof"
 local GPROF = "/usr/bin/gprof"
 local GPROF_B3 = os.getenv("BENCH_GPROF_B3") == "1"
+local ONLY = os.getenv("BENCH_ONLY")
+local function want(...)
+  if not ONLY or ONLY == "" then return true end
+  for _, name in ipairs { ... } do
+    if ("," .. ONLY .. ","):find("," .. name .. ",", 1, true) then return true end
+  end
+  return false
+end
 
 local RUNS = math.tointeger(tonumber(os.getenv("BENCH_RUNS") or "3")) or 3
 if RUNS < 3 then log("BENCH_RUNS=%d raised to the minimum of 3", RUNS); RUNS = 3 end
@@ -82,6 +95,7 @@ local B0_PAIRS = math.max(30, math.tointeger(tonumber(os.getenv("B0_PAIRS") or "
 -- Fixed seeds and sizes.
 local B0 = { n = 40, seed = 1, seconds = 0.2 }
 local B1 = { n = 10000, seed = 1, seconds = 1 }
+local B1S = { n = 10000, seed = 1, seconds = 1, statics = 20 }
 local SYNTH_SEED, BACK = 2, 3
 local B2 = { n = 10000, arcs = 100000 }
 local B3 = { n = 100000, arcs = 1000000 }
@@ -126,19 +140,21 @@ local function synth(n, arcs)
            desc = ("gen_synth.lua %d %d %d %d"):format(n, arcs, BACK, SYNTH_SEED) }
 end
 
-local function program(n, seed, seconds)
-  local dir = ("%s/prog-n%d-s%d-t%g"):format(BENCH, n, seed, seconds)
+local function program(n, seed, seconds, statics)
+  statics = statics or 0
+  local dir = ("%s/prog-n%d-s%d-t%g%s"):format(BENCH, n, seed, seconds,
+    statics > 0 and ("-st%d"):format(statics) or "")
   local gen = HERE .. "/gen_program.lua"
   local stamp = capture("cksum " .. q(gen) .. " " .. q(ROOT .. "/spec/helpers/prng.lua")
                         .. " | cut -d' ' -f1,2; gcc -dumpfullversion")
-                .. ("gen_program.lua %d %d %g\n"):format(n, seed, seconds)
+                .. ("gen_program.lua %d %d %g %d\n"):format(n, seed, seconds, statics)
   cached(dir, stamp, { "prog", "gmon.out" }, function()
-    sh(("%s %s %d %d %s %g >&2"):format(q(LUA), q(gen), n, seed, q(dir), seconds))
+    sh(("%s %s %d %d %s %g %d >&2"):format(q(LUA), q(gen), n, seed, q(dir), seconds, statics))
     log("compiling and running %s/prog", dir)
     sh(q(dir .. "/build.sh") .. " run >&2")
   end)
   return { exe = dir .. "/prog", gmon = dir .. "/gmon.out", dir = dir,
-           desc = ("gen_program.lua %d %d DIR %g; DIR/build.sh run"):format(n, seed, seconds) }
+           desc = ("gen_program.lua %d %d DIR %g %d; DIR/build.sh run"):format(n, seed, seconds, statics) }
 end
 
 -- Call-graph records in a gmon.out, from lgprof -i.
@@ -158,7 +174,9 @@ local function median(t)
 end
 
 -- Runs `cmd > out` RUNS times; returns median wall seconds and peak RSS (KB).
-local function measure(label, cmd, out)
+-- A failing command ends the benchmarks, unless may_fail: then it returns
+-- nil and the exit status.
+local function measure(label, cmd, out, may_fail)
   local ts, rss = {}, {}
   -- a command of a few tens of milliseconds is at the mercy of the page
   -- cache and the scheduler: after a short first run, take SHORT_RUNS runs
@@ -179,6 +197,7 @@ local function measure(label, cmd, out)
     local rc, s, e = res:match("^(%d+) ([%d.]+) ([%d.]+)")
     if rc ~= "0" then
       io.stderr:write(slurp(ef) or "", slurp(tf) or "")
+      if may_fail then return nil, rc end
       die("%s failed (status %s): %s", label, tostring(rc), cmd)
     end
     local kb = (slurp(tf) or ""):match("[%d.]+ (%d+)%s*$")
@@ -213,15 +232,17 @@ local function paired(label, a, b, n, out)
   return median(ratios), { t = median(ta), out = out .. ".a" }, { t = median(tb), out = out .. ".b" }
 end
 
-local function lgprof_report(name, inp)
-  return measure(name .. " lgprof", q(LGPROF) .. " " .. q(inp.exe) .. " " .. q(inp.gmon),
-                 OUT .. "/" .. name .. ".lgprof.txt")
+-- The report of one tool (LGPROF or GPROF) with options (shell words) before
+-- the files.
+local function report(tool, who, name, inp, opts, may_fail)
+  return measure(name .. " " .. who, q(tool) .. (opts and " " .. opts or "") .. " " .. q(inp.exe)
+                 .. " " .. q(inp.gmon), OUT .. "/" .. name .. "." .. who .. ".txt", may_fail)
 end
 
-local function gprof_report(name, inp)
-  return measure(name .. " gprof", q(GPROF) .. " " .. q(inp.exe) .. " " .. q(inp.gmon),
-                 OUT .. "/" .. name .. ".gprof.txt")
+local function lgprof_report(name, inp, opts, may_fail)
+  return report(LGPROF, "lgprof", name, inp, opts, may_fail)
 end
+local function gprof_report(name, inp, opts) return report(GPROF, "gprof", name, inp, opts) end
 
 -- nil if the files are equal, else the number of the first differing line.
 local function first_diff(a, b)
@@ -265,13 +286,14 @@ local function row(r)
     r.gt and secs(g.t) or "-", r.gr and mb(g.rss) or "-", ratio(r.ratio), r.target or "-", status)
 end
 
-local function compare_rows(name, l, g, speedup)
+local function compare_rows(name, l, g, speedup, what)
+  what = what or "full report"
   local fast = g.t / l.t
-  row { name, "full report: wall time", l = l, g = g, lt = true, gt = true, ratio = fast,
+  row { name, what .. ": wall time", l = l, g = g, lt = true, gt = true, ratio = fast,
         target = (">= %dx faster"):format(speedup), ok = fast >= speedup }
   local d = first_diff(l.out, g.out)
-  row { name, "output, byte for byte", target = "identical", ok = d == nil, note = diff_note(d) }
-  row { name, "full report: peak RSS", l = l, g = g, lr = true, gr = true, ratio = g.rss / l.rss,
+  row { name, what .. ": byte for byte", target = "identical", ok = d == nil, note = diff_note(d) }
+  row { name, what .. ": peak RSS", l = l, g = g, lr = true, gr = true, ratio = g.rss / l.rss,
         target = "lgprof < gprof", ok = l.rss < g.rss }
   return d
 end
@@ -280,12 +302,15 @@ end
 -- Inputs
 ---------------------------------------------------------------------------
 local t_start = os.time()
-local in0 = program(B0.n, B0.seed, B0.seconds)
-local in1 = program(B1.n, B1.seed, B1.seconds)
-local in2 = synth(B2.n, B2.arcs)
-local in3 = synth(B3.n, B3.arcs)
+local in0 = want("B0") and program(B0.n, B0.seed, B0.seconds)
+local in1 = want("B1", "B5") and program(B1.n, B1.seed, B1.seconds)
+local in1s = want("B1s") and program(B1S.n, B1S.seed, B1S.seconds, B1S.statics)
+local in2 = want("B2") and synth(B2.n, B2.arcs)
+local in3 = want("B3") and synth(B3.n, B3.arcs)
 local in4 = {}
-for i, s in ipairs(B4) do in4[i] = synth(s.n, s.arcs) end
+if want("B4") then
+  for i, s in ipairs(B4) do in4[i] = synth(s.n, s.arcs) end
+end
 
 print(("lgprof benchmarks: median of %d runs each (%d for commands under 1 s; B0: %d pairs); wall time (s), peak RSS (MB); ratio = gprof / lgprof (B0: lgprof / gprof; B4: t(2n) / t(n))")
       :format(RUNS, math.max(RUNS, SHORT_RUNS), B0_PAIRS))
@@ -294,10 +319,13 @@ print(("tools: bin/lgprof; %s; gcc %s; %s CPUs"):format(
   capture("nproc"):gsub("\n", "")))
 print("inputs (DIR under " .. BENCH .. "; synthetic seed " .. SYNTH_SEED .. ", " .. BACK .. "% back edges):")
 local function show(name, inp, what)
+  if not inp then return end
   print(("  %-3s %-40s %s; %d call-graph records"):format(name, inp.dir:match("[^/]*$"), what, arc_records(inp)))
 end
 show("B0", in0, ("%d functions, seed %d, -O1 -g -pg, run ~%gs"):format(B0.n, B0.seed, B0.seconds))
 show("B1", in1, ("%d functions, seed %d, -O1 -g -pg, run ~%gs"):format(B1.n, B1.seed, B1.seconds))
+show("B1s", in1s, ("%d functions, %d%% static, seed %d, -O1 -g -pg, run ~%gs"):format(B1S.n, B1S.statics,
+  B1S.seed, B1S.seconds))
 show("B2", in2, ("%d functions, %d arcs"):format(B2.n, B2.arcs))
 show("B3", in3, ("%d functions, %d arcs"):format(B3.n, B3.arcs))
 for i, s in ipairs(B4) do show("B4", in4[i], ("%d functions, %d arcs"):format(s.n, s.arcs)) end
@@ -307,7 +335,7 @@ io.stdout:flush()
 -- B0: start-up on a small program, paired runs
 ---------------------------------------------------------------------------
 local notes = {}
-do
+if want("B0") then
   local r, l, g = paired("B0 lgprof/gprof", q(LGPROF) .. " " .. q(in0.exe) .. " " .. q(in0.gmon),
     q(GPROF) .. " " .. q(in0.exe) .. " " .. q(in0.gmon), B0_PAIRS, OUT .. "/B0")
   row { "B0", "full report: wall, lgprof/gprof", l = l, g = g, lt = true, gt = true, ratio = r,
@@ -326,6 +354,7 @@ end
 ---------------------------------------------------------------------------
 for _, b in ipairs { { "B1", in1, 5 }, { "B2", in2, 100 } } do
   local name, inp, speedup = b[1], b[2], b[3]
+  if not want(name) then goto next end
   local l = lgprof_report(name, inp)
   local g = gprof_report(name, inp)
   local d = compare_rows(name, l, g, speedup)
@@ -334,12 +363,42 @@ for _, b in ipairs { { "B1", in1, 5 }, { "B2", in2, 100 } } do
   else
     done_with(l.out, g.out)
   end
+  ::next::
+end
+
+---------------------------------------------------------------------------
+-- B1s, B5: one report each, against gprof (B5 on B1's program: line mode and
+-- annotated source; -A prints the sources, which sit next to the program)
+---------------------------------------------------------------------------
+for _, b in ipairs {
+  { "B1s", in1s, "-b -p -q", 5, "-b -p -q" },
+  { "B5", in1, "-b -l -p", 10, "-b -l -p" },
+  { "B5", in1, "-b -l -q", 10, "-b -l -q" },
+  { "B5", in1, "-A", 10, "-A" },
+} do
+  local name, inp, opts, speedup = b[1], b[2], b[3], b[4]
+  if not want(name) then goto next end
+  local tag = name .. opts:gsub("[ -]+", "_")
+  -- (an lgprof that refuses the options makes a missed row, not an end)
+  local l, status = lgprof_report(tag, inp, opts, true)
+  local g = gprof_report(tag, inp, opts)
+  local d = l and compare_rows(name, l, g, speedup, b[5])
+  if not l then
+    row { name, b[5] .. ": lgprof failed", g = g, gt = true, gr = true,
+          target = (">= %dx faster"):format(speedup), ok = false, note = "exit status " .. status }
+    done_with(g.out)
+  elseif d then
+    notes[#notes + 1] = ("%s %s: first difference at line %d: diff %s %s"):format(name, opts, d, l.out, g.out)
+  else
+    done_with(l.out, g.out)
+  end
+  ::next::
 end
 
 ---------------------------------------------------------------------------
 -- B3: large; gprof only on request; lgprof.open alone from Lua
 ---------------------------------------------------------------------------
-do
+if want("B3") then
   local l = lgprof_report("B3", in3)
   local code = ("package.path = %q .. package.path; package.cpath = %q .. package.cpath; " ..
     "local lgprof = require 'lgprof'; local p = assert(lgprof.open(%q, %q)); p:close()")
@@ -365,7 +424,7 @@ end
 ---------------------------------------------------------------------------
 -- B4: growth per doubling, lgprof alone
 ---------------------------------------------------------------------------
-do
+if want("B4") then
   local prev
   for i, s in ipairs(B4) do
     local l = lgprof_report(("B4-%dk"):format(s.n // 1000), in4[i])

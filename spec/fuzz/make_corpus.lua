@@ -23,6 +23,18 @@ for _, h in ipairs { "gmon", "profile" } do
   put(h, "demo-oldbsd", gw.encode(data, { format = "oldbsd" }))
   put(h, "demo-tagged-v0", gw.encode(data, { version = 0 }))
 end
+-- the real profile with basic-block records at its arcs' addresses (line
+-- granularity files them into the symbols' slots), twice over
+do
+  local blocks = {}
+  for k, a in ipairs(data.arcs) do
+    blocks[#blocks + 1] = { addr = a.from, count = k }
+    blocks[#blocks + 1] = { addr = a.to, count = a.count }
+  end
+  put("profile", "demo-bb", gw.encode { hist = data.hist, arcs = data.arcs,
+    bb = { { blocks = blocks }, { blocks = blocks } } })
+  put("profile", "demo-bb-only-v0", gw.encode({ bb = { { blocks = blocks } } }, { version = 0 }))
+end
 -- small synthetic ones with basic-block records, several histograms and
 -- the other widths and byte orders (fuzz_gmon tries all four)
 local small = {
@@ -63,3 +75,15 @@ put("elf", "min-be32-ppc", ew.build { class = 32, endian = "big", machine = ew.E
   text_addr = 0x10000000, text_size = 0x100,
   symbols = { { name = "main", addr = 0x10000000, bind = "global", type = "func" },
               { name = "f.1", addr = 0x10000010, bind = "local", type = "func" } } })
+
+-- source files for fuzz_source (annotated as the deleted demo.c): the real
+-- one, shortened (lines past the end), without its final newline, empty,
+-- with CR LF ends, a NUL and very long lines
+local demo_c = slurp("examples/demo.c")
+put("source", "demo.c", demo_c)
+put("source", "demo-head.c", demo_c:sub(1, 200))
+put("source", "demo-no-final-newline.c", (demo_c:gsub("\n$", "")))
+put("source", "empty.c", "")
+put("source", "crlf.c", (demo_c:gsub("\n", "\r\n")))
+put("source", "nul.c", demo_c:sub(1, 100) .. "\0" .. demo_c:sub(101))
+put("source", "long-lines.c", ("x"):rep(5000) .. "\n" .. ("\n"):rep(200) .. ("y"):rep(70000 // 2))

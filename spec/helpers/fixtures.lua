@@ -10,13 +10,25 @@
 -- build/fixtures/<name>/<variant>/<name> and run three times there with the run
 -- number (1, 2, 3) as argv[1]; each run's gmon.out is renamed gmon.<run>.out.
 -- Results are cached: nothing is redone while the executable and the three
--- profiles exist and are newer than the sources (and than this file).
+-- profiles exist and are newer than the sources, and the build was made by the
+-- same compile command (the first line of its build.log): changing this file
+-- rebuilds only the builds whose command it changes (FIXTURES_FORCE=1 for a
+-- change to how the programs are run).
 -- opts.force (or FIXTURES_FORCE=1 in the environment) rebuilds and reruns anyway.
 -- Concurrent builds of the same program/variant are serialised with flock(1).
 -- Failures (compiler missing or failing, non-zero exit, no gmon.out) give nil, message;
 -- the build directory keeps build.log and run.<n>.log.
 -- Headers in spec/fixtures/progs/ itself (shared by several programs) count as
 -- sources of every program.
+--
+-- The programs of line mode and annotated source (gprof -l, -A, -C) live in
+-- spec/fixtures/lines/<name>/ instead, so that the specs iterating over
+-- programs() do not build them: line_programs() lists them, and the specs
+-- built on them take line_variants (-g at -O0 and -O2, PIE and not).
+-- build() finds a name in either directory. A program listed in MOVED is
+-- compiled from copies of its sources in <build dir>/orig/, which is then
+-- renamed <build dir>/src/: the paths in its DWARF name files that no longer
+-- exist, and gprof finds the sources only through -I (fx.src_dir).
 --
 -- What a -pg run samples varies: what a spec needs of a build's profiles
 -- beyond "they exist" is listed in needs() below, and a cached build that
@@ -28,8 +40,10 @@ local util = require "helpers.util"
 local M = {}
 
 M.variants = { "O0g-pie", "O0g-nopie", "O2-pie", "O2-nopie" }
+M.line_variants = { "O0g-pie", "O2g-pie", "O2g-nopie" }
 
-local OPT_FLAGS = { O0g = "-O0 -g -pg", O2 = "-O2 -pg" }
+local OPT_FLAGS = { O0g = "-O0 -g -pg", O2 = "-O2 -pg", O2g = "-O2 -g -pg" }
+local MOVED = { lmoved = true }
 local PIE_FLAGS = { pie = "-fPIE -pie", nopie = "-fno-pie -no-pie" }
 local C_EXT = { c = true }
 local CXX_EXT = { cc = true, cpp = true, cxx = true, ["c++"] = true, C = true }
@@ -71,9 +85,10 @@ local function find_root()
   return dirname(dirname(dirname(path))), path
 end
 
-local ROOT, SELF = find_root()
+local ROOT = find_root()
 M.root = ROOT
 M.progs_dir = ROOT .. "/spec/fixtures/progs"
+M.lines_dir = ROOT .. "/spec/fixtures/lines"
 M.build_dir = ROOT .. "/build/fixtures"
 
 local function ext_of(file)
@@ -96,10 +111,17 @@ local function shared_headers()
   return all
 end
 
+-- The directory holding a program's sources, and whether it is a line program.
+local function program_dir(name)
+  if is_dir(M.progs_dir .. "/" .. name) then return M.progs_dir .. "/" .. name, false end
+  if is_dir(M.lines_dir .. "/" .. name) then return M.lines_dir .. "/" .. name, true end
+  return nil
+end
+
 -- Sources of one program: { all = {abs...}, compile = {abs...}, cxx = bool }
 local function program_sources(name)
-  local dir = M.progs_dir .. "/" .. name
-  local all, compile, cxx = shared_headers(), {}, false
+  local dir, line = program_dir(name)
+  local all, compile, cxx = line and {} or shared_headers(), {}, false
   for _, f in ipairs(list_dir(dir)) do
     local e = ext_of(f)
     if e and (C_EXT[e] or CXX_EXT[e] or HDR_EXT[e]) then
@@ -116,18 +138,22 @@ local function program_sources(name)
   return { all = all, compile = compile, cxx = cxx }
 end
 
---- Sorted list of fixture program names.
-function M.programs()
+local function programs_in(top)
   local names = {}
-  for _, n in ipairs(list_dir(M.progs_dir)) do
-    if not n:match("^%.") and is_dir(M.progs_dir .. "/" .. n)
-       and #program_sources(n).compile > 0 then
+  for _, n in ipairs(list_dir(top)) do
+    if not n:match("^%.") and is_dir(top .. "/" .. n) and #program_sources(n).compile > 0 then
       names[#names + 1] = n
     end
   end
   table.sort(names)
   return names
 end
+
+--- Sorted list of fixture program names.
+function M.programs() return programs_in(M.progs_dir) end
+
+--- Sorted list of the line-mode fixture programs (spec/fixtures/lines/).
+function M.line_programs() return programs_in(M.lines_dir) end
 
 --- Compiler flags of a variant ("-O0 -g -pg -fno-pie -no-pie"), or nil.
 function M.flags(variant)
@@ -172,8 +198,8 @@ local function start(name, variant, opts)
     return nil, "fixtures: unknown variant " .. tostring(variant)
       .. " (expected one of " .. table.concat(M.variants, ", ") .. ")"
   end
-  if not is_dir(M.progs_dir .. "/" .. name) then
-    return nil, "fixtures: no such program " .. name .. " in " .. M.progs_dir
+  if not program_dir(name) then
+    return nil, "fixtures: no such program " .. name .. " in " .. M.progs_dir .. " or " .. M.lines_dir
   end
   local src = program_sources(name)
   if #src.compile == 0 then
@@ -190,20 +216,26 @@ local function start(name, variant, opts)
   local gmon = {}
   for r = 1, NRUNS do gmon[r] = dir .. "/gmon." .. r .. ".out" end
 
-  -- compile command
+  -- compile command (a MOVED program: from copies in orig/, renamed src/ after)
+  local moved = MOVED[name]
   local cmd = { cc, flags, "-o", shquote(exe .. ".tmp") }
   for _, s in ipairs(src.compile) do
     if src.cxx then cmd[#cmd + 1] = "-x " .. s.lang end
-    cmd[#cmd + 1] = shquote(s.path)
+    cmd[#cmd + 1] = shquote(moved and dir .. "/orig/" .. s.path:match("[^/]+$") or s.path)
   end
   local compile = table.concat(cmd, " ")
+  local copy, rename = "true", "true"
+  if moved then
+    copy = "rm -rf orig src && mkdir orig && cp " .. util.qwords(src.all) .. " orig/"
+    rename = "mv orig src"
+  end
 
-  -- up-to-date test: outputs exist, exe newer than every source (and this file),
-  -- every profile newer than the exe
-  local fresh = { "[ -z \"${FIXTURES_FORCE:-}\" ]", "[ -f " .. shquote(exe) .. " ]" }
-  local deps = { SELF }
-  for _, s in ipairs(src.all) do deps[#deps + 1] = s end
-  for _, d in ipairs(deps) do
+  -- up-to-date test: outputs exist, made by the same compile command, exe
+  -- newer than every source, every profile newer than the exe
+  local fresh = { "[ -z \"${FIXTURES_FORCE:-}\" ]", "[ -f " .. shquote(exe) .. " ]",
+    "[ \"$(head -n 1 build.log 2>/dev/null)\" = " .. shquote("$ " .. compile) .. " ]" }
+  if moved then fresh[#fresh + 1] = "[ -d src ] && [ ! -e orig ]" end
+  for _, d in ipairs(src.all) do
     fresh[#fresh + 1] = "[ " .. shquote(exe) .. " -nt " .. shquote(d) .. " ]"
   end
   for _, g in ipairs(gmon) do
@@ -216,7 +248,9 @@ local function start(name, variant, opts)
     "if " .. table.concat(fresh, " && ") .. "; then exit 0; fi",
     "rm -f " .. shquote(exe) .. " " .. shquote(exe .. ".tmp") .. " gmon.out gmon.*.out run.*.log",
     "echo '$ '" .. shquote(compile) .. " >build.log",
+    copy .. " || exit 91",
     compile .. " >>build.log 2>&1 || { echo 'compilation failed' >>build.log; exit 91; }",
+    rename .. " || exit 91",
     "mv -f " .. shquote(exe .. ".tmp") .. " " .. shquote(exe) .. " || exit 91",
     "unset GMON_OUT_PREFIX",
     "for r in 1 2 3; do",
@@ -238,9 +272,14 @@ local function start(name, variant, opts)
 
   local p = io.popen(shell, "r")
   if not p then return nil, "fixtures: cannot start shell" end
+  local sources, src_dir = src.all, nil
+  if moved then
+    src_dir, sources = dir .. "/src", {}
+    for k, s in ipairs(src.all) do sources[k] = src_dir .. "/" .. s:match("[^/]+$") end
+  end
   return {
     pipe = p, name = name, variant = variant, dir = dir, exe = exe, gmon = gmon,
-    sources = src.all, compiler = cc, flags = flags,
+    sources = sources, src_dir = src_dir, compiler = cc, flags = flags,
   }
 end
 
@@ -265,7 +304,8 @@ local function finish(job)
   end
   return {
     name = job.name, variant = job.variant, dir = job.dir, exe = job.exe,
-    gmon = job.gmon, sources = job.sources, compiler = job.compiler, flags = job.flags,
+    gmon = job.gmon, sources = job.sources, src_dir = job.src_dir, compiler = job.compiler,
+    flags = job.flags,
   }
 end
 
@@ -356,7 +396,8 @@ end
 -- A build of a program and variant listed in needs() that fails them is run
 -- again, up to 3 times in all; when none passes, its profiles are deleted
 -- (see discard) and build returns nil, why.
--- Returns { exe=, gmon={g1,g2,g3}, dir=, sources={...}, name=, variant=, compiler=, flags= }
+-- Returns { exe=, gmon={g1,g2,g3}, dir=, sources={...}, name=, variant=, compiler=, flags=,
+-- src_dir= (a MOVED program: where its sources are now) }
 -- or nil, message.
 function M.build(name, variant, opts)
   opts = opts or {}

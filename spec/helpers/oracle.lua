@@ -11,6 +11,12 @@
 -- profiles): each is keyed by the digest of its bytes, so a rebuilt fixture
 -- gets new answers. Paths are stored as placeholders and put back on the
 -- way out, so the answers do not depend on where the files were copied.
+--
+-- A case may name a working directory of its own, `cwd` (relative to dir,
+-- made by the caller with whatever the case needs in it): gprof runs there,
+-- and with `collect` (a Lua pattern) the files there whose names match it
+-- after the run (gprof -y's FILE-ann) are kept too, as results[i].files =
+-- { [name] = bytes }. GPROF_PATH is unset for every run.
 local fx = require "helpers.fixtures"
 local util = require "helpers.util"
 local cmd = require "helpers.cmd"
@@ -64,23 +70,60 @@ local function show_paths(s, files)
   return (s:gsub("@FILE(%d+)@", function(k) return files[tonumber(k)] end))
 end
 
--- the key: gprof, the files' bytes in order, the arguments naming them by place
-local function key_of(args, files, digest)
+-- the key: gprof, the files' bytes in order, the arguments naming them by
+-- place, and the case's working directory and collected files
+local function key_of(c, files, digest)
   local words = { "gprof", gprof_identity() }
   for _, path in ipairs(files) do words[#words + 1] = digest[path] end
-  for _, a in ipairs(args) do words[#words + 1] = hide_paths(a, files) end
+  for _, a in ipairs(c.args) do words[#words + 1] = hide_paths(a, files) end
+  -- (not its name: its contents, which the caller must make a function of
+  -- the arguments, are its only effect)
+  if c.cwd then words[#words + 1] = "\1cwd\1" .. (c.collect or "") end
   return fnv(table.concat(words, "\0"))
 end
 
-local function load(key, files)
+-- collected files, stored as "name\nsize\nbytes" one after the other
+local function pack_files(t)
+  local names, parts = {}, {}
+  for name in pairs(t) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do parts[#parts + 1] = ("%s\n%d\n%s"):format(name, #t[name], t[name]) end
+  return table.concat(parts)
+end
+local function unpack_files(s)
+  local t, at = {}, 1
+  while at <= #s do
+    local name, size, start = s:match("^([^\n]*)\n(%d+)\n()", at)
+    if not name then return nil end
+    t[name] = s:sub(start, start + tonumber(size) - 1)
+    at = start + tonumber(size)
+  end
+  return t
+end
+
+local function collect(dir, pattern)
+  local t = {}
+  for _, name in ipairs(util.ls(dir)) do
+    if name:match(pattern) then t[name] = util.slurp(dir .. "/" .. name) end
+  end
+  return t
+end
+M.collect = collect
+
+local function load(key, files, c)
   local base = M.DIR .. "/" .. key
   local rc = util.slurp(base .. ".rc")
   if not rc then return nil end
-  return {
+  local r = {
     out = show_paths(util.slurp(base .. ".out") or "", files),
     err = show_paths(util.slurp(base .. ".err") or "", files),
     rc = tonumber(rc:match("%d+")),
   }
+  if c.collect then
+    r.files = unpack_files(util.slurp(base .. ".files") or "")
+    if not r.files then return nil end
+  end
+  return r
 end
 
 --- Runs gprof (as "gprof", in dir) on every case whose answer is not kept,
@@ -93,15 +136,16 @@ function M.gprof_many(dir, cases, files)
   end
   local results, todo, keys = {}, {}, {}
   for i, c in ipairs(cases) do
-    keys[i] = key_of(c.args, files, digest)
-    results[i] = load(keys[i], files)
+    keys[i] = key_of(c, files, digest)
+    results[i] = load(keys[i], files, c)
     if not results[i] then todo[#todo + 1] = i end
   end
   if #todo == 0 then return results end
-  local lines = { "cd " .. q(dir) .. " || exit 1" }
+  local lines = { "cd " .. q(dir) .. " || exit 1", "unset GPROF_PATH" }
   for _, i in ipairs(todo) do
-    lines[#lines + 1] = ("%s %s >o.%d.out 2>o.%d.err </dev/null; echo $? >o.%d.rc"):format(
-      cmd.GPROF_CMD, util.qwords(cases[i].args), i, i, i)
+    local run = ("%s %s"):format(cmd.GPROF_CMD, util.qwords(cases[i].args))
+    if cases[i].cwd then run = ("(cd %s && %s)"):format(q(cases[i].cwd), run) end
+    lines[#lines + 1] = ("%s >o.%d.out 2>o.%d.err </dev/null; echo $? >o.%d.rc"):format(run, i, i, i)
   end
   util.spit(dir .. "/oracle.sh", table.concat(lines, "\n") .. "\n")
   assert(util.exec_ok("sh " .. q(dir .. "/oracle.sh")), "running gprof failed")
@@ -112,17 +156,20 @@ function M.gprof_many(dir, cases, files)
       err = util.slurp(("%s/o.%d.err"):format(dir, i)) or "",
       rc = tonumber((util.slurp(("%s/o.%d.rc"):format(dir, i)) or ""):match("%d+")),
     }
+    if cases[i].collect then r.files = collect(dir .. "/" .. cases[i].cwd, cases[i].collect) end
     results[i] = r
     if r.rc then
       -- written under a temporary name and renamed, .rc last: a reader
       -- (another spec process) sees a whole answer or none
       local base = M.DIR .. "/" .. keys[i]
       local tmp = ("%s.%s"):format(base, fnv(dir))
-      for _, ext in ipairs { "out", "err", "rc" } do
-        local text = ext == "rc" and tostring(r.rc) or hide_paths(r[ext], files)
+      local exts = r.files and { "files", "out", "err", "rc" } or { "out", "err", "rc" }
+      for _, ext in ipairs(exts) do
+        local text = ext == "rc" and tostring(r.rc)
+          or ext == "files" and pack_files(r.files) or hide_paths(r[ext], files)
         util.spit(tmp .. "." .. ext, text)
       end
-      for _, ext in ipairs { "out", "err", "rc" } do
+      for _, ext in ipairs(exts) do
         os.rename(tmp .. "." .. ext, base .. "." .. ext)
       end
     end
