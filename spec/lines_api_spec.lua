@@ -228,14 +228,16 @@ describe("profile:lines()", function()
   it("a line-granularity profile (granularity = \"line\") has the same Lines", function()
     local p <close> = open()
     local q <close> = assert(lgprof.open(exe, gmon, { granularity = "line" }))
+    -- every Line, also those of no function (gprof -l drops data_start,
+    -- whose preset end lies below its start: neither has it)
     local a, b = {}, {}
-    for l in p:lines() do if l.func then a[#a + 1] = l end end
-    for l in q:lines() do if l.func then b[#b + 1] = l end end
+    for l in p:lines() do a[#a + 1] = l end
+    for l in q:lines() do b[#b + 1] = l end
     assert.equal(#a, #b)
     for i, x in ipairs(a) do
       local y = b[i]
-      assert.same({ x.address, x.file, x.line, x.samples, x.calls, x.inlined_from, x.func.name },
-                   { y.address, y.file, y.line, y.samples, y.calls, y.inlined_from, y.func.name })
+      assert.same({ x.address, x.file, x.line, x.samples, x.calls, x.inlined_from, x.func and x.func.name },
+                   { y.address, y.file, y.line, y.samples, y.calls, y.inlined_from, y.func and y.func.name })
     end
   end)
 

@@ -9,31 +9,47 @@
 #include "hist.h"
 #include "lines.h"
 
-/* The line table gprof -l builds: function symbols and line symbols merged
-** in address order, a function symbol standing for the line symbol at its
-** own address. Returns the number of lines, or (size_t)-1. */
-static size_t merge_symbols(lgp_line *v, const lgp_node *nodes, size_t ns,
-                            const lgp_linesym *lines, size_t nl) {
-  size_t i = 0, k = 0, n = 0;
-  while (i < ns || k < nl) {
-    lgp_line *l = &v[n++];
+/* A function-granularity profile's lines: the table gprof -l builds (the
+** symbol table's own line-granularity step, over this profile's function
+** symbols), each entry tied to its function node (a function symbol stands
+** for its first line) and to the image's line symbol at its address. */
+static int table_from_functions(lgp_lines *ls, const lgp_profile *p, const lgp_image *im) {
+  const lgp_node *nodes = p->graph.nodes;
+  size_t ns = p->graph.nsyms, n, j, i = 0, k = 0;
+  lgp_rawsym *raw;
+  lgp_addr *ends;
+  if (lgp_symtab_lines(im, im->syms, ns, &raw, &ends, &n) != 0)
+    return -1;
+  ls->v = lgp_alloc_array(n + 1, sizeof *ls->v);
+  if (ls->v == NULL) {
+    free(raw);
+    free(ends);
+    return -1;
+  }
+  for (j = 0; j < n; j++) {
+    lgp_line *l = &ls->v[j];
     memset(l, 0, sizeof *l);
+    l->addr = raw[j].addr;
     l->func = LGP_NONE;
-    if (i < ns && (k >= nl || nodes[i].addr <= lines[k].addr)) {
-      l->addr = nodes[i].addr;
-      l->node = (uint32_t)i;
-      l->is_first = 1;
-      l->linesym = -1;
-      if (k < nl && lines[k].addr == nodes[i].addr)
-        l->linesym = (int32_t)k++;
-      i++;
-    } else {
-      l->addr = lines[k].addr;
-      l->node = LGP_NONE;
-      l->linesym = (int32_t)k++;
+    l->node = LGP_NONE;
+    l->linesym = -1;
+    while (k < im->nlines && im->lines[k].addr < l->addr)
+      k++;
+    if (k < im->nlines && im->lines[k].addr == l->addr)
+      l->linesym = (int32_t)k;
+    if (!raw[j].is_line) {
+      while (i < ns && nodes[i].addr < l->addr)
+        i++;
+      if (i < ns && nodes[i].addr == l->addr) {
+        l->node = (uint32_t)i;
+        l->is_first = 1;
+      }
     }
   }
-  return n;
+  ls->n = n;
+  free(raw);
+  free(ends);
+  return 0;
 }
 
 /* A line-granular profile's table is its own symbol table. */
@@ -155,14 +171,19 @@ int lgp_lines_build(lgp_lines *ls, const lgp_profile *p, lgp_image *im, lgp_err 
   lgp_image_load_lines(im, &ignored);
   for (j = 0; j < ns && !granular; j++)
     granular = nodes[j].is_line;
-  ls->v = lgp_alloc_array(ns + (granular ? 0 : im->nlines) + 1, sizeof *ls->v);
   ls->first = lgp_alloc_array(ns + 1, sizeof *ls->first);
-  if (ls->v == NULL || ls->first == NULL)
+  if (ls->first == NULL)
     goto oom;
   for (j = 0; j < ns; j++)
     ls->first[j] = LGP_NONE;
-  ls->n = granular ? copy_symbols(ls->v, nodes, ns, im->lines, im->nlines)
-                   : merge_symbols(ls->v, nodes, ns, im->lines, im->nlines);
+  if (granular) {
+    ls->v = lgp_alloc_array(ns + 1, sizeof *ls->v);
+    if (ls->v == NULL)
+      goto oom;
+    ls->n = copy_symbols(ls->v, nodes, ns, im->lines, im->nlines);
+  } else if (table_from_functions(ls, p, im) != 0) {
+    goto oom;
+  }
   assign_functions(ls, nodes, ns);
   if (granular)
     ls->total = p->graph.total_time;

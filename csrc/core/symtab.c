@@ -171,6 +171,23 @@ static size_t finalise_lines(lgp_rawsym *raw, lgp_addr *ends, size_t nraw, lgp_a
   return n;
 }
 
+int lgp_symtab_lines(const lgp_image *im, const lgp_rawsym *fn, size_t nfn,
+                     lgp_rawsym **out, lgp_addr **ends, size_t *n) {
+  size_t total = nfn + im->nlines;
+  *out = lgp_alloc_array(total ? total : 1, sizeof **out);
+  *ends = lgp_alloc_array(total ? total : 1, sizeof **ends);
+  if (*out == NULL || *ends == NULL) {
+    free(*out);
+    free(*ends);
+    *out = NULL;
+    *ends = NULL;
+    return -1;
+  }
+  *n = merge_lines(im, fn, nfn, *out, *ends);
+  *n = finalise_lines(*out, *ends, *n, im->text_vma + im->text_size - 1);
+  return 0;
+}
+
 int lgp_symtab_build(lgp_image *im, int lines, lgp_node **nodes_out, size_t *n_out,
                      lgp_err *err) {
   lgp_addr text_end = im->text_vma + im->text_size - 1;
@@ -181,16 +198,9 @@ int lgp_symtab_build(lgp_image *im, int lines, lgp_node **nodes_out, size_t *n_o
     return lgp_fail(err, NULL, "out of memory");
   n = im->nsyms = keep_survivors(im->syms, im->nsyms);
   if (lines) { /* even without line symbols: the second finalise drops data_start */
-    size_t total = im->nsyms + im->nlines;
-    lgp_rawsym *merged = lgp_alloc_array(total ? total : 1, sizeof *merged);
-    ends = lgp_alloc_array(total ? total : 1, sizeof *ends);
-    if (merged == NULL || ends == NULL) {
-      free(merged);
-      free(ends);
+    lgp_rawsym *merged;
+    if (lgp_symtab_lines(im, im->syms, im->nsyms, &merged, &ends, &n) != 0)
       return lgp_fail(err, NULL, "out of memory");
-    }
-    n = merge_lines(im, im->syms, im->nsyms, merged, ends);
-    n = finalise_lines(merged, ends, n, text_end);
     free(im->syms);
     im->syms = merged;
     im->nsyms = n;

@@ -43,6 +43,14 @@ void lgp_node_init(lgp_node *n, uint32_t id, const lgp_rawsym *sym, lgp_addr end
 ** (lgp_image_load_lines) join the table as gprof -l builds it: im->syms
 ** is then that table. 0, or -1 with a message. */
 int lgp_symtab_build(lgp_image *im, int lines, lgp_node **nodes, size_t *n, lgp_err *err);
+/* Line granularity's table (gprof -l): the finalised function symbols
+** fn[0..nfn) (each ending where the next begins) and the image's line
+** symbols, finalised a second time. Sets *out (*n symbols in address order)
+** and *ends (each one's end address), both allocated. 0, or -1 (out of
+** memory). lgp_symtab_build uses it; so does a function-granularity
+** profile's line-level data, so both have the same lines. */
+int lgp_symtab_lines(const lgp_image *im, const lgp_rawsym *fn, size_t nfn,
+                     lgp_rawsym **out, lgp_addr **ends, size_t *n);
 
 /* Address lookup: the symbol addresses packed, and a bucket index over
 ** them (bucket b covers [addrs[0] + b << shift, ...); buckets[b].first is

@@ -1,7 +1,10 @@
 -- make test-valgrind: bin/lgprof under valgrind memcheck over every fixture
 -- program (spec/fixtures/progs/, built by helpers.fixtures): the report of
 -- the three runs summed, -T, --format=json and -s; and API_SCRIPT, the Lua
--- API end to end (views, every export, DWARF read on demand, find, close).
+-- API end to end (views, every export, DWARF read on demand, find, close,
+-- line-level data). The line-granularity programs (spec/fixtures/lines/,
+-- built -O2 -g) run -l, annotated source with execution counts, and
+-- lgprof's own annotated listing.
 -- A run passes when memcheck finds no error and no definite leak
 -- (--errors-for-leak-kinds=definite; Lua and libdw keep some memory
 -- reachable at exit, which is not reported). Prints "ok"/"not ok" lines,
@@ -63,21 +66,37 @@ for _, q in ipairs { p, table.unpack(views) } do
   f:close()
 end
 assert(p:find("main"))
+local nlines, self = 0, 0
+for l in p:lines() do nlines = nlines + 1; self = self + l.self end
+assert(nlines > 0 and math.abs(self - p.total_time) < 1e-6)
+for _, v in ipairs(views) do for _ in v:lines() do end end
+local f = io.tmpfile()
+lgprof.report.annotate(p, f, {}) -- nil, message when a source is missing: fine here
+assert(lgprof.report.json(p, f, { granularity = "line" }))
+f:close()
 for i = #views, 1, -1 do views[i]:close() end
 p:close()
 ]==]
 local passed, failed = 0, 0
 local tmp = util.mktempdir("lgprof-valgrind")
 local api = util.spit(tmp .. "/api.lua", API_SCRIPT)
+local runs = {}
 for _, name in ipairs(fx.programs()) do
-  for _, variant in ipairs(variants) do
+  runs[#runs + 1] = { name, variants[1], { "", "-b -T", "--format=json", "-s", "api" } }
+end
+for _, name in ipairs(fx.line_programs()) do
+  runs[#runs + 1] = { name, "O2g-pie", { "-b -l", "-l -C -A -x -t3", "-z -l -A -y", "--annotate-lines", "api" } }
+end
+for _, run in ipairs(runs) do
+  local name, variant, optsets = run[1], run[2], run[3]
+  do
     local b, err = fx.build(name, variant)
     if not b then
       failed = failed + 1
       print(("not ok - %s %s: fixture: %s"):format(name, variant, err))
     else
       local files = q(b.exe) .. " " .. util.qwords(b.gmon)
-      for _, opts in ipairs({ "", "-b -T", "--format=json", "-s", "api" }) do
+      for _, opts in ipairs(optsets) do
         local log = tmp .. "/log"
         -- the command is an executable (no lua5.4 in between); the API script runs in lua5.4
         local env, program, label = "", q(fx.root .. "/bin/lgprof") .. " " .. opts,
