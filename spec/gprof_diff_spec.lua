@@ -207,15 +207,25 @@ local function check_variant(prog, variant)
       b = res(dir .. "/ll"), la = G3, lb = LL, unordered = true, if_gprof_agrees = true,
       cmd = recipe("gprof -b " .. three .. " | sort", "lgprof -b " .. exe .. " $B/gmon.sum | sort") },
   }
-  local gprof_rounds = false
+  -- gprof against itself says nothing of lgprof, and how gprof's summed
+  -- report differs depends on what the runs sampled (tied entries numbered
+  -- the other way have been seen): when it differs beyond rounding, lgprof's
+  -- report on its sum is held to gprof's on gprof's sum only (above)
+  local gprof_rounds, gprof_differs = false, false
   for k, sc in ipairs(sum_checks) do
     local opts = { la = sc.la, lb = sc.lb, unordered = sc.unordered }
-    local what, diff = compare(dir, sc.label, sc.a, sc.b, "sum" .. k, opts)
+    local what, diff
+    if not (sc.if_gprof_agrees and gprof_differs) then
+      what, diff = compare(dir, sc.label, sc.a, sc.b, "sum" .. k, opts)
+    end
     if what and (sc.gprof_only or (sc.if_gprof_agrees and gprof_rounds)) then
       -- the same comparison, now allowing a last digit rounded the other way
       opts.rounding = true
       what, diff = compare(dir, sc.label, sc.a, sc.b, "sum" .. k, opts)
       if sc.gprof_only and not what then gprof_rounds = true end
+    end
+    if what and sc.gprof_only then
+      gprof_differs, what = true, nil
     end
     if what then
       failures[#failures + 1] = ("  %s: %s"):format(sc.label, what)
