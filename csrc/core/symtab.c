@@ -195,7 +195,7 @@ int lgp_symtab_build(lgp_image *im, int lines, lgp_node **nodes_out, size_t *n_o
     im->syms = merged;
     im->nsyms = n;
   }
-  nodes = lgp_calloc_array(n ? n : 1, sizeof *nodes);
+  nodes = lgp_alloc_array(n ? n : 1, sizeof *nodes); /* lgp_node_init clears each */
   if (nodes == NULL) {
     free(ends);
     return lgp_fail(err, NULL, "out of memory");
