@@ -237,6 +237,10 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
       else /* not displayed yet: the raw name is what is read first */
         PREFETCH(p->graph.nodes[t].name);
     }
+    /* the order is by time, then calls, both descending: from the first
+       line with neither on, -z aside, no line is shown */
+    if (ro->ignore_zeros && n->hist_time == 0 && n->ncalls == 0)
+      break;
     if (!lgp_flat_shows(p, s, ro->ignore_zeros))
       continue;
     accum += n->hist_time;
