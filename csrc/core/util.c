@@ -336,16 +336,23 @@ void lgp_out_u64(lgp_out *o, uint64_t v, int w, int left) {
 ** range, leaving the job to snprintf. */
 static int fixed_scaled(double v, int prec, uint64_t *out) {
   static const uint64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
-  int e;
-  double f = frexp(v, &e);            /* v = f * 2^e, 0.5 <= f < 1 */
-  uint64_t m = (uint64_t)ldexp(f, 53); /* exact 53-bit mantissa */
-  int shift = 53 - e;                 /* v = m * 2^-shift */
-  unsigned __int128 p = (unsigned __int128)m * pow10[prec];
-  unsigned __int128 q, r, half;
+  uint64_t bits, m;
+  int shift;
+  unsigned __int128 p, q, r, half;
   if (v == 0) {
     *out = 0;
     return 1;
   }
+  /* the IEEE fields read directly (frexp and ldexp are calls): v = m * 2^-shift */
+  memcpy(&bits, &v, sizeof bits);
+  m = bits & (((uint64_t)1 << 52) - 1);
+  if ((bits >> 52 & 0x7ff) == 0) { /* subnormal */
+    shift = 1074;
+  } else {
+    m |= (uint64_t)1 << 52;
+    shift = 1075 - (int)(bits >> 52 & 0x7ff);
+  }
+  p = (unsigned __int128)m * pow10[prec];
   if (shift <= 0)
     return 0; /* v >= 2^53: leave it to snprintf */
   if (shift >= 120) {
