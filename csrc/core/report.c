@@ -85,8 +85,18 @@ static void name_full(rctx *r, uint32_t node) {
   }
 }
 
+/* Can the call graph print node i's name? At line granularity it prints
+** the entries of functions and the lines at either end of an arc, a few
+** thousand names out of tens of thousands of lines. */
+static int graph_names(const lgp_profile *p, size_t i) {
+  const lgp_graph *g = &p->graph;
+  return !p->line_granularity || i >= g->nsyms || g->nodes[i].is_func ||
+         g->parent_off[i] != g->parent_off[i + 1] || g->child_off[i] != g->child_off[i + 1];
+}
+
 /* The packed nodes for the call graph; NULL if out of memory. With file
-** suffixes, the names and their suffixes are written once into arena. */
+** suffixes, the names and their suffixes are written once into arena (and
+** only those the graph can print). */
 static rnode *make_rnodes(rctx *r, lgp_out *arena) {
   const lgp_profile *p = r->p;
   size_t n = p->graph.nsyms + p->graph.ncycles, i;
@@ -101,7 +111,8 @@ static rnode *make_rnodes(rctx *r, lgp_out *arena) {
     }
     for (i = 0; i < n; i++) {
       off[i] = arena->len;
-      rn[i].len = (uint32_t)lgp_rp_name_only(r, (uint32_t)i); /* r->rn is NULL: into r->o */
+      /* r->rn is NULL: the name goes into r->o */
+      rn[i].len = graph_names(p, i) ? (uint32_t)lgp_rp_name_only(r, (uint32_t)i) : 0;
     }
     for (i = 0; i < n; i++)
       rn[i].name = arena->buf + off[i];
