@@ -615,24 +615,42 @@ out:
 
 /* Names by their first 8 bytes as one big-endian number (the order strcmp
 ** gives): a radix sort, stable, so equal names stay in address order; then
-** each run of equal prefixes, if its names go on, by the rest of the name. */
+** each run of equal prefixes, if its names go on, by the rest of the name.
+** What is sorted is the runs of neighbours sharing one name string (a
+** function's lines do): the ranks are then handed out run by run, address
+** order within each. */
+typedef struct name_runs {
+  const lgp_node *nodes;
+  const uint32_t *start; /* run r is nodes start[r] .. start[r + 1] - 1 */
+} name_runs;
+
 static int cmp_name_rest(const void *ctx, uint32_t a, uint32_t b) {
-  const lgp_node *nodes = ctx;
-  const char *l = nodes[a].name, *r = nodes[b].name;
-  return l == r ? 0 : strcmp(l + 8, r + 8); /* a function's lines share one name */
+  const name_runs *nr = ctx;
+  const char *l = nr->nodes[nr->start[a]].name, *r = nr->nodes[nr->start[b]].name;
+  return l == r ? 0 : strcmp(l + 8, r + 8);
 }
 
 /* Names are compared once here; the orderings then compare ranks. */
 static int rank_names(lgp_graph *g) {
-  size_t i, j, n = g->nsyms;
-  uint64_t *prefix = lgp_alloc_array(n ? n : 1, sizeof *prefix);
-  uint32_t *v = lgp_alloc_array(n ? n : 1, sizeof *v);
+  size_t i, j, n = g->nsyms, nruns = 0, rank = 0;
+  uint32_t *start = lgp_alloc_array(n + 1, sizeof *start);
+  uint64_t *prefix = NULL;
+  uint32_t *v = NULL;
+  name_runs nr;
   int rc = -1;
   g->name_rank = lgp_alloc_array(n ? n : 1, sizeof *g->name_rank);
-  if (prefix == NULL || v == NULL || g->name_rank == NULL)
+  if (start == NULL || g->name_rank == NULL)
     goto out;
-  for (i = 0; i < n; i++) {
-    const unsigned char *s = (const unsigned char *)g->nodes[i].name;
+  for (i = 0; i < n; i++)
+    if (i == 0 || g->nodes[i].name != g->nodes[i - 1].name)
+      start[nruns++] = (uint32_t)i;
+  start[nruns] = (uint32_t)n;
+  prefix = lgp_alloc_array(nruns ? nruns : 1, sizeof *prefix);
+  v = lgp_alloc_array(nruns ? nruns : 1, sizeof *v);
+  if (prefix == NULL || v == NULL)
+    goto out;
+  for (i = 0; i < nruns; i++) {
+    const unsigned char *s = (const unsigned char *)g->nodes[start[i]].name;
     uint64_t k = 0;
     int c, end = 0;
     for (c = 0; c < 8; c++) {
@@ -643,20 +661,24 @@ static int rank_names(lgp_graph *g) {
     prefix[i] = k;
     v[i] = (uint32_t)i;
   }
-  if (lgp_radix_sort(v, prefix, n) != 0)
+  if (lgp_radix_sort(v, prefix, nruns) != 0)
     goto out;
-  for (i = 0; i < n; i = j) {
-    for (j = i + 1; j < n && prefix[v[j]] == prefix[v[i]]; j++)
+  nr.nodes = g->nodes;
+  nr.start = start;
+  for (i = 0; i < nruns; i = j) {
+    for (j = i + 1; j < nruns && prefix[v[j]] == prefix[v[i]]; j++)
       ;
     /* a prefix whose last byte is 0 holds the whole name: the run is equal */
     if (j - i > 1 && (prefix[v[i]] & 0xff) != 0 &&
-        lgp_sort_indices(v + i, j - i, cmp_name_rest, g->nodes) != 0)
+        lgp_sort_indices(v + i, j - i, cmp_name_rest, &nr) != 0)
       goto out;
   }
-  for (i = 0; i < n; i++)
-    g->name_rank[v[i]] = (uint32_t)i;
+  for (i = 0; i < nruns; i++)
+    for (j = start[v[i]]; j < start[v[i] + 1]; j++)
+      g->name_rank[j] = (uint32_t)rank++;
   rc = 0;
 out:
+  free(start);
   free(prefix);
   free(v);
   return rc;
