@@ -26,11 +26,13 @@ int lgp_fail(lgp_err *e, const char *file, const char *fmt, ...) {
   return -1;
 }
 
-#define BIG_ALLOC ((size_t)4 << 20)
+#define BIG_ALLOC ((size_t)1 << 20)
 
-/* Arrays of several megabytes are read at random (a million arcs): on 2 MB
-** pages they cost far fewer page faults and TLB misses. A hint only; the
-** memory is freed with free() like any other. */
+/* Arrays of a megabyte or more are read at random (a million arcs) or are
+** fresh memory each time (the temporaries of an analysis at 80,000 line
+** symbols, which malloc maps and unmaps): on 2 MB pages they cost far fewer
+** page faults and TLB misses. A hint only; the memory is freed with free()
+** like any other. */
 static void *big_alloc(size_t bytes) {
   void *p = NULL;
   if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0)
