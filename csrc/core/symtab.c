@@ -132,7 +132,8 @@ static size_t merge_lines(const lgp_image *im, const lgp_rawsym *fn, size_t nfn,
     r->file = ls->file;
     r->line = ls->line;
     r->is_line = 1;
-    if (prev != NULL && prev->file == r->file && strcmp(prev->name, r->name) == 0)
+    if (prev != NULL && prev->file == r->file &&
+        (prev->name == r->name || strcmp(prev->name, r->name) == 0))
       r->is_static = prev->is_static;
     else
       r->is_static = f != NULL && f->is_static;
