@@ -678,16 +678,29 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
   double print_time = p->graph.print_time;
   lgp_out arena;
   arcbuf b;
-  size_t k;
+  size_t total = p->graph.nsyms + p->graph.ncycles, nent = 0, k;
+  uint32_t *ent;
   memset(&b, 0, sizeof b);
   lgp_out_init(&arena, NULL);
   r.o = &arena;
   r.rn = make_rnodes(&r, &arena);
   r.o = o;
-  if (r.rn == NULL) {
+  ent = lgp_alloc_array(total ? total : 1, sizeof *ent);
+  if (r.rn == NULL || ent == NULL) {
+    free(r.rn);
+    free(ent);
     lgp_out_free(&arena);
     o->failed = 1;
     return;
+  }
+  /* the entries printed, in time order: the prefetches ahead then fetch
+     what is printed next (at line granularity, a few in ten nodes) */
+  for (k = 0; k < total; k++) {
+    uint32_t s = p->graph.time_sorted[k];
+    /* line mode: entries for functions only (gprof: cycles neither) */
+    if (lgp_graph_shows(p, s, ro->ignore_zeros) &&
+        (!p->line_granularity || p->graph.nodes[s].is_func))
+      ent[nent++] = s;
   }
   if (ro->bsd && !ro->brief)
     lgp_out_str(o, lgp_bsd_callg_blurb);
@@ -712,16 +725,13 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
   } else {
     lgp_out_str(o, "index % time    self  children    called     name\n");
   }
-  for (k = 0; k < p->graph.nsyms + p->graph.ncycles; k++) {
-    uint32_t s = p->graph.time_sorted[k];
-    const lgp_node *n = &p->graph.nodes[s];
+  for (k = 0; k < nent; k++) {
+    uint32_t s = ent[k];
     int ahead;
     for (ahead = 1; ahead <= 4; ahead++)
-      if (k + (size_t)ahead < p->graph.nsyms + p->graph.ncycles)
-        prefetch_lists(&r, p->graph.time_sorted[k + (size_t)ahead], ahead);
-    if (!lgp_graph_shows(p, s, ro->ignore_zeros) || (p->line_granularity && !n->is_func))
-      continue; /* line mode: entries for functions only (gprof: cycles neither) */
-    if (n->is_cycle)
+      if (k + (size_t)ahead < nent)
+        prefetch_lists(&r, ent[k + (size_t)ahead], ahead);
+    if (p->graph.nodes[s].is_cycle)
       print_cycle_entry(&r, s, print_time, &b);
     else
       print_entry(&r, s, print_time, &b);
@@ -735,6 +745,7 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
   free(b.keys);
   free(b.tmp);
   free(r.rn);
+  free(ent);
   lgp_out_free(&arena);
   if (!ro->bsd && !ro->brief)
     lgp_out_str(o, lgp_fsf_callg_blurb);
