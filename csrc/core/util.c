@@ -315,13 +315,26 @@ void lgp_out_pad(lgp_out *o, const char *s, int w, int prec, int left) {
     lgp_out_chars(o, ' ', (size_t)w - n);
 }
 
-/* Writes the decimal digits of v into the end of buf; returns the start. */
+/* Writes the decimal digits of v into the end of buf; returns the start.
+** Two digits a division: reports print hundreds of thousands of numbers. */
 static char *u64_digits(char *end, uint64_t v) {
+  static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                              "25262728293031323334353637383940414243444546474849"
+                              "50515253545556575859606162636465666768697071727374"
+                              "75767778798081828384858687888990919293949596979899";
   char *p = end;
-  do {
-    *--p = (char)('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
+  while (v >= 100) {
+    unsigned r = (unsigned)(v % 100);
+    v /= 100;
+    p -= 2;
+    memcpy(p, pairs + 2 * r, 2);
+  }
+  if (v >= 10) {
+    p -= 2;
+    memcpy(p, pairs + 2 * v, 2);
+  } else {
+    *--p = (char)('0' + v);
+  }
   return p;
 }
 
@@ -410,14 +423,17 @@ void lgp_out_fixed(lgp_out *o, double v, int w, int prec) {
 size_t lgp_fmt_u64(char *dst, uint64_t v, int w, int left) {
   char buf[24];
   char *s = u64_digits(buf + sizeof buf, v);
-  size_t n = (size_t)(buf + sizeof buf - s), pad = (size_t)w > n ? (size_t)w - n : 0;
-  if (!left) {
-    memset(dst, ' ', pad);
-    memcpy(dst + pad, s, n);
-  } else {
-    memcpy(dst, s, n);
-    memset(dst + n, ' ', pad);
-  }
+  size_t n = (size_t)(buf + sizeof buf - s), pad = w > 0 && (size_t)w > n ? (size_t)w - n : 0;
+  size_t i;
+  /* byte loops: a few bytes each, shorter than calls to memset and memcpy */
+  if (!left)
+    for (i = 0; i < pad; i++)
+      *dst++ = ' ';
+  for (i = 0; i < n; i++)
+    dst[i] = s[i];
+  if (left)
+    for (i = 0; i < pad; i++)
+      dst[n + i] = ' ';
   return n + pad;
 }
 
