@@ -114,8 +114,8 @@ size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, u
                        int mode, int print_path) {
   const lgp_rawsym *s;
   const char *file;
-  char num[64];
-  size_t n, len;
+  char *p0, *p;
+  size_t n;
   if (mode == LGP_SUFFIX_NONE || im->srcinfo_state != 1 || nodes[node].is_cycle ||
       node >= im->nsyms)
     return 0;
@@ -124,11 +124,16 @@ size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, u
     return 0;
   file = lgp_print_path(im->files[s->file], print_path);
   n = strlen(file);
-  lgp_out_str(o, " (");
-  lgp_out_mem(o, file, n);
-  num[0] = ':';
-  len = 1 + lgp_fmt_u64(num + 1, (uint64_t)(s->line > 0 ? s->line : 0), 0, 0);
-  if (mode == LGP_SUFFIX_LINE) { /* " @ %lx": reports print thousands of these */
+  /* written in place: reports print tens of thousands of these */
+  if ((p0 = p = lgp_out_reserve(o, n + 64)) == NULL)
+    return 0;
+  *p++ = ' ';
+  *p++ = '(';
+  memcpy(p, file, n);
+  p += n;
+  *p++ = ':';
+  p += lgp_fmt_u64(p, (uint64_t)(s->line > 0 ? s->line : 0), 0, 0);
+  if (mode == LGP_SUFFIX_LINE) { /* " @ %lx" */
     char hex[16];
     size_t k = 0;
     lgp_addr a = s->addr;
@@ -136,12 +141,12 @@ size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, u
       hex[k++] = "0123456789abcdef"[a & 15];
       a >>= 4;
     } while (a != 0);
-    memcpy(num + len, " @ ", 3);
-    len += 3;
+    memcpy(p, " @ ", 3);
+    p += 3;
     while (k > 0)
-      num[len++] = hex[--k];
+      *p++ = hex[--k];
   }
-  num[len++] = ')';
-  lgp_out_mem(o, num, len);
-  return 2 + n + len;
+  *p++ = ')';
+  o->len += (size_t)(p - p0);
+  return (size_t)(p - p0);
 }
