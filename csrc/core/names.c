@@ -57,8 +57,10 @@ int lgp_names_init(lgp_names *nm, size_t n, int enabled, const char *style) {
     if (st == unknown_demangling)
       return -1;
   }
-  nm->disp = lgp_calloc_array(n ? n : 1, sizeof *nm->disp);
-  nm->owned = lgp_calloc_array(n ? n : 1, sizeof *nm->owned);
+  /* calloc: at line granularity a report names a few nodes in ten, and
+     fresh zero pages that are never read cost nothing */
+  nm->disp = calloc(n ? n : 1, sizeof *nm->disp);
+  nm->owned = calloc(n ? n : 1, sizeof *nm->owned);
   if (nm->disp == NULL || nm->owned == NULL) {
     lgp_names_free(nm);
     return -1;
@@ -71,7 +73,7 @@ int lgp_names_init(lgp_names *nm, size_t n, int enabled, const char *style) {
 
 void lgp_names_free(lgp_names *nm) {
   size_t i;
-  if (nm->owned != NULL)
+  if (nm->owned != NULL && nm->nowned > 0)
     for (i = 0; i < nm->n; i++)
       free(nm->owned[i]);
   free(nm->disp);
@@ -95,6 +97,7 @@ const char *lgp_display_name_len(lgp_names *nm, const lgp_node *nodes, uint32_t 
   }
   d = nm->enabled ? lgp_demangle(raw, nm->options) : NULL;
   nm->owned[node] = d;
+  nm->nowned += d != NULL;
   nm->disp[node].s = d != NULL ? d : raw;
   *len = nm->disp[node].len = strlen(nm->disp[node].s);
   return nm->disp[node].s;
