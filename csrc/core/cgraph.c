@@ -527,6 +527,67 @@ static inline int time_before(const node_key *l, const node_key *r) {
 DEFINE_RECORD_SORT(sort_by_total, node_key, total_before)
 DEFINE_RECORD_SORT(sort_by_time, node_key, time_before)
 
+/* A stable radix sort of idx by key[], least significant key first. */
+static int radix_by(uint32_t *idx, uint64_t *key, const node_key *v, size_t n, int field,
+                    uint64_t top) {
+  size_t i;
+  for (i = 0; i < n; i++) {
+    const node_key *k = &v[i];
+    switch (field) {
+    case 0: key[i] = k->cls == 0 ? 0 : k->rank; break;
+    case 1: key[i] = k->cls == 0 ? 0 : top - k->calls; break; /* descending */
+    case 2: key[i] = k->cls; break;
+    default: { /* time, descending: a non-negative double's bits rise with it */
+      uint64_t b;
+      double t = k->time == 0.0 ? 0.0 : k->time; /* -0 is 0 */
+      memcpy(&b, &t, sizeof b);
+      key[i] = top - b;
+    }
+    }
+  }
+  return lgp_radix_sort(idx, key, n);
+}
+
+/* v[0..n) in sort_by_time's (flat) or sort_by_total's order: radix sorts
+** on rank, calls (cycles: neither, so they keep their order), kind and
+** time, each stable, which is the lexicographic order the comparisons
+** define; a few passes over 11-bit digits instead of a merge sort's
+** log2(n). A negative or NaN time leaves it to the merge sort. */
+static void sort_keys(node_key *v, node_key *tmp, size_t n, int flat) {
+  uint32_t *idx = lgp_alloc_array(n ? n : 1, sizeof *idx);
+  uint64_t *key = lgp_alloc_array(n ? n : 1, sizeof *key);
+  uint64_t maxcalls = 0, maxbits = 0;
+  size_t i;
+  int ok = idx != NULL && key != NULL;
+  for (i = 0; ok && i < n; i++) {
+    uint64_t b;
+    double t = v[i].time == 0.0 ? 0.0 : v[i].time;
+    if (!(t >= 0.0)) {
+      ok = 0;
+      break;
+    }
+    memcpy(&b, &t, sizeof b);
+    if (b > maxbits)
+      maxbits = b;
+    if (v[i].cls != 0 && v[i].calls > maxcalls)
+      maxcalls = v[i].calls;
+    idx[i] = (uint32_t)i;
+  }
+  if (ok && radix_by(idx, key, v, n, 0, 0) == 0 && radix_by(idx, key, v, n, 1, maxcalls) == 0 &&
+      (flat || radix_by(idx, key, v, n, 2, 0) == 0) &&
+      radix_by(idx, key, v, n, 3, maxbits) == 0) {
+    for (i = 0; i < n; i++)
+      tmp[i] = v[idx[i]];
+    memcpy(v, tmp, n * sizeof *v);
+  } else if (flat) { /* no memory for the radix sort, or a strange time */
+    sort_by_time(v, tmp, n);
+  } else {
+    sort_by_total(v, tmp, n);
+  }
+  free(idx);
+  free(key);
+}
+
 /* A key with no time and no calls (not a cycle): among such keys, the
 ** order is by kind and name rank alone. */
 static inline int is_cold(const node_key *k) {
@@ -543,10 +604,7 @@ static uint32_t *sorted_all(node_key *keys, size_t n, int flat) {
     free(v);
     return NULL;
   }
-  if (flat)
-    sort_by_time(keys, tmp, n);
-  else
-    sort_by_total(keys, tmp, n);
+  sort_keys(keys, tmp, n, flat);
   for (i = 0; i < n; i++)
     v[i] = keys[i].node;
   free(tmp);
@@ -586,10 +644,7 @@ static uint32_t *sorted_nodes(node_key *keys, size_t n, int flat, size_t nranks)
     else
       hot[nhot++] = keys[i];
   }
-  if (flat)
-    sort_by_time(hot, tmp, nhot);
-  else
-    sort_by_total(hot, tmp, nhot);
+  sort_keys(hot, tmp, nhot, flat);
   for (cls = 1; cls <= 2; cls++)
     for (i = 0; i < nranks; i++)
       if (at_rank[i] != UINT32_MAX && keys[at_rank[i]].cls == cls)
