@@ -120,23 +120,29 @@ static void copy_annotated(annotator *a, FILE *src, lgp_out *o, const anno_line 
   while ((got = fread(buf, 1, sizeof buf, src)) > 0) {
     size_t i = 0;
     while (i < got) {
-      const char *nl;
-      size_t end;
+      const char *nl = memchr(buf + i, '\n', got - i);
+      size_t end = nl != NULL ? (size_t)(nl - buf) + 1 : got;
+      /* the column and the text in one reservation: a source has
+         thousands of lines */
+      char *p = lgp_out_reserve(o, 16 + (end - i)), spare[16];
       if (at_start) {
-        char col[16];
+        char *col = p != NULL ? p : spare; /* the counts still add up */
         while (next < n && lines[next].line < line)
           next++;
         if (next < n && lines[next].line == line)
           count_column(a, &lines[next], col);
         else
-          memset(col, ' ', sizeof col);
-        lgp_out_mem(o, col, sizeof col);
+          memset(col, ' ', 16);
+        if (p != NULL) {
+          p += 16;
+          o->len += 16;
+        }
         line++;
-        at_start = 0;
       }
-      nl = memchr(buf + i, '\n', got - i);
-      end = nl != NULL ? (size_t)(nl - buf) + 1 : got;
-      lgp_out_mem(o, buf + i, end - i);
+      if (p != NULL) {
+        memcpy(p, buf + i, end - i);
+        o->len += end - i;
+      }
       at_start = nl != NULL;
       i = end;
     }
@@ -150,22 +156,41 @@ static int cmp_top(const void *ctx, uint32_t x, uint32_t y) {
   return l[x].line < l[y].line ? -1 : l[x].line > l[y].line;
 }
 
+/* Up to this many Top lines are picked by insertion as the lines go by (a
+** pass over the file, not a sort); longer tables sort. */
+#define TOP_BY_INSERTION 64
+
 /* The Top table and the summary after a file's text. */
 static int put_tables(annotator *a, lgp_out *o, const anno_file *f, const anno_line *lines) {
   int tl = a->ao->table_length;
   if (tl > 0) {
     uint32_t *order = lgp_alloc_array(f->n ? f->n : 1, sizeof *order);
-    size_t k;
+    size_t k, m = 0;
     if (order == NULL)
       return -1;
-    for (k = 0; k < f->n; k++)
-      order[k] = (uint32_t)k;
-    if (lgp_sort_indices(order, f->n, cmp_top, lines) != 0) {
-      free(order);
-      return -1;
+    if (tl <= TOP_BY_INSERTION) { /* the first tl with counts, kept as the lines go by */
+      size_t cap = (size_t)tl < f->n ? (size_t)tl : f->n;
+      for (k = 0; k < f->n; k++) {
+        uint64_t c = lines[k].ncalls;
+        size_t j;
+        if (c == 0 || (m == cap && c <= lines[order[m - 1]].ncalls))
+          continue; /* equal counts: the earlier line stays first */
+        j = m < cap ? m++ : cap - 1;
+        for (; j > 0 && lines[order[j - 1]].ncalls < c; j--)
+          order[j] = order[j - 1];
+        order[j] = (uint32_t)k;
+      }
+    } else {
+      for (k = 0; k < f->n; k++)
+        order[k] = (uint32_t)k;
+      if (lgp_sort_indices(order, f->n, cmp_top, lines) != 0) {
+        free(order);
+        return -1;
+      }
+      m = f->n;
     }
     lgp_out_printf(o, "\n\nTop %d Lines:\n\n     Line      Count\n\n", tl);
-    for (k = 0; k < f->n && k < (size_t)tl && lines[order[k]].ncalls != 0; k++) {
+    for (k = 0; k < m && k < (size_t)tl && lines[order[k]].ncalls != 0; k++) {
       lgp_out_printf(o, "%9d ", (int)lines[order[k]].line);
       lgp_out_u64(o, lines[order[k]].ncalls, 10, 0);
       lgp_out_char(o, '\n');

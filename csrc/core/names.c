@@ -57,8 +57,10 @@ int lgp_names_init(lgp_names *nm, size_t n, int enabled, const char *style) {
     if (st == unknown_demangling)
       return -1;
   }
-  nm->disp = lgp_calloc_array(n ? n : 1, sizeof *nm->disp);
-  nm->owned = lgp_calloc_array(n ? n : 1, sizeof *nm->owned);
+  /* calloc: at line granularity a report names a few nodes in ten, and
+     fresh zero pages that are never read cost nothing */
+  nm->disp = calloc(n ? n : 1, sizeof *nm->disp);
+  nm->owned = calloc(n ? n : 1, sizeof *nm->owned);
   if (nm->disp == NULL || nm->owned == NULL) {
     lgp_names_free(nm);
     return -1;
@@ -71,7 +73,7 @@ int lgp_names_init(lgp_names *nm, size_t n, int enabled, const char *style) {
 
 void lgp_names_free(lgp_names *nm) {
   size_t i;
-  if (nm->owned != NULL)
+  if (nm->owned != NULL && nm->nowned > 0)
     for (i = 0; i < nm->n; i++)
       free(nm->owned[i]);
   free(nm->disp);
@@ -95,6 +97,7 @@ const char *lgp_display_name_len(lgp_names *nm, const lgp_node *nodes, uint32_t 
   }
   d = nm->enabled ? lgp_demangle(raw, nm->options) : NULL;
   nm->owned[node] = d;
+  nm->nowned += d != NULL;
   nm->disp[node].s = d != NULL ? d : raw;
   *len = nm->disp[node].len = strlen(nm->disp[node].s);
   return nm->disp[node].s;
@@ -114,8 +117,8 @@ size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, u
                        int mode, int print_path) {
   const lgp_rawsym *s;
   const char *file;
-  char num[64];
-  size_t n, len;
+  char *p0, *p;
+  size_t n;
   if (mode == LGP_SUFFIX_NONE || im->srcinfo_state != 1 || nodes[node].is_cycle ||
       node >= im->nsyms)
     return 0;
@@ -124,11 +127,16 @@ size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, u
     return 0;
   file = lgp_print_path(im->files[s->file], print_path);
   n = strlen(file);
-  lgp_out_str(o, " (");
-  lgp_out_mem(o, file, n);
-  num[0] = ':';
-  len = 1 + lgp_fmt_u64(num + 1, (uint64_t)(s->line > 0 ? s->line : 0), 0, 0);
-  if (mode == LGP_SUFFIX_LINE) { /* " @ %lx": reports print thousands of these */
+  /* written in place: reports print tens of thousands of these */
+  if ((p0 = p = lgp_out_reserve(o, n + 64)) == NULL)
+    return 0;
+  *p++ = ' ';
+  *p++ = '(';
+  memcpy(p, file, n);
+  p += n;
+  *p++ = ':';
+  p += lgp_fmt_u64(p, (uint64_t)(s->line > 0 ? s->line : 0), 0, 0);
+  if (mode == LGP_SUFFIX_LINE) { /* " @ %lx" */
     char hex[16];
     size_t k = 0;
     lgp_addr a = s->addr;
@@ -136,12 +144,12 @@ size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, u
       hex[k++] = "0123456789abcdef"[a & 15];
       a >>= 4;
     } while (a != 0);
-    memcpy(num + len, " @ ", 3);
-    len += 3;
+    memcpy(p, " @ ", 3);
+    p += 3;
     while (k > 0)
-      num[len++] = hex[--k];
+      *p++ = hex[--k];
   }
-  num[len++] = ')';
-  lgp_out_mem(o, num, len);
-  return 2 + n + len;
+  *p++ = ')';
+  o->len += (size_t)(p - p0);
+  return (size_t)(p - p0);
 }

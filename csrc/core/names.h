@@ -12,7 +12,7 @@ typedef struct lgp_names {
   struct lgp_name { const char *s; size_t len; } *disp; /* printed name and
                         its length, together (one cache line); s NULL: not yet */
   char **owned;      /* the demangled names allocated here, or NULL */
-  size_t n;
+  size_t n, nowned;  /* nowned: how many of owned are set */
   int options;       /* libiberty DMGL_* flags including the style */
   int enabled;
 } lgp_names;

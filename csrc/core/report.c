@@ -85,8 +85,18 @@ static void name_full(rctx *r, uint32_t node) {
   }
 }
 
+/* Can the call graph print node i's name? At line granularity it prints
+** the entries of functions and the lines at either end of an arc, a few
+** thousand names out of tens of thousands of lines. */
+static int graph_names(const lgp_profile *p, size_t i) {
+  const lgp_graph *g = &p->graph;
+  return !p->line_granularity || i >= g->nsyms || g->nodes[i].is_func ||
+         g->parent_off[i] != g->parent_off[i + 1] || g->child_off[i] != g->child_off[i + 1];
+}
+
 /* The packed nodes for the call graph; NULL if out of memory. With file
-** suffixes, the names and their suffixes are written once into arena. */
+** suffixes, the names and their suffixes are written once into arena (and
+** only those the graph can print). */
 static rnode *make_rnodes(rctx *r, lgp_out *arena) {
   const lgp_profile *p = r->p;
   size_t n = p->graph.nsyms + p->graph.ncycles, i;
@@ -101,7 +111,8 @@ static rnode *make_rnodes(rctx *r, lgp_out *arena) {
     }
     for (i = 0; i < n; i++) {
       off[i] = arena->len;
-      rn[i].len = (uint32_t)lgp_rp_name_only(r, (uint32_t)i); /* r->rn is NULL: into r->o */
+      /* r->rn is NULL: the name goes into r->o */
+      rn[i].len = graph_names(p, i) ? (uint32_t)lgp_rp_name_only(r, (uint32_t)i) : 0;
     }
     for (i = 0; i < n; i++)
       rn[i].name = arena->buf + off[i];
@@ -237,6 +248,10 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
       else /* not displayed yet: the raw name is what is read first */
         PREFETCH(p->graph.nodes[t].name);
     }
+    /* the order is by time, then calls, both descending: from the first
+       line with neither on, -z aside, no line is shown */
+    if (ro->ignore_zeros && n->hist_time == 0 && n->ncalls == 0)
+      break;
     if (!lgp_flat_shows(p, s, ro->ignore_zeros))
       continue;
     accum += n->hist_time;
@@ -663,16 +678,29 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
   double print_time = p->graph.print_time;
   lgp_out arena;
   arcbuf b;
-  size_t k;
+  size_t total = p->graph.nsyms + p->graph.ncycles, nent = 0, k;
+  uint32_t *ent;
   memset(&b, 0, sizeof b);
   lgp_out_init(&arena, NULL);
   r.o = &arena;
   r.rn = make_rnodes(&r, &arena);
   r.o = o;
-  if (r.rn == NULL) {
+  ent = lgp_alloc_array(total ? total : 1, sizeof *ent);
+  if (r.rn == NULL || ent == NULL) {
+    free(r.rn);
+    free(ent);
     lgp_out_free(&arena);
     o->failed = 1;
     return;
+  }
+  /* the entries printed, in time order: the prefetches ahead then fetch
+     what is printed next (at line granularity, a few in ten nodes) */
+  for (k = 0; k < total; k++) {
+    uint32_t s = p->graph.time_sorted[k];
+    /* line mode: entries for functions only (gprof: cycles neither) */
+    if (lgp_graph_shows(p, s, ro->ignore_zeros) &&
+        (!p->line_granularity || p->graph.nodes[s].is_func))
+      ent[nent++] = s;
   }
   if (ro->bsd && !ro->brief)
     lgp_out_str(o, lgp_bsd_callg_blurb);
@@ -697,16 +725,13 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
   } else {
     lgp_out_str(o, "index % time    self  children    called     name\n");
   }
-  for (k = 0; k < p->graph.nsyms + p->graph.ncycles; k++) {
-    uint32_t s = p->graph.time_sorted[k];
-    const lgp_node *n = &p->graph.nodes[s];
+  for (k = 0; k < nent; k++) {
+    uint32_t s = ent[k];
     int ahead;
     for (ahead = 1; ahead <= 4; ahead++)
-      if (k + (size_t)ahead < p->graph.nsyms + p->graph.ncycles)
-        prefetch_lists(&r, p->graph.time_sorted[k + (size_t)ahead], ahead);
-    if (!lgp_graph_shows(p, s, ro->ignore_zeros) || (p->line_granularity && !n->is_func))
-      continue; /* line mode: entries for functions only (gprof: cycles neither) */
-    if (n->is_cycle)
+      if (k + (size_t)ahead < nent)
+        prefetch_lists(&r, ent[k + (size_t)ahead], ahead);
+    if (p->graph.nodes[s].is_cycle)
       print_cycle_entry(&r, s, print_time, &b);
     else
       print_entry(&r, s, print_time, &b);
@@ -720,6 +745,7 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
   free(b.keys);
   free(b.tmp);
   free(r.rn);
+  free(ent);
   lgp_out_free(&arena);
   if (!ro->bsd && !ro->brief)
     lgp_out_str(o, lgp_fsf_callg_blurb);

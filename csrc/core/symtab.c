@@ -132,7 +132,8 @@ static size_t merge_lines(const lgp_image *im, const lgp_rawsym *fn, size_t nfn,
     r->file = ls->file;
     r->line = ls->line;
     r->is_line = 1;
-    if (prev != NULL && prev->file == r->file && strcmp(prev->name, r->name) == 0)
+    if (prev != NULL && prev->file == r->file &&
+        (prev->name == r->name || strcmp(prev->name, r->name) == 0))
       r->is_static = prev->is_static;
     else
       r->is_static = f != NULL && f->is_static;
@@ -205,7 +206,7 @@ int lgp_symtab_build(lgp_image *im, int lines, lgp_node **nodes_out, size_t *n_o
     im->syms = merged;
     im->nsyms = n;
   }
-  nodes = lgp_calloc_array(n ? n : 1, sizeof *nodes);
+  nodes = lgp_alloc_array(n ? n : 1, sizeof *nodes); /* lgp_node_init clears each */
   if (nodes == NULL) {
     free(ends);
     return lgp_fail(err, NULL, "out of memory");

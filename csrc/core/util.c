@@ -26,11 +26,13 @@ int lgp_fail(lgp_err *e, const char *file, const char *fmt, ...) {
   return -1;
 }
 
-#define BIG_ALLOC ((size_t)4 << 20)
+#define BIG_ALLOC ((size_t)1 << 20)
 
-/* Arrays of several megabytes are read at random (a million arcs): on 2 MB
-** pages they cost far fewer page faults and TLB misses. A hint only; the
-** memory is freed with free() like any other. */
+/* Arrays of a megabyte or more are read at random (a million arcs) or are
+** fresh memory each time (the temporaries of an analysis at 80,000 line
+** symbols, which malloc maps and unmaps): on 2 MB pages they cost far fewer
+** page faults and TLB misses. A hint only; the memory is freed with free()
+** like any other. */
 static void *big_alloc(size_t bytes) {
   void *p = NULL;
   if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0)
@@ -313,13 +315,26 @@ void lgp_out_pad(lgp_out *o, const char *s, int w, int prec, int left) {
     lgp_out_chars(o, ' ', (size_t)w - n);
 }
 
-/* Writes the decimal digits of v into the end of buf; returns the start. */
+/* Writes the decimal digits of v into the end of buf; returns the start.
+** Two digits a division: reports print hundreds of thousands of numbers. */
 static char *u64_digits(char *end, uint64_t v) {
+  static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                              "25262728293031323334353637383940414243444546474849"
+                              "50515253545556575859606162636465666768697071727374"
+                              "75767778798081828384858687888990919293949596979899";
   char *p = end;
-  do {
-    *--p = (char)('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
+  while (v >= 100) {
+    unsigned r = (unsigned)(v % 100);
+    v /= 100;
+    p -= 2;
+    memcpy(p, pairs + 2 * r, 2);
+  }
+  if (v >= 10) {
+    p -= 2;
+    memcpy(p, pairs + 2 * v, 2);
+  } else {
+    *--p = (char)('0' + v);
+  }
   return p;
 }
 
@@ -336,16 +351,23 @@ void lgp_out_u64(lgp_out *o, uint64_t v, int w, int left) {
 ** range, leaving the job to snprintf. */
 static int fixed_scaled(double v, int prec, uint64_t *out) {
   static const uint64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
-  int e;
-  double f = frexp(v, &e);            /* v = f * 2^e, 0.5 <= f < 1 */
-  uint64_t m = (uint64_t)ldexp(f, 53); /* exact 53-bit mantissa */
-  int shift = 53 - e;                 /* v = m * 2^-shift */
-  unsigned __int128 p = (unsigned __int128)m * pow10[prec];
-  unsigned __int128 q, r, half;
+  uint64_t bits, m;
+  int shift;
+  unsigned __int128 p, q, r, half;
   if (v == 0) {
     *out = 0;
     return 1;
   }
+  /* the IEEE fields read directly (frexp and ldexp are calls): v = m * 2^-shift */
+  memcpy(&bits, &v, sizeof bits);
+  m = bits & (((uint64_t)1 << 52) - 1);
+  if ((bits >> 52 & 0x7ff) == 0) { /* subnormal */
+    shift = 1074;
+  } else {
+    m |= (uint64_t)1 << 52;
+    shift = 1075 - (int)(bits >> 52 & 0x7ff);
+  }
+  p = (unsigned __int128)m * pow10[prec];
   if (shift <= 0)
     return 0; /* v >= 2^53: leave it to snprintf */
   if (shift >= 120) {
@@ -401,14 +423,17 @@ void lgp_out_fixed(lgp_out *o, double v, int w, int prec) {
 size_t lgp_fmt_u64(char *dst, uint64_t v, int w, int left) {
   char buf[24];
   char *s = u64_digits(buf + sizeof buf, v);
-  size_t n = (size_t)(buf + sizeof buf - s), pad = (size_t)w > n ? (size_t)w - n : 0;
-  if (!left) {
-    memset(dst, ' ', pad);
-    memcpy(dst + pad, s, n);
-  } else {
-    memcpy(dst, s, n);
-    memset(dst + n, ' ', pad);
-  }
+  size_t n = (size_t)(buf + sizeof buf - s), pad = w > 0 && (size_t)w > n ? (size_t)w - n : 0;
+  size_t i;
+  /* byte loops: a few bytes each, shorter than calls to memset and memcpy */
+  if (!left)
+    for (i = 0; i < pad; i++)
+      *dst++ = ' ';
+  for (i = 0; i < n; i++)
+    dst[i] = s[i];
+  if (left)
+    for (i = 0; i < pad; i++)
+      dst[n + i] = ' ';
   return n + pad;
 }
 
