@@ -182,6 +182,14 @@ static int read_units(loader *L, int want_fns) {
   L->lc.big_endian = L->im->big_endian;
   L->lc.file_id = file_id;
   L->lc.ud = L;
+  if (want_fns) {
+    lgp_dwsect info = section(L->elf, ".debug_info"), abbrev = section(L->elf, ".debug_abbrev");
+    L->fx.info = info.p;
+    L->fx.info_size = info.size;
+    L->fx.abbrev = abbrev.p;
+    L->fx.abbrev_size = abbrev.size;
+    L->fx.big_endian = L->im->big_endian;
+  }
   for (; dwarf_next_unit(L->dw, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL) == 0;
        off = next) {
     Dwarf_Die cudie;
@@ -208,7 +216,7 @@ static int read_units(loader *L, int want_fns) {
       for (k = seq0; k < L->lc.nseqs; k++)
         if (add_crange(L, L->lc.seqs[k].start, L->lc.seqs[k].end, u) != 0)
           return -1;
-    if (want_fns && lgp_dwfuncs_add_unit(&L->fx, &cudie) != 0)
+    if (want_fns && lgp_dwfuncs_add_unit(&L->fx, &cudie, off) != 0)
       return -1;
     L->ptbeg[u + 1] = L->fx.npts;
   }
@@ -451,10 +459,51 @@ static int cmp_codesym(const void *a, const void *b) {
   return l->order < r->order ? -1 : l->order > r->order;
 }
 
+/* Keeps, of the code symbols at each address, the one that names it: the
+** largest, then the first. A stable radix sort by address (they are
+** gathered in .symtab order) and a pick in each run of one address. */
+static int first_per_addr(loader *L) {
+  size_t n = L->ncs, i, j, k = 0;
+  uint64_t *keys = NULL;
+  uint32_t *idx = NULL;
+  codesym *out = NULL;
+  int rc = -1;
+  if (n > UINT32_MAX) /* beyond the ids: more than .symtab can hold in memory */
+    return -1;
+  keys = lgp_alloc_array(n ? n : 1, sizeof *keys);
+  idx = lgp_alloc_array(n ? n : 1, sizeof *idx);
+  out = lgp_alloc_array(n ? n : 1, sizeof *out);
+  if (keys == NULL || idx == NULL || out == NULL)
+    goto out;
+  for (i = 0; i < n; i++) {
+    keys[i] = L->cs[i].addr;
+    idx[i] = (uint32_t)i;
+  }
+  if (lgp_radix_sort(idx, keys, n) != 0)
+    goto out;
+  for (i = 0; i < n; i = j) {
+    size_t best = idx[i];
+    for (j = i + 1; j < n && L->cs[idx[j]].addr == L->cs[best].addr; j++)
+      if (cmp_codesym(&L->cs[idx[j]], &L->cs[best]) < 0)
+        best = idx[j];
+    out[k++] = L->cs[best];
+  }
+  free(L->cs);
+  L->cs = out;
+  out = NULL;
+  L->ncs = k;
+  rc = 0;
+out:
+  free(keys);
+  free(idx);
+  free(out);
+  return rc;
+}
+
 /* The symbols BFD's ELF function lookup may name code of .text by: all of
 ** .symtab's in .text but sections, files, objects and thread data. */
 static int code_syms(loader *L) {
-  size_t shstrndx, n, i, k;
+  size_t shstrndx, n, i;
   Elf_Scn *scn = NULL, *symscn = NULL;
   GElf_Shdr symhdr;
   size_t text_ndx = 0;
@@ -502,12 +551,7 @@ static int code_syms(loader *L) {
     L->cs[L->ncs].id = -2;
     L->ncs++;
   }
-  qsort(L->cs, L->ncs, sizeof *L->cs, cmp_codesym);
-  for (i = k = 0; i < L->ncs; i++) /* the first of each address names it */
-    if (k == 0 || L->cs[k - 1].addr != L->cs[i].addr)
-      L->cs[k++] = L->cs[i];
-  L->ncs = k;
-  return 0;
+  return first_per_addr(L);
 }
 
 /* The code symbol at or below addr (its index), or SIZE_MAX. */
