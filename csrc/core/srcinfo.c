@@ -232,7 +232,7 @@ static int cmp_seq(const void *a, const void *b) {
   return l->first < r->first ? -1 : l->first > r->first;
 }
 
-static int push_ent(ment **v, size_t *n, size_t *cap, size_t floor, lgp_addr addr,
+static inline int push_ent(ment **v, size_t *n, size_t *cap, size_t floor, lgp_addr addr,
                     int32_t file, int32_t line, uint32_t cu) {
   ment *e;
   if (*n > floor && (*v)[*n - 1].addr == addr) {
@@ -325,7 +325,7 @@ static size_t unit_point(const loader *L, uint32_t u, lgp_addr addr) {
 
 /* Copies unit u's points over [a, b) into the global map. */
 static int own(loader *L, uint32_t u, lgp_addr a, lgp_addr b) {
-  size_t i;
+  size_t i, j;
   const ment *e;
   if (lgp_grow((void **)&L->owners, &L->owners_cap, L->nowners + 1, sizeof *L->owners) != 0)
     return -1;
@@ -339,10 +339,17 @@ static int own(loader *L, uint32_t u, lgp_addr a, lgp_addr b) {
   e = i == SIZE_MAX ? NULL : &L->ents[i];
   if (push_ent(&L->map, &L->nmap, &L->map_cap, 0, a, e ? e->file : -1, e ? e->line : 0, u) != 0)
     return -1;
-  for (i = i == SIZE_MAX ? L->ebeg[u] : i + 1; i < L->ebeg[u + 1] && L->ents[i].addr < b; i++)
-    if (push_ent(&L->map, &L->nmap, &L->map_cap, 0, L->ents[i].addr, L->ents[i].file,
-                 L->ents[i].line, u) != 0)
+  /* the unit's points after a and before b: ascending, one per address,
+     above a: copied as they are */
+  i = i == SIZE_MAX ? L->ebeg[u] : i + 1;
+  for (j = i; j < L->ebeg[u + 1] && L->ents[j].addr < b; j++)
+    ;
+  if (j > i) {
+    if (lgp_grow((void **)&L->map, &L->map_cap, L->nmap + (j - i), sizeof *L->map) != 0)
       return -1;
+    memcpy(L->map + L->nmap, L->ents + i, (j - i) * sizeof *L->map);
+    L->nmap += j - i;
+  }
   return push_ent(&L->map, &L->nmap, &L->map_cap, 0, b, -1, 0, u);
 }
 
@@ -680,7 +687,7 @@ out:
 static int add_line(lgp_image *im, size_t *cap, lgp_addr addr, int32_t name, int32_t file,
                     int32_t line, int inl) {
   lgp_linesym *l;
-  if (lgp_grow((void **)&im->lines, cap, im->nlines + 1, sizeof *im->lines) != 0)
+  if (im->nlines == *cap && lgp_grow((void **)&im->lines, cap, im->nlines + 1, sizeof *im->lines) != 0)
     return -1;
   l = &im->lines[im->nlines++];
   l->addr = addr;
@@ -792,6 +799,7 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
   size_t i;
   int rc = -1;
   memset(&L, 0, sizeof L);
+  L.nm.borrow = 1; /* libdw's and libelf's names: alive until loader_free */
   L.im = im;
   L.elf = elf;
   L.lines = lines;
