@@ -212,9 +212,13 @@ typedef struct lgp_dwabbr {
   uint32_t spec, nspec;  /* its attributes: specs[spec .. spec + nspec) */
   int32_t fixed;         /* their bytes when all sizes are fixed, else -1 */
   int32_t sib;           /* its first DW_AT_sibling (index from spec), or -1 */
-  int32_t sib_at;        /* that one's offset when the ones before are fixed, else -1 */
   uint32_t step, nstep;  /* how to skip them: steps[step .. step + nstep) */
+  uint32_t sib_nstep, sib_add; /* and to reach the sibling: the first
+                                  sib_nstep steps, then sib_add bytes */
+  uint8_t kind;          /* KIND_ bits of its tag */
 } lgp_dwabbr;
+
+enum { KIND_FN = 1, KIND_HOLD = 2 };
 
 /* Skipping attributes: add bytes, then skip a value of a variable-size
 ** form (0: none). */
@@ -358,9 +362,12 @@ static int read_abbrevs(lgp_dwfuncs *f, unitrd *u, uint64_t aoff) {
     ab->code = code;
     ab->tag = (int)tag;
     ab->children = f->abbrev[pos++] == DW_CHILDREN_yes;
+    ab->kind = (uint8_t)((is_function(ab->tag) ? KIND_FN : 0) |
+                         (may_hold_functions(ab->tag) ? KIND_HOLD : 0));
     ab->spec = (uint32_t)ns;
     ab->fixed = 0;
-    ab->sib = ab->sib_at = -1;
+    ab->sib = -1;
+    ab->sib_nstep = ab->sib_add = 0;
     ab->step = (uint32_t)nsteps;
     acc = 0;
     if (code > maxcode)
@@ -380,7 +387,8 @@ static int read_abbrevs(lgp_dwfuncs *f, unitrd *u, uint64_t aoff) {
         return -1;
       if (name == DW_AT_sibling && ab->sib < 0) {
         ab->sib = (int32_t)(ns - ab->spec);
-        ab->sib_at = ab->fixed;
+        ab->sib_nstep = (uint32_t)(nsteps - ab->step);
+        ab->sib_add = acc;
       }
       f->specs[ns].name = (uint32_t)name;
       f->specs[ns].form = (uint32_t)form;
@@ -431,9 +439,9 @@ static inline const lgp_dwabbr *die_abbr(const unitrd *u, size_t *pos) {
   return &u->f->abbrs[u->f->abidx[code] - 1];
 }
 
-/* Moves *pos (at ab's attributes) past them. */
-static int skip_attrs(const unitrd *u, const lgp_dwabbr *ab, size_t *pos) {
-  const lgp_dwstep *st = &u->f->steps[ab->step], *e = st + ab->nstep;
+/* Moves *pos past what nstep steps skip. */
+static int run_steps(const unitrd *u, const lgp_dwstep *st, uint32_t nstep, size_t *pos) {
+  const lgp_dwstep *e = st + nstep;
   for (; st < e; st++) {
     if (u->end - *pos < st->add)
       return -1;
@@ -458,6 +466,11 @@ static int skip_attrs(const unitrd *u, const lgp_dwabbr *ab, size_t *pos) {
   return 0;
 }
 
+/* Moves *pos (at ab's attributes) past them. */
+static int skip_attrs(const unitrd *u, const lgp_dwabbr *ab, size_t *pos) {
+  return run_steps(u, &u->f->steps[ab->step], ab->nstep, pos);
+}
+
 /* dwarf_child: the first child of the DIE whose attributes start at attrs.
 ** 0 and *child, 1 none, BAIL. */
 static int first_child(const unitrd *u, const lgp_dwabbr *ab, size_t attrs, size_t *child) {
@@ -474,29 +487,26 @@ static int first_child(const unitrd *u, const lgp_dwabbr *ab, size_t attrs, size
   return 0;
 }
 
-/* dwarf_siblingof: the DIE after die's subtree at its level. 0 and *next,
-** 1 none (libdw's error on a sibling pointer out of place too), BAIL. */
-static int next_sibling(const unitrd *u, size_t die, size_t *next) {
+/* dwarf_siblingof: the DIE after die's subtree at its level (ab: its
+** abbreviation when known, its attributes at attrs). 0 and *next, 1 none
+** (libdw's error on a sibling pointer out of place too), BAIL. */
+static int next_sibling(const unitrd *u, size_t die, const lgp_dwabbr *ab, size_t attrs,
+                        size_t *next) {
   unsigned level = 0;
   do {
-    size_t pos = die, addr;
-    const lgp_dwabbr *ab = die_abbr(u, &pos);
-    if (ab == NULL)
-      return BAIL;
+    size_t pos = attrs, addr;
+    if (ab == NULL) {
+      pos = die;
+      if ((ab = die_abbr(u, &pos)) == NULL)
+        return BAIL;
+    }
     if (ab->sib >= 0) {
-      const lgp_dwaspec *sp = &u->f->specs[ab->spec];
+      const lgp_dwaspec *sp = &u->f->specs[ab->spec + (uint32_t)ab->sib];
       uint64_t off;
-      int32_t i;
-      if (ab->sib_at >= 0) {
-        if (u->end - pos < (size_t)ab->sib_at)
-          return BAIL;
-        pos += (size_t)ab->sib_at;
-      } else {
-        for (i = 0; i < ab->sib; i++)
-          if (skip_attr(u, &sp[i], &pos) != 0)
-            return BAIL;
-      }
-      sp += ab->sib;
+      if (run_steps(u, &u->f->steps[ab->step], ab->sib_nstep, &pos) != 0 ||
+          u->end - pos < ab->sib_add)
+        return BAIL;
+      pos += ab->sib_add;
       if (sp->form == DW_FORM_ref_udata) {
         if (uleb(u->p, &pos, u->end, &off) != 0)
           return BAIL;
@@ -528,6 +538,7 @@ static int next_sibling(const unitrd *u, size_t die, size_t *next) {
       addr++;
     }
     die = addr;
+    ab = NULL;
   } while (level > 0);
   *next = die;
   return 0;
@@ -641,13 +652,13 @@ static int fast_walk(lgp_dwfuncs *f, Dwarf_Die *cudie, uint64_t unit_off) {
     pos = die;
     if ((ab = die_abbr(&u, &pos)) == NULL)
       return BAIL;
-    if (is_function(ab->tag) && (code = fast_visit(&u, cudie, ab, die, pos, lang)) < 0)
+    if ((ab->kind & KIND_FN) && (code = fast_visit(&u, cudie, ab, die, pos, lang)) < 0)
       return -1;
     if (code == BAIL)
       return BAIL;
     /* a subprogram without code (a declaration, an abstract instance)
        holds none either */
-    if (may_hold_functions(ab->tag) && (code > 0 || ab->tag != DW_TAG_subprogram)) {
+    if ((ab->kind & KIND_HOLD) && (code > 0 || ab->tag != DW_TAG_subprogram)) {
       if ((r = first_child(&u, ab, pos, &child)) == BAIL)
         return BAIL;
       if (r == 0) {
@@ -657,13 +668,11 @@ static int fast_walk(lgp_dwfuncs *f, Dwarf_Die *cudie, uint64_t unit_off) {
         continue;
       }
     }
-    while (n > 0) {
-      if ((r = next_sibling(&u, f->pos[n - 1], &f->pos[n - 1])) == BAIL)
-        return BAIL;
-      if (r == 0)
-        break;
-      n--;
-    }
+    r = next_sibling(&u, die, ab, pos, &f->pos[n - 1]);
+    while (r == 1 && --n > 0)
+      r = next_sibling(&u, f->pos[n - 1], NULL, 0, &f->pos[n - 1]);
+    if (r == BAIL)
+      return BAIL;
     if (n == 0)
       return 0;
   }

@@ -705,7 +705,9 @@ static int add_line(lgp_image *im, size_t *cap, lgp_addr addr, int32_t name, int
 static int line_syms(loader *L) {
   lgp_image *im = L->im;
   lgp_addr tlo = im->text_vma, thi = im->text_vma + im->text_size;
-  int32_t last_name = -1, last_file = -1, last_line = -1;
+  int32_t last_name = -1, last_file = -1, last_line = -1, fcur = -1;
+  int64_t fcu = -1;
+  lgp_addr flo = 0, fnext = 0;
   size_t i, cap = 0;
   char *buf, *p;
   size_t *offs;
@@ -723,7 +725,16 @@ static int line_syms(loader *L) {
       continue;
     while (pos < end) {
       lgp_addr next;
-      int32_t f = fn_at(L, e->cu, pos, &next, &curs[e->cu]), name;
+      int32_t f, name;
+      if (e->cu == fcu && pos >= flo && pos < fnext) { /* the function found last holds */
+        f = fcur;
+        next = fnext;
+      } else {
+        f = fcur = fn_at(L, e->cu, pos, &next, &curs[e->cu]);
+        fcu = e->cu;
+        flo = pos;
+        fnext = next;
+      }
       if (f >= 0) {
         name = ids[f];
       } else {
