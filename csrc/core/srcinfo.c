@@ -687,7 +687,8 @@ out:
 static int add_line(lgp_image *im, size_t *cap, lgp_addr addr, int32_t name, int32_t file,
                     int32_t line, int inl) {
   lgp_linesym *l;
-  if (im->nlines == *cap && lgp_grow((void **)&im->lines, cap, im->nlines + 1, sizeof *im->lines) != 0)
+  if (im->nlines == *cap &&
+      lgp_grow((void **)&im->lines, cap, im->nlines + 1, sizeof *im->lines) != 0)
     return -1;
   l = &im->lines[im->nlines++];
   l->addr = addr;
