@@ -37,11 +37,23 @@ typedef struct lgp_dwfuncs {
   uint32_t *heap;
   lgp_addr *byhi;         /* the ranges' ends, ascending */
   size_t heap_cap, byhi_cap;
+  /* .debug_info and .debug_abbrev as libdw reads them, set by the caller
+     to let units be walked directly (NULL: only through libdw) */
+  const unsigned char *info, *abbrev;
+  size_t info_size, abbrev_size;
+  int big_endian;
+  /* scratch of the direct walk */
+  struct lgp_dwabbr *abbrs;
+  struct lgp_dwaspec *specs;
+  struct lgp_dwstep *steps;
+  uint32_t *abidx;        /* abbreviation code -> index in abbrs + 1, or 0 */
+  size_t *pos;            /* the open DIEs' offsets */
+  size_t abbrs_cap, specs_cap, steps_cap, abidx_cap, pos_cap;
 } lgp_dwfuncs;
 
-/* Appends unit cudie's functions and points (ascending). 0 or -1 (out of
-** memory). */
-int lgp_dwfuncs_add_unit(lgp_dwfuncs *f, Dwarf_Die *cudie);
+/* Appends the functions and points (ascending) of cudie's unit, whose
+** header is at offset unit_off of .debug_info. 0 or -1 (out of memory). */
+int lgp_dwfuncs_add_unit(lgp_dwfuncs *f, Dwarf_Die *cudie, uint64_t unit_off);
 void lgp_dwfuncs_free(lgp_dwfuncs *f);
 
 #endif

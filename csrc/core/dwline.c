@@ -257,6 +257,7 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
   uint64_t file = 1;
   int64_t line = 1;
   int file_set = 0;
+  int32_t cur;             /* the current file's id; -3 until needed */
   if (c->line.p == NULL || offset >= c->line.size)
     return 1;
   r.p = c->line.p + offset;
@@ -346,21 +347,32 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
 
   seq_first = c->nrows;
   c->backwards = 0;
+  cur = -3;
+  /* The hot loop: the reader's position in locals, one-byte LEB128
+     numbers (most of them) read in line. */
   while (r.p < r.end && !r.bad) {
     unsigned op = *r.p++;
-    int emit = 0;
     if (op >= opcode_base) {
       addr += sp_addr[op];
       line += sp_line[op];
-      emit = 1;
+    } else if (op == DW_LNS_set_column || op == DW_LNS_negate_stmt) {
+      if (op == DW_LNS_set_column) {
+        if (r.p < r.end && *r.p < 0x80)
+          r.p++;
+        else
+          rd_skip_leb(&r);
+      }
+      continue;
+    } else if (op == DW_LNS_copy) {
+      /* a row */
     } else if (op == 0) {
-      uint64_t n = rd_uleb(&r);
+      uint64_t n = r.p < r.end && *r.p < 0x80 ? *r.p++ : rd_uleb(&r);
       const unsigned char *next;
       unsigned sub;
       if (r.bad || n == 0 || n > (uint64_t)(r.end - r.p))
         break;
       next = r.p + n;
-      sub = (unsigned)rd_fixed(&r, 1);
+      sub = *r.p++;
       if (sub == DW_LNE_end_sequence) {
         if (end_seq(c, seq_first, addr, cu) != 0)
           goto oom;
@@ -369,19 +381,18 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
         file = 1;
         line = 1;
         file_set = 0;
+        cur = -3;
       } else if (sub == DW_LNE_set_address) {
         size_t as = (size_t)(n - 1);
         addr = as <= 8 ? rd_fixed(&r, as) : 0;
       }
       r.p = next;
+      continue;
     } else {
       switch (op) {
-      case DW_LNS_copy: emit = 1; break;
-      case DW_LNS_set_column: rd_skip_leb(&r); break;
-      case DW_LNS_negate_stmt: break;
       case DW_LNS_advance_pc: addr += (lgp_addr)min_inst * rd_uleb(&r); break;
       case DW_LNS_advance_line: line += rd_sleb(&r); break;
-      case DW_LNS_set_file: file = rd_uleb(&r); file_set = 1; break;
+      case DW_LNS_set_file: file = rd_uleb(&r); file_set = 1; cur = -3; break;
       case DW_LNS_const_add_pc:
         addr += (lgp_addr)min_inst * ((255 - opcode_base) / line_range);
         break;
@@ -392,17 +403,17 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
           rd_skip_leb(&r);
       }
       }
+      continue;
     }
-    if (emit) {
+    if (cur == -3) {
       /* BFD 2.40 starts each DWARF 5 sequence at entry 0, not 1 */
       uint64_t fi = version >= 5 && !file_set ? 0 : file;
-      int32_t id = fi < nfiles && c->ids[fi] != -2 ? c->ids[fi]
-                   : file_of(c, fi, nfiles, fdirs, ndirs);
-      if (id == -2)
-        goto oom;
-      if (add_row(c, seq_first, addr, id, line > 0 && line <= INT32_MAX ? (int32_t)line : 0) != 0)
+      cur = fi < nfiles && c->ids[fi] != -2 ? c->ids[fi] : file_of(c, fi, nfiles, fdirs, ndirs);
+      if (cur == -2)
         goto oom;
     }
+    if (add_row(c, seq_first, addr, cur, line > 0 && line <= INT32_MAX ? (int32_t)line : 0) != 0)
+      goto oom;
   }
   (void)addr_size;
   c->nrows = seq_first; /* rows of an unterminated sequence */

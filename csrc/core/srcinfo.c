@@ -182,6 +182,14 @@ static int read_units(loader *L, int want_fns) {
   L->lc.big_endian = L->im->big_endian;
   L->lc.file_id = file_id;
   L->lc.ud = L;
+  if (want_fns) {
+    lgp_dwsect info = section(L->elf, ".debug_info"), abbrev = section(L->elf, ".debug_abbrev");
+    L->fx.info = info.p;
+    L->fx.info_size = info.size;
+    L->fx.abbrev = abbrev.p;
+    L->fx.abbrev_size = abbrev.size;
+    L->fx.big_endian = L->im->big_endian;
+  }
   for (; dwarf_next_unit(L->dw, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL) == 0;
        off = next) {
     Dwarf_Die cudie;
@@ -208,7 +216,7 @@ static int read_units(loader *L, int want_fns) {
       for (k = seq0; k < L->lc.nseqs; k++)
         if (add_crange(L, L->lc.seqs[k].start, L->lc.seqs[k].end, u) != 0)
           return -1;
-    if (want_fns && lgp_dwfuncs_add_unit(&L->fx, &cudie) != 0)
+    if (want_fns && lgp_dwfuncs_add_unit(&L->fx, &cudie, off) != 0)
       return -1;
     L->ptbeg[u + 1] = L->fx.npts;
   }
@@ -224,7 +232,7 @@ static int cmp_seq(const void *a, const void *b) {
   return l->first < r->first ? -1 : l->first > r->first;
 }
 
-static int push_ent(ment **v, size_t *n, size_t *cap, size_t floor, lgp_addr addr,
+static inline int push_ent(ment **v, size_t *n, size_t *cap, size_t floor, lgp_addr addr,
                     int32_t file, int32_t line, uint32_t cu) {
   ment *e;
   if (*n > floor && (*v)[*n - 1].addr == addr) {
@@ -317,7 +325,7 @@ static size_t unit_point(const loader *L, uint32_t u, lgp_addr addr) {
 
 /* Copies unit u's points over [a, b) into the global map. */
 static int own(loader *L, uint32_t u, lgp_addr a, lgp_addr b) {
-  size_t i;
+  size_t i, j;
   const ment *e;
   if (lgp_grow((void **)&L->owners, &L->owners_cap, L->nowners + 1, sizeof *L->owners) != 0)
     return -1;
@@ -331,10 +339,17 @@ static int own(loader *L, uint32_t u, lgp_addr a, lgp_addr b) {
   e = i == SIZE_MAX ? NULL : &L->ents[i];
   if (push_ent(&L->map, &L->nmap, &L->map_cap, 0, a, e ? e->file : -1, e ? e->line : 0, u) != 0)
     return -1;
-  for (i = i == SIZE_MAX ? L->ebeg[u] : i + 1; i < L->ebeg[u + 1] && L->ents[i].addr < b; i++)
-    if (push_ent(&L->map, &L->nmap, &L->map_cap, 0, L->ents[i].addr, L->ents[i].file,
-                 L->ents[i].line, u) != 0)
+  /* the unit's points after a and before b: ascending, one per address,
+     above a: copied as they are */
+  i = i == SIZE_MAX ? L->ebeg[u] : i + 1;
+  for (j = i; j < L->ebeg[u + 1] && L->ents[j].addr < b; j++)
+    ;
+  if (j > i) {
+    if (lgp_grow((void **)&L->map, &L->map_cap, L->nmap + (j - i), sizeof *L->map) != 0)
       return -1;
+    memcpy(L->map + L->nmap, L->ents + i, (j - i) * sizeof *L->map);
+    L->nmap += j - i;
+  }
   return push_ent(&L->map, &L->nmap, &L->map_cap, 0, b, -1, 0, u);
 }
 
@@ -451,10 +466,51 @@ static int cmp_codesym(const void *a, const void *b) {
   return l->order < r->order ? -1 : l->order > r->order;
 }
 
+/* Keeps, of the code symbols at each address, the one that names it: the
+** largest, then the first. A stable radix sort by address (they are
+** gathered in .symtab order) and a pick in each run of one address. */
+static int first_per_addr(loader *L) {
+  size_t n = L->ncs, i, j, k = 0;
+  uint64_t *keys = NULL;
+  uint32_t *idx = NULL;
+  codesym *out = NULL;
+  int rc = -1;
+  if (n > UINT32_MAX) /* beyond the ids: more than .symtab can hold in memory */
+    return -1;
+  keys = lgp_alloc_array(n ? n : 1, sizeof *keys);
+  idx = lgp_alloc_array(n ? n : 1, sizeof *idx);
+  out = lgp_alloc_array(n ? n : 1, sizeof *out);
+  if (keys == NULL || idx == NULL || out == NULL)
+    goto out;
+  for (i = 0; i < n; i++) {
+    keys[i] = L->cs[i].addr;
+    idx[i] = (uint32_t)i;
+  }
+  if (lgp_radix_sort(idx, keys, n) != 0)
+    goto out;
+  for (i = 0; i < n; i = j) {
+    size_t best = idx[i];
+    for (j = i + 1; j < n && L->cs[idx[j]].addr == L->cs[best].addr; j++)
+      if (cmp_codesym(&L->cs[idx[j]], &L->cs[best]) < 0)
+        best = idx[j];
+    out[k++] = L->cs[best];
+  }
+  free(L->cs);
+  L->cs = out;
+  out = NULL;
+  L->ncs = k;
+  rc = 0;
+out:
+  free(keys);
+  free(idx);
+  free(out);
+  return rc;
+}
+
 /* The symbols BFD's ELF function lookup may name code of .text by: all of
 ** .symtab's in .text but sections, files, objects and thread data. */
 static int code_syms(loader *L) {
-  size_t shstrndx, n, i, k;
+  size_t shstrndx, n, i;
   Elf_Scn *scn = NULL, *symscn = NULL;
   GElf_Shdr symhdr;
   size_t text_ndx = 0;
@@ -502,12 +558,7 @@ static int code_syms(loader *L) {
     L->cs[L->ncs].id = -2;
     L->ncs++;
   }
-  qsort(L->cs, L->ncs, sizeof *L->cs, cmp_codesym);
-  for (i = k = 0; i < L->ncs; i++) /* the first of each address names it */
-    if (k == 0 || L->cs[k - 1].addr != L->cs[i].addr)
-      L->cs[k++] = L->cs[i];
-  L->ncs = k;
-  return 0;
+  return first_per_addr(L);
 }
 
 /* The code symbol at or below addr (its index), or SIZE_MAX. */
@@ -636,7 +687,8 @@ out:
 static int add_line(lgp_image *im, size_t *cap, lgp_addr addr, int32_t name, int32_t file,
                     int32_t line, int inl) {
   lgp_linesym *l;
-  if (lgp_grow((void **)&im->lines, cap, im->nlines + 1, sizeof *im->lines) != 0)
+  if (im->nlines == *cap &&
+      lgp_grow((void **)&im->lines, cap, im->nlines + 1, sizeof *im->lines) != 0)
     return -1;
   l = &im->lines[im->nlines++];
   l->addr = addr;
@@ -654,7 +706,9 @@ static int add_line(lgp_image *im, size_t *cap, lgp_addr addr, int32_t name, int
 static int line_syms(loader *L) {
   lgp_image *im = L->im;
   lgp_addr tlo = im->text_vma, thi = im->text_vma + im->text_size;
-  int32_t last_name = -1, last_file = -1, last_line = -1;
+  int32_t last_name = -1, last_file = -1, last_line = -1, fcur = -1;
+  int64_t fcu = -1;
+  lgp_addr flo = 0, fnext = 0;
   size_t i, cap = 0;
   char *buf, *p;
   size_t *offs;
@@ -672,7 +726,16 @@ static int line_syms(loader *L) {
       continue;
     while (pos < end) {
       lgp_addr next;
-      int32_t f = fn_at(L, e->cu, pos, &next, &curs[e->cu]), name;
+      int32_t f, name;
+      if (e->cu == fcu && pos >= flo && pos < fnext) { /* the function found last holds */
+        f = fcur;
+        next = fnext;
+      } else {
+        f = fcur = fn_at(L, e->cu, pos, &next, &curs[e->cu]);
+        fcu = e->cu;
+        flo = pos;
+        fnext = next;
+      }
       if (f >= 0) {
         name = ids[f];
       } else {
@@ -748,6 +811,7 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
   size_t i;
   int rc = -1;
   memset(&L, 0, sizeof L);
+  L.nm.borrow = 1; /* libdw's and libelf's names: alive until loader_free */
   L.im = im;
   L.elf = elf;
   L.lines = lines;

@@ -32,8 +32,11 @@ int32_t lgp_strset_add(lgp_strset *t, const char *s, int *added) {
   for (i = lgp_hash_bytes(s, len) & (t->nslots - 1); t->slots[i] != 0; i = (i + 1) & (t->nslots - 1))
     if (strcmp(t->s[t->slots[i] - 1], s) == 0)
       return (int32_t)(t->slots[i] - 1);
-  if (t->n >= INT32_MAX || lgp_grow((void **)&t->s, &t->cap, t->n + 1, sizeof *t->s) != 0 ||
-      (t->s[t->n] = lgp_strdup(s)) == NULL)
+  if (t->n >= INT32_MAX || lgp_grow((void **)&t->s, &t->cap, t->n + 1, sizeof *t->s) != 0)
+    return -2;
+  /* a borrowed string is never written through s[] */
+  t->s[t->n] = t->borrow ? (char *)(uintptr_t)s : lgp_strdup(s);
+  if (t->s[t->n] == NULL)
     return -2;
   t->bytes += len + 1;
   t->slots[i] = t->n + 1;
@@ -44,7 +47,7 @@ int32_t lgp_strset_add(lgp_strset *t, const char *s, int *added) {
 
 void lgp_strset_free(lgp_strset *t) {
   size_t i;
-  if (t->s != NULL)
+  if (t->s != NULL && !t->borrow)
     for (i = 0; i < t->n; i++)
       free(t->s[i]);
   free(t->s);
