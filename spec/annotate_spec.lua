@@ -23,33 +23,8 @@ local q = util.q
 
 local MAPPED = "/nonexistent-lgprof-anno"
 
-local T_C = [[
-#include <stdio.h>
-
-static volatile unsigned long sink;
-
-static void burn(int n)
-{
-  for (int i = 0; i < n; i++)
-    sink += i;
-}
-
-int leaf(int x)
-{
-  burn(x * 1000);
-  return x + 1;
-}
-
-int main(void)
-{
-  int s = 0;
-  for (int k = 0; k < 300; k++)
-    s += leaf(k);
-  burn(20000000);
-  printf("%d\n", s);
-  return 0;
-}
-]]
+-- the reference program t.c (the line numbers matter), shared with line_mode_spec
+local T_C = assert(util.slurp(H.fixtures.root .. "/spec/fixtures/linemode/t.c"))
 local H_H = "static inline int sq(int x)\n{\n  return x * x;\n}\n"
 local B_C = [[
 #include "h.h"
