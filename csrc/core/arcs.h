@@ -12,6 +12,7 @@
 typedef struct lgp_arc {
   uint32_t parent, child;
   uint64_t count;
+  int is_static; /* added by a scan of the code (-c, --static-arcs), not by gmon */
   double time, child_time; /* shares propagated along the arc (ticks) */
 } lgp_arc;
 

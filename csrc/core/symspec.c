@@ -19,6 +19,8 @@ void lgp_options_free(lgp_options *o) {
   for (i = 0; i < o->nspecs; i++)
     free(o->specs[i].text);
   free(o->specs);
+  free(o->symbol_file);
+  free(o->map_file);
   memset(o, 0, sizeof *o);
 }
 

@@ -50,6 +50,10 @@ typedef struct lgp_options {
   int no_srcinfo;
   int default_excludes; /* add mcount & co. to the exclude tables (gprof does) */
   int line_granularity; /* gprof -l (and -s): line symbols join the table */
+  char *symbol_file;     /* -S: function symbols from this nm-style file */
+  char *map_file;        /* -R: function -> object file map (nm -A style) */
+  int static_call_graph; /* -c: gprof's scan for call bytes adds count-0 arcs */
+  int static_arcs;       /* --static-arcs: decoded direct calls add count-0 arcs */
   /* symspecs, in the order given: table and text */
   struct { int table; char *text; } *specs;
   size_t nspecs, specs_cap;
