@@ -132,14 +132,23 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   }
   if (src->gmon.have_hist)
     p->graph.total_time = lgp_hist_assign(&src->gmon, nodes, n, &src->specs);
-  if (lgp_graph_analyse(&p->graph, &src->specs, err) != 0)
+  /* the rest of the analysis when a report or a query needs it */
+  if (lgp_graph_analyse(&p->graph, &src->specs, LGP_GRAPH_CALLS, err) != 0)
     goto fail;
   p->base_time = p->graph.total_time;
-  p->base_print_time = p->graph.print_time;
   return 0;
 fail:
   lgp_profile_free(p);
   return -1;
+}
+
+int lgp_profile_analyse(lgp_profile *p, unsigned need, lgp_err *err) {
+  unsigned had = p->graph.analysed;
+  if (lgp_graph_analyse(&p->graph, p->specs, need, err) != 0)
+    return -1;
+  if (!(had & LGP_GRAPH_TIME) && (p->graph.analysed & LGP_GRAPH_TIME) && !lgp_is_view(p))
+    p->base_print_time = p->graph.print_time;
+  return 0;
 }
 
 int lgp_flat_shows(const lgp_profile *p, uint32_t s, int ignore_zeros) {

@@ -21,10 +21,24 @@
 
 /* {====================================================== helpers */
 
-lprofile *lcore_check_profile(lua_State *L, int idx) {
+/* The rest of the profile's analysis, done once (it can only run out of
+** memory). */
+static void analyse(lua_State *L, lprofile *lp, unsigned need) {
+  lgp_err err = {0, ""};
+  if ((lp->p->graph.analysed & need) != need && lgp_profile_analyse(lp->p, need, &err) != 0)
+    luaL_error(L, "%s", err.msg);
+}
+
+lprofile *lcore_open_profile(lua_State *L, int idx) {
   lprofile *lp = luaL_checkudata(L, idx, PROFILE_T);
   if (lp->p == NULL)
     luaL_argerror(L, idx, "attempt to use a closed profile");
+  return lp;
+}
+
+lprofile *lcore_check_profile(lua_State *L, int idx) {
+  lprofile *lp = lcore_open_profile(L, idx);
+  analyse(L, lp, LGP_GRAPH_ALL);
   return lp;
 }
 
@@ -36,6 +50,7 @@ lprofile *lcore_handle_profile(lua_State *L, int idx) {
   lua_pop(L, 1);
   if (lp == NULL || lp->p == NULL)
     luaL_error(L, "attempt to use an object of a closed profile");
+  analyse(L, lp, LGP_GRAPH_ALL);
   return lp;
 }
 
@@ -196,7 +211,9 @@ void lcore_set_profile(lua_State *L, lprofile *lp, lgp_profile *p, int demangle,
     lp->srcinfo = base->srcinfo;
     lua_pop(L, 1);
   }
-  if (lgp_names_init(&lp->names, p->graph.nsyms + p->graph.ncycles, demangle, style) != 0)
+  /* room for the cycles an analysis still to come may add (a cycle has
+     two members at least) */
+  if (lgp_names_init(&lp->names, p->graph.nsyms + p->graph.nsyms / 2 + 1, demangle, style) != 0)
     luaL_error(L, "out of memory");
   /* the collector sees only the small userdata: tell it what the profile
      holds, so that a loop opening profiles collects the old ones in time */
@@ -284,7 +301,7 @@ static const char *const report_fields[] = {
 
 /* profile:gprof_report(file, options) -> first_output */
 static int profile_report(lua_State *L) {
-  lprofile *lp = lcore_check_profile(L, 1);
+  lprofile *lp = lcore_open_profile(L, 1);
   luaL_Stream *f = luaL_checkudata(L, 2, LUA_FILEHANDLE);
   lgp_report_opts ro;
   lgp_out o;
@@ -309,6 +326,10 @@ static int profile_report(lua_State *L) {
                                                           : "gmon.out file is missing call-graph data");
     return 2;
   }
+  /* the flat profile alone needs no call-graph order (but -T's names
+     carry index numbers) */
+  analyse(L, lp, (ro.flat ? LGP_GRAPH_TIME | LGP_GRAPH_FLAT : 0) |
+                 (ro.graph || ro.bsd ? LGP_GRAPH_INDEX : 0));
   ro.first_output = &first;
   ro.srcinfo = lp->srcinfo;
   lgp_out_init(&o, f->f);
@@ -329,7 +350,7 @@ static const char *const write_gmon_fields[] = {"canonical", NULL};
 /* profile:write_gmon(path [, {canonical =}]) -> true | nil, message
 ** (gprof -s; the file is replaced atomically) */
 static int profile_write_gmon(lua_State *L) {
-  lprofile *lp = lcore_check_profile(L, 1);
+  lprofile *lp = lcore_open_profile(L, 1);
   const char *path = luaL_checkstring(L, 2);
   int canonical = 0;
   lgp_err err;
@@ -339,6 +360,7 @@ static int profile_write_gmon(lua_State *L) {
   }
   if (lgp_is_view(lp->p))
     return luaL_error(L, "write_gmon: a view has no profile file of its own; write its base");
+  analyse(L, lp, LGP_GRAPH_TIME); /* the arcs in gprof's list order */
   memset(&err, 0, sizeof err);
   if (lgp_gmonsum_write(lp->p, path, canonical, &err) != 0) {
     luaL_pushfail(L);
@@ -351,7 +373,7 @@ static int profile_write_gmon(lua_State *L) {
 
 /* profile:file_info() -> { {path=, version=, histograms=, arcs=, bb=}, ... } */
 static int profile_file_info(lua_State *L) {
-  lprofile *lp = lcore_check_profile(L, 1);
+  lprofile *lp = lcore_open_profile(L, 1);
   size_t i;
   lua_createtable(L, (int)lp->p->gmon->nfiles, 0);
   for (i = 0; i < lp->p->gmon->nfiles; i++) {
@@ -374,7 +396,7 @@ static int profile_file_info(lua_State *L) {
 
 /* profile:histograms() -> list of {low, high, nbins, rate, samples = {...}} */
 static int profile_histograms(lua_State *L) {
-  lprofile *lp = lcore_check_profile(L, 1);
+  lprofile *lp = lcore_open_profile(L, 1);
   const lgp_gmon *g = lp->p->gmon;
   size_t i;
   uint32_t k;
@@ -555,6 +577,9 @@ static int profile_index(lua_State *L) {
   }
   if (lp->p == NULL)
     return luaL_error(L, "attempt to use a closed profile");
+  if (strcmp(k, "print_time") == 0 || strcmp(k, "cycle_count") == 0 ||
+      strcmp(k, "base_print_time") == 0)
+    analyse(L, lp, LGP_GRAPH_ALL);
   p = lp->p;
   if (strcmp(k, "total_time") == 0)
     lua_pushnumber(L, lgp_seconds(p, p->graph.total_time));
