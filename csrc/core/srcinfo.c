@@ -110,6 +110,7 @@ typedef struct loader {
   lgp_dwline_ctx lc;
   lgp_dwfuncs fx;
   size_t *ptbeg;       /* unit u's function points: [ptbeg[u], ptbeg[u + 1]) */
+  int any_shallow;     /* a unit's functions were walked without their children */
   size_t *ebeg;        /* unit u's map: ents[ebeg[u] .. ebeg[u + 1]) */
   size_t *sbeg;        /* unit u's sequences: lc.seqs[sbeg[u] .. sbeg[u + 1]) */
   int lines;           /* make the global map and the line symbols */
@@ -216,10 +217,36 @@ static int read_units(loader *L, int want_fns) {
       for (k = seq0; k < L->lc.nseqs; k++)
         if (add_crange(L, L->lc.seqs[k].start, L->lc.seqs[k].end, u) != 0)
           return -1;
-    if (want_fns && lgp_dwfuncs_add_unit(&L->fx, &cudie, off) != 0)
+    if (want_fns) {
+      int r = lgp_dwfuncs_add_unit(&L->fx, &cudie, off, 1);
+      if (r < 0)
+        return -1;
+      L->any_shallow |= r;
+    }
+    L->ptbeg[u + 1] = L->fx.npts;
+  }
+  return 0;
+}
+
+/* Every unit's functions again, each walked whole. 0, or -1. */
+static int read_functions(loader *L) {
+  Dwarf_Off off = 0, next;
+  size_t hsize;
+  uint32_t u = 0;
+  L->fx.nfns = 0;
+  L->fx.npts = 0;
+  for (; u < L->nunits &&
+         dwarf_next_unit(L->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0;
+       off = next, u++) {
+    Dwarf_Die cudie;
+    L->ptbeg[u] = L->ptbeg[u + 1] = L->fx.npts;
+    if (dwarf_offdie(L->dw, off + hsize, &cudie) == NULL)
+      continue;
+    if (lgp_dwfuncs_add_unit(&L->fx, &cudie, off, 0) < 0)
       return -1;
     L->ptbeg[u + 1] = L->fx.npts;
   }
+  L->any_shallow = 0;
   return 0;
 }
 
@@ -699,6 +726,28 @@ static int add_line(lgp_image *im, size_t *cap, lgp_addr addr, int32_t name, int
   return 0;
 }
 
+/* The units walked without their subprograms' children hold no function
+** nested in another if every code symbol in their ranges lies in a
+** function found (a nested function's code is its own, outside its
+** parent's ranges, under its own symbol); else every unit is walked again
+** whole. 0, or -1. */
+static int check_shallow(loader *L) {
+  size_t k;
+  if (!L->any_shallow)
+    return 0;
+  for (k = 0; k < L->ncr; k++) {
+    const crange *r = &L->cr[k];
+    size_t c = code_sym_at(L, r->lo);
+    lgp_addr next;
+    if (c == SIZE_MAX || L->cs[c].addr < r->lo)
+      c = c == SIZE_MAX ? 0 : c + 1;
+    for (; c < L->ncs && L->cs[c].addr < r->hi; c++)
+      if (fn_at(L, r->cu, L->cs[c].addr, &next, NULL) < 0)
+        return read_functions(L);
+  }
+  return 0;
+}
+
 /* gprof's line symbols: probing every byte of .text, a new one starts
 ** where BFD's (function name, file, line) differs from the last one made;
 ** probes with no line, line 0, no file or no name are skipped. Only the
@@ -835,7 +884,7 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
       s->line = w->line;
     }
   }
-  if (lines && (code_syms(&L) != 0 || line_syms(&L) != 0))
+  if (lines && (code_syms(&L) != 0 || check_shallow(&L) != 0 || line_syms(&L) != 0))
     goto oom;
   if (im->files == NULL) {
     im->files = L.files.set.s;
