@@ -758,15 +758,21 @@ static int count_calls(lgp_graph *g, dense *d) {
   return 0;
 }
 
-/* Calls into each symbol and self calls; seals the arc table. */
-static int calls_stage(lgp_graph *g) {
-  dense d;
-  int rc;
-  memset(&d, 0, sizeof d);
+/* Calls into each symbol and self calls, straight into the nodes (the
+** time stage counts them again into its dense copies); seals the arc
+** table. */
+static void calls_stage(lgp_graph *g) {
+  size_t n = g->nsyms, k;
   lgp_arctab_seal(&g->arcs);
-  rc = count_calls(g, &d);
-  dense_free(&d);
-  return rc;
+  for (k = 0; k < n; k++)
+    g->nodes[k].ncalls = g->nodes[k].self_calls = 0;
+  for (k = 0; k < g->arcs.narcs; k++) {
+    const lgp_arc *a = &g->arcs.arcs[k];
+    if (a->parent == a->child) /* one self arc per node at most */
+      g->nodes[a->child].self_calls = a->count;
+    else
+      g->nodes[a->child].ncalls += a->count;
+  }
 }
 
 /* Adjacency lists, cycles, the time tables' flags and the propagation. */
@@ -870,8 +876,8 @@ int lgp_graph_analyse(lgp_graph *g, const lgp_specs *specs, unsigned need, lgp_e
   if (need & (LGP_GRAPH_TIME | LGP_GRAPH_FLAT))
     need |= LGP_GRAPH_CALLS;
   need &= ~g->analysed;
-  if ((need & LGP_GRAPH_CALLS) && calls_stage(g) != 0)
-    return lgp_fail(err, NULL, "out of memory");
+  if (need & LGP_GRAPH_CALLS)
+    calls_stage(g);
   g->analysed |= need & LGP_GRAPH_CALLS;
   if ((need & LGP_GRAPH_TIME) && time_stage(g, specs) != 0)
     return lgp_fail(err, NULL, "out of memory");

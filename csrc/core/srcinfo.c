@@ -181,6 +181,11 @@ static int read_units(loader *L, int want_fns) {
   L->lc.line_str = section(L->elf, ".debug_line_str");
   L->lc.str = section(L->elf, ".debug_str");
   L->lc.big_endian = L->im->big_endian;
+  /* room for the rows up front (a row takes a few bytes of program; more
+     rows grow the table): no copies of a table of megabytes as it doubles */
+  if (L->lc.line.size / 4 > 0 &&
+      lgp_grow((void **)&L->lc.rows, &L->lc.rows_cap, L->lc.line.size / 4, sizeof *L->lc.rows) != 0)
+    return -1;
   L->lc.file_id = file_id;
   L->lc.ud = L;
   if (want_fns) {
@@ -394,6 +399,11 @@ static int global_map(loader *L) {
   if (n == 0)
     return 0;
   qsort(L->cr, n, sizeof *L->cr, cmp_crange);
+  /* the map holds each unit's points once at most, and two more for each
+     of the 2n + 1 stretches at most that the units' ranges cut */
+  if (L->lines &&
+      lgp_grow((void **)&L->map, &L->map_cap, L->nents + 4 * n + 2, sizeof *L->map) != 0)
+    return -1;
   heap = lgp_alloc_array(n, sizeof *heap);
   ends = lgp_alloc_array(n, sizeof *ends);
   if (heap == NULL || ends == NULL)
@@ -760,6 +770,9 @@ static int line_syms(loader *L) {
   lgp_addr flo = 0, fnext = 0;
   size_t i, cap = 0;
   char *buf, *p;
+  /* about a line symbol per point of the map */
+  if (L->nmap > 0 && lgp_grow((void **)&im->lines, &cap, L->nmap, sizeof *im->lines) != 0)
+    return -1;
   size_t *offs;
   int32_t *ids = lgp_alloc_array(L->fx.nfns ? L->fx.nfns : 1, sizeof *ids);
   size_t *curs = lgp_calloc_array((size_t)L->nunits + 1, sizeof *curs);
