@@ -36,6 +36,8 @@ typedef struct lgp_image_opts {
   int no_static;        /* -a: drop local symbols */
   int functions_only;   /* -D: drop local symbols that are not STT_FUNC */
   int srcinfo;          /* read DWARF now (else on demand) */
+  const char *symbol_file; /* -S: the symbols from this nm-style file (no
+                           source information then: -a and -D do not apply) */
 } lgp_image_opts;
 
 typedef struct lgp_image {
