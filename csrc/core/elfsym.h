@@ -49,6 +49,7 @@ typedef struct lgp_image {
   size_t strtab_size;
   lgp_rawsym *syms;
   size_t nsyms;
+  int external_syms;    /* syms came from an nm-style file (-S) */
   char **files;         /* source file paths, as DWARF gives them */
   char **file_paths;    /* files[i] joined to its CU's compilation directory,
                            or NULL (already absolute, or no directory) */

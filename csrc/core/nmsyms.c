@@ -172,6 +172,7 @@ int lgp_nmsyms_load(lgp_image *im, const char *path, lgp_err *err) {
   if (rc != 0)
     return lgp_fail(err, path, "out of memory");
   im->strtab_size = 0; /* the names are not a string table to scan */
+  im->external_syms = 1;
   if (im->nsyms == 0)
     return lgp_fail(err, path, "no function symbols (no line of type t or T)");
   return 0;
