@@ -226,3 +226,22 @@ describe("-S, what gprof leaves undefined", function()
     assert.equal(g[1].out, l[2].out)
   end)
 end)
+
+describe("-S on the fuzz seeds", function()
+  it("every symbol file of spec/fuzz/corpus/symfile/ gives a report or one line", function()
+    local built = assert(fx.build("classic", "O0g-pie"))
+    local seeds = util.ls(fx.root .. "/spec/fuzz/corpus/symfile")
+    assert.is_true(#seeds >= 5)
+    for _, name in ipairs(seeds) do
+      for _, extra in ipairs { { "-b" }, { "-b", "-l", "-C" } } do
+        local args = { table.unpack(extra) }
+        table.move({ "-S", fx.root .. "/spec/fuzz/corpus/symfile/" .. name, built.exe, built.gmon[1] },
+          1, 4, #args + 1, args)
+        local status, out, err = cmd.lgprof(args, { timeout = 20 })
+        local ctx = name .. ": " .. cmd.show(status, out, err)
+        assert(status == 0 or status == 1, ctx)
+        assert(status == 0 or (out == "" and err:match("^lgprof: [^\n]+\n$")), ctx)
+      end
+    end
+  end)
+end)
