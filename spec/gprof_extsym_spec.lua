@@ -245,3 +245,38 @@ describe("-S on the fuzz seeds", function()
     end
   end)
 end)
+
+describe("lgprof.open's symbol_file option", function()
+  it("reads the functions of a stripped executable from an nm file, without source", function()
+    local lgprof = require "lgprof"
+    local built = assert(fx.build("classic", "O0g-pie"))
+    local dir = mktemp()
+    finally(function() util.rmtree(dir) end)
+    local stripped = dir .. "/stripped"
+    assert(exec_ok("strip -o " .. sq(stripped) .. " " .. sq(built.exe)))
+    local nm = symbol_files(dir, built.exe)
+    local p, msg = lgprof.open(stripped, built.gmon[1])
+    assert.is_nil(p)
+    assert.is_truthy(msg:find(stripped, 1, true))
+    p = assert(lgprof.open(stripped, built.gmon[1], { symbol_file = dir .. "/nm.txt" }))
+    local full = assert(lgprof.open(built.exe, built.gmon[1]))
+    local want = {}
+    for addr, ty, name in nm:gmatch("(%x+) ([tT]) (%S+)\n") do
+      want[name] = { address = tonumber(addr, 16), is_static = ty == "t" }
+    end
+    local n = 0
+    for f in p:symbols() do
+      n = n + 1
+      assert.same(want[f.symbol], { address = f.address, is_static = f.is_static }, f.symbol)
+      assert.is_nil(f.file)
+      assert.is_nil(f.line)
+    end
+    assert.is_true(n > 5)
+    assert.equal(full.total_time, p.total_time)
+    assert.equal(full:find("main").calls, p:find("main").calls)
+    assert.has_error(function() lgprof.open(stripped, built.gmon[1], { symbol_file = 1 }) end)
+    local none, err = lgprof.open(built.exe, built.gmon[1], { symbol_file = dir .. "/nott.txt" })
+    assert.is_nil(none)
+    assert.equal(dir .. "/nott.txt: no function symbols (no line of type t or T)", err)
+  end)
+end)

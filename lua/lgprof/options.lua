@@ -73,6 +73,8 @@ gprof's options:
   -r/--function-ordering, -R/--file-ordering, -c/--static-call-graph,
   -d/--debug.
 SPEC: FUNC, FILE, LINE, FILE:FUNC or FILE:LINE (gprof's symspecs).
+@FILE (any argument, in every mode): the words of FILE instead (quotes and
+backslashes as in a shell; a file that cannot be opened stays @FILE).
 
 Exit status: 0 success, 1 bad input, 2 usage error, 3 a threshold failed.
 ]==]
