@@ -12,7 +12,8 @@
 --   * on the executable and on a stripped copy of it (which gprof reads only
 --     with -S), with one and three profiles;
 --   * with -l (no line symbols), -A (nothing to annotate), -C (<unknown>:0:),
---     -a and -D (not applied), -z, -p/-q/-T/-i and specs;
+--     -a and -D (not applied), -z, -p/-q/-T/-i and specs, -s (gmon.sum
+--     compared too);
 --   * errors: a missing symbol file, one without t/T lines, a stripped binary
 --     without -S: the same exit status, and lgprof's one line.
 -- A bad address on the first t/T line is undefined in gprof (stack garbage):
@@ -37,7 +38,11 @@ local CASES = {
   "-S {S} -T", "-b -S {S} -i", "-b -S {S} --inline-file-names", "-b -S {S} -L",
   "-b -S {S} -pmain -qmain", "-b -S {S} -e main", "-b -S {S} -k main/{FN}", "-b -S {S} -z -p -T",
   "-b -S {DIR}/glued.txt -l -C", "-b -S {DIR}/nmC.txt --no-demangle",
+  "-S {S} -s", "-b -S {S} -s -p", "-b -S {DIR}/long.txt -s -q",
 }
+-- Cases that write gmon.sum: each tool in a working directory of its own,
+-- and the files compared.
+local WRITES = { ["-s"] = true }
 -- Errors: the exit status must agree; lgprof's stderr is one line naming
 -- the file.
 local ERRORS = {
@@ -149,7 +154,15 @@ local function check(prog, variant)
     end
     if not has_image then args[#args + 1] = image end
     for _, p in ipairs(profiles) do args[#args + 1] = p end
-    cases[#cases + 1] = { label = text .. " [" .. tag .. "]", args = args }
+    local c = { label = text .. " [" .. tag .. "]", args = args }
+    for _, a in ipairs(args) do
+      if WRITES[a] then
+        local n = #cases + 1
+        c.cwd, c.lcwd, c.collect = "g/" .. n, "l/" .. n, "^gmon%.sum$"
+        assert(exec_ok("mkdir -p " .. quote_args({ dir .. "/" .. c.cwd, dir .. "/" .. c.lcwd })))
+      end
+    end
+    cases[#cases + 1] = c
   end
   for k, text in ipairs(CASES) do
     add(text, b.exe, { b.gmon[1] }, "1 profile")
@@ -165,7 +178,7 @@ local function check(prog, variant)
   for i, c in ipairs(cases) do
     local what, diff
     if i <= nok then
-      if g[i].rc == 0 and #g[i].out > 0 then compared = compared + 1 end
+      if g[i].rc == 0 and (#g[i].out > 0 or g[i].files) then compared = compared + 1 end
       what, diff = differ.compare(dir, c.label, g[i], l[i], "c" .. i)
     else
       local want = ERRORS[i - nok][2]:gsub("{(%w+)}", subst)
