@@ -114,6 +114,10 @@ local function symbol_files(dir, exe)
       mixed[#mixed + 1] = "12zz T partial_hex"
       mixed[#mixed + 1] = "-10 T negative_hex"
       mixed[#mixed + 1] = "ffffffffffffffffff T too_large"
+      mixed[#mixed + 1] = "0x T zero_from_0x"
+      mixed[#mixed + 1] = "0xg T zero_from_0xg"
+      mixed[#mixed + 1] = "+" .. d.addr .. " t plus_sign"
+      mixed[#mixed + 1] = "-0x" .. d.addr .. " T negative_0x"
     end
   end
   write("mixed.txt", table.concat(mixed, "\n") .. "\n")
