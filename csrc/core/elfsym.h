@@ -36,6 +36,8 @@ typedef struct lgp_image_opts {
   int no_static;        /* -a: drop local symbols */
   int functions_only;   /* -D: drop local symbols that are not STT_FUNC */
   int srcinfo;          /* read DWARF now (else on demand) */
+  const char *symbol_file; /* -S: the symbols from this nm-style file (no
+                           source information then: -a and -D do not apply) */
 } lgp_image_opts;
 
 typedef struct lgp_image {
@@ -47,6 +49,7 @@ typedef struct lgp_image {
   size_t strtab_size;
   lgp_rawsym *syms;
   size_t nsyms;
+  int external_syms;    /* syms came from an nm-style file (-S) */
   char **files;         /* source file paths, as DWARF gives them */
   char **file_paths;    /* files[i] joined to its CU's compilation directory,
                            or NULL (already absolute, or no directory) */

@@ -82,6 +82,7 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   p->line_granularity = opts->line_granularity;
   io.no_static = opts->no_static;
   io.functions_only = opts->functions_only;
+  io.symbol_file = opts->symbol_file;
   /* DWARF is slow to read and the report needs it only for specs naming
      files or lines; the Lua API reads it on demand. Line granularity
      reads the line symbols too (a profile without them keeps only its
@@ -89,7 +90,7 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   io.srcinfo = !opts->no_srcinfo && lgp_options_need_srcinfo(opts) && !opts->line_granularity;
   if (lgp_image_open(&src->image, exe, &io, err) != 0)
     goto fail;
-  if (opts->no_srcinfo) {
+  if (opts->no_srcinfo || opts->symbol_file != NULL) {
     src->image.srcinfo_state = -1;
     src->image.lines_state = -1;
   } else if (opts->line_granularity) {

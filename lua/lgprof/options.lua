@@ -67,10 +67,14 @@ gprof's options:
   -l, --line                    line-by-line profile (symbols are source lines)
   --inline-file-names           file and line after each name
   -L, --print-path              full source paths in those names
+  -S FILE, --external-symbol-table=FILE   function symbols from FILE (nm
+                                output: ADDRESS TYPE NAME, types t and T)
   Not supported yet (refused with exit status 2):
   -r/--function-ordering, -R/--file-ordering, -c/--static-call-graph,
-  -S/--external-symbol-table, -d/--debug.
+  -d/--debug.
 SPEC: FUNC, FILE, LINE, FILE:FUNC or FILE:LINE (gprof's symspecs).
+@FILE (any argument, in every mode): the words of FILE instead (quotes and
+backslashes as in a shell; a file that cannot be opened stays @FILE).
 
 Exit status: 0 success, 1 bad input, 2 usage error, 3 a threshold failed.
 ]==]
@@ -113,7 +117,7 @@ local LONG = {
 -- Options of later issues: refused, never ignored.
 local UNSUPPORTED = {
   r = "-r/--function-ordering",
-  R = "-R/--file-ordering", c = "-c/--static-call-graph", S = "-S/--external-symbol-table",
+  R = "-R/--file-ordering", c = "-c/--static-call-graph",
   d = "-d/--debug",
 }
 
@@ -267,6 +271,7 @@ local HANDLERS = {
   a = set("no_static", true), b = set("brief", true), D = set("functions_only", true),
   T = set("traditional", true), z = set("zeros", true), ["no-demangle"] = set("demangle", false),
   l = set("line", true), L = set("print_path", true),
+  S = function(st, v) st.symbol_file = v end,
   ["inline-file-names"] = set("inline_file_names", true),
   B = function(st) st.style = st.style | GRAPH end,
   e = specs("excl_graph"), E = specs("excl_time", "excl_graph"),
@@ -343,7 +348,7 @@ end
 function options.open_options(st)
   local o = {
     no_static = st.no_static, functions_only = st.functions_only,
-    format = st.format, demangle = st.demangle,
+    format = st.format, demangle = st.demangle, symbol_file = st.symbol_file,
     -- gprof -l, and -s (whose gmon.sum holds arcs from line symbols)
     granularity = (st.line or st.style & SUM ~= 0) and "line" or "function",
   }
