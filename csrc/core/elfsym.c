@@ -355,6 +355,8 @@ void lgp_image_free(lgp_image *im) {
   }
   free(im->files);
   free(im->file_paths);
+  free(im->file_len);
+  free(im->file_base);
   free(im->lines);
   free(im->line_names);
   memset(im, 0, sizeof *im);

@@ -54,6 +54,9 @@ typedef struct lgp_image {
   char **file_paths;    /* files[i] joined to its CU's compilation directory,
                            or NULL (already absolute, or no directory) */
   size_t nfiles;
+  /* each file's length and where its base name starts (the reports'
+     "(file:line)" suffixes, tens of thousands of them), or NULL */
+  uint32_t *file_len, *file_base;
   /* gprof's line symbols (-l, -s), ascending by addr, inside .text;
      filled by lgp_image_load_lines */
   lgp_linesym *lines;

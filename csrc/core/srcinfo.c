@@ -906,6 +906,18 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
     L.files.set.s = NULL;
     L.files.paths = NULL;
   }
+  if (im->file_len == NULL && im->nfiles > 0) {
+    im->file_len = lgp_alloc_array(im->nfiles, sizeof *im->file_len);
+    im->file_base = lgp_alloc_array(im->nfiles, sizeof *im->file_base);
+    if (im->file_len == NULL || im->file_base == NULL)
+      goto oom;
+    for (i = 0; i < im->nfiles; i++) {
+      const char *f = im->files[i], *slash = strrchr(f, '/');
+      size_t len = strlen(f);
+      im->file_len[i] = len < UINT32_MAX ? (uint32_t)len : 0;
+      im->file_base[i] = slash != NULL && len < UINT32_MAX ? (uint32_t)(slash + 1 - f) : 0;
+    }
+  }
   rc = 0;
   goto out;
 oom:
