@@ -89,7 +89,8 @@ static const char *const table_names[] = {
 static const char *const open_fields[] = {
   "no_static", "functions_only", "no_srcinfo", "default_excludes", "granularity", "format",
   "demangle", "zeros", "incl_graph", "excl_graph", "incl_arcs", "excl_arcs", "incl_flat",
-  "excl_flat", "incl_time", "excl_time", "incl_anno", "excl_anno", "incl_exec", "excl_exec", NULL
+  "excl_flat", "incl_time", "excl_time", "incl_anno", "excl_anno", "incl_exec", "excl_exec",
+  "map_file", NULL
 };
 
 static void read_options(lua_State *L, int t, lgp_options *o) {
@@ -105,6 +106,11 @@ static void read_options(lua_State *L, int t, lgp_options *o) {
   o->default_excludes = lcore_opt_bool(L, t, "default_excludes", 1);
   o->format = lcore_opt_enum(L, t, "format", 0, fmts);
   o->line_granularity = lcore_opt_enum(L, t, "granularity", 0, grains);
+  {
+    const char *map = lcore_opt_string(L, t, "map_file", NULL);
+    if (map != NULL && (o->map_file = lgp_strdup(map)) == NULL)
+      luaL_error(L, "out of memory");
+  }
   for (i = 0; table_names[i] != NULL; i++) {
     lua_Integer k, n;
     int type = lua_getfield(L, t, table_names[i]);
@@ -539,6 +545,8 @@ static const luaL_Reg profile_methods[] = {
   {"export", lcore_profile_export},
   {"exec_counts", lcore_profile_exec_counts},
   {"annotate", lcore_profile_annotate},
+  {"function_ordering", lcore_profile_function_ordering},
+  {"file_ordering", lcore_profile_file_ordering},
   {"lines", lcore_profile_lines},
   {"line", lcore_profile_line},
   {NULL, NULL}

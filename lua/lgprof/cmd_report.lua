@@ -4,6 +4,7 @@ local options = require "lgprof.options"
 
 local FLAT, GRAPH, INFO, SUM = options.FLAT, options.GRAPH, options.INFO, options.SUM
 local EXEC, ANNO = options.EXEC, options.ANNO
+local FUNC_ORDER, FILE_ORDER = options.FUNC_ORDER, options.FILE_ORDER
 
 local cmd = {}
 
@@ -102,7 +103,19 @@ local function report(st, profile, out, err)
     end
     first_output = ok
   end
-  return source_reports(st, style, profile, out, err, first_output)
+  local status = source_reports(st, style, profile, out, err, first_output)
+  if status ~= 0 then return status end
+  -- -r, -R: one name a line, after the rest, with no separator
+  local names
+  if style & FUNC_ORDER ~= 0 then
+    names = profile:function_ordering()
+  elseif style & FILE_ORDER ~= 0 then
+    names = profile:file_ordering()
+  end
+  if names and #names > 0 then
+    out:write(table.concat(names, "\n"), "\n")
+  end
+  return 0
 end
 
 function cmd.run(cli, argv, out, err)
