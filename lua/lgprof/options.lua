@@ -357,10 +357,13 @@ function options.open_options(st)
     granularity = (st.line or st.style & SUM ~= 0) and "line" or "function",
     map_file = st.style & FILE_ORDER ~= 0 and st.map_file or nil,
   }
+  local order = {}
   for _, s in ipairs(st.specs) do
     o[s[1]] = o[s[1]] or {}
     table.insert(o[s[1]], s[2])
+    order[#order + 1] = s[1]
   end
+  if #order > 0 then o.spec_order = order end
   return o
 end
 
