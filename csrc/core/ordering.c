@@ -14,6 +14,10 @@
 
 #define NONE UINT32_MAX
 
+#define MULTIRUN "--%s-ordering: a FROM/TO spec (-k, -q or -Q with '/') whose FROM or TO " \
+  "matches symbols in more than one place is not supported with it (gprof's order then " \
+  "follows stale links, and can loop for ever)"
+
 typedef struct osym {
   const char *name;
   uint32_t prev, next;   /* the chain */
@@ -44,6 +48,7 @@ typedef struct order {
   size_t na, nphantom;   /* a[0..nphantom): the specs' arcs; then the table's */
   lgp_namelist *out;
   int failed;
+  int multirun;          /* a FROM/TO spec with several runs on a side takes part */
 } order;
 
 void lgp_namelist_free(lgp_namelist *l) {
@@ -313,7 +318,7 @@ out:
 /* The table's symbols (osym i is node i), the specs' copies, and the arcs:
 ** the specs' count-0 arcs between copies (specs in gprof's list order, FROM
 ** runs, then TO runs, by address), then the table's arcs in creation order. */
-static int order_init(order *o, const lgp_profile *p, lgp_namelist *out) {
+static int order_init(order *o, const lgp_profile *p, lgp_namelist *out, int file_order) {
   const lgp_specs *sp = p->specs;
   uint32_t **from_sym = NULL;
   size_t cap = 0, acap = 0, j, r, q, k;
@@ -354,6 +359,12 @@ static int order_init(order *o, const lgp_profile *p, lgp_namelist *out) {
           a->child = (uint32_t)(to_base + q);
           a->count = 0;
           a->placed = 0;
+          /* gprof chains the copies of a side's runs through the links the
+             placement uses: its orders then follow those stale links (and
+             can loop for ever). Not reproduced: refused. */
+          if ((as->nfrom > 1 || as->nto > 1) &&
+              (!file_order || (o->s[a->parent].mapped && o->s[a->child].mapped)))
+            o->multirun = 1;
         }
     }
   }
@@ -465,9 +476,13 @@ int lgp_function_ordering(const lgp_profile *p, lgp_namelist *out, lgp_err *err)
   uint64_t total = 0, sum = 0;
   size_t i;
   memset(out, 0, sizeof *out);
-  if (order_init(&o, p, out) != 0) {
+  if (order_init(&o, p, out, 0) != 0) {
     order_free(&o);
     return lgp_fail(err, NULL, "out of memory");
+  }
+  if (o.multirun) {
+    order_free(&o);
+    return lgp_fail(err, NULL, MULTIRUN, "function");
   }
   osym *s = o.s;
   for (i = 0; i < o.nreal; i++) {
@@ -549,9 +564,13 @@ int lgp_file_ordering(const lgp_profile *p, const lgp_mapfile *m, lgp_namelist *
   idlist arcs = {NULL, 0, 0}, scratch = {NULL, 0, 0}, mapped = {NULL, 0, 0};
   size_t i;
   memset(out, 0, sizeof *out);
-  if (order_init(&o, p, out) != 0) {
+  if (order_init(&o, p, out, 1) != 0) {
     order_free(&o);
     return lgp_fail(err, NULL, "out of memory");
+  }
+  if (o.multirun) {
+    order_free(&o);
+    return lgp_fail(err, NULL, MULTIRUN, "file");
   }
   arc_list(&o, &arcs);
   for (i = 0; i < arcs.n; i++) {

@@ -7,10 +7,15 @@
 #include "lcore.h"
 #include "ordering.h"
 
+/* The names, or nil and the message (a spec the orders cannot follow; out
+** of memory). */
 static int push_names(lua_State *L, int rc, lgp_namelist *l, const lgp_err *err) {
   size_t i;
-  if (rc != 0)
-    return luaL_error(L, "%s", err->msg);
+  if (rc != 0) {
+    luaL_pushfail(L);
+    lua_pushstring(L, err->msg);
+    return 2;
+  }
   lua_createtable(L, l->n < INT_MAX ? (int)l->n : 0, 0);
   for (i = 0; i < l->n; i++) {
     lua_pushstring(L, l->v[i]);

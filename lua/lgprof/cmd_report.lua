@@ -71,6 +71,17 @@ end
 -- The report of a parsed command line, once the profile is open.
 local function report(st, profile, out, err)
   local first_output = true
+  -- the link orders first (printed last): one that fails prints nothing
+  local names, werr
+  if st.style & FUNC_ORDER ~= 0 then
+    names, werr = profile:function_ordering()
+  elseif st.style & FILE_ORDER ~= 0 then
+    names, werr = profile:file_ordering()
+  end
+  if werr then
+    err:write("lgprof: ", werr, "\n")
+    return 1
+  end
   warn_blocks(st, profile, err)
   if st.style & INFO ~= 0 then
     file_info(profile, out)
@@ -106,12 +117,6 @@ local function report(st, profile, out, err)
   local status = source_reports(st, style, profile, out, err, first_output)
   if status ~= 0 then return status end
   -- -r, -R: one name a line, after the rest, with no separator
-  local names
-  if style & FUNC_ORDER ~= 0 then
-    names = profile:function_ordering()
-  elseif style & FILE_ORDER ~= 0 then
-    names = profile:file_ordering()
-  end
   if names and #names > 0 then
     out:write(table.concat(names, "\n"), "\n")
   end
