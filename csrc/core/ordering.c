@@ -417,15 +417,77 @@ static int cmp_nuses_desc(const void *ctx, uint32_t x, uint32_t y) {
 
 /* {====================================================== -r */
 
+/* gprof's call graph sorts the parents and children lists of each entry it
+** prints, in place: a later -r reads them in that order. cmp_arc's order
+** (self arcs, arcs inside a cycle by count, the others by propagated time,
+** then count), parents ascending and children descending, ties in creation
+** order, as report.c prints them. */
+typedef struct arckey {
+  const lgp_graph *g;
+  uint32_t node;
+  int desc;
+} arckey;
+
+static int arc_cls(const lgp_graph *g, uint32_t s, uint32_t other) {
+  if (other == s)
+    return 0;
+  return g->nodes[s].cyc_num != 0 && g->nodes[s].cyc_num == g->nodes[other].cyc_num ? 1 : 2;
+}
+
+static int cmp_printed(const void *ctx, uint32_t x, uint32_t y) {
+  const arckey *k = ctx;
+  const lgp_arc *a = &k->g->arcs.arcs[x], *b = &k->g->arcs.arcs[y];
+  uint32_t oa = k->desc ? a->child : a->parent, ob = k->desc ? b->child : b->parent;
+  int ca = arc_cls(k->g, k->node, oa), cb = arc_cls(k->g, k->node, ob), c = 0;
+  if (ca != cb) {
+    c = ca < cb ? -1 : 1;
+  } else if (ca != 0) {
+    if (ca == 2) {
+      double ta = a->time + a->child_time, tb = b->time + b->child_time;
+      c = ta < tb ? -1 : ta > tb;
+    }
+    if (c == 0 && a->count != b->count)
+      c = a->count < b->count ? -1 : 1;
+  }
+  if (k->desc)
+    c = -c;
+  return c != 0 ? c : (x < y ? -1 : x > y);
+}
+
+/* The arcs of f's children (or parents) list as gprof holds it when -r
+** runs: newest first, or sorted if the call graph printed f's entry. */
+static void arc_list_of(order *o, uint32_t f, int parents, const lgp_ordering_opts *oo,
+                        idlist *l) {
+  const lgp_profile *p = o->p;
+  const lgp_graph *g = &p->graph;
+  const uint32_t *off = parents ? g->parent_off : g->child_off;
+  const uint32_t *arcs = parents ? g->parent_arcs : g->child_arcs;
+  size_t j;
+  l->n = 0;
+  for (j = off[f]; j < off[f + 1]; j++)
+    push(o, l, arcs[j]);
+  if (o->failed || oo == NULL || !oo->after_graph || !lgp_graph_shows(p, f, oo->ignore_zeros) ||
+      (p->line_granularity && !g->nodes[f].is_func))
+    return;
+  {
+    arckey k;
+    k.g = g;
+    k.node = f;
+    k.desc = !parents;
+    if (lgp_sort_indices(l->v, l->n, cmp_printed, &k) != 0)
+      o->failed = 1;
+  }
+}
+
 /* Step 4: the up to used/80 functions most arcs lead to (gprof stops at
 ** one with exactly 5 uses), their arcs whose both ends are then marked
 ** (HIGH), and those functions still marked, but the last. */
-static void pick_hubs(order *o, const idlist *used, idlist *high) {
-  const lgp_graph *g = &o->p->graph;
+static void pick_hubs(order *o, const idlist *used, idlist *high, const lgp_ordering_opts *oo) {
   osym *s = o->s;
-  idlist scratch = {NULL, 0, 0};
+  idlist scratch = {NULL, 0, 0}, list = {NULL, 0, 0};
   uint32_t *by_uses = lgp_alloc_array(used->n ? used->n : 1, sizeof *by_uses);
   size_t i, j, last = 0, npick = used->n / 80;
+  int side;
   if (by_uses == NULL) {
     o->failed = 1;
     return;
@@ -436,21 +498,18 @@ static void pick_hubs(order *o, const idlist *used, idlist *high) {
     free(by_uses);
     return;
   }
-  for (i = 0; i < npick; i++) {
+  for (i = 0; i < npick && !o->failed; i++) {
     uint32_t f = by_uses[i];
     if (s[f].nuses == 5)
       break;
-    for (j = g->child_off[f]; j < g->child_off[f + 1]; j++) {
-      uint32_t k = (uint32_t)o->nphantom + g->child_arcs[j];
-      if (o->a[k].parent != o->a[k].child)
-        push(o, &scratch, k);
-      o->a[k].placed = 1;
-    }
-    for (j = g->parent_off[f]; j < g->parent_off[f + 1]; j++) {
-      uint32_t k = (uint32_t)o->nphantom + g->parent_arcs[j];
-      if (o->a[k].parent != o->a[k].child)
-        push(o, &scratch, k);
-      o->a[k].placed = 1;
+    for (side = 0; side < 2; side++) { /* children, then parents */
+      arc_list_of(o, f, side, oo, &list);
+      for (j = 0; j < list.n; j++) {
+        uint32_t k = (uint32_t)o->nphantom + list.v[j];
+        if (o->a[k].parent != o->a[k].child)
+          push(o, &scratch, k);
+        o->a[k].placed = 1;
+      }
     }
     last = i;
     s[f].placed = 1;
@@ -466,10 +525,12 @@ static void pick_hubs(order *o, const idlist *used, idlist *high) {
     if (s[by_uses[i]].placed)
       emit(o, by_uses[i]);
   free(scratch.v);
+  free(list.v);
   free(by_uses);
 }
 
-int lgp_function_ordering(const lgp_profile *p, lgp_namelist *out, lgp_err *err) {
+int lgp_function_ordering(const lgp_profile *p, const lgp_ordering_opts *oo, lgp_namelist *out,
+                          lgp_err *err) {
   order o;
   idlist arcs = {NULL, 0, 0}, used = {NULL, 0, 0}, unused = {NULL, 0, 0};
   idlist high = {NULL, 0, 0}, unplaced = {NULL, 0, 0}, scratch = {NULL, 0, 0};
@@ -506,7 +567,7 @@ int lgp_function_ordering(const lgp_profile *p, lgp_namelist *out, lgp_err *err)
     s[a->child].nuses++;
   }
   if (!o.failed)
-    pick_hubs(&o, &used, &high);
+    pick_hubs(&o, &used, &high, oo);
   if (!o.failed && lgp_sort_indices(high.v, high.n, cmp_count_desc, o.a) != 0)
     o.failed = 1;
   if (!o.failed) {

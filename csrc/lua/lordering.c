@@ -32,12 +32,23 @@ static const lgp_profile *base_profile(lua_State *L) {
   return lp->p;
 }
 
-/* profile:function_ordering() -> { name... } (gprof -r) */
+static const char *const order_fields[] = {"after_graph", "zeros", NULL};
+
+/* profile:function_ordering([{after_graph =, zeros =}]) -> { name... } | nil,
+** message (gprof -r; after_graph: as gprof prints it after its call graph,
+** which was printed with zeros) */
 int lcore_profile_function_ordering(lua_State *L) {
   const lgp_profile *p = base_profile(L);
+  lprofile *lp = lcore_check_profile(L, 1);
   lgp_namelist l = {NULL, 0, 0};
   lgp_err err = {0, ""};
-  int rc = lgp_function_ordering(p, &l, &err);
+  lgp_ordering_opts oo;
+  int rc;
+  if (!lua_isnoneornil(L, 2))
+    lcore_check_fields(L, 2, order_fields);
+  oo.after_graph = lcore_opt_bool(L, 2, "after_graph", 0);
+  oo.ignore_zeros = !lcore_opt_bool(L, 2, "zeros", lp->zeros);
+  rc = lgp_function_ordering(p, &oo, &l, &err);
   return push_names(L, rc, &l, &err);
 }
 

@@ -74,7 +74,8 @@ local function report(st, profile, out, err)
   -- the link orders first (printed last): one that fails prints nothing
   local names, werr
   if st.style & FUNC_ORDER ~= 0 then
-    names, werr = profile:function_ordering()
+    -- (gprof's call graph, printed first, leaves its lists sorted)
+    names, werr = profile:function_ordering({ after_graph = st.style & GRAPH ~= 0, zeros = st.zeros })
   elseif st.style & FILE_ORDER ~= 0 then
     names, werr = profile:file_ordering()
   end
