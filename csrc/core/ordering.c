@@ -492,7 +492,8 @@ static void pick_hubs(order *o, const idlist *used, idlist *high, const lgp_orde
     o->failed = 1;
     return;
   }
-  memcpy(by_uses, used->v, used->n * sizeof *by_uses);
+  if (used->n > 0)
+    memcpy(by_uses, used->v, used->n * sizeof *by_uses);
   if (lgp_sort_indices(by_uses, used->n, cmp_nuses_desc, s) != 0) {
     o->failed = 1;
     free(by_uses);
