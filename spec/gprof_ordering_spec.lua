@@ -419,4 +419,40 @@ describe("gprof vs lgprof, -r and -R", function()
     assert.equal("", r.out)
     assert.equal("lgprof: " .. built.dir .. ": Is a directory\n", r.err)
   end)
+
+  it("the Lua API: function_ordering and file_ordering give gprof's -r and -R lines", function()
+    if not cmd.HAVE_GPROF then return pending("gprof not installed") end
+    local lgprof = require "lgprof"
+    local built = assert(fx.build("readme", "O0g-pie"))
+    local dir = mktemp()
+    finally(function() util.rmtree(dir) end)
+    local b = fx.snapshot(built, dir)
+    local obj, names, empty = objects(dir, built)
+    local map = dir .. "/proper.map"
+    spit(map, maps(obj, names, empty).proper)
+    local g = gprof_runs(dir, {
+      { args = { "-r", b.exe, b.gmon[1] } }, { args = { "-R", map, b.exe, b.gmon[1] } },
+      { args = { "-r", "-k", "main/work", "-q", b.exe, b.gmon[1] } },
+    })
+    local function lines(t) return table.concat(t, "\n") .. "\n" end
+    local p = assert(lgprof.open(b.exe, b.gmon[1]))
+    assert.equal(g[1].out, lines(p:function_ordering()))
+    assert.has_error(function() p:file_ordering() end)
+    local v = p:filter { ignore = "^work$" }
+    assert.has_error(function() v:function_ordering() end)
+    local k = assert(lgprof.open(b.exe, b.gmon[1], { exclude_arcs = { "main/work" } }))
+    -- the order ends gprof's output, right after the index's last line
+    local order = lines(k:function_ordering { after_graph = true })
+    local head = g[3].out:sub(1, -#order - 1)
+    assert.equal(g[3].out:sub(-#order), order)
+    assert.matches("%[%d+%] [^\n]*\n$", head)
+    local m = assert(lgprof.open(b.exe, b.gmon[1], { map_file = map }))
+    assert.equal(g[2].out, lines(m:file_ordering()))
+    local none, msg = lgprof.open(b.exe, b.gmon[1], { map_file = dir .. "/nosuch" })
+    assert.is_nil(none)
+    assert.equal("could not open " .. dir .. "/nosuch.", msg)
+    assert.has_error(function()
+      lgprof.open(b.exe, b.gmon[1], { exclude_arcs = { "main/work" }, spec_order = { "incl_arcs" } })
+    end)
+  end)
 end)
