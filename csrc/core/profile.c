@@ -94,6 +94,10 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
       goto fail;
     src->have_map = 1;
     lgp_mapfile_apply(&src->map, &src->image);
+    if (src->image.nsyms == 0) { /* the map dropped them all: gprof's message */
+      lgp_fail(err, NULL, "file `%s' has no symbols", exe);
+      goto fail;
+    }
   }
   if (opts->no_srcinfo) {
     src->image.srcinfo_state = -1;
