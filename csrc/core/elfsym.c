@@ -215,7 +215,7 @@ static int load_symbols(lgp_image *im, Elf *elf, const char *path,
     r->is_line = 0;
     r->file = -1;
     r->line = 0;
-    r->is_line = 0;
+    r->is_mapped = 0;
   }
   im->nsyms = kept;
   if (kept == 0)

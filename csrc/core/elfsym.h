@@ -17,6 +17,7 @@ typedef struct lgp_rawsym {
   int32_t file;      /* index into lgp_image.files, or -1 */
   int32_t line;      /* 0 when unknown */
   uint8_t is_line;   /* a gprof line symbol (-l, -s): is_func 0, file/line set */
+  uint8_t is_mapped; /* renamed to its object file by a -R map (mapfile.h) */
 } lgp_rawsym;
 
 /* A gprof line symbol: where the (function name, file, line) triple BFD

@@ -90,6 +90,20 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   io.srcinfo = !opts->no_srcinfo && lgp_options_need_srcinfo(opts) && !opts->line_granularity;
   if (lgp_image_open(&src->image, exe, &io, err) != 0)
     goto fail;
+  if (opts->map_file != NULL) { /* gprof reads it as it takes the symbols */
+    if (lgp_mapfile_read(&src->map, opts->map_file, err) != 0)
+      goto fail;
+    /* an nm-style symbol file's symbols are not mapped (gprof still reads
+       the map) */
+    if (opts->symbol_file == NULL) {
+      src->have_map = 1;
+      lgp_mapfile_apply(&src->map, &src->image);
+      if (src->image.nsyms == 0) { /* the map dropped them all: gprof's message */
+        lgp_fail(err, NULL, "file `%s' has no symbols", exe);
+        goto fail;
+      }
+    }
+  }
   if (opts->no_srcinfo || opts->symbol_file != NULL) {
     src->image.srcinfo_state = -1;
     src->image.lines_state = -1;
@@ -194,6 +208,7 @@ void lgp_profile_free(lgp_profile *p) {
     lgp_bbcounts_free(&p->own->bbcounts);
     lgp_image_free(&p->own->image);
     lgp_gmon_free(&p->own->gmon);
+    lgp_mapfile_free(&p->own->map);
     free(p->own);
   }
   free(p->removed_own);

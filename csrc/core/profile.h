@@ -13,6 +13,7 @@
 #include "bbcount.h"
 #include "cgraph.h"
 #include "gmon.h"
+#include "mapfile.h"
 
 /* What one opening read: owned by the profile that opened it. */
 typedef struct lgp_sources {
@@ -21,6 +22,8 @@ typedef struct lgp_sources {
   lgp_specs specs;
   lgp_symindex index;
   lgp_bbcounts bbcounts;  /* at line granularity (gprof ignores blocks otherwise) */
+  lgp_mapfile map;        /* -R: the symbols' names point into it */
+  int have_map;
 } lgp_sources;
 
 typedef struct lgp_profile {

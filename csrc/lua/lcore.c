@@ -105,8 +105,45 @@ static const char *const open_fields[] = {
   "no_static", "functions_only", "no_srcinfo", "default_excludes", "granularity", "format",
   "demangle", "zeros", "incl_graph", "excl_graph", "incl_arcs", "excl_arcs", "incl_flat",
   "excl_flat", "incl_time", "excl_time", "incl_anno", "excl_anno", "incl_exec", "excl_exec",
-  "symbol_file", NULL
+  "symbol_file", "map_file", "spec_order", NULL
 };
+
+/* spec_order: the tables of the specs in the order they were given (the
+** lists above lose it across tables, and gprof's -r sees the order of the
+** FROM/TO specs of both arc tables). Puts o->specs in that order. */
+static void order_specs(lua_State *L, int t, lgp_options *o) {
+  size_t first[LGP_NTABLES + 1], next[LGP_NTABLES], i;
+  lua_Integer k, n = 0;
+  int type = lua_getfield(L, t, "spec_order");
+  void *tmp;
+  if (type == LUA_TNIL) {
+    lua_pop(L, 1);
+    return;
+  }
+  if (type != LUA_TTABLE || (n = luaL_len(L, -1)) != (lua_Integer)o->nspecs)
+    luaL_argerror(L, t, "option 'spec_order' must list the table of every symspec");
+  memset(first, 0, sizeof first);
+  for (i = 0; i < o->nspecs; i++) /* the specs are grouped by table, in table order */
+    first[o->specs[i].table + 1]++;
+  for (i = 1; i <= LGP_NTABLES; i++)
+    first[i] += first[i - 1];
+  memcpy(next, first, sizeof next);
+  tmp = lua_newuserdatauv(L, (o->nspecs ? o->nspecs : 1) * sizeof *o->specs, 0);
+  for (k = 1; k <= n; k++) {
+    int j = 0;
+    if (lua_geti(L, -2, k) == LUA_TSTRING)
+      while (table_names[j] != NULL && strcmp(table_names[j], lua_tostring(L, -1)) != 0)
+        j++;
+    if (lua_type(L, -1) != LUA_TSTRING || table_names[j] == NULL || next[j] >= first[j + 1])
+      luaL_argerror(L, t, "option 'spec_order' must list the table of every symspec");
+    memcpy((char *)tmp + (size_t)(k - 1) * sizeof *o->specs, &o->specs[next[j]++],
+           sizeof *o->specs);
+    lua_pop(L, 1);
+  }
+  if (o->nspecs > 0)
+    memcpy(o->specs, tmp, o->nspecs * sizeof *o->specs);
+  lua_pop(L, 2);
+}
 
 static void read_options(lua_State *L, int t, lgp_options *o) {
   static const char *const fmts[] = {"auto", "magic", "bsd", "4.4bsd", NULL};
@@ -122,8 +159,7 @@ static void read_options(lua_State *L, int t, lgp_options *o) {
   o->format = lcore_opt_enum(L, t, "format", 0, fmts);
   o->line_granularity = lcore_opt_enum(L, t, "granularity", 0, grains);
   {
-    const char *sf = lcore_opt_string(L, t, "symbol_file", NULL);
-    if (sf != NULL && (o->symbol_file = lgp_strdup(sf)) == NULL)
+  "symbol_file", "map_file", "spec_order", NULL
       luaL_error(L, "out of memory");
   }
   for (i = 0; table_names[i] != NULL; i++) {
@@ -146,6 +182,7 @@ static void read_options(lua_State *L, int t, lgp_options *o) {
     }
     lua_pop(L, 1);
   }
+  order_specs(L, t, o);
 }
 
 static int options_gc(lua_State *L) {
@@ -567,6 +604,8 @@ static const luaL_Reg profile_methods[] = {
   {"export", lcore_profile_export},
   {"exec_counts", lcore_profile_exec_counts},
   {"annotate", lcore_profile_annotate},
+  {"function_ordering", lcore_profile_function_ordering},
+  {"file_ordering", lcore_profile_file_ordering},
   {"lines", lcore_profile_lines},
   {"line", lcore_profile_line},
   {NULL, NULL}

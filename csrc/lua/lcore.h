@@ -88,6 +88,10 @@ int lcore_regex_match(lua_State *L);
 /* lexport.c: profile:export */
 int lcore_profile_export(lua_State *L);
 
+/* lordering.c: profile:function_ordering, profile:file_ordering */
+int lcore_profile_function_ordering(lua_State *L);
+int lcore_profile_file_ordering(lua_State *L);
+
 /* lsource.c: profile:exec_counts, profile:annotate */
 int lcore_profile_exec_counts(lua_State *L);
 int lcore_profile_annotate(lua_State *L);
