@@ -159,7 +159,10 @@ static void read_options(lua_State *L, int t, lgp_options *o) {
   o->format = lcore_opt_enum(L, t, "format", 0, fmts);
   o->line_granularity = lcore_opt_enum(L, t, "granularity", 0, grains);
   {
-  "symbol_file", "map_file", "spec_order", NULL
+    const char *sf = lcore_opt_string(L, t, "symbol_file", NULL);
+    const char *map = lcore_opt_string(L, t, "map_file", NULL);
+    if ((sf != NULL && (o->symbol_file = lgp_strdup(sf)) == NULL) ||
+        (map != NULL && (o->map_file = lgp_strdup(map)) == NULL))
       luaL_error(L, "out of memory");
   }
   for (i = 0; table_names[i] != NULL; i++) {
