@@ -22,10 +22,10 @@
 -- Without /usr/bin/gprof every test is reported pending, never passed.
 
 local H = require "helpers"
-local fx, util, cmd, oracle, differ, gw, prng =
-  H.fixtures, H.util, H.cmd, H.oracle, H.differ, H.gmonwriter, H.prng
+local fx, util, cmd, differ, gw, prng, nmf =
+  H.fixtures, H.util, H.cmd, H.differ, H.gmonwriter, H.prng, H.nmfiles
 
-local sq, exec_ok, read_cmd, spit, slurp = util.q, util.exec_ok, util.read_cmd, util.spit, util.slurp
+local sq, read_cmd, spit = util.q, util.read_cmd, util.spit
 
 -- -r alone and with the other options; {FN}: the heaviest function.
 local R_SETS = {
@@ -41,151 +41,7 @@ local RMAP_SETS = {
   "-R {MAP} -r", "-R {MAP} -l -a -b -p -q",
 }
 
-local SOURCE_EXT = { c = true, cc = true, cpp = true, cxx = true, C = true }
-
 local function mktemp() return util.mktempdir("lgprof-ordering") end
-
--- Raw name of the heaviest function, from gprof -b -p --no-demangle.
-local function heaviest(dir, b, files)
-  local out = oracle.gprof_many(dir, { { args = { "-b", "-p", "--no-demangle", b.exe, b.gmon[1] } } },
-    files)[1].out
-  local in_table = false
-  for line in out:gmatch("[^\n]+") do
-    if line:match("^%s*time%s+seconds%s+seconds") then
-      in_table = true
-    elseif in_table and line:match("^%s*[%d.]+%s+[%d.]+%s+[%d.]+") then
-      return (line:gsub("%s+$", ""):match("(%S+)$"))
-    end
-  end
-  return "main"
-end
-
--- Compiles the program's sources one by one into dir/obj (with the build's
--- compiler and flags) plus an empty C file; returns the object names, in
--- the sources' order, and the empty one's.
-local function objects(dir, built)
-  local obj = util.mkdir(dir .. "/obj")
-  local names, lines = {}, { "cd " .. sq(obj) .. " || exit 1" }
-  for _, s in ipairs(built.sources) do
-    local base, ext = s:match("([^/]+)%.([^./]+)$")
-    if base and SOURCE_EXT[ext] then
-      names[#names + 1] = base .. ".o"
-      lines[#lines + 1] = ("%s %s -c %s -o %s || exit 1"):format(built.compiler, built.flags, sq(s),
-        sq(base .. ".o"))
-    end
-  end
-  spit(obj .. "/zz_empty.c", "/* nothing */\n")
-  lines[#lines + 1] = "gcc -c zz_empty.c -o zz_empty.o || exit 1"
-  assert(exec_ok(table.concat(lines, "\n")), "compiling the objects failed")
-  return obj, names, "zz_empty.o"
-end
-
--- The map files, made by nm from the objects: { name = text }.
-local function maps(obj, names, empty)
-  local objs = util.qwords(names)
-  local function nm(args) return read_cmd("cd " .. sq(obj) .. " && nm " .. args .. " " .. objs) end
-  local proper = nm("--extern-only --defined-only -v --print-file-name")
-  assert(proper:match(":%x+ T "), "nm gave no text symbols:\n" .. proper)
-  local all = nm("--defined-only -v --print-file-name")
-  local lines = {}
-  for line in all:gmatch("[^\n]+") do lines[#lines + 1] = line end
-  table.sort(lines, function(x, y) -- by symbol name: a file's runs split
-    local nx, ny = x:match("(%S+)$"), y:match("(%S+)$")
-    if nx ~= ny then return nx < ny end
-    return x < y
-  end)
-  local by_name = table.concat(lines, "\n") .. "\n"
-  local none = "No symbols in " .. empty .. "\n"
-  local first_file, first_fn = proper:match("^([^:\n]+):%x+ %a (%S+)")
-  return {
-    proper = proper,
-    nm_A = nm("-A"),
-    all_defined = all,
-    by_name = by_name,
-    no_symbols = none .. proper:gsub("\n", "\n" .. none, 1) .. "No symbols in " .. empty,
-    indented = "  " .. proper:gsub("\n(.)", "\n   %1"),
-    blank_lines = proper:gsub("\n", "\n\n"),
-    no_final_newline = proper:gsub("\n$", ""),
-    last_line_words = proper .. "foo bar",
-    -- refused by gprof: a leading blank line, a line without a colon,
-    -- "No symbols in" with a colon
-    bad_blank_first = "\n" .. proper,
-    bad_no_colon = "foo\n" .. proper,
-    bad_no_symbols_colon = proper .. "No symbols in " .. empty .. ":\n",
-    -- gprof crashes (SIGSEGV): an empty map, a field 2 without a space, a
-    -- last line without colon or space
-    crash_empty = "",
-    crash_no_space = first_file .. ":" .. first_fn .. "\n",
-    crash_last_word = proper .. "foo",
-  }
-end
-
-local CRASHES = { crash_empty = true, crash_no_space = true, crash_last_word = true }
-
--- gprof on every case, in dir, not through helpers.oracle: gprof -R reads
--- an uninitialised flag for the map entries after the first of a run (heap
--- memory: its answers change with MALLOC_PERTURB_); with MALLOC_PERTURB_=1
--- that memory reads as 0, the map's own rule, which lgprof follows. Each run
--- is bounded (time, file size): gprof loops for ever on some inputs.
-local function gprof_runs(dir, cases)
-  local lines = { "cd " .. sq(dir) .. " || exit 1", "unset GPROF_PATH", "ulimit -c 0",
-                  "ulimit -f 100000" }
-  for i, c in ipairs(cases) do
-    lines[#lines + 1] = ("MALLOC_PERTURB_=1 %stimeout 60 gprof %s >g.%d.out 2>g.%d.err </dev/null; echo $? >g.%d.rc")
-      :format(cmd.GPROF_ENV, util.qwords(c.args), i, i, i)
-  end
-  spit(dir .. "/gprof.sh", table.concat(lines, "\n") .. "\n")
-  assert(exec_ok("sh " .. sq(dir .. "/gprof.sh")), "running gprof failed")
-  local g = {}
-  for i = 1, #cases do
-    g[i] = differ.result(dir, "g", i)
-    assert(g[i].rc ~= 124, "gprof did not finish: " .. util.qwords(cases[i].args))
-  end
-  return g
-end
-
--- Runs the cases through both tools and fails listing every difference.
-local function compare_all(dir, cases, what)
-  local g, l = gprof_runs(dir, cases), {}
-  for i, c in ipairs(cases) do
-    if c.spawn then
-      assert(exec_ok(("cd %s && %s %s >l.%d.out 2>l.%d.err </dev/null; echo $? >l.%d.rc"):format(
-        sq(dir), cmd.LGPROF_CMD, util.qwords(c.args), i, i, i)))
-      l[i] = differ.result(dir, "l", i)
-    else
-      l[i] = differ.lgprof_inproc(c.args)
-    end
-  end
-  local compared = 0
-  for i = 1, #cases do
-    if g[i].rc == 0 and #g[i].out > 0 then compared = compared + 1 end
-  end
-  assert(compared > 0, what .. ": gprof printed nothing in any case:\n" .. g[1].err)
-  local failures, first = {}, nil
-  for i, c in ipairs(cases) do
-    local bad, diff
-    if c.crash then
-      -- gprof dies of a signal; lgprof says what is wrong with the map in one line
-      if not (g[i].rc and g[i].rc >= 128) then
-        bad = ("gprof did not crash (status %s): compare it instead"):format(tostring(g[i].rc))
-      elseif not (l[i].rc == 1 and l[i].out == "" and
-                  l[i].err:match("^lgprof: [^\n]*" .. c.crash:gsub("%p", "%%%0") .. ": [^\n]+\n$")) then
-        bad = ("lgprof gave status %s, stderr %q"):format(tostring(l[i].rc), l[i].err)
-      end
-    else
-      bad, diff = differ.compare(dir, c.label, g[i], l[i], "c" .. i)
-    end
-    if bad then
-      failures[#failures + 1] = ("  %s: %s"):format(c.label, bad)
-      first = first or ("gprof " .. util.qwords(c.args) .. "\n" .. (diff or ""))
-    end
-  end
-  if #failures > 0 then
-    error(("%s: %d of %d comparisons differ:\n%s\n\nfirst difference: %s"):format(what, #failures,
-      #cases, table.concat(failures, "\n"), first), 0)
-  end
-  return #cases
-end
 
 local function case(text, subst, tail)
   local args = util.fields(text)
@@ -201,8 +57,8 @@ local function check_program(prog, variant)
   finally(function() util.rmtree(dir) end)
   local b = fx.snapshot(built, dir)
   local files = { b.exe, b.gmon[1], b.gmon[2], b.gmon[3] }
-  local obj, names, empty = objects(dir, built)
-  local texts = maps(obj, names, empty)
+  local obj, names, empty = nmf.objects(dir, built)
+  local texts = nmf.maps(obj, names, empty)
   -- a map whose first line names no symbol of the program and whose other
   -- lines name them all, in that one file: every symbol is dropped
   local all = { "zz_empty.o:0000000000000000 T zz_no_such_function" }
@@ -216,7 +72,7 @@ local function check_program(prog, variant)
     spit(paths[name], text)
     files[#files + 1] = paths[name]
   end
-  local subst = { FN = heaviest(dir, b, files), MAP = paths.proper }
+  local subst = { FN = nmf.heaviest(dir, b, files), MAP = paths.proper }
   local one, three = { b.exe, b.gmon[1] }, { b.exe, b.gmon[1], b.gmon[2], b.gmon[3] }
   -- FN names several symbols (samename's static helpers): a FROM/TO spec
   -- with it has several runs on a side, which gprof's -r follows through
@@ -258,13 +114,13 @@ local function check_program(prog, variant)
     for _, text in ipairs { "-R {M}", "-R {M} -b -p -q" } do
       local c = case(text, { M = paths[name] }, one)
       c.label = c.label .. " " .. name
-      if CRASHES[name] then c.crash = paths[name] end
+      if nmf.CRASHES[name] then c.crash = paths[name] end
       cases[#cases + 1] = c
     end
   end
   cases[#cases + 1] = case("-R {M}", { M = dir .. "/nosuch.map" }, one)
   cases[1].spawn = true -- once through the command itself
-  compare_all(dir, cases, prog .. "/" .. variant)
+  nmf.compare_all(dir, cases, prog .. "/" .. variant)
 end
 
 -- {====================================================== written profiles
@@ -392,7 +248,7 @@ describe("gprof vs lgprof, -r and -R", function()
     add("-r -k main/f000 -k f010/f001", "grouping")
     add("-r -b -p", "no_arcs")
     add("-r -b -p -q", "small_hist")
-    compare_all(dir, cases, "hub300 written profiles")
+    nmf.compare_all(dir, cases, "hub300 written profiles")
   end)
 
   it("the premises: the small example's order and the grouping's lost function, as gprof prints them", function()
@@ -434,10 +290,10 @@ describe("gprof vs lgprof, -r and -R", function()
     local dir = mktemp()
     finally(function() util.rmtree(dir) end)
     local b = fx.snapshot(built, dir)
-    local obj, names, empty = objects(dir, built)
+    local obj, names, empty = nmf.objects(dir, built)
     local map = dir .. "/proper.map"
-    spit(map, maps(obj, names, empty).proper)
-    local g = gprof_runs(dir, {
+    spit(map, nmf.maps(obj, names, empty).proper)
+    local g = nmf.gprof_runs(dir, {
       { args = { "-r", b.exe, b.gmon[1] } }, { args = { "-R", map, b.exe, b.gmon[1] } },
       { args = { "-r", "-k", "main/work", "-q", b.exe, b.gmon[1] } },
     })
