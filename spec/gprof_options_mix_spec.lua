@@ -1,0 +1,81 @@
+-- Differential spec of gprof's link orders, static call graph, external
+-- symbol tables and response files together: lgprof against GNU gprof 2.40
+-- on the same files, byte for byte (stdout, stderr once the program name
+-- that starts its lines is set aside, exit status), for -r, -R MAP, -c,
+-- -S FILE and @FILE combined with each other and with the report options,
+-- over
+--   * every fixture program (spec/fixtures/progs: C and C++), one build
+--     variant each, turn about (-O0 -g and -O2, PIE and not), and every line
+--     program (spec/fixtures/lines) at -O2 -g -no-pie;
+--   * one and three profiles;
+--   * map files made here by nm from objects compiled here, symbol files
+--     made here by nm from the executable, response files written here
+--     (one naming another, one quoting a path).
+-- Each option alone, and its combinations with the options that are not of
+-- this set, are the business of gprof_ordering_spec.lua,
+-- gprof_static_spec.lua, gprof_extsym_spec.lua and response_file_spec.lua.
+-- gprof runs directly (helpers.nmfiles), not from the cache: its -R reads
+-- memory it never set, which MALLOC_PERTURB_=1 makes what the map says.
+-- Without /usr/bin/gprof every test is reported pending, never passed.
+
+local H = require "helpers"
+local fx, util, cmd, nmf = H.fixtures, H.util, H.cmd, H.nmfiles
+
+local sq, read_cmd, spit = util.q, util.read_cmd, util.spit
+
+-- {MAP}: a proper nm map of the program's objects; {SYMS}: nm's listing of
+-- the executable; {FN}, {FN2}: the two heaviest functions; {RC}, {RS},
+-- {RN}: response files (-b -q -c; -S SYMS -q with the path quoted; one
+-- that names RC and adds -r).
+local MIX = {
+  "-r -c", "-c -r -a", "-c -r -l", "-r -c -b -q -z", "-c -b -q -r -p",
+  "-R {MAP} -c", "-R {MAP} -c -b -q", "-c -R {MAP} -l -b -p",
+  "-S {SYMS} -r", "-S {SYMS} -c -b -q", "-S {SYMS} -R {MAP} -b -p -q", "-S {SYMS} -r -c -a",
+  "-S {SYMS} -l -c -b -q", "-S {SYMS} -R {MAP}",
+  "@{RC}", "@{RC} -r", "-b @{RS} -c", "@{RN}", "-R {MAP} @{RC}",
+  "-c -b -q -k {FN2}/{FN}", "-c -b -q -e {FN}", "-c -l -b -q -z",
+}
+
+local function mktemp() return util.mktempdir("lgprof-mix") end
+
+local function check(prog, variant)
+  if not cmd.HAVE_GPROF then return pending("gprof not installed") end
+  local built = assert(fx.build(prog, variant))
+  local dir = mktemp()
+  finally(function() util.rmtree(dir) end)
+  local b = fx.snapshot(built, dir)
+  local files = { b.exe, b.gmon[1], b.gmon[2], b.gmon[3] }
+  local obj, names, empty = nmf.objects(dir, built)
+  local map, syms = dir .. "/proper.map", dir .. "/syms.txt"
+  spit(map, nmf.maps(obj, names, empty).proper)
+  spit(syms, read_cmd("nm " .. sq(b.exe)))
+  local fn, fn2 = nmf.heaviest(dir, b, files)
+  local subst = { MAP = map, SYMS = syms, FN = fn, FN2 = fn2,
+                  RC = dir .. "/rc.rsp", RS = dir .. "/rs.rsp", RN = dir .. "/rn.rsp" }
+  spit(subst.RC, "-b -q\n\t-c\n")
+  spit(subst.RS, "-S '" .. syms .. "' -q\n")
+  spit(subst.RN, "@" .. subst.RC .. " -r\n")
+  local one, three = { b.exe, b.gmon[1] }, { b.exe, b.gmon[1], b.gmon[2], b.gmon[3] }
+  local cases = {}
+  for k, text in ipairs(MIX) do
+    for _, tail in ipairs(k % 2 == 1 and { one, three } or { one }) do
+      local args = util.fields(text)
+      for i, a in ipairs(args) do args[i] = a:gsub("{(%w+)}", subst) end
+      table.move(tail, 1, #tail, #args + 1, args)
+      cases[#cases + 1] = { label = text .. " [" .. #tail - 1 .. " profile(s)]", args = args }
+    end
+  end
+  cases[1].spawn = true -- once through the command itself
+  local n = nmf.compare_all(dir, cases, prog .. "/" .. variant)
+  assert(n >= 2 * 12, "fewer combinations than promised: " .. n)
+end
+
+describe("gprof vs lgprof, -r -R -c -S @FILE together:", function()
+  for k, prog in ipairs(fx.programs()) do
+    local variant = fx.variants[(k - 1) % #fx.variants + 1]
+    it(prog .. " " .. variant, function() check(prog, variant) end)
+  end
+  for _, prog in ipairs(fx.line_programs()) do
+    it(prog .. " O2g-nopie", function() check(prog, "O2g-nopie") end)
+  end
+end)
