@@ -8,6 +8,7 @@
 
 #include "hist.h"
 #include "profile.h"
+#include "staticcg.h"
 
 /* A histogram that covers no routine of the executable means the profile
 ** belongs to another program: say so rather than print an empty report. */
@@ -132,6 +133,16 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   }
   if (src->gmon.have_hist)
     p->graph.total_time = lgp_hist_assign(&src->gmon, nodes, n, &src->specs);
+  if (opts->static_call_graph || opts->static_arcs) {
+    lgp_scan_ctx sc;
+    sc.nodes = nodes;
+    sc.n = n;
+    sc.ix = &src->index;
+    sc.arcs = &p->graph.arcs;
+    sc.path = exe;
+    if (lgp_static_arcs_add(&sc, &src->image, &src->gmon, opts, err) != 0)
+      goto fail;
+  }
   if (lgp_graph_analyse(&p->graph, &src->specs, err) != 0)
     goto fail;
   p->base_time = p->graph.total_time;

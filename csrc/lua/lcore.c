@@ -89,7 +89,8 @@ static const char *const table_names[] = {
 static const char *const open_fields[] = {
   "no_static", "functions_only", "no_srcinfo", "default_excludes", "granularity", "format",
   "demangle", "zeros", "incl_graph", "excl_graph", "incl_arcs", "excl_arcs", "incl_flat",
-  "excl_flat", "incl_time", "excl_time", "incl_anno", "excl_anno", "incl_exec", "excl_exec", NULL
+  "excl_flat", "incl_time", "excl_time", "incl_anno", "excl_anno", "incl_exec", "excl_exec",
+  "static_call_graph", "static_arcs", NULL
 };
 
 static void read_options(lua_State *L, int t, lgp_options *o) {
@@ -105,6 +106,8 @@ static void read_options(lua_State *L, int t, lgp_options *o) {
   o->default_excludes = lcore_opt_bool(L, t, "default_excludes", 1);
   o->format = lcore_opt_enum(L, t, "format", 0, fmts);
   o->line_granularity = lcore_opt_enum(L, t, "granularity", 0, grains);
+  o->static_call_graph = lcore_opt_bool(L, t, "static_call_graph", 0);
+  o->static_arcs = lcore_opt_bool(L, t, "static_arcs", 0);
   for (i = 0; table_names[i] != NULL; i++) {
     lua_Integer k, n;
     int type = lua_getfield(L, t, table_names[i]);

@@ -67,8 +67,9 @@ gprof's options:
   -l, --line                    line-by-line profile (symbols are source lines)
   --inline-file-names           file and line after each name
   -L, --print-path              full source paths in those names
+  -c, --static-call-graph       add the calls gprof finds in the code (count 0)
   Not supported yet (refused with exit status 2):
-  -r/--function-ordering, -R/--file-ordering, -c/--static-call-graph,
+  -r/--function-ordering, -R/--file-ordering,
   -S/--external-symbol-table, -d/--debug.
 SPEC: FUNC, FILE, LINE, FILE:FUNC or FILE:LINE (gprof's symspecs).
 
@@ -113,7 +114,7 @@ local LONG = {
 -- Options of later issues: refused, never ignored.
 local UNSUPPORTED = {
   r = "-r/--function-ordering",
-  R = "-R/--file-ordering", c = "-c/--static-call-graph", S = "-S/--external-symbol-table",
+  R = "-R/--file-ordering", S = "-S/--external-symbol-table",
   d = "-d/--debug",
 }
 
@@ -266,7 +267,7 @@ local HANDLERS = {
   end,
   a = set("no_static", true), b = set("brief", true), D = set("functions_only", true),
   T = set("traditional", true), z = set("zeros", true), ["no-demangle"] = set("demangle", false),
-  l = set("line", true), L = set("print_path", true),
+  l = set("line", true), L = set("print_path", true), c = set("static_call_graph", true),
   ["inline-file-names"] = set("inline_file_names", true),
   B = function(st) st.style = st.style | GRAPH end,
   e = specs("excl_graph"), E = specs("excl_time", "excl_graph"),
@@ -344,6 +345,7 @@ function options.open_options(st)
   local o = {
     no_static = st.no_static, functions_only = st.functions_only,
     format = st.format, demangle = st.demangle,
+    static_call_graph = st.static_call_graph,
     -- gprof -l, and -s (whose gmon.sum holds arcs from line symbols)
     granularity = (st.line or st.style & SUM ~= 0) and "line" or "function",
   }
