@@ -18,6 +18,9 @@ lgprof's own modes (each prints its own usage with --help):
                       write the profile in another format; FMT: gprof (the
                       default), callgrind, json, csv, csv-arcs, folded, dot;
                       --granularity=line: line-level rows (json, csv, callgrind)
+  lgprof --static-arcs [options] [image-file [profile-file...]]
+                      add every direct call and tail jump found by decoding
+                      the code (x86-64) as arcs of count 0 (with --format too)
   lgprof --annotate-lines[=FILE] [options] [image-file [profile-file...]]
                       list FILE (or every source file with samples) with
                       each line's count, self seconds and share of the time
@@ -124,7 +127,8 @@ local UNSUPPORTED = {
 local EXTRA = {
   gprof = { long = { script = "required", diff = "required", ["diff-image"] = "required",
                      ["max-growth"] = "required", format = "required",
-                     ["annotate-lines"] = "optional", granularity = "required" } },
+                     ["annotate-lines"] = "optional", granularity = "required",
+                     ["static-arcs"] = "none" } },
   diff = { long = { diff = "required", ["diff-image"] = "required",
                     ["max-growth"] = "required" } },
   check = { long = { ["max-self"] = "required", ["max-total"] = "required",
@@ -345,7 +349,7 @@ function options.open_options(st)
   local o = {
     no_static = st.no_static, functions_only = st.functions_only,
     format = st.format, demangle = st.demangle,
-    static_call_graph = st.static_call_graph,
+    static_call_graph = st.static_call_graph, static_arcs = st.static_arcs,
     -- gprof -l, and -s (whose gmon.sum holds arcs from line symbols)
     granularity = (st.line or st.style & SUM ~= 0) and "line" or "function",
   }
