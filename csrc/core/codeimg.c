@@ -132,8 +132,10 @@ static int load(lgp_code *c, Elf *elf, const lgp_image *im, int dynamic, lgp_err
       return lgp_fail(err, im->path, "out of memory");
   }
   /* by address (blocks keeps the bytes to free in reading order) */
-  qsort(c->secs, c->nsecs, sizeof *c->secs, cmp_sec);
-  qsort(c->slots, c->nslots, sizeof *c->slots, cmp_slot);
+  if (c->nsecs > 1)
+    qsort(c->secs, c->nsecs, sizeof *c->secs, cmp_sec);
+  if (c->nslots > 1)
+    qsort(c->slots, c->nslots, sizeof *c->slots, cmp_slot);
   return 0;
 }
 

@@ -177,7 +177,8 @@ static int decode_all(decoder *d, lgp_err *err) {
   size_t i, next;
   if (read_stubs(d) != 0)
     return lgp_fail(err, NULL, "out of memory");
-  qsort(d->stubs, d->nstubs, sizeof *d->stubs, cmp_stub);
+  if (d->nstubs > 1)
+    qsort(d->stubs, d->nstubs, sizeof *d->stubs, cmp_stub);
   d->by_name = lgp_alloc_array(s->n ? s->n : 1, sizeof *d->by_name);
   if (d->by_name == NULL)
     return lgp_fail(err, NULL, "out of memory");
