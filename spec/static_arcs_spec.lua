@@ -194,6 +194,13 @@ describe("--static-arcs", function()
       assert.is_false(a[k].is_tail, k)
       assert.are.equal(0, a[k].count, k)
     end
+    -- views keep the flags (the structural filters rebuild the arcs)
+    for _, spec in ipairs { { ignore = "^late$" }, { hide = "^late$" }, { focus = "^caller$" } } do
+      local v <close> = p:filter(spec)
+      local va = arcs_of(v)
+      assert.is_true(va["caller -> never"].is_static)
+      assert.is_false(va["caller -> early"].is_static)
+    end
     -- puts@plt: an import without a symbol in the table makes no arc
     for k in pairs(a) do assert.falsy(k:find("puts", 1, true), k) end
     -- gprof -c finds only the forward one
