@@ -21,6 +21,7 @@ local PIPELINE = { "arcs.c", "bbcount.c", "cgraph.c", "elfsym.c", "gmon.c", "his
 local UNITS = {
   { test = "util.c", sources = { "util.c" } },
   { test = "symtab.c", sources = { "symtab.c", "util.c" } },
+  { test = "staticcg.c", sources = PIPELINE },
   { test = "source.c", sources = { "execcount.c", table.unpack(PIPELINE) } },
   { test = "export.c", sources = { "export.c", "exportlines.c", "lines.c", "folded.c", "names.c", table.unpack(PIPELINE) } },
   -- the arc limit, lowered to where a test reaches it
