@@ -201,6 +201,20 @@ describe("--static-arcs", function()
       assert.is_true(va["caller -> never"].is_static)
       assert.is_false(va["caller -> early"].is_static)
     end
+    -- line granularity: a call made at run time is charged to the line of
+    -- its (rounded) return address, and its static arc to the same line
+    local lp <close> = assert(lgprof.open(exe, gmon, { static_arcs = true, granularity = "line" }))
+    local into = {}
+    for x in lp:arcs() do
+      local k = x.callee.symbol
+      into[k] = into[k] or {}
+      table.insert(into[k], x)
+    end
+    assert.are.equal(1, #into.caller)
+    assert.is_false(into.caller[1].is_static)
+    assert.are.equal(2, #into.early) -- measured from caller, static from never
+    assert.are.equal(1, #into.fwd_target)
+    assert.is_true(into.fwd_target[1].is_static)
     -- puts@plt: an import without a symbol in the table makes no arc
     for k in pairs(a) do assert.falsy(k:find("puts", 1, true), k) end
     -- gprof -c finds only the forward one

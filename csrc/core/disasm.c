@@ -129,20 +129,26 @@ static uint32_t symbol_at(const decoder *d, lgp_addr addr) {
 /* One instruction of function fn: an arc if it calls or jumps to a start. */
 static int visit(decoder *d, uint32_t fn, const cs_insn *in, lgp_err *err) {
   int call = is_branch(d, in, X86_GRP_CALL), jump = !call && is_branch(d, in, X86_GRP_JUMP);
-  lgp_addr target, slot;
+  lgp_addr target, slot, at;
   uint32_t child = LGP_NONE, parent;
   if (!call && !jump)
     return 0;
   if (imm_target(in, &target)) {
     const char *import = stub_name(d, target);
     child = import != NULL ? node_named(d, import) : symbol_at(d, target);
-  } else if (call && rip_slot(in, &slot)) { /* call *f@GOTPCREL(%rip) (-fno-plt) */
+  } else if (rip_slot(in, &slot)) { /* call/jmp *f@GOTPCREL(%rip) (-fno-plt) */
     const char *import = lgp_code_slot_name(d->code, slot);
     child = import != NULL ? node_named(d, import) : LGP_NONE;
   }
   if (child == LGP_NONE || (jump && child == fn))
     return 0;
-  parent = lgp_symindex_lookup(d->s->ix, in->address);
+  at = in->address;
+  if (d->s->lines && call) {
+    lgp_addr ret = (in->address + in->size) & ~(lgp_addr)15;
+    if (ret >= d->s->nodes[fn].addr)
+      at = ret;
+  }
+  parent = lgp_symindex_lookup(d->s->ix, at);
   if (parent == LGP_NONE)
     return 0;
   return lgp_static_arc(d->s, parent, child, jump, err);

@@ -17,6 +17,7 @@ typedef struct lgp_scan_ctx {
   const lgp_symindex *ix;    /* over nodes */
   lgp_arctab *arcs;          /* static arcs are appended here */
   const char *path;          /* the executable, for messages */
+  int lines;                 /* line granularity: the table holds line symbols */
 } lgp_scan_ctx;
 
 /* The static arcs opts asks for, appended to s->arcs: gprof -c's
@@ -43,7 +44,11 @@ int lgp_static_gprof_scan(const lgp_scan_ctx *s, const lgp_code *code,
 /* --static-arcs (x86-64): each function symbol's code decoded from its
 ** start up to the next one's: direct calls (forward and backward) to a
 ** symbol's start, calls through the PLT to an import the table has a
-** symbol of, and jumps to another function's start (tail calls). */
+** symbol of, and jumps to another function's start (tail calls). The
+** caller is the symbol holding the instruction; at line granularity, the
+** line a measured call is charged to (the one holding the return address
+** rounded down to 16 bytes, as glibc records it) when that is still in
+** the same function, so that a call made at run time does not show twice. */
 int lgp_static_decode(const lgp_scan_ctx *s, const lgp_code *code, lgp_err *err);
 
 #endif

@@ -119,6 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sc.ix = &ix;
   sc.arcs = &arcs;
   sc.path = "fuzz";
+  sc.lines = (data[0] & 16) != 0;
   if (lgp_static_gprof_scan(&sc, &code, hist, 1 + (size_t)(data[0] >> 5) % 3, &err) == 0)
     lgp_static_decode(&sc, &code, &err);
   for (i = 0; i < arcs.narcs; i++)

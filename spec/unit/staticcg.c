@@ -97,6 +97,7 @@ static void setup(fixture *f) {
   lgp_arctab_init(&f->arcs, 6);
   f->sc.nodes = f->nodes; f->sc.n = 6; f->sc.ix = &f->ix; f->sc.arcs = &f->arcs;
   f->sc.path = "unit";
+  f->sc.lines = 0;
 }
 
 static void teardown(fixture *f) {
