@@ -13,7 +13,7 @@
 --     not, on their real profile and on profiles written here: two histogram
 --     records splitting a routine, in both orders (gprof clips each routine
 --     to the first record that overlaps it), arcs without a histogram, a
---     histogram without arcs;
+--     histogram without arcs (tagged, and 4.4BSD);
 --   * a hand-made executable whose text lies above 4 GiB (gprof's 32-bit test
 --     of the target then fails) next to the same code below 4 GiB.
 -- gprof's answers are kept in build/gprof-cache (helpers.oracle). Without
@@ -191,12 +191,13 @@ local function synth_profiles(gmon, addr, prefix)
   local a, b = part(low, cut), part(cut, high)
   local p = {
     split = prefix .. ".split", rsplit = prefix .. ".rsplit", arcs = prefix .. ".arcs",
-    hist = prefix .. ".hist",
+    hist = prefix .. ".hist", bsd = prefix .. ".bsd",
   }
   gw.write(p.split, { hist = { a, b }, arcs = data.arcs })
   gw.write(p.rsplit, { hist = { b, a }, arcs = data.arcs })
   gw.write(p.arcs, { arcs = data.arcs })
   gw.write(p.hist, { hist = data.hist })
+  gw.write(p.bsd, { hist = data.hist }, { format = "bsd44" }) -- BSD: a call graph, however empty
   return p
 end
 
@@ -210,7 +211,7 @@ local function check_static(name, flags, expect)
   -- or first (falsepos.c), before their calls
   local at = assert(syms.caller or syms.first) + 8
   local p = synth_profiles(gmon, at, exe)
-  local files = { exe, gmon, p.split, p.rsplit, p.arcs, p.hist }
+  local files = { exe, gmon, p.split, p.rsplit, p.arcs, p.hist, p.bsd }
   local lists = {
     { texts = SMALL, exe = exe, profiles = { gmon }, tag = "its profile" },
     { texts = { "-c", "-b -q -c" }, exe = exe, profiles = { gmon, gmon, gmon }, tag = "3 profiles" },
@@ -218,6 +219,7 @@ local function check_static(name, flags, expect)
     { texts = { "-b -q -c", "-c -l -b -q" }, exe = exe, profiles = { p.rsplit }, tag = "split, reversed" },
     { texts = { "-c", "-b -q -c", "-c -z" }, exe = exe, profiles = { p.arcs }, tag = "arcs only" },
     { texts = { "-c", "-b -c -p", "-b -q -c" }, exe = exe, profiles = { p.hist }, tag = "histogram only" },
+    { texts = { "-c -b -q", "-c -z -b -q" }, exe = exe, profiles = { p.bsd }, tag = "4.4BSD, no arcs" },
   }
   local cases = make_cases(dir, lists)
   local g = compare_all(name .. " " .. flags, dir, cases, files)
