@@ -113,7 +113,7 @@ describe("a usage error", function()
     { { "check" }, "check: no thresholds (--max-self, --max-total, --max-calls, --thresholds)",
       "lgprof check --help" },
     { { "check", "--max-self=c" }, "--max-self: expected PATTERN=SHARE, got 'c'", "lgprof check --help" },
-    { { "check", "-R", "map" }, "-R/--file-ordering: not supported yet", "lgprof check --help" },
+    { { "check", "-d" }, "-d/--debug: not supported yet", "lgprof check --help" },
     { { "--diff" }, "option '--diff' requires an argument", "lgprof --diff --help" },
     { { "--diff", "g1", "--diff", "g2" }, "--diff given twice", "lgprof --diff --help" },
     { { "merge", "a.out", "gmon.out" }, "merge: no output file (-o OUT)", "lgprof merge --help" },

@@ -3,11 +3,17 @@
 ** Lua module of lua/lgprof/ in one file, so that it starts fast and finds
 ** its modules wherever it is installed, copied or linked from.
 */
+#define _DEFAULT_SOURCE /* sbrk, madvise */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#include <sys/mman.h>
+#endif
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -109,9 +115,35 @@ static int run(lua_State *L) {
   return 1;
 }
 
+/* The command's memory: one heap that grows in big steps and is kept to
+** the end, on transparent huge pages where the kernel gives them. A report
+** at line granularity allocates and frees arrays of megabytes over ~80,000
+** line symbols: taken from fresh mappings, each 4 KB of them costs a page
+** fault (about a fifth of such a run). A policy of the short-lived
+** command only: the module (core.so) leaves its host's malloc alone. */
+static void tune_memory(void) {
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(MADV_HUGEPAGE)
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  uintptr_t start, end;
+  void *first;
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_TOP_PAD, 64 << 20);
+  start = (uintptr_t)sbrk(0);
+  first = malloc(1); /* the heap's first growth: 64 MB of address space */
+  end = (uintptr_t)sbrk(0);
+  start = (start + huge - 1) & ~(huge - 1);
+  if (first != NULL && start != 0 && end > start)
+    madvise((void *)start, end - start, MADV_HUGEPAGE); /* a hint: may fail */
+  free(first);
+#endif
+}
+
 int main(int argc, char **argv) {
-  lua_State *L = luaL_newstate();
+  lua_State *L;
   int status;
+  tune_memory();
+  L = luaL_newstate();
   if (!L) {
     fputs("lgprof: not enough memory\n", stderr);
     return 2;

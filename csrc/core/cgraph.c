@@ -758,12 +758,29 @@ static int count_calls(lgp_graph *g, dense *d) {
   return 0;
 }
 
-static int index_order(lgp_graph *g, const lgp_specs *specs) {
-  size_t n = g->nsyms, i, total;
+/* Calls into each symbol and self calls, straight into the nodes (the
+** time stage counts them again into its dense copies); seals the arc
+** table. */
+static void calls_stage(lgp_graph *g) {
+  size_t n = g->nsyms, k;
+  lgp_arctab_seal(&g->arcs);
+  for (k = 0; k < n; k++)
+    g->nodes[k].ncalls = g->nodes[k].self_calls = 0;
+  for (k = 0; k < g->arcs.narcs; k++) {
+    const lgp_arc *a = &g->arcs.arcs[k];
+    if (a->parent == a->child) /* one self arc per node at most */
+      g->nodes[a->child].self_calls = a->count;
+    else
+      g->nodes[a->child].ncalls += a->count;
+  }
+}
+
+/* Adjacency lists, cycles, the time tables' flags and the propagation. */
+static int time_stage(lgp_graph *g, const lgp_specs *specs) {
+  size_t n = g->nsyms;
   dense d;
   memset(&d, 0, sizeof d);
   d.topo = lgp_calloc_array(n ? n : 1, sizeof *d.topo);
-  lgp_arctab_seal(&g->arcs);
   if (d.topo == NULL || count_calls(g, &d) != 0 ||
       (g->name_rank == NULL && rank_names(g) != 0) ||
       build_lists(g, &g->child_off, &g->child_arcs, &g->child_succ, 0) != 0 ||
@@ -778,22 +795,25 @@ static int index_order(lgp_graph *g, const lgp_specs *specs) {
   propagate_time(g, &d);
   dense_store(g, &d);
   dense_free(&d);
-  total = n + g->ncycles;
-  {
-    node_key *keys = lgp_alloc_array(total ? total : 1, sizeof *keys);
-    if (keys == NULL)
-      return -1;
-    for (i = 0; i < total; i++) {
-      const lgp_node *s = &g->nodes[i];
-      keys[i].time = s->prop_self + s->prop_child;
-      keys[i].calls = s->ncalls;
-      keys[i].rank = s->is_cycle ? 0 : g->name_rank[i];
-      keys[i].cls = s->is_cycle ? 0 : s->name[0] == '_' ? 2 : 1;
-      keys[i].node = (uint32_t)i;
-    }
-    g->time_sorted = sorted_nodes(keys, total, 0, n);
-    free(keys);
+  return 0;
+}
+
+/* The call graph's order (by total time) and its index numbers. */
+static int index_order(lgp_graph *g) {
+  size_t n = g->nsyms, i, total = n + g->ncycles;
+  node_key *keys = lgp_alloc_array(total ? total : 1, sizeof *keys);
+  if (keys == NULL)
+    return -1;
+  for (i = 0; i < total; i++) {
+    const lgp_node *s = &g->nodes[i];
+    keys[i].time = s->prop_self + s->prop_child;
+    keys[i].calls = s->ncalls;
+    keys[i].rank = s->is_cycle ? 0 : g->name_rank[i];
+    keys[i].cls = s->is_cycle ? 0 : s->name[0] == '_' ? 2 : 1;
+    keys[i].node = (uint32_t)i;
   }
+  g->time_sorted = sorted_nodes(keys, total, 0, n);
+  free(keys);
   if (g->time_sorted == NULL)
     return -1;
   for (i = 0; i < total; i++)
@@ -803,7 +823,10 @@ static int index_order(lgp_graph *g, const lgp_specs *specs) {
 
 static int flat_order(lgp_graph *g) {
   size_t i;
-  node_key *keys = lgp_alloc_array(g->nsyms ? g->nsyms : 1, sizeof *keys);
+  node_key *keys;
+  if (g->name_rank == NULL && rank_names(g) != 0)
+    return -1;
+  keys = lgp_alloc_array(g->nsyms ? g->nsyms : 1, sizeof *keys);
   if (keys == NULL)
     return -1;
   for (i = 0; i < g->nsyms; i++) {
@@ -847,9 +870,24 @@ void lgp_graph_free(lgp_graph *g) {
   memset(g, 0, sizeof *g);
 }
 
-int lgp_graph_analyse(lgp_graph *g, const lgp_specs *specs, lgp_err *err) {
-  if (index_order(g, specs) != 0 || flat_order(g) != 0)
+int lgp_graph_analyse(lgp_graph *g, const lgp_specs *specs, unsigned need, lgp_err *err) {
+  if (need & LGP_GRAPH_INDEX)
+    need |= LGP_GRAPH_TIME;
+  if (need & (LGP_GRAPH_TIME | LGP_GRAPH_FLAT))
+    need |= LGP_GRAPH_CALLS;
+  need &= ~g->analysed;
+  if (need & LGP_GRAPH_CALLS)
+    calls_stage(g);
+  g->analysed |= need & LGP_GRAPH_CALLS;
+  if ((need & LGP_GRAPH_TIME) && time_stage(g, specs) != 0)
     return lgp_fail(err, NULL, "out of memory");
+  g->analysed |= need & LGP_GRAPH_TIME;
+  if ((need & LGP_GRAPH_INDEX) && index_order(g) != 0)
+    return lgp_fail(err, NULL, "out of memory");
+  g->analysed |= need & LGP_GRAPH_INDEX;
+  if ((need & LGP_GRAPH_FLAT) && flat_order(g) != 0)
+    return lgp_fail(err, NULL, "out of memory");
+  g->analysed |= need & LGP_GRAPH_FLAT;
   return 0;
 }
 
@@ -874,6 +912,7 @@ int lgp_graph_copy(lgp_graph *dst, const lgp_graph *src) {
   dst->ncycles = src->ncycles;
   dst->total_time = src->total_time;
   dst->print_time = src->print_time;
+  dst->analysed = src->analysed;
   lgp_arctab_init(&dst->arcs, n);
   dst->arcs.mode = LGP_ARCS_SEALED;
   dst->arcs.narcs = dst->arcs.cap = na;

@@ -27,15 +27,27 @@ typedef struct lgp_graph {
   uint32_t *chain, *cyc_of;
   double total_time;      /* histogram ticks (flat profile denominator) */
   double print_time;      /* propagated self ticks (call-graph denominator) */
+  unsigned analysed;      /* the LGP_GRAPH_* stages done */
 } lgp_graph;
+
+/* The stages of the analysis, each computed once, when first needed (a
+** report of annotated source or execution counts needs only the calls). */
+enum {
+  LGP_GRAPH_CALLS = 1, /* ncalls and self_calls; the arc table sealed */
+  LGP_GRAPH_TIME = 2,  /* adjacency, cycles, print flags, propagated times */
+  LGP_GRAPH_INDEX = 4, /* time_sorted and index numbers (needs TIME) */
+  LGP_GRAPH_FLAT = 8,  /* flat_sorted and flat_rank */
+  LGP_GRAPH_ALL = 15
+};
 
 /* A graph of n nodes (owned from here) and no arcs yet. */
 void lgp_graph_init(lgp_graph *g, lgp_node *nodes, size_t n);
 void lgp_graph_free(lgp_graph *g);
-/* gprof's analysis once every arc and sample is in: calls, cycles,
+/* gprof's analysis once every arc and sample is in, as far as the stages
+** in need (and those they build on) and not done before: calls, cycles,
 ** propagation (the time tables of specs), the index and flat orders.
 ** Seals the arc table. 0, or -1 with a message. */
-int lgp_graph_analyse(lgp_graph *g, const lgp_specs *specs, lgp_err *err);
+int lgp_graph_analyse(lgp_graph *g, const lgp_specs *specs, unsigned need, lgp_err *err);
 
 /* Are both ends of arc a members of one cycle? */
 static inline int lgp_arc_in_cycle(const lgp_graph *g, const lgp_arc *a) {

@@ -180,10 +180,9 @@ static int walk(lgp_dwfuncs *f, Dwarf_Die *cudie) {
     int tag = dwarf_tag(&f->stack[n - 1]), code = visit(f, &f->stack[n - 1], tag, lang);
     if (code < 0)
       return -1;
-    /* a subprogram without code (a declaration, an abstract instance)
-       holds none either */
-    if (may_hold_functions(tag) && (code > 0 || tag != DW_TAG_subprogram) &&
-        dwarf_haschildren(&f->stack[n - 1]) > 0 &&
+    /* a subprogram without code (an abstract instance) may still hold
+       a nested function with code, as BFD finds */
+    if (may_hold_functions(tag) && dwarf_haschildren(&f->stack[n - 1]) > 0 &&
         dwarf_child(&f->stack[n - 1], &child) == 0) {
       if (lgp_grow((void **)&f->stack, &f->stack_cap, n + 1, sizeof *f->stack) != 0)
         return -1;
@@ -237,6 +236,7 @@ typedef struct unitrd {
   size_t start, end;     /* the unit's bytes */
   unsigned addr_size, off_size, version;
   size_t ncodes;         /* abidx's entries */
+  int has_inline;        /* an abbreviation of inlined code or entry points */
 } unitrd;
 
 static int uleb(const unsigned char *p, size_t *pos, size_t end, uint64_t *v) {
@@ -364,6 +364,8 @@ static int read_abbrevs(lgp_dwfuncs *f, unitrd *u, uint64_t aoff) {
     ab->children = f->abbrev[pos++] == DW_CHILDREN_yes;
     ab->kind = (uint8_t)((is_function(ab->tag) ? KIND_FN : 0) |
                          (may_hold_functions(ab->tag) ? KIND_HOLD : 0));
+    if (ab->tag == DW_TAG_inlined_subroutine || ab->tag == DW_TAG_entry_point)
+      u->has_inline = 1;
     ab->spec = (uint32_t)ns;
     ab->fixed = 0;
     ab->sib = -1;
@@ -629,7 +631,9 @@ static int read_header(lgp_dwfuncs *f, unitrd *u, Dwarf_Die *cudie, uint64_t uni
   return read_abbrevs(f, u, aoff);
 }
 
-static int fast_walk(lgp_dwfuncs *f, Dwarf_Die *cudie, uint64_t unit_off) {
+/* shallow: leave the subprograms' children out when no abbreviation of
+** the unit can make inlined code (*shallow says whether it did). */
+static int fast_walk(lgp_dwfuncs *f, Dwarf_Die *cudie, uint64_t unit_off, int *shallow) {
   unitrd u;
   size_t pos, n, die0;
   const lgp_dwabbr *ab;
@@ -638,6 +642,8 @@ static int fast_walk(lgp_dwfuncs *f, Dwarf_Die *cudie, uint64_t unit_off) {
   u.f = f;
   if ((r = read_header(f, &u, cudie, unit_off, &die0)) != 0)
     return r;
+  if (u.has_inline)
+    *shallow = 0;
   pos = die0;
   if ((ab = die_abbr(&u, &pos)) == NULL)
     return BAIL;
@@ -656,9 +662,9 @@ static int fast_walk(lgp_dwfuncs *f, Dwarf_Die *cudie, uint64_t unit_off) {
       return -1;
     if (code == BAIL)
       return BAIL;
-    /* a subprogram without code (a declaration, an abstract instance)
-       holds none either */
-    if ((ab->kind & KIND_HOLD) && (code > 0 || ab->tag != DW_TAG_subprogram)) {
+    /* a subprogram without code (an abstract instance) may still hold
+       a nested function with code, as BFD finds */
+    if ((ab->kind & KIND_HOLD) && (ab->tag != DW_TAG_subprogram || !*shallow)) {
       if ((r = first_child(&u, ab, pos, &child)) == BAIL)
         return BAIL;
       if (r == 0) {
@@ -777,21 +783,22 @@ static int add_point(lgp_dwfuncs *f, size_t first, lgp_addr addr, int32_t fn) {
   return 0;
 }
 
-int lgp_dwfuncs_add_unit(lgp_dwfuncs *f, Dwarf_Die *cudie, uint64_t unit_off) {
+int lgp_dwfuncs_add_unit(lgp_dwfuncs *f, Dwarf_Die *cudie, uint64_t unit_off, int shallow) {
   size_t i = 0, j = 0, nh = 0, first = f->npts, nfns = f->nfns;
   int r = BAIL;
   f->nar = 0;
   if (f->info != NULL && f->abbrev != NULL)
-    r = fast_walk(f, cudie, unit_off);
+    r = fast_walk(f, cudie, unit_off, &shallow);
   if (r == BAIL) {
     f->nar = 0;
     f->nfns = nfns;
+    shallow = 0;
     r = walk(f, cudie);
   }
   if (r != 0)
     return -1;
   if (f->nar == 0)
-    return 0;
+    return shallow;
   if (lgp_grow((void **)&f->heap, &f->heap_cap, f->nar, sizeof *f->heap) != 0 ||
       lgp_grow((void **)&f->byhi, &f->byhi_cap, f->nar, sizeof *f->byhi) != 0 ||
       sort_ranges(f) != 0)
@@ -809,7 +816,7 @@ int lgp_dwfuncs_add_unit(lgp_dwfuncs *f, Dwarf_Die *cudie, uint64_t unit_off) {
     if (add_point(f, first, pos, nh > 0 ? (int32_t)f->ar[f->heap[0]].fn : -1) != 0)
       return -1;
   }
-  return 0;
+  return shallow;
 }
 
 void lgp_dwfuncs_free(lgp_dwfuncs *f) {

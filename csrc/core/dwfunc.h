@@ -52,8 +52,12 @@ typedef struct lgp_dwfuncs {
 } lgp_dwfuncs;
 
 /* Appends the functions and points (ascending) of cudie's unit, whose
-** header is at offset unit_off of .debug_info. 0 or -1 (out of memory). */
-int lgp_dwfuncs_add_unit(lgp_dwfuncs *f, Dwarf_Die *cudie, uint64_t unit_off);
+** header is at offset unit_off of .debug_info. shallow: when no
+** abbreviation of the unit can make inlined code, the subprograms' own
+** children (variables, blocks, call sites) are skipped; a function nested
+** in another (GNU C, local classes) is then missed, which the caller
+** checks. 1 if the walk was shallow, 0 if whole, -1 (out of memory). */
+int lgp_dwfuncs_add_unit(lgp_dwfuncs *f, Dwarf_Die *cudie, uint64_t unit_off, int shallow);
 void lgp_dwfuncs_free(lgp_dwfuncs *f);
 
 #endif

@@ -348,72 +348,89 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
   seq_first = c->nrows;
   c->backwards = 0;
   cur = -3;
-  /* The hot loop: the reader's position in locals, one-byte LEB128
+  /* The hot loop: the position in locals (the reader is brought up to
+     date around the calls that read longer numbers), one-byte LEB128
      numbers (most of them) read in line. */
-  while (r.p < r.end && !r.bad) {
-    unsigned op = *r.p++;
-    if (op >= opcode_base) {
-      addr += sp_addr[op];
-      line += sp_line[op];
-    } else if (op == DW_LNS_set_column || op == DW_LNS_negate_stmt) {
-      if (op == DW_LNS_set_column) {
-        if (r.p < r.end && *r.p < 0x80)
-          r.p++;
-        else
-          rd_skip_leb(&r);
+  {
+    const unsigned char *p = r.p, *end = r.end;
+    while (p < end) {
+      unsigned op = *p++;
+      if (op >= opcode_base) {
+        addr += sp_addr[op];
+        line += sp_line[op];
+      } else if (op == DW_LNS_set_column) {
+        do {
+          if (p == end) {
+            r.bad = 1;
+            break;
+          }
+        } while (*p++ & 0x80);
+        if (r.bad)
+          break;
+        continue;
+      } else if (op == DW_LNS_negate_stmt) {
+        continue;
+      } else if (op == DW_LNS_copy) {
+        /* a row */
+      } else if (op == 0) {
+        uint64_t n;
+        const unsigned char *next;
+        unsigned sub;
+        r.p = p;
+        n = r.p < r.end && *r.p < 0x80 ? *r.p++ : rd_uleb(&r);
+        if (r.bad || n == 0 || n > (uint64_t)(r.end - r.p)) {
+          p = r.p;
+          break;
+        }
+        next = r.p + n;
+        sub = *r.p++;
+        if (sub == DW_LNE_end_sequence) {
+          if (end_seq(c, seq_first, addr, cu) != 0)
+            goto oom;
+          seq_first = c->nrows;
+          addr = 0;
+          file = 1;
+          line = 1;
+          file_set = 0;
+          cur = -3;
+        } else if (sub == DW_LNE_set_address) {
+          size_t as = (size_t)(n - 1);
+          addr = as <= 8 ? rd_fixed(&r, as) : 0;
+        }
+        p = next;
+        continue;
+      } else {
+        r.p = p;
+        switch (op) {
+        case DW_LNS_advance_pc: addr += (lgp_addr)min_inst * rd_uleb(&r); break;
+        case DW_LNS_advance_line: line += rd_sleb(&r); break;
+        case DW_LNS_set_file: file = rd_uleb(&r); file_set = 1; cur = -3; break;
+        case DW_LNS_const_add_pc:
+          addr += (lgp_addr)min_inst * ((255 - opcode_base) / line_range);
+          break;
+        case DW_LNS_fixed_advance_pc: addr += rd_fixed(&r, 2); break;
+        default: {
+          unsigned k;
+          for (k = 0; k < oplen[op]; k++)
+            rd_skip_leb(&r);
+        }
+        }
+        p = r.p;
+        if (r.bad)
+          break;
+        continue;
       }
-      continue;
-    } else if (op == DW_LNS_copy) {
-      /* a row */
-    } else if (op == 0) {
-      uint64_t n = r.p < r.end && *r.p < 0x80 ? *r.p++ : rd_uleb(&r);
-      const unsigned char *next;
-      unsigned sub;
-      if (r.bad || n == 0 || n > (uint64_t)(r.end - r.p))
-        break;
-      next = r.p + n;
-      sub = *r.p++;
-      if (sub == DW_LNE_end_sequence) {
-        if (end_seq(c, seq_first, addr, cu) != 0)
+      if (cur == -3) {
+        /* BFD 2.40 starts each DWARF 5 sequence at entry 0, not 1 */
+        uint64_t fi = version >= 5 && !file_set ? 0 : file;
+        cur = fi < nfiles && c->ids[fi] != -2 ? c->ids[fi] : file_of(c, fi, nfiles, fdirs, ndirs);
+        if (cur == -2)
           goto oom;
-        seq_first = c->nrows;
-        addr = 0;
-        file = 1;
-        line = 1;
-        file_set = 0;
-        cur = -3;
-      } else if (sub == DW_LNE_set_address) {
-        size_t as = (size_t)(n - 1);
-        addr = as <= 8 ? rd_fixed(&r, as) : 0;
       }
-      r.p = next;
-      continue;
-    } else {
-      switch (op) {
-      case DW_LNS_advance_pc: addr += (lgp_addr)min_inst * rd_uleb(&r); break;
-      case DW_LNS_advance_line: line += rd_sleb(&r); break;
-      case DW_LNS_set_file: file = rd_uleb(&r); file_set = 1; cur = -3; break;
-      case DW_LNS_const_add_pc:
-        addr += (lgp_addr)min_inst * ((255 - opcode_base) / line_range);
-        break;
-      case DW_LNS_fixed_advance_pc: addr += rd_fixed(&r, 2); break;
-      default: {
-        unsigned k;
-        for (k = 0; k < oplen[op]; k++)
-          rd_skip_leb(&r);
-      }
-      }
-      continue;
-    }
-    if (cur == -3) {
-      /* BFD 2.40 starts each DWARF 5 sequence at entry 0, not 1 */
-      uint64_t fi = version >= 5 && !file_set ? 0 : file;
-      cur = fi < nfiles && c->ids[fi] != -2 ? c->ids[fi] : file_of(c, fi, nfiles, fdirs, ndirs);
-      if (cur == -2)
+      if (add_row(c, seq_first, addr, cur, line > 0 && line <= INT32_MAX ? (int32_t)line : 0) != 0)
         goto oom;
     }
-    if (add_row(c, seq_first, addr, cur, line > 0 && line <= INT32_MAX ? (int32_t)line : 0) != 0)
-      goto oom;
+    r.p = p;
   }
   (void)addr_size;
   c->nrows = seq_first; /* rows of an unterminated sequence */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "nmsyms.h"
 #include "srcinfo.h"
 
 /* Section-name prefixes BFD classifies by name before looking at flags
@@ -160,6 +161,10 @@ static int load_symbols(lgp_image *im, Elf *elf, const char *path,
     rc = lgp_fail(err, path, "can't find .text section");
     goto done;
   }
+  if (opts->symbol_file != NULL) { /* -S: the ELF's own table is not used */
+    rc = lgp_nmsyms_load(im, opts->symbol_file, err);
+    goto done;
+  }
   if (symscn == NULL) {
     rc = lgp_fail(err, path, "no symbols (stripped executable?)");
     goto done;
@@ -210,7 +215,7 @@ static int load_symbols(lgp_image *im, Elf *elf, const char *path,
     r->is_line = 0;
     r->file = -1;
     r->line = 0;
-    r->is_line = 0;
+    r->is_mapped = 0;
   }
   im->nsyms = kept;
   if (kept == 0)
@@ -272,7 +277,10 @@ int lgp_image_open(lgp_image *im, const char *path, const lgp_image_opts *opts,
   im->size = (uint64_t)st.st_size;
   im->mtime_s = (int64_t)st.st_mtim.tv_sec;
   im->mtime_ns = (int64_t)st.st_mtim.tv_nsec;
-  if (opts->srcinfo) {
+  if (opts->symbol_file != NULL) { /* no source information for those symbols */
+    im->srcinfo_state = -1;
+    im->lines_state = -1;
+  } else if (opts->srcinfo) {
     im->srcinfo_state = 1;
     if (lgp_srcinfo_load(im, elf, 0, err) != 0)
       goto out;
@@ -347,6 +355,8 @@ void lgp_image_free(lgp_image *im) {
   }
   free(im->files);
   free(im->file_paths);
+  free(im->file_len);
+  free(im->file_base);
   free(im->lines);
   free(im->line_names);
   memset(im, 0, sizeof *im);

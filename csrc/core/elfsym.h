@@ -17,6 +17,7 @@ typedef struct lgp_rawsym {
   int32_t file;      /* index into lgp_image.files, or -1 */
   int32_t line;      /* 0 when unknown */
   uint8_t is_line;   /* a gprof line symbol (-l, -s): is_func 0, file/line set */
+  uint8_t is_mapped; /* renamed to its object file by a -R map (mapfile.h) */
 } lgp_rawsym;
 
 /* A gprof line symbol: where the (function name, file, line) triple BFD
@@ -36,6 +37,8 @@ typedef struct lgp_image_opts {
   int no_static;        /* -a: drop local symbols */
   int functions_only;   /* -D: drop local symbols that are not STT_FUNC */
   int srcinfo;          /* read DWARF now (else on demand) */
+  const char *symbol_file; /* -S: the symbols from this nm-style file (no
+                           source information then: -a and -D do not apply) */
 } lgp_image_opts;
 
 typedef struct lgp_image {
@@ -47,10 +50,14 @@ typedef struct lgp_image {
   size_t strtab_size;
   lgp_rawsym *syms;
   size_t nsyms;
+  int external_syms;    /* syms came from an nm-style file (-S) */
   char **files;         /* source file paths, as DWARF gives them */
   char **file_paths;    /* files[i] joined to its CU's compilation directory,
                            or NULL (already absolute, or no directory) */
   size_t nfiles;
+  /* each file's length and where its base name starts (the reports'
+     "(file:line)" suffixes, tens of thousands of them), or NULL */
+  uint32_t *file_len, *file_base;
   /* gprof's line symbols (-l, -s), ascending by addr, inside .text;
      filled by lgp_image_load_lines */
   lgp_linesym *lines;

@@ -15,7 +15,8 @@
 ** order depends on how the inputs were grouped, the sorted one does not,
 ** so summing sums is then associative byte for byte. */
 
-/* Replaces path with the file, atomically (see atomicfile.h). 0, or -1
+/* Replaces path with the file, atomically (see atomicfile.h); p analysed
+** as far as LGP_GRAPH_TIME (the arcs in list order). 0, or -1
 ** with "PATH: what is wrong"; path is then as it was. */
 int lgp_gmonsum_write(const lgp_profile *p, const char *path, int canonical,
                       lgp_err *err);

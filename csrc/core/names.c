@@ -125,8 +125,14 @@ size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, u
   s = &im->syms[node];
   if (s->file < 0)
     return 0;
-  file = lgp_print_path(im->files[s->file], print_path);
-  n = strlen(file);
+  if (im->file_len != NULL && im->file_len[s->file] != 0) {
+    uint32_t base = print_path ? 0 : im->file_base[s->file];
+    file = im->files[s->file] + base;
+    n = im->file_len[s->file] - base;
+  } else {
+    file = lgp_print_path(im->files[s->file], print_path);
+    n = strlen(file);
+  }
   /* written in place: reports print tens of thousands of these */
   if ((p0 = p = lgp_out_reserve(o, n + 64)) == NULL)
     return 0;

@@ -83,6 +83,7 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   p->line_granularity = opts->line_granularity;
   io.no_static = opts->no_static;
   io.functions_only = opts->functions_only;
+  io.symbol_file = opts->symbol_file;
   /* DWARF is slow to read and the report needs it only for specs naming
      files or lines; the Lua API reads it on demand. Line granularity
      reads the line symbols too (a profile without them keeps only its
@@ -90,7 +91,21 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   io.srcinfo = !opts->no_srcinfo && lgp_options_need_srcinfo(opts) && !opts->line_granularity;
   if (lgp_image_open(&src->image, exe, &io, err) != 0)
     goto fail;
-  if (opts->no_srcinfo) {
+  if (opts->map_file != NULL) { /* gprof reads it as it takes the symbols */
+    if (lgp_mapfile_read(&src->map, opts->map_file, err) != 0)
+      goto fail;
+    /* an nm-style symbol file's symbols are not mapped (gprof still reads
+       the map) */
+    if (opts->symbol_file == NULL) {
+      src->have_map = 1;
+      lgp_mapfile_apply(&src->map, &src->image);
+      if (src->image.nsyms == 0) { /* the map dropped them all: gprof's message */
+        lgp_fail(err, NULL, "file `%s' has no symbols", exe);
+        goto fail;
+      }
+    }
+  }
+  if (opts->no_srcinfo || opts->symbol_file != NULL) {
     src->image.srcinfo_state = -1;
     src->image.lines_state = -1;
   } else if (opts->line_granularity) {
@@ -144,14 +159,23 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
     if (lgp_static_arcs_add(&sc, &src->image, &src->gmon, opts, err) != 0)
       goto fail;
   }
-  if (lgp_graph_analyse(&p->graph, &src->specs, err) != 0)
+  /* the rest of the analysis when a report or a query needs it */
+  if (lgp_graph_analyse(&p->graph, &src->specs, LGP_GRAPH_CALLS, err) != 0)
     goto fail;
   p->base_time = p->graph.total_time;
-  p->base_print_time = p->graph.print_time;
   return 0;
 fail:
   lgp_profile_free(p);
   return -1;
+}
+
+int lgp_profile_analyse(lgp_profile *p, unsigned need, lgp_err *err) {
+  unsigned had = p->graph.analysed;
+  if (lgp_graph_analyse(&p->graph, p->specs, need, err) != 0)
+    return -1;
+  if (!(had & LGP_GRAPH_TIME) && (p->graph.analysed & LGP_GRAPH_TIME) && !lgp_is_view(p))
+    p->base_print_time = p->graph.print_time;
+  return 0;
 }
 
 int lgp_flat_shows(const lgp_profile *p, uint32_t s, int ignore_zeros) {
@@ -196,6 +220,7 @@ void lgp_profile_free(lgp_profile *p) {
     lgp_bbcounts_free(&p->own->bbcounts);
     lgp_image_free(&p->own->image);
     lgp_gmon_free(&p->own->gmon);
+    lgp_mapfile_free(&p->own->map);
     free(p->own);
   }
   free(p->removed_own);

@@ -13,6 +13,7 @@
 #include "bbcount.h"
 #include "cgraph.h"
 #include "gmon.h"
+#include "mapfile.h"
 
 /* What one opening read: owned by the profile that opened it. */
 typedef struct lgp_sources {
@@ -21,6 +22,8 @@ typedef struct lgp_sources {
   lgp_specs specs;
   lgp_symindex index;
   lgp_bbcounts bbcounts;  /* at line granularity (gprof ignores blocks otherwise) */
+  lgp_mapfile map;        /* -R: the symbols' names point into it */
+  int have_map;
 } lgp_sources;
 
 typedef struct lgp_profile {
@@ -42,9 +45,14 @@ typedef struct lgp_profile {
   double base_print_time; /* and its print_time */
 } lgp_profile;
 
-/* Reads the image and the gmon files and analyses them. */
+/* Reads the image and the gmon files and counts the calls; the rest of
+** the analysis is lgp_profile_analyse's. */
 int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
                      size_t ngmons, const lgp_options *opts, lgp_err *err);
+/* The analysis stages in need (LGP_GRAPH_*), done once each, before what
+** reads them: index and flat orders, cycles, propagated times. 0, or -1
+** (out of memory). */
+int lgp_profile_analyse(lgp_profile *p, unsigned need, lgp_err *err);
 void lgp_profile_free(lgp_profile *p);
 /* Starts view (no graph yet) as a view of src: it borrows src's sources. */
 void lgp_profile_borrow(lgp_profile *view, const lgp_profile *src);

@@ -694,13 +694,27 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
     return;
   }
   /* the entries printed, in time order: the prefetches ahead then fetch
-     what is printed next (at line granularity, a few in ten nodes) */
-  for (k = 0; k < total; k++) {
-    uint32_t s = p->graph.time_sorted[k];
-    /* line mode: entries for functions only (gprof: cycles neither) */
-    if (lgp_graph_shows(p, s, ro->ignore_zeros) &&
-        (!p->line_granularity || p->graph.nodes[s].is_func))
-      ent[nent++] = s;
+     what is printed next (at line granularity, a few in ten nodes). Which
+     ones is decided in address order (the nodes read in the order they
+     lie); the time order then reads only a byte per node. */
+  {
+    uint8_t *shown = lgp_alloc_array(total ? total : 1, 1);
+    if (shown == NULL) {
+      free(r.rn);
+      free(ent);
+      lgp_out_free(&arena);
+      o->failed = 1;
+      return;
+    }
+    for (k = 0; k < total; k++) /* line mode: functions only (gprof: cycles neither) */
+      shown[k] = (uint8_t)(lgp_graph_shows(p, (uint32_t)k, ro->ignore_zeros) &&
+                           (!p->line_granularity || p->graph.nodes[k].is_func));
+    for (k = 0; k < total; k++) {
+      uint32_t s = p->graph.time_sorted[k];
+      if (shown[s])
+        ent[nent++] = s;
+    }
+    free(shown);
   }
   if (ro->bsd && !ro->brief)
     lgp_out_str(o, lgp_bsd_callg_blurb);

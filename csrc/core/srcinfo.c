@@ -110,6 +110,7 @@ typedef struct loader {
   lgp_dwline_ctx lc;
   lgp_dwfuncs fx;
   size_t *ptbeg;       /* unit u's function points: [ptbeg[u], ptbeg[u + 1]) */
+  int any_shallow;     /* a unit's functions were walked without their children */
   size_t *ebeg;        /* unit u's map: ents[ebeg[u] .. ebeg[u + 1]) */
   size_t *sbeg;        /* unit u's sequences: lc.seqs[sbeg[u] .. sbeg[u + 1]) */
   int lines;           /* make the global map and the line symbols */
@@ -180,6 +181,11 @@ static int read_units(loader *L, int want_fns) {
   L->lc.line_str = section(L->elf, ".debug_line_str");
   L->lc.str = section(L->elf, ".debug_str");
   L->lc.big_endian = L->im->big_endian;
+  /* room for the rows up front (a row takes a few bytes of program; more
+     rows grow the table): no copies of a table of megabytes as it doubles */
+  if (L->lc.line.size / 4 > 0 &&
+      lgp_grow((void **)&L->lc.rows, &L->lc.rows_cap, L->lc.line.size / 4, sizeof *L->lc.rows) != 0)
+    return -1;
   L->lc.file_id = file_id;
   L->lc.ud = L;
   if (want_fns) {
@@ -216,10 +222,36 @@ static int read_units(loader *L, int want_fns) {
       for (k = seq0; k < L->lc.nseqs; k++)
         if (add_crange(L, L->lc.seqs[k].start, L->lc.seqs[k].end, u) != 0)
           return -1;
-    if (want_fns && lgp_dwfuncs_add_unit(&L->fx, &cudie, off) != 0)
+    if (want_fns) {
+      int r = lgp_dwfuncs_add_unit(&L->fx, &cudie, off, 1);
+      if (r < 0)
+        return -1;
+      L->any_shallow |= r;
+    }
+    L->ptbeg[u + 1] = L->fx.npts;
+  }
+  return 0;
+}
+
+/* Every unit's functions again, each walked whole. 0, or -1. */
+static int read_functions(loader *L) {
+  Dwarf_Off off = 0, next;
+  size_t hsize;
+  uint32_t u = 0;
+  L->fx.nfns = 0;
+  L->fx.npts = 0;
+  for (; u < L->nunits &&
+         dwarf_next_unit(L->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0;
+       off = next, u++) {
+    Dwarf_Die cudie;
+    L->ptbeg[u] = L->ptbeg[u + 1] = L->fx.npts;
+    if (dwarf_offdie(L->dw, off + hsize, &cudie) == NULL)
+      continue;
+    if (lgp_dwfuncs_add_unit(&L->fx, &cudie, off, 0) < 0)
       return -1;
     L->ptbeg[u + 1] = L->fx.npts;
   }
+  L->any_shallow = 0;
   return 0;
 }
 
@@ -367,6 +399,11 @@ static int global_map(loader *L) {
   if (n == 0)
     return 0;
   qsort(L->cr, n, sizeof *L->cr, cmp_crange);
+  /* the map holds each unit's points once at most, and two more for each
+     of the 2n + 1 stretches at most that the units' ranges cut */
+  if (L->lines &&
+      lgp_grow((void **)&L->map, &L->map_cap, L->nents + 4 * n + 2, sizeof *L->map) != 0)
+    return -1;
   heap = lgp_alloc_array(n, sizeof *heap);
   ends = lgp_alloc_array(n, sizeof *ends);
   if (heap == NULL || ends == NULL)
@@ -699,6 +736,28 @@ static int add_line(lgp_image *im, size_t *cap, lgp_addr addr, int32_t name, int
   return 0;
 }
 
+/* The units walked without their subprograms' children hold no function
+** nested in another if every code symbol in their ranges lies in a
+** function found (a nested function's code is its own, outside its
+** parent's ranges, under its own symbol); else every unit is walked again
+** whole. 0, or -1. */
+static int check_shallow(loader *L) {
+  size_t k;
+  if (!L->any_shallow)
+    return 0;
+  for (k = 0; k < L->ncr; k++) {
+    const crange *r = &L->cr[k];
+    size_t c = code_sym_at(L, r->lo);
+    lgp_addr next;
+    if (c == SIZE_MAX || L->cs[c].addr < r->lo)
+      c = c == SIZE_MAX ? 0 : c + 1;
+    for (; c < L->ncs && L->cs[c].addr < r->hi; c++)
+      if (fn_at(L, r->cu, L->cs[c].addr, &next, NULL) < 0)
+        return read_functions(L);
+  }
+  return 0;
+}
+
 /* gprof's line symbols: probing every byte of .text, a new one starts
 ** where BFD's (function name, file, line) differs from the last one made;
 ** probes with no line, line 0, no file or no name are skipped. Only the
@@ -711,6 +770,9 @@ static int line_syms(loader *L) {
   lgp_addr flo = 0, fnext = 0;
   size_t i, cap = 0;
   char *buf, *p;
+  /* about a line symbol per point of the map */
+  if (L->nmap > 0 && lgp_grow((void **)&im->lines, &cap, L->nmap, sizeof *im->lines) != 0)
+    return -1;
   size_t *offs;
   int32_t *ids = lgp_alloc_array(L->fx.nfns ? L->fx.nfns : 1, sizeof *ids);
   size_t *curs = lgp_calloc_array((size_t)L->nunits + 1, sizeof *curs);
@@ -835,7 +897,7 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
       s->line = w->line;
     }
   }
-  if (lines && (code_syms(&L) != 0 || line_syms(&L) != 0))
+  if (lines && (code_syms(&L) != 0 || check_shallow(&L) != 0 || line_syms(&L) != 0))
     goto oom;
   if (im->files == NULL) {
     im->files = L.files.set.s;
@@ -843,6 +905,18 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
     im->nfiles = L.files.set.n;
     L.files.set.s = NULL;
     L.files.paths = NULL;
+  }
+  if (im->file_len == NULL && im->nfiles > 0) {
+    im->file_len = lgp_alloc_array(im->nfiles, sizeof *im->file_len);
+    im->file_base = lgp_alloc_array(im->nfiles, sizeof *im->file_base);
+    if (im->file_len == NULL || im->file_base == NULL)
+      goto oom;
+    for (i = 0; i < im->nfiles; i++) {
+      const char *f = im->files[i], *slash = strrchr(f, '/');
+      size_t len = strlen(f);
+      im->file_len[i] = len < UINT32_MAX ? (uint32_t)len : 0;
+      im->file_base[i] = slash != NULL && len < UINT32_MAX ? (uint32_t)(slash + 1 - f) : 0;
+    }
   }
   rc = 0;
   goto out;

@@ -112,6 +112,7 @@ static int add_to_run(rangelist *l, const lgp_node *nodes, size_t k, size_t *pre
       return -1;
     l->v[l->n].lo = nodes[k].addr;
     l->v[l->n].arcspec = arcspec;
+    l->v[l->n].first = (uint32_t)k;
     l->n++;
   }
   l->v[l->n - 1].hi = nodes[k].end_addr;
@@ -242,6 +243,7 @@ static int add_arcspec(lgp_specs *sp, rangelist *tab, const lgp_node *nodes, siz
   uint32_t id = (uint32_t)sp->narcspecs;
   lgp_arcspec *a = &sp->arcspecs[sp->narcspecs++];
   rangelist to = {NULL, 0, 0};
+  size_t before = tab->n;
   a->table = table;
   a->has_to = slash != NULL;
   if (spec_parse(&a->from, text, slash ? (size_t)(slash - text) : strlen(text)) != 0 ||
@@ -249,6 +251,13 @@ static int add_arcspec(lgp_specs *sp, rangelist *tab, const lgp_node *nodes, siz
     return -1;
   if (add_runs(tab, im, &a->from, nodes, n, id) != 0)
     return -1;
+  if (tab->n > before) {
+    a->from_ranges = lgp_alloc_array(tab->n - before, sizeof *a->from_ranges);
+    if (a->from_ranges == NULL)
+      return -1;
+    memcpy(a->from_ranges, tab->v + before, (tab->n - before) * sizeof *a->from_ranges);
+    a->nfrom = tab->n - before;
+  }
   if (slash != NULL) {
     if (add_runs(&to, im, &a->to, nodes, n, id) != 0) {
       free(to.v);
@@ -398,6 +407,7 @@ void lgp_specs_free(lgp_specs *s) {
     spec_free(&s->arcspecs[i].from);
     spec_free(&s->arcspecs[i].to);
     free(s->arcspecs[i].to_ranges);
+    free(s->arcspecs[i].from_ranges);
   }
   free(s->arcspecs);
   free(s->arc_from[0]);

@@ -32,6 +32,7 @@ typedef struct lgp_spec {
 typedef struct lgp_specrange {
   lgp_addr lo, hi, reach;
   uint32_t arcspec; /* arc tables: the FROM/TO spec the entry came from */
+  uint32_t first;   /* the run's first node (gprof's copy of it names the entry) */
 } lgp_specrange;
 
 typedef struct lgp_arcspec {
@@ -40,6 +41,8 @@ typedef struct lgp_arcspec {
   int has_to;             /* FROM/TO (without '/', the entry has no arcs) */
   lgp_specrange *to_ranges; /* the runs TO matches, ascending */
   size_t nto;
+  lgp_specrange *from_ranges; /* the runs FROM matches, ascending (for -r's copies) */
+  size_t nfrom;
 } lgp_arcspec;
 
 /* What opening a profile is asked for (gprof's options that shape it). */

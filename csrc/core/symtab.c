@@ -101,6 +101,15 @@ static size_t keep_survivors(lgp_rawsym *raw, size_t nraw) {
   return n;
 }
 
+/* The preset end of function symbol i: where the next one begins (the
+** last one: the end of .text); none (0) for the symbols of an nm file,
+** which gprof reads without ends, so the second finalise never drops them. */
+static lgp_addr fn_end(const lgp_image *im, const lgp_rawsym *fn, size_t nfn, size_t i) {
+  if (im->external_syms)
+    return 0;
+  return i + 1 < nfn ? fn[i + 1].addr - 1 : im->text_vma + im->text_size - 1;
+}
+
 /* Line granularity: the function symbols (finalised, each ending where the
 ** next begins) and the image's line symbols, merged in address order
 ** (functions first at one address) into out, with ends[] the preset end
@@ -118,7 +127,7 @@ static size_t merge_lines(const lgp_image *im, const lgp_rawsym *fn, size_t nfn,
     lgp_rawsym *r;
     for (; i < nfn && fn[i].addr <= ls->addr; i++, n++) {
       out[n] = fn[i];
-      ends[n] = i + 1 < nfn ? fn[i + 1].addr - 1 : text_end;
+      ends[n] = fn_end(im, fn, nfn, i);
     }
     /* the function holding the address, as gprof's sym_lookup finds it */
     f = i > 0 && (i < nfn || ls->addr <= text_end) ? &fn[i - 1] : NULL;
@@ -142,7 +151,7 @@ static size_t merge_lines(const lgp_image *im, const lgp_rawsym *fn, size_t nfn,
   }
   for (; i < nfn; i++, n++) {
     out[n] = fn[i];
-    ends[n] = i + 1 < nfn ? fn[i + 1].addr - 1 : text_end;
+    ends[n] = fn_end(im, fn, nfn, i);
   }
   return n;
 }

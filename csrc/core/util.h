@@ -41,8 +41,9 @@ char *lgp_strdup(const char *s);
 ** (glibc's qsort, which gprof uses, is a stable merge sort). 0 or -1. */
 typedef int (*lgp_cmp_fn)(const void *ctx, uint32_t a, uint32_t b);
 int lgp_sort_indices(uint32_t *v, size_t n, lgp_cmp_fn cmp, const void *ctx);
-/* Stable sort of the n ids in idx by keys[id], least significant 11 bits
-** first (as many passes as the largest key needs); 0 or -1. */
+/* Stable sort of the n ids in idx by keys[id], least significant bits
+** first, 11 at a time (bits where every key is the same are skipped);
+** 0 or -1. */
 int lgp_radix_sort(uint32_t *idx, const uint64_t *keys, size_t n);
 
 /* A hint to fetch memory a loop will read soon (random accesses into big

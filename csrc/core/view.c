@@ -348,7 +348,7 @@ static int assemble_view(lgp_profile *v, const lgp_profile *base, wgraph *g, lgp
       na->is_tail = a->is_tail;
     }
   }
-  if (lgp_graph_analyse(&v->graph, v->specs, err) != 0)
+  if (lgp_graph_analyse(&v->graph, v->specs, LGP_GRAPH_ALL, err) != 0)
     goto fail;
   if (v->graph.ncycles > 0) { /* the removed set covers the cycles too */
     uint8_t *all = realloc(v->removed_own, n + v->graph.ncycles);

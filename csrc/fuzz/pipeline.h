@@ -187,10 +187,16 @@ static void fz_pipeline(const char *exe, const char *gmon, int cfg) {
     /* as the binding does: DWARF read on demand through the owner's image
        (in half the configurations) */
     lgp_image *srcinfo = cfg == 0 || cfg == 3 ? &p.own->image : NULL;
+    /* the sources' reports first, as the command runs them: on the calls alone */
+    fz_sources(&p, NULL, 0, cfg);
+    if (lgp_profile_analyse(&p, LGP_GRAPH_ALL, &err) != 0) {
+      lgp_profile_free(&p);
+      lgp_options_free(&opts);
+      return;
+    }
     fz_report(&p, srcinfo, cfg);
     fz_exports(&p, srcinfo, cfg);
     fz_view(&p, srcinfo, cfg);
-    fz_sources(&p, NULL, 0, cfg);
     lgp_profile_free(&p);
   }
   lgp_options_free(&opts);

@@ -21,10 +21,24 @@
 
 /* {====================================================== helpers */
 
-lprofile *lcore_check_profile(lua_State *L, int idx) {
+/* The rest of the profile's analysis, done once (it can only run out of
+** memory). */
+static void analyse(lua_State *L, lprofile *lp, unsigned need) {
+  lgp_err err = {0, ""};
+  if ((lp->p->graph.analysed & need) != need && lgp_profile_analyse(lp->p, need, &err) != 0)
+    luaL_error(L, "%s", err.msg);
+}
+
+lprofile *lcore_open_profile(lua_State *L, int idx) {
   lprofile *lp = luaL_checkudata(L, idx, PROFILE_T);
   if (lp->p == NULL)
     luaL_argerror(L, idx, "attempt to use a closed profile");
+  return lp;
+}
+
+lprofile *lcore_check_profile(lua_State *L, int idx) {
+  lprofile *lp = lcore_open_profile(L, idx);
+  analyse(L, lp, LGP_GRAPH_ALL);
   return lp;
 }
 
@@ -36,6 +50,7 @@ lprofile *lcore_handle_profile(lua_State *L, int idx) {
   lua_pop(L, 1);
   if (lp == NULL || lp->p == NULL)
     luaL_error(L, "attempt to use an object of a closed profile");
+  analyse(L, lp, LGP_GRAPH_ALL);
   return lp;
 }
 
@@ -90,8 +105,45 @@ static const char *const open_fields[] = {
   "no_static", "functions_only", "no_srcinfo", "default_excludes", "granularity", "format",
   "demangle", "zeros", "incl_graph", "excl_graph", "incl_arcs", "excl_arcs", "incl_flat",
   "excl_flat", "incl_time", "excl_time", "incl_anno", "excl_anno", "incl_exec", "excl_exec",
-  "static_call_graph", "static_arcs", NULL
+  "symbol_file", "map_file", "spec_order", "static_call_graph", "static_arcs", NULL
 };
+
+/* spec_order: the tables of the specs in the order they were given (the
+** lists above lose it across tables, and gprof's -r sees the order of the
+** FROM/TO specs of both arc tables). Puts o->specs in that order. */
+static void order_specs(lua_State *L, int t, lgp_options *o) {
+  size_t first[LGP_NTABLES + 1], next[LGP_NTABLES], i;
+  lua_Integer k, n = 0;
+  int type = lua_getfield(L, t, "spec_order");
+  void *tmp;
+  if (type == LUA_TNIL) {
+    lua_pop(L, 1);
+    return;
+  }
+  if (type != LUA_TTABLE || (n = luaL_len(L, -1)) != (lua_Integer)o->nspecs)
+    luaL_argerror(L, t, "option 'spec_order' must list the table of every symspec");
+  memset(first, 0, sizeof first);
+  for (i = 0; i < o->nspecs; i++) /* the specs are grouped by table, in table order */
+    first[o->specs[i].table + 1]++;
+  for (i = 1; i <= LGP_NTABLES; i++)
+    first[i] += first[i - 1];
+  memcpy(next, first, sizeof next);
+  tmp = lua_newuserdatauv(L, (o->nspecs ? o->nspecs : 1) * sizeof *o->specs, 0);
+  for (k = 1; k <= n; k++) {
+    int j = 0;
+    if (lua_geti(L, -2, k) == LUA_TSTRING)
+      while (table_names[j] != NULL && strcmp(table_names[j], lua_tostring(L, -1)) != 0)
+        j++;
+    if (lua_type(L, -1) != LUA_TSTRING || table_names[j] == NULL || next[j] >= first[j + 1])
+      luaL_argerror(L, t, "option 'spec_order' must list the table of every symspec");
+    memcpy((char *)tmp + (size_t)(k - 1) * sizeof *o->specs, &o->specs[next[j]++],
+           sizeof *o->specs);
+    lua_pop(L, 1);
+  }
+  if (o->nspecs > 0)
+    memcpy(o->specs, tmp, o->nspecs * sizeof *o->specs);
+  lua_pop(L, 2);
+}
 
 static void read_options(lua_State *L, int t, lgp_options *o) {
   static const char *const fmts[] = {"auto", "magic", "bsd", "4.4bsd", NULL};
@@ -106,6 +158,13 @@ static void read_options(lua_State *L, int t, lgp_options *o) {
   o->default_excludes = lcore_opt_bool(L, t, "default_excludes", 1);
   o->format = lcore_opt_enum(L, t, "format", 0, fmts);
   o->line_granularity = lcore_opt_enum(L, t, "granularity", 0, grains);
+  {
+    const char *sf = lcore_opt_string(L, t, "symbol_file", NULL);
+    const char *map = lcore_opt_string(L, t, "map_file", NULL);
+    if ((sf != NULL && (o->symbol_file = lgp_strdup(sf)) == NULL) ||
+        (map != NULL && (o->map_file = lgp_strdup(map)) == NULL))
+      luaL_error(L, "out of memory");
+  }
   o->static_call_graph = lcore_opt_bool(L, t, "static_call_graph", 0);
   o->static_arcs = lcore_opt_bool(L, t, "static_arcs", 0);
   for (i = 0; table_names[i] != NULL; i++) {
@@ -128,6 +187,7 @@ static void read_options(lua_State *L, int t, lgp_options *o) {
     }
     lua_pop(L, 1);
   }
+  order_specs(L, t, o);
 }
 
 static int options_gc(lua_State *L) {
@@ -199,7 +259,9 @@ void lcore_set_profile(lua_State *L, lprofile *lp, lgp_profile *p, int demangle,
     lp->srcinfo = base->srcinfo;
     lua_pop(L, 1);
   }
-  if (lgp_names_init(&lp->names, p->graph.nsyms + p->graph.ncycles, demangle, style) != 0)
+  /* room for the cycles an analysis still to come may add (a cycle has
+     two members at least) */
+  if (lgp_names_init(&lp->names, p->graph.nsyms + p->graph.nsyms / 2 + 1, demangle, style) != 0)
     luaL_error(L, "out of memory");
   /* the collector sees only the small userdata: tell it what the profile
      holds, so that a loop opening profiles collects the old ones in time */
@@ -287,7 +349,7 @@ static const char *const report_fields[] = {
 
 /* profile:gprof_report(file, options) -> first_output */
 static int profile_report(lua_State *L) {
-  lprofile *lp = lcore_check_profile(L, 1);
+  lprofile *lp = lcore_open_profile(L, 1);
   luaL_Stream *f = luaL_checkudata(L, 2, LUA_FILEHANDLE);
   lgp_report_opts ro;
   lgp_out o;
@@ -312,6 +374,10 @@ static int profile_report(lua_State *L) {
                                                           : "gmon.out file is missing call-graph data");
     return 2;
   }
+  /* the flat profile alone needs no call-graph order (but -T's names
+     carry index numbers) */
+  analyse(L, lp, (ro.flat ? LGP_GRAPH_TIME | LGP_GRAPH_FLAT : 0) |
+                 (ro.graph || ro.bsd ? LGP_GRAPH_INDEX : 0));
   ro.first_output = &first;
   ro.srcinfo = lp->srcinfo;
   lgp_out_init(&o, f->f);
@@ -332,7 +398,7 @@ static const char *const write_gmon_fields[] = {"canonical", NULL};
 /* profile:write_gmon(path [, {canonical =}]) -> true | nil, message
 ** (gprof -s; the file is replaced atomically) */
 static int profile_write_gmon(lua_State *L) {
-  lprofile *lp = lcore_check_profile(L, 1);
+  lprofile *lp = lcore_open_profile(L, 1);
   const char *path = luaL_checkstring(L, 2);
   int canonical = 0;
   lgp_err err;
@@ -342,6 +408,7 @@ static int profile_write_gmon(lua_State *L) {
   }
   if (lgp_is_view(lp->p))
     return luaL_error(L, "write_gmon: a view has no profile file of its own; write its base");
+  analyse(L, lp, LGP_GRAPH_TIME); /* the arcs in gprof's list order */
   memset(&err, 0, sizeof err);
   if (lgp_gmonsum_write(lp->p, path, canonical, &err) != 0) {
     luaL_pushfail(L);
@@ -354,7 +421,7 @@ static int profile_write_gmon(lua_State *L) {
 
 /* profile:file_info() -> { {path=, version=, histograms=, arcs=, bb=}, ... } */
 static int profile_file_info(lua_State *L) {
-  lprofile *lp = lcore_check_profile(L, 1);
+  lprofile *lp = lcore_open_profile(L, 1);
   size_t i;
   lua_createtable(L, (int)lp->p->gmon->nfiles, 0);
   for (i = 0; i < lp->p->gmon->nfiles; i++) {
@@ -377,7 +444,7 @@ static int profile_file_info(lua_State *L) {
 
 /* profile:histograms() -> list of {low, high, nbins, rate, samples = {...}} */
 static int profile_histograms(lua_State *L) {
-  lprofile *lp = lcore_check_profile(L, 1);
+  lprofile *lp = lcore_open_profile(L, 1);
   const lgp_gmon *g = lp->p->gmon;
   size_t i;
   uint32_t k;
@@ -542,6 +609,8 @@ static const luaL_Reg profile_methods[] = {
   {"export", lcore_profile_export},
   {"exec_counts", lcore_profile_exec_counts},
   {"annotate", lcore_profile_annotate},
+  {"function_ordering", lcore_profile_function_ordering},
+  {"file_ordering", lcore_profile_file_ordering},
   {"lines", lcore_profile_lines},
   {"line", lcore_profile_line},
   {NULL, NULL}
@@ -558,6 +627,9 @@ static int profile_index(lua_State *L) {
   }
   if (lp->p == NULL)
     return luaL_error(L, "attempt to use a closed profile");
+  if (strcmp(k, "print_time") == 0 || strcmp(k, "cycle_count") == 0 ||
+      strcmp(k, "base_print_time") == 0)
+    analyse(L, lp, LGP_GRAPH_ALL);
   p = lp->p;
   if (strcmp(k, "total_time") == 0)
     lua_pushnumber(L, lgp_seconds(p, p->graph.total_time));

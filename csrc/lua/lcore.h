@@ -37,7 +37,12 @@ typedef struct lhandle {
   uint32_t id; /* node or arc index */
 } lhandle;
 
+/* The Profile at idx, open; check_profile analyses it too (the first
+** use of most methods), open_profile leaves that to the caller (methods
+** that read only calls and samples). */
+lprofile *lcore_open_profile(lua_State *L, int idx);
 lprofile *lcore_check_profile(lua_State *L, int idx);
+/* A handle's Profile (its user value), open and analysed. */
 lprofile *lcore_handle_profile(lua_State *L, int idx);
 void lcore_push_handle(lua_State *L, int pidx, const char *tname, uint32_t id);
 void lcore_push_node(lua_State *L, int pidx, const lgp_profile *p, uint32_t node);
@@ -82,6 +87,10 @@ int lcore_regex_match(lua_State *L);
 
 /* lexport.c: profile:export */
 int lcore_profile_export(lua_State *L);
+
+/* lordering.c: profile:function_ordering, profile:file_ordering */
+int lcore_profile_function_ordering(lua_State *L);
+int lcore_profile_file_ordering(lua_State *L);
 
 /* lsource.c: profile:exec_counts, profile:annotate */
 int lcore_profile_exec_counts(lua_State *L);

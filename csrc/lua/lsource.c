@@ -41,7 +41,7 @@ static const char *const exec_fields[] = {"zeros", "first_output", NULL};
 
 /* profile:exec_counts(file [, {zeros =, first_output =}]) -> first_output */
 int lcore_profile_exec_counts(lua_State *L) {
-  lprofile *lp = lcore_check_profile(L, 1);
+  lprofile *lp = lcore_open_profile(L, 1);
   FILE *f = check_file(L, 2);
   int zeros, first, rc;
   lgp_out o;
@@ -62,7 +62,7 @@ static const char *const anno_fields[] = {
 ** table_length =, min_count =, first_output =}]) -> first_output. min_count
 ** is read as an unsigned 64-bit number (-1: the largest). */
 int lcore_profile_annotate(lua_State *L) {
-  lprofile *lp = lcore_check_profile(L, 1);
+  lprofile *lp = lcore_open_profile(L, 1);
   FILE *f = check_file(L, 2), *ef = check_file(L, 3);
   lgp_anno_opts ao;
   const char **dirs = NULL;

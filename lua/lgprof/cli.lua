@@ -53,9 +53,16 @@ local function extra_mode(args)
   return found.script and "script" or found.diff and "diff" or nil
 end
 
---- Runs the command with a list of arguments; returns the exit status.
+--- Runs the command with a list of arguments (@FILE response files
+-- expanded first: lgprof.respfile); returns the exit status.
 function cli.main(args, out, err)
   out, err = out or io.stdout, err or io.stderr
+  local expanded, xerr = require("lgprof.respfile").expand(args) -- @FILE, before anything
+  if not expanded then
+    err:write("lgprof: ", xerr, "\n")
+    return 1
+  end
+  args = expanded
   if args[1] == "check" or args[1] == "merge" then
     return require("lgprof.cmd_" .. args[1]).run(cli, table.move(args, 2, #args, 1, {}), out, err)
   end

@@ -4,6 +4,7 @@ local options = require "lgprof.options"
 
 local FLAT, GRAPH, INFO, SUM = options.FLAT, options.GRAPH, options.INFO, options.SUM
 local EXEC, ANNO = options.EXEC, options.ANNO
+local FUNC_ORDER, FILE_ORDER = options.FUNC_ORDER, options.FILE_ORDER
 
 local cmd = {}
 
@@ -70,6 +71,18 @@ end
 -- The report of a parsed command line, once the profile is open.
 local function report(st, profile, out, err)
   local first_output = true
+  -- the link orders first (printed last): one that fails prints nothing
+  local names, werr
+  if st.style & FUNC_ORDER ~= 0 then
+    -- (gprof's call graph, printed first, leaves its lists sorted)
+    names, werr = profile:function_ordering({ after_graph = st.style & GRAPH ~= 0, zeros = st.zeros })
+  elseif st.style & FILE_ORDER ~= 0 then
+    names, werr = profile:file_ordering()
+  end
+  if werr then
+    err:write("lgprof: ", werr, "\n")
+    return 1
+  end
   warn_blocks(st, profile, err)
   if st.style & INFO ~= 0 then
     file_info(profile, out)
@@ -102,7 +115,13 @@ local function report(st, profile, out, err)
     end
     first_output = ok
   end
-  return source_reports(st, style, profile, out, err, first_output)
+  local status = source_reports(st, style, profile, out, err, first_output)
+  if status ~= 0 then return status end
+  -- -r, -R: one name a line, after the rest, with no separator
+  if names and #names > 0 then
+    out:write(table.concat(names, "\n"), "\n")
+  end
+  return 0
 end
 
 function cmd.run(cli, argv, out, err)

@@ -97,7 +97,12 @@ end
 -- checked that the words are strings.)
 function cmd.standalone(words)
   local cli = require "lgprof.cli"
-  local st, status = cli.parse(words, io.stdout, io.stderr, "standalone")
+  local expanded, xerr = require("lgprof.respfile").expand(words) -- @FILE, as the command
+  if not expanded then
+    io.stderr:write("lgprof: ", xerr, "\n")
+    os.exit(1, true)
+  end
+  local st, status = cli.parse(expanded, io.stdout, io.stderr, "standalone")
   if not st then os.exit(status, true) end
   local profile, ostatus = cli.open(st, io.stderr)
   if not profile then os.exit(ostatus, true) end

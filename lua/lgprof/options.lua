@@ -70,11 +70,18 @@ gprof's options:
   -l, --line                    line-by-line profile (symbols are source lines)
   --inline-file-names           file and line after each name
   -L, --print-path              full source paths in those names
+  -r, --function-ordering       suggested function link order
+  -R MAP, --file-ordering=MAP   suggested .o link order (MAP: the output of
+                                nm --extern-only --defined-only -v
+                                --print-file-name on the .o files)
+  -S FILE, --external-symbol-table=FILE   function symbols from FILE (nm
+                                output: ADDRESS TYPE NAME, types t and T)
   -c, --static-call-graph       add the calls gprof finds in the code (count 0)
   Not supported yet (refused with exit status 2):
-  -r/--function-ordering, -R/--file-ordering,
-  -S/--external-symbol-table, -d/--debug.
+  -d/--debug.
 SPEC: FUNC, FILE, LINE, FILE:FUNC or FILE:LINE (gprof's symspecs).
+@FILE (any argument, in every mode): the words of FILE instead (quotes and
+backslashes as in a shell; a file that cannot be opened stays @FILE).
 
 Exit status: 0 success, 1 bad input, 2 usage error, 3 a threshold failed.
 ]==]
@@ -88,8 +95,10 @@ This program is free software.  This program has absolutely no warranty.
 
 -- The parts of a gprof report (st.style, st.user).
 local FLAT, GRAPH, INFO, SUM, EXEC, ANNO = 1, 2, 4, 8, 16, 32
+local FUNC_ORDER, FILE_ORDER = 64, 128 -- -r, -R
 options.FLAT, options.GRAPH, options.INFO, options.SUM = FLAT, GRAPH, INFO, SUM
 options.EXEC, options.ANNO = EXEC, ANNO
+options.FUNC_ORDER, options.FILE_ORDER = FUNC_ORDER, FILE_ORDER
 
 -- gprof's getopt string and long options: name -> { letter or key, argument kind }
 local SHORT = getopt.short("aA::bBcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::rR:sS:t:Tvw:xyzZ::")
@@ -116,8 +125,6 @@ local LONG = {
 
 -- Options of later issues: refused, never ignored.
 local UNSUPPORTED = {
-  r = "-r/--function-ordering",
-  R = "-R/--file-ordering", S = "-S/--external-symbol-table",
   d = "-d/--debug",
 }
 
@@ -272,12 +279,14 @@ local HANDLERS = {
   a = set("no_static", true), b = set("brief", true), D = set("functions_only", true),
   T = set("traditional", true), z = set("zeros", true), ["no-demangle"] = set("demangle", false),
   l = set("line", true), L = set("print_path", true), c = set("static_call_graph", true),
+  S = function(st, v) st.symbol_file = v end,
   ["inline-file-names"] = set("inline_file_names", true),
   B = function(st) st.style = st.style | GRAPH end,
   e = specs("excl_graph"), E = specs("excl_time", "excl_graph"),
   f = specs("incl_graph"), F = specs("incl_time", "incl_graph"),
   k = specs("excl_arcs"), n = specs("incl_time"), N = specs("excl_time"),
-  i = show(INFO), s = show(SUM),
+  i = show(INFO), s = show(SUM), r = show(FUNC_ORDER),
+  R = function(st, v) st.map_file = v; show(FILE_ORDER)(st) end,
   A = show(ANNO, function() return "incl_anno" end), J = hide(ANNO, function() return "excl_anno" end),
   C = show(EXEC, function() return "incl_exec" end), Z = hide(EXEC, function() return "excl_exec" end),
   x = set("all_lines", true), y = set("separate_files", true),
@@ -337,6 +346,10 @@ function options.parse(args, out, err, mode)
     table.move(rest, 1, #rest, #operands + 1, operands)
     rest = {}
   end
+  if st.style & FUNC_ORDER ~= 0 and st.style & FILE_ORDER ~= 0 then -- gprof's message and status
+    err:write("lgprof: Only one of --function-ordering and --file-ordering may be specified.\n")
+    return nil, 1
+  end
   st.operands, st.rest = operands, rest
   st.exe = operands[1] or "a.out"
   st.gmons = table.move(operands, 2, #operands, 1, {})
@@ -348,15 +361,19 @@ end
 function options.open_options(st)
   local o = {
     no_static = st.no_static, functions_only = st.functions_only,
-    format = st.format, demangle = st.demangle,
+    format = st.format, demangle = st.demangle, symbol_file = st.symbol_file,
     static_call_graph = st.static_call_graph, static_arcs = st.static_arcs,
     -- gprof -l, and -s (whose gmon.sum holds arcs from line symbols)
     granularity = (st.line or st.style & SUM ~= 0) and "line" or "function",
+    map_file = st.style & FILE_ORDER ~= 0 and st.map_file or nil,
   }
+  local order = {}
   for _, s in ipairs(st.specs) do
     o[s[1]] = o[s[1]] or {}
     table.insert(o[s[1]], s[2])
+    order[#order + 1] = s[1]
   end
+  if #order > 0 then o.spec_order = order end
   return o
 end
 

@@ -87,3 +87,22 @@ put("source", "empty.c", "")
 put("source", "crlf.c", (demo_c:gsub("\n", "\r\n")))
 put("source", "nul.c", demo_c:sub(1, 100) .. "\0" .. demo_c:sub(101))
 put("source", "long-lines.c", ("x"):rep(5000) .. "\n" .. ("\n"):rep(200) .. ("y"):rep(70000 // 2))
+
+-- symbol files for fuzz_symfile (gprof -S): nm's output on the demo, its
+-- variants (0x addresses, types glued to names, defined symbols only) and
+-- the corners of the reading (pieces of 1022 characters, bad addresses,
+-- NUL bytes, CRLF, lines of fewer than three items)
+local nm = util.read_cmd("nm build/fuzz/demo")
+put("symfile", "demo-nm", nm)
+put("symfile", "demo-nm-0x", (nm:gsub("(%f[%w]%x+) ([tT]) ", "0x%1 %2 ")))
+put("symfile", "demo-nm-glued", (nm:gsub("(%x+) (%a) ", "%1 %2")))
+put("symfile", "demo-nm-defined", util.read_cmd("nm -n --defined-only build/fuzz/demo"))
+put("symfile", "demo-nm-crlf", (nm:gsub("\n", "\r\n")))
+put("symfile", "corners", table.concat({
+  "zz T first_bad", "1000 T a", "zz T bad_after_good", "-10 T negative", "0x T zero",
+  "ffffffffffffffffffff T too_large", "1010", "1010 T", "  1020\tt\tb", "1030 tglued",
+  "                 U tolower@GLIBC_2.2.5", "1040 W weak", "1050 D data",
+  ("p"):rep(1030) .. " 1060 T second_piece", "1070 t " .. ("n"):rep(1100),
+  "1080 T after\0hidden", "", "1000 T a_again",
+}, "\n"))
+put("symfile", "empty", "")

@@ -102,7 +102,7 @@ static void view(void) {
   memset(&vs, 0, sizeof vs);
   if (lgp_arctab_add(&t.p.graph.arcs, 0, 1, 1) != 0 ||
       lgp_arctab_add(&t.p.graph.arcs, 1, 2, 1) != 0 ||
-      lgp_graph_analyse(&t.p.graph, &t.specs, &err) != 0) {
+      lgp_graph_analyse(&t.p.graph, &t.specs, LGP_GRAPH_ALL, &err) != 0) {
     CHECK(0, "the base: %s", err.msg);
     tinyprof_free(&t);
     return;

@@ -44,7 +44,7 @@ static void check_folded_order(int interleave) {
     rc |= lgp_arctab_add(&t.p.graph.arcs, 2, 4, 2);
   }
   CHECK(rc == 0, "arcs added");
-  rc = lgp_graph_analyse(&t.p.graph, &t.specs, &err);
+  rc = lgp_graph_analyse(&t.p.graph, &t.specs, LGP_GRAPH_ALL, &err);
   CHECK(rc == 0, "analysed: %s", err.msg);
   lgp_names_init(&nm, NFOLD, 0, NULL);
   lgp_export_opts_init(&eo);
