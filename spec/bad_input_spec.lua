@@ -219,7 +219,7 @@ describe("bad input", function()
 
   describe("options", function()
     local UNSUPPORTED = {
-      { "-c" }, { "-d" },
+      { "-d" },
     }
     for _, opt in ipairs(UNSUPPORTED) do
       it(table.concat(opt, " ") .. " is refused: 'not supported yet', status 2", function()

@@ -174,7 +174,7 @@ local function check_json(p)
   local _, text = export(p, "json")
   local j = cjson.decode(text)
   eq(j.format, "lgprof-profile", "format")
-  eq(j.version, 1, "version")
+  eq(j.version, 2, "version")
   eq(j.units.time, "seconds", "units.time")
   eq(j.estimated.propagated_times_are_estimates, true, "estimate flag")
   local flagged = {}

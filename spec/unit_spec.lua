@@ -12,14 +12,16 @@ local q = fx.shquote
 local CORE = "csrc/core"
 local CC = "cc -std=c99 -Wall -Wextra -Werror -O1 -g -D_POSIX_C_SOURCE=200809L"
 local PKGS = "libelf libdw"
-local LIBS = "-liberty -lm"
+local LIBS = "-lcapstone -liberty -lm"
 -- The core beyond the bare utilities: what reads a profile and analyses it.
 local PIPELINE = { "arcs.c", "bbcount.c", "cgraph.c", "elfsym.c", "nmsyms.c", "gmon.c", "hist.c", "mapfile.c", "profile.c",
-  "select.c", "srcinfo.c", "dwline.c", "dwfunc.c", "strset.c", "symspec.c", "symtab.c", "util.c", "view.c" }
+  "select.c", "srcinfo.c", "dwline.c", "dwfunc.c", "strset.c", "symspec.c", "symtab.c", "util.c", "view.c",
+  "staticcg.c", "codeimg.c", "disasm.c" }
 -- Each test: its file in spec/unit/, the core files it needs, extra flags.
 local UNITS = {
   { test = "util.c", sources = { "util.c" } },
   { test = "symtab.c", sources = { "symtab.c", "util.c" } },
+  { test = "staticcg.c", sources = PIPELINE },
   { test = "source.c", sources = { "execcount.c", table.unpack(PIPELINE) } },
   { test = "export.c", sources = { "export.c", "exportlines.c", "lines.c", "folded.c", "names.c", table.unpack(PIPELINE) } },
   -- the arc limit, lowered to where a test reaches it

@@ -13,6 +13,7 @@ typedef struct lgp_arc {
   uint32_t parent, child;
   uint64_t count;
   int is_static; /* added by a scan of the code (-c, --static-arcs), not by gmon */
+  int is_tail;   /* static, and found only as a jump to the callee's start */
   double time, child_time; /* shares propagated along the arc (ticks) */
 } lgp_arc;
 

@@ -403,7 +403,7 @@ static void write_json(ectx *c) {
   int first;
   for (i = 0; i < p->graph.nsyms; i++)
     nlisted += c->listed[i];
-  lgp_out_str(o, "{\"format\":\"lgprof-profile\",\"version\":1,");
+  lgp_out_str(o, "{\"format\":\"lgprof-profile\",\"version\":2,");
   lgp_ex_json_key(o, "creator");
   lgp_ex_json_cstr(o, c->eo->creator);
   lgp_out_str(o, ",\n");
@@ -492,6 +492,8 @@ static void write_json(ectx *c) {
     lgp_ex_json_num(o, "self", lgp_seconds(p, a->time));
     lgp_ex_json_num(o, "children", lgp_seconds(p, a->child_time));
     lgp_ex_json_bool(o, "is_recursive", a->parent == a->child);
+    lgp_ex_json_bool(o, "is_static", a->is_static);
+    lgp_ex_json_bool(o, "is_tail", a->is_tail);
     lgp_ex_json_key(o, "in_cycle");
     lgp_out_str(o, lgp_arc_in_cycle(&p->graph, a) ? "true}" : "false}");
   }

@@ -8,6 +8,7 @@
 
 #include "hist.h"
 #include "profile.h"
+#include "staticcg.h"
 
 /* A histogram that covers no routine of the executable means the profile
 ** belongs to another program: say so rather than print an empty report. */
@@ -147,6 +148,17 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   }
   if (src->gmon.have_hist)
     p->graph.total_time = lgp_hist_assign(&src->gmon, nodes, n, &src->specs);
+  if (opts->static_call_graph || opts->static_arcs) {
+    lgp_scan_ctx sc;
+    sc.nodes = nodes;
+    sc.n = n;
+    sc.ix = &src->index;
+    sc.arcs = &p->graph.arcs;
+    sc.path = exe;
+    sc.lines = opts->line_granularity;
+    if (lgp_static_arcs_add(&sc, &src->image, &src->gmon, opts, err) != 0)
+      goto fail;
+  }
   /* the rest of the analysis when a report or a query needs it */
   if (lgp_graph_analyse(&p->graph, &src->specs, LGP_GRAPH_CALLS, err) != 0)
     goto fail;

@@ -90,7 +90,8 @@ static int keep_arcs(const lgp_profile *p, const lgp_select_spec *spec, lgp_sele
     if (!sel->kept[a->parent] || !sel->kept[a->child] || lgp_arc_hidden(p, (uint32_t)k))
       continue;
     share = t > 0.0 ? arc_seconds(p, a) / t : 0.0;
-    sel->arc_kept[k] = lgp_arc_untimed(g, a) || share >= spec->edge_fraction;
+    /* static arcs (count 0, no time) are structure, like arcs in cycles */
+    sel->arc_kept[k] = lgp_arc_untimed(g, a) || a->is_static || share >= spec->edge_fraction;
     if (sel->arc_kept[k])
       sel->arcs[sel->narcs++] = (uint32_t)k;
   }

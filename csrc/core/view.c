@@ -62,6 +62,8 @@ static int wg_add(wgraph *g, uint32_t parent, uint32_t child, uint64_t count) {
   if (k != LGP_ARC_NONE) {
     if (g->alive[k]) {
       g->arcs.arcs[k].count += count;
+      if (count != 0) /* calls made: no longer only found in the code */
+        g->arcs.arcs[k].is_static = g->arcs.arcs[k].is_tail = 0;
       return 0;
     }
     /* a dead arc comes back with only the new calls */
@@ -72,6 +74,7 @@ static int wg_add(wgraph *g, uint32_t parent, uint32_t child, uint64_t count) {
   if ((rc = lgp_arctab_add(&g->arcs, parent, child, count)) != 0)
     return rc;
   k = (uint32_t)(g->arcs.narcs - 1);
+  g->arcs.arcs[k].is_static = count == 0; /* (a base arc gets the base's flags) */
   cap = g->cap;
   if (lgp_grow((void **)&g->alive, &cap, k + 1, sizeof *g->alive) != 0)
     return -1;
@@ -113,6 +116,8 @@ static int wg_init(wgraph *g, const lgp_profile *base) {
     const lgp_arc *a = &base->graph.arcs.arcs[k];
     if (wg_add(g, a->parent, a->child, a->count) != 0)
       return -1;
+    g->arcs.arcs[k].is_static = a->is_static; /* arcs are unique: arc k is a's */
+    g->arcs.arcs[k].is_tail = a->is_tail;
   }
   return 0;
 }
@@ -334,9 +339,14 @@ static int assemble_view(lgp_profile *v, const lgp_profile *base, wgraph *g, lgp
                       ? base->graph.total_time - dropped : 0.0;
   for (k = 0; k < g->arcs.narcs; k++) {
     const lgp_arc *a = &g->arcs.arcs[k];
-    if (g->alive[k] && !g->gone[a->parent] && !g->gone[a->child] &&
-        lgp_arctab_add(&v->graph.arcs, a->parent, a->child, a->count) != 0)
-      goto oom;
+    if (g->alive[k] && !g->gone[a->parent] && !g->gone[a->child]) {
+      lgp_arc *na;
+      if (lgp_arctab_add(&v->graph.arcs, a->parent, a->child, a->count) != 0)
+        goto oom;
+      na = &v->graph.arcs.arcs[v->graph.arcs.narcs - 1];
+      na->is_static = a->is_static;
+      na->is_tail = a->is_tail;
+    }
   }
   if (lgp_graph_analyse(&v->graph, v->specs, LGP_GRAPH_ALL, err) != 0)
     goto fail;

@@ -105,7 +105,7 @@ static const char *const open_fields[] = {
   "no_static", "functions_only", "no_srcinfo", "default_excludes", "granularity", "format",
   "demangle", "zeros", "incl_graph", "excl_graph", "incl_arcs", "excl_arcs", "incl_flat",
   "excl_flat", "incl_time", "excl_time", "incl_anno", "excl_anno", "incl_exec", "excl_exec",
-  "symbol_file", "map_file", "spec_order", NULL
+  "symbol_file", "map_file", "spec_order", "static_call_graph", "static_arcs", NULL
 };
 
 /* spec_order: the tables of the specs in the order they were given (the
@@ -165,6 +165,8 @@ static void read_options(lua_State *L, int t, lgp_options *o) {
         (map != NULL && (o->map_file = lgp_strdup(map)) == NULL))
       luaL_error(L, "out of memory");
   }
+  o->static_call_graph = lcore_opt_bool(L, t, "static_call_graph", 0);
+  o->static_arcs = lcore_opt_bool(L, t, "static_arcs", 0);
   for (i = 0; table_names[i] != NULL; i++) {
     lua_Integer k, n;
     int type = lua_getfield(L, t, table_names[i]);

@@ -21,7 +21,8 @@ static const char *const cycle_fields[] = {
   "in_graph", "propagated_fraction", NULL
 };
 static const char *const arc_fields[] = {
-  "kind", "caller", "callee", "count", "self", "children", "is_recursive", "in_cycle", NULL
+  "kind", "caller", "callee", "count", "self", "children", "is_recursive", "in_cycle",
+  "is_static", "is_tail", NULL
 };
 static const luaL_Reg no_methods[] = {{NULL, NULL}};
 
@@ -162,6 +163,10 @@ int lcore_handle_index(lua_State *L) {
       lua_pushboolean(L, a->parent == a->child);
     else if (strcmp(k, "in_cycle") == 0)
       lua_pushboolean(L, lgp_arc_in_cycle(&lp->p->graph, a));
+    else if (strcmp(k, "is_static") == 0)
+      lua_pushboolean(L, a->is_static);
+    else if (strcmp(k, "is_tail") == 0)
+      lua_pushboolean(L, a->is_tail);
     else
       return lcore_no_field(L, "Arc", k, arc_fields, no_methods);
     return 1;

@@ -140,6 +140,9 @@ function cmd.run(cli, argv, out, err)
     elseif name == "granularity" then
       grain = grain or v
       table.remove(st.extra, i)
+    elseif name == "static-arcs" then
+      st.static_arcs = true
+      table.remove(st.extra, i)
     end
   end
   if fmt and options.asks_help(fmt) then -- "lgprof --format --help"

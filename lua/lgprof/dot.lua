@@ -21,6 +21,8 @@
 --     (arc.in_cycle) or a recursive arc (arc.is_recursive) carries no time in
 --     gprof's model and is always drawn when both ends are kept (label: calls
 --     only, colour of the callee);
+--   * dashed edge: a static arc (arc.is_static: found in the machine code by
+--     --static-arcs or -c, count 0) between kept nodes, always drawn;
 --   * dotted edge (options.dotted, default on): a kept A and a kept B (A ~= B)
 --     with no solid edge A -> B, linked through dropped functions X by arcs
 --     A -> X and X -> B (one hop). The path's share is
@@ -311,14 +313,16 @@ local function render(profile, g)
       { "labeldistance", '"' .. fnum(pw) .. '"' },
       { "penwidth", '"' .. fnum(pw) .. '"' },
     }
-    if dotted_style then a[#a + 1] = { "style", "dotted" } end
+    if dotted_style then a[#a + 1] = { "style", dotted_style } end
     if tip then a[#a + 1] = { "tooltip", dot.quote(tip) } end
     w("\t" .. node_id(e.caller) .. " -> " .. node_id(e.callee) .. attrs(a) .. ";\n")
   end
 
   for _, e in ipairs(g.edges) do
     local ct = calls_text(e.count, 0) or ("0" .. MUL)
-    if e.timed and not e.structural then
+    if e.arc.is_static then -- found in the code (--static-arcs, -c): count 0, dashed
+      edge(e, share(e.callee.total), ct, "dashed")
+    elseif e.timed and not e.structural then
       edge(e, e.share, pct(e.share) .. "\\n" .. ct)
     else
       edge(e, share(e.callee.total), ct)
@@ -329,7 +333,7 @@ local function render(profile, g)
     local tip = ("%s -> %s through %d function%s below the thresholds (%s%s)"):format(
       shorten(e.caller.name), shorten(e.callee.name), n, n == 1 and "" or "s",
       shorten(e.via[1].name), n > 1 and ", ..." or "")
-    edge(e, e.share, pct(e.share), true, tip)
+    edge(e, e.share, pct(e.share), "dotted", tip)
   end
 
   if o.legend then

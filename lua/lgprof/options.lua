@@ -18,6 +18,9 @@ lgprof's own modes (each prints its own usage with --help):
                       write the profile in another format; FMT: gprof (the
                       default), callgrind, json, csv, csv-arcs, folded, dot;
                       --granularity=line: line-level rows (json, csv, callgrind)
+  lgprof --static-arcs [options] [image-file [profile-file...]]
+                      add every direct call and tail jump found by decoding
+                      the code (x86-64) as arcs of count 0 (with --format too)
   lgprof --annotate-lines[=FILE] [options] [image-file [profile-file...]]
                       list FILE (or every source file with samples) with
                       each line's count, self seconds and share of the time
@@ -73,8 +76,9 @@ gprof's options:
                                 --print-file-name on the .o files)
   -S FILE, --external-symbol-table=FILE   function symbols from FILE (nm
                                 output: ADDRESS TYPE NAME, types t and T)
+  -c, --static-call-graph       add the calls gprof finds in the code (count 0)
   Not supported yet (refused with exit status 2):
-  -c/--static-call-graph, -d/--debug.
+  -d/--debug.
 SPEC: FUNC, FILE, LINE, FILE:FUNC or FILE:LINE (gprof's symspecs).
 @FILE (any argument, in every mode): the words of FILE instead (quotes and
 backslashes as in a shell; a file that cannot be opened stays @FILE).
@@ -121,7 +125,6 @@ local LONG = {
 
 -- Options of later issues: refused, never ignored.
 local UNSUPPORTED = {
-  c = "-c/--static-call-graph",
   d = "-d/--debug",
 }
 
@@ -131,7 +134,8 @@ local UNSUPPORTED = {
 local EXTRA = {
   gprof = { long = { script = "required", diff = "required", ["diff-image"] = "required",
                      ["max-growth"] = "required", format = "required",
-                     ["annotate-lines"] = "optional", granularity = "required" } },
+                     ["annotate-lines"] = "optional", granularity = "required",
+                     ["static-arcs"] = "none" } },
   diff = { long = { diff = "required", ["diff-image"] = "required",
                     ["max-growth"] = "required" } },
   check = { long = { ["max-self"] = "required", ["max-total"] = "required",
@@ -274,7 +278,7 @@ local HANDLERS = {
   end,
   a = set("no_static", true), b = set("brief", true), D = set("functions_only", true),
   T = set("traditional", true), z = set("zeros", true), ["no-demangle"] = set("demangle", false),
-  l = set("line", true), L = set("print_path", true),
+  l = set("line", true), L = set("print_path", true), c = set("static_call_graph", true),
   S = function(st, v) st.symbol_file = v end,
   ["inline-file-names"] = set("inline_file_names", true),
   B = function(st) st.style = st.style | GRAPH end,
@@ -358,6 +362,7 @@ function options.open_options(st)
   local o = {
     no_static = st.no_static, functions_only = st.functions_only,
     format = st.format, demangle = st.demangle, symbol_file = st.symbol_file,
+    static_call_graph = st.static_call_graph, static_arcs = st.static_arcs,
     -- gprof -l, and -s (whose gmon.sum holds arcs from line symbols)
     granularity = (st.line or st.style & SUM ~= 0) and "line" or "function",
     map_file = st.style & FILE_ORDER ~= 0 and st.map_file or nil,

@@ -1,6 +1,7 @@
 -- make test-valgrind: bin/lgprof under valgrind memcheck over every fixture
 -- program (spec/fixtures/progs/, built by helpers.fixtures): the report of
--- the three runs summed, -T, --format=json and -s; and API_SCRIPT, the Lua
+-- the three runs summed, -T, --format=json, -s and the static call graphs
+-- (-c --static-arcs: Capstone); and API_SCRIPT, the Lua
 -- API end to end (views, every export, DWARF read on demand, find, close,
 -- line-level data). The line-granularity programs (spec/fixtures/lines/,
 -- built -O2 -g) run -l, annotated source with execution counts, and
@@ -84,7 +85,7 @@ local tmp = util.mktempdir("lgprof-valgrind")
 local api = util.spit(tmp .. "/api.lua", API_SCRIPT)
 local runs = {}
 for _, name in ipairs(fx.programs()) do
-  runs[#runs + 1] = { name, variants[1], { "", "-b -T", "--format=json", "-s", "api" } }
+  runs[#runs + 1] = { name, variants[1], { "", "-b -T", "--format=json", "-s", "-b -c --static-arcs", "api" } }
 end
 for _, name in ipairs(fx.line_programs()) do
   runs[#runs + 1] = { name, "O2g-pie", { "-b -l", "-l -C -A -x -t3", "-z -l -A -y", "--annotate-lines", "api" } }
