@@ -94,10 +94,10 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   if (opts->map_file != NULL) { /* gprof reads it as it takes the symbols */
     if (lgp_mapfile_read(&src->map, opts->map_file, err) != 0)
       goto fail;
-    /* an nm-style symbol file's symbols are not mapped (gprof still reads
-       the map) */
+    src->have_map = 1;
+    /* an nm-style symbol file's symbols are not renamed (gprof still reads
+       the map, and -R then lists its files) */
     if (opts->symbol_file == NULL) {
-      src->have_map = 1;
       lgp_mapfile_apply(&src->map, &src->image);
       if (src->image.nsyms == 0) { /* the map dropped them all: gprof's message */
         lgp_fail(err, NULL, "file `%s' has no symbols", exe);

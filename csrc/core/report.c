@@ -114,8 +114,8 @@ static rnode *make_rnodes(rctx *r, lgp_out *arena) {
       /* r->rn is NULL: the name goes into r->o */
       rn[i].len = graph_names(p, i) ? (uint32_t)lgp_rp_name_only(r, (uint32_t)i) : 0;
     }
-    for (i = 0; i < n; i++)
-      rn[i].name = arena->buf + off[i];
+    for (i = 0; i < n; i++) /* (no name written at all: no buffer either) */
+      rn[i].name = arena->buf != NULL ? arena->buf + off[i] : "";
     free(off);
     if (arena->failed) {
       free(rn);
