@@ -45,7 +45,7 @@ PKG_LIBS       = $(shell $(PKG_CONFIG) --libs libdw libelf 2>/dev/null)
 BASE_CFLAGS    = $(WARNFLAGS) $(CFLAGS) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden
 CORE_CFLAGS    = $(BASE_CFLAGS) $(CORE_PKG_CFLAGS) -Icsrc/core
 BIND_CFLAGS    = $(BASE_CFLAGS) $(CORE_PKG_CFLAGS) $(LUA_PKG_CFLAGS) -Icsrc/core
-LDLIBS         = $(PKG_LIBS) $(CAPSTONE_LIBS) -liberty -lm
+LDLIBS         = $(PKG_LIBS) -liberty -lm -ldl
 
 BUILD         ?= build
 CORE_SO        = $(BUILD)/lgprof/core.so
@@ -82,14 +82,10 @@ DW_ARCHIVES    = $(foreach l,$(sort $(DW_STATIC_LIBS)),$(shell $(CC) \
                  -print-file-name=lib$(patsubst -l%,%,$l).a 2>/dev/null))
 LAUNCHER_DW_LIBS ?= $(if $(DW_ARCHIVES),$(if $(filter-out /%,$(DW_ARCHIVES)),$(PKG_LIBS),\
                     -Wl,-Bstatic $(DW_STATIC_LIBS) -Wl,-Bdynamic),$(PKG_LIBS))
-# Capstone (the x86-64 decoder of --static-arcs): linked statically into
-# the command where its archive is installed (libcapstone-dev has it),
-# like libdw; core.so links the shared library.
-CAPSTONE_LIBS  = $(or $(shell $(PKG_CONFIG) --libs capstone 2>/dev/null),-lcapstone)
-CAPSTONE_ARCHIVE = $(shell $(CC) -print-file-name=libcapstone.a 2>/dev/null)
-comma         := ,
-LAUNCHER_CS_LIBS ?= $(if $(filter /%,$(CAPSTONE_ARCHIVE)),-Wl$(comma)-Bstatic -lcapstone \
-                    -Wl$(comma)-Bdynamic,$(CAPSTONE_LIBS))
+# Capstone (the x86-64 decoder of --static-arcs) is not linked: the core
+# loads its shared library (libcapstone4) when --static-arcs first decodes,
+# so that its relocated tables cost nothing to every other run; its header
+# (libcapstone-dev) is needed to build.
 # module name = file: lua/lgprof/init.lua is lgprof, lua/lgprof/X.lua lgprof.X
 EMBEDDED       = main=bin/lgprof.lua $(foreach f,$(LUA_MODS),$(if $(filter init,$(basename \
                  $(notdir $f))),lgprof,lgprof.$(basename $(notdir $f)))=$f)
@@ -140,7 +136,7 @@ $(BUILD)/obj/cli/embedded.o: $(CLI_DIR)/embedded.c csrc/cli/embedded.h
 	$(CC) $(CLI_CFLAGS) -c $< -o $@
 
 link_launcher = $(CC) -o $@ $^ $(LDFLAGS) $(LAUNCHER_LDFLAGS) $(LUA_STATIC_LIBS) \
-                $(LAUNCHER_DW_LIBS) $(LAUNCHER_CS_LIBS) -liberty -lm
+                $(LAUNCHER_DW_LIBS) -liberty -lm -ldl
 
 $(LAUNCHER): $(CLI_OBJS) $(CORE_OBJS) $(BIND_OBJS)
 	@mkdir -p $(@D)

@@ -12,7 +12,7 @@ local q = fx.shquote
 local CORE = "csrc/core"
 local CC = "cc -std=c99 -Wall -Wextra -Werror -O1 -g -D_POSIX_C_SOURCE=200809L"
 local PKGS = "libelf libdw"
-local LIBS = "-lcapstone -liberty -lm"
+local LIBS = "-liberty -lm -ldl"
 -- The core beyond the bare utilities: what reads a profile and analyses it.
 local PIPELINE = { "arcs.c", "bbcount.c", "cgraph.c", "elfsym.c", "nmsyms.c", "gmon.c", "hist.c", "mapfile.c", "profile.c",
   "select.c", "srcinfo.c", "dwline.c", "dwfunc.c", "strset.c", "symspec.c", "symtab.c", "util.c", "view.c",

@@ -5,6 +5,7 @@
 ** the import their GOT slot receives.
 */
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,9 +17,53 @@ typedef struct stub {
   const char *name;
 } stub;
 
+/* Capstone's functions, from the shared library loaded when a decode
+** starts: linked in, its tables (megabytes of data the loader relocates)
+** cost every run of the command a millisecond at start-up. */
+typedef struct capstone {
+  void *lib;
+  cs_err (*open)(cs_arch, cs_mode, csh *);
+  cs_err (*option)(csh, cs_opt_type, size_t);
+  cs_insn *(*malloc_insn)(csh);
+  bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+  bool (*insn_group)(csh, const cs_insn *, unsigned int);
+  void (*free_insn)(cs_insn *, size_t);
+  cs_err (*close)(csh *);
+} capstone;
+
+/* dlsym's object pointer as the function pointer at fn (POSIX's way). */
+static int get_fn(void *lib, const char *name, void *fn) {
+  void *p = dlsym(lib, name);
+  if (p == NULL)
+    return -1;
+  memcpy(fn, &p, sizeof p);
+  return 0;
+}
+
+static int capstone_load(capstone *c, lgp_err *err) {
+  static const char *const names[] = {"libcapstone.so.4", "libcapstone.so.5", "libcapstone.so"};
+  size_t i;
+  memset(c, 0, sizeof *c);
+  for (i = 0; i < sizeof names / sizeof *names && c->lib == NULL; i++)
+    c->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  if (c->lib == NULL)
+    return lgp_fail(err, NULL, "--static-arcs needs Capstone (libcapstone.so.4): %s", dlerror());
+  if (get_fn(c->lib, "cs_open", &c->open) != 0 || get_fn(c->lib, "cs_option", &c->option) != 0 ||
+      get_fn(c->lib, "cs_malloc", &c->malloc_insn) != 0 ||
+      get_fn(c->lib, "cs_disasm_iter", &c->disasm_iter) != 0 ||
+      get_fn(c->lib, "cs_insn_group", &c->insn_group) != 0 ||
+      get_fn(c->lib, "cs_free", &c->free_insn) != 0 || get_fn(c->lib, "cs_close", &c->close) != 0) {
+    dlclose(c->lib);
+    c->lib = NULL;
+    return lgp_fail(err, NULL, "--static-arcs: the Capstone library lacks cs_disasm_iter");
+  }
+  return 0;
+}
+
 typedef struct decoder {
   const lgp_scan_ctx *s;
   const lgp_code *code;
+  capstone api;
   csh cs;
   cs_insn *insn;
   stub *stubs;             /* ascending by addr */
@@ -47,7 +92,7 @@ static int rip_slot(const cs_insn *in, lgp_addr *slot) {
 }
 
 static int is_branch(const decoder *d, const cs_insn *in, int group) {
-  return cs_insn_group(d->cs, in, (uint8_t)group);
+  return d->api.insn_group(d->cs, in, (uint8_t)group);
 }
 
 /* Each PLT entry whose first indirect jump reads a slot that a dynamic
@@ -64,7 +109,7 @@ static int read_stubs(decoder *d) {
       size_t left = sec->size - off < sec->entsize ? sec->size - off : sec->entsize;
       uint64_t addr = sec->vma + off;
       lgp_addr slot;
-      while (left > 0 && cs_disasm_iter(d->cs, &p, &left, &addr, d->insn)) {
+      while (left > 0 && d->api.disasm_iter(d->cs, &p, &left, &addr, d->insn)) {
         const char *name;
         if (!is_branch(d, d->insn, X86_GRP_JUMP))
           continue;
@@ -168,7 +213,7 @@ static int decode_range(decoder *d, uint32_t fn, lgp_addr start, lgp_addr end, l
   while (addr < end) {
     const uint8_t *p = sec->bytes + (addr - sec->vma);
     size_t left = (size_t)(sec_end - addr);
-    if (!cs_disasm_iter(d->cs, &p, &left, &addr, d->insn)) {
+    if (!d->api.disasm_iter(d->cs, &p, &left, &addr, d->insn)) {
       addr++;
       continue;
     }
@@ -212,17 +257,23 @@ int lgp_static_decode(const lgp_scan_ctx *s, const lgp_code *code, lgp_err *err)
   memset(&d, 0, sizeof d);
   d.s = s;
   d.code = code;
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &d.cs) != CS_ERR_OK)
+  if (capstone_load(&d.api, err) != 0)
+    return -1;
+  if (d.api.open(CS_ARCH_X86, CS_MODE_64, &d.cs) != CS_ERR_OK) {
+    dlclose(d.api.lib);
     return lgp_fail(err, NULL, "cannot start the Capstone x86-64 decoder");
-  cs_option(d.cs, CS_OPT_DETAIL, CS_OPT_ON);
-  d.insn = cs_malloc(d.cs);
+  }
+  d.api.option(d.cs, CS_OPT_DETAIL, CS_OPT_ON);
+  d.insn = d.api.malloc_insn(d.cs);
   if (d.insn == NULL) {
-    cs_close(&d.cs);
+    d.api.close(&d.cs);
+    dlclose(d.api.lib);
     return lgp_fail(err, NULL, "out of memory");
   }
   rc = decode_all(&d, err);
-  cs_free(d.insn, 1);
-  cs_close(&d.cs);
+  d.api.free_insn(d.insn, 1);
+  d.api.close(&d.cs);
+  dlclose(d.api.lib);
   free(d.stubs);
   free(d.by_name);
   return rc;

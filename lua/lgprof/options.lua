@@ -77,8 +77,8 @@ gprof's options:
   -S FILE, --external-symbol-table=FILE   function symbols from FILE (nm
                                 output: ADDRESS TYPE NAME, types t and T)
   -c, --static-call-graph       add the calls gprof finds in the code (count 0)
-  Not supported yet (refused with exit status 2):
-  -d/--debug.
+  Not supported (refused with exit status 2): -d/--debug (a dump of gprof's
+  own tables; the Lua API gives the data).
 SPEC: FUNC, FILE, LINE, FILE:FUNC or FILE:LINE (gprof's symspecs).
 @FILE (any argument, in every mode): the words of FILE instead (quotes and
 backslashes as in a shell; a file that cannot be opened stays @FILE).
@@ -123,7 +123,7 @@ local LONG = {
   ["external-symbol-table"] = { "S", "required" },
 }
 
--- Options of later issues: refused, never ignored.
+-- Options lgprof refuses (never ignores): only gprof's dump of its own tables.
 local UNSUPPORTED = {
   d = "-d/--debug",
 }
@@ -314,7 +314,7 @@ local HANDLERS = {
 }
 for k, name in pairs(UNSUPPORTED) do
   HANDLERS[k] = function(st, _, _, err)
-    return options.usage_error(err, name .. ": not supported yet", st.mode)
+    return options.usage_error(err, name .. ": not supported (a dump of gprof's own tables)", st.mode)
   end
 end
 
