@@ -60,6 +60,41 @@ static int on_error(lua_State *L) {
   return 1;
 }
 
+/* lgprof.memory.big_heap(): the command's memory for a big run (line
+** granularity, annotated source): one heap that grows in big steps and is
+** kept to the end, on transparent huge pages where the kernel gives them.
+** Such a run allocates and frees arrays of megabytes over ~80,000 line
+** symbols: taken from fresh mappings, each 4 KB of them costs a page fault
+** (about a fifth of the run). Small runs keep malloc's defaults: a heap on
+** 2 MB pages would only raise their peak memory. Only the command has this
+** (package.preload): the module (core.so) leaves its host's malloc alone. */
+static int l_big_heap(lua_State *L) {
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(MADV_HUGEPAGE)
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  uintptr_t start, end;
+  void *room;
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_TOP_PAD, 64 << 20);
+  start = (uintptr_t)sbrk(0);
+  room = malloc((size_t)32 << 20); /* beyond what the heap holds: it grows */
+  end = (uintptr_t)sbrk(0);
+  start = (start + huge - 1) & ~(huge - 1);
+  if (room != NULL && start != 0 && end > start)
+    madvise((void *)start, end - start, MADV_HUGEPAGE); /* a hint: may fail */
+  free(room); /* back to the heap, which keeps it */
+#endif
+  (void)L;
+  return 0;
+}
+
+static int open_memory(lua_State *L) {
+  lua_newtable(L);
+  lua_pushcfunction(L, l_big_heap);
+  lua_setfield(L, -2, "big_heap");
+  return 1;
+}
+
 /* Runs the embedded bin/lgprof.lua (called protected): its first argument
    says where this executable is and where make install put the modules;
    it returns the exit status. */
@@ -73,6 +108,8 @@ static int run(lua_State *L) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_lgprof_core);
   lua_setfield(L, -2, "lgprof.core");
+  lua_pushcfunction(L, open_memory);
+  lua_setfield(L, -2, "lgprof.memory");
   for (c = lgp_embedded_chunks; c->name; c++) {
     if (strcmp(c->name, "main") == 0) {
       main_chunk = c;
@@ -115,35 +152,9 @@ static int run(lua_State *L) {
   return 1;
 }
 
-/* The command's memory: one heap that grows in big steps and is kept to
-** the end, on transparent huge pages where the kernel gives them. A report
-** at line granularity allocates and frees arrays of megabytes over ~80,000
-** line symbols: taken from fresh mappings, each 4 KB of them costs a page
-** fault (about a fifth of such a run). A policy of the short-lived
-** command only: the module (core.so) leaves its host's malloc alone. */
-static void tune_memory(void) {
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(MADV_HUGEPAGE)
-  const uintptr_t huge = (uintptr_t)2 << 20;
-  uintptr_t start, end;
-  void *first;
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  mallopt(M_TOP_PAD, 64 << 20);
-  start = (uintptr_t)sbrk(0);
-  first = malloc(1); /* the heap's first growth: 64 MB of address space */
-  end = (uintptr_t)sbrk(0);
-  start = (start + huge - 1) & ~(huge - 1);
-  if (first != NULL && start != 0 && end > start)
-    madvise((void *)start, end - start, MADV_HUGEPAGE); /* a hint: may fail */
-  free(first);
-#endif
-}
-
 int main(int argc, char **argv) {
-  lua_State *L;
+  lua_State *L = luaL_newstate();
   int status;
-  tune_memory();
-  L = luaL_newstate();
   if (!L) {
     fputs("lgprof: not enough memory\n", stderr);
     return 2;

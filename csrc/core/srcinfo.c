@@ -462,36 +462,97 @@ out:
 
 static int64_t owner_at(const loader *L, lgp_addr addr);
 
-/* BFD's line at addr: in the unit that answers for it, the sequence that
-** holds it and its last row at or below it. NULL for none. */
-static const lgp_dwrow *row_at(const loader *L, lgp_addr addr) {
-  int64_t u = owner_at(L, addr);
-  size_t lo, hi, b;
+/* Where the last lookup of row_at ended: its sequence and row. */
+typedef struct row_cursor {
   const lgp_dwseq *sq;
+  size_t row;
+} row_cursor;
+
+/* BFD's line at addr: in the unit that answers for it, the sequence that
+** holds it and its last row at or below it. NULL for none. Lookups in
+** ascending order go on from the cursor: an address ahead of the last one
+** in the same sequence (and before the next sequence of its unit starts)
+** is found by galloping forward from the last row, in rows just read
+** (a binary search of the megabytes of rows misses the cache each time). */
+static const lgp_dwrow *row_at(const loader *L, lgp_addr addr, row_cursor *cur) {
+  int64_t u = owner_at(L, addr);
+  const lgp_dwrow *rows = L->lc.rows;
+  const lgp_dwseq *sq = cur->sq;
+  size_t lo, hi, b;
   if (u < 0)
     return NULL;
-  lo = b = L->sbeg[u];
-  hi = L->sbeg[u + 1];
+  if (sq != NULL && sq->cu == (uint32_t)u && addr >= rows[cur->row].addr && addr < sq->end &&
+      ((size_t)(sq - L->lc.seqs) + 1 >= L->sbeg[u + 1] || sq[1].start > addr)) {
+    size_t end = sq->first + sq->n, step = 1;
+    lo = cur->row;
+    while (lo + step < end && rows[lo + step].addr <= addr) {
+      lo += step;
+      step *= 2;
+    }
+    hi = lo + step < end ? lo + step : end;
+    lo++;
+  } else {
+    lo = b = L->sbeg[u];
+    hi = L->sbeg[u + 1];
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (L->lc.seqs[mid].start <= addr)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo == b || addr >= L->lc.seqs[lo - 1].end)
+      return NULL;
+    sq = &L->lc.seqs[lo - 1];
+    lo = sq->first;
+    hi = sq->first + sq->n;
+  }
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (L->lc.seqs[mid].start <= addr)
+    if (rows[mid].addr <= addr)
       lo = mid + 1;
     else
       hi = mid;
   }
-  if (lo == b || addr >= L->lc.seqs[lo - 1].end)
-    return NULL;
-  sq = &L->lc.seqs[lo - 1];
-  lo = sq->first;
-  hi = sq->first + sq->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (L->lc.rows[mid].addr <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
+  cur->sq = sq;
+  cur->row = lo - 1;
+  return &rows[lo - 1];
+}
+
+/* Each symbol's file and line, looked up in address order. 0, or -1. */
+static int assign_lines(loader *L) {
+  lgp_image *im = L->im;
+  size_t n = im->nsyms, i;
+  uint32_t *idx = NULL;
+  uint64_t *keys = NULL;
+  row_cursor cur = {NULL, 0};
+  int rc = -1;
+  for (i = 1; i < n && im->syms[i - 1].addr <= im->syms[i].addr; i++)
+    ;
+  if (i < n) { /* not in order (.symtab's): an order by address */
+    if (n > UINT32_MAX || (idx = lgp_alloc_array(n, sizeof *idx)) == NULL ||
+        (keys = lgp_alloc_array(n, sizeof *keys)) == NULL)
+      goto out;
+    for (i = 0; i < n; i++) {
+      idx[i] = (uint32_t)i;
+      keys[i] = im->syms[i].addr;
+    }
+    if (lgp_radix_sort(idx, keys, n) != 0)
+      goto out;
   }
-  return &L->lc.rows[lo - 1];
+  for (i = 0; i < n; i++) {
+    lgp_rawsym *s = &im->syms[idx != NULL ? idx[i] : i];
+    const lgp_dwrow *w = row_at(L, s->addr, &cur);
+    if (w == NULL || w->file < 0 || w->line <= 0)
+      continue;
+    s->file = w->file;
+    s->line = w->line;
+  }
+  rc = 0;
+out:
+  free(idx);
+  free(keys);
+  return rc;
 }
 
 static int cmp_codesym(const void *a, const void *b) {
@@ -887,16 +948,8 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
   }
   if (read_units(&L, lines) != 0 || unit_maps(&L) != 0 || global_map(&L) != 0)
     goto oom;
-  if (im->files == NULL) {
-    for (i = 0; i < im->nsyms; i++) {
-      lgp_rawsym *s = &im->syms[i];
-      const lgp_dwrow *w = row_at(&L, s->addr);
-      if (w == NULL || w->file < 0 || w->line <= 0)
-        continue;
-      s->file = w->file;
-      s->line = w->line;
-    }
-  }
+  if (im->files == NULL && assign_lines(&L) != 0)
+    goto oom;
   if (lines && (code_syms(&L) != 0 || check_shallow(&L) != 0 || line_syms(&L) != 0))
     goto oom;
   if (im->files == NULL) {

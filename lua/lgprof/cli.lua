@@ -27,7 +27,14 @@ end
 function cli.open(st, err, exe, gmons)
   local status = cli.refuse_format(st, err)
   if status then return nil, status end
-  local profile, msg = lgprof.open(exe or st.exe, gmons or st.gmons, options.open_options(st))
+  local opts = options.open_options(st)
+  -- a run over line tables (line granularity, annotated source) gets the
+  -- command's heap for big runs (bin/lgprof only: lua5.4 has no such module)
+  if opts.granularity == "line" or (st.style or 0) & options.ANNO ~= 0 then
+    local ok, memory = pcall(require, "lgprof.memory")
+    if ok then memory.big_heap() end
+  end
+  local profile, msg = lgprof.open(exe or st.exe, gmons or st.gmons, opts)
   if not profile then
     err:write("lgprof: ", msg, "\n")
     return nil, 1
