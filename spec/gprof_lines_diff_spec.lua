@@ -82,21 +82,6 @@ local function gprof_out(dir, args, files)
   return oracle.gprof_many(dir, { { args = args } }, files)[1].out
 end
 
--- Raw names of the two heaviest functions, from gprof -b -p --no-demangle.
-local function heaviest(dir, b, files)
-  local out = gprof_out(dir, { "-b", "-p", "--no-demangle", b.exe, b.gmon[1] }, files)
-  local names, in_table = {}, false
-  for line in out:gmatch("[^\n]+") do
-    if line:match("^%s*time%s+seconds%s+seconds") then
-      in_table = true
-    elseif in_table and line:match("^%s*[%d.]+%s+[%d.]+%s+[%d.]+") then
-      names[#names + 1] = line:gsub("%s+$", ""):match("(%S+)$")
-      if #names == 2 then break end
-    end
-  end
-  return names[1] or "main", names[2] or "main"
-end
-
 -- FILE:LINE of gprof -b -l -p's first row with one ("main" when none).
 local function heaviest_line(dir, b, files)
   local out = gprof_out(dir, { "-b", "-l", "-p", b.exe, b.gmon[1] }, files)
@@ -176,7 +161,7 @@ local function check(prog, variant, with_synth)
   for _, s in ipairs(built.sources) do files[#files + 1] = s end
   local src = built.src_dir or built.sources[1]:match("^(.*)/[^/]*$")
   assert(exec_ok("cp -R " .. sq(src) .. " " .. sq(dir .. "/src")))
-  local fn, fn2 = heaviest(dir, b, files)
+  local fn, fn2 = differ.heaviest(dir, b.exe, b.gmon[1], files)
   local subst = { FN2 = fn2, FN = fn, FL = heaviest_line(dir, b, files), SRC = src }
 
   local sets = {

@@ -24,7 +24,7 @@
 -- Without /usr/bin/gprof every test is reported pending, never passed.
 
 local H = require "helpers"
-local fx, util, cmd, nmf = H.fixtures, H.util, H.cmd, H.nmfiles
+local fx, util, cmd, differ, nmf = H.fixtures, H.util, H.cmd, H.differ, H.nmfiles
 
 local sq, read_cmd, spit = util.q, util.read_cmd, util.spit
 
@@ -54,7 +54,7 @@ local function check(prog, variant)
   local map, syms = dir .. "/proper.map", dir .. "/syms.txt"
   spit(map, nmf.maps(obj, names, empty).proper)
   spit(syms, read_cmd("nm " .. sq(b.exe)))
-  local fn, fn2 = nmf.heaviest(dir, b, files)
+  local fn, fn2 = differ.heaviest(dir, b.exe, b.gmon[1], files)
   local subst = { MAP = map, SYMS = syms, FN = fn, FN2 = fn2,
                   RC = dir .. "/rc.rsp", RS = dir .. "/rs.rsp", RN = dir .. "/rn.rsp" }
   spit(subst.RC, "-b -q\n\t-c\n")

@@ -72,7 +72,7 @@ local function check_program(prog, variant)
     spit(paths[name], text)
     files[#files + 1] = paths[name]
   end
-  local subst = { FN = nmf.heaviest(dir, b, files), MAP = paths.proper }
+  local subst = { FN = differ.heaviest(dir, b.exe, b.gmon[1], files), MAP = paths.proper }
   local one, three = { b.exe, b.gmon[1] }, { b.exe, b.gmon[1], b.gmon[2], b.gmon[3] }
   -- FN names several symbols (samename's static helpers): a FROM/TO spec
   -- with it has several runs on a side, which gprof's -r follows through

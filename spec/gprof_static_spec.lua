@@ -48,21 +48,6 @@ local MISCOUNTED = "somebody miscounted"
 -- Options whose runs write files (gmon.sum) into the working directory.
 local WRITES = { ["-s"] = true }
 
--- Raw names of the two heaviest functions, from gprof -b -p --no-demangle.
-local function heaviest(dir, exe, gmon, files)
-  local g = H.oracle.gprof_many(dir, { { args = { "-b", "-p", "--no-demangle", exe, gmon } } }, files)
-  local names, in_table = {}, false
-  for line in g[1].out:gmatch("[^\n]+") do
-    if line:match("^%s*time%s+seconds%s+seconds") then
-      in_table = true
-    elseif in_table and line:match("^%s*[%d.]+%s+[%d.]+%s+[%d.]+") then
-      names[#names + 1] = line:gsub("%s+$", ""):match("(%S+)$")
-      if #names == 2 then break end
-    end
-  end
-  return names[1] or "main", names[2] or "main"
-end
-
 -- The cases: each text of each list, on an executable and profiles.
 local function make_cases(dir, lists, subst)
   local cases, dirs = {}, {}
@@ -126,7 +111,7 @@ local function check_build(prog, variant, full)
   finally(function() util.rmtree(dir) end)
   local b = fx.snapshot(built, dir)
   local files = { b.exe, b.gmon[1], b.gmon[2], b.gmon[3] }
-  local fn, fn2 = heaviest(dir, b.exe, b.gmon[1], files)
+  local fn, fn2 = differ.heaviest(dir, b.exe, b.gmon[1], files)
   local lists = {
     { texts = CORE, exe = b.exe, profiles = { b.gmon[1] }, tag = "1 profile" },
     { texts = THREE, exe = b.exe, profiles = b.gmon, tag = "3 profiles" },

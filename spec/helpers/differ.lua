@@ -44,6 +44,24 @@ local function udiff(dir, tag, a, b, la, lb)
 end
 M.udiff = udiff
 
+--- Raw names of the two heaviest functions of exe and gmon, from gprof -b
+--- -p --no-demangle (through the oracle's cache; files: what the answer
+--- depends on); "main" for each missing one.
+function M.heaviest(dir, exe, gmon, files)
+  local out = oracle.gprof_many(dir, { { args = { "-b", "-p", "--no-demangle", exe, gmon } } },
+    files)[1].out
+  local names, in_table = {}, false
+  for line in out:gmatch("[^\n]+") do
+    if line:match("^%s*time%s+seconds%s+seconds") then
+      in_table = true
+    elseif in_table and line:match("^%s*[%d.]+%s+[%d.]+%s+[%d.]+") then
+      names[#names + 1] = line:gsub("%s+$", ""):match("(%S+)$")
+      if #names == 2 then break end
+    end
+  end
+  return names[1] or "main", names[2] or "main"
+end
+
 --- { out =, err =, rc = } of a run that left DIR/WHO.I.{out,err,rc}.
 function M.result(dir, who, i)
   return {

@@ -4,34 +4,15 @@
 --   local nmf = require "helpers.nmfiles"
 --   local obj, names, empty = nmf.objects(dir, built)
 --   local maps = nmf.maps(obj, names, empty)        -- { name = text }
---   local fn, fn2 = nmf.heaviest(dir, b, files)
 --   nmf.compare_all(dir, cases, what)               -- errors listing differences
 local util = require "helpers.util"
 local cmd = require "helpers.cmd"
-local oracle = require "helpers.oracle"
 local differ = require "helpers.differ"
 
 local M = {}
 local sq, exec_ok, read_cmd, spit = util.q, util.exec_ok, util.read_cmd, util.spit
 
 local SOURCE_EXT = { c = true, cc = true, cpp = true, cxx = true, C = true }
-
--- Raw names of the two heaviest functions, from gprof -b -p --no-demangle
--- ("main" for each missing one).
-function M.heaviest(dir, b, files)
-  local out = oracle.gprof_many(dir, { { args = { "-b", "-p", "--no-demangle", b.exe, b.gmon[1] } } },
-    files)[1].out
-  local names, in_table = {}, false
-  for line in out:gmatch("[^\n]+") do
-    if line:match("^%s*time%s+seconds%s+seconds") then
-      in_table = true
-    elseif in_table and line:match("^%s*[%d.]+%s+[%d.]+%s+[%d.]+") then
-      names[#names + 1] = line:gsub("%s+$", ""):match("(%S+)$")
-      if #names == 2 then break end
-    end
-  end
-  return names[1] or "main", names[2] or "main"
-end
 
 -- Compiles the program's sources one by one into dir/obj (with the build's
 -- compiler and flags) plus an empty C file; returns the object names, in
