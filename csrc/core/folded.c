@@ -63,13 +63,18 @@ typedef struct fstate {
   uint64_t written;  /* output units written so far */
 } fstate;
 
+/* The text at off (no buffer yet while every stack written is empty). */
+static const char *text_at(const flines *t, size_t off) {
+  return t->text.buf != NULL ? t->text.buf + off : "";
+}
+
 static int lines_rehash(flines *t) {
   size_t ns = t->nslots ? t->nslots * 2 : 256, k;
   uint32_t *slot = lgp_calloc_array(ns, sizeof *slot);
   if (slot == NULL)
     return -1;
   for (k = 0; k < t->n; k++) {
-    size_t i = lgp_hash_bytes(t->text.buf + t->l[k].off, t->l[k].len) & (ns - 1);
+    size_t i = lgp_hash_bytes(text_at(t, t->l[k].off), t->l[k].len) & (ns - 1);
     while (slot[i] != 0)
       i = (i + 1) & (ns - 1);
     slot[i] = (uint32_t)k + 1;
@@ -85,14 +90,15 @@ static int lines_rehash(flines *t) {
 ** already. */
 static int lines_add(flines *t, size_t off, uint64_t v) {
   size_t len = t->text.len - off, i;
-  const char *s = t->text.buf + off;
+  const char *s;
   if (t->text.failed)
     return -1;
+  s = text_at(t, off);
   if (2 * (t->n + 1) > t->nslots && lines_rehash(t) != 0)
     return -1;
   for (i = lgp_hash_bytes(s, len) & (t->nslots - 1); t->slot[i] != 0; i = (i + 1) & (t->nslots - 1)) {
     fline *l = &t->l[t->slot[i] - 1];
-    if (l->len == len && memcmp(t->text.buf + l->off, s, len) == 0) {
+    if (l->len == len && memcmp(text_at(t, l->off), s, len) == 0) {
       l->v += v;
       t->text.len = off;
       return 0;
@@ -111,7 +117,7 @@ static int lines_add(flines *t, size_t off, uint64_t v) {
 static void lines_write(lgp_out *o, const flines *t) {
   size_t k;
   for (k = 0; k < t->n && !o->failed; k++) {
-    lgp_out_mem(o, t->text.buf + t->l[k].off, t->l[k].len);
+    lgp_out_mem(o, text_at(t, t->l[k].off), t->l[k].len);
     lgp_out_char(o, ' ');
     lgp_ex_out_u64(o, t->l[k].v);
     lgp_out_char(o, '\n');

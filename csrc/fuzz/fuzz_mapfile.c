@@ -52,8 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (opts.map_file == NULL || (cfg == 2 && lgp_options_add_spec(&opts, LGP_EXCL_ARCS, "main/") != 0))
       abort();
     if (lgp_profile_open(&p, exe_path, (const char *const[]){gmon_path}, 1, &opts, &e2) == 0) {
-      orders(&p);
-      fz_report(&p, &p.own->image, cfg);
+      if (lgp_profile_analyse(&p, LGP_GRAPH_ALL, &e2) == 0) { /* as the binding does */
+        orders(&p);
+        fz_report(&p, &p.own->image, cfg);
+      }
       lgp_profile_free(&p);
     }
     lgp_options_free(&opts);
