@@ -64,10 +64,7 @@ local function check(prog, variant)
   local cases = {}
   for k, text in ipairs(MIX) do
     for _, tail in ipairs(k % 2 == 1 and { one, three } or { one }) do
-      local args = util.fields(text)
-      for i, a in ipairs(args) do args[i] = a:gsub("{(%w+)}", subst) end
-      table.move(tail, 1, #tail, #args + 1, args)
-      cases[#cases + 1] = { label = text .. " [" .. #tail - 1 .. " profile(s)]", args = args }
+      cases[#cases + 1] = differ.case(text, subst, tail)
     end
   end
   cases[1].spawn = true -- once through the command itself

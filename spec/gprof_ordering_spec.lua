@@ -43,12 +43,7 @@ local RMAP_SETS = {
 
 local function mktemp() return util.mktempdir("lgprof-ordering") end
 
-local function case(text, subst, tail)
-  local args = util.fields(text)
-  for k, a in ipairs(args) do args[k] = a:gsub("{(%w+)}", subst) end
-  table.move(tail, 1, #tail, #args + 1, args)
-  return { label = text .. " [" .. #tail - 1 .. " profile(s)]", args = args }
-end
+local case = differ.case
 
 local function check_program(prog, variant)
   if not cmd.HAVE_GPROF then return pending("gprof not installed") end

@@ -256,7 +256,7 @@ static int check_shallow(loader *L) {
       c = c == SIZE_MAX ? 0 : c + 1;
     for (; c < L->ncs && L->cs[c].addr < r->hi; c++)
       if (fn_at(L, r->cu, L->cs[c].addr, &next, NULL) < 0)
-        return lgp_srcinfo_read_functions(L);
+        return lgp_srcinfo_read_functions(L, 0);
   }
   return 0;
 }

@@ -112,11 +112,11 @@ static int add_crange(loader *L, lgp_addr lo, lgp_addr hi, uint32_t cu) {
   return 0;
 }
 
-/* Every compilation unit: its line program, its ranges and (want_fns)
-** its functions. 0, or -1 out of memory. */
-static int read_units(loader *L, int want_fns) {
+/* Every compilation unit: its line program and its ranges (its functions
+** are lgp_srcinfo_read_functions'). 0, or -1 out of memory. */
+static int read_units(loader *L) {
   Dwarf_Off off = 0, next;
-  size_t hsize, ucap = 0;
+  size_t hsize;
   Dwarf_Half version;
   L->lc.line = section(L->elf, ".debug_line");
   L->lc.line_str = section(L->elf, ".debug_line_str");
@@ -129,14 +129,6 @@ static int read_units(loader *L, int want_fns) {
     return -1;
   L->lc.file_id = file_id;
   L->lc.ud = L;
-  if (want_fns) {
-    lgp_dwsect info = section(L->elf, ".debug_info"), abbrev = section(L->elf, ".debug_abbrev");
-    L->fx.info = info.p;
-    L->fx.info_size = info.size;
-    L->fx.abbrev = abbrev.p;
-    L->fx.abbrev_size = abbrev.size;
-    L->fx.big_endian = L->im->big_endian;
-  }
   for (; dwarf_next_unit(L->dw, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL) == 0;
        off = next) {
     Dwarf_Die cudie;
@@ -146,9 +138,8 @@ static int read_units(loader *L, int want_fns) {
     ptrdiff_t roff = 0;
     uint32_t u = L->nunits;
     size_t seq0 = L->lc.nseqs, cr0 = L->ncr, k;
-    if (u == UINT32_MAX || lgp_grow((void **)&L->ptbeg, &ucap, (size_t)u + 2, sizeof *L->ptbeg) != 0)
+    if (u == UINT32_MAX)
       return -1;
-    L->ptbeg[u] = L->ptbeg[u + 1] = L->fx.npts;
     L->nunits++;
     if (dwarf_offdie(L->dw, off + hsize, &cudie) == NULL)
       continue;
@@ -163,35 +154,41 @@ static int read_units(loader *L, int want_fns) {
       for (k = seq0; k < L->lc.nseqs; k++)
         if (add_crange(L, L->lc.seqs[k].start, L->lc.seqs[k].end, u) != 0)
           return -1;
-    if (want_fns) {
-      int r = lgp_dwfuncs_add_unit(&L->fx, &cudie, off, 1);
-      if (r < 0)
-        return -1;
-      L->any_shallow |= r;
-    }
-    L->ptbeg[u + 1] = L->fx.npts;
   }
   return 0;
 }
 
-int lgp_srcinfo_read_functions(loader *L) {
+int lgp_srcinfo_read_functions(loader *L, int shallow) {
   Dwarf_Off off = 0, next;
   size_t hsize;
   uint32_t u = 0;
+  if (L->ptbeg == NULL) {
+    lgp_dwsect info = section(L->elf, ".debug_info"), abbrev = section(L->elf, ".debug_abbrev");
+    L->ptbeg = lgp_calloc_array((size_t)L->nunits + 1, sizeof *L->ptbeg);
+    if (L->ptbeg == NULL)
+      return -1;
+    L->fx.info = info.p;
+    L->fx.info_size = info.size;
+    L->fx.abbrev = abbrev.p;
+    L->fx.abbrev_size = abbrev.size;
+    L->fx.big_endian = L->im->big_endian;
+  }
   L->fx.nfns = 0;
   L->fx.npts = 0;
+  L->any_shallow = 0;
   for (; u < L->nunits &&
          dwarf_next_unit(L->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0;
        off = next, u++) {
     Dwarf_Die cudie;
+    int r;
     L->ptbeg[u] = L->ptbeg[u + 1] = L->fx.npts;
     if (dwarf_offdie(L->dw, off + hsize, &cudie) == NULL)
       continue;
-    if (lgp_dwfuncs_add_unit(&L->fx, &cudie, off, 0) < 0)
+    if ((r = lgp_dwfuncs_add_unit(&L->fx, &cudie, off, shallow)) < 0)
       return -1;
+    L->any_shallow |= r;
     L->ptbeg[u + 1] = L->fx.npts;
   }
-  L->any_shallow = 0;
   return 0;
 }
 
@@ -545,7 +542,8 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
       if (intern(&L.files, im->files[i], NULL) != (int)i)
         goto oom;
   }
-  if (read_units(&L, lines) != 0 || unit_maps(&L) != 0 || global_map(&L) != 0)
+  if (read_units(&L) != 0 || (lines && lgp_srcinfo_read_functions(&L, 1) != 0) ||
+      unit_maps(&L) != 0 || global_map(&L) != 0)
     goto oom;
   if (im->files == NULL && assign_lines(&L) != 0)
     goto oom;

@@ -71,8 +71,11 @@ typedef struct loader {
 
 /* The unit whose ranges answer for addr, or -1. */
 int64_t lgp_srcinfo_owner_at(const loader *L, lgp_addr addr);
-/* Every unit's functions again, each walked whole. 0, or -1. */
-int lgp_srcinfo_read_functions(loader *L);
+/* Every unit's functions (the points of L->fx, by unit in L->ptbeg);
+** shallow: a unit without inlined code is walked without its subprograms'
+** children (lgp_dwfuncs_add_unit), which L->any_shallow then says. A new
+** reading replaces the last one. 0, or -1. */
+int lgp_srcinfo_read_functions(loader *L, int shallow);
 /* gprof's line symbols into L->im (lgp_image.lines, line_names), from the
 ** map, the units' functions and the code symbols. 0, or -1 (out of memory). */
 int lgp_srcinfo_line_syms(loader *L);

@@ -29,10 +29,11 @@ function cli.open(st, err, exe, gmons)
   if status then return nil, status end
   local opts = options.open_options(st)
   -- a run over line tables (line granularity, annotated source) gets the
-  -- command's heap for big runs (bin/lgprof only: lua5.4 has no such module)
-  if opts.granularity == "line" or (st.style or 0) & options.ANNO ~= 0 then
-    local ok, memory = pcall(require, "lgprof.memory")
-    if ok then memory.big_heap() end
+  -- command's heap for big runs (bin/lgprof preloads the module; under
+  -- lua5.4 there is none, and nothing is searched for)
+  if (opts.granularity == "line" or (st.style or 0) & options.ANNO ~= 0)
+     and package.preload["lgprof.memory"] then
+    require("lgprof.memory").big_heap()
   end
   local profile, msg = lgprof.open(exe or st.exe, gmons or st.gmons, opts)
   if not profile then

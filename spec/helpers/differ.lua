@@ -62,6 +62,15 @@ function M.heaviest(dir, exe, gmon, files)
   return names[1] or "main", names[2] or "main"
 end
 
+--- A case of text (shell words, {NAME} replaced from subst) followed by
+--- the words of tail (the executable and its profiles).
+function M.case(text, subst, tail)
+  local args = util.fields(text)
+  for k, a in ipairs(args) do args[k] = a:gsub("{(%w+)}", subst) end
+  table.move(tail, 1, #tail, #args + 1, args)
+  return { label = text .. " [" .. #tail - 1 .. " profile(s)]", args = args }
+end
+
 --- { out =, err =, rc = } of a run that left DIR/WHO.I.{out,err,rc}.
 function M.result(dir, who, i)
   return {
