@@ -659,3 +659,12 @@ void lgp_gmon_write_bb_list(lgp_gmon_writer *w, const lgp_bbcount *bb, size_t n)
 }
 
 /* }====================================================== */
+
+uint64_t lgp_gmon_sample_count(const lgp_gmon *g) {
+  uint64_t sum = 0;
+  size_t h, i;
+  for (h = 0; h < g->nhist; h++)
+    for (i = 0; i < g->hist[h].nnz; i++)
+      sum += g->hist[h].cnt[i];
+  return sum;
+}

@@ -105,4 +105,7 @@ void lgp_gmon_write_bb(lgp_gmon_writer *w, const lgp_gmon *g);
 /* One tag-2 record of n blocks (even none). */
 void lgp_gmon_write_bb_list(lgp_gmon_writer *w, const lgp_bbcount *bb, size_t n);
 
+/* The samples of every histogram bin, summed. */
+uint64_t lgp_gmon_sample_count(const lgp_gmon *g);
+
 #endif

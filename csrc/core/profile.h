@@ -10,6 +10,7 @@
 #ifndef profile_h
 #define profile_h
 
+#include <math.h>
 #include "bbcount.h"
 #include "cgraph.h"
 #include "gmon.h"
@@ -84,6 +85,12 @@ size_t lgp_profile_arc_count(const lgp_profile *p);
 /* Ticks (histogram samples) in seconds; 0 when the rate is unknown. */
 static inline double lgp_seconds(const lgp_profile *p, double ticks) {
   return p->gmon->hz ? ticks / (double)p->gmon->hz : 0.0;
+}
+/* The standard error of a time measured by sampling, in seconds: n samples
+** counted at random instants vary from run to run like a Poisson count,
+** whose standard deviation is sqrt(n). */
+static inline double lgp_sampling_error(const lgp_profile *p, double ticks) {
+  return ticks > 0 ? lgp_seconds(p, sqrt(ticks)) : 0.0;
 }
 /* A symbol's source file and line (NULL / 0 when unknown, or not read:
 ** lgp_image_load_srcinfo reads them). */

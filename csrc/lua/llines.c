@@ -15,7 +15,7 @@
 
 static const char *const line_fields[] = {
   "kind", "file", "path", "line", "address", "end_address", "func", "function", "self", "samples",
-  "percent", "calls", "is_inlined", "inlined_from", NULL
+  "self_error", "percent", "calls", "is_inlined", "inlined_from", NULL
 };
 static const luaL_Reg no_methods[] = {{NULL, NULL}};
 
@@ -120,6 +120,8 @@ static int line_index(lua_State *L) {
     lua_pushnumber(L, lgp_seconds(p, l->ticks));
   else if (strcmp(k, "samples") == 0)
     lua_pushnumber(L, l->ticks);
+  else if (strcmp(k, "self_error") == 0)
+    lua_pushnumber(L, lgp_sampling_error(p, l->ticks));
   else if (strcmp(k, "percent") == 0)
     lua_pushnumber(L, p->graph.total_time > 0 ? 100 * l->ticks / p->graph.total_time : 0.0);
   else if (strcmp(k, "calls") == 0) {

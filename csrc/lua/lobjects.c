@@ -13,12 +13,12 @@ static const char *const function_fields[] = {
   "kind", "name", "symbol", "address", "end_address", "size", "file", "line", "is_static",
   "is_function", "index", "self", "children", "total", "percent", "profile_percent",
   "flat_self", "flat_percent", "calls", "self_calls", "member_calls", "cycle", "printed",
-  "in_flat", "in_graph", "propagated_fraction", NULL
+  "in_flat", "in_graph", "propagated_fraction", "samples", "self_error", NULL
 };
 static const char *const cycle_fields[] = {
   "kind", "name", "number", "index", "self", "children", "total", "percent",
   "profile_percent", "flat_self", "flat_percent", "calls", "internal_calls", "printed",
-  "in_graph", "propagated_fraction", NULL
+  "in_graph", "propagated_fraction", "samples", "self_error", NULL
 };
 static const char *const arc_fields[] = {
   "kind", "caller", "callee", "count", "self", "children", "is_recursive", "in_cycle",
@@ -104,6 +104,10 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
                       ? 100 * (n->prop_self + n->prop_child) / p->base_print_time : 0.0);
   else if (strcmp(k, "flat_self") == 0)
     lua_pushnumber(L, lgp_seconds(p, n->hist_time));
+  else if (strcmp(k, "samples") == 0) /* the flat profile's self time, in samples */
+    lua_pushnumber(L, n->hist_time);
+  else if (strcmp(k, "self_error") == 0)
+    lua_pushnumber(L, lgp_sampling_error(p, n->hist_time));
   else if (strcmp(k, "flat_percent") == 0)
     lua_pushnumber(L, p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
   else if (strcmp(k, "calls") == 0)

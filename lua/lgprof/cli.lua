@@ -71,7 +71,7 @@ function cli.main(args, out, err)
     return 1
   end
   args = expanded
-  if args[1] == "check" or args[1] == "merge" then
+  if args[1] == "check" or args[1] == "merge" or args[1] == "doctor" then
     return require("lgprof.cmd_" .. args[1]).run(cli, table.move(args, 2, #args, 1, {}), out, err)
   end
   local mode, merr = extra_mode(args)

@@ -132,14 +132,29 @@ local UNSUPPORTED = {
 -- must be spelt out (no abbreviation), so gprof's abbreviations keep working.
 -- The parse collects them in st.extra for the mode to interpret.
 local EXTRA = {
-  gprof = { long = { script = "required", diff = "required", ["diff-image"] = "required",
-                     ["max-growth"] = "required", format = "required",
-                     ["annotate-lines"] = "optional", granularity = "required",
-                     ["static-arcs"] = "none" } },
-  diff = { long = { diff = "required", ["diff-image"] = "required",
-                    ["max-growth"] = "required" } },
-  check = { long = { ["max-self"] = "required", ["max-total"] = "required",
-                     ["max-calls"] = "required", thresholds = "required" } },
+  gprof = { long = {
+    script = "required", diff = "required", ["diff-image"] = "required",
+    ["max-growth"] = "required", format = "required", ["annotate-lines"] = "optional",
+    granularity = "required", ["static-arcs"] = "none",
+    confidence = "required",        -- --diff's significance
+    ["break-cycles"] = "optional",  -- arcs whose removal breaks the cycles
+    -- views (profile:filter) for --format and lgprof's own reports
+    focus = "required", ignore = "required", hide = "required", ["prune-from"] = "required",
+    ["node-fraction"] = "required", ["edge-fraction"] = "required", top = "required",
+    ["min-calls"] = "required",
+  } },
+  diff = { long = {
+    diff = "required", ["diff-image"] = "required", ["max-growth"] = "required",
+    confidence = "required",
+  } },
+  check = { long = {
+    ["max-self"] = "required", ["max-total"] = "required", ["max-calls"] = "required",
+    thresholds = "required",
+    confidence = "required",
+  } },
+  doctor = { long = {
+    format = "required",
+  } },
   merge = { long = { output = "required" }, short = { o = "output" } },
   script = { long = { script = "required" } },
   standalone = { long = {} },
@@ -165,6 +180,7 @@ options.spec = spec_of
 -- How each mode is asked for its help (the pointer of a usage error).
 local HELP_COMMAND = {
   gprof = "lgprof --help", check = "lgprof check --help", merge = "lgprof merge --help",
+  doctor = "lgprof doctor --help",
   diff = "lgprof --diff --help", script = "lgprof --script --help",
 }
 
