@@ -49,6 +49,7 @@ build = {
       ["lgprof.report"] = "lua/lgprof/report.lua",
       ["lgprof.respfile"] = "lua/lgprof/respfile.lua",
       ["lgprof.spread"] = "lua/lgprof/spread.lua",
+      ["lgprof.stacks"] = "lua/lgprof/stacks.lua",
    },
    -- the command as a Lua script (LuaRocks' builtin type builds modules, not
    -- executables); `make` builds the faster bin/lgprof

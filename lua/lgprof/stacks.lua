@@ -1,0 +1,77 @@
+--- lgprof.stacks: the estimated call stacks of the folded synthesis
+-- (lgprof.report.folded, README "Folded stacks: an estimate") as Lua data,
+-- for the writers that draw them (flame graphs, pprof, speedscope).
+-- gmon.out records arcs, not stacks: every stack here is an estimate.
+local lgprof = require "lgprof"
+local args = require "lgprof.args"
+
+local stacks = {}
+
+--- The stacks of a Profile or view: a list of { frames = { name, ... }
+-- (root first), value = microseconds }, in the folded writer's order
+-- (depth first from each root, the heaviest call first). options: the
+-- folded writer's (max_depth, min_weight). Returns nil, message on a
+-- write error of the temporary file.
+function stacks.list(profile, options)
+  args.check_profile(profile, 1, "stacks")
+  local fh = io.tmpfile()
+  local ok, err = lgprof.report.folded(profile, fh, options)
+  if not ok then
+    fh:close()
+    return nil, err
+  end
+  fh:seek("set")
+  local list = {}
+  for line in fh:lines() do
+    -- the value follows the last blank: names may hold blanks, never ';'
+    local path, value = line:match("^(.*) (%d+)$")
+    if path then
+      local frames = {}
+      for name in (path .. ";"):gmatch("([^;]*);") do frames[#frames + 1] = name end
+      list[#list + 1] = { frames = frames, value = tonumber(value) }
+    end
+  end
+  fh:close()
+  return list
+end
+
+local function by_weight(a, b)
+  if a.value ~= b.value then return a.value > b.value end
+  return a.name < b.name
+end
+
+--- The stacks as a tree: the root { name = "all", value, self = 0,
+-- children } where each node is { name, value (its stacks' microseconds,
+-- its own and its descendants'), self (the stacks ending at it), children
+-- (a list, heaviest first), parent }. Returns nil, message as stacks.list.
+function stacks.tree(profile, options)
+  local list, err = stacks.list(profile, options)
+  if not list then return nil, err end
+  local root = { name = "all", value = 0, self = 0, children = {}, index = {} }
+  for _, s in ipairs(list) do
+    local node = root
+    node.value = node.value + s.value
+    for _, name in ipairs(s.frames) do
+      local child = node.index[name]
+      if not child then
+        child = { name = name, value = 0, self = 0, children = {}, index = {}, parent = node }
+        node.index[name] = child
+        node.children[#node.children + 1] = child
+      end
+      child.value = child.value + s.value
+      node = child
+    end
+    node.self = node.self + s.value
+  end
+  -- sort and drop the name indexes, without recursion (stacks can be deep)
+  local todo = { root }
+  while #todo > 0 do
+    local node = table.remove(todo)
+    node.index = nil
+    table.sort(node.children, by_weight)
+    for _, c in ipairs(node.children) do todo[#todo + 1] = c end
+  end
+  return root
+end
+
+return stacks
