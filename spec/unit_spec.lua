@@ -15,7 +15,7 @@ local PKGS = "libelf libdw"
 local LIBS = "-liberty -lm -ldl"
 -- The core beyond the bare utilities: what reads a profile and analyses it.
 local PIPELINE = { "arcs.c", "bbcount.c", "cgraph.c", "cgorder.c", "elfsym.c", "nmsyms.c", "gmon.c", "hist.c", "mapfile.c", "profile.c",
-  "select.c", "srcinfo.c", "linesyms.c", "dwline.c", "dwfunc.c", "strset.c", "symspec.c", "symtab.c", "util.c", "view.c",
+  "select.c", "srcinfo.c", "linesyms.c", "dwline.c", "dwfunc.c", "dwinfo.c", "strset.c", "symspec.c", "symtab.c", "util.c", "view.c",
   "staticcg.c", "codeimg.c", "disasm.c" }
 -- Each test: its file in spec/unit/, the core files it needs, extra flags.
 local UNITS = {
