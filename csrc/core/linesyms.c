@@ -243,15 +243,19 @@ static int add_line(lgp_image *im, size_t *cap, lgp_addr addr, int32_t name, int
 ** nested in another if every code symbol in their ranges lies in a
 ** function found (a nested function's code is its own, outside its
 ** parent's ranges, under its own symbol); else every unit is walked again
-** whole. 0, or -1. */
+** whole. A unit walked whole is not checked: a symbol in no function there
+** (an assembler label) is what BFD finds too. 0, or -1. */
 static int check_shallow(loader *L) {
   size_t k;
   if (!L->any_shallow)
     return 0;
   for (k = 0; k < L->ncr; k++) {
     const crange *r = &L->cr[k];
-    size_t c = code_sym_at(L, r->lo);
+    size_t c;
     lgp_addr next;
+    if (!L->shallow[r->cu])
+      continue;
+    c = code_sym_at(L, r->lo);
     if (c == SIZE_MAX || L->cs[c].addr < r->lo)
       c = c == SIZE_MAX ? 0 : c + 1;
     for (; c < L->ncs && L->cs[c].addr < r->hi; c++)

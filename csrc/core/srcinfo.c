@@ -165,7 +165,8 @@ int lgp_srcinfo_read_functions(loader *L, int shallow) {
   if (L->ptbeg == NULL) {
     lgp_dwsect info = section(L->elf, ".debug_info"), abbrev = section(L->elf, ".debug_abbrev");
     L->ptbeg = lgp_calloc_array((size_t)L->nunits + 1, sizeof *L->ptbeg);
-    if (L->ptbeg == NULL)
+    L->shallow = lgp_calloc_array((size_t)L->nunits + 1, sizeof *L->shallow);
+    if (L->ptbeg == NULL || L->shallow == NULL)
       return -1;
     L->fx.info = info.p;
     L->fx.info_size = info.size;
@@ -187,6 +188,7 @@ int lgp_srcinfo_read_functions(loader *L, int shallow) {
     if ((r = lgp_dwfuncs_add_unit(&L->fx, &cudie, off, shallow)) < 0)
       return -1;
     L->any_shallow |= r;
+    L->shallow[u] = (uint8_t)r;
     L->ptbeg[u + 1] = L->fx.npts;
   }
   return 0;
@@ -507,6 +509,7 @@ static void loader_free(loader *L) {
   lgp_dwline_free(&L->lc);
   lgp_dwfuncs_free(&L->fx);
   free(L->ptbeg);
+  free(L->shallow);
   free(L->ebeg);
   free(L->sbeg);
   free(L->cr);

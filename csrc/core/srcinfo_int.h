@@ -54,6 +54,7 @@ typedef struct loader {
   lgp_dwfuncs fx;
   size_t *ptbeg;       /* unit u's function points: [ptbeg[u], ptbeg[u + 1]) */
   int any_shallow;     /* a unit's functions were walked without their children */
+  uint8_t *shallow;    /* which units were (nunits entries) */
   size_t *ebeg;        /* unit u's map: ents[ebeg[u] .. ebeg[u + 1]) */
   size_t *sbeg;        /* unit u's sequences: lc.seqs[sbeg[u] .. sbeg[u + 1]) */
   int lines;           /* make the global map and the line symbols */
