@@ -114,7 +114,8 @@ endif
 DEMO_PACKAGES  = gcc libc6-dev make pkg-config lua5.4 liblua5.4-dev libelf-dev libdw-dev \
                  libbz2-dev libiberty-dev libcapstone-dev zlib1g-dev
 TEST_PACKAGES  = lua-busted luarocks lua-cjson binutils g++ graphviz valgrind time clang \
-                 libclang-rt-14-dev libasan8 libubsan1 chromium golang-go
+                 libclang-rt-14-dev libasan8 libubsan1 chromium golang-go \
+                 python3-jsonschema
 
 .PHONY: test-asan test-valgrind
 .PHONY: all test demo bench install uninstall clean deps deps-demo deps-test fuzz fuzz-build
