@@ -296,6 +296,13 @@ describe("--format=pprof", function()
       assert.matches("no/such/dir", err)
     end)
 
+    it("a full disk: status 1 and one line, not a silent truncated file", function()
+      if not util.exec_ok("test -w /dev/full") then pending("no /dev/full") return end
+      local status, out, err = cmd.shell(util.qwords({ cmd.LGPROF, "--format=pprof", exe, gmon })
+        .. " >/dev/full")
+      cmd.one_line_error(1, status, out, err)
+    end)
+
     it("max_depth cuts the stacks as the folded writer does", function()
       local p <close> = assert(lgprof.open(exe, gmon))
       local d = pb.profile(assert(require("lgprof.pprof").encode(p, { max_depth = 1 })))

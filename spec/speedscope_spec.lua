@@ -148,6 +148,13 @@ describe("--format=speedscope", function()
       assert.has_error(function() lgprof.report.speedscope(p, tmpfile(), { min_weight = 2 }) end)
     end)
 
+    it("a full disk: status 1 and one line, not a silent truncated file", function()
+      if not util.exec_ok("test -w /dev/full") then pending("no /dev/full") return end
+      local status, out, err = cmd.shell(util.qwords({ cmd.LGPROF, "--format=speedscope", exe, gmon })
+        .. " >/dev/full")
+      cmd.one_line_error(1, status, out, err)
+    end)
+
     it("of a view: the view's tree", function()
       local p <close> = assert(lgprof.open(exe, gmon))
       local v = assert(p:filter { focus = "^b$" })

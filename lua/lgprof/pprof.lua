@@ -218,7 +218,9 @@ function pprof.write(profile, file, options)
     if not okc then return nil, file .. ": " .. tostring(cerr) end
     return true
   end
+  -- flushed: a full disk must show now, not when the caller closes
   local okw, werr = file:write(data)
+  if okw and io.type(file) == "file" then okw, werr = file:flush() end
   if not okw then return nil, tostring(werr) end
   return true
 end

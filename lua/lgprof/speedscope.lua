@@ -147,7 +147,9 @@ function speedscope.write(profile, file, options)
     if not okc then return nil, file .. ": " .. tostring(cerr) end
     return true
   end
+  -- flushed: a full disk must show now, not when the caller closes
   local okw, werr = file:write(text)
+  if okw and io.type(file) == "file" then okw, werr = file:flush() end
   if not okw then return nil, tostring(werr) end
   return true
 end
