@@ -45,7 +45,7 @@ PKG_LIBS       = $(shell $(PKG_CONFIG) --libs libdw libelf 2>/dev/null)
 BASE_CFLAGS    = $(WARNFLAGS) $(CFLAGS) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden
 CORE_CFLAGS    = $(BASE_CFLAGS) $(CORE_PKG_CFLAGS) -Icsrc/core
 BIND_CFLAGS    = $(BASE_CFLAGS) $(CORE_PKG_CFLAGS) $(LUA_PKG_CFLAGS) -Icsrc/core
-LDLIBS         = $(PKG_LIBS) -liberty -lm -ldl
+LDLIBS         = $(PKG_LIBS) -lz -liberty -lm -ldl
 
 BUILD         ?= build
 CORE_SO        = $(BUILD)/lgprof/core.so
@@ -112,9 +112,10 @@ endif
 # Debian packages: what the build and the demo need, and what only the tests,
 # benchmarks and fuzzing add.
 DEMO_PACKAGES  = gcc libc6-dev make pkg-config lua5.4 liblua5.4-dev libelf-dev libdw-dev \
-                 libbz2-dev libiberty-dev libcapstone-dev
+                 libbz2-dev libiberty-dev libcapstone-dev zlib1g-dev
 TEST_PACKAGES  = lua-busted luarocks lua-cjson binutils g++ graphviz valgrind time clang \
-                 libclang-rt-14-dev libasan8 libubsan1 chromium golang-go
+                 libclang-rt-14-dev libasan8 libubsan1 chromium golang-go \
+                 python3-jsonschema
 
 .PHONY: test-asan test-valgrind
 .PHONY: all test demo bench install uninstall clean deps deps-demo deps-test fuzz fuzz-build
@@ -136,7 +137,7 @@ $(BUILD)/obj/cli/embedded.o: $(CLI_DIR)/embedded.c csrc/cli/embedded.h
 	$(CC) $(CLI_CFLAGS) -c $< -o $@
 
 link_launcher = $(CC) -o $@ $^ $(LDFLAGS) $(LAUNCHER_LDFLAGS) $(LUA_STATIC_LIBS) \
-                $(LAUNCHER_DW_LIBS) -liberty -lm -ldl
+                $(LAUNCHER_DW_LIBS) -lz -liberty -lm -ldl
 
 $(LAUNCHER): $(CLI_OBJS) $(CORE_OBJS) $(BIND_OBJS)
 	@mkdir -p $(@D)

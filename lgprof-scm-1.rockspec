@@ -17,17 +17,18 @@ external_dependencies = {
    LIBDW = { header = "elfutils/libdw.h", library = "dw" },
    LIBIBERTY = { header = "libiberty/demangle.h", library = "iberty" },
    CAPSTONE = { header = "capstone/capstone.h", library = "capstone" },
+   ZLIB = { header = "zlib.h", library = "z" },
 }
 build = {
    type = "builtin",
    modules = {
       ["lgprof.core"] = {
-         sources = { "csrc/core/annotate.c", "csrc/core/arcs.c", "csrc/core/atomicfile.c", "csrc/core/bbcount.c", "csrc/core/blurbs.c", "csrc/core/cgorder.c", "csrc/core/cgraph.c", "csrc/core/codeimg.c", "csrc/core/disasm.c", "csrc/core/dwfunc.c", "csrc/core/dwline.c", "csrc/core/elfsym.c", "csrc/core/execcount.c", "csrc/core/export.c", "csrc/core/exportlines.c", "csrc/core/folded.c", "csrc/core/gmon.c", "csrc/core/gmonsum.c", "csrc/core/hist.c", "csrc/core/lines.c", "csrc/core/linesyms.c", "csrc/core/mapfile.c", "csrc/core/names.c", "csrc/core/nmsyms.c", "csrc/core/ordering.c", "csrc/core/profile.c", "csrc/core/report.c", "csrc/core/report_index.c", "csrc/core/select.c", "csrc/core/srcinfo.c", "csrc/core/staticcg.c", "csrc/core/strset.c", "csrc/core/symspec.c", "csrc/core/symtab.c", "csrc/core/util.c", "csrc/core/view.c", "csrc/lua/lcore.c", "csrc/lua/lexport.c", "csrc/lua/llines.c", "csrc/lua/lobjects.c", "csrc/lua/lopts.c", "csrc/lua/lordering.c", "csrc/lua/lsource.c", "csrc/lua/lview.c" },
-         libraries = { "dw", "elf", "iberty", "m", "dl" },
+         sources = { "csrc/core/annotate.c", "csrc/core/arcs.c", "csrc/core/atomicfile.c", "csrc/core/bbcount.c", "csrc/core/blurbs.c", "csrc/core/cgorder.c", "csrc/core/cgraph.c", "csrc/core/codeimg.c", "csrc/core/disasm.c", "csrc/core/dwfunc.c", "csrc/core/dwline.c", "csrc/core/elfsym.c", "csrc/core/execcount.c", "csrc/core/export.c", "csrc/core/exportlines.c", "csrc/core/folded.c", "csrc/core/gmon.c", "csrc/core/gmonsum.c", "csrc/core/gzip.c", "csrc/core/hist.c", "csrc/core/lines.c", "csrc/core/linesyms.c", "csrc/core/mapfile.c", "csrc/core/names.c", "csrc/core/nmsyms.c", "csrc/core/ordering.c", "csrc/core/profile.c", "csrc/core/report.c", "csrc/core/report_index.c", "csrc/core/select.c", "csrc/core/srcinfo.c", "csrc/core/staticcg.c", "csrc/core/strset.c", "csrc/core/symspec.c", "csrc/core/symtab.c", "csrc/core/util.c", "csrc/core/view.c", "csrc/lua/lcore.c", "csrc/lua/lexport.c", "csrc/lua/llines.c", "csrc/lua/lobjects.c", "csrc/lua/lopts.c", "csrc/lua/lordering.c", "csrc/lua/lsource.c", "csrc/lua/lview.c" },
+         libraries = { "dw", "elf", "z", "iberty", "m", "dl" },
          incdirs = { "csrc/core", "$(LIBELF_INCDIR)", "$(LIBDW_INCDIR)", "$(LIBIBERTY_INCDIR)",
-                     "$(CAPSTONE_INCDIR)" },
+                     "$(CAPSTONE_INCDIR)", "$(ZLIB_INCDIR)" },
          libdirs = { "$(LIBELF_LIBDIR)", "$(LIBDW_LIBDIR)", "$(LIBIBERTY_LIBDIR)",
-                     "$(CAPSTONE_LIBDIR)" },
+                     "$(CAPSTONE_LIBDIR)", "$(ZLIB_LIBDIR)" },
       },
       ["lgprof"] = "lua/lgprof/init.lua",
       ["lgprof.annotate"] = "lua/lgprof/annotate.lua",
@@ -46,8 +47,10 @@ build = {
       ["lgprof.getopt"] = "lua/lgprof/getopt.lua",
       ["lgprof.merge"] = "lua/lgprof/merge.lua",
       ["lgprof.options"] = "lua/lgprof/options.lua",
+      ["lgprof.pprof"] = "lua/lgprof/pprof.lua",
       ["lgprof.report"] = "lua/lgprof/report.lua",
       ["lgprof.respfile"] = "lua/lgprof/respfile.lua",
+      ["lgprof.speedscope"] = "lua/lgprof/speedscope.lua",
       ["lgprof.spread"] = "lua/lgprof/spread.lua",
       ["lgprof.stacks"] = "lua/lgprof/stacks.lua",
    },

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gmonsum.h"
+#include "gzip.h"
 #include "lcore.h"
 #include "llines.h"
 
@@ -719,6 +720,26 @@ static int l_share(lua_State *L) {
 }
 
 /* core.type(v) -> "profile", "function", "cycle", "arc", "line" or nil (as io.type) */
+/* core.gzip(data [, level]): data compressed as one gzip member (the
+** pprof export's container), written straight into a Lua buffer. */
+static int l_gzip(lua_State *L) {
+  size_t n, bound, len;
+  const char *data = luaL_checklstring(L, 1, &n);
+  int level = (int)luaL_optinteger(L, 2, -1);
+  luaL_Buffer b;
+  char *out;
+  luaL_argcheck(L, level >= -1 && level <= 9, 2, "level from -1 to 9 expected");
+  bound = lgp_gzip_bound(n);
+  if (bound == 0)
+    return luaL_error(L, "gzip: input too large");
+  out = luaL_buffinitsize(L, &b, bound);
+  len = lgp_gzip(data, n, level, (unsigned char *)out);
+  if (len == 0)
+    return luaL_error(L, "gzip: out of memory");
+  luaL_pushresultsize(&b, len);
+  return 1;
+}
+
 static int l_type(lua_State *L) {
   static const struct { const char *tname, *kind; } types[] = {
     {PROFILE_T, "profile"}, {FUNCTION_T, "function"}, {CYCLE_T, "cycle"}, {ARC_T, "arc"},
@@ -768,6 +789,7 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
     {"regex_match", lcore_regex_match},
     {"share", l_share},
     {"type", l_type},
+    {"gzip", l_gzip},
     {NULL, NULL}
   };
   static const luaL_Reg nomethods[] = {{NULL, NULL}};

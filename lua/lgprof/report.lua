@@ -6,6 +6,8 @@
 --   lgprof.report.folded(profile, file [, options])     folded stacks (flamegraph.pl, speedscope)
 --   lgprof.report.dot(profile, file [, options])        Graphviz (module lgprof.dot)
 --   lgprof.report.annotate(profile, file [, options])   annotated source (lgprof.annotate)
+--   lgprof.report.pprof(profile, file [, options])      pprof's profile.proto, gzipped (lgprof.pprof)
+--   lgprof.report.speedscope(profile, file [, options]) speedscope's JSON (lgprof.speedscope)
 --
 -- `profile` is a Profile or a view (profile:filter{...}); `file` an open Lua
 -- file (written, not closed) or a path (created, written and closed).
@@ -54,7 +56,17 @@ function report.annotate(profile, file, options)
   return require("lgprof.annotate").write(profile, file, options)
 end
 
+--- pprof's profile.proto, gzip-compressed (module lgprof.pprof).
+function report.pprof(profile, file, options)
+  return require("lgprof.pprof").write(profile, file, options)
+end
+
+--- speedscope's JSON file format (module lgprof.speedscope).
+function report.speedscope(profile, file, options)
+  return require("lgprof.speedscope").write(profile, file, options)
+end
+
 --- The formats, by name, as the command line spells them.
-report.formats = { "callgrind", "json", "csv", "folded", "dot" }
+report.formats = { "callgrind", "json", "csv", "folded", "dot", "pprof", "speedscope" }
 
 return report

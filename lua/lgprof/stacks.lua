@@ -74,4 +74,62 @@ function stacks.tree(profile, options)
   return root
 end
 
+-- A name as a frame of the folded stacks prints it: no line breaks, no ';'.
+local function frame_name(name)
+  return (name:gsub("[\r\n]", " "):gsub(";", ":"))
+end
+
+--- A function from the frame names of the stacks to what they stand for:
+-- the Function (or the Cycle, for "<cycle N>") of the profile or view, or
+-- nil for a name no function prints. Names are resolved once each, by
+-- profile:find (or profile:lookup for the "name [0xADDR]" of a name several
+-- functions share); only a name neither finds (one holding a ';') makes it
+-- index every function, once.
+function stacks.resolver(profile)
+  args.check_profile(profile, 1, "stacks.resolver")
+  local cache, cycles, all = {}, nil, nil
+  local function index_all()
+    local seen = {}
+    all = {}
+    for f in profile:functions() do
+      local name = frame_name(f.name)
+      all[("%s [0x%x]"):format(name, f.address)] = f
+      seen[name] = (seen[name] or 0) + 1
+      all[name] = f
+    end
+    for name, n in pairs(seen) do
+      if n > 1 then all[name] = nil end
+    end
+  end
+  return function(label)
+    local r = cache[label]
+    if r ~= nil then return r or nil end
+    local num = label:match("^<cycle (%d+)>$")
+    if num then
+      if not cycles then
+        cycles = {}
+        for c in profile:cycles() do cycles[c.number] = c end
+      end
+      r = cycles[tonumber(num)]
+    else
+      local name, addr = label:match("^(.*) %[0x(%x+)%]$")
+      addr = addr and tonumber(addr, 16)
+      if addr then
+        local f = profile:lookup(addr)
+        if f and f.address == addr and frame_name(f.name) == name then r = f end
+      end
+      if not r then
+        local f = profile:find(label)
+        if f and frame_name(f.name) == label then r = f end
+      end
+      if not r then
+        if not all then index_all() end
+        r = all[label]
+      end
+    end
+    cache[label] = r or false
+    return r
+  end
+end
+
 return stacks
