@@ -34,6 +34,7 @@ build = {
       ["lgprof.args"] = "lua/lgprof/args.lua",
       ["lgprof.check"] = "lua/lgprof/check.lua",
       ["lgprof.cli"] = "lua/lgprof/cli.lua",
+      ["lgprof.cliview"] = "lua/lgprof/cliview.lua",
       ["lgprof.cmd_check"] = "lua/lgprof/cmd_check.lua",
       ["lgprof.cmd_diff"] = "lua/lgprof/cmd_diff.lua",
       ["lgprof.cmd_export"] = "lua/lgprof/cmd_export.lua",
@@ -50,6 +51,7 @@ build = {
       ["lgprof.respfile"] = "lua/lgprof/respfile.lua",
       ["lgprof.spread"] = "lua/lgprof/spread.lua",
       ["lgprof.stacks"] = "lua/lgprof/stacks.lua",
+      ["lgprof.svg"] = "lua/lgprof/svg.lua",
    },
    -- the command as a Lua script (LuaRocks' builtin type builds modules, not
    -- executables); `make` builds the faster bin/lgprof

@@ -347,6 +347,7 @@ function options.parse(args, out, err, mode)
     zeros = false, brief = false, traditional = false, format = "auto",
     dirs = {}, table_length = 10, min_count = 1,
     extra = {}, mode = mode,
+    given = {}, -- gprof's options given: letter -> true ("bare": -p/-q/-P/-Q without SPEC)
   }
   local opts, operands, rest = getopt.parse(args, spec_of(mode))
   if not opts then return nil, options.usage_error(err, operands, mode) end
@@ -354,6 +355,7 @@ function options.parse(args, out, err, mode)
     if extra.long[o[1]] then
       st.extra[#st.extra + 1] = o
     else
+      st.given[o[1]] = o[2] == nil and "bare" or true
       local status = HANDLERS[o[1]](st, o[2], out, err)
       if status then return nil, status end
     end

@@ -6,6 +6,7 @@
 --   lgprof.report.folded(profile, file [, options])     folded stacks (flamegraph.pl, speedscope)
 --   lgprof.report.dot(profile, file [, options])        Graphviz (module lgprof.dot)
 --   lgprof.report.annotate(profile, file [, options])   annotated source (lgprof.annotate)
+--   lgprof.report.svg(profile, file [, options])        a flame graph (module lgprof.svg)
 --
 -- `profile` is a Profile or a view (profile:filter{...}); `file` an open Lua
 -- file (written, not closed) or a path (created, written and closed).
@@ -54,7 +55,13 @@ function report.annotate(profile, file, options)
   return require("lgprof.annotate").write(profile, file, options)
 end
 
+--- An SVG flame graph of the estimated stacks (module lgprof.svg).
+function report.svg(profile, file, options)
+  return require("lgprof.svg").write(profile, file, options)
+end
+
 --- The formats, by name, as the command line spells them.
 report.formats = { "callgrind", "json", "csv", "folded", "dot" }
+report.formats[#report.formats + 1] = "svg"
 
 return report
