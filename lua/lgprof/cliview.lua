@@ -52,7 +52,7 @@ function cliview.take(st)
       i = i + 1
     else
       table.remove(st.extra, i)
-      found = true
+      found = found or name
       local key, kind = o[1], o[2]
       if kind == "pattern" then
         local perr = args.pattern_error(v)
@@ -78,6 +78,7 @@ function cliview.take(st)
     end
   end
   if not found then return nil end
+  st.view_option = found
   return spec, cliview.describe(texts)
 end
 
@@ -101,26 +102,40 @@ end
 
 --- The usage message when the view options cannot go with the rest of the
 -- command line st (fmt: --format's value, annotate: --annotate-lines
--- given), else nil. `first`: the first view option's spelling.
+-- given), else nil.
 function cliview.refuse(st, fmt, annotate)
   if not annotate and (fmt == nil or fmt == "gprof") then
-    return "the view options (--focus, --hide, --top...) apply to --format=FMT and"
-      .. " --annotate-lines, not to gprof's report (use -p/-q/-e/-f/-k/-n for that)"
+    return ("--%s: the view options apply to --format=FMT and --annotate-lines, not to gprof's"
+      .. " report (gprof's own -p/-q/-e/-f/-k/-n/-N shape that)"):format(st.view_option or "focus")
   end
   local given = st.given or {}
   for letter, spelling in pairs(REPORT_ONLY) do
     if given[letter] then
-      return ("the view options (--focus, --hide, --top...) cannot be combined with %s,"
-        .. " which shapes only gprof's report"):format(spelling)
+      return ("--%s: the view options cannot be combined with %s, which shapes only gprof's"
+        .. " report"):format(st.view_option, spelling)
     end
   end
   for letter, spelling in pairs(PARTS) do
     if given[letter] == "bare" then
-      return ("the view options (--focus, --hide, --top...) cannot be combined with %s"
-        .. " without a SPEC, which chooses a part of gprof's report"):format(spelling)
+      return ("--%s: the view options cannot be combined with %s without a SPEC, which chooses"
+        .. " a part of gprof's report"):format(st.view_option, spelling)
     end
   end
   return nil
+end
+
+--- The usage message for a view option given to --diff or check (mode):
+-- views do not apply there, because a threshold view keeps different
+-- functions of the base and the new profile, and a gate's shares would be
+-- shares of a view; a script says which it means (lgprof.diff and
+-- lgprof.check take views).
+function cliview.not_here(name, mode)
+  if mode == "diff" then
+    return ("--%s: the view options do not apply to --diff (a script can compare views:"
+      .. " lgprof.diff(base:filter{...}, new:filter{...}))"):format(name)
+  end
+  return ("--%s: the view options do not apply to lgprof check (a script can check a view:"
+    .. " lgprof.check on profile:filter{...})"):format(name)
 end
 
 --- The view of a parsed command line's profile: profile:filter(st.view),

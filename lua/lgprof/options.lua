@@ -350,7 +350,14 @@ function options.parse(args, out, err, mode)
     given = {}, -- gprof's options given: letter -> true ("bare": -p/-q/-P/-Q without SPEC)
   }
   local opts, operands, rest = getopt.parse(args, spec_of(mode))
-  if not opts then return nil, options.usage_error(err, operands, mode) end
+  if not opts then
+    -- the views are for --format and --annotate-lines (lgprof.cliview)
+    local view = (mode == "diff" or mode == "check") and operands:match("^unrecognized option '%-%-([^=']+)")
+    if view and require("lgprof.cliview").OPTIONS[view] then
+      operands = require("lgprof.cliview").not_here(view, mode)
+    end
+    return nil, options.usage_error(err, operands, mode)
+  end
   for _, o in ipairs(opts) do
     if extra.long[o[1]] then
       st.extra[#st.extra + 1] = o
