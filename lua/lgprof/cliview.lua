@@ -26,12 +26,10 @@ local ORDER = { "ignore", "prune_from", "focus", "hide", "node_fraction", "edge_
 -- gprof's options (st.given's keys) that shape only gprof's own report: a
 -- view cannot apply to what they ask for. -p/-q/-P/-Q only without a SPEC
 -- (with one they choose the functions of every output: an analysis option).
-local REPORT_ONLY = {
-  b = "-b", T = "-T", w = "-w", x = "-x", y = "-y", t = "-t", m = "-m", i = "-i", s = "-s",
-  r = "-r", R = "-R", A = "-A", J = "-J", C = "-C", Z = "-Z", L = "-L",
-  ["inline-file-names"] = "--inline-file-names",
-}
-local PARTS = { p = "-p", P = "-P", q = "-q", Q = "-Q" }
+local REPORT_ONLY = { "b", "T", "w", "x", "y", "t", "m", "i", "s", "r", "R", "A", "J", "C", "Z", "L",
+                      "inline-file-names" }
+local PARTS = { "p", "P", "q", "Q" }
+local function spelling(letter) return #letter == 1 and "-" .. letter or "--" .. letter end
 
 -- A non-negative integer written in decimal digits, or nil.
 local function count_of(v)
@@ -109,16 +107,16 @@ function cliview.refuse(st, fmt, annotate)
       .. " report (gprof's own -p/-q/-e/-f/-k/-n/-N shape that)"):format(st.view_option or "focus")
   end
   local given = st.given or {}
-  for letter, spelling in pairs(REPORT_ONLY) do
+  for _, letter in ipairs(REPORT_ONLY) do
     if given[letter] then
       return ("--%s: the view options cannot be combined with %s, which shapes only gprof's"
-        .. " report"):format(st.view_option, spelling)
+        .. " report"):format(st.view_option, spelling(letter))
     end
   end
-  for letter, spelling in pairs(PARTS) do
+  for _, letter in ipairs(PARTS) do
     if given[letter] == "bare" then
       return ("--%s: the view options cannot be combined with %s without a SPEC, which chooses"
-        .. " a part of gprof's report"):format(st.view_option, spelling)
+        .. " a part of gprof's report"):format(st.view_option, spelling(letter))
     end
   end
   return nil
