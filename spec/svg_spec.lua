@@ -390,6 +390,39 @@ describe("lgprof.svg", function()
     p:close()
   end)
 
+  it("takes --title, --inverted, --colors and --min-width on the command line as the API's options", function()
+    local b = assert(fx.build("classic", VARIANT))
+    local p = assert(lgprof.open(b.exe, b.gmon))
+    for _, c in ipairs {
+      { { "--inverted" }, { icicle = true } },
+      { { "--colors=self", "--title=<T> & \"q\"" }, { colors = "self", title = '<T> & "q"' } },
+      { { "--min-width=2" }, { min_width = 2 } },
+      { { "--min-width=0.5%", "--colors=hash" }, { min_width = "0.5%" } },
+    } do
+      local argv = { "--format=svg" }
+      table.move(c[1], 1, #c[1], 2, argv)
+      table.move({ b.exe, b.gmon[1], b.gmon[2], b.gmon[3] }, 1, 4, #argv + 1, argv)
+      local status, out, err = cmd.lgprof(argv)
+      assert.equal(0, status, cmd.show(status, out, err))
+      local path = write_svg(p, c[2])
+      assert.equal(util.slurp(path), out)
+    end
+    for _, c in ipairs {
+      { { "--format=json", "--inverted" }, "--inverted is for --format=svg" },
+      { { "--title=x" }, "--title is for --format=svg" },
+      { { "--format=svg", "--colors=cold" }, "--colors=cold: hash or self" },
+      { { "--format=svg", "--min-width=wide" }, "--min-width=wide: pixels" },
+      { { "--format=svg", "--min-width=150%" }, "--min-width=150%: pixels" },
+    } do
+      local argv = table.move(c[1], 1, #c[1], 1, {})
+      argv[#argv + 1] = b.exe
+      argv[#argv + 1] = b.gmon[1]
+      local line = cmd.one_line_error(2, cmd.lgprof(argv))
+      assert.truthy(line:find(c[2], 1, true), line)
+    end
+    p:close()
+  end)
+
   for _, name in ipairs(fx.programs()) do
     it("is well-formed with widths that add up, on fixture " .. name, function()
       local b = assert(fx.build(name, VARIANT))

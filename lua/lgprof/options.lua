@@ -142,6 +142,8 @@ local EXTRA = {
     focus = "required", ignore = "required", hide = "required", ["prune-from"] = "required",
     ["node-fraction"] = "required", ["edge-fraction"] = "required", top = "required",
     ["min-calls"] = "required",
+    -- --format=svg's (flamegraph.pl's spellings)
+    title = "required", inverted = "none", colors = "required", ["min-width"] = "required",
   } },
   diff = { long = {
     diff = "required", ["diff-image"] = "required", ["max-growth"] = "required",

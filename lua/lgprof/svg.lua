@@ -412,6 +412,43 @@ local function render(profile, o)
   return table.concat(b)
 end
 
+-- The command line's options for --format=svg: option -> option of write.
+local CLI = { title = "title", inverted = "icicle", colors = "colors", ["min-width"] = "min_width" }
+
+--- Takes --title, --inverted, --colors and --min-width out of the parsed
+-- command line st (st.extra). Returns the options of svg.write (nil when
+-- none was given), or nil and a usage message naming a bad value.
+function svg.take_cli(st)
+  local o
+  local i = 1
+  while i <= #st.extra do
+    local name, v = st.extra[i][1], st.extra[i][2]
+    local key = CLI[name]
+    if not key then
+      i = i + 1
+    else
+      table.remove(st.extra, i)
+      o = o or {}
+      o._first = o._first or name
+      if name == "inverted" then
+        o.icicle = true
+      elseif name == "colors" then
+        if not OPTIONS.colors[3][v] then return nil, ("--colors=%s: hash or self"):format(v) end
+        o.colors = v
+      elseif name == "min-width" then
+        local px = v:match("^%d+%.?%d*$") and tonumber(v)
+        if not (px or (v:match("%%%s*$") and args.share(v, 1))) then
+          return nil, ("--min-width=%s: pixels (0.1) or a percent of the width (0.05%%)"):format(v)
+        end
+        o.min_width = px or v
+      else
+        o.title = v
+      end
+    end
+  end
+  return o
+end
+
 --- Writes the flame graph of a Profile or view to file (an open Lua file,
 -- written and left open, or a path, created). Returns true, or nil and a
 -- message. Options (an unknown one or a bad value raises an error, before
