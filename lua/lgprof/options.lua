@@ -16,7 +16,9 @@ Usage: lgprof [options] [image-file [profile-file...]]
 lgprof's own modes (each prints its own usage with --help):
   lgprof --format=FMT [options] [image-file [profile-file...]]
                       write the profile in another format; FMT: gprof (the
-                      default), callgrind, json, csv, csv-arcs, folded, dot;
+                      default), callgrind, json, csv, csv-arcs, folded, dot,
+                      svg (a flame graph: --title=TEXT, --inverted (an icicle),
+                      --colors=hash|self, --min-width=PX|P%);
                       --granularity=line: line-level rows (json, csv, callgrind)
   lgprof --static-arcs [options] [image-file [profile-file...]]
                       add every direct call and tail jump found by decoding
@@ -33,6 +35,14 @@ lgprof's own modes (each prints its own usage with --help):
   lgprof merge [options] -o OUT image-file profile-file...
                       sum profile files into one (gprof -s)
   lgprof --lua-env    print LUA_PATH/LUA_CPATH lines for standalone scripts
+
+Views, for every --format=FMT and --annotate-lines (not gprof's report):
+  --focus=RE, --ignore=RE, --hide=RE, --prune-from=RE   (repeatable) keep the
+                      paths through, drop, hide (time to the callers), drop
+                      the descendants of the functions matching RE (POSIX ERE)
+  --node-fraction=F, --edge-fraction=F   show functions/arcs with at least F
+                      of the time (0.005 or 0.5%)
+  --top=N, --min-calls=N   the N functions with most time; called >= N times
 
 gprof's options:
   -a, --no-static               ignore static functions
