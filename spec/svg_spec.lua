@@ -18,6 +18,7 @@ local cjson = require "cjson"
 local PYTHON = "/usr/bin/python3"
 local HAVE_PYTHON = util.have(PYTHON)
 local VARIANT = "O0g-nopie"
+local CHROMIUM = util.have("chromium") and "chromium"
 local PW = 1180 -- the default width, 1200, less 10 px on each side
 
 local TMP = util.mktempdir("lgprof svg-spec")
@@ -50,7 +51,8 @@ for g in root.iter(NS + "g"):
     out["frames"].append({"x": float(r.get("x")), "w": float(r.get("width")),
                           "y": float(r.get("y")), "h": float(r.get("height")),
                           "fill": r.get("fill"), "title": g.findtext(NS + "title"),
-                          "label": t.text or "", "us": int(g.get("data-us"))})
+                          "label": t.text or "", "us": int(g.get("data-us")),
+                          "style": g.get("style") or ""})
 print(json.dumps(out))
 ]==]
 local PARSER_PATH = TMP .. "/parse_svg.py"
@@ -263,6 +265,46 @@ describe("lgprof.svg", function()
       assert.equal(1, doc.scripts)
     end
     p:close()
+  end)
+
+  it("zooms and searches in a browser (headless Chromium runs the script)", function()
+    if not CHROMIUM then
+      pending("needs chromium (Debian's chromium) to run the script")
+      return
+    end
+    local _, _, p = known_profile()
+    local path = write_svg(p)
+    p:close()
+    -- the frames in document order: all, main, a, a;c, b, b;c; search ^c$
+    -- and zoom on b (frame 4) from the address, as a link would
+    local status, out, err = cmd.run({ CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+      "--user-data-dir=" .. TMP .. "/chromium", "--dump-dom", "file://" .. path:gsub(" ", "%%20")
+      .. "#s=%5Ec%24&z=4" }, { timeout = 120 })
+    assert(status == 0, cmd.show(status, out, ""))
+    local dumped = tmpname("svg")
+    util.spit(dumped, out)
+    local doc = parse(dumped)
+    local by = {}
+    for i, f in ipairs(doc.frames) do by[i] = f end
+    local all, main, a, ac, b, bc = table.unpack(by)
+    assert.equal("b", b.name)
+    -- search: both c frames highlighted, 60% of the time matched (150 + 450 ms)
+    assert.equal("rgb(230,0,230)", ac.fill)
+    assert.equal("rgb(230,0,230)", bc.fill)
+    assert.are_not.equal("rgb(230,0,230)", a.fill)
+    assert.equal("Matched: 60.00%", doc.texts.matched)
+    -- zoom: b spans the width, its callee scaled with it (531 px of b's 649),
+    -- a and its callee hidden, the callers spanning the width, dimmed
+    assert.near(10, b.x, 0.006); assert.near(1180, b.w, 0.006)
+    assert.near(10, bc.x, 0.006); assert.near(531 * 1180 / 649, bc.w, 0.006)
+    assert.truthy(a.style:find("display: none", 1, true))
+    assert.truthy(ac.style:find("display: none", 1, true))
+    for _, f in ipairs { all, main } do
+      assert.near(1180, f.w, 0.006)
+      assert.truthy(f.style:find("opacity: 0.5", 1, true))
+    end
+    -- the labels follow the new widths
+    assert.equal("c", bc.label)
   end)
 
   it("colours by self share on request, and leaves out frames narrower than min_width", function()

@@ -256,8 +256,22 @@ local SCRIPT = [==[
     f.r.setAttribute("x", x.toFixed(2)); f.r.setAttribute("width", w.toFixed(2));
     f.t.setAttribute("x", (x + 3).toFixed(2)); f.t.textContent = fit(f, w);
   }
+  // the state in the address (#s=REGEX&z=FRAME): a zoom or a search can be
+  // linked to, and reloading keeps it
+  var state = {};
+  location.hash.slice(1).split("&").forEach(function (kv) {
+    var i = kv.indexOf("=");
+    if (i > 0) state[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
+  });
+  function keep() {
+    var parts = [];
+    if (state.s) parts.push("s=" + encodeURIComponent(state.s));
+    if (state.z) parts.push("z=" + state.z);
+    try { history.replaceState(null, "", parts.length ? "#" + parts.join("&") : location.pathname); } catch (e) {}
+  }
   function zoom(z) {
     var k = pw / z.w, eps = 0.01;
+    state.z = String(frames.indexOf(z)); keep();
     frames.forEach(function (f) {
       var below = icicle ? f.y > z.y : f.y < z.y;
       var inside = f.x >= z.x - eps && f.x + f.w <= z.x + z.w + eps;
@@ -278,6 +292,7 @@ local SCRIPT = [==[
       f.g.style.display = ""; f.g.style.opacity = ""; place(f, f.x, f.w);
     });
     unzoom.style.display = "none";
+    delete state.z; keep();
   }
   function find(re) {
     var hit = [], us = 0;
@@ -294,6 +309,8 @@ local SCRIPT = [==[
       if (!inner) us += f.us;
     });
     matched.textContent = re === null ? "" : "Matched: " + (total > 0 ? (100 * us / total).toFixed(2) : "0.00") + "%";
+    if (re === null) delete state.s; else state.s = re.source;
+    keep();
   }
   frames.forEach(function (f) {
     f.g.addEventListener("click", function () { if (f.w >= pw - 0.01 && f.x <= xpad + 0.01) reset(); else zoom(f); });
@@ -311,6 +328,8 @@ local SCRIPT = [==[
     if ((e.ctrlKey || e.metaKey) && e.key === "f") { e.preventDefault(); ask(); }
     else if (e.key === "Escape") { find(null); reset(); }
   });
+  if (state.s) { try { find(new RegExp(state.s)); } catch (e) { matched.textContent = "Bad pattern: " + e.message; } }
+  if (state.z && frames[+state.z]) zoom(frames[+state.z]);
 })();
 ]==]
 
