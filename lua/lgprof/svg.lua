@@ -166,18 +166,36 @@ local ROOT_COLOUR = "rgb(220,220,220)"
 ---------------------------------------------------------------------------
 -- The profile's functions by frame name (for the calls in tooltips)
 
--- Frame names are lgprof.report.folded's: the printed name, newlines and
--- ';' replaced, " [0xADDR]" after a name several functions print.
-local function calls_by_frame(profile)
-  local by = {}
-  for fn in profile:functions() do
-    local name = fn.name:gsub("[\r\n]", " "):gsub(";", ":")
-    local c = fn.calls + fn.self_calls
-    by[name] = c
-    by[("%s [0x%x]"):format(name, fn.address)] = c
+-- Frame names are lgprof.report.folded's: the printed name (newlines and
+-- ';' replaced), " [0xADDR]" after a name several functions print. The
+-- calls of the function a frame name stands for, nil when unknown; looked
+-- up per distinct name drawn (profile:find's sorted names, profile:lookup),
+-- not by a walk over every function: a picture draws few of them.
+local function calls_of(profile)
+  local cache, cycles = {}, nil
+  return function(name)
+    local c = cache[name]
+    if c ~= nil then return c or nil end
+    local fn
+    local base, hex = name:match("^(.*) %[0x(%x+)%]$")
+    if name:match("^<cycle %d+>$") then
+      if not cycles then
+        cycles = {}
+        for cyc in profile:cycles() do cycles[cyc.name] = cyc.calls end
+      end
+      c = cycles[name]
+    else
+      if hex then
+        fn = profile:lookup(tonumber(hex, 16))
+        if fn and fn.name ~= base then fn = nil end
+      else
+        fn = profile:find(name)
+      end
+      c = fn and fn.calls + fn.self_calls
+    end
+    cache[name] = c or false
+    return c
   end
-  for cyc in profile:cycles() do by[cyc.name] = cyc.calls end
-  return by
 end
 
 ---------------------------------------------------------------------------
@@ -349,7 +367,7 @@ local function render(profile, o)
   local min_px = o.min_width
   if type(min_px) == "string" then min_px = args.share(min_px, 1) * pw end
   local frames, max_depth, omitted, omitted_time = layout(root, pw, min_px, o.order)
-  local calls = calls_by_frame(profile)
+  local calls = calls_of(profile)
   local total = root.value
 
   local title = o.title or ((o.icicle and "Icicle graph: " or "Flame graph: ") .. basename(profile.image))
@@ -411,7 +429,7 @@ local function render(profile, o)
     local info = time_text(node.value) .. ", " .. share_text(node.value, total)
     if parent and parent ~= root then info = info .. ", " .. share_text(node.value, parent.value) .. " of its caller" end
     info = info .. "; self " .. time_text(node.self)
-    local c = node ~= root and calls[name]
+    local c = node ~= root and calls(name)
     if c then
       info = info .. (c == 0 and "; no call recorded" or ("; %d call%s in all"):format(c, c == 1 and "" or "s"))
     end
