@@ -451,7 +451,9 @@ describe("lgprof.svg", function()
     end
     for _, c in ipairs {
       { { "--format=json", "--inverted" }, "--inverted is for --format=svg" },
-      { { "--title=x" }, "--title is for --format=svg" },
+      { { "--title=x" }, "--title is for --format=svg, dot" },
+      { { "--format=csv", "--title=x" }, "--title is for --format=svg, dot" },
+      { { "--format=dot", "--colors=self" }, "--colors is for --format=svg" },
       { { "--format=svg", "--colors=cold" }, "--colors=cold: hash or self" },
       { { "--format=svg", "--min-width=wide" }, "--min-width=wide: pixels" },
       { { "--format=svg", "--min-width=150%" }, "--min-width=150%: pixels" },
@@ -462,6 +464,15 @@ describe("lgprof.svg", function()
       local line = cmd.one_line_error(2, cmd.lgprof(argv))
       assert.truthy(line:find(c[2], 1, true), line)
     end
+    -- --title names lgprof.dot's legend too
+    local argv = { "--format=dot", "--title=T <&>", b.exe, b.gmon[1], b.gmon[2], b.gmon[3] }
+    local status, out, err = cmd.lgprof(argv)
+    assert.equal(0, status, cmd.show(status, out, err))
+    local fh = io.tmpfile()
+    assert(lgprof.report.dot(p, fh, { title = "T <&>" }))
+    fh:seek("set")
+    assert.equal(fh:read("a"), out)
+    fh:close()
     p:close()
   end)
 

@@ -38,10 +38,7 @@ function cmd.run(cli, st, fmt, out, err, granularity)
   if not profile then return vstatus end
   local o
   if e[2] then o = { zeros = st.zeros or nil, table = e[3] } end
-  if st.svg_options then -- --title, --inverted, --colors, --min-width
-    o = {}
-    for k, v in pairs(st.svg_options) do if k ~= "_first" then o[k] = v end end
-  end
+  if st.svg_options then o = st.svg_options end -- --title, --inverted, --colors, --min-width
   if st.view_description and DESCRIBED[fmt] then
     o = o or {}
     o.view_description = st.view_description

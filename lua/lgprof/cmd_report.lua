@@ -153,11 +153,8 @@ function cmd.run(cli, argv, out, err)
   local verr
   st.view, st.view_description, verr = cliview.take(st)
   if verr then return options.usage_error(err, verr) end
-  st.svg_options, verr = require("lgprof.svg").take_cli(st) -- --title, --inverted...
+  st.svg_options, verr = require("lgprof.svg").take_cli(st, fmt) -- --title, --inverted...
   if verr then return options.usage_error(err, verr) end
-  if st.svg_options and fmt ~= "svg" then
-    return options.usage_error(err, ("--%s is for --format=svg"):format(st.svg_options._first))
-  end
   if st.extra[1] then
     return options.usage_error(err, ("--%s needs --diff"):format(st.extra[1][1]), "diff")
   end

@@ -452,10 +452,14 @@ end
 -- The command line's options for --format=svg: option -> option of write.
 local CLI = { title = "title", inverted = "icicle", colors = "colors", ["min-width"] = "min_width" }
 
+-- The formats each takes besides svg (lgprof.dot's legend has a title).
+local ALSO = { title = { dot = true } }
+
 --- Takes --title, --inverted, --colors and --min-width out of the parsed
--- command line st (st.extra). Returns the options of svg.write (nil when
--- none was given), or nil and a usage message naming a bad value.
-function svg.take_cli(st)
+-- command line st (st.extra), for the format fmt. Returns the writer's
+-- options (nil when none was given), or nil and a usage message naming a
+-- bad value or an option the format does not take.
+function svg.take_cli(st, fmt)
   local o
   local i = 1
   while i <= #st.extra do
@@ -466,7 +470,9 @@ function svg.take_cli(st)
     else
       table.remove(st.extra, i)
       o = o or {}
-      o._first = o._first or name
+      if fmt ~= "svg" and not (ALSO[name] and ALSO[name][fmt]) then
+        return nil, ("--%s is for --format=svg%s"):format(name, ALSO[name] and ", dot" or "")
+      end
       if name == "inverted" then
         o.icicle = true
       elseif name == "colors" then
