@@ -196,6 +196,12 @@ describe("lgprof's view options", function()
         "--focus: the view options do not apply to --diff")
       refused({ "check", "--max-self=a=50%", "--min-calls=2", b.exe, b.gmon[1] },
         "--min-calls: the view options do not apply to lgprof check")
+      local script = TMP .. "/s.lua"
+      util.spit(script, "local lgprof = require 'lgprof'\nlgprof.script(...)\n")
+      refused({ "--script", script, "--hide=a", b.exe, b.gmon[1] },
+        "--hide: the view options do not apply to a script's command line")
+      refused({ "merge", "--top=1", "-o", TMP .. "/sum.out", b.exe, b.gmon[1] },
+        "--top: the view options do not apply to lgprof merge")
     end)
   end)
 end)

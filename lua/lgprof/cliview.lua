@@ -131,6 +131,11 @@ function cliview.not_here(name, mode)
   if mode == "diff" then
     return ("--%s: the view options do not apply to --diff (a script can compare views:"
       .. " lgprof.diff(base:filter{...}, new:filter{...}))"):format(name)
+  elseif mode == "script" or mode == "standalone" then
+    return ("--%s: the view options do not apply to a script's command line (the script makes"
+      .. " its views: profile:filter{...})"):format(name)
+  elseif mode ~= "check" then
+    return ("--%s: the view options do not apply to lgprof %s"):format(name, mode)
   end
   return ("--%s: the view options do not apply to lgprof check (a script can check a view:"
     .. " lgprof.check on profile:filter{...})"):format(name)

@@ -364,7 +364,7 @@ function options.parse(args, out, err, mode)
   local opts, operands, rest = getopt.parse(args, spec_of(mode))
   if not opts then
     -- the views are for --format and --annotate-lines (lgprof.cliview)
-    local view = (mode == "diff" or mode == "check") and operands:match("^unrecognized option '%-%-([^=']+)")
+    local view = mode ~= "gprof" and operands:match("^unrecognized option '%-%-([^=']+)")
     if view and require("lgprof.cliview").OPTIONS[view] then
       operands = require("lgprof.cliview").not_here(view, mode)
     end
