@@ -130,6 +130,18 @@ describe("lgprof's view options", function()
     p:close()
   end)
 
+  it("apply with --granularity=line as lgprof.report's granularity = \"line\"", function()
+    for _, fmt in ipairs { "json", "csv", "callgrind" } do
+      local argv = { "--format=" .. fmt, "--granularity=line", "--hide=^a$", "--top=3", b.exe, b.gmon[1] }
+      local status, out, err = cmd.lgprof(argv)
+      assert.equal(0, status, cmd.show(status, out, err))
+      local p = assert(lgprof.open(b.exe, { b.gmon[1] }))
+      local v = assert(p:filter { hide = "^a$", top = 3 })
+      assert.equal(api_output(v, fmt, { granularity = "line" }), out, fmt)
+      p:close()
+    end
+  end)
+
   it("warn about a pattern that matches no function", function()
     local status, out, err = cmd.lgprof({ "--format=csv", "--focus=^nothing_here$", "--hide=^a$", b.exe, b.gmon[1] })
     assert.equal(0, status, cmd.show(status, out, err))
