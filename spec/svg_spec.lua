@@ -305,6 +305,16 @@ describe("lgprof.svg", function()
     end
     -- the labels follow the new widths
     assert.equal("c", bc.label)
+    -- a match inside a match counts once: b (550 ms, holding b;c) and a;c (150 ms)
+    status, out = cmd.run({ CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+      "--user-data-dir=" .. TMP .. "/chromium", "--dump-dom", "file://" .. path:gsub(" ", "%%20")
+      .. "#s=%5E(b%7Cc)%24" }, { timeout = 120 })
+    assert(status == 0, cmd.show(status, out, ""))
+    util.spit(dumped, out)
+    doc = parse(dumped)
+    assert.equal("Matched: 70.00%", doc.texts.matched)
+    assert.equal("rgb(230,0,230)", doc.frames[5].fill)
+    assert.near(531, doc.frames[3].w, 0.006) -- no zoom in the address: none
   end)
 
   it("colours by self share on request, and leaves out frames narrower than min_width", function()

@@ -319,12 +319,13 @@ local SCRIPT = [==[
       f.r.setAttribute("fill", m ? "rgb(230,0,230)" : f.fill);
       if (m) hit.push(f);
     });
-    // a match inside a matched frame is counted once, by its outermost frame
+    // a match inside a matched frame is counted once, by its outermost
+    // frame: frames whose spans nest are a frame and its callees, so one
+    // sweep left to right (the wider first at one x) finds the outermost
+    hit.sort(function (a, b) { return a.x - b.x || b.w - a.w; });
+    var end = -1;
     hit.forEach(function (f) {
-      var inner = hit.some(function (o) {
-        return o !== f && (icicle ? o.y < f.y : o.y > f.y) && o.x <= f.x + 0.01 && o.x + o.w >= f.x + f.w - 0.01;
-      });
-      if (!inner) us += f.us;
+      if (f.x + f.w > end + 0.01) { us += f.us; end = f.x + f.w; }
     });
     matched.textContent = re === null ? "" : "Matched: " + (total > 0 ? (100 * us / total).toFixed(2) : "0.00") + "%";
     if (re === null) delete state.s; else state.s = re.source;
