@@ -486,9 +486,13 @@ describe("lgprof.svg", function()
     p:close()
   end)
 
-  for _, name in ipairs(fx.programs()) do
+  local programs = {}
+  for _, name in ipairs(fx.programs()) do programs[#programs + 1] = { name, VARIANT } end
+  for _, name in ipairs(fx.line_programs()) do programs[#programs + 1] = { name, fx.line_variants[1] } end
+  for _, prog in ipairs(programs) do
+    local name = prog[1]
     it("is well-formed with widths that add up, on fixture " .. name, function()
-      local b = assert(fx.build(name, VARIANT))
+      local b = assert(fx.build(name, prog[2]))
       local p = assert(lgprof.open(b.exe, b.gmon))
       -- every frame drawn (min_width 0): the tree's widths add up exactly
       local doc = parse(write_svg(p, { min_width = 0 }))
