@@ -322,7 +322,7 @@ describe("lgprof.svg", function()
     local doc = parse(write_svg(p, { colors = "self", min_width = 200 }))
     -- a;c (177 px) goes; the rest stays
     assert.equal(5, #doc.frames)
-    assert.equal("1 frames narrower than 200 px left out (15.00% of the time, drawn as part of"
+    assert.equal("1 frame narrower than 200 px left out (15.00% of the time, drawn as part of"
       .. " their callers).", doc.texts.omitted)
     local fills = {}
     for _, f in ipairs(doc.frames) do fills[f.title:match("^(%S+)")] = f.fill end
@@ -427,7 +427,7 @@ describe("lgprof.svg", function()
     util.spit(path, "keep")
     for _, o in ipairs {
       { bogus = 1 }, { width = 50 }, { width = "1200" }, { icicle = 1 }, { colors = "cold" },
-      { order = "random" }, { min_width = -1 }, { min_width = "5" }, { min_width = "200%" },
+      { order = "random" }, { min_width = -1 }, { width = 1200.5 }, { font_size = 0 }, { min_width = "5" }, { min_width = "200%" },
       { title = 3 }, { max_depth = 0 }, { frame_height = 0 },
     } do
       assert.has_error(function() lgprof.report.svg(p, path, o) end)

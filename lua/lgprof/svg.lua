@@ -18,9 +18,9 @@ local svg = {}
 
 -- option -> { kind, default, check } (check: extra test of the value)
 local OPTIONS = {
-  width = { "number", 1200 },           -- image width, pixels
-  frame_height = { "number", 16 },      -- pixels
-  font_size = { "number", 12 },         -- pixels
+  width = { "pixels", 1200 },           -- image width
+  frame_height = { "pixels", 16 },
+  font_size = { "pixels", 12 },
   min_width = { "share-or-px", 0.1 },   -- narrower frames are left out: px, or "0.1%" of the width
   icicle = { "boolean", false },        -- roots at the top
   colors = { "enum", "hash", { hash = true, self = true } },
@@ -55,8 +55,8 @@ local function check_options(options)
     local v, kind = o[k], d[1]
     if v == nil then
       o[k] = d[2]
-    elseif kind == "number" then
-      if type(v) ~= "number" or v ~= v or v <= 0 or v == math.huge then bad(k, "a positive number") end
+    elseif kind == "pixels" then
+      if math.type(v) ~= "integer" or v <= 0 or v > 1000000 then bad(k, "a whole number of pixels, 1 to 1000000") end
     elseif kind == "integer" then
       if math.type(v) ~= "integer" then bad(k, "an integer") end
     elseif kind == "boolean" then
@@ -407,9 +407,9 @@ local function render(profile, o)
   put(('<text id="matched" x="%d" y="%d" text-anchor="end"> </text>\n')
     :format(width - XPAD, height - fs - 4 - (omitted > 0 and fs + 4 or 0)))
   if omitted > 0 then
-    put(('<text id="omitted" x="%d" y="%d">%d frames narrower than %s px left out (%s of the time,'
+    put(('<text id="omitted" x="%d" y="%d">%d frame%s narrower than %s px left out (%s of the time,'
       .. ' drawn as part of their callers).</text>\n'):format(XPAD, height - fs + 2, omitted,
-        ("%.3g"):format(min_px), share_text(omitted_time, total)))
+        omitted == 1 and "" or "s", ("%.3g"):format(min_px), share_text(omitted_time, total)))
   end
   if total <= 0 then
     put(('<text id="empty" x="%.2f" y="%d" text-anchor="middle">No time was sampled: nothing to draw.</text>\n')
