@@ -116,6 +116,7 @@ DEMO_PACKAGES  = gcc libc6-dev make pkg-config lua5.4 liblua5.4-dev libelf-dev l
 TEST_PACKAGES  = lua-busted luarocks lua-cjson binutils g++ graphviz valgrind time clang \
                  libclang-rt-14-dev libasan8 libubsan1 chromium golang-go \
                  python3-jsonschema
+TEST_PACKAGES += python3 # xml.etree: the SVG flame graphs are parsed (spec/svg_spec.lua)
 
 .PHONY: test-asan test-valgrind
 .PHONY: all test demo bench install uninstall clean deps deps-demo deps-test fuzz fuzz-build

@@ -139,6 +139,7 @@ describe("defect 2: options are checked before any file is touched", function()
     dot = { { bogus = 1 }, { node_threshold = 2 }, { max_nodes = -1 }, { skew = 0 } },
     pprof = { { bogus = 1 }, { max_depth = 0 }, { min_weight = 2 }, { zeros = true } },
     speedscope = { { bogus = 1 }, { max_depth = 1.5 }, { min_weight = "x" }, { type = "sampled" } },
+    svg = { { bogus = 1 }, { width = 10 }, { colors = "cold" }, { min_width = "1" } },
   }
   -- what profile:export itself refuses (lgprof.report also checks the types)
   local BAD_EXPORT = {

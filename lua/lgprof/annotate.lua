@@ -147,8 +147,10 @@ end
 -- the listing on out; gprof's -I DIRS (st.dirs) as the source search path.
 -- Returns the exit status.
 function annotate.run(cli, st, source, out, err)
-  local profile <close>, status = cli.open(st, err)
-  if not profile then return status end
+  local base <close>, status = cli.open(st, err)
+  if not base then return status end
+  local profile, vstatus = cli.view(st, base, err) -- --focus, --hide...
+  if not profile then return vstatus end
   if not profile.have_histogram then
     err:write("lgprof: gmon.out file is missing histogram\n")
     return 1

@@ -43,6 +43,12 @@ function cli.open(st, err, exe, gmons)
   return profile
 end
 
+--- The view of a parsed command line's profile (--focus, --hide, --top...:
+-- lgprof.cliview), or the profile itself; nil, 1 on failure (written).
+function cli.view(st, profile, err)
+  return require("lgprof.cliview").apply(st, profile, err)
+end
+
 -- Which of --script and --diff the command line holds: as gprof's table
 -- parses it, so that an option's argument ("-e --diff") is never taken for
 -- one. When that parse fails (the mode's own parse will fail too and say

@@ -10,8 +10,11 @@ local cmd = {}
 local EXPORTS = {
   callgrind = { "callgrind", true }, json = { "json", true }, csv = { "csv", true, "flat" },
   ["csv-arcs"] = { "csv", true, "arcs" }, folded = { "folded" }, dot = { "dot" },
-  pprof = { "pprof" }, speedscope = { "speedscope" },
+  svg = { "svg" }, pprof = { "pprof" }, speedscope = { "speedscope" },
 }
+-- the writers whose options take `view_description`: the words of the
+-- command line's view (--focus, --hide...), shown in the picture's header
+local DESCRIBED = { svg = true, html = true }
 
 --- Writes the profile of the parsed command line st in format fmt to out;
 -- gprof's options that shape the analysis apply, -z lists unused functions
@@ -21,7 +24,7 @@ function cmd.run(cli, st, fmt, out, err, granularity)
   local e = EXPORTS[fmt]
   if not e then
     return options.usage_error(err, ("unknown format '%s' (gprof, callgrind, json, csv, csv-arcs, "
-      .. "folded, dot, pprof, speedscope)"):format(fmt))
+      .. "folded, dot, svg, pprof, speedscope)"):format(fmt))
   end
   if st.style & (options.INFO | options.SUM) ~= 0 then
     return options.usage_error(err, "--format cannot be combined with -i or -s")
@@ -29,12 +32,19 @@ function cmd.run(cli, st, fmt, out, err, granularity)
   if st.style & (options.EXEC | options.ANNO) ~= 0 then
     return options.usage_error(err, "--format cannot be combined with -A or -C")
   end
-  local profile <close>, ostatus = cli.open(st, err)
-  if not profile then return ostatus end
+  local base <close>, ostatus = cli.open(st, err)
+  if not base then return ostatus end
+  local profile, vstatus = cli.view(st, base, err) -- --focus, --hide...: every format
+  if not profile then return vstatus end
   local o
   if e[2] then o = { zeros = st.zeros or nil, table = e[3] } end
+  if st.svg_options then o = st.svg_options end -- --title, --inverted, --colors, --min-width
+  if st.view_description and DESCRIBED[fmt] then
+    o = o or {}
+    o.view_description = st.view_description
+  end
   if granularity == "line" then
-    if not (o and e[3] ~= "arcs") then
+    if not (e[2] and e[3] ~= "arcs") then
       return options.usage_error(err, "--granularity=line is for callgrind, json and csv")
     end
     o.granularity = "line"

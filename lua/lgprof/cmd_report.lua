@@ -149,9 +149,17 @@ function cmd.run(cli, argv, out, err)
     out:write(options.usage())
     return 0
   end
+  local cliview = require "lgprof.cliview" -- --focus, --hide, --top...: a view
+  local verr
+  st.view, st.view_description, verr = cliview.take(st)
+  if verr then return options.usage_error(err, verr) end
+  st.svg_options, verr = require("lgprof.svg").take_cli(st, fmt) -- --title, --inverted...
+  if verr then return options.usage_error(err, verr) end
   if st.extra[1] then
     return options.usage_error(err, ("--%s needs --diff"):format(st.extra[1][1]), "diff")
   end
+  verr = st.view and cliview.refuse(st, fmt, annotate)
+  if verr then return options.usage_error(err, verr) end
   status = cli.refuse_format(st, err)
   if status then return status end
   if grain and grain ~= "line" and grain ~= "function" then

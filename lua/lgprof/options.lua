@@ -17,7 +17,9 @@ lgprof's own modes (each prints its own usage with --help):
   lgprof --format=FMT [options] [image-file [profile-file...]]
                       write the profile in another format; FMT: gprof (the
                       default), callgrind, json, csv, csv-arcs, folded, dot,
-                      pprof (gzipped profile.proto), speedscope;
+                      svg (a flame graph: --title=TEXT, --inverted (an icicle),
+                      --colors=hash|self, --min-width=PX|P%), pprof
+                      (gzipped profile.proto), speedscope;
                       --granularity=line: line-level rows (json, csv, callgrind)
   lgprof --static-arcs [options] [image-file [profile-file...]]
                       add every direct call and tail jump found by decoding
@@ -34,6 +36,14 @@ lgprof's own modes (each prints its own usage with --help):
   lgprof merge [options] -o OUT image-file profile-file...
                       sum profile files into one (gprof -s)
   lgprof --lua-env    print LUA_PATH/LUA_CPATH lines for standalone scripts
+
+Views, for every --format=FMT and --annotate-lines (not gprof's report):
+  --focus=RE, --ignore=RE, --hide=RE, --prune-from=RE   (repeatable) keep the
+                      paths through, drop, hide (time to the callers), drop
+                      the descendants of the functions matching RE (POSIX ERE)
+  --node-fraction=F, --edge-fraction=F   show functions/arcs with at least F
+                      of the time (0.005 or 0.5%)
+  --top=N, --min-calls=N   the N functions with most time; called >= N times
 
 gprof's options:
   -a, --no-static               ignore static functions
@@ -143,6 +153,8 @@ local EXTRA = {
     focus = "required", ignore = "required", hide = "required", ["prune-from"] = "required",
     ["node-fraction"] = "required", ["edge-fraction"] = "required", top = "required",
     ["min-calls"] = "required",
+    -- --format=svg's (flamegraph.pl's spellings)
+    title = "required", inverted = "none", colors = "required", ["min-width"] = "required",
   } },
   diff = { long = {
     diff = "required", ["diff-image"] = "required", ["max-growth"] = "required",
@@ -348,13 +360,22 @@ function options.parse(args, out, err, mode)
     zeros = false, brief = false, traditional = false, format = "auto",
     dirs = {}, table_length = 10, min_count = 1,
     extra = {}, mode = mode,
+    given = {}, -- gprof's options given: letter -> true ("bare": -p/-q/-P/-Q without SPEC)
   }
   local opts, operands, rest = getopt.parse(args, spec_of(mode))
-  if not opts then return nil, options.usage_error(err, operands, mode) end
+  if not opts then
+    -- the views are for --format and --annotate-lines (lgprof.cliview)
+    local view = mode ~= "gprof" and operands:match("^unrecognized option '%-%-([^=']+)")
+    if view and require("lgprof.cliview").OPTIONS[view] then
+      operands = require("lgprof.cliview").not_here(view, mode)
+    end
+    return nil, options.usage_error(err, operands, mode)
+  end
   for _, o in ipairs(opts) do
     if extra.long[o[1]] then
       st.extra[#st.extra + 1] = o
     else
+      st.given[o[1]] = o[2] == nil and "bare" or true
       local status = HANDLERS[o[1]](st, o[2], out, err)
       if status then return nil, status end
     end
