@@ -17,6 +17,7 @@
 typedef struct arc_ctx {
   const lgp_symindex *ix;
   const lgp_code *code;          /* NULL: no code checks */
+  const lgp_code *secs;          /* the code sections (NULL: unknown) */
   int addr_bytes;
   lgp_addr targets[MAX_TARGETS]; /* where a call to mcount goes */
   size_t ntargets;
@@ -166,13 +167,20 @@ static int after_call(const arc_ctx *c, lgp_addr from) {
   return r;
 }
 
+/* Is addr in no routine? gprof's last routines (etext, data_start ...)
+** run on past the code: an address in no code section is outside too. */
+static int outside(const lgp_symindex *ix, const lgp_code *code, lgp_addr addr) {
+  return lgp_symindex_lookup(ix, addr) == LGP_NONE ||
+         (code != NULL && lgp_code_section(code, addr) == NULL);
+}
+
 /* One arc record as read. */
 static int arc_sink(void *ctx, lgp_addr from, lgp_addr self, uint64_t count) {
   arc_ctx *c = ctx;
   lgp_evidence *ev = c->ev;
   (void)count;
   ev->arc_records++;
-  if (lgp_symindex_lookup(c->ix, from) == LGP_NONE || lgp_symindex_lookup(c->ix, self) == LGP_NONE)
+  if (outside(c->ix, c->secs, from) || outside(c->ix, c->secs, self))
     ev->arcs_outside++;
   if (c->code != NULL) {
     int r = after_mcount_call(c, self);
@@ -209,7 +217,7 @@ static int read_arcs(const lgp_profile *p, arc_ctx *c) {
 }
 
 /* Samples in bins that no routine overlaps. */
-static void count_samples(const lgp_profile *p, lgp_evidence *ev) {
+static void count_samples(const lgp_profile *p, const lgp_code *code, lgp_evidence *ev) {
   const lgp_gmon *g = p->gmon;
   double scale = g->hist_scale;
   size_t r, e;
@@ -220,8 +228,7 @@ static void count_samples(const lgp_profile *p, lgp_evidence *ev) {
       lgp_addr lo = 2 * (lowpc + (uint64_t)(scale * (double)h->idx[e]));
       lgp_addr hi = 2 * (lowpc + (uint64_t)(scale * (double)(h->idx[e] + 1)));
       ev->samples += h->cnt[e];
-      if (lgp_symindex_lookup(p->index, lo) == LGP_NONE &&
-          (hi <= lo + 1 || lgp_symindex_lookup(p->index, hi - 1) == LGP_NONE))
+      if (outside(p->index, code, lo) && (hi <= lo + 1 || outside(p->index, code, hi - 1)))
         ev->samples_outside += h->cnt[e];
     }
   }
@@ -262,7 +269,6 @@ int lgp_evidence_compute(const lgp_profile *p, lgp_evidence *ev, lgp_err *err) {
   ev->image_mtime_s = im->mtime_s;
   ev->image_mtime_ns = im->mtime_ns;
   profile_mtimes(p, ev);
-  count_samples(p, ev);
   for (i = 0; i < im->nsyms; i++) {
     if (is_mcount(im->syms[i].name))
       add_target(&c, im->syms[i].addr);
@@ -270,6 +276,7 @@ int lgp_evidence_compute(const lgp_profile *p, lgp_evidence *ev, lgp_err *err) {
   }
   have_code = lgp_code_load(&code, im, 1, &ignored) == 0;
   if (have_code) {
+    c.secs = &code;
     for (i = 0; i < code.nslots; i++) {
       const char *name = code.names + code.slots[i].name;
       ev->uses_threads |= is_thread_start(name);
@@ -282,6 +289,7 @@ int lgp_evidence_compute(const lgp_profile *p, lgp_evidence *ev, lgp_err *err) {
     }
   }
   ev->mcount_known |= c.ntargets > 0;
+  count_samples(p, have_code ? &code : NULL, ev);
   ev->arcs_read = read_arcs(p, &c) == 0;
   if (!ev->arcs_read) {
     ev->arc_records = ev->arcs_outside = 0;

@@ -138,7 +138,8 @@ local function check_graph(list, profile, th)
     local roots, held = {}, 0
     for r in profile:roots() do
       local t = r.self + r.children
-      if r.name ~= "main" and t > 0 then
+      -- a root without callees is uninstrumented-time's, below
+      if r.name ~= "main" and t > 0 and r:callees()() then
         roots[#roots + 1] = { name = r.name, share = t / total }
         held = held + t
       end
