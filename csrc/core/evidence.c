@@ -129,21 +129,16 @@ static size_t modrm_len(const unsigned char *m, size_t avail) {
   return n + (mod == 1 ? 1 : mod == 2 ? 4 : 0);
 }
 
-/* Is there a call instruction that ends at addr: call rel32 (E8), or an
-** indirect call FF /2 whose encoding is exactly the bytes before addr?
-** -1 when the bytes cannot be read. */
-static int call_ends_at(const arc_ctx *c, lgp_addr addr) {
-  const unsigned char *b = code_before(c->code, addr, 2);
+/* Is there a call instruction that ends at offset end of code: call
+** rel32 (E8), or an indirect call FF /2 whose encoding is exactly the
+** bytes before it? */
+static int call_ends_at(const unsigned char *code, size_t end) {
+  const unsigned char *b = code + end;
   size_t len;
-  if (b == NULL)
-    return -1;
-  if (code_before(c->code, addr, 5) != NULL && b[-5] == 0xe8)
+  if (end >= 5 && b[-5] == 0xe8)
     return 1;
-  for (len = 2; len <= 7; len++) {
-    const unsigned char *op;
-    if (code_before(c->code, addr, len) == NULL)
-      break;
-    op = b - len;
+  for (len = 2; len <= 7 && len <= end; len++) {
+    const unsigned char *op = b - len;
     if (op[0] == 0xff && ((op[1] >> 3) & 7) == 2 && 1 + modrm_len(op + 1, len - 1) == len)
       return 1;
   }
@@ -152,19 +147,19 @@ static int call_ends_at(const arc_ctx *c, lgp_addr addr) {
 
 /* glibc records a caller's return address rounded down to its call-graph
 ** granularity (16 bytes on x86-64): a call must end somewhere in the 16
-** bytes from the recorded address. */
+** bytes from the recorded address. -1 when they are in no code section. */
 #define CALLER_GRAIN 16
 
 static int after_call(const arc_ctx *c, lgp_addr from) {
-  int r = -1, k;
-  for (k = 0; k < CALLER_GRAIN; k++) {
-    int hit = call_ends_at(c, from + (lgp_addr)k);
-    if (hit == 1)
+  const lgp_codesec *sec = lgp_code_section(c->code, from);
+  size_t off, k;
+  if (sec == NULL)
+    return -1;
+  off = (size_t)(from - sec->vma);
+  for (k = 0; k < CALLER_GRAIN && off + k <= sec->size; k++)
+    if (call_ends_at(sec->bytes, off + k))
       return 1;
-    if (hit == 0)
-      r = 0;
-  }
-  return r;
+  return 0;
 }
 
 /* Is addr in no routine? gprof's last routines (etext, data_start ...)
