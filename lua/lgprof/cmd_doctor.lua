@@ -46,7 +46,7 @@ local function outside_text(msg, exe)
     data.message = ("the histogram covers 0x%x-0x%x, the run-time addresses of this "
       .. "position-independent executable (text 0x%x-0x%x): an old toolchain's gmon.out"):format(
       lo, hi, tlo, thi)
-    data.advice = "link with -no-pie (gcc -pg -no-pie), or use a glibc that writes link-time addresses (2.26 and later)"
+    data.advice = "link with -no-pie (gcc -pg -no-pie), or use a toolchain that records link-time addresses"
     return data
   end
   data.id, data.severity = "wrong-image", "error"
