@@ -231,6 +231,67 @@ describe("lgprof doctor #doctor", function()
     end)
   end)
 
+  it("counts the evidence exactly on a synthesized x86-64 image (calls of every encoding)", function()
+    -- .text at 0x401000: mcount (a ret), f and g whose prologues call it
+    -- (E8 rel32), and in h call sites of every form, 32 bytes apart in NOPs
+    -- (a caller address is checked over the 16 bytes from it), then three
+    -- that are no call. The arcs pair them; the expected counts are read
+    -- off this layout.
+    local ew = require "helpers.elfwriter"
+    local base, size = 0x401000, 0x300
+    local code = {}
+    for i = 0, size - 1 do code[i] = 0x90 end
+    local function put(off, bytes) for i, b in ipairs(bytes) do code[off + i - 1] = b end end
+    local function rel32(from_end, to)
+      local v = (to - from_end) & 0xffffffff
+      return v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, (v >> 24) & 0xff
+    end
+    put(0x000, { 0xc3 })                                              -- mcount: ret
+    put(0x010, { 0x55, 0x48, 0x89, 0xe5, 0xe8, rel32(base + 0x019, base) }) -- f
+    put(0x040, { 0x55, 0x48, 0x89, 0xe5, 0xe8, rel32(base + 0x049, base) }) -- g
+    put(0x100, { 0xe8, 0, 0, 0, 0 })                   -- call rel32 (to the next byte)
+    put(0x120, { 0xff, 0xd0 })                         -- call *%rax
+    put(0x140, { 0x41, 0xff, 0xd3 })                   -- call *%r11
+    put(0x160, { 0xff, 0x15, 0, 0, 0, 0 })             -- call *0(%rip)
+    put(0x180, { 0xff, 0x54, 0x24, 0x08 })             -- call *8(%rsp)
+    put(0x1a0, { 0xff, 0x94, 0x24, 0, 1, 0, 0 })       -- call *0x100(%rsp)
+    put(0x1c0, { 0xff, 0x14, 0x25, 0, 0x10, 0x40, 0 }) -- call *0x401000
+    put(0x200, { 0xff, 0xe0 })                         -- jmp *%rax: no call
+    put(0x220, { 0x48, 0x89, 0xe5 })                   -- mov: no call
+    local bytes = {}
+    for i = 0, size - 1 do bytes[#bytes + 1] = string.char(code[i]) end
+    local exe = dir .. "/synth-x86"
+    ew.write(exe, { text_addr = base, text_data = table.concat(bytes), symbols = {
+      { name = "mcount", addr = base }, { name = "f", addr = base + 0x10 },
+      { name = "g", addr = base + 0x40 }, { name = "h", addr = base + 0x100 },
+      { name = "pthread_create", addr = base + 0x2f0 },
+    } })
+    local F, G = base + 0x019, base + 0x049
+    local arcs = {}
+    for _, a in ipairs({
+      { 0x105, F }, { 0x122, G }, { 0x143, F }, { 0x166, F }, { 0x184, F }, { 0x1a7, F },
+      { 0x1c7, F },                          -- 7 callers after a call, callees after mcount's
+      { 0x1e0, base + 0x105 },               -- caller in NOPs; callee after a call, not mcount's
+      { 0x202, base + 0x122 },               -- caller after a jmp; callee after call *%rax
+      { 0x223, F },                          -- caller after a mov
+      { 0x400, F },                          -- caller past the text: outside, not checked
+    }) do arcs[#arcs + 1] = { from = base + a[1], to = a[2], count = 1 } end
+    local gmon = dir .. "/synth-x86.gmon"
+    -- 4-byte bins over 0x401000-0x401400: 5 samples in g, 7 past the text
+    gw.write(gmon, { hist = { { low = base, high = base + 0x400, rate = 100, n_bins = 0x100,
+      bins = { [0x10 + 1] = 5, [0xf0 + 1] = 7 } } }, arcs = arcs })
+    local p <close> = assert(lgprof.open(exe, gmon))
+    local ev = p:_evidence()
+    assert.same({ true, true, true, 11, 1, 11, 2, 10, 3, 12, 7, true },
+      { ev.arcs_read, ev.code_known, ev.mcount_known, ev.arc_records, ev.arcs_outside,
+        ev.callee_checked, ev.callee_bad, ev.caller_checked, ev.caller_bad, ev.samples,
+        ev.samples_outside, ev.uses_threads })
+    local f = by_id(lgprof.doctor(p))
+    assert.is_truthy(f["wrong-image"]) -- 2 of 11 callees, 3 of 10 callers, 7 of 12 samples
+    assert.equal(2, f["wrong-image"].callee_bad)
+    assert.is_truthy(f.threads)
+  end)
+
   it("arcs-outside-text: one arc beyond the text, synthesized into a real run's profile", function()
     local data = gw.decode(gw.read(healthy_gmon))
     local p <close> = assert(lgprof.open(healthy, healthy_gmon))
