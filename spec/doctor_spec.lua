@@ -164,6 +164,7 @@ describe("lgprof doctor #doctor", function()
       assert.equal(ev.arc_records, ev.callee_checked)
       assert.equal(0, ev.arcs_outside)
       assert.is_false(ev.uses_threads)
+      assert.same({}, ev.bare) -- every sampled function calls mcount
     end)
   end)
 
@@ -356,6 +357,9 @@ describe("lgprof doctor #doctor", function()
       assert.equal("lib_apply", f["spontaneous-time"].roots[1].name)
       assert.is_truthy(f["uninstrumented-time"], ids(list))
       assert.equal("lib_spin", f["uninstrumented-time"].functions[1].name)
+      for _, fn in ipairs(f["uninstrumented-time"].functions) do -- found in the code
+        assert.truthy(fn.name == "lib_spin" or fn.name == "lib_apply", fn.name)
+      end
     end)
 
     it("big-cycle: a -> b -> c -> a holding the time", function()

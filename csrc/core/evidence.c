@@ -5,6 +5,7 @@
 ** histogram's non-empty bins, a look at the bytes before each address.
 */
 #include <gelf.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -129,6 +130,29 @@ static size_t modrm_len(const unsigned char *m, size_t avail) {
   return n + (mod == 1 ? 1 : mod == 2 ? 4 : 0);
 }
 
+/* A -pg prologue calls mcount within its first bytes (after endbr64, the
+** frame set-up and, for some, a stack protector's or a large frame's
+** code): does the code from addr (its first len bytes) hold such a call? */
+#define PROLOGUE_BYTES 64
+
+static int calls_mcount(const arc_ctx *c, lgp_addr addr, lgp_addr len) {
+  const lgp_codesec *sec = lgp_code_section(c->code, addr);
+  size_t off, end;
+  if (sec == NULL)
+    return -1;
+  off = (size_t)(addr - sec->vma);
+  end = off + (size_t)(len < PROLOGUE_BYTES ? len : PROLOGUE_BYTES);
+  if (end > sec->size)
+    end = sec->size;
+  for (; off + 5 <= end; off++) {
+    const unsigned char *b = sec->bytes + off;
+    if ((b[0] == 0xe8 || (b[0] == 0xff && b[1] == 0x15 && off + 6 <= end)) &&
+        after_mcount_call(c, sec->vma + off + (b[0] == 0xe8 ? 5 : 6)) == 1)
+      return 1;
+  }
+  return 0;
+}
+
 /* Is there a call instruction that ends at offset end of code: call
 ** rel32 (E8), or an indirect call FF /2 whose encoding is exactly the
 ** bytes before it? */
@@ -248,6 +272,28 @@ static void profile_mtimes(const lgp_profile *p, lgp_evidence *ev) {
   }
 }
 
+/* The sampled functions whose prologue calls no mcount. 0 or -1. */
+static int find_bare(const lgp_profile *p, const arc_ctx *c, lgp_evidence *ev) {
+  const lgp_graph *g = &p->graph;
+  size_t s;
+  for (s = 0; s < g->nsyms; s++) {
+    const lgp_node *n = &g->nodes[s];
+    lgp_addr len = n->end_addr >= n->addr ? n->end_addr - n->addr + 1 : 0;
+    if (n->is_line || n->hist_time <= 0 || calls_mcount(c, n->addr, len) != 0)
+      continue;
+    if (lgp_grow((void **)&ev->bare, &ev->bare_cap, ev->nbare + 1, sizeof *ev->bare) != 0)
+      return -1;
+    ev->bare[ev->nbare++] = (uint32_t)s;
+  }
+  return 0;
+}
+
+void lgp_evidence_free(lgp_evidence *ev) {
+  free(ev->bare);
+  ev->bare = NULL;
+  ev->nbare = ev->bare_cap = 0;
+}
+
 int lgp_evidence_compute(const lgp_profile *p, lgp_evidence *ev, lgp_err *err) {
   const lgp_image *im = p->image;
   lgp_code code;
@@ -255,7 +301,7 @@ int lgp_evidence_compute(const lgp_profile *p, lgp_evidence *ev, lgp_err *err) {
   arc_ctx c;
   int have_code;
   size_t i;
-  (void)err; /* reading is best effort; only the pass's own memory could fail */
+  int rc = 0;
   memset(ev, 0, sizeof *ev);
   memset(&c, 0, sizeof c);
   c.ix = p->index;
@@ -290,7 +336,11 @@ int lgp_evidence_compute(const lgp_profile *p, lgp_evidence *ev, lgp_err *err) {
     ev->arc_records = ev->arcs_outside = 0;
     ev->callee_checked = ev->callee_bad = ev->caller_checked = ev->caller_bad = 0;
   }
+  if (ev->code_known && ev->mcount_known && find_bare(p, &c, ev) != 0)
+    rc = lgp_fail(err, NULL, "out of memory");
   if (have_code)
     lgp_code_free(&code);
-  return 0;
+  if (rc != 0)
+    lgp_evidence_free(ev);
+  return rc;
 }

@@ -28,6 +28,10 @@ typedef struct lgp_evidence {
   int64_t image_mtime_s, image_mtime_ns;
   int have_profile_mtime;   /* some profile file could be stat'ed */
   int64_t profile_mtime_s, profile_mtime_ns; /* the oldest profile file's */
+  /* the sampled functions whose code never calls mcount (compiled without
+     -pg), by node; only when code_known and mcount_known */
+  uint32_t *bare;
+  size_t nbare, bare_cap;
 } lgp_evidence;
 
 /* Reads the profile files of p again (arc records are not kept) and the
@@ -36,5 +40,6 @@ typedef struct lgp_evidence {
 ** unknown (arcs_read, code_known 0); only running out of memory fails
 ** (-1 with a message). */
 int lgp_evidence_compute(const lgp_profile *p, lgp_evidence *ev, lgp_err *err);
+void lgp_evidence_free(lgp_evidence *ev);
 
 #endif

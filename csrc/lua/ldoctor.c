@@ -5,6 +5,7 @@
 */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "evidence.h"
@@ -23,8 +24,9 @@ static void set_bool(lua_State *L, const char *k, int v) {
 /* profile:_evidence() -> { arcs_read, arc_records, arcs_outside,
 ** code_known, mcount_known, callee_checked, callee_bad, caller_checked,
 ** caller_bad, samples, samples_outside, uses_threads, image_mtime,
-** profile_mtime, profile_older } (times in seconds; profile_older
-** compares them to the nanosecond) */
+** profile_mtime, profile_older, bare } (times in seconds; profile_older
+** compares them to the nanosecond; bare: the sampled Functions whose code
+** calls no mcount, when that could be checked, else nil) */
 int lcore_profile_evidence(lua_State *L) {
   lprofile *lp = lcore_open_profile(L, 1);
   lgp_evidence ev;
@@ -52,6 +54,18 @@ int lcore_profile_evidence(lua_State *L) {
     set_bool(L, "profile_older", ev.profile_mtime_s < ev.image_mtime_s ||
              (ev.profile_mtime_s == ev.image_mtime_s && ev.profile_mtime_ns < ev.image_mtime_ns));
   }
+  if (ev.code_known && ev.mcount_known) {
+    size_t i;
+    lua_createtable(L, ev.nbare < INT_MAX ? (int)ev.nbare : 0, 0);
+    for (i = 0; i < ev.nbare; i++) {
+      if (lgp_removed(lp->p, ev.bare[i]))
+        continue;
+      lcore_push_node(L, 1, lp->p, ev.bare[i]);
+      lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    }
+    lua_setfield(L, -2, "bare");
+  }
+  lgp_evidence_free(&ev);
   return 1;
 }
 

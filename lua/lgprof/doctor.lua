@@ -113,8 +113,9 @@ local function check_samples(list, profile, th)
   end
   if hot and hot.samples < th.few_samples then
     list[#list + 1] = finding("few-samples", "warning",
-      ("the hottest function, %s, has %.0f samples: its self time is known to about ±%s"):format(
-        hot.name, hot.samples, pct(1 / math.sqrt(math.max(hot.samples, 1)))),
+      ("the hottest function, %s, has %.0f sample%s: its self time is known to about ±%s"):format(
+        hot.name, hot.samples, ("%.0f"):format(hot.samples) == "1" and "" or "s",
+        pct(1 / math.sqrt(math.max(hot.samples, 1)))),
       ("run longer or on a bigger input until it has %d samples or more (±10%%), or sum "
         .. "several runs' profiles"):format(th.few_samples),
       { ["function"] = hot.name, samples = hot.samples,
@@ -124,7 +125,7 @@ local function check_samples(list, profile, th)
   return true
 end
 
-local function check_graph(list, profile, th)
+local function check_graph(list, profile, ev, th)
   if profile.arc_records == 0 then
     list[#list + 1] = finding("no-call-graph", "warning",
       "the profile has samples but no call-graph arc: the code was linked with -pg but not "
@@ -156,18 +157,25 @@ local function check_graph(list, profile, th)
   end
   local samples = profile.samples
   local bare, in_bare = {}, 0
-  for fn in profile:flat() do
-    if fn.samples > 0 and fn.calls == 0 and fn.self_calls == 0 and not fn:callees()()
-       and not fn:callers()() then
-      bare[#bare + 1] = { name = fn.name, samples = fn.samples }
-      in_bare = in_bare + fn.samples
+  local function add(fn)
+    bare[#bare + 1] = { name = fn.name, samples = fn.samples }
+    in_bare = in_bare + fn.samples
+  end
+  if ev.bare then -- the code says which functions call no mcount
+    for _, fn in ipairs(ev.bare) do add(fn) end
+  else -- without it, the functions that no arc touches
+    for fn in profile:flat() do
+      if fn.samples > 0 and fn.calls == 0 and fn.self_calls == 0 and not fn:callees()()
+         and not fn:callers()() then
+        add(fn)
+      end
     end
   end
   table.sort(bare, function(a, b) return a.samples > b.samples end)
   if samples > 0 and in_bare / samples > th.uninstrumented then
     list[#list + 1] = finding("uninstrumented-time", "warning",
-      ("%s of the samples are in functions with no call-graph arc at all (%s): they were "
-        .. "compiled without -pg"):format(pct(in_bare / samples), names(bare)),
+      ("%s of the samples are in functions compiled without -pg (%s): their calls are not "
+        .. "counted"):format(pct(in_bare / samples), names(bare)),
       "compile them with -pg so that their calls are counted and their time reaches their callers",
       { share = in_bare / samples, functions = bare })
   end
@@ -199,8 +207,8 @@ local function check_statics(list, profile)
   list[#list + 1] = finding("static-no-debug", clash and "warning" or "info",
     clash and ("static functions named %s in different files cannot be told apart: the "
         .. "executable has no DWARF for them"):format(clash)
-      or ("%s in the profile (%s) have no source file: the executable has no DWARF for them")
-        :format(plural(#nodebug, "static function"), names(nodebug)),
+      or ("%s in the profile (%s) %s no source file: the executable has no DWARF for them")
+        :format(plural(#nodebug, "static function"), names(nodebug), #nodebug == 1 and "has" or "have"),
     "build with -g as well as -pg: each function then has its file and line",
     { functions = nodebug, ambiguous = clash })
 end
@@ -227,7 +235,7 @@ function doctor.diagnose(profile, thresholds)
   check_image(list, profile, ev, th)
   -- another program's samples and arcs: what they say is not about this one
   local foreign = list[1] and list[1].id == "wrong-image"
-  if not foreign and check_samples(list, profile, th) then check_graph(list, profile, th) end
+  if not foreign and check_samples(list, profile, th) then check_graph(list, profile, ev, th) end
   if ev.uses_threads then
     list[#list + 1] = finding("threads", "warning",
       "the executable starts threads (it imports pthread_create): gprof's call counts are not "
