@@ -323,7 +323,9 @@ int lgp_evidence_compute(const lgp_profile *p, lgp_evidence *ev, lgp_err *err) {
       ev->uses_threads |= is_thread_start(name);
       ev->mcount_known |= is_mcount(name);
     }
-    if (im->machine == EM_X86_64 || im->machine == EM_386) {
+    /* x86-64 only: i386's PIC prologues call through %ebx's GOT
+       (FF 93), which bytes alone do not resolve */
+    if (im->machine == EM_X86_64) {
       c.code = &code;
       find_mcount_stubs(&c);
       ev->code_known = 1;

@@ -16,7 +16,7 @@ typedef struct lgp_evidence {
   int arcs_read;            /* the profile files could be read again */
   uint64_t arc_records;     /* arc records, every file */
   uint64_t arcs_outside;    /* records with an end in no routine */
-  int code_known;           /* x86 code read: the checks below were made */
+  int code_known;           /* x86-64 code read: the checks below were made */
   int mcount_known;         /* the image calls mcount somewhere we found */
   uint64_t callee_checked;  /* records whose callee address could be checked */
   uint64_t callee_bad;      /* ... not just after a call to mcount */
