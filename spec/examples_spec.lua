@@ -386,6 +386,46 @@ tests["spread.lua"] = function()
     fields(out[3], 6))
 end
 
+-- doctor.lua prints lgprof.doctor's findings (the Lua API's, on the same
+-- files), then the hottest functions' self time and sampling error; an
+-- error ends it with status 3 before the list, and "strict" makes a
+-- warning do so too (after it).
+tests["doctor.lua"] = function()
+  local function expect(exe, gmon)
+    local p <close> = assert(lgprof.open(exe, gmon))
+    local want, worst = {}, nil
+    for _, f in ipairs(lgprof.doctor(p)) do
+      want[#want + 1] = ("%s %s: %s"):format(f.severity, f.id, f.message)
+      want[#want + 1] = "  advice: " .. f.advice
+      worst = worst or (f.severity ~= "info" and f.severity) or nil
+    end
+    local rows = {}
+    if worst ~= "error" then
+      for fn in p:flat() do
+        if #rows == 5 or fn.samples == 0 then break end
+        rows[#rows + 1] = { f2(fn.flat_self), "\u{b1}", f2(fn.self_error), "s", fn.name }
+      end
+    end
+    return want, rows, worst
+  end
+  local function check(exe, gmon, strict)
+    local want, rows, worst = expect(exe, gmon)
+    local status, out, err = run("doctor.lua", { exe, gmon, "--", strict and "strict" or nil })
+    assert.equal("", err)
+    assert.equal((worst == "error" or (strict and worst)) and 3 or 0, status)
+    out = lines(out)
+    assert.equal(#want + #rows, #out)
+    for i, l in ipairs(want) do assert.equal(l, out[i]) end
+    for i, r in ipairs(rows) do assert.same(r, fields(out[#want + i], 5)) end
+    return worst
+  end
+  local b, classic = build("cycles"), build("classic")
+  check(b.exe, b.gmon[1])
+  check(b.exe, b.gmon[1], true)
+  -- classic's executable with the cycles program's profile: wrong-image
+  assert.equal("error", check(classic.exe, b.gmon[1]))
+end
+
 describe("examples/", function()
   local names = {}
   for _, name in ipairs(util.ls(EXAMPLES)) do

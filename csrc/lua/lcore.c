@@ -614,6 +614,7 @@ static const luaL_Reg profile_methods[] = {
   {"file_ordering", lcore_profile_file_ordering},
   {"lines", lcore_profile_lines},
   {"line", lcore_profile_line},
+  {"_evidence", lcore_profile_evidence},
   {NULL, NULL}
 };
 
@@ -790,6 +791,7 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
     {"share", l_share},
     {"type", l_type},
     {"gzip", l_gzip},
+    {"_list_dir", lcore_list_dir},
     {NULL, NULL}
   };
   static const luaL_Reg nomethods[] = {{NULL, NULL}};

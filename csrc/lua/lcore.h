@@ -96,4 +96,8 @@ int lcore_profile_file_ordering(lua_State *L);
 int lcore_profile_exec_counts(lua_State *L);
 int lcore_profile_annotate(lua_State *L);
 
+/* ldoctor.c: profile:_evidence, core._list_dir (lgprof.doctor's) */
+int lcore_profile_evidence(lua_State *L);
+int lcore_list_dir(lua_State *L);
+
 #endif

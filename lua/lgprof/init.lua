@@ -99,6 +99,11 @@ function lgprof.spread(profiles)
   return require("lgprof.spread").spread(profiles)
 end
 
+--- What is wrong with a Profile: a list of findings (see lgprof.doctor module).
+function lgprof.doctor(profile, thresholds)
+  return require("lgprof.doctor").diagnose(profile, thresholds)
+end
+
 --- Sums profile files into one file (gprof -s, arcs in a canonical order).
 function lgprof.merge(exe, gmons, path, options)
   return require("lgprof.merge").merge(exe, gmons, path, options)

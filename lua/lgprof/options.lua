@@ -35,6 +35,8 @@ lgprof's own modes (each prints its own usage with --help):
                       how each function changed from BASE-PROFILE
   lgprof merge [options] -o OUT image-file profile-file...
                       sum profile files into one (gprof -s)
+  lgprof doctor [--format=text|json] [options] [image-file [profile-file...]]
+                      what is wrong with a profile, and how to fix it
   lgprof --lua-env    print LUA_PATH/LUA_CPATH lines for standalone scripts
 
 Views, for every --format=FMT and --annotate-lines (not gprof's report):
@@ -94,7 +96,8 @@ SPEC: FUNC, FILE, LINE, FILE:FUNC or FILE:LINE (gprof's symspecs).
 @FILE (any argument, in every mode): the words of FILE instead (quotes and
 backslashes as in a shell; a file that cannot be opened stays @FILE).
 
-Exit status: 0 success, 1 bad input, 2 usage error, 3 a threshold failed.
+Exit status: 0 success, 1 bad input, 2 usage error, 3 a threshold failed
+(doctor: an error or a warning found).
 ]==]
 --- lgprof's bug-report address (as the README gives it).
 options.BUGS = "Report bugs to <https://github.com/lgprof/lgprof/issues>.\n"

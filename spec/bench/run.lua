@@ -407,6 +407,12 @@ if want("B3") then
     :format(ROOT .. "/lua/?.lua;" .. ROOT .. "/lua/?/init.lua;", BUILD .. "/?.so;", in3.exe, in3.gmon)
   local o = measure("B3 lgprof.open", q(LUA) .. " -e " .. q(code), OUT .. "/B3.open.txt")
   local g = GPROF_B3 and gprof_report("B3", in3) or nil
+  -- lgprof doctor (status 3 when it finds something): its own opening and
+  -- analysis plus its checks, which may cost one analysis more
+  local dr = measure("B3 lgprof doctor", "bash -c " .. q(q(LGPROF) .. " doctor " .. q(in3.exe) .. " "
+    .. q(in3.gmon) .. " || [ $? = 3 ]"), OUT .. "/B3.doctor.txt")
+  row { "B3", "lgprof doctor", l = dr, lt = true, lr = true,
+        target = "<= 2 x open + analysis", ok = dr.t <= 2 * o.t }
   row { "B3", "full report: wall time", l = l, g = g, lt = true, gt = g ~= nil, ratio = g and g.t / l.t,
         target = "lgprof <= 1.5 s", ok = l.t <= 1.5 }
   row { "B3", "lgprof.open + analysis (Lua)", l = o, lt = true, lr = true,
@@ -425,7 +431,7 @@ if want("B3") then
   else
     row { "B3", "gprof skipped (set BENCH_GPROF_B3=1)" }
   end
-  done_with(l.out, o.out)
+  done_with(l.out, o.out, dr.out)
 end
 
 ---------------------------------------------------------------------------

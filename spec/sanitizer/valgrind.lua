@@ -73,6 +73,9 @@ for l in p:lines() do nlines = nlines + 1; self = self + l.self end
 for f in p:functions() do fself = fself + f.self end
 assert(nlines > 0 and math.abs(self - fself) <= 1e-9 * math.max(1, fself))
 for _, v in ipairs(views) do for _ in v:lines() do end end
+for _, q in ipairs { p, views[1] } do -- the doctor's evidence: files and code read again
+  for _, d in ipairs(lgprof.doctor(q)) do assert(d.id and d.severity) end
+end
 local f = io.tmpfile()
 lgprof.report.annotate(p, f, {}) -- nil, message when a source is missing: fine here
 assert(lgprof.report.json(p, f, { granularity = "line" }))

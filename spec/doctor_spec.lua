@@ -1,0 +1,438 @@
+-- lgprof doctor and lgprof.doctor: every finding provoked by a real -pg
+-- program (spec/fixtures/doctor/, compiled and run here, in a temporary
+-- folder whose name has a space and a dash) and absent from a healthy one;
+-- the two that no program of this toolchain produces (arcs outside the
+-- text, a PIE's run-time addresses) by synthesized profiles against a real
+-- executable. Runs sample differently each time: the assertions are on
+-- which findings are present, with the programs' CPU time chosen far from
+-- each threshold; exact numbers only where a profile is synthesized.
+local lgprof = require "lgprof"
+local H = require "helpers"
+local fx, util, cmd, gw = H.fixtures, H.util, H.cmd, H.gmonwriter
+local q = util.q
+
+local SRC = fx.root .. "/spec/fixtures/doctor"
+local HAVE_CC = util.have("gcc")
+local PG = "-O0 -g -pg -fno-pie -no-pie"
+
+local dir -- the temporary folder: one subfolder per program
+
+-- Runs a shell line in folder at, failing the test with its output.
+local function sh(line, at)
+  local status, out, err = cmd.shell(line, { cwd = at or dir })
+  assert(status == 0, ("`%s` failed (%d):\n%s%s"):format(line, status, out, err))
+  return out
+end
+
+-- Compiles sources (names in spec/fixtures/doctor) into dir/NAME/NAME with
+-- flags; each source may be { file, flags } to give it flags of its own
+-- (compiled to an object first); link: flags of the link. Returns the
+-- executable's path.
+local function build(name, sources, flags, link)
+  local at = util.mkdir(dir .. "/" .. name)
+  local objs = {}
+  for i, s in ipairs(sources) do
+    local file, own = s, flags
+    if type(s) == "table" then file, own = s[1], s[2] end
+    local obj = ("%s/%d.o"):format(at, i)
+    sh(("gcc -c %s -I %s -o %s %s"):format(own, q(SRC), q(obj), q(SRC .. "/" .. file)))
+    objs[#objs + 1] = q(obj)
+  end
+  local exe = at .. "/" .. name
+  sh(("gcc %s -o %s %s"):format(link or flags, q(exe), table.concat(objs, " ")))
+  return exe
+end
+
+-- Runs the program built as name (in its folder) with a shell prefix (env)
+-- and arguments; returns the path its gmon.out would have.
+local function run(name, argstr, prefix)
+  local at = dir .. "/" .. name
+  os.remove(at .. "/gmon.out")
+  sh(("%stimeout 120 ./%s %s >/dev/null"):format(prefix or "", q(name), argstr or ""), at)
+  return at .. "/gmon.out"
+end
+
+local function samples_in(gmon)
+  local n = 0
+  for _, h in ipairs(gw.decode(gw.read(gmon)).hist or {}) do
+    for _, c in pairs(h.bins or {}) do n = n + c end
+  end
+  return n
+end
+
+local function diagnose(exe, gmon)
+  local p <close> = assert(lgprof.open(exe, gmon))
+  return lgprof.doctor(p)
+end
+
+local function by_id(findings)
+  local t = {}
+  for _, f in ipairs(findings) do t[f.id] = f end
+  return t
+end
+
+local function ids(findings)
+  local t = {}
+  for _, f in ipairs(findings) do t[#t + 1] = f.id end
+  return table.concat(t, " ")
+end
+
+-- Every finding has the documented shape.
+local function well_formed(findings)
+  local sev = { error = true, warning = true, info = true }
+  for _, f in ipairs(findings) do
+    assert.is_true(type(f.id) == "string" and f.id:match("^[a-z][a-z-]+$") ~= nil, f.id)
+    assert.is_true(sev[f.severity], f.severity)
+    for _, k in ipairs({ "message", "advice" }) do
+      assert.is_true(type(f[k]) == "string" and #f[k] > 0 and not f[k]:find("\n"), k)
+    end
+  end
+end
+
+local function doctor_cmd(args)
+  return cmd.lgprof(table.move(args, 1, #args, 2, { "doctor" }))
+end
+
+-- A JSON document checked by Python's parser and jsonschema (the oracle).
+local SCHEMA = [[{
+  "type": "object",
+  "required": ["format", "version", "image", "profiles", "status", "summary", "findings"],
+  "properties": {
+    "format": {"const": "lgprof-doctor"}, "version": {"const": 1},
+    "image": {"type": "string"}, "profiles": {"type": "array", "items": {"type": "string"}},
+    "status": {"enum": [0, 3]},
+    "summary": {"type": "object", "required": ["error", "warning", "info"],
+      "additionalProperties": {"type": "integer", "minimum": 0}},
+    "findings": {"type": "array", "items": {"type": "object",
+      "required": ["id", "severity", "message", "advice"],
+      "properties": {"id": {"type": "string", "pattern": "^[a-z][a-z-]+$"},
+        "severity": {"enum": ["error", "warning", "info"]},
+        "message": {"type": "string"}, "advice": {"type": "string"}}}}
+  }
+}]]
+local function validate_json(text)
+  local doc = dir .. "/doc.json"
+  util.spit(doc, text)
+  util.spit(dir .. "/schema.json", SCHEMA)
+  local script = "import json,sys,jsonschema\n"
+    .. "d=json.load(open(sys.argv[1]))\n"
+    .. "jsonschema.validate(d, json.load(open(sys.argv[2])))\n"
+    .. "print(d['status'], ' '.join(f['id'] for f in d['findings']))\n"
+  util.spit(dir .. "/check.py", script)
+  return sh(("/usr/bin/python3 %s %s %s"):format(q(dir .. "/check.py"), q(doc),
+    q(dir .. "/schema.json")))
+end
+
+describe("lgprof doctor #doctor", function()
+  if not HAVE_CC then
+    pending("gcc is needed to build the doctor's fixtures")
+    return
+  end
+
+  local healthy, healthy_gmon, other_gmon
+  setup(function()
+    dir = util.mktempdir("lgprof doc-tor")
+    healthy = build("healthy", { "healthy.c" }, PG)
+    healthy_gmon = run("healthy")
+    build("other", { "other.c" }, PG)
+    other_gmon = run("other")
+  end)
+  teardown(function() util.rmtree(dir) end)
+
+  describe("a healthy profile", function()
+    it("has no finding (no-PIE and PIE), and the command says so with status 0", function()
+      assert.same({}, diagnose(healthy, healthy_gmon))
+      local pie = build("healthy-pie", { "healthy.c" }, "-O0 -g -pg -fPIE -pie")
+      local gmon = run("healthy-pie")
+      assert.same({}, diagnose(pie, gmon))
+      local status, out, err = doctor_cmd({ healthy, healthy_gmon })
+      assert.equal(0, status, cmd.show(status, out, err))
+      assert.equal("lgprof doctor: no problem found\n", out)
+      status, out = doctor_cmd({ "--format=json", healthy, healthy_gmon })
+      assert.equal(0, status)
+      assert.equal("0 \n", validate_json(out))
+    end)
+
+    it("meets every threshold it is checked against (the numbers the findings use)", function()
+      local p <close> = assert(lgprof.open(healthy, healthy_gmon))
+      local step = assert(p:find("step"))
+      assert.is_true(step.samples >= 100, "step has enough samples")
+      local ev = p:_evidence()
+      assert.is_true(ev.arcs_read and ev.code_known and ev.mcount_known)
+      assert.equal(0, ev.callee_bad)
+      assert.equal(0, ev.caller_bad)
+      assert.equal(ev.arc_records, ev.callee_checked)
+      assert.equal(0, ev.arcs_outside)
+      assert.is_false(ev.uses_threads)
+      assert.same({}, ev.bare) -- every sampled function calls mcount
+    end)
+  end)
+
+  describe("wrong-image", function()
+    it("another program's profile read with this executable", function()
+      local f = by_id(diagnose(healthy, other_gmon))
+      assert.is_truthy(f["wrong-image"])
+      assert.equal("error", f["wrong-image"].severity)
+      assert.is_true(f["wrong-image"].callee_bad >= 2)
+      -- its samples and arcs describe another program: no claim about them
+      assert.is_nil(f["few-samples"])
+      assert.is_nil(f["spontaneous-time"])
+      local status, out = doctor_cmd({ healthy, other_gmon })
+      assert.equal(3, status)
+      assert.truthy(out:find("wrong-image (error): ", 1, true))
+      -- the report itself is gprof's, meaningless and accepted (status 0)
+      assert.equal(0, (cmd.lgprof({ "-b", "-p", healthy, other_gmon })))
+    end)
+
+    it("an executable rebuilt after the run, its functions moved: wrong-image and stale-profile", function()
+      local exe = build("rebuilt", { "rebuilt.c" }, PG)
+      local gmon = run("rebuilt")
+      assert.same({}, (function()
+        local list = {}
+        for _, f in ipairs(diagnose(exe, gmon)) do
+          if f.id == "wrong-image" or f.id == "stale-profile" then list[#list + 1] = f.id end
+        end
+        return list
+      end)())
+      build("rebuilt", { "rebuilt.c" }, PG .. " -DBIGGER")
+      sh(("touch -m -d '10 seconds ago' %s"):format(q(gmon)))
+      local f = by_id(diagnose(exe, gmon))
+      assert.is_truthy(f["wrong-image"], ids(diagnose(exe, gmon)))
+      assert.is_truthy(f["stale-profile"])
+      assert.equal("warning", f["stale-profile"].severity)
+    end)
+
+    it("an executable rebuilt identically: stale-profile alone", function()
+      local exe = build("same", { "rebuilt.c" }, PG)
+      local gmon = run("same")
+      build("same", { "rebuilt.c" }, PG)
+      sh(("touch -m -d '10 seconds ago' %s"):format(q(gmon)))
+      local f = by_id(diagnose(exe, gmon))
+      assert.is_truthy(f["stale-profile"])
+      assert.is_nil(f["wrong-image"])
+    end)
+
+    it("a histogram far outside the text: pie-mismatch (a PIE's run-time addresses) or wrong-image", function()
+      local pie = dir .. "/healthy-pie/healthy-pie"
+      if not io.open(pie) then pie = build("healthy-pie", { "healthy.c" }, "-O0 -g -pg -fPIE -pie") end
+      local p <close> = assert(lgprof.open(pie, run("healthy-pie", "0.01")))
+      local lo, hi = p.text_start, p.text_end
+      local function gmon_at(base, name)
+        local path = dir .. "/" .. name
+        gw.write(path, { hist = { { low = base + lo, high = base + hi, rate = 100,
+          n_bins = (hi - lo) // 4, bins = { [3] = 5 } } } })
+        return path
+      end
+      local status, out = doctor_cmd({ pie, gmon_at(0x555555554000, "runtime.gmon") })
+      assert.equal(3, status)
+      assert.truthy(out:find("pie-mismatch (error): ", 1, true), out)
+      status, out = doctor_cmd({ pie, gmon_at(0x10000000, "far.gmon") })
+      assert.equal(3, status)
+      assert.truthy(out:find("wrong-image (error): ", 1, true), out)
+    end)
+  end)
+
+  it("counts the evidence exactly on a synthesized x86-64 image (calls of every encoding)", function()
+    -- .text at 0x401000: mcount (a ret), f and g whose prologues call it
+    -- (E8 rel32), and in h call sites of every form, 32 bytes apart in NOPs
+    -- (a caller address is checked over the 16 bytes from it), then three
+    -- that are no call. The arcs pair them; the expected counts are read
+    -- off this layout.
+    local ew = require "helpers.elfwriter"
+    local base, size = 0x401000, 0x300
+    local code = {}
+    for i = 0, size - 1 do code[i] = 0x90 end
+    local function put(off, bytes) for i, b in ipairs(bytes) do code[off + i - 1] = b end end
+    local function rel32(from_end, to)
+      local v = (to - from_end) & 0xffffffff
+      return v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, (v >> 24) & 0xff
+    end
+    put(0x000, { 0xc3 })                                              -- mcount: ret
+    put(0x010, { 0x55, 0x48, 0x89, 0xe5, 0xe8, rel32(base + 0x019, base) }) -- f
+    put(0x040, { 0x55, 0x48, 0x89, 0xe5, 0xe8, rel32(base + 0x049, base) }) -- g
+    put(0x100, { 0xe8, 0, 0, 0, 0 })                   -- call rel32 (to the next byte)
+    put(0x120, { 0xff, 0xd0 })                         -- call *%rax
+    put(0x140, { 0x41, 0xff, 0xd3 })                   -- call *%r11
+    put(0x160, { 0xff, 0x15, 0, 0, 0, 0 })             -- call *0(%rip)
+    put(0x180, { 0xff, 0x54, 0x24, 0x08 })             -- call *8(%rsp)
+    put(0x1a0, { 0xff, 0x94, 0x24, 0, 1, 0, 0 })       -- call *0x100(%rsp)
+    put(0x1c0, { 0xff, 0x14, 0x25, 0, 0x10, 0x40, 0 }) -- call *0x401000
+    put(0x200, { 0xff, 0xe0 })                         -- jmp *%rax: no call
+    put(0x220, { 0x48, 0x89, 0xe5 })                   -- mov: no call
+    local bytes = {}
+    for i = 0, size - 1 do bytes[#bytes + 1] = string.char(code[i]) end
+    local exe = dir .. "/synth-x86"
+    ew.write(exe, { text_addr = base, text_data = table.concat(bytes), symbols = {
+      { name = "mcount", addr = base }, { name = "f", addr = base + 0x10 },
+      { name = "g", addr = base + 0x40 }, { name = "h", addr = base + 0x100 },
+      { name = "pthread_create", addr = base + 0x2f0 },
+    } })
+    local F, G = base + 0x019, base + 0x049
+    local arcs = {}
+    for _, a in ipairs({
+      { 0x105, F }, { 0x122, G }, { 0x143, F }, { 0x166, F }, { 0x184, F }, { 0x1a7, F },
+      { 0x1c7, F },                          -- 7 callers after a call, callees after mcount's
+      { 0x1e0, base + 0x105 },               -- caller in NOPs; callee after a call, not mcount's
+      { 0x202, base + 0x122 },               -- caller after a jmp; callee after call *%rax
+      { 0x223, F },                          -- caller after a mov
+      { 0x400, F },                          -- caller past the text: outside, not checked
+    }) do arcs[#arcs + 1] = { from = base + a[1], to = a[2], count = 1 } end
+    local gmon = dir .. "/synth-x86.gmon"
+    -- 4-byte bins over 0x401000-0x401400: 5 samples in g, 7 past the text
+    gw.write(gmon, { hist = { { low = base, high = base + 0x400, rate = 100, n_bins = 0x100,
+      bins = { [0x10 + 1] = 5, [0xf0 + 1] = 7 } } }, arcs = arcs })
+    local p <close> = assert(lgprof.open(exe, gmon))
+    local ev = p:_evidence()
+    assert.same({ true, true, true, 11, 1, 11, 2, 10, 3, 12, 7, true },
+      { ev.arcs_read, ev.code_known, ev.mcount_known, ev.arc_records, ev.arcs_outside,
+        ev.callee_checked, ev.callee_bad, ev.caller_checked, ev.caller_bad, ev.samples,
+        ev.samples_outside, ev.uses_threads })
+    local f = by_id(lgprof.doctor(p))
+    assert.is_truthy(f["wrong-image"]) -- 2 of 11 callees, 3 of 10 callers, 7 of 12 samples
+    assert.equal(2, f["wrong-image"].callee_bad)
+    assert.is_truthy(f.threads)
+  end)
+
+  it("arcs-outside-text: one arc beyond the text, synthesized into a real run's profile", function()
+    local data = gw.decode(gw.read(healthy_gmon))
+    local p <close> = assert(lgprof.open(healthy, healthy_gmon))
+    local n = #data.arcs
+    -- past the code sections (gprof's last symbols, etext and so on, run on)
+    data.arcs[n + 1] = { from = p.text_end + 0x100, to = p.text_end + 0x200, count = 1 }
+    data.records = nil -- the records in their usual order, the new arc too
+    local path = dir .. "/outside.gmon"
+    gw.write(path, data)
+    local f = by_id(diagnose(healthy, path))
+    assert.is_truthy(f["arcs-outside-text"])
+    assert.equal(1, f["arcs-outside-text"].arcs_outside)
+    assert.equal(n + 1, f["arcs-outside-text"].arc_records)
+    assert.is_nil(f["wrong-image"]) -- one arc is no proof of another program
+  end)
+
+  describe("samples", function()
+    it("no-samples: a run too short to be sampled", function()
+      build("short", { "healthy.c" }, PG)
+      local gmon
+      for _ = 1, 8 do -- a millisecond's run is sampled now and then: run it again
+        gmon = run("short", "0")
+        if samples_in(gmon) == 0 then break end
+      end
+      assert.equal(0, samples_in(gmon))
+      local f = by_id(diagnose(dir .. "/short/short", gmon))
+      assert.is_truthy(f["no-samples"])
+      assert.equal("error", f["no-samples"].severity)
+      assert.is_nil(f["few-samples"])
+    end)
+
+    it("few-samples: a run of about 30 samples", function()
+      local gmon = run("healthy", "0.3")
+      local f = by_id(diagnose(healthy, gmon))
+      assert.is_truthy(f["few-samples"])
+      assert.equal("step", f["few-samples"]["function"])
+      assert.is_true(f["few-samples"].samples < 100)
+      assert.is_nil(f["no-samples"])
+    end)
+
+    it("thresholds can be changed per call", function()
+      local p <close> = assert(lgprof.open(healthy, healthy_gmon))
+      assert.is_truthy(by_id(lgprof.doctor(p, { few_samples = 1e9 }))["few-samples"])
+      assert.has_error(function() lgprof.doctor(p, { bogus = 1 }) end)
+      assert.has_error(function() lgprof.doctor("gmon.out") end)
+    end)
+  end)
+
+  describe("the call graph", function()
+    it("no-call-graph: compiled without -pg, linked with it", function()
+      local exe = build("nocg", { { "healthy.c", "-O0 -g -fno-pie" } }, PG, PG)
+      local f = by_id(diagnose(exe, run("nocg", "0.3")))
+      assert.is_truthy(f["no-call-graph"])
+    end)
+
+    it("spontaneous-time and uninstrumented-time: a library built without -pg", function()
+      local exe = build("lib", { "libmain.c", { "lib.c", "-O0 -g -fno-pie" } }, PG)
+      local list = diagnose(exe, run("lib"))
+      well_formed(list)
+      local f = by_id(list)
+      assert.is_truthy(f["spontaneous-time"], ids(list))
+      assert.equal("lib_apply", f["spontaneous-time"].roots[1].name)
+      assert.is_truthy(f["uninstrumented-time"], ids(list))
+      assert.equal("lib_spin", f["uninstrumented-time"].functions[1].name)
+      for _, fn in ipairs(f["uninstrumented-time"].functions) do -- found in the code
+        assert.truthy(fn.name == "lib_spin" or fn.name == "lib_apply", fn.name)
+      end
+    end)
+
+    it("big-cycle: a -> b -> c -> a holding the time", function()
+      local exe = build("cycle", { "cycle.c" }, PG)
+      local f = by_id(diagnose(exe, run("cycle")))
+      assert.is_truthy(f["big-cycle"])
+      assert.equal(3, f["big-cycle"].members)
+      assert.is_true(f["big-cycle"].share > 0.25)
+    end)
+  end)
+
+  it("threads: a program that starts a thread", function()
+    local exe = build("threads", { "threads.c" }, PG .. " -pthread")
+    local f = by_id(diagnose(exe, run("threads")))
+    assert.is_truthy(f.threads)
+    assert.equal("warning", f.threads.severity)
+  end)
+
+  it("static-no-debug: two static functions named step, no -g", function()
+    local flags = "-O0 -pg -fno-pie -no-pie"
+    local exe = build("statics", { "staticsmain.c", "statics1.c", "statics2.c" }, flags)
+    local f = by_id(diagnose(exe, run("statics")))
+    assert.is_truthy(f["static-no-debug"])
+    assert.equal("warning", f["static-no-debug"].severity)
+    assert.equal("step", f["static-no-debug"].ambiguous)
+  end)
+
+  describe("missing-profile", function()
+    it("a program that leaves through _exit", function()
+      local exe = build("exit", { "exit.c" }, PG)
+      local gmon = run("exit")
+      assert.is_nil(io.open(gmon))
+      local status, out, err = doctor_cmd({ exe, gmon })
+      assert.equal(3, status, cmd.show(status, out, err))
+      assert.truthy(out:find("missing-profile (error): " .. gmon .. " does not exist", 1, true), out)
+      assert.truthy(out:find("_exit", 1, true))
+      assert.truthy(out:find("glibc.gmon.maxarcs", 1, true))
+      status, out = doctor_cmd({ "--format=json", exe, gmon })
+      assert.equal(3, status)
+      assert.equal("3 missing-profile\n", validate_json(out))
+    end)
+
+    it("GMON_OUT_PREFIX: the PREFIX.PID file it wrote is named", function()
+      local gmon = run("healthy", "0.01", "GMON_OUT_PREFIX=myrun ")
+      assert.is_nil(io.open(gmon))
+      local written = util.ls(dir .. "/healthy")
+      local pidfile
+      for _, name in ipairs(written) do pidfile = pidfile or name:match("^myrun%.%d+$") end
+      assert.is_truthy(pidfile, table.concat(written, " "))
+      local f = require("lgprof.doctor").missing(gmon)
+      assert.same({ dir .. "/healthy/" .. pidfile }, f.found)
+      local status, out = doctor_cmd({ healthy, gmon })
+      assert.equal(3, status)
+      assert.truthy(out:find(dir .. "/healthy/" .. pidfile .. " exists beside it", 1, true), out)
+      os.remove(dir .. "/healthy/" .. pidfile)
+    end)
+  end)
+
+  describe("the command's input", function()
+    it("usage errors exit 2, bad input 1", function()
+      local status, _, err = doctor_cmd({ "--format=xml", healthy, healthy_gmon })
+      assert.equal(2, status)
+      assert.truthy(err:find("--format: expected text or json", 1, true))
+      status, _, err = doctor_cmd({ dir .. "/nonexistent", healthy_gmon })
+      assert.equal(1, status)
+      assert.truthy(err:match("^lgprof: [^\n]*nonexistent"))
+      local junk = dir .. "/junk.out"
+      util.spit(junk, "not a profile")
+      status, _, err = doctor_cmd({ healthy, junk })
+      assert.equal(1, status)
+      assert.truthy(err:find("not a gmon.out file", 1, true))
+      status = doctor_cmd({ "--help" })
+      assert.equal(0, status)
+    end)
+  end)
+end)
