@@ -10,6 +10,7 @@ local cmd = {}
 local EXPORTS = {
   callgrind = { "callgrind", true }, json = { "json", true }, csv = { "csv", true, "flat" },
   ["csv-arcs"] = { "csv", true, "arcs" }, folded = { "folded" }, dot = { "dot" },
+  html = { "html" },
 }
 
 --- Writes the profile of the parsed command line st in format fmt to out;
@@ -20,7 +21,7 @@ function cmd.run(cli, st, fmt, out, err, granularity)
   local e = EXPORTS[fmt]
   if not e then
     return options.usage_error(err, ("unknown format '%s' (gprof, callgrind, json, csv, csv-arcs, "
-      .. "folded, dot)"):format(fmt))
+      .. "folded, dot, html)"):format(fmt))
   end
   if st.style & (options.INFO | options.SUM) ~= 0 then
     return options.usage_error(err, "--format cannot be combined with -i or -s")

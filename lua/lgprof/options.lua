@@ -16,7 +16,8 @@ Usage: lgprof [options] [image-file [profile-file...]]
 lgprof's own modes (each prints its own usage with --help):
   lgprof --format=FMT [options] [image-file [profile-file...]]
                       write the profile in another format; FMT: gprof (the
-                      default), callgrind, json, csv, csv-arcs, folded, dot;
+                      default), callgrind, json, csv, csv-arcs, folded, dot,
+                      html (an interactive page: open it in a browser);
                       --granularity=line: line-level rows (json, csv, callgrind)
   lgprof --static-arcs [options] [image-file [profile-file...]]
                       add every direct call and tail jump found by decoding
