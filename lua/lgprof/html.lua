@@ -504,8 +504,8 @@ function html.write(profile, file, options)
   return true
 end
 
---- A view's filter table as the page's description: "focus=^work,
--- node_fraction=0.01" (keys sorted; lists joined with '|').
+--- A view's filter table as the page's description, in Lua's syntax:
+-- 'profile:filter{focus="^work", node_fraction=0.01}' (keys sorted).
 function html.describe_filter(filter)
   args.check(type(filter) == "table", 1, "describe_filter", "table expected, got " .. type(filter))
   local keys = {}
@@ -514,8 +514,15 @@ function html.describe_filter(filter)
   local parts = {}
   for _, k in ipairs(keys) do
     local v = filter[k]
-    if type(v) == "table" then v = table.concat(v, "|") end
-    parts[#parts + 1] = ("%s=%s"):format(k, tostring(v))
+    local function lua(x) return type(x) == "string" and ("%q"):format(x) or tostring(x) end
+    if type(v) == "table" then
+      local items = {}
+      for i, x in ipairs(v) do items[i] = lua(x) end
+      v = "{" .. table.concat(items, ", ") .. "}"
+    else
+      v = lua(v)
+    end
+    parts[#parts + 1] = ("%s=%s"):format(k, v)
   end
   return "profile:filter{" .. table.concat(parts, ", ") .. "}"
 end
