@@ -71,46 +71,42 @@ local function json_number(v)
 end
 html.json_number = json_number
 
--- Encodes v into the list buf, without recursion on the data's depth
--- (explicit stack: a list of pending items).
+-- Encodes v into the list buf. Recursive: the depth is the page's own
+-- layout (at most 5 levels: page, list, record, arc list, arc), never the
+-- profile's; the stacks are flat lists of frames with parent numbers.
 local function json_encode(v, buf)
-  local stack = { v }
-  while #stack > 0 do
-    local x = table.remove(stack)
-    local t = type(x)
-    if t == "table" and x.__raw then
-      buf[#buf + 1] = x.__raw
-    elseif t == "table" then
-      local n = #x
-      local pending = {}
-      if n > 0 or next(x) == nil then
-        buf[#buf + 1] = "["
-        for i = 1, n do
-          if i > 1 then pending[#pending + 1] = { __raw = "," } end
-          pending[#pending + 1] = x[i] == nil and { __raw = "null" } or x[i]
-        end
-        pending[#pending + 1] = { __raw = "]" }
-      else
-        buf[#buf + 1] = "{"
-        local keys = {}
-        for k in pairs(x) do keys[#keys + 1] = k end
-        table.sort(keys)
-        for i, k in ipairs(keys) do
-          pending[#pending + 1] = { __raw = (i > 1 and "," or "") .. json_string(k) .. ":" }
-          pending[#pending + 1] = x[k]
-        end
-        pending[#pending + 1] = { __raw = "}" }
-      end
-      for i = #pending, 1, -1 do stack[#stack + 1] = pending[i] end
-    elseif t == "string" then
-      buf[#buf + 1] = json_string(x)
-    elseif t == "number" then
-      buf[#buf + 1] = json_number(x)
-    elseif t == "boolean" then
-      buf[#buf + 1] = tostring(x)
-    else
-      buf[#buf + 1] = "null"
+  local t = type(v)
+  if t == "table" then
+    if v.__raw then
+      buf[#buf + 1] = v.__raw
+      return
     end
+    local n = #v
+    if n > 0 or next(v) == nil then
+      buf[#buf + 1] = "["
+      for i = 1, n do
+        if i > 1 then buf[#buf + 1] = "," end
+        json_encode(v[i], buf)
+      end
+      buf[#buf + 1] = "]"
+    else
+      local keys = {}
+      for k in pairs(v) do keys[#keys + 1] = k end
+      table.sort(keys)
+      for i, k in ipairs(keys) do
+        buf[#buf + 1] = (i > 1 and "," or "{") .. json_string(k) .. ":"
+        json_encode(v[k], buf)
+      end
+      buf[#buf + 1] = "}"
+    end
+  elseif t == "string" then
+    buf[#buf + 1] = json_string(v)
+  elseif t == "number" then
+    buf[#buf + 1] = json_number(v)
+  elseif t == "boolean" then
+    buf[#buf + 1] = tostring(v)
+  else
+    buf[#buf + 1] = "null"
   end
 end
 html.json_string = json_string
