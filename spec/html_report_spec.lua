@@ -395,7 +395,47 @@ describe("lgprof.report.html in headless Chromium", function()
     assert.has_error(function() lgprof.report.html({}, tmp .. "/x.html") end)
     local ok, msg = lgprof.report.html(profile, tmp .. "/no/such/dir/x.html")
     assert.is_nil(ok)
-    assert.truthy(msg:find("no/such/dir", 1, true))
+    assert.truthy(msg:find(tmp .. "/no/such/dir/x.html: ", 1, true), msg)
+    -- a write error: nil and a message; a path is left as it was
+    local full = assert(io.open("/dev/full", "w"))
+    ok, msg = lgprof.report.html(profile, full)
+    full:close()
+    assert.is_nil(ok)
+    assert.is_string(msg)
+    util.spit(tmp .. "/old.html", "old")
+    util.spit(tmp .. "/cut.lua", ([[
+      local lgprof = require "lgprof"
+      local p = assert(lgprof.open(%q, %q))
+      local ok, msg = lgprof.report.html(p, %q)
+      io.write(tostring(ok), " ", tostring(msg))]]):format(tmp .. "/opts", tmp .. "/opts.gmon",
+      tmp .. "/old.html"))
+    -- (a file-size limit of 8 KB cuts the page: the write fails with EFBIG)
+    local status, out, err = cmd.shell(("trap '' XFSZ; ulimit -f 8; %slua5.4 %s"):format(cmd.lua_env(),
+      util.q(tmp .. "/cut.lua")))
+    assert.equal(0, status, cmd.show(status, out, err))
+    assert.truthy(out:find("^nil "), out)
+    assert.is_nil(util.slurp(tmp .. "/old.html.lgprof-tmp"))
+    assert.equal("old", util.slurp(tmp .. "/old.html"))
+  end)
+
+  it("draws profiles without samples, without arcs, and empty ones", function()
+    local cases = {
+      { "nosamples", { funcs = { { "main", 0 }, { "a", 0 } }, arcs = { { "main", "a", 3 } } } },
+      { "noarcs", { funcs = { { "main", 5 }, { "a", 7 } }, arcs = {} } },
+      { "nothing", { funcs = { { "main", 0 }, { "a", 0 } }, arcs = {} } },
+    }
+    for _, c in ipairs(cases) do
+      local exe, gmon = synth.write(tmp, c[1], c[2])
+      local profile <close> = assert(lgprof.open(exe, gmon))
+      local page, path = render(profile, c[1])
+      assert_clean(page, c[1])
+      local html = util.slurp(path)
+      -- self-contained: nothing to fetch (the one URL is SVG's namespace name)
+      assert.is_nil(html:find("<link", 1, true))
+      assert.is_nil(html:find("src=", 1, true))
+      assert.is_nil(html:gsub("http://www%.w3%.org/2000/svg", ""):find("https?://"))
+      page:close()
+    end
   end)
 
   it("writes and opens the report of a B3-sized profile (100,000 functions, 1,000,000 arcs) in seconds",

@@ -478,10 +478,13 @@ function html.write(profile, file, options)
   local title = o.title or ("lgprof: " .. basename(profile.image or "profile"))
   local assets = require "lgprof.html_assets"
 
-  local out, err = file, nil
+  -- a path is written beside it and renamed over it once complete, so a
+  -- failure leaves no partial page (and an old page as it was)
+  local out, err, tmp = file, nil, nil
   if type(file) == "string" then
-    out, err = io.open(file, "w")
-    if not out then return nil, err end
+    tmp = file .. ".lgprof-tmp"
+    out, err = io.open(tmp, "w")
+    if not out then return nil, (err:gsub("%.lgprof%-tmp:", ":", 1)) end
   end
   local ok, werr = out:write(
     "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
@@ -492,9 +495,11 @@ function html.write(profile, file, options)
     "<script type=\"application/json\" id=\"lgprof-data\">", json(page), "</script>\n",
     "<script>\n", assets.js, "</script>\n</body>\n</html>\n")
   if ok then ok, werr = out:flush() end
-  if out ~= file then
+  if tmp then
     local cok, cerr = out:close()
     ok, werr = ok and cok, werr or cerr
+    if ok then ok, werr = os.rename(tmp, file) end
+    if not ok then os.remove(tmp) end
   end
   if not ok then return nil, werr or "write error" end
   return true
