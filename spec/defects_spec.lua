@@ -137,6 +137,8 @@ describe("defect 2: options are checked before any file is touched", function()
     folded = { { bogus = 1 }, { max_depth = 0 }, { max_depth = 1000001 }, { max_depth = 1.5 },
                { min_weight = 2 }, { zeros = true } },
     dot = { { bogus = 1 }, { node_threshold = 2 }, { max_nodes = -1 }, { skew = 0 } },
+    html = { { bogus = 1 }, { max_functions = 0 }, { max_arcs = 1.5 }, { min_weight = 2 },
+             { max_depth = 1000001 }, { title = 3 }, { findings = "none" } },
   }
   -- what profile:export itself refuses (lgprof.report also checks the types)
   local BAD_EXPORT = {

@@ -407,7 +407,9 @@ local function check_options(options)
       "html", ("option '%s' must be an integer >= 1 (or math.huge)"):format(k))
     if v ~= math.huge then o[k] = math.tointeger(v) end
   end
-  if o.max_depth == math.huge then o.max_depth = 1 << 30 end
+  -- (the folded synthesis's own limit on frames)
+  if o.max_depth == math.huge then o.max_depth = 1000000 end
+  args.check(o.max_depth <= 1000000, 3, "html", "option 'max_depth' must be at most 1000000")
   local ok, share = pcall(args.share, o.min_weight)
   args.check(ok and share ~= nil, 3, "html", "option 'min_weight' must be " .. args.share_expected())
   o.min_weight = share
