@@ -16,9 +16,9 @@ assets.css = [==[
 body { margin: 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   color: var(--fg); background: var(--bg); }
 header, section, footer, #toolbar { padding: 8px 16px; }
-h1 { font-size: 20px; margin: 4px 0 8px; word-break: break-all; }
+h1 { font-size: 20px; margin: 4px 0 8px; overflow-wrap: anywhere; }
 h2 { font-size: 16px; margin: 8px 0 4px; }
-h3 { font-size: 15px; margin: 4px 0; word-break: break-all; }
+h3 { font-size: 15px; margin: 4px 0; overflow-wrap: anywhere; }
 .note { color: var(--muted); font-size: 12px; margin: 2px 0 6px; }
 .facts { display: flex; flex-wrap: wrap; gap: 4px 24px; margin: 0; }
 .facts div { display: flex; gap: 6px; }
@@ -54,7 +54,7 @@ table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nu
 th, td { padding: 2px 6px; text-align: right; white-space: nowrap; border-bottom: 1px solid #eceff3; }
 th { position: sticky; top: 0; background: var(--alt); cursor: pointer; user-select: none; }
 th.sorted-desc::after { content: " \25BC"; } th.sorted-asc::after { content: " \25B2"; }
-td.name, th.name { text-align: left; white-space: normal; word-break: break-all; }
+td.name, th.name { text-align: left; white-space: normal; overflow-wrap: anywhere; }
 #flat tbody tr { cursor: pointer; }
 #flat tbody tr:hover { background: #eef4fb; }
 #flat tbody tr.sel { background: #dbe8f8; }
