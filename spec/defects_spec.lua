@@ -140,6 +140,8 @@ describe("defect 2: options are checked before any file is touched", function()
     pprof = { { bogus = 1 }, { max_depth = 0 }, { min_weight = 2 }, { zeros = true } },
     speedscope = { { bogus = 1 }, { max_depth = 1.5 }, { min_weight = "x" }, { type = "sampled" } },
     svg = { { bogus = 1 }, { width = 10 }, { colors = "cold" }, { min_width = "1" } },
+    html = { { bogus = 1 }, { max_functions = 0 }, { max_arcs = 1.5 }, { min_weight = 2 },
+             { max_depth = 1000001 }, { title = 3 }, { findings = "none" } },
   }
   -- what profile:export itself refuses (lgprof.report also checks the types)
   local BAD_EXPORT = {

@@ -301,6 +301,39 @@ tests["callers.lua"] = function()
   assert.equal("", o)
 end
 
+-- htmlview.lua writes the page of a view that says which filter made it;
+-- the functions it embeds are those the view shows (lgprof.report.html's
+-- rendering is checked in a browser by html_report_spec.lua).
+tests["htmlview.lua"] = function()
+  local cjson = require "cjson"
+  local b = build("cycles")
+  local dir = util.mktempdir("htmlview example")
+  local page = dir .. "/view report.html"
+  local out = ok_run("htmlview.lua", { b.exe, b.gmon[1], "--", page, "^b1$" })
+  local p <close> = open(b)
+  local v = assert(p:filter{ focus = "^b1$", node_fraction = 0.01 })
+  local desc = 'profile:filter{focus="^b1$", node_fraction=0.01}'
+  assert.equal(("%s: %s, %s of %s s\n"):format(page, desc, f2(v.total_time), f2(v.base_time)), out)
+  local text = assert(util.slurp(page))
+  local json = text:match('<script type="application/json" id="lgprof%-data">(.-)</script>')
+  assert.is_string(json)
+  local data = cjson.decode(json)
+  assert.equal(desc, data.view.description)
+  local want, got = {}, {}
+  for fn in v:functions() do
+    if fn.total > 0 or fn.flat_self > 0 or fn.calls > 0 or fn.self_calls > 0 then want[#want + 1] = fn.name end
+  end
+  for _, f in ipairs(data.fns) do if not f.stub then got[#got + 1] = f.n end end
+  table.sort(want)
+  table.sort(got)
+  assert.is_true(#want >= 2) -- main and b1 at least
+  assert.same(want, got)
+  local status, o = run("htmlview.lua", { b.exe, b.gmon[1] })
+  assert.equal(2, status)
+  assert.equal("", o)
+  util.rmtree(dir)
+end
+
 tests["byfile.lua"] = function()
   for _, case in ipairs({ { "samename", "O0g-nopie", 2 }, { "samename", "O2-nopie", 1 },
                           { "hub300", "O0g-pie", 1 }, { "cycles", "O0g-nopie", 1 } }) do

@@ -461,8 +461,8 @@ describe("lgprof.svg", function()
     end
     for _, c in ipairs {
       { { "--format=json", "--inverted" }, "--inverted is for --format=svg" },
-      { { "--title=x" }, "--title is for --format=svg, dot" },
-      { { "--format=csv", "--title=x" }, "--title is for --format=svg, dot" },
+      { { "--title=x" }, "--title is for --format=svg, dot, html" },
+      { { "--format=csv", "--title=x" }, "--title is for --format=svg, dot, html" },
       { { "--format=dot", "--colors=self" }, "--colors is for --format=svg" },
       { { "--format=svg", "--colors=cold" }, "--colors=cold: hash or self" },
       { { "--format=svg", "--min-width=wide" }, "--min-width=wide: pixels" },

@@ -10,7 +10,7 @@ local cmd = {}
 local EXPORTS = {
   callgrind = { "callgrind", true }, json = { "json", true }, csv = { "csv", true, "flat" },
   ["csv-arcs"] = { "csv", true, "arcs" }, folded = { "folded" }, dot = { "dot" },
-  svg = { "svg" }, pprof = { "pprof" }, speedscope = { "speedscope" },
+  html = { "html" }, svg = { "svg" }, pprof = { "pprof" }, speedscope = { "speedscope" },
 }
 -- the writers whose options take `view_description`: the words of the
 -- command line's view (--focus, --hide...), shown in the picture's header
@@ -24,7 +24,7 @@ function cmd.run(cli, st, fmt, out, err, granularity)
   local e = EXPORTS[fmt]
   if not e then
     return options.usage_error(err, ("unknown format '%s' (gprof, callgrind, json, csv, csv-arcs, "
-      .. "folded, dot, svg, pprof, speedscope)"):format(fmt))
+      .. "folded, dot, html, svg, pprof, speedscope)"):format(fmt))
   end
   if st.style & (options.INFO | options.SUM) ~= 0 then
     return options.usage_error(err, "--format cannot be combined with -i or -s")

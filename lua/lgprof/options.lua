@@ -17,6 +17,7 @@ lgprof's own modes (each prints its own usage with --help):
   lgprof --format=FMT [options] [image-file [profile-file...]]
                       write the profile in another format; FMT: gprof (the
                       default), callgrind, json, csv, csv-arcs, folded, dot,
+                      html (an interactive page: open it in a browser);
                       svg (a flame graph: --title=TEXT, --inverted (an icicle),
                       --colors=hash|self, --min-width=PX|P%), pprof
                       (gzipped profile.proto), speedscope;

@@ -6,6 +6,7 @@
 --   lgprof.report.folded(profile, file [, options])     folded stacks (flamegraph.pl, speedscope)
 --   lgprof.report.dot(profile, file [, options])        Graphviz (module lgprof.dot)
 --   lgprof.report.annotate(profile, file [, options])   annotated source (lgprof.annotate)
+--   lgprof.report.html(profile, file [, options])       an interactive page (lgprof.html)
 --   lgprof.report.svg(profile, file [, options])        a flame graph (module lgprof.svg)
 --   lgprof.report.pprof(profile, file [, options])      pprof's profile.proto, gzipped (lgprof.pprof)
 --   lgprof.report.speedscope(profile, file [, options]) speedscope's JSON (lgprof.speedscope)
@@ -57,6 +58,11 @@ function report.annotate(profile, file, options)
   return require("lgprof.annotate").write(profile, file, options)
 end
 
+--- One self-contained interactive HTML page (module lgprof.html).
+function report.html(profile, file, options)
+  return require("lgprof.html").write(profile, file, options)
+end
+
 --- An SVG flame graph of the estimated stacks (module lgprof.svg).
 function report.svg(profile, file, options)
   return require("lgprof.svg").write(profile, file, options)
@@ -73,6 +79,6 @@ function report.speedscope(profile, file, options)
 end
 
 --- The formats, by name, as the command line spells them.
-report.formats = { "callgrind", "json", "csv", "folded", "dot", "svg", "pprof", "speedscope" }
+report.formats = { "callgrind", "json", "csv", "folded", "dot", "html", "svg", "pprof", "speedscope" }
 
 return report

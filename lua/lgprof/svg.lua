@@ -452,8 +452,9 @@ end
 -- The command line's options for --format=svg: option -> option of write.
 local CLI = { title = "title", inverted = "icicle", colors = "colors", ["min-width"] = "min_width" }
 
--- The formats each takes besides svg (lgprof.dot's legend has a title).
-local ALSO = { title = { dot = true } }
+-- The formats each takes besides svg (lgprof.dot's legend and the HTML
+-- page have a title).
+local ALSO = { title = { dot = true, html = true } }
 
 --- Takes --title, --inverted, --colors and --min-width out of the parsed
 -- command line st (st.extra), for the format fmt. Returns the writer's
@@ -471,7 +472,7 @@ function svg.take_cli(st, fmt)
       table.remove(st.extra, i)
       o = o or {}
       if fmt ~= "svg" and not (ALSO[name] and ALSO[name][fmt]) then
-        return nil, ("--%s is for --format=svg%s"):format(name, ALSO[name] and ", dot" or "")
+        return nil, ("--%s is for --format=svg%s"):format(name, ALSO[name] and ", dot, html" or "")
       end
       if name == "inverted" then
         o.icicle = true

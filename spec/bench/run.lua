@@ -15,7 +15,7 @@
 --       the statics' files, from the DWARF line tables)
 --   B2  synthetic, 10,000 functions, 100,000 arcs, 3% back edges
 --   B3  synthetic, 100,000 functions, 1,000,000 arcs; also lgprof.open alone
---       from Lua, and --format=pprof; gprof only with BENCH_GPROF_B3=1
+--       from Lua, --format=html and --format=pprof; gprof only with BENCH_GPROF_B3=1
 --   B4  lgprof alone at 25k, 50k, 100k functions (10 arcs each): growth
 --   B5  line granularity and annotated source on the B1 program (built with
 --       -g): `-b -l -p`, `-b -l -q` and `-A`, each against gprof
@@ -431,7 +431,14 @@ if want("B3") then
   else
     row { "B3", "gprof skipped (set BENCH_GPROF_B3=1)" }
   end
-  done_with(l.out, o.out, dr.out)
+  -- --format=html: the capped interactive page (README, "--format=html")
+  local h = lgprof_report("B3_html", in3, "--format=html")
+  local hf = assert(io.open(h.out, "rb"))
+  local hsize = hf:seek("end")
+  hf:close()
+  row { "B3", "--format=html: wall time", l = h, lt = true, lr = true, target = "<= 3 s, page <= 8 MB",
+        ok = h.t <= 3 and hsize <= 8e6, note = ("%.1f MB"):format(hsize / 1e6) }
+  done_with(l.out, o.out, dr.out, h.out)
 end
 
 ---------------------------------------------------------------------------
