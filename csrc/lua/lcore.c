@@ -613,6 +613,7 @@ static const luaL_Reg profile_methods[] = {
   {"file_ordering", lcore_profile_file_ordering},
   {"lines", lcore_profile_lines},
   {"line", lcore_profile_line},
+  {"cycle_cuts", lcore_profile_cycle_cuts},
   {NULL, NULL}
 };
 
