@@ -23,7 +23,7 @@
 /* The search for arcs to put back visits at most this many arcs per node
 ** and arc of a component (then the rest stay cut): a valid set in time
 ** linear in the graph, minimal whenever it suffices. */
-#define BUDGET 4
+#define BUDGET 2
 
 typedef struct work {
   size_t n, m, min_members;
@@ -750,9 +750,10 @@ static int build_adjacency(work *w, const uint8_t *skip) {
   return 0;
 }
 
-int lgp_cycle_cuts(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const uint8_t *skip,
-                   size_t min_members, int one_cut_per_caller, lgp_cyclecuts *out,
-                   lgp_err *err) {
+/* lgp_cycle_cuts, or with count_only the counts before only. */
+static int cuts_upto(size_t nnodes, const lgp_cutarc *arcs, size_t narcs,
+                               const uint8_t *skip, size_t min_members, int one_cut_per_caller,
+                               int count_only, lgp_cyclecuts *out, lgp_err *err) {
   work w;
   size_t k, pass;
   int rc = -1;
@@ -787,6 +788,8 @@ int lgp_cycle_cuts(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const ui
     list_members(&w);
     if (pass == 0)
       out->before = stats_of(&w);
+    if (count_only)
+      break;
     for (c = 0; c < w.ncomp; c++) {
       if (w.csize[c] < w.min_members)
         continue;
@@ -825,6 +828,22 @@ out:
     return lgp_fail(err, NULL, "out of memory");
   }
   return 0;
+}
+
+int lgp_cycle_stats(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const uint8_t *skip,
+                    size_t min_members, lgp_cyclestats *out, lgp_err *err) {
+  lgp_cyclecuts cc;
+  int rc = cuts_upto(nnodes, arcs, narcs, skip, min_members, 0, 1, &cc, err);
+  *out = cc.before;
+  lgp_cyclecuts_free(&cc);
+  return rc;
+}
+
+int lgp_cycle_cuts(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const uint8_t *skip,
+                   size_t min_members, int one_cut_per_caller, lgp_cyclecuts *out,
+                   lgp_err *err) {
+  return cuts_upto(nnodes, arcs, narcs, skip, min_members, one_cut_per_caller, 0, out,
+                             err);
 }
 
 void lgp_cyclecuts_free(lgp_cyclecuts *c) {

@@ -129,7 +129,7 @@ static void push_spec(lua_State *L, const lprofile *lp, const endinfo *e, int *e
 
 /* }====================================================== */
 
-static const char *const cuts_fields[] = {"min_members", "one_per_caller", NULL};
+static const char *const cuts_fields[] = {"min_members", "one_per_caller", "count_only", NULL};
 
 static void set_stats(lua_State *L, const char *when, const lgp_cyclestats *s) {
   char key[32];
@@ -148,7 +148,8 @@ static void set_stats(lua_State *L, const char *when, const lgp_cyclestats *s) {
 ** to a userdata pushed on the stack (Lua owns it: an error below leaks
 ** nothing), *cc keeps the counts. */
 static uint32_t *compute(lua_State *L, const lgp_profile *p, size_t min_members,
-                         int one_per_caller, lgp_cyclecuts *cc, size_t *ncuts) {
+                         int one_per_caller, int count_only, lgp_cyclecuts *cc,
+                         size_t *ncuts) {
   size_t k, narcs = p->graph.arcs.narcs;
   lgp_cutarc *arcs = lgp_alloc_array(narcs ? narcs : 1, sizeof *arcs);
   uint8_t *skip = NULL;
@@ -168,7 +169,13 @@ static uint32_t *compute(lua_State *L, const lgp_profile *p, size_t min_members,
     if (skip != NULL)
       skip[k] = (uint8_t)lgp_arc_hidden(p, (uint32_t)k);
   }
-  rc = lgp_cycle_cuts(p->graph.nsyms, arcs, narcs, skip, min_members, one_per_caller, cc, &err);
+  if (count_only) {
+    memset(cc, 0, sizeof *cc);
+    rc = lgp_cycle_stats(p->graph.nsyms, arcs, narcs, skip, min_members, &cc->before, &err);
+  } else {
+    rc = lgp_cycle_cuts(p->graph.nsyms, arcs, narcs, skip, min_members, one_per_caller, cc,
+                        &err);
+  }
   free(arcs);
   free(skip);
   if (rc != 0)
@@ -200,7 +207,15 @@ int lcore_profile_cycle_cuts(lua_State *L) {
     lcore_check_fields(L, 2, cuts_fields);
   min_members = lcore_opt_int(L, 2, "min_members", 2, 2, (lua_Integer)UINT32_MAX);
   one_per_caller = lcore_opt_bool(L, 2, "one_per_caller", 1);
-  cuts = compute(L, p, (size_t)min_members, one_per_caller, &cc, &ncuts);
+  if (lcore_opt_bool(L, 2, "count_only", 0)) {
+    compute(L, p, (size_t)min_members, 0, 1, &cc, &ncuts);
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, min_members);
+    lua_setfield(L, -2, "min_members");
+    set_stats(L, "before", &cc.before);
+    return 1;
+  }
+  cuts = compute(L, p, (size_t)min_members, one_per_caller, 0, &cc, &ncuts);
   /* the ends, in memory Lua owns */
   memset(&es, 0, sizeof es);
   for (es.nhash = 16; es.nhash < 4 * ncuts; es.nhash *= 2)
