@@ -403,6 +403,7 @@ describe("cycle cuts", function()
           local p <close> = assert(lgprof.open(b.files.exe, b.files.gmon[run]))
           local c2 = p:cycle_cuts()
           local sizes = check_cuts(p, c2, 2, b.name .. " run " .. run .. ": ")
+          assert.are.equal(p.cycle_count, c2.cycles_before, b.name .. ": gprof's cycles")
           if c2.cycles_before > 0 then
             with_cycles = with_cycles + 1
             assert(#c2 > 0)

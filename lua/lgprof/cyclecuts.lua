@@ -63,13 +63,24 @@ function cuts.write_header(c, after, out)
     out:write("The call graph has no cycles: there is nothing to break.\n\n")
     return
   end
-  local now = after:cycle_cuts { min_members = n }
+  -- gprof's cycles are the components of 2 or more members: with N = 2
+  -- the analysis that the report needs anyway has counted them
+  local now = n == 2 and { large_before = after.cycle_count, cycles_before = after.cycle_count }
+    or after:cycle_cuts { min_members = n, count_only = true }
   out:write("The following arcs were deleted from the propagation calculation\n",
     ("to reduce the maximum cycle size to %d:\n"):format(n - 1))
   if #c == 0 then out:write("\tNone\n") end
+  local names = {} -- address -> printed name (a function ends many arcs)
+  local function name_at(addr)
+    local s = names[addr]
+    if not s then
+      s = print_name(after:lookup(addr))
+      names[addr] = s
+    end
+    return s
+  end
   for _, arc in ipairs(c) do
-    local from, to = after:lookup(arc.from), after:lookup(arc.to)
-    out:write(("\t%s to %s with %d calls\n"):format(print_name(from), print_name(to), arc.count))
+    out:write("\t", name_at(arc.from), " to ", name_at(arc.to), " with ", arc.count, " calls\n")
   end
   out:write("\n", count_line(("Cycles of %d or more members"):format(n), c.large_before,
     now.large_before, c.largest_before))
