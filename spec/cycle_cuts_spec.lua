@@ -240,6 +240,14 @@ describe("cycle cuts", function()
       -- with gprof's -k in mind, one cut per caller cannot be had here
       local g = p:cycle_cuts()
       check_cuts(p, g, 2, "one per caller: ")
+      local status, out, err = cmd.lgprof({ "-b", "-q", "--break-cycles", exe, gmon })
+      assert.are.equal(0, status, err)
+      local note = out:find("Note: gprof keeps one -k per calling function", 1, true)
+      assert.are.equal(g.crowded > 0, note ~= nil)
+      -- the cycles the options leave, as the report below shows them
+      local q <close> = assert(lgprof.open(exe, gmon, { exclude_arcs = g.specs }))
+      assert.truthy(out:find(("Cycles of 2 or more members: 1 before %%(the largest has 8 members%%), %d after%%."):format(
+        q.cycle_count)))
     end)
 
     it("random graphs with many cycles: valid for every N; the -k specs delete the cuts", function()

@@ -101,6 +101,11 @@ function cuts.write_header(c, after, out)
         "apart), so these options may delete other arcs too, or none: ",
         table.concat(loose, " "), "\n")
     end
+    if c.crowded > 0 then
+      out:write(("Note: gprof keeps one -k per calling function (its -k table holds one entry\n"
+        .. "per caller's address): %d of the callers above have several arcs, and of\n"
+        .. "each one's options only the last deletes its arcs.\n"):format(c.crowded))
+    end
   end
   out:write("\n")
 end
