@@ -120,10 +120,50 @@ static int add_to_run(rangelist *l, const lgp_node *nodes, size_t k, size_t *pre
   return 0;
 }
 
+/* The symbols by raw name (ties by node), for many specs: a spec with a
+** name then looks at its namesakes only, not at every symbol (a command
+** line of thousands of -k options, as --break-cycles prints). */
+typedef struct nameindex {
+  uint32_t *v; /* NULL: none, scan */
+  size_t n;
+} nameindex;
+#define NAMEINDEX_MIN_SPECS 32
+
+static int cmp_node_name(const void *ctx, uint32_t a, uint32_t b) {
+  const lgp_node *nodes = ctx;
+  int c = strcmp(nodes[a].name, nodes[b].name);
+  return c != 0 ? c : (a > b) - (a < b);
+}
+
+static int nameindex_build(nameindex *x, const lgp_node *nodes, size_t n) {
+  size_t k;
+  x->n = n;
+  x->v = lgp_alloc_array(n ? n : 1, sizeof *x->v);
+  if (x->v == NULL)
+    return -1;
+  for (k = 0; k < n; k++)
+    x->v[k] = (uint32_t)k;
+  return lgp_sort_indices(x->v, n, cmp_node_name, nodes);
+}
+
 /* The runs of consecutive symbols s matches, appended to l. */
 static int add_runs(rangelist *l, const lgp_image *im, const lgp_spec *s, const lgp_node *nodes,
-                    size_t n, uint32_t arcspec) {
+                    size_t n, uint32_t arcspec, const nameindex *x) {
   size_t k, prev = SIZE_MAX;
+  if (x != NULL && x->v != NULL && s->name != NULL && !s->any) {
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) { /* the first of the name's symbols, in node order */
+      size_t mid = lo + (hi - lo) / 2;
+      if (strcmp(nodes[x->v[mid]].name, s->name) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    for (; lo < x->n && strcmp(nodes[x->v[lo]].name, s->name) == 0; lo++)
+      if (spec_match(im, s, nodes, x->v[lo]) && add_to_run(l, nodes, x->v[lo], &prev, arcspec) != 0)
+        return -1;
+    return 0;
+  }
   for (k = 0; k < n; k++)
     if (spec_match(im, s, nodes, k) && add_to_run(l, nodes, k, &prev, arcspec) != 0)
       return -1;
@@ -238,7 +278,7 @@ static int is_arc_table(int table) {
 /* One FROM[/TO] spec of an arc table: its FROM runs go to the table, its
 ** TO runs stay with it. */
 static int add_arcspec(lgp_specs *sp, rangelist *tab, const lgp_node *nodes, size_t n,
-                       const lgp_image *im, int table, const char *text) {
+                       const lgp_image *im, int table, const char *text, const nameindex *x) {
   const char *slash = strchr(text, '/');
   uint32_t id = (uint32_t)sp->narcspecs;
   lgp_arcspec *a = &sp->arcspecs[sp->narcspecs++];
@@ -249,7 +289,7 @@ static int add_arcspec(lgp_specs *sp, rangelist *tab, const lgp_node *nodes, siz
   if (spec_parse(&a->from, text, slash ? (size_t)(slash - text) : strlen(text)) != 0 ||
       (slash != NULL && spec_parse(&a->to, slash + 1, strlen(slash + 1)) != 0))
     return -1;
-  if (add_runs(tab, im, &a->from, nodes, n, id) != 0)
+  if (add_runs(tab, im, &a->from, nodes, n, id, x) != 0)
     return -1;
   if (tab->n > before) {
     a->from_ranges = lgp_alloc_array(tab->n - before, sizeof *a->from_ranges);
@@ -259,7 +299,7 @@ static int add_arcspec(lgp_specs *sp, rangelist *tab, const lgp_node *nodes, siz
     a->nfrom = tab->n - before;
   }
   if (slash != NULL) {
-    if (add_runs(&to, im, &a->to, nodes, n, id) != 0) {
+    if (add_runs(&to, im, &a->to, nodes, n, id, x) != 0) {
       free(to.v);
       return -1;
     }
@@ -299,6 +339,7 @@ int lgp_options_need_srcinfo(const lgp_options *opts) {
 int lgp_specs_apply(lgp_specs *sp, lgp_node *nodes, size_t n, const lgp_image *im,
                     const lgp_options *opts, lgp_err *err) {
   rangelist tabs[LGP_NTABLES];
+  nameindex x = {NULL, 0};
   size_t i, narc = 0;
   int t, rc = -1;
   memset(sp, 0, sizeof *sp);
@@ -312,19 +353,21 @@ int lgp_specs_apply(lgp_specs *sp, lgp_node *nodes, size_t n, const lgp_image *i
   }
   if (opts->default_excludes && add_defaults(tabs, nodes, n) != 0)
     goto out;
+  if (opts->nspecs >= NAMEINDEX_MIN_SPECS && nameindex_build(&x, nodes, n) != 0)
+    goto out;
   /* gprof prepends each spec to its list: the last one given comes first */
   for (i = opts->nspecs; i-- > 0;) {
     const char *text = opts->specs[i].text;
     int table = opts->specs[i].table;
     if (is_arc_table(table)) {
-      if (add_arcspec(sp, &tabs[table], nodes, n, im, table, text) != 0)
+      if (add_arcspec(sp, &tabs[table], nodes, n, im, table, text, &x) != 0)
         goto out;
     } else {
       lgp_spec s;
       int r;
       if (spec_parse(&s, text, strlen(text)) != 0)
         goto out;
-      r = add_runs(&tabs[table], im, &s, nodes, n, 0);
+      r = add_runs(&tabs[table], im, &s, nodes, n, 0, &x);
       spec_free(&s);
       if (r != 0)
         goto out;
@@ -347,6 +390,7 @@ int lgp_specs_apply(lgp_specs *sp, lgp_node *nodes, size_t n, const lgp_image *i
 out:
   for (t = 0; t < LGP_NTABLES; t++)
     free(tabs[t].v);
+  free(x.v);
   return rc == 0 ? 0 : lgp_fail(err, NULL, "out of memory");
 }
 

@@ -615,6 +615,7 @@ static const luaL_Reg profile_methods[] = {
   {"lines", lcore_profile_lines},
   {"line", lcore_profile_line},
   {"_evidence", lcore_profile_evidence},
+  {"cycle_cuts", lcore_profile_cycle_cuts},
   {NULL, NULL}
 };
 

@@ -129,6 +129,7 @@ function cmd.run(cli, argv, out, err)
   if not st then return status end
   local fmt -- --format=FMT (the last one given)
   local annotate, grain -- --annotate-lines[=FILE], --granularity=G (the last ones)
+  local break_cycles -- --break-cycles[=N] (the last one): { N's text or false }
   for i = #st.extra, 1, -1 do
     local name, v = st.extra[i][1], st.extra[i][2]
     if name == "format" then
@@ -142,6 +143,9 @@ function cmd.run(cli, argv, out, err)
       table.remove(st.extra, i)
     elseif name == "static-arcs" then
       st.static_arcs = true
+      table.remove(st.extra, i)
+    elseif name == "break-cycles" then
+      break_cycles = break_cycles or { v or false }
       table.remove(st.extra, i)
     end
   end
@@ -167,6 +171,15 @@ function cmd.run(cli, argv, out, err)
   end
   if grain and not (fmt and fmt ~= "gprof") then
     return options.usage_error(err, "--granularity needs --format=json, csv or callgrind")
+  end
+  if break_cycles then
+    local cyclecuts = require "lgprof.cyclecuts"
+    local n = cyclecuts.parse_n(break_cycles[1] or nil)
+    if not n then
+      return options.usage_error(err, ("--break-cycles=%s: N must be an integer of 2 or more")
+        :format(break_cycles[1]))
+    end
+    return cyclecuts.run(cli, st, n, fmt, annotate, out, err, report)
   end
   if annotate then
     if fmt and fmt ~= "gprof" then

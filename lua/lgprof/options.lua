@@ -25,6 +25,11 @@ lgprof's own modes (each prints its own usage with --help):
   lgprof --static-arcs [options] [image-file [profile-file...]]
                       add every direct call and tail jump found by decoding
                       the code (x86-64) as arcs of count 0 (with --format too)
+  lgprof --break-cycles[=N] [options] [image-file [profile-file...]]
+                      propose arcs whose removal breaks every cycle of N
+                      (default 2) or more members, lightest first; print
+                      them, the -k options that delete them, then the
+                      report gprof prints with those options
   lgprof --annotate-lines[=FILE] [options] [image-file [profile-file...]]
                       list FILE (or every source file with samples) with
                       each line's count, self seconds and share of the time

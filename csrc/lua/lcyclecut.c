@@ -1,0 +1,266 @@
+/*
+** lcyclecut.c: profile:cycle_cuts{...}, the arcs whose removal breaks the
+** profile's cycles (cyclecut.h), with the gprof symspecs (-k FROM/TO) that
+** delete them.
+*/
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cyclecut.h"
+#include "lcore.h"
+
+/* {====================================================== symspecs */
+
+/* A function at an end of a cut arc, and what its spec needs to know
+** about the other symbols. */
+typedef struct endinfo {
+  uint32_t node;
+  uint32_t namesakes;      /* other symbols of the same raw name */
+  uint32_t file_namesakes; /* of those, the ones in a file of the same base name */
+} endinfo;
+
+/* The ends, found by node (slot) and by name (an open-addressing table). */
+typedef struct endset {
+  endinfo *v;
+  size_t n;
+  uint32_t *slot;  /* nsyms: the end of each node, or UINT32_MAX */
+  uint32_t *hash;  /* nhash: end index + 1, 0 empty */
+  size_t nhash;
+} endset;
+
+static const char *base_name(const char *path) {
+  const char *slash = path ? strrchr(path, '/') : NULL;
+  return slash ? slash + 1 : path;
+}
+
+static int same_base(const char *a, const char *b) {
+  return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
+static void add_end(endset *s, uint32_t node) {
+  if (s->slot[node] != UINT32_MAX)
+    return;
+  s->slot[node] = (uint32_t)s->n;
+  s->v[s->n].node = node;
+  s->v[s->n].namesakes = s->v[s->n].file_namesakes = 0;
+  s->n++;
+}
+
+static size_t name_hash(const char *name) {
+  return lgp_hash_bytes(name, strlen(name));
+}
+
+static void index_names(endset *s, const lgp_node *nodes) {
+  size_t i, mask = s->nhash - 1;
+  for (i = 0; i < s->n; i++) {
+    size_t h = name_hash(nodes[s->v[i].node].name) & mask;
+    while (s->hash[h] != 0)
+      h = (h + 1) & mask;
+    s->hash[h] = (uint32_t)i + 1;
+  }
+}
+
+/* For each symbol i and each end of the same name that is not i: counts
+** a namesake, or (files) one in a file of the same base name; 1 if any. */
+static int visit_namesakes(endset *s, const lgp_profile *p, int files) {
+  const lgp_node *nodes = p->graph.nodes;
+  size_t i, mask = s->nhash - 1;
+  int any = 0;
+  for (i = 0; i < p->graph.nsyms; i++) {
+    size_t h = name_hash(nodes[i].name) & mask;
+    for (; s->hash[h] != 0; h = (h + 1) & mask) {
+      endinfo *e = &s->v[s->hash[h] - 1];
+      if (e->node == i || strcmp(nodes[e->node].name, nodes[i].name) != 0)
+        continue;
+      any = 1;
+      if (!files)
+        e->namesakes++;
+      else if (same_base(base_name(lgp_node_file(p, i)), base_name(lgp_node_file(p, e->node))))
+        e->file_namesakes++;
+    }
+  }
+  return any;
+}
+
+/* Counts each end's namesakes: one pass over the symbols, a hash probe
+** each. Reads DWARF (the files) only when a spec needs a file: namesakes
+** to tell apart, or a name with a dot. */
+static void count_namesakes(lprofile *lp, endset *s) {
+  const lgp_profile *p = lp->p;
+  size_t j;
+  int any = 0;
+  for (j = 0; j < s->n; j++)
+    any |= strchr(p->graph.nodes[s->v[j].node].name, '.') != NULL;
+  any |= visit_namesakes(s, p, 0);
+  if (!any)
+    return;
+  {
+    lgp_err err = {0, ""};
+    lgp_image_load_srcinfo(lp->srcinfo, &err); /* unreadable: files unknown */
+  }
+  visit_namesakes(s, p, 1);
+}
+
+/* Can gprof's symspec parser read name as a function name after a colon? */
+static int name_ok(const char *name) {
+  return name[0] != '\0' && !isdigit((unsigned char)name[0]) && strchr(name, ':') == NULL &&
+         strchr(name, '/') == NULL;
+}
+
+/* Pushes the symspec of a symbol: NAME, or FILE:NAME (FILE: the base name
+** of its source file) when other symbols have the name or the name has a
+** dot (gprof reads a spec with a dot and no colon as a file); *exact is 0
+** when the spec does not name that symbol alone. */
+static void push_spec(lua_State *L, const lprofile *lp, const endinfo *e, int *exact) {
+  const lgp_profile *p = lp->p;
+  const char *name = p->graph.nodes[e->node].name;
+  const char *file = base_name(lgp_node_file(p, e->node));
+  int dotted = strchr(name, '.') != NULL;
+  if (file != NULL && strchr(file, ':') == NULL && (e->namesakes > 0 || dotted)) {
+    *exact = e->file_namesakes == 0 && name_ok(name);
+    lua_pushfstring(L, "%s:%s", file, name);
+  } else {
+    *exact = e->namesakes == 0 && !dotted && name_ok(name);
+    lua_pushstring(L, name);
+  }
+}
+
+/* }====================================================== */
+
+static const char *const cuts_fields[] = {"min_members", "one_per_caller", "count_only", NULL};
+
+static void set_stats(lua_State *L, const char *when, const lgp_cyclestats *s) {
+  char key[32];
+  snprintf(key, sizeof key, "cycles_%s", when);
+  lua_pushinteger(L, (lua_Integer)s->cycles);
+  lua_setfield(L, -2, key);
+  snprintf(key, sizeof key, "large_%s", when);
+  lua_pushinteger(L, (lua_Integer)s->large);
+  lua_setfield(L, -2, key);
+  snprintf(key, sizeof key, "largest_%s", when);
+  lua_pushinteger(L, (lua_Integer)s->largest);
+  lua_setfield(L, -2, key);
+}
+
+/* The cuts of the profile's graph (the arcs a view shows); the arc ids go
+** to a userdata pushed on the stack (Lua owns it: an error below leaks
+** nothing), *cc keeps the counts. */
+static uint32_t *compute(lua_State *L, const lgp_profile *p, size_t min_members,
+                         int one_per_caller, int count_only, lgp_cyclecuts *cc,
+                         size_t *ncuts) {
+  size_t k, narcs = p->graph.arcs.narcs;
+  lgp_cutarc *arcs = lgp_alloc_array(narcs ? narcs : 1, sizeof *arcs);
+  uint8_t *skip = NULL;
+  uint32_t *cuts;
+  lgp_err err = {0, ""};
+  int rc;
+  if (arcs != NULL && p->removed != NULL && (skip = lgp_calloc_array(narcs ? narcs : 1, 1)) == NULL) {
+    free(arcs);
+    arcs = NULL;
+  }
+  if (arcs == NULL)
+    luaL_error(L, "out of memory");
+  for (k = 0; k < narcs; k++) {
+    arcs[k].from = p->graph.arcs.arcs[k].parent;
+    arcs[k].to = p->graph.arcs.arcs[k].child;
+    arcs[k].count = p->graph.arcs.arcs[k].count;
+    if (skip != NULL)
+      skip[k] = (uint8_t)lgp_arc_hidden(p, (uint32_t)k);
+  }
+  if (count_only) {
+    memset(cc, 0, sizeof *cc);
+    rc = lgp_cycle_stats(p->graph.nsyms, arcs, narcs, skip, min_members, &cc->before, &err);
+  } else {
+    rc = lgp_cycle_cuts(p->graph.nsyms, arcs, narcs, skip, min_members, one_per_caller, cc,
+                        &err);
+  }
+  free(arcs);
+  free(skip);
+  if (rc != 0)
+    luaL_error(L, "%s", err.msg);
+  /* (the userdata's memory error, if any, would leak cc's cuts: the one
+     allocation made before Lua's) */
+  cuts = lua_newuserdatauv(L, (cc->ncuts ? cc->ncuts : 1) * sizeof *cuts, 0);
+  memcpy(cuts, cc->cuts, cc->ncuts * sizeof *cuts);
+  *ncuts = cc->ncuts;
+  lgp_cyclecuts_free(cc);
+  return cuts;
+}
+
+/* profile:cycle_cuts([{min_members = N}]) -> a list of Arcs (lightest
+** first) with the fields min_members, cycles_before/after,
+** large_before/after, largest_before/after, minimal, calls, specs (the
+** -k FROM/TO of each arc) and exact (each spec names its arc alone). */
+int lcore_profile_cycle_cuts(lua_State *L) {
+  lprofile *lp = lcore_open_profile(L, 1);
+  const lgp_profile *p = lp->p;
+  lgp_cyclecuts cc;
+  endset es;
+  uint32_t *cuts;
+  size_t k, ncuts, nsyms = p->graph.nsyms;
+  uint64_t calls = 0;
+  lua_Integer min_members;
+  int one_per_caller;
+  if (!lua_isnoneornil(L, 2))
+    lcore_check_fields(L, 2, cuts_fields);
+  min_members = lcore_opt_int(L, 2, "min_members", 2, 2, (lua_Integer)UINT32_MAX);
+  one_per_caller = lcore_opt_bool(L, 2, "one_per_caller", 1);
+  if (lcore_opt_bool(L, 2, "count_only", 0)) {
+    compute(L, p, (size_t)min_members, 0, 1, &cc, &ncuts);
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, min_members);
+    lua_setfield(L, -2, "min_members");
+    set_stats(L, "before", &cc.before);
+    return 1;
+  }
+  cuts = compute(L, p, (size_t)min_members, one_per_caller, 0, &cc, &ncuts);
+  /* the ends, in memory Lua owns */
+  memset(&es, 0, sizeof es);
+  for (es.nhash = 16; es.nhash < 4 * ncuts; es.nhash *= 2)
+    ;
+  es.v = lua_newuserdatauv(L, (2 * ncuts + 1) * sizeof *es.v, 0);
+  es.slot = lua_newuserdatauv(L, (nsyms ? nsyms : 1) * sizeof *es.slot, 0);
+  es.hash = lua_newuserdatauv(L, es.nhash * sizeof *es.hash, 0);
+  memset(es.slot, 0xff, nsyms * sizeof *es.slot);
+  memset(es.hash, 0, es.nhash * sizeof *es.hash);
+  for (k = 0; k < ncuts; k++) {
+    const lgp_arc *a = &p->graph.arcs.arcs[cuts[k]];
+    add_end(&es, a->parent);
+    add_end(&es, a->child);
+    calls += a->count;
+  }
+  index_names(&es, p->graph.nodes);
+  count_namesakes(lp, &es);
+
+  lua_createtable(L, ncuts < INT32_MAX ? (int)ncuts : 0, 12);
+  lua_createtable(L, ncuts < INT32_MAX ? (int)ncuts : 0, 0); /* specs */
+  lua_createtable(L, ncuts < INT32_MAX ? (int)ncuts : 0, 0); /* exact */
+  for (k = 0; k < ncuts; k++) {
+    const lgp_arc *a = &p->graph.arcs.arcs[cuts[k]];
+    int exact_from, exact_to;
+    lcore_push_handle(L, 1, ARC_T, cuts[k]);
+    lua_rawseti(L, -4, (lua_Integer)k + 1);
+    push_spec(L, lp, &es.v[es.slot[a->parent]], &exact_from);
+    lua_pushliteral(L, "/");
+    push_spec(L, lp, &es.v[es.slot[a->child]], &exact_to);
+    lua_concat(L, 3);
+    lua_rawseti(L, -3, (lua_Integer)k + 1);
+    lua_pushboolean(L, exact_from && exact_to);
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
+  lua_setfield(L, -3, "exact");
+  lua_setfield(L, -2, "specs");
+  lua_pushinteger(L, min_members);
+  lua_setfield(L, -2, "min_members");
+  set_stats(L, "before", &cc.before);
+  set_stats(L, "after", &cc.after);
+  lua_pushboolean(L, cc.minimal);
+  lua_setfield(L, -2, "minimal");
+  lua_pushinteger(L, (lua_Integer)calls);
+  lua_setfield(L, -2, "calls");
+  lua_pushinteger(L, (lua_Integer)cc.crowded);
+  lua_setfield(L, -2, "crowded");
+  return 1;
+}

@@ -1,0 +1,134 @@
+--- `lgprof --break-cycles[=N] [options] [image-file [profile-file...]]`:
+-- the arcs whose removal breaks every cycle of N or more members
+-- (profile:cycle_cuts), printed in the style of BSD gprof's -C, the -k
+-- options that delete them, then the report gprof prints with those
+-- options (the profile opened again with them).
+local options = require "lgprof.options"
+
+local cuts = {}
+
+--- N of --break-cycles[=N]: an integer of 2 or more (default 2), or nil.
+function cuts.parse_n(v)
+  if v == nil then return 2 end
+  if not v:match("^%d+$") then return nil end
+  local n = math.tointeger(tonumber(v))
+  return n and n >= 2 and n or nil
+end
+
+--- A word for a POSIX shell: as it is when it is safe, else single-quoted.
+function cuts.shell_quote(s)
+  if s:match("^[%w_./:+=@%%,-]+$") then return s end
+  return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+
+-- The usage errors of the option with the others (nil: none).
+local function refusal(st, fmt, annotate)
+  if fmt and fmt ~= "gprof" then return "--break-cycles cannot be combined with --format" end
+  if annotate then return "--break-cycles cannot be combined with --annotate-lines" end
+  if st.line then return "--break-cycles works on functions: it cannot be combined with -l" end
+  if st.style & options.SUM ~= 0 then
+    return "--break-cycles cannot be combined with -s (gmon.sum holds line arcs)"
+  end
+  if st.static_call_graph or st.static_arcs then
+    return "--break-cycles cannot be combined with -c or --static-arcs (-k does not delete the arcs they add)"
+  end
+  for _, s in ipairs(st.specs) do
+    if s[1] == "incl_arcs" then
+      return "--break-cycles cannot be combined with -q FROM/TO (it keeps only the arcs it names: -k then deletes none)"
+    end
+  end
+end
+
+-- gprof's way of naming a function in the call graph: NAME <cycle N> [I],
+-- (I) when the graph does not print it.
+local function print_name(fn)
+  local s = fn.name
+  if fn.cycle then s = s .. (" <cycle %d>"):format(fn.cycle.number) end
+  return s .. (fn.in_graph and " [%d]" or " (%d)"):format(fn.index)
+end
+
+local function count_line(what, before, after, largest)
+  local s = ("%s: %d before"):format(what, before)
+  if largest and before > 0 then s = s .. (" (the largest has %d members)"):format(largest) end
+  return s .. (", %d after.\n"):format(after)
+end
+
+--- Writes the part before the report: the arcs c[i] = {from = caller's
+-- address, to = callee's, count} (named as in the recomputed profile
+-- `after`), the cycles before (c, profile:cycle_cuts's fields) and in
+-- `after` (its own cycle_cuts: what the report below shows), the -k options.
+function cuts.write_header(c, after, out)
+  local n = c.min_members
+  if c.cycles_before == 0 then
+    out:write("The call graph has no cycles: there is nothing to break.\n\n")
+    return
+  end
+  -- gprof's cycles are the components of 2 or more members: with N = 2
+  -- the analysis that the report needs anyway has counted them
+  local now = n == 2 and { large_before = after.cycle_count, cycles_before = after.cycle_count }
+    or after:cycle_cuts { min_members = n, count_only = true }
+  out:write("The following arcs were deleted from the propagation calculation\n",
+    ("to reduce the maximum cycle size to %d:\n"):format(n - 1))
+  if #c == 0 then out:write("\tNone\n") end
+  local names = {} -- address -> printed name (a function ends many arcs)
+  local function name_at(addr)
+    local s = names[addr]
+    if not s then
+      s = print_name(after:lookup(addr))
+      names[addr] = s
+    end
+    return s
+  end
+  for _, arc in ipairs(c) do
+    out:write("\t", name_at(arc.from), " to ", name_at(arc.to), " with ", arc.count, " calls\n")
+  end
+  out:write("\n", count_line(("Cycles of %d or more members"):format(n), c.large_before,
+    now.large_before, c.largest_before))
+  if n > 2 then
+    out:write(count_line("Cycles of any size", c.cycles_before, now.cycles_before))
+  end
+  if #c > 0 then
+    local words, loose = {}, {}
+    for i, spec in ipairs(c.specs) do
+      words[i] = "-k " .. cuts.shell_quote(spec)
+      if not c.exact[i] then loose[#loose + 1] = words[i] end
+    end
+    out:write("\nThe options that delete these arcs (gprof's -k; the report below is\n",
+      "gprof's with them added to this command line):\n", table.concat(words, " "), "\n")
+    if #loose > 0 then
+      out:write("Note: gprof's symspecs cannot name some of these functions alone (a name\n",
+        "shared by other symbols, or holding a dot, without a source file to tell them\n",
+        "apart), so these options may delete other arcs too, or none: ",
+        table.concat(loose, " "), "\n")
+    end
+    if c.crowded > 0 then
+      out:write(("Note: gprof keeps one -k per calling function (its -k table holds one entry\n"
+        .. "per caller's address): %d of the callers above have several arcs, and of\n"
+        .. "each one's options only the last deletes its arcs.\n"):format(c.crowded))
+    end
+  end
+  out:write("\n")
+end
+
+--- The command; report(st, profile, out, err) prints gprof's report.
+function cuts.run(cli, st, n, fmt, annotate, out, err, report)
+  local msg = refusal(st, fmt, annotate)
+  if msg then return options.usage_error(err, msg) end
+  local c
+  do
+    local profile <close>, status = cli.open(st, err)
+    if not profile then return status end
+    c = profile:cycle_cuts { min_members = n }
+    for i, arc in ipairs(c) do -- plain data: the profile closes here
+      c[i] = { from = arc.caller.address, to = arc.callee.address, count = arc.count }
+    end
+  end
+  -- the -k options after the command line's own, as if typed at its end
+  for _, spec in ipairs(c.specs) do st.specs[#st.specs + 1] = { "excl_arcs", spec } end
+  local after <close>, status = cli.open(st, err)
+  if not after then return status end
+  cuts.write_header(c, after, out)
+  return report(st, after, out, err)
+end
+
+return cuts
