@@ -205,6 +205,7 @@ static void free_profile(lgp_profile *p) {
 ** goes. */
 static int profile_gc(lua_State *L) {
   lprofile *lp = luaL_checkudata(L, 1, PROFILE_T);
+  lcore_bounds_release(lp);
   if (lp->p != NULL && lgp_is_view(lp->p)) {
     free_profile(lp->p);
     lp->p = NULL;
@@ -613,6 +614,7 @@ static const luaL_Reg profile_methods[] = {
   {"file_ordering", lcore_profile_file_ordering},
   {"lines", lcore_profile_lines},
   {"line", lcore_profile_line},
+  {"ambiguous", lcore_profile_ambiguous},
   {NULL, NULL}
 };
 

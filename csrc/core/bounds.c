@@ -1,0 +1,340 @@
+/*
+** bounds.c: lower and upper bounds of each total time (see bounds.h), the
+** arcs whose time is an estimate, the ambiguous callees and the
+** spontaneous roots. Every pass is a loop with explicit queues and stacks.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "bounds.h"
+
+/* Does arc a carry time in gprof's model, on the condensation: calls, two
+** units, a callee whose time propagates? (Out of a function whose time
+** does not propagate, the time leaves at the root.) */
+static int timed_edge(const lgp_bounds *b, const lgp_arc *a) {
+  const lgp_node *nodes = b->p->graph.nodes;
+  return a->count > 0 && a->parent != a->child && b->unit[a->parent] != b->unit[a->child] &&
+         nodes[a->child].prop_fract != 0.0;
+}
+
+static int is_unit(const lgp_bounds *b, uint32_t s) { return b->unit[s] == s; }
+
+/* The unscaled self ticks of node s that gprof propagates. */
+static double prop_hist(const lgp_node *n) {
+  if (n->is_cycle) /* gprof's cycle time already leaves out members that do not propagate */
+    return n->hist_time;
+  return n->prop_fract != 0.0 ? n->hist_time : 0.0;
+}
+
+/* {====================================================== dominator tree */
+
+/* A tree grown downwards (parents first) with skew-binary jump pointers:
+** the depth of a node's jump depends only on its depth, so two nodes at
+** one depth jump together, and an ancestor at any depth is O(log depth)
+** steps away. */
+typedef struct domtree {
+  uint32_t *idom, *jump, *depth;
+} domtree;
+
+static void dt_attach(domtree *t, uint32_t v, uint32_t parent) {
+  uint32_t j = t->jump[parent], jj = t->jump[j];
+  t->idom[v] = parent;
+  t->depth[v] = t->depth[parent] + 1;
+  t->jump[v] = t->depth[parent] - t->depth[j] == t->depth[j] - t->depth[jj] ? jj : parent;
+}
+
+static uint32_t dt_lca(const domtree *t, uint32_t u, uint32_t v) {
+  if (t->depth[u] < t->depth[v]) {
+    uint32_t x = u;
+    u = v;
+    v = x;
+  }
+  while (t->depth[u] > t->depth[v])
+    u = t->depth[t->jump[u]] >= t->depth[v] ? t->jump[u] : t->idom[u];
+  while (u != v) {
+    if (t->jump[u] != t->jump[v]) {
+      u = t->jump[u];
+      v = t->jump[v];
+    } else {
+      u = t->idom[u];
+      v = t->idom[v];
+    }
+  }
+  return u;
+}
+
+/* }====================================================== */
+
+/* The units' out-edges (CSR), callers and the root flags. */
+static int build_edges(lgp_bounds *b, uint32_t *indeg, uint8_t *from_root) {
+  const lgp_graph *g = &b->p->graph;
+  size_t k, u;
+  for (k = 0; k < g->arcs.narcs; k++) {
+    const lgp_arc *a = &g->arcs.arcs[k];
+    uint32_t pu = b->unit[a->parent], cu = b->unit[a->child];
+    if (a->count == 0 || pu == cu)
+      continue;
+    b->root[cu] = 0; /* it has callers */
+    if (!timed_edge(b, a))
+      continue;
+    b->ncallers[cu]++;
+    if (g->nodes[a->parent].prop_fract == 0.0)
+      from_root[cu] = 1;
+    else {
+      b->off[pu + 1]++;
+      indeg[cu]++;
+    }
+  }
+  for (u = 0; u < b->n; u++)
+    b->off[u + 1] += b->off[u];
+  b->succ = lgp_alloc_array(b->off[b->n] ? b->off[b->n] : 1, sizeof *b->succ);
+  if (b->succ == NULL)
+    return -1;
+  memcpy(b->stack, b->off, b->n * sizeof *b->stack); /* fill positions */
+  for (k = 0; k < g->arcs.narcs; k++) {
+    const lgp_arc *a = &g->arcs.arcs[k];
+    if (timed_edge(b, a) && g->nodes[a->parent].prop_fract != 0.0)
+      b->succ[b->stack[b->unit[a->parent]]++] = b->unit[a->child];
+  }
+  return 0;
+}
+
+/* Lower bounds: the dominator tree in topological order (Kahn), then the
+** self ticks summed up the tree in the reverse order. */
+static int lower_bounds(lgp_bounds *b, const uint32_t *indeg0, const uint8_t *from_root) {
+  const lgp_node *nodes = b->p->graph.nodes;
+  size_t n = b->n, head = 0, tail = 0, i;
+  uint32_t root = (uint32_t)n, none = UINT32_MAX;
+  domtree t;
+  uint32_t *indeg = lgp_alloc_array(n ? n : 1, sizeof *indeg);
+  uint32_t *cand = lgp_alloc_array(n ? n : 1, sizeof *cand);
+  uint32_t *order = b->stack; /* free until the first traversal */
+  double *sub = lgp_calloc_array(n + 1, sizeof *sub);
+  t.idom = lgp_alloc_array(n + 1, sizeof *t.idom);
+  t.jump = lgp_alloc_array(n + 1, sizeof *t.jump);
+  t.depth = lgp_alloc_array(n + 1, sizeof *t.depth);
+  if (indeg == NULL || cand == NULL || sub == NULL || t.idom == NULL || t.jump == NULL ||
+      t.depth == NULL) {
+    free(indeg), free(cand), free(sub), free(t.idom), free(t.jump), free(t.depth);
+    return -1;
+  }
+  if (n > 0)
+    memcpy(indeg, indeg0, n * sizeof *indeg);
+  t.idom[root] = t.jump[root] = root;
+  t.depth[root] = 0;
+  for (i = 0; i < n; i++) {
+    cand[i] = from_root[i] ? root : none;
+    if (is_unit(b, (uint32_t)i) && indeg[i] == 0)
+      order[tail++] = (uint32_t)i;
+  }
+  while (head < tail) {
+    uint32_t u = order[head++], j;
+    dt_attach(&t, u, cand[u] == none ? root : cand[u]);
+    for (j = b->off[u]; j < b->off[u + 1]; j++) {
+      uint32_t v = b->succ[j];
+      cand[v] = cand[v] == none ? u : dt_lca(&t, cand[v], u);
+      if (--indeg[v] == 0)
+        order[tail++] = v;
+    }
+  }
+  /* units left are on a cycle of the condensation, which gprof's cycles
+     leave none of; if any, they prove nothing beyond their own self */
+  for (i = 0; i < n; i++)
+    if (is_unit(b, (uint32_t)i) && indeg[i] != 0) {
+      dt_attach(&t, (uint32_t)i, root);
+      order[tail++] = (uint32_t)i;
+    }
+  for (i = 0; i < n; i++)
+    sub[i] = b->h[i];
+  while (tail-- > 0) {
+    uint32_t u = order[tail];
+    if (t.idom[u] != root)
+      sub[t.idom[u]] += sub[u];
+  }
+  for (i = 0; i < n; i++) /* a member: its own self only (always sound) */
+    b->min[i] = is_unit(b, (uint32_t)i) ? nodes[i].prop_fract * sub[i] : nodes[i].prop_self;
+  free(indeg), free(cand), free(sub), free(t.idom), free(t.jump), free(t.depth);
+  return 0;
+}
+
+int lgp_bounds_build(lgp_bounds *b, const lgp_profile *p) {
+  const lgp_graph *g = &p->graph;
+  size_t n = g->nsyms + g->ncycles, s, t = n ? n : 1;
+  uint32_t *indeg = NULL;
+  uint8_t *from_root = NULL;
+  int rc = -1;
+  memset(b, 0, sizeof *b);
+  b->p = p;
+  b->n = n;
+  b->unit = lgp_alloc_array(t, sizeof *b->unit);
+  b->off = lgp_calloc_array(n + 1, sizeof *b->off);
+  b->h = lgp_alloc_array(t, sizeof *b->h);
+  b->min = lgp_alloc_array(t, sizeof *b->min);
+  b->max = lgp_alloc_array(t, sizeof *b->max);
+  b->ncallers = lgp_calloc_array(t, sizeof *b->ncallers);
+  b->root = lgp_alloc_array(t, 1);
+  b->stamp = lgp_calloc_array(t, sizeof *b->stamp);
+  b->stack = lgp_alloc_array(t, sizeof *b->stack);
+  indeg = lgp_calloc_array(t, sizeof *indeg);
+  from_root = lgp_calloc_array(t, 1);
+  if (b->unit == NULL || b->off == NULL || b->h == NULL || b->min == NULL || b->max == NULL ||
+      b->ncallers == NULL || b->root == NULL || b->stamp == NULL || b->stack == NULL ||
+      indeg == NULL || from_root == NULL)
+    goto done;
+  for (s = 0; s < n; s++) {
+    const lgp_node *nd = &g->nodes[s];
+    b->unit[s] = s < g->nsyms && nd->cyc_num != 0 ? nd->cyc_head : (uint32_t)s;
+    b->h[s] = prop_hist(nd);
+    b->max[s] = -1.0;
+    b->root[s] = 1;
+  }
+  if (build_edges(b, indeg, from_root) != 0 || lower_bounds(b, indeg, from_root) != 0)
+    goto done;
+  rc = 0;
+done:
+  free(indeg);
+  free(from_root);
+  if (rc != 0)
+    lgp_bounds_free(b);
+  return rc;
+}
+
+void lgp_bounds_free(lgp_bounds *b) {
+  free(b->unit);
+  free(b->off);
+  free(b->succ);
+  free(b->h);
+  free(b->min);
+  free(b->max);
+  free(b->ncallers);
+  free(b->root);
+  free(b->stamp);
+  free(b->stack);
+  memset(b, 0, sizeof *b);
+}
+
+double lgp_bounds_min(const lgp_bounds *b, uint32_t s) { return b->min[s]; }
+
+/* Marks unit u reached (once per traversal) and stacks it: its self. */
+static double reach(lgp_bounds *b, uint32_t u, size_t *top) {
+  if (b->stamp[u] == b->gen)
+    return 0.0;
+  b->stamp[u] = b->gen;
+  b->stack[(*top)++] = u;
+  return b->h[u];
+}
+
+double lgp_bounds_max(lgp_bounds *b, uint32_t s) {
+  const lgp_graph *g = &b->p->graph;
+  const lgp_node *nd = &g->nodes[s];
+  double sum = b->h[s];
+  size_t top = 0;
+  if (b->max[s] >= 0.0)
+    return b->max[s];
+  if (++b->gen == 0) { /* the stamps wrapped: start them again */
+    memset(b->stamp, 0, b->n * sizeof *b->stamp);
+    b->gen = 1;
+  }
+  if (nd->prop_fract == 0.0) {
+    sum = 0.0;
+  } else if (is_unit(b, s)) {
+    b->stamp[s] = b->gen;
+    b->stack[top++] = s;
+  } else { /* a member: what its own arcs out of the cycle reach */
+    uint32_t j;
+    b->stamp[b->unit[s]] = b->gen; /* (the cycle is not below its members) */
+    for (j = g->child_off[s]; j < g->child_off[s + 1]; j++) {
+      const lgp_arc *a = &g->arcs.arcs[g->child_arcs[j]];
+      if (timed_edge(b, a))
+        sum += reach(b, b->unit[a->child], &top);
+    }
+  }
+  while (top > 0) {
+    uint32_t u = b->stack[--top], j;
+    for (j = b->off[u]; j < b->off[u + 1]; j++)
+      sum += reach(b, b->succ[j], &top);
+  }
+  b->max[s] = nd->prop_fract * sum;
+  if (b->max[s] < b->min[s]) /* (rounding only: what s dominates it reaches) */
+    b->max[s] = b->min[s];
+  return b->max[s];
+}
+
+int lgp_bounds_arc_estimated(const lgp_bounds *b, uint32_t k) {
+  const lgp_graph *g = &b->p->graph;
+  const lgp_arc *a = &g->arcs.arcs[k];
+  const lgp_node *cu;
+  if (!timed_edge(b, a) || g->nodes[a->parent].prop_fract == 0.0)
+    return 0;
+  cu = &g->nodes[b->unit[a->child]];
+  return b->ncallers[b->unit[a->child]] > 1 && cu->hist_time + cu->child_time > 0.0;
+}
+
+/* Is node u (a unit) or a member of it the program's entry? */
+static int holds_main(const lgp_graph *g, uint32_t u) {
+  uint32_t m;
+  if (u < g->nsyms)
+    return g->nodes[u].name != NULL && strcmp(g->nodes[u].name, "main") == 0;
+  for (m = g->nodes[u].cyc_next; m != LGP_NONE; m = g->nodes[m].cyc_next)
+    if (g->nodes[m].name != NULL && strcmp(g->nodes[m].name, "main") == 0)
+      return 1;
+  return 0;
+}
+
+int lgp_bounds_spontaneous(const lgp_bounds *b, uint32_t s) {
+  const lgp_graph *g = &b->p->graph;
+  uint32_t u = b->unit[s];
+  const lgp_node *n = &g->nodes[u];
+  if (!b->root[u] || holds_main(g, u))
+    return 0;
+  return n->hist_time + n->child_time > 0.0 || b->off[u + 1] > b->off[u];
+}
+
+typedef struct amb {
+  double total;
+  uint32_t index, id;
+} amb;
+
+static int amb_cmp(const void *x, const void *y) {
+  const amb *a = x, *c = y;
+  if (a->total != c->total)
+    return a->total > c->total ? -1 : 1;
+  if (a->index != c->index)
+    return a->index < c->index ? -1 : 1;
+  return a->id < c->id ? -1 : a->id > c->id;
+}
+
+int lgp_bounds_ambiguous(const lgp_bounds *b, uint32_t **out, size_t *n) {
+  const lgp_graph *g = &b->p->graph;
+  size_t s, k = 0;
+  amb *list;
+  *out = NULL;
+  *n = 0;
+  for (s = 0; s < b->n; s++)
+    if (is_unit(b, (uint32_t)s) && b->ncallers[s] > 1 &&
+        g->nodes[s].prop_self + g->nodes[s].prop_child > 0.0)
+      k++;
+  list = lgp_alloc_array(k ? k : 1, sizeof *list);
+  *out = lgp_alloc_array(k ? k : 1, sizeof **out);
+  if (list == NULL || *out == NULL) {
+    free(list);
+    free(*out);
+    *out = NULL;
+    return -1;
+  }
+  k = 0;
+  for (s = 0; s < b->n; s++)
+    if (is_unit(b, (uint32_t)s) && b->ncallers[s] > 1 &&
+        g->nodes[s].prop_self + g->nodes[s].prop_child > 0.0) {
+      list[k].total = g->nodes[s].prop_self + g->nodes[s].prop_child;
+      list[k].index = g->nodes[s].index;
+      list[k].id = (uint32_t)s;
+      k++;
+    }
+  qsort(list, k, sizeof *list, amb_cmp);
+  for (s = 0; s < k; s++)
+    (*out)[s] = list[s].id;
+  *n = k;
+  free(list);
+  return 0;
+}

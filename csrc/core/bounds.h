@@ -1,0 +1,69 @@
+/*
+** bounds.h: what the data proves about each total time gprof prints.
+**
+** gprof charges a callee's time to its callers in proportion to their
+** calls (as if every call cost the same). The call counts and the self
+** times say more than that estimate and less: whatever the true cost of
+** each call, F's total time (F and everything run under it) is at least
+** F's self plus the self of every unit F dominates (reachable from the
+** roots only through F: its time can flow up through F alone), and at
+** most F's self plus the self of every unit reachable from F.
+**
+** The graph: units are the functions outside cycles and the cycles (the
+** condensation: acyclic); its edges are the arcs that carry time in
+** gprof's model (count > 0, between two units, into a function whose time
+** propagates). A unit with no such callers hangs below a virtual root; so
+** does the callee of an arc out of a function whose time tables (-E, -F)
+** stop propagation (time entering it goes nowhere). Times are gprof's
+** ticks scaled as gprof scales the unit's total (its propagation fraction,
+** 1 without time tables), so total_min <= total <= total_max.
+**
+** Costs: building (lower bounds for all, callers, spontaneity) is
+** O((units + arcs) log units): a dominator tree of the DAG in topological
+** order, each idom the nearest common ancestor of the unit's callers found
+** with skew-binary jump pointers (O(log depth) per arc, no recursion). An
+** upper bound is one traversal of what the unit reaches, done on demand
+** and remembered.
+*/
+#ifndef bounds_h
+#define bounds_h
+
+#include "profile.h"
+
+typedef struct lgp_bounds {
+  const lgp_profile *p;
+  size_t n;               /* nodes: symbols, then cycles */
+  uint32_t *unit;         /* node -> its unit (a cycle member: its cycle) */
+  uint32_t *off, *succ;   /* units' timed out-edges (CSR over nodes; duplicates kept) */
+  double *h;              /* node's self ticks that propagate (unscaled) */
+  double *min;            /* node's lower bound (ticks, scaled) */
+  double *max;            /* node's upper bound (ticks, scaled); < 0: not yet */
+  uint32_t *ncallers;     /* units: timed arcs coming in from other units */
+  uint8_t *root;          /* units with no timed callers */
+  uint32_t *stamp, gen;   /* traversal marks (a stamp per traversal) */
+  uint32_t *stack;
+} lgp_bounds;
+
+/* Bounds for profile (or view) p, analysed (LGP_GRAPH_TIME); p must
+** outlive b. 0, or -1 (out of memory). */
+int lgp_bounds_build(lgp_bounds *b, const lgp_profile *p);
+void lgp_bounds_free(lgp_bounds *b);
+/* Node s's total_min / total_max, in ticks (seconds: lgp_seconds). The
+** upper bound costs one traversal of what s reaches, the first time. */
+double lgp_bounds_min(const lgp_bounds *b, uint32_t s);
+double lgp_bounds_max(lgp_bounds *b, uint32_t s);
+/* Does arc k carry time that rests on gprof's equal-cost assumption (it
+** carries time, into a unit with time and more than one timed caller)? */
+int lgp_bounds_arc_estimated(const lgp_bounds *b, uint32_t k);
+/* Is node s (a function, or a cycle) a root of the timed graph that ran
+** (it has time or calls out) and is not the program's entry (main, or a
+** cycle holding it): its callers were not profiled, and the lower bounds
+** of what is below it assume nothing else calls in? */
+int lgp_bounds_spontaneous(const lgp_bounds *b, uint32_t s);
+/* The units whose time gprof splits between several callers by its
+** assumption (time > 0, two or more timed callers), heaviest total first
+** (ties: call-graph index): *out (allocated, *n of them; free it). 0, or
+** -1 (out of memory). */
+int lgp_bounds_ambiguous(const lgp_bounds *b, uint32_t **out, size_t *n);
+
+#endif
