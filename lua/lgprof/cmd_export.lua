@@ -10,6 +10,7 @@ local cmd = {}
 local EXPORTS = {
   callgrind = { "callgrind", true }, json = { "json", true }, csv = { "csv", true, "flat" },
   ["csv-arcs"] = { "csv", true, "arcs" }, folded = { "folded" }, dot = { "dot" },
+  text = { "text", true },
 }
 
 --- Writes the profile of the parsed command line st in format fmt to out;
@@ -19,7 +20,7 @@ local EXPORTS = {
 function cmd.run(cli, st, fmt, out, err, granularity)
   local e = EXPORTS[fmt]
   if not e then
-    return options.usage_error(err, ("unknown format '%s' (gprof, callgrind, json, csv, csv-arcs, "
+    return options.usage_error(err, ("unknown format '%s' (gprof, text, callgrind, json, csv, csv-arcs, "
       .. "folded, dot)"):format(fmt))
   end
   if st.style & (options.INFO | options.SUM) ~= 0 then
@@ -32,8 +33,9 @@ function cmd.run(cli, st, fmt, out, err, granularity)
   if not profile then return ostatus end
   local o
   if e[2] then o = { zeros = st.zeros or nil, table = e[3] } end
+  if fmt == "text" then o.noise_floor, o.brief = st.noise_floor, st.brief or nil end
   if granularity == "line" then
-    if not (o and e[3] ~= "arcs") then
+    if not (o and e[3] ~= "arcs" and fmt ~= "text") then
       return options.usage_error(err, "--granularity=line is for callgrind, json and csv")
     end
     o.granularity = "line"

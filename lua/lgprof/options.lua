@@ -16,8 +16,10 @@ Usage: lgprof [options] [image-file [profile-file...]]
 lgprof's own modes (each prints its own usage with --help):
   lgprof --format=FMT [options] [image-file [profile-file...]]
                       write the profile in another format; FMT: gprof (the
-                      default), callgrind, json, csv, csv-arcs, folded, dot;
-                      --granularity=line: line-level rows (json, csv, callgrind)
+                      default), text, callgrind, json, csv, csv-arcs, folded,
+                      dot; --granularity=line: line-level rows (json, csv,
+                      callgrind); text: lgprof's flat profile with sampling
+                      errors and bounds (--noise-floor=N samples, default 10)
   lgprof --static-arcs [options] [image-file [profile-file...]]
                       add every direct call and tail jump found by decoding
                       the code (x86-64) as arcs of count 0 (with --format too)
@@ -142,6 +144,7 @@ local EXTRA = {
     focus = "required", ignore = "required", hide = "required", ["prune-from"] = "required",
     ["node-fraction"] = "required", ["edge-fraction"] = "required", top = "required",
     ["min-calls"] = "required",
+    ["noise-floor"] = "required",   -- --format=text: samples below which self is noise
   } },
   diff = { long = {
     diff = "required", ["diff-image"] = "required", ["max-growth"] = "required",

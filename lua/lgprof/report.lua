@@ -6,6 +6,7 @@
 --   lgprof.report.folded(profile, file [, options])     folded stacks (flamegraph.pl, speedscope)
 --   lgprof.report.dot(profile, file [, options])        Graphviz (module lgprof.dot)
 --   lgprof.report.annotate(profile, file [, options])   annotated source (lgprof.annotate)
+--   lgprof.report.text(profile, file [, options])       flat profile with errors and bounds (lgprof.textreport)
 --
 -- `profile` is a Profile or a view (profile:filter{...}); `file` an open Lua
 -- file (written, not closed) or a path (created, written and closed).
@@ -54,7 +55,12 @@ function report.annotate(profile, file, options)
   return require("lgprof.annotate").write(profile, file, options)
 end
 
+--- lgprof's flat profile with sampling errors and attribution bounds.
+function report.text(profile, file, options)
+  return require("lgprof.textreport").write(profile, file, options)
+end
+
 --- The formats, by name, as the command line spells them.
-report.formats = { "callgrind", "json", "csv", "folded", "dot" }
+report.formats = { "callgrind", "json", "csv", "folded", "dot", "text" }
 
 return report
