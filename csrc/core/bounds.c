@@ -152,7 +152,7 @@ static int lower_bounds(lgp_bounds *b, const uint32_t *indeg0, const uint8_t *fr
       sub[t.idom[u]] += sub[u];
   }
   for (i = 0; i < n; i++) /* a member: its own self only (always sound) */
-    b->min[i] = is_unit(b, (uint32_t)i) ? nodes[i].prop_fract * sub[i] : nodes[i].prop_self;
+    b->min[i] = nodes[i].prop_self + (is_unit(b, (uint32_t)i) ? b->scale[i] * (sub[i] - b->h[i]) : 0.0);
   free(indeg), free(cand), free(sub), free(t.idom), free(t.jump), free(t.depth);
   return 0;
 }
@@ -175,10 +175,13 @@ int lgp_bounds_build(lgp_bounds *b, const lgp_profile *p) {
   b->root = lgp_alloc_array(t, 1);
   b->stamp = lgp_calloc_array(t, sizeof *b->stamp);
   b->stack = lgp_alloc_array(t, sizeof *b->stack);
+  b->scale = lgp_alloc_array(t, sizeof *b->scale);
+  b->scale_hi = lgp_alloc_array(t, sizeof *b->scale_hi);
   indeg = lgp_calloc_array(t, sizeof *indeg);
   from_root = lgp_calloc_array(t, 1);
   if (b->unit == NULL || b->off == NULL || b->h == NULL || b->min == NULL || b->max == NULL ||
       b->ncallers == NULL || b->root == NULL || b->stamp == NULL || b->stack == NULL ||
+      b->scale == NULL || b->scale_hi == NULL ||
       indeg == NULL || from_root == NULL)
     goto done;
   for (s = 0; s < n; s++) {
@@ -187,7 +190,21 @@ int lgp_bounds_build(lgp_bounds *b, const lgp_profile *p) {
     b->h[s] = prop_hist(nd);
     b->max[s] = -1.0;
     b->root[s] = 1;
+    b->scale[s] = b->scale_hi[s] = s < g->nsyms ? nd->prop_fract : -1.0;
   }
+  for (s = 0; s < g->nsyms; s++) { /* a cycle: its members' least and greatest fraction */
+    uint32_t u = b->unit[s];
+    double f = g->nodes[s].prop_fract;
+    if (u == s)
+      continue;
+    if (b->scale[u] < 0.0 || f < b->scale[u])
+      b->scale[u] = f;
+    if (f > b->scale_hi[u])
+      b->scale_hi[u] = f;
+  }
+  for (s = g->nsyms; s < n; s++)
+    if (b->scale[s] < 0.0) /* (a cycle has members) */
+      b->scale[s] = b->scale_hi[s] = 0.0;
   if (build_edges(b, indeg, from_root) != 0 || lower_bounds(b, indeg, from_root) != 0)
     goto done;
   rc = 0;
@@ -210,6 +227,8 @@ void lgp_bounds_free(lgp_bounds *b) {
   free(b->root);
   free(b->stamp);
   free(b->stack);
+  free(b->scale);
+  free(b->scale_hi);
   memset(b, 0, sizeof *b);
 }
 
@@ -227,7 +246,7 @@ static double reach(lgp_bounds *b, uint32_t u, size_t *top) {
 double lgp_bounds_max(lgp_bounds *b, uint32_t s) {
   const lgp_graph *g = &b->p->graph;
   const lgp_node *nd = &g->nodes[s];
-  double sum = b->h[s];
+  double sum = 0.0, scale = b->scale_hi[s];
   size_t top = 0;
   if (b->max[s] >= 0.0)
     return b->max[s];
@@ -235,8 +254,8 @@ double lgp_bounds_max(lgp_bounds *b, uint32_t s) {
     memset(b->stamp, 0, b->n * sizeof *b->stamp);
     b->gen = 1;
   }
-  if (nd->prop_fract == 0.0) {
-    sum = 0.0;
+  if (scale == 0.0) {
+    /* nothing comes up */
   } else if (is_unit(b, s)) {
     b->stamp[s] = b->gen;
     b->stack[top++] = s;
@@ -254,7 +273,7 @@ double lgp_bounds_max(lgp_bounds *b, uint32_t s) {
     for (j = b->off[u]; j < b->off[u + 1]; j++)
       sum += reach(b, b->succ[j], &top);
   }
-  b->max[s] = nd->prop_fract * sum;
+  b->max[s] = nd->prop_self + scale * sum;
   if (b->max[s] < b->min[s]) /* (rounding only: what s dominates it reaches) */
     b->max[s] = b->min[s];
   return b->max[s];

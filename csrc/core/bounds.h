@@ -16,7 +16,11 @@
 ** does the callee of an arc out of a function whose time tables (-E, -F)
 ** stop propagation (time entering it goes nowhere). Times are gprof's
 ** ticks scaled as gprof scales the unit's total (its propagation fraction,
-** 1 without time tables), so total_min <= total <= total_max.
+** 1 without time tables), so total_min <= total <= total_max: a unit's
+** bounds are its call-graph self plus what comes up from below, scaled by
+** its fraction (a cycle: its members' fractions, which scale what each
+** member passes on; gprof gives a cycle that nothing calls fraction 0, so
+** its self is 0 while its members' children count).
 **
 ** Costs: building (lower bounds for all, callers, spontaneity) is
 ** O((units + arcs) log units): a dominator tree of the DAG in topological
@@ -40,6 +44,9 @@ typedef struct lgp_bounds {
   double *max;            /* node's upper bound (ticks, scaled); < 0: not yet */
   uint32_t *ncallers;     /* units: timed arcs coming in from other units */
   uint8_t *root;          /* units with no timed callers */
+  double *scale;          /* units: how gprof scales what comes up from below
+                             (a cycle: its least and greatest member's fraction) */
+  double *scale_hi;
   uint32_t *stamp, gen;   /* traversal marks (a stamp per traversal) */
   uint32_t *stack;
 } lgp_bounds;
