@@ -108,7 +108,7 @@ function textreport.render(profile, options)
   local d = decimals(period)
   local function sec(x) return ("%." .. d .. "f"):format(x) end
   local ranked, noisy, noisy_samples, ranked_samples = {}, {}, 0, 0
-  for fn in profile:flat { zeros = o.zeros } do
+  local function add(fn)
     if fn.samples >= o.noise_floor then
       ranked[#ranked + 1] = fn
       ranked_samples = ranked_samples + fn.samples
@@ -116,6 +116,16 @@ function textreport.render(profile, options)
       noisy[#noisy + 1] = fn
       noisy_samples = noisy_samples + fn.samples
     end
+  end
+  -- the flat profile's rows in its order, then the functions only the call
+  -- graph shows (main: no samples, no recorded call, but all the time below)
+  local seen = {}
+  for fn in profile:flat { zeros = o.zeros } do
+    seen[fn] = true
+    add(fn)
+  end
+  for fn in profile:functions() do
+    if not seen[fn] and fn.in_graph then add(fn) end
   end
   table.sort(noisy, function(a, b)
     if a.name ~= b.name then return a.name < b.name end
