@@ -319,6 +319,7 @@ describe("attribution bounds", function()
         local fn = assert(p:find(name))
         near(o.fmin[i] / HZ, fn.total_min, what .. " " .. name .. ".total_min")
         near(o.fmax[i] / HZ, fn.total_max, what .. " " .. name .. ".total_max")
+        assert.is_true(fn.total_max_exact)
         assert.equal(o.in_cycle[i], fn.cycle ~= nil, what .. " " .. name .. " in a cycle")
         -- a root that ran (time or calls out) and does not hold main
         local c = o.comp[i]
@@ -357,6 +358,55 @@ describe("attribution bounds", function()
       check_invariant(p, what)
       p:close()
     end
+  end)
+
+  it("stay sound past the exact sums' work limit, and say so", function()
+    -- a chain of 300: the exact sums cost 300^2/2 steps, past 16 passes over
+    -- the graph; the leaves' are exact, the top's composed (a chain has no
+    -- sharing, so still the suffix sums); a ladder (two callees sharing all
+    -- below) then gives composed bounds above the exact sums
+    local funcs, arcs, n = {}, {}, 300
+    for i = 1, n do funcs[i] = { i == 1 and "main" or ("c" .. i), i % 7 } end
+    for i = 1, n - 1 do arcs[i] = { funcs[i][1], funcs[i + 1][1], 1 } end
+    local p <close> = open { funcs = funcs, arcs = arcs }
+    local suffix, exact_seen, inexact_seen = 0, 0, 0
+    for i = n, 1, -1 do
+      suffix = suffix + funcs[i][2]
+      local fn = p:find(funcs[i][1])
+      near(suffix / HZ, fn.total_max, fn.name .. ".total_max")
+      near(suffix / HZ, fn.total_min, fn.name .. ".total_min")
+      if fn.total_max_exact then exact_seen = exact_seen + 1 else inexact_seen = inexact_seen + 1 end
+      if i > n - 10 then assert.is_true(fn.total_max_exact, fn.name) end
+    end
+    assert.is_false(p:find("main").total_max_exact)
+    assert.is_true(exact_seen > 0 and inexact_seen > 0)
+    -- the ladder: a_i -> a_{i+1}, b_{i+1}; b_i -> a_{i+1}, b_{i+1}
+    funcs, arcs = { { "main", 0 } }, { { "main", "a1", 1 }, { "main", "b1", 1 } }
+    local m = 150
+    for i = 1, m do
+      funcs[#funcs + 1] = { "a" .. i, 1 }
+      funcs[#funcs + 1] = { "b" .. i, 2 }
+      if i < m then
+        for _, x in ipairs { "a", "b" } do
+          arcs[#arcs + 1] = { x .. i, "a" .. (i + 1), 1 }
+          arcs[#arcs + 1] = { x .. i, "b" .. (i + 1), 1 }
+        end
+      end
+    end
+    local q <close> = open { funcs = funcs, arcs = arcs }
+    check_invariant(q, "ladder")
+    local all = 3 * m
+    for i = 1, m do
+      local below = 3 * (m - i) -- what a_i reaches besides itself
+      local fn = q:find("a" .. i)
+      if fn.total_max_exact then
+        near((1 + below) / HZ, fn.total_max, fn.name)
+      else
+        assert.is_true(fn.total_max >= (1 + below) / HZ - EPS and fn.total_max <= all / HZ + EPS)
+      end
+    end
+    assert.is_false(q:find("main").total_max_exact)
+    near(all / HZ, q:find("main").total_max, "main: at most everything")
   end)
 
   -- }==================================================

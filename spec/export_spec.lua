@@ -199,7 +199,8 @@ local function check_json(p)
     for _, k in ipairs({ "name", "symbol", "address", "size", "file", "line", "is_static",
                          "flat_self", "flat_percent", "self", "children", "total", "percent",
                          "calls", "self_calls", "member_calls", "printed", "samples",
-                         "self_error", "total_min", "total_max", "is_spontaneous" }) do
+                         "self_error", "total_min", "total_max", "total_max_exact",
+                         "is_spontaneous" }) do
       eq(jf[k], fn[k], fn.name .. "." .. k)
     end
     eq(jf.cycle, fn.cycle and fn.cycle.number, fn.name .. ".cycle")
@@ -227,7 +228,7 @@ local function check_json(p)
     local jc = j.cycles[n]
     for _, k in ipairs({ "number", "index", "name", "self", "children", "total", "percent",
                          "calls", "internal_calls", "samples", "self_error", "total_min",
-                         "total_max", "is_spontaneous" }) do
+                         "total_max", "total_max_exact", "is_spontaneous" }) do
       eq(jc[k], cyc[k], cyc.name .. "." .. k)
     end
     local m = 0

@@ -146,6 +146,8 @@ static int lower_bounds(lgp_bounds *b, const uint32_t *indeg0, const uint8_t *fr
     }
   for (i = 0; i < n; i++)
     sub[i] = b->h[i];
+  memcpy(b->topo, order, tail * sizeof *order);
+  b->ntopo = tail;
   while (tail-- > 0) {
     uint32_t u = order[tail];
     if (t.idom[u] != root)
@@ -177,19 +179,22 @@ int lgp_bounds_build(lgp_bounds *b, const lgp_profile *p) {
   b->stack = lgp_alloc_array(t, sizeof *b->stack);
   b->scale = lgp_alloc_array(t, sizeof *b->scale);
   b->scale_hi = lgp_alloc_array(t, sizeof *b->scale_hi);
+  b->exact = lgp_calloc_array(t, 1);
+  b->topo = lgp_alloc_array(t, sizeof *b->topo);
   indeg = lgp_calloc_array(t, sizeof *indeg);
   from_root = lgp_calloc_array(t, 1);
   if (b->unit == NULL || b->off == NULL || b->h == NULL || b->min == NULL || b->max == NULL ||
       b->ncallers == NULL || b->root == NULL || b->stamp == NULL || b->stack == NULL ||
-      b->scale == NULL || b->scale_hi == NULL ||
+      b->scale == NULL || b->scale_hi == NULL || b->exact == NULL || b->topo == NULL ||
       indeg == NULL || from_root == NULL)
     goto done;
   for (s = 0; s < n; s++) {
     const lgp_node *nd = &g->nodes[s];
     b->unit[s] = s < g->nsyms && nd->cyc_num != 0 ? nd->cyc_head : (uint32_t)s;
     b->h[s] = prop_hist(nd);
-    b->max[s] = -1.0;
     b->root[s] = 1;
+    if (b->unit[s] == s)
+      b->hall += b->h[s];
     b->scale[s] = b->scale_hi[s] = s < g->nsyms ? nd->prop_fract : -1.0;
   }
   for (s = 0; s < g->nsyms; s++) { /* a cycle: its members' least and greatest fraction */
@@ -229,55 +234,129 @@ void lgp_bounds_free(lgp_bounds *b) {
   free(b->stack);
   free(b->scale);
   free(b->scale_hi);
+  free(b->exact);
+  free(b->topo);
   memset(b, 0, sizeof *b);
 }
 
 double lgp_bounds_min(const lgp_bounds *b, uint32_t s) { return b->min[s]; }
 
-/* Marks unit u reached (once per traversal) and stacks it: its self. */
-static double reach(lgp_bounds *b, uint32_t u, size_t *top) {
-  if (b->stamp[u] == b->gen)
-    return 0.0;
-  b->stamp[u] = b->gen;
-  b->stack[(*top)++] = u;
-  return b->h[u];
+/* {====================================================== upper bounds */
+
+/* One traversal of what the unit graph reaches from the units stacked in
+** b->stack[0..top) (marked), adding their self ticks to *sum; gives up
+** (0) once it has looked at more than *budget units and edges, which it
+** charges. */
+static int traverse(lgp_bounds *b, size_t top, double *sum, size_t *budget) {
+  size_t cost = 0;
+  while (top > 0) {
+    uint32_t u = b->stack[--top], j;
+    cost += 1 + (b->off[u + 1] - b->off[u]);
+    if (cost > *budget) {
+      *budget = 0;
+      return 0;
+    }
+    for (j = b->off[u]; j < b->off[u + 1]; j++) {
+      uint32_t v = b->succ[j];
+      if (b->stamp[v] != b->gen) {
+        b->stamp[v] = b->gen;
+        b->stack[top++] = v;
+        *sum += b->h[v];
+      }
+    }
+  }
+  *budget -= cost;
+  return 1;
 }
 
-double lgp_bounds_max(lgp_bounds *b, uint32_t s) {
-  const lgp_graph *g = &b->p->graph;
-  const lgp_node *nd = &g->nodes[s];
-  double sum = 0.0, scale = b->scale_hi[s];
-  size_t top = 0;
-  if (b->max[s] >= 0.0)
-    return b->max[s];
+static void next_gen(lgp_bounds *b) {
   if (++b->gen == 0) { /* the stamps wrapped: start them again */
     memset(b->stamp, 0, b->n * sizeof *b->stamp);
     b->gen = 1;
   }
-  if (scale == 0.0) {
-    /* nothing comes up */
-  } else if (is_unit(b, s)) {
-    b->stamp[s] = b->gen;
-    b->stack[top++] = s;
-  } else { /* a member: what its own arcs out of the cycle reach */
-    uint32_t j;
-    b->stamp[b->unit[s]] = b->gen; /* (the cycle is not below its members) */
+}
+
+/* Node s's unscaled sum of what comes up from below (what it reaches, not
+** itself): by a traversal while the budget lasts, else (b->exact[s] = 0)
+** bounded by the sum of its callees' sums and selves (what two callees
+** share counts twice) and by the self of everything but its unit. Units in reverse
+** topological order, so the callees' sums are known. */
+static double below(lgp_bounds *b, uint32_t s, const double *up, size_t *budget) {
+  const lgp_graph *g = &b->p->graph;
+  double sum = 0.0, composed = 0.0, cap;
+  size_t top = 0;
+  uint32_t j;
+  next_gen(b);
+  b->stamp[b->unit[s]] = b->gen; /* (a cycle is not below its members) */
+  if (b->unit[s] == s) {
+    for (j = b->off[s]; j < b->off[s + 1]; j++) {
+      uint32_t v = b->succ[j];
+      composed += b->h[v] + up[v];
+      if (b->stamp[v] != b->gen) {
+        b->stamp[v] = b->gen;
+        b->stack[top++] = v;
+        sum += b->h[v];
+      }
+    }
+  } else if (b->p->graph.nodes[s].prop_fract != 0.0) { /* a member: its own arcs out */
     for (j = g->child_off[s]; j < g->child_off[s + 1]; j++) {
       const lgp_arc *a = &g->arcs.arcs[g->child_arcs[j]];
-      if (timed_edge(b, a))
-        sum += reach(b, b->unit[a->child], &top);
+      uint32_t v = b->unit[a->child];
+      if (!timed_edge(b, a))
+        continue;
+      composed += b->h[v] + up[v];
+      if (b->stamp[v] != b->gen) {
+        b->stamp[v] = b->gen;
+        b->stack[top++] = v;
+        sum += b->h[v];
+      }
     }
   }
-  while (top > 0) {
-    uint32_t u = b->stack[--top], j;
-    for (j = b->off[u]; j < b->off[u + 1]; j++)
-      sum += reach(b, b->succ[j], &top);
+  if (*budget > 0 && traverse(b, top, &sum, budget)) {
+    b->exact[s] = 1;
+    return sum;
   }
-  b->max[s] = nd->prop_self + scale * sum;
-  if (b->max[s] < b->min[s]) /* (rounding only: what s dominates it reaches) */
-    b->max[s] = b->min[s];
-  return b->max[s];
+  b->exact[s] = 0;
+  cap = b->hall - b->h[b->unit[s]]; /* what is not its unit */
+  return composed < cap ? composed : cap;
 }
+
+/* Every node's upper bound, once: exact while the work stays within a few
+** passes over the graph (leaves first: they are the cheap ones). */
+int lgp_bounds_upper(lgp_bounds *b) {
+  const lgp_node *nodes = b->p->graph.nodes;
+  size_t budget = LGP_BOUNDS_PASSES * (b->n + b->off[b->n] + 1), i, s;
+  double *up;
+  if (b->have_max)
+    return 0;
+  up = lgp_calloc_array(b->n ? b->n : 1, sizeof *up);
+  if (up == NULL)
+    return -1;
+  for (i = b->ntopo; i-- > 0;)
+    up[b->topo[i]] = below(b, b->topo[i], up, &budget);
+  for (s = 0; s < b->n; s++) {
+    double scale = b->scale_hi[s];
+    if (b->unit[s] != s) /* members, once their cycles' callees are known */
+      up[s] = below(b, (uint32_t)s, up, &budget);
+    b->max[s] = nodes[s].prop_self + (scale > 0.0 ? scale * up[s] : 0.0);
+    if (b->max[s] < b->min[s]) /* (rounding only: what s dominates it reaches) */
+      b->max[s] = b->min[s];
+  }
+  free(up);
+  b->have_max = 1;
+  return 0;
+}
+
+int lgp_bounds_max(lgp_bounds *b, uint32_t s, double *max, int *exact) {
+  if (!b->have_max && lgp_bounds_upper(b) != 0)
+    return -1;
+  *max = b->max[s];
+  if (exact != NULL)
+    *exact = b->exact[s];
+  return 0;
+}
+
+/* }====================================================== */
 
 int lgp_bounds_arc_estimated(const lgp_bounds *b, uint32_t k) {
   const lgp_graph *g = &b->p->graph;

@@ -25,14 +25,20 @@
 ** Costs: building (lower bounds for all, callers, spontaneity) is
 ** O((units + arcs) log units): a dominator tree of the DAG in topological
 ** order, each idom the nearest common ancestor of the unit's callers found
-** with skew-binary jump pointers (O(log depth) per arc, no recursion). An
-** upper bound is one traversal of what the unit reaches, done on demand
-** and remembered.
+** with skew-binary jump pointers (O(log depth) per arc, no recursion). The
+** upper bounds (all of them, on first use) are a traversal each of what a
+** node reaches, leaves first, while the work stays within
+** LGP_BOUNDS_PASSES passes over the graph: beyond that (very large acyclic
+** graphs, where the exact sums for all cost up to units x arcs) a node gets
+** a looser sound bound: its callees' bounds summed (what two callees share
+** counts twice), at most everything's self. lgp_bounds_max says which.
 */
 #ifndef bounds_h
 #define bounds_h
 
 #include "profile.h"
+
+#define LGP_BOUNDS_PASSES 16
 
 typedef struct lgp_bounds {
   const lgp_profile *p;
@@ -41,7 +47,12 @@ typedef struct lgp_bounds {
   uint32_t *off, *succ;   /* units' timed out-edges (CSR over nodes; duplicates kept) */
   double *h;              /* node's self ticks that propagate (unscaled) */
   double *min;            /* node's lower bound (ticks, scaled) */
-  double *max;            /* node's upper bound (ticks, scaled); < 0: not yet */
+  double *max;            /* node's upper bound (ticks, scaled), once have_max */
+  uint8_t *exact;         /* is max[s] the exact reachability sum? */
+  int have_max;
+  uint32_t *topo;         /* units in topological order (callers first) */
+  size_t ntopo;
+  double hall;            /* every unit's self ticks that propagate */
   uint32_t *ncallers;     /* units: timed arcs coming in from other units */
   uint8_t *root;          /* units with no timed callers */
   double *scale;          /* units: how gprof scales what comes up from below
@@ -55,10 +66,15 @@ typedef struct lgp_bounds {
 ** outlive b. 0, or -1 (out of memory). */
 int lgp_bounds_build(lgp_bounds *b, const lgp_profile *p);
 void lgp_bounds_free(lgp_bounds *b);
-/* Node s's total_min / total_max, in ticks (seconds: lgp_seconds). The
-** upper bound costs one traversal of what s reaches, the first time. */
+/* Node s's total_min, in ticks (seconds: lgp_seconds). */
 double lgp_bounds_min(const lgp_bounds *b, uint32_t s);
-double lgp_bounds_max(lgp_bounds *b, uint32_t s);
+/* Computes every node's upper bound (lgp_bounds_max does on its first
+** call). 0, or -1 (out of memory). */
+int lgp_bounds_upper(lgp_bounds *b);
+/* Node s's total_max in *max (ticks) and whether it is exact (the sum over
+** what s reaches) in *exact (may be NULL). The first call computes every
+** node's. 0, or -1 (out of memory). */
+int lgp_bounds_max(lgp_bounds *b, uint32_t s, double *max, int *exact);
 /* Does arc k carry time that rests on gprof's equal-cost assumption (it
 ** carries time, into a unit with time and more than one timed caller)? */
 int lgp_bounds_arc_estimated(const lgp_bounds *b, uint32_t k);

@@ -387,14 +387,23 @@ static void json_times(lgp_out *o, const lgp_profile *p, const lgp_node *n) {
   lgp_ex_json_num(o, "percent", percent(p, n));
 }
 
+/* node s's upper bound (computed when the bounds were built) */
+static double ex_max(ectx *c, uint32_t s, int *exact) {
+  double max = 0.0;
+  lgp_bounds_max(c->bounds, s, &max, exact);
+  return max;
+}
+
 /* version 3: the sampling error and the attribution bounds of node s */
 static void json_trust(ectx *c, uint32_t s) {
   const lgp_profile *p = c->p;
+  int exact;
   const lgp_node *n = &p->graph.nodes[s];
   lgp_ex_json_num(c->o, "samples", n->hist_time);
   lgp_ex_json_num(c->o, "self_error", lgp_sampling_error(p, n->hist_time));
   lgp_ex_json_num(c->o, "total_min", lgp_seconds(p, lgp_bounds_min(c->bounds, s)));
-  lgp_ex_json_num(c->o, "total_max", lgp_seconds(p, lgp_bounds_max(c->bounds, s)));
+  lgp_ex_json_num(c->o, "total_max", lgp_seconds(p, ex_max(c, s, &exact)));
+  lgp_ex_json_bool(c->o, "total_max_exact", exact);
   lgp_ex_json_bool(c->o, "is_spontaneous", lgp_bounds_spontaneous(c->bounds, s));
 }
 
@@ -410,7 +419,8 @@ static const char json_estimated[] =
   "\"cycles.total_min\",\"cycles.total_max\",\"arcs.is_estimated\"],"
   "\"note\":\"whatever each call really cost, total lies in [total_min, total_max]: self plus "
   "the self of what only this function leads to, and self plus the self of all it reaches "
-  "(cycles as units; a cycle member's total_min is its self). Below an is_spontaneous root "
+  "(cycles as units; a cycle member's total_min is its self; total_max_exact false: a looser "
+  "sound bound, on graphs too large for exact sums). Below an is_spontaneous root "
   "the lower bounds assume nothing unprofiled calls in. self_error is sqrt(samples) "
   "sample periods.\"},\n";
 
@@ -635,7 +645,7 @@ static void write_csv_flat(ectx *c) {
     lgp_ex_num_field(o, n->hist_time);
     lgp_ex_num_field(o, lgp_sampling_error(p, n->hist_time));
     lgp_ex_num_field(o, lgp_seconds(p, lgp_bounds_min(c->bounds, s)));
-    out_num(o, lgp_seconds(p, lgp_bounds_max(c->bounds, s)));
+    out_num(o, lgp_seconds(p, ex_max(c, s, NULL)));
     lgp_out_str(o, "\r\n");
   }
 }
@@ -693,6 +703,12 @@ int lgp_export(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_export
       eo->format == LGP_EXPORT_CSV_ARCS) {
     c.bounds = malloc(sizeof *c.bounds);
     if (c.bounds == NULL || lgp_bounds_build(c.bounds, p) != 0) {
+      free(c.bounds);
+      ctx_free(&c);
+      return lgp_fail(err, NULL, "out of memory");
+    }
+    if (lgp_bounds_upper(c.bounds) != 0) {
+      lgp_bounds_free(c.bounds);
       free(c.bounds);
       ctx_free(&c);
       return lgp_fail(err, NULL, "out of memory");

@@ -15,13 +15,13 @@ static const char *const function_fields[] = {
   "is_function", "index", "self", "children", "total", "percent", "profile_percent",
   "flat_self", "flat_percent", "calls", "self_calls", "member_calls", "cycle", "printed",
   "in_flat", "in_graph", "propagated_fraction", "samples", "self_error", "total_min",
-  "total_max", "is_spontaneous", NULL
+  "total_max", "total_max_exact", "is_spontaneous", NULL
 };
 static const char *const cycle_fields[] = {
   "kind", "name", "number", "index", "self", "children", "total", "percent",
   "profile_percent", "flat_self", "flat_percent", "calls", "internal_calls", "printed",
   "in_graph", "propagated_fraction", "samples", "self_error", "total_min", "total_max",
-  "is_spontaneous", NULL
+  "total_max_exact", "is_spontaneous", NULL
 };
 static const char *const arc_fields[] = {
   "kind", "caller", "callee", "count", "self", "children", "is_recursive", "in_cycle",
@@ -113,8 +113,16 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     lua_pushnumber(L, lgp_sampling_error(p, n->hist_time));
   else if (strcmp(k, "total_min") == 0) /* attribution bounds (bounds.h) */
     lua_pushnumber(L, lgp_seconds(p, lgp_bounds_min(lcore_bounds(L, lp), id)));
-  else if (strcmp(k, "total_max") == 0)
-    lua_pushnumber(L, lgp_seconds(p, lgp_bounds_max(lcore_bounds(L, lp), id)));
+  else if (strcmp(k, "total_max") == 0 || strcmp(k, "total_max_exact") == 0) {
+    double max;
+    int exact;
+    if (lgp_bounds_max(lcore_bounds(L, lp), id, &max, &exact) != 0)
+      return luaL_error(L, "out of memory");
+    if (k[9] == '\0')
+      lua_pushnumber(L, lgp_seconds(p, max));
+    else
+      lua_pushboolean(L, exact);
+  }
   else if (strcmp(k, "is_spontaneous") == 0)
     lua_pushboolean(L, lgp_bounds_spontaneous(lcore_bounds(L, lp), id));
   else if (strcmp(k, "flat_percent") == 0)
