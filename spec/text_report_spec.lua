@@ -70,6 +70,9 @@ describe("lgprof --format=text", function()
     assert.equal("3 functions, 11 samples, 2.4% of them", l[b + 1])
     assert.equal(HEADING, l[b + 3])
     assert.same({ ROWS.main, ROWS.noise, ROWS.tiny }, { l[b + 4], l[b + 5], l[b + 6] })
+    -- noise's 0.08 s are split between work and parse by calls
+    local s = assert(index_of(l, "Shared callees: gprof splits their time between their callers by calls,"))
+    assert.same({ "time  callers  name", "0.08        2  noise", "" }, { l[s + 3], l[s + 4], l[s + 5] })
     assert.equal("3 functions ranked (442 samples), 3 below the noise floor (11 samples).", l[#l])
     for _, s in ipairs(l) do assert.is_true(utf8.len(s) <= 80, s) end
     assert.is_nil(index_of(l, "idle"))
@@ -107,6 +110,23 @@ describe("lgprof --format=text", function()
     local l = lines_of(util.slurp(path))
     -- handler: 20 samples; a's 30 shared with main: bounds 0.20 .. 0.50
     assert.is_not_nil(index_of(l, " 40.00  0.20 ± 0.04        20         0.35 [0.20 .. 0.50]  handler (spontaneous)"))
+  end)
+
+  it("gives each cycle as a whole its bounds", function()
+    -- main -> x <-> y, y -> z, main -> w -> z: the cycle's self 30 samples;
+    -- below it z (30), shared with w: total 0.30 + 0.30 x 3/5, bounds 0.30 .. 0.60
+    local e, g = synth.write(TMP, "cyc", {
+      funcs = { { "main", 0 }, { "x", 10 }, { "y", 20 }, { "z", 30 }, { "w", 5 } },
+      arcs = { { "main", "x", 1 }, { "x", "y", 5 }, { "y", "x", 4 }, { "y", "z", 3 },
+               { "main", "w", 1 }, { "w", "z", 2 } },
+    })
+    local q <close> = assert(lgprof.open(e, g))
+    local path = TMP .. "/cyc.txt"
+    assert(lgprof.report.text(q, path, { brief = true }))
+    local l = lines_of(util.slurp(path))
+    local c = assert(index_of(l, "<cycle 1>  total 0.48 [0.30 .. 0.60]  self 0.30 ± 0.05"))
+    local a, b = l[c + 1]:match("^  2 members: ([xy]), ([xy])$")
+    assert.is_true(a ~= nil and a ~= b, l[c + 1])
   end)
 
   it("takes a view", function()

@@ -83,6 +83,8 @@ local function cells(fn, sec)
   }
 end
 
+local AMBIGUOUS_SHOWN, CYCLE_NAMES = 10, 5
+
 local HEAD = { "% time", "self", "error", "samples", "calls", "total [min .. max]", "name" }
 
 local LEGEND = [[
@@ -177,6 +179,41 @@ function textreport.render(profile, options)
         plural(noisy_samples, "sample"), share))
     put(heading, "\n")
     for _, r in ipairs(rows_noisy) do put(line(r), "\n") end
+  end
+  -- the callees whose attribution rests on gprof's assumption
+  local amb = profile:ambiguous()
+  if #amb > 0 then
+    put("\nShared callees: gprof splits their time between their callers by calls,\n",
+      "as if every call cost the same; their callers' totals are estimates.\n\n")
+    local aw = width("time")
+    for k = 1, math.min(#amb, AMBIGUOUS_SHOWN) do aw = math.max(aw, width(sec(amb[k].time))) end
+    put(pad_left("time", aw), "  callers  name\n")
+    for k = 1, math.min(#amb, AMBIGUOUS_SHOWN) do
+      local e = amb[k]
+      put(pad_left(sec(e.time), aw), "  ", pad_left(tostring(e.callers), 7), "  ", e.func.name, "\n")
+    end
+    if #amb > AMBIGUOUS_SHOWN then
+      put(("... and %d more (profile:ambiguous() lists them all)\n"):format(#amb - AMBIGUOUS_SHOWN))
+    end
+  end
+  -- cycles: gprof propagates nothing inside them, so the members' totals
+  -- leave out what goes round; the cycle as a whole has the bounds
+  local cycles = {}
+  for c in profile:cycles() do
+    if c.in_graph then cycles[#cycles + 1] = c end
+  end
+  if #cycles > 0 then
+    put("\nCycles (a member's total leaves out what goes round the cycle):\n\n")
+    for _, c in ipairs(cycles) do
+      local names, n = {}, 0
+      for m in c:members() do
+        n = n + 1
+        if n <= CYCLE_NAMES then names[n] = m.name end
+      end
+      put(("%s  total %s [%s .. %s]  self %s ± %s\n  %s: %s%s\n"):format(c.name, sec(c.total),
+        sec(c.total_min), sec(c.total_max), sec(c.self), sec(c.self_error), plural(n, "member"),
+        table.concat(names, ", "), n > CYCLE_NAMES and (", ... (%d more)"):format(n - CYCLE_NAMES) or ""))
+    end
   end
   put(("\n%s ranked (%s), %d below the noise floor (%s).\n"):format(plural(#ranked, "function"),
     plural(ranked_samples, "sample"), #noisy, plural(noisy_samples, "sample")))
