@@ -137,6 +137,7 @@ describe("defect 2: options are checked before any file is touched", function()
     folded = { { bogus = 1 }, { max_depth = 0 }, { max_depth = 1000001 }, { max_depth = 1.5 },
                { min_weight = 2 }, { zeros = true } },
     dot = { { bogus = 1 }, { node_threshold = 2 }, { max_nodes = -1 }, { skew = 0 } },
+    text = { { bogus = 1 }, { noise_floor = -1 }, { noise_floor = "10" }, { brief = 1 } },
   }
   -- what profile:export itself refuses (lgprof.report also checks the types)
   local BAD_EXPORT = {

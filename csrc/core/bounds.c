@@ -105,6 +105,7 @@ static int lower_bounds(lgp_bounds *b, const uint32_t *indeg0, const uint8_t *fr
   const lgp_node *nodes = b->p->graph.nodes;
   size_t n = b->n, head = 0, tail = 0, i;
   uint32_t root = (uint32_t)n, none = UINT32_MAX;
+  int rc = 0;
   domtree t;
   uint32_t *indeg = lgp_alloc_array(n ? n : 1, sizeof *indeg);
   uint32_t *cand = lgp_alloc_array(n ? n : 1, sizeof *cand);
@@ -115,8 +116,8 @@ static int lower_bounds(lgp_bounds *b, const uint32_t *indeg0, const uint8_t *fr
   t.depth = lgp_alloc_array(n + 1, sizeof *t.depth);
   if (indeg == NULL || cand == NULL || sub == NULL || t.idom == NULL || t.jump == NULL ||
       t.depth == NULL) {
-    free(indeg), free(cand), free(sub), free(t.idom), free(t.jump), free(t.depth);
-    return -1;
+    rc = -1;
+    goto done;
   }
   if (n > 0)
     memcpy(indeg, indeg0, n * sizeof *indeg);
@@ -154,9 +155,16 @@ static int lower_bounds(lgp_bounds *b, const uint32_t *indeg0, const uint8_t *fr
       sub[t.idom[u]] += sub[u];
   }
   for (i = 0; i < n; i++) /* a member: its own self only (always sound) */
-    b->min[i] = nodes[i].prop_self + (is_unit(b, (uint32_t)i) ? b->scale[i] * (sub[i] - b->h[i]) : 0.0);
-  free(indeg), free(cand), free(sub), free(t.idom), free(t.jump), free(t.depth);
-  return 0;
+    b->min[i] = nodes[i].prop_self +
+                (is_unit(b, (uint32_t)i) ? b->scale[i] * (sub[i] - b->h[i]) : 0.0);
+done:
+  free(indeg);
+  free(cand);
+  free(sub);
+  free(t.idom);
+  free(t.jump);
+  free(t.depth);
+  return rc;
 }
 
 int lgp_bounds_build(lgp_bounds *b, const lgp_profile *p) {

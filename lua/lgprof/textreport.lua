@@ -27,13 +27,14 @@ local function check_options(options, what)
   options = options or {}
   for k in pairs(options) do
     if not FIELDS[k] then
-      args.error(("bad argument #3 to '%s' (unknown option '%s'; options: brief, noise_floor, zeros)")
+      args.error(("bad argument #3 to '%s' (unknown option '%s'; options: brief, "
+        .. "noise_floor, zeros)")
         :format(what, tostring(k)))
     end
   end
   local floor = options.noise_floor
   if floor == nil then floor = textreport.NOISE_FLOOR end
-  args.check(type(floor) == "number" and floor >= 0 and floor == floor and floor < math.huge, 3, what,
+  args.check(type(floor) == "number" and floor >= 0 and floor < math.huge, 3, what,
     "option 'noise_floor' must be a number of samples >= 0")
   for _, k in ipairs { "zeros", "brief" } do
     args.check(options[k] == nil or type(options[k]) == "boolean", 3, what,
@@ -146,7 +147,8 @@ function textreport.render(profile, options)
   end
   -- the self column: "self ± error", the sign lined up
   local function row(r)
-    return table.concat({ pad_left(r[1], w[1]), pad_left(r[2], w[2]) .. " ± " .. pad_right(r[3], w[3]),
+    local self = pad_left(r[2], w[2]) .. " ± " .. pad_right(r[3], w[3])
+    return table.concat({ pad_left(r[1], w[1]), self,
       pad_left(r[4], w[4]), pad_left(r[5], w[5]), pad_right(r[6], w[6]), r[7] }, "  ")
   end
   local function line(r) return (row(r):gsub("%s+$", "")) end
@@ -166,7 +168,8 @@ function textreport.render(profile, options)
   else
     put("No sampling rate: the profile has no histogram, so no self times.\n")
   end
-  put(("Noise floor: %s (relative error %s at the floor).\n"):format(plural(o.noise_floor, "sample"),
+  put(("Noise floor: %s (relative error %s at the floor).\n"):format(
+    plural(o.noise_floor, "sample"),
     o.noise_floor > 0 and ("%.0f%%"):format(100 / math.sqrt(o.noise_floor)) or "unbounded"))
   if not o.brief then put("\n", LEGEND) end
   put("\n", "Times in seconds.\n\n", heading, "\n")
@@ -190,7 +193,8 @@ function textreport.render(profile, options)
     put(pad_left("time", aw), "  callers  name\n")
     for k = 1, math.min(#amb, AMBIGUOUS_SHOWN) do
       local e = amb[k]
-      put(pad_left(sec(e.time), aw), "  ", pad_left(tostring(e.callers), 7), "  ", e.func.name, "\n")
+      put(pad_left(sec(e.time), aw), "  ", pad_left(tostring(e.callers), 7), "  ", e.func.name,
+        "\n")
     end
     if #amb > AMBIGUOUS_SHOWN then
       put(("... and %d more (profile:ambiguous() lists them all)\n"):format(#amb - AMBIGUOUS_SHOWN))
@@ -212,7 +216,8 @@ function textreport.render(profile, options)
       end
       put(("%s  total %s [%s .. %s]  self %s ± %s\n  %s: %s%s\n"):format(c.name, sec(c.total),
         sec(c.total_min), sec(c.total_max), sec(c.self), sec(c.self_error), plural(n, "member"),
-        table.concat(names, ", "), n > CYCLE_NAMES and (", ... (%d more)"):format(n - CYCLE_NAMES) or ""))
+        table.concat(names, ", "),
+        n > CYCLE_NAMES and (", ... (%d more)"):format(n - CYCLE_NAMES) or ""))
     end
   end
   put(("\n%s ranked (%s), %d below the noise floor (%s).\n"):format(plural(#ranked, "function"),
