@@ -142,6 +142,7 @@ describe("defect 2: options are checked before any file is touched", function()
     svg = { { bogus = 1 }, { width = 10 }, { colors = "cold" }, { min_width = "1" } },
     html = { { bogus = 1 }, { max_functions = 0 }, { max_arcs = 1.5 }, { min_weight = 2 },
              { max_depth = 1000001 }, { title = 3 }, { findings = "none" } },
+    text = { { bogus = 1 }, { noise_floor = -1 }, { noise_floor = "10" }, { brief = 1 } },
   }
   -- what profile:export itself refuses (lgprof.report also checks the types)
   local BAD_EXPORT = {

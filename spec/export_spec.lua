@@ -174,7 +174,8 @@ local function check_json(p)
   local _, text = export(p, "json")
   local j = cjson.decode(text)
   eq(j.format, "lgprof-profile", "format")
-  eq(j.version, 2, "version")
+  eq(j.version, 3, "version")
+  eq(j.totals.samples, p.samples, "totals.samples")
   eq(j.units.time, "seconds", "units.time")
   eq(j.estimated.propagated_times_are_estimates, true, "estimate flag")
   local flagged = {}
@@ -197,7 +198,9 @@ local function check_json(p)
     assert.is_not_nil(jf, "function missing: " .. fn.name)
     for _, k in ipairs({ "name", "symbol", "address", "size", "file", "line", "is_static",
                          "flat_self", "flat_percent", "self", "children", "total", "percent",
-                         "calls", "self_calls", "member_calls", "printed" }) do
+                         "calls", "self_calls", "member_calls", "printed", "samples",
+                         "self_error", "total_min", "total_max", "total_max_exact",
+                         "is_spontaneous" }) do
       eq(jf[k], fn[k], fn.name .. "." .. k)
     end
     eq(jf.cycle, fn.cycle and fn.cycle.number, fn.name .. ".cycle")
@@ -213,7 +216,8 @@ local function check_json(p)
     pairs_seen[pair] = true
     eq(ja.caller, a.caller.index, "arc caller")
     eq(ja.callee, a.callee.index, "arc callee")
-    for _, k in ipairs({ "count", "self", "children", "is_recursive", "in_cycle" }) do
+    for _, k in ipairs({ "count", "self", "children", "is_recursive", "in_cycle", "is_static",
+                         "is_tail", "is_estimated" }) do
       eq(ja[k], a[k], "arc " .. a.caller.name .. " -> " .. a.callee.name .. " " .. k)
     end
   end
@@ -223,7 +227,8 @@ local function check_json(p)
     n = n + 1
     local jc = j.cycles[n]
     for _, k in ipairs({ "number", "index", "name", "self", "children", "total", "percent",
-                         "calls", "internal_calls" }) do
+                         "calls", "internal_calls", "samples", "self_error", "total_min",
+                         "total_max", "total_max_exact", "is_spontaneous" }) do
       eq(jc[k], cyc[k], cyc.name .. "." .. k)
     end
     local m = 0
@@ -323,9 +328,17 @@ local function check_csv(p)
       assert.are.equal(fn.self_calls, num(r.self_calls))
       assert.are.equal(fn.index, num(r.index))
       assert.are.equal(fn.cycle and fn.cycle.number, num(r.cycle))
+      assert.is_true(fn.samples == num(r.samples), fn.name)
+      assert.is_true(fn.self_error == num(r.self_error_seconds), fn.name)
+      assert.is_true(fn.total_min == num(r.total_min_seconds), fn.name)
+      assert.is_true(fn.total_max == num(r.total_max_seconds), fn.name)
     end
   end
   assert.are.equal(i, #recs)
+  -- version 2's columns first, in their order: readers by position keep working
+  assert.are.equal("rank,name,file,line,address,percent_time,cumulative_seconds,self_seconds,"
+    .. "calls,self_calls,children_seconds,total_seconds,index,cycle,samples,self_error_seconds,"
+    .. "total_min_seconds,total_max_seconds", text:match("^[^\r]*"))
   local _, atext = export(p, "csv", { table = "arcs" })
   local arecs, aquoted = parse_csv(atext)
   i = 0
@@ -340,8 +353,14 @@ local function check_csv(p)
     assert.are.equal(a.is_recursive and "1" or "0", r.recursive)
     assert.are.equal(a.caller.index, num(r.caller_index))
     assert.are.equal(a.callee.index, num(r.callee_index))
+    assert.are.equal(a.is_static and "1" or "0", r.is_static)
+    assert.are.equal(a.is_tail and "1" or "0", r.is_tail)
+    assert.are.equal(a.is_estimated and "1" or "0", r.is_estimated)
   end
   assert.are.equal(i, #arecs)
+  assert.are.equal("caller,callee,count,self_seconds,children_seconds,in_cycle,recursive,"
+    .. "caller_index,callee_index,caller_address,callee_address,is_static,is_tail,is_estimated",
+    atext:match("^[^\r]*"))
   return quoted + aquoted
 end
 

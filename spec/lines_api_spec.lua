@@ -352,7 +352,7 @@ describe("profile:lines()", function()
     local text = export(p, "csv", { granularity = "line" })
     local header, n = text:match("^([^\r]*)\r\n"), 0
     assert.equal("address,file,line,function,function_index,self_seconds,percent_time,"
-      .. "samples,calls,is_inlined,inlined_from", header)
+      .. "samples,calls,is_inlined,inlined_from,self_error_seconds", header)
     for a, file, line, fn, self, samples, calls, inl in
         text:gmatch("\n0x(%x+),([^,]*),(%d*),(%w+),%d+,([^,]*),[^,]*,([^,]*),(%d*),([01]),[^\r]*\r") do
       local addr = tonumber(a, 16)

@@ -103,7 +103,7 @@ describe("a usage error", function()
     { { "-w" }, "option requires an argument -- 'w'", "lgprof --help" },
     { { "-d" }, "-d/--debug: not supported (a dump of gprof's own tables)", "lgprof --help" },
     { { "-Oz" }, "z: unknown file format", "lgprof --help" },
-    { { "--format=png" }, "unknown format 'png' (gprof, callgrind, json, csv, csv-arcs, folded, dot, html, svg, pprof, speedscope)",
+    { { "--format=png" }, "unknown format 'png' (gprof, text, callgrind, json, csv, csv-arcs, folded, dot, html, svg, pprof, speedscope)",
       "lgprof --help" },
     { { "--max-growth=0.1" }, "--max-growth needs --diff", "lgprof --diff --help" },
     { { "--script", "x.lua", "--diff=g.out" }, "--script and --diff cannot be combined", "lgprof --help" },

@@ -80,6 +80,8 @@ local NOT_RUN = {
   ["lgprof --annotate-lines[=FILE] [options] [image-file [profile-file...]]"] = "a synopsis",
   ["{"] = "the JSON schema, annotated with // comments",
   ["files ──> image (elfsym.c, srcinfo.c)          gmon (gmon.c)"] = "a diagram",
+  ["Flat profile with sampling error and attribution bounds"] =
+    "what lgprof --format=text prints (an illustration)",
 }
 
 -- Functions of the readme fixture that the demo does not have.

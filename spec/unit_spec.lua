@@ -23,7 +23,7 @@ local UNITS = {
   { test = "symtab.c", sources = { "symtab.c", "util.c" } },
   { test = "staticcg.c", sources = PIPELINE },
   { test = "source.c", sources = { "execcount.c", table.unpack(PIPELINE) } },
-  { test = "export.c", sources = { "export.c", "exportlines.c", "lines.c", "folded.c", "names.c", table.unpack(PIPELINE) } },
+  { test = "export.c", sources = { "export.c", "exportlines.c", "bounds.c", "lines.c", "folded.c", "names.c", table.unpack(PIPELINE) } },
   -- the arc limit, lowered to where a test reaches it
   { test = "arcs.c", sources = PIPELINE, flags = "-DLGP_ARCS_MAX=2" },
 }

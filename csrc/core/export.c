@@ -387,6 +387,26 @@ static void json_times(lgp_out *o, const lgp_profile *p, const lgp_node *n) {
   lgp_ex_json_num(o, "percent", percent(p, n));
 }
 
+/* node s's upper bound (computed when the bounds were built) */
+static double ex_max(ectx *c, uint32_t s, int *exact) {
+  double max = 0.0;
+  lgp_bounds_max(c->bounds, s, &max, exact);
+  return max;
+}
+
+/* version 3: the sampling error and the attribution bounds of node s */
+static void json_trust(ectx *c, uint32_t s) {
+  const lgp_profile *p = c->p;
+  int exact;
+  const lgp_node *n = &p->graph.nodes[s];
+  lgp_ex_json_num(c->o, "samples", n->hist_time);
+  lgp_ex_json_num(c->o, "self_error", lgp_sampling_error(p, n->hist_time));
+  lgp_ex_json_num(c->o, "total_min", lgp_seconds(p, lgp_bounds_min(c->bounds, s)));
+  lgp_ex_json_num(c->o, "total_max", lgp_seconds(p, ex_max(c, s, &exact)));
+  lgp_ex_json_bool(c->o, "total_max_exact", exact);
+  lgp_ex_json_bool(c->o, "is_spontaneous", lgp_bounds_spontaneous(c->bounds, s));
+}
+
 static const char json_estimated[] =
   "\"estimated\":{\"propagated_times_are_estimates\":true,"
   "\"method\":\"call_count_apportioning\","
@@ -394,7 +414,15 @@ static const char json_estimated[] =
   "\"arcs.self\",\"arcs.children\",\"cycles.children\",\"cycles.total\",\"cycles.percent\"],"
   "\"note\":\"gprof's model: a function's time is charged to its callers in proportion "
   "to the calls each made, as if every call cost the same; arcs inside a cycle carry "
-  "none. Self times (flat_self, self) and call counts are measured.\"},\n";
+  "none. Self times (flat_self, self) and call counts are measured.\"},\n"
+  "\"bounds\":{\"fields\":[\"functions.total_min\",\"functions.total_max\","
+  "\"cycles.total_min\",\"cycles.total_max\",\"arcs.is_estimated\"],"
+  "\"note\":\"whatever each call really cost, total lies in [total_min, total_max]: self plus "
+  "the self of what only this function leads to, and self plus the self of all it reaches "
+  "(cycles as units; a cycle member's total_min is its self; total_max_exact false: a looser "
+  "sound bound, on graphs too large for exact sums). Below an is_spontaneous root "
+  "the lower bounds assume nothing unprofiled calls in. self_error is sqrt(samples) "
+  "sample periods.\"},\n";
 
 static void write_json(ectx *c) {
   lgp_out *o = c->o;
@@ -403,7 +431,7 @@ static void write_json(ectx *c) {
   int first;
   for (i = 0; i < p->graph.nsyms; i++)
     nlisted += c->listed[i];
-  lgp_out_str(o, "{\"format\":\"lgprof-profile\",\"version\":2,");
+  lgp_out_str(o, "{\"format\":\"lgprof-profile\",\"version\":3,");
   lgp_ex_json_key(o, "creator");
   lgp_ex_json_cstr(o, c->eo->creator);
   lgp_out_str(o, ",\n");
@@ -427,6 +455,7 @@ static void write_json(ectx *c) {
   lgp_ex_json_num(o, "time", lgp_seconds(p, p->graph.total_time));
   lgp_ex_json_num(o, "call_graph_time", lgp_seconds(p, p->graph.print_time));
   lgp_ex_json_num(o, "base_time", lgp_seconds(p, lgp_is_view(p) ? p->base_time : p->graph.total_time));
+  lgp_ex_json_u64(o, "samples", lgp_gmon_sample_count(p->gmon));
   lgp_ex_json_u64(o, "functions", nlisted);
   lgp_ex_json_u64(o, "arcs", lgp_profile_arc_count(p));
   lgp_ex_json_key(o, "cycles");
@@ -466,6 +495,7 @@ static void write_json(ectx *c) {
     lgp_ex_json_num(o, "flat_self", lgp_seconds(p, n->hist_time));
     lgp_ex_json_num(o, "flat_percent", p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
     json_times(o, p, n);
+    json_trust(c, s);
     lgp_ex_json_u64(o, "calls", n->ncalls);
     lgp_ex_json_u64(o, "self_calls", n->self_calls);
     lgp_ex_json_u64(o, "member_calls", n->member_calls);
@@ -494,6 +524,7 @@ static void write_json(ectx *c) {
     lgp_ex_json_bool(o, "is_recursive", a->parent == a->child);
     lgp_ex_json_bool(o, "is_static", a->is_static);
     lgp_ex_json_bool(o, "is_tail", a->is_tail);
+    lgp_ex_json_bool(o, "is_estimated", lgp_bounds_arc_estimated(c->bounds, (uint32_t)k));
     lgp_ex_json_key(o, "in_cycle");
     lgp_out_str(o, lgp_arc_in_cycle(&p->graph, a) ? "true}" : "false}");
   }
@@ -506,6 +537,7 @@ static void write_json(ectx *c) {
     lgp_ex_json_u64(o, "index", n->index);
     lgp_out_printf(o, "\"name\":\"<cycle %d>\",", (int)n->cyc_num);
     json_times(o, p, n);
+    json_trust(c, (uint32_t)i);
     lgp_ex_json_u64(o, "calls", n->ncalls);
     lgp_ex_json_u64(o, "internal_calls", n->self_calls);
     lgp_ex_json_key(o, "members");
@@ -561,6 +593,8 @@ void lgp_ex_num_field(lgp_out *o, double v) {
   lgp_out_char(o, ',');
 }
 
+void lgp_ex_num_field_last(lgp_out *o, double v) { out_num(o, v); }
+
 static void u64_field(lgp_out *o, uint64_t v) {
   lgp_ex_out_u64(o, v);
   lgp_out_char(o, ',');
@@ -577,7 +611,8 @@ static void write_csv_flat(ectx *c) {
   uint64_t rank = 0;
   double cum = 0.0;
   lgp_out_str(o, "rank,name,file,line,address,percent_time,cumulative_seconds,"
-                 "self_seconds,calls,self_calls,children_seconds,total_seconds,index,cycle\r\n");
+                 "self_seconds,calls,self_calls,children_seconds,total_seconds,index,cycle,"
+                 "samples,self_error_seconds,total_min_seconds,total_max_seconds\r\n");
   for (i = 0; i < p->graph.nsyms && !o->failed; i++) {
     uint32_t s = p->graph.flat_sorted[i];
     const lgp_node *n = &p->graph.nodes[s];
@@ -606,6 +641,11 @@ static void write_csv_flat(ectx *c) {
     u64_field(o, n->index);
     if (n->cyc_num != 0)
       lgp_out_printf(o, "%d", (int)n->cyc_num);
+    lgp_out_char(o, ','); /* version 3's columns, last: readers by position keep working */
+    lgp_ex_num_field(o, n->hist_time);
+    lgp_ex_num_field(o, lgp_sampling_error(p, n->hist_time));
+    lgp_ex_num_field(o, lgp_seconds(p, lgp_bounds_min(c->bounds, s)));
+    out_num(o, lgp_seconds(p, ex_max(c, s, NULL)));
     lgp_out_str(o, "\r\n");
   }
 }
@@ -615,7 +655,8 @@ static void write_csv_arcs(ectx *c) {
   const lgp_profile *p = c->p;
   size_t k;
   lgp_out_str(o, "caller,callee,count,self_seconds,children_seconds,in_cycle,recursive,"
-                 "caller_index,callee_index,caller_address,callee_address\r\n");
+                 "caller_index,callee_index,caller_address,callee_address,is_static,is_tail,"
+                 "is_estimated\r\n");
   for (k = 0; k < p->graph.arcs.narcs && !o->failed; k++) {
     const lgp_arc *a = &p->graph.arcs.arcs[k];
     const lgp_node *pn = &p->graph.nodes[a->parent], *cn = &p->graph.nodes[a->child];
@@ -637,6 +678,9 @@ static void write_csv_arcs(ectx *c) {
     lgp_ex_csv_addr(o, pn->addr);
     lgp_out_char(o, ',');
     lgp_ex_csv_addr(o, cn->addr);
+    lgp_out_str(o, a->is_static ? ",1" : ",0");
+    lgp_out_str(o, a->is_tail ? ",1" : ",0");
+    lgp_out_str(o, lgp_bounds_arc_estimated(c->bounds, (uint32_t)k) ? ",1" : ",0");
     lgp_out_str(o, "\r\n");
   }
 }
@@ -655,6 +699,21 @@ int lgp_export(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_export
     ctx_free(&c);
     return lgp_fail(err, NULL, "out of memory");
   }
+  if (eo->format == LGP_EXPORT_JSON || eo->format == LGP_EXPORT_CSV_FLAT ||
+      eo->format == LGP_EXPORT_CSV_ARCS) {
+    c.bounds = malloc(sizeof *c.bounds);
+    if (c.bounds == NULL || lgp_bounds_build(c.bounds, p) != 0) {
+      free(c.bounds);
+      ctx_free(&c);
+      return lgp_fail(err, NULL, "out of memory");
+    }
+    if (lgp_bounds_upper(c.bounds) != 0) {
+      lgp_bounds_free(c.bounds);
+      free(c.bounds);
+      ctx_free(&c);
+      return lgp_fail(err, NULL, "out of memory");
+    }
+  }
   switch (eo->format) {
   case LGP_EXPORT_CALLGRIND: rc = write_callgrind(&c); break;
   case LGP_EXPORT_JSON: write_json(&c); break;
@@ -668,6 +727,10 @@ int lgp_export(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_export
   default: rc = lgp_ex_write_folded(&c); break; /* LGP_EXPORT_FOLDED */
   }
   rc = rc != 0 || c.scratch.failed ? -1 : 0;
+  if (c.bounds != NULL) {
+    lgp_bounds_free(c.bounds);
+    free(c.bounds);
+  }
   ctx_free(&c);
   if (rc != 0)
     return lgp_fail(err, NULL, "out of memory");

@@ -4,6 +4,7 @@
 #ifndef export_int_h
 #define export_int_h
 
+#include "bounds.h"
 #include "export.h"
 
 typedef struct ectx {
@@ -15,6 +16,7 @@ typedef struct ectx {
   uint8_t *dup;    /* symbols whose printed name another listed one shares */
   int have_src;    /* DWARF file and line were read */
   lgp_out scratch; /* labels are built here (in memory) */
+  lgp_bounds *bounds; /* JSON and CSV: attribution bounds (NULL otherwise) */
 } ectx;
 
 /* The name s is written under, into b (folded: for a stack frame). */
@@ -35,6 +37,7 @@ void lgp_ex_json_bool(lgp_out *o, const char *k, int v);
 /* CSV: a field quoted as RFC 4180 needs; a number and its comma; an address. */
 void lgp_ex_csv_str(lgp_out *o, const char *s, size_t len);
 void lgp_ex_num_field(lgp_out *o, double v);
+void lgp_ex_num_field_last(lgp_out *o, double v); /* a number, no comma */
 void lgp_ex_csv_addr(lgp_out *o, lgp_addr a);
 /* exportlines.c (with eo->lines) */
 void lgp_ex_json_lines(ectx *c);

@@ -52,6 +52,7 @@ void lgp_ex_json_lines(ectx *c) {
     lgp_ex_json_num(o, "self", lgp_seconds(p, l->ticks));
     lgp_ex_json_num(o, "percent", p->graph.total_time > 0 ? 100 * l->ticks / p->graph.total_time : 0.0);
     lgp_ex_json_num(o, "samples", l->ticks);
+    lgp_ex_json_num(o, "self_error", lgp_sampling_error(p, l->ticks));
     lgp_ex_json_key(o, "calls");
     if (count >= 0)
       lgp_out_printf(o, "%lld,", (long long)count);
@@ -74,7 +75,7 @@ void lgp_ex_csv_lines(ectx *c) {
   const lgp_lines *ls = c->eo->lines;
   size_t j;
   lgp_out_str(o, "address,file,line,function,function_index,self_seconds,percent_time,"
-                 "samples,calls,is_inlined,inlined_from\r\n");
+                 "samples,calls,is_inlined,inlined_from,self_error_seconds\r\n");
   for (j = 0; j < ls->n && !o->failed; j++) {
     const lgp_line *l = &ls->v[j];
     const char *file = c->have_src ? lgp_line_file(p, l) : NULL, *inl, *name;
@@ -107,6 +108,8 @@ void lgp_ex_csv_lines(ectx *c) {
     if (inl != NULL)
       lgp_ex_csv_str(o, inl, strlen(inl));
     free(owned);
+    lgp_out_char(o, ','); /* (columns added later go last: readers by position keep working) */
+    lgp_ex_num_field_last(o, lgp_sampling_error(p, l->ticks));
     lgp_out_str(o, "\r\n");
   }
 }

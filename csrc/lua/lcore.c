@@ -206,6 +206,7 @@ static void free_profile(lgp_profile *p) {
 ** goes. */
 static int profile_gc(lua_State *L) {
   lprofile *lp = luaL_checkudata(L, 1, PROFILE_T);
+  lcore_bounds_release(lp);
   if (lp->p != NULL && lgp_is_view(lp->p)) {
     free_profile(lp->p);
     lp->p = NULL;
@@ -616,6 +617,7 @@ static const luaL_Reg profile_methods[] = {
   {"line", lcore_profile_line},
   {"_evidence", lcore_profile_evidence},
   {"cycle_cuts", lcore_profile_cycle_cuts},
+  {"ambiguous", lcore_profile_ambiguous},
   {NULL, NULL}
 };
 

@@ -31,6 +31,7 @@ typedef struct lprofile {
   int nviews;              /* live views of this profile */
   uint32_t *by_name;       /* find(): symbols by printed name, built on use */
   int zeros;               /* open's `zeros`: gprof_report's default for -z */
+  struct lgp_bounds *bounds; /* lbounds.c: built on first use */
 } lprofile;
 
 typedef struct lhandle {
@@ -84,6 +85,11 @@ int lcore_profile_search(lua_State *L);
 int lcore_profile_roots(lua_State *L);
 int lcore_profile_select(lua_State *L);
 int lcore_regex_match(lua_State *L);
+
+/* lbounds.c: attribution bounds (built on first use, freed with the profile) */
+struct lgp_bounds *lcore_bounds(lua_State *L, lprofile *lp);
+void lcore_bounds_release(lprofile *lp);
+int lcore_profile_ambiguous(lua_State *L);
 
 /* lexport.c: profile:export */
 int lcore_profile_export(lua_State *L);

@@ -4,6 +4,7 @@
 */
 #include <string.h>
 
+#include "bounds.h"
 #include "lcore.h"
 #include "llines.h"
 
@@ -13,16 +14,18 @@ static const char *const function_fields[] = {
   "kind", "name", "symbol", "address", "end_address", "size", "file", "line", "is_static",
   "is_function", "index", "self", "children", "total", "percent", "profile_percent",
   "flat_self", "flat_percent", "calls", "self_calls", "member_calls", "cycle", "printed",
-  "in_flat", "in_graph", "propagated_fraction", "samples", "self_error", NULL
+  "in_flat", "in_graph", "propagated_fraction", "samples", "self_error", "total_min",
+  "total_max", "total_max_exact", "is_spontaneous", NULL
 };
 static const char *const cycle_fields[] = {
   "kind", "name", "number", "index", "self", "children", "total", "percent",
   "profile_percent", "flat_self", "flat_percent", "calls", "internal_calls", "printed",
-  "in_graph", "propagated_fraction", "samples", "self_error", NULL
+  "in_graph", "propagated_fraction", "samples", "self_error", "total_min", "total_max",
+  "total_max_exact", "is_spontaneous", NULL
 };
 static const char *const arc_fields[] = {
   "kind", "caller", "callee", "count", "self", "children", "is_recursive", "in_cycle",
-  "is_static", "is_tail", NULL
+  "is_static", "is_tail", "is_estimated", NULL
 };
 static const luaL_Reg no_methods[] = {{NULL, NULL}};
 
@@ -108,6 +111,20 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     lua_pushnumber(L, n->hist_time);
   else if (strcmp(k, "self_error") == 0)
     lua_pushnumber(L, lgp_sampling_error(p, n->hist_time));
+  else if (strcmp(k, "total_min") == 0) /* attribution bounds (bounds.h) */
+    lua_pushnumber(L, lgp_seconds(p, lgp_bounds_min(lcore_bounds(L, lp), id)));
+  else if (strcmp(k, "total_max") == 0 || strcmp(k, "total_max_exact") == 0) {
+    double max;
+    int exact;
+    if (lgp_bounds_max(lcore_bounds(L, lp), id, &max, &exact) != 0)
+      return luaL_error(L, "out of memory");
+    if (k[9] == '\0')
+      lua_pushnumber(L, lgp_seconds(p, max));
+    else
+      lua_pushboolean(L, exact);
+  }
+  else if (strcmp(k, "is_spontaneous") == 0)
+    lua_pushboolean(L, lgp_bounds_spontaneous(lcore_bounds(L, lp), id));
   else if (strcmp(k, "flat_percent") == 0)
     lua_pushnumber(L, p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
   else if (strcmp(k, "calls") == 0)
@@ -171,6 +188,8 @@ int lcore_handle_index(lua_State *L) {
       lua_pushboolean(L, a->is_static);
     else if (strcmp(k, "is_tail") == 0)
       lua_pushboolean(L, a->is_tail);
+    else if (strcmp(k, "is_estimated") == 0)
+      lua_pushboolean(L, lgp_bounds_arc_estimated(lcore_bounds(L, lp), h->id));
     else
       return lcore_no_field(L, "Arc", k, arc_fields, no_methods);
     return 1;

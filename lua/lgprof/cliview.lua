@@ -108,7 +108,8 @@ function cliview.refuse(st, fmt, annotate)
   end
   local given = st.given or {}
   for _, letter in ipairs(REPORT_ONLY) do
-    if given[letter] then
+    -- (--format=text is brief with -b, as gprof's report)
+    if given[letter] and not (letter == "b" and fmt == "text") then
       return ("--%s: the view options cannot be combined with %s, which shapes only gprof's"
         .. " report"):format(st.view_option, spelling(letter))
     end

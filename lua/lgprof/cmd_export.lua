@@ -10,6 +10,7 @@ local cmd = {}
 local EXPORTS = {
   callgrind = { "callgrind", true }, json = { "json", true }, csv = { "csv", true, "flat" },
   ["csv-arcs"] = { "csv", true, "arcs" }, folded = { "folded" }, dot = { "dot" },
+  text = { "text", true },
   html = { "html" }, svg = { "svg" }, pprof = { "pprof" }, speedscope = { "speedscope" },
 }
 -- the writers whose options take `view_description`: the words of the
@@ -23,7 +24,7 @@ local DESCRIBED = { svg = true, html = true }
 function cmd.run(cli, st, fmt, out, err, granularity)
   local e = EXPORTS[fmt]
   if not e then
-    return options.usage_error(err, ("unknown format '%s' (gprof, callgrind, json, csv, csv-arcs, "
+    return options.usage_error(err, ("unknown format '%s' (gprof, text, callgrind, json, csv, csv-arcs, "
       .. "folded, dot, html, svg, pprof, speedscope)"):format(fmt))
   end
   if st.style & (options.INFO | options.SUM) ~= 0 then
@@ -38,13 +39,14 @@ function cmd.run(cli, st, fmt, out, err, granularity)
   if not profile then return vstatus end
   local o
   if e[2] then o = { zeros = st.zeros or nil, table = e[3] } end
+  if fmt == "text" then o.noise_floor, o.brief = st.noise_floor, st.brief or nil end
   if st.svg_options then o = st.svg_options end -- --title, --inverted, --colors, --min-width
   if st.view_description and DESCRIBED[fmt] then
     o = o or {}
     o.view_description = st.view_description
   end
   if granularity == "line" then
-    if not (e[2] and e[3] ~= "arcs") then
+    if not (e[2] and e[3] ~= "arcs" and fmt ~= "text") then
       return options.usage_error(err, "--granularity=line is for callgrind, json and csv")
     end
     o.granularity = "line"

@@ -147,6 +147,13 @@ function cmd.run(cli, argv, out, err)
     elseif name == "break-cycles" then
       break_cycles = break_cycles or { v or false }
       table.remove(st.extra, i)
+    elseif name == "noise-floor" then -- --format=text's
+      local n = tonumber(v)
+      if not n or n < 0 or n ~= n or n == math.huge then
+        return options.usage_error(err, ("--noise-floor=%s: a number of samples >= 0"):format(v))
+      end
+      st.noise_floor = st.noise_floor or n
+      table.remove(st.extra, i)
     end
   end
   if fmt and options.asks_help(fmt) then -- "lgprof --format --help"
@@ -168,6 +175,9 @@ function cmd.run(cli, argv, out, err)
   if status then return status end
   if grain and grain ~= "line" and grain ~= "function" then
     return options.usage_error(err, ("--granularity=%s: function or line"):format(grain))
+  end
+  if st.noise_floor and fmt ~= "text" then
+    return options.usage_error(err, "--noise-floor needs --format=text")
   end
   if grain and not (fmt and fmt ~= "gprof") then
     return options.usage_error(err, "--granularity needs --format=json, csv or callgrind")

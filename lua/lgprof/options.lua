@@ -16,7 +16,9 @@ Usage: lgprof [options] [image-file [profile-file...]]
 lgprof's own modes (each prints its own usage with --help):
   lgprof --format=FMT [options] [image-file [profile-file...]]
                       write the profile in another format; FMT: gprof (the
-                      default), callgrind, json, csv, csv-arcs, folded, dot,
+                      default), text (lgprof's flat profile with sampling
+                      errors and bounds: --noise-floor=N samples, default 10),
+                      callgrind, json, csv, csv-arcs, folded, dot,
                       html (an interactive page: open it in a browser);
                       svg (a flame graph: --title=TEXT, --inverted (an icicle),
                       --colors=hash|self, --min-width=PX|P%), pprof
@@ -164,6 +166,7 @@ local EXTRA = {
     ["min-calls"] = "required",
     -- --format=svg's (flamegraph.pl's spellings)
     title = "required", inverted = "none", colors = "required", ["min-width"] = "required",
+    ["noise-floor"] = "required",   -- --format=text: samples below which self is noise
   } },
   diff = { long = {
     diff = "required", ["diff-image"] = "required", ["max-growth"] = "required",

@@ -6,6 +6,7 @@
 --   lgprof.report.folded(profile, file [, options])     folded stacks (flamegraph.pl, speedscope)
 --   lgprof.report.dot(profile, file [, options])        Graphviz (module lgprof.dot)
 --   lgprof.report.annotate(profile, file [, options])   annotated source (lgprof.annotate)
+--   lgprof.report.text(profile, file [, options])       flat profile with errors and bounds (lgprof.textreport)
 --   lgprof.report.html(profile, file [, options])       an interactive page (lgprof.html)
 --   lgprof.report.svg(profile, file [, options])        a flame graph (module lgprof.svg)
 --   lgprof.report.pprof(profile, file [, options])      pprof's profile.proto, gzipped (lgprof.pprof)
@@ -58,6 +59,11 @@ function report.annotate(profile, file, options)
   return require("lgprof.annotate").write(profile, file, options)
 end
 
+--- lgprof's flat profile with sampling errors and attribution bounds.
+function report.text(profile, file, options)
+  return require("lgprof.textreport").write(profile, file, options)
+end
+
 --- One self-contained interactive HTML page (module lgprof.html).
 function report.html(profile, file, options)
   return require("lgprof.html").write(profile, file, options)
@@ -79,6 +85,6 @@ function report.speedscope(profile, file, options)
 end
 
 --- The formats, by name, as the command line spells them.
-report.formats = { "callgrind", "json", "csv", "folded", "dot", "html", "svg", "pprof", "speedscope" }
+report.formats = { "callgrind", "json", "csv", "folded", "dot", "text", "html", "svg", "pprof", "speedscope" }
 
 return report
