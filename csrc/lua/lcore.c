@@ -768,6 +768,7 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
     {"regex_match", lcore_regex_match},
     {"share", l_share},
     {"type", l_type},
+    {"glob", lcore_glob},
     {NULL, NULL}
   };
   static const luaL_Reg nomethods[] = {{NULL, NULL}};

@@ -96,4 +96,7 @@ int lcore_profile_file_ordering(lua_State *L);
 int lcore_profile_exec_counts(lua_State *L);
 int lcore_profile_annotate(lua_State *L);
 
+/* lglob.c: core.glob(pattern) (POSIX glob(3), sorted). */
+int lcore_glob(lua_State *L);
+
 #endif
