@@ -154,13 +154,14 @@ end
 
 -- A check over the functions of a profile: item(fn, profile) -> the
 -- tested item, show(v) -> the measure as the failure line writes it.
-local function function_check(kind, item, show)
+local function function_check(kind, item, show, exact)
   return function(profile, pattern, limit, opts)
     args.check_profile(profile, 1, kind)
     check_pattern(pattern, kind)
     local lim, expected = check.limit(kind, limit)
     args.check(lim, 3, kind, ("%s expected, got %s"):format(expected, tostring(limit)))
     local confidence = confidence_of(opts, kind)
+    if exact then confidence = 0 end
     local items = {}
     for fn in profile:symbols() do
       if lgprof.match(fn.name, pattern) then items[#items + 1] = item(fn, profile) end
@@ -195,7 +196,7 @@ end, percent)
 -- plus recursive calls). Counts are exact: no confidence applies.
 check.max_calls = function_check("max_calls", function(fn)
   return { label = label_of(fn), v = fn.calls + fn.self_calls, se = 0, cc = 0 }
-end, tostring)
+end, tostring, true)
 
 --- Fails if, in a result of lgprof.diff, a function matching pattern grew
 -- (total time) by more than share (may exceed 1) of the base profile's

@@ -130,7 +130,8 @@ function diff.diff(base, new, opts)
         totals[i] = period > 0 and fn.total / period or 0
       end
     end
-    sb, tb, cb = sb / k, tb / k, cb / k
+    -- (calls stay integers when the mean is one)
+    sb, tb, cb = sb / k, tb / k, cb % k == 0 and cb // k or cb / k
     local ns, nt, nc, nsamples = 0, 0, 0, 0
     if n then
       local fn = n.fn
