@@ -236,6 +236,53 @@ describe("lgprof.diff: statistics of synthesized runs", function()
   end)
 end)
 
+describe("lgprof.spread: the spread next to the sampling error", function()
+  local tmp = util.block_tmpdir("lgprof noise-spread")
+
+  -- P(X >= x) for X chi-square with 3 degrees of freedom, exactly:
+  -- 2 Q(sqrt x) + sqrt(2 x / pi) exp(-x / 2)
+  local function chi2_3(x)
+    return 2 * Q(math.sqrt(x)) + math.sqrt(2 * x / math.pi) * math.exp(-x / 2)
+  end
+
+  it("per run: samples and self_error; sd, error and the dispersion test", function()
+    local runs = {}
+    local a = { 10, 30, 5, 35 }    -- far more spread than sqrt(20)
+    local b = { 18, 22, 20, 20 }   -- less than Poisson's
+    for i = 1, 4 do
+      local exe, g = write_run(tmp(), "s" .. i, { main = 5, a = a[i], b = b[i], leaf = 50 })
+      runs[i] = assert(lgprof.open(exe, g))
+    end
+    local rows = lgprof.spread(runs)
+    local by = {}
+    for _, r in ipairs(rows) do by[r.name] = r end
+    local ra, rb, rl = by.a, by.b, by.leaf
+    assert.same(a, ra.samples)
+    for i = 1, 4 do near(0.01 * math.sqrt(a[i]), ra.self_error[i], 1e-12) end
+    near(0.2, ra.mean, 1e-12)
+    near(0.01 * math.sqrt(650 / 3), ra.sd, 1e-12)
+    near(0.01 * math.sqrt(20), ra.error, 1e-12)
+    near((650 / 3) / 20, ra.dispersion, 1e-12)
+    -- (n - 1) S^2 / mean = 32.5 on 3 degrees of freedom: p about 4e-7
+    assert.is_true(ra.excess)
+    assert.is_true(ra.dispersion_p < 1e-5)
+    -- b: 3 (8/3) / 20 = 0.4, p = 0.9403 exactly (within 0.01 by Wilson-Hilferty)
+    near(chi2_3(0.4), rb.dispersion_p, 0.01)
+    near(0.9403, chi2_3(0.4), 1e-4)
+    assert.is_false(rb.excess)
+    -- leaf: the same in every run, no spread
+    assert.equal(0, rl.sd)
+    assert.equal(1, rl.dispersion_p)
+    assert.is_false(rl.excess)
+    -- at confidence 0 any spread is "excess"
+    local r0 = lgprof.spread(runs, { confidence = 0 })
+    for _, r in ipairs(r0) do if r.name == "b" then assert.is_true(r.excess) end end
+    assert.has_error(function() lgprof.spread(runs, { confidence = 2 }) end)
+    assert.has_error(function() lgprof.spread(runs, { bogus = 1 }) end)
+    for _, p in ipairs(runs) do p:close() end
+  end)
+end)
+
 describe("lgprof.check: confidence", function()
   local tmp = util.block_tmpdir("lgprof noise-check")
   local check = lgprof.check
@@ -470,12 +517,22 @@ describe("the noise promise (live -pg runs)", function()
     local pattern = dir .. "/base.0*"
     local spread_same = gate(pattern, base[10])
     local spread_slow = gate(pattern, slow[1])
+    -- the spread of the 10 runs against their sampling error (reported)
+    local runs = {}
+    for i = 1, 10 do runs[i] = assert(lgprof.open(exe, base[i])) end
+    local excess = {}
+    for _, r in ipairs(lgprof.spread(runs)) do
+      if r.excess then excess[#excess + 1] = ("%s (sd %.3f s, error %.3f s)"):format(r.label, r.sd, r.error) end
+    end
+    for _, p in ipairs(runs) do p:close() end
     -- the fixture's shape: heavy holds about 40% of the time
     local p <close> = assert(lgprof.open(exe, base[1]))
     local heavy = p:find("heavy")
     io.stderr:write(("\n[noise] %d s of runs; heavy %.1f%% of %d samples; 5%% gate on 9 pairs: " ..
-      "%d failed at 95%%, %d naive (--confidence=0); 2x slowdown caught %d/3\n"):format(
-      os.time() - started, heavy.flat_percent, p.samples, failed, naive, caught))
+      "%d failed at 95%%, %d naive (--confidence=0); 2x slowdown caught %d/3; " ..
+      "spread beyond sampling: %s\n"):format(
+      os.time() - started, heavy.flat_percent, p.samples, failed, naive, caught,
+      #excess > 0 and table.concat(excess, ", ") or "none"))
     assert.is_true(heavy.flat_percent > 30 and heavy.flat_percent < 50, tostring(heavy.flat_percent))
     assert.is_true(failed <= 1, table.concat(why))
     assert.equal(3, caught)

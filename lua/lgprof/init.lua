@@ -96,8 +96,8 @@ function lgprof.diff(base, new, opts)
 end
 
 --- Min, median and max self time of each function over several Profiles.
-function lgprof.spread(profiles)
-  return require("lgprof.spread").spread(profiles)
+function lgprof.spread(profiles, opts)
+  return require("lgprof.spread").spread(profiles, opts)
 end
 
 --- Sums profile files into one file (gprof -s, arcs in a canonical order).

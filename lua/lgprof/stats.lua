@@ -126,6 +126,16 @@ function stats.holm(ps, alpha)
   return rejected, level
 end
 
+--- P(X >= x) for X chi-square with nu degrees of freedom, by the
+-- Wilson-Hilferty approximation: (X / nu)^(1/3) is close to normal with
+-- mean 1 - 2 / (9 nu) and variance 2 / (9 nu) (within about 0.01 of the
+-- exact tail from nu = 2 on, closer as nu grows).
+function stats.chi2_upper(x, nu)
+  if x <= 0 then return 1 end
+  local v = 2 / (9 * nu)
+  return stats.upper(((x / nu) ^ (1 / 3) - (1 - v)) / math.sqrt(v))
+end
+
 --- Checks a confidence level: a number or a string ("0.95", "95%") from 0
 -- to 1 excluded. Returns it or nil.
 function stats.confidence(v)
