@@ -168,8 +168,9 @@ tests["gate.lua"] = function()
   local c, a = assert(p:find("c")), assert(p:find("a"))
   local share, calls, total = c.flat_percent / 100, c.calls + c.self_calls, a.percent / 100
   local words = { b.exe, b.gmon[1], "--" }
+  -- (the estimates against their limits: confidence 0)
   local function gate(...)
-    return run("gate.lua", { b.exe, b.gmon[1], "--", ... })
+    return run("gate.lua", { b.exe, b.gmon[1], "--", "confidence=0", ... })
   end
   local cases = {
     { 0, ("self:^c$=%.6f"):format(share + 0.001) },
@@ -192,8 +193,25 @@ tests["gate.lua"] = function()
   local status, out = gate(cases[1][2], cases[8][2], cases[5][2])
   assert.equal(3, status)
   assert.equal(("ok   %s\nFAIL %s\nok   %s\n"):format(cases[1][2], cases[8][2], cases[5][2]), out)
+  -- at the default confidence, 95%, a breach within the sampling error
+  -- warns: c's share has the error of its few samples (sqrt(n) of n)
+  local n = c.samples
+  local z = 1.6448536 -- one-sided 95%
+  local lower = share - share * (0.5 + z * math.sqrt(n)) / n
+  assert.is_true(lower < share - 0.001)
+  local word = ("self:^c$=%.6f"):format(share - 0.001)
+  status, out = run("gate.lua", { b.exe, b.gmon[1], "--", word })
+  assert.equal(0, status)
+  assert.equal("warn " .. word .. "\n", out)
+  if lower > 0.002 then -- (the fixture's run has a few samples of c at least)
+    word = ("self:^c$=%.6f"):format(lower - 0.001)
+    status, out = run("gate.lua", { b.exe, b.gmon[1], "--", word })
+    assert.equal(3, status)
+    assert.equal("FAIL " .. word .. "\n", out)
+  end
   -- usage errors
-  for _, bad in ipairs({ {}, { "self:^c$" }, { "size:^c$=1" }, { "self:^c$=1.5" }, { "calls:^c$=1.5" } }) do
+  for _, bad in ipairs({ {}, { "self:^c$" }, { "size:^c$=1" }, { "self:^c$=1.5" }, { "calls:^c$=1.5" },
+                         { "confidence=1", "self:^c$=1" }, { "confidence=0" } }) do
     status, out = run("gate.lua", join(words, bad))
     assert.equal(2, status, table.concat(bad, " "))
     assert.equal("", out)
