@@ -17,8 +17,9 @@ local options = require "lgprof.options"
 local cmd = {}
 
 cmd.USAGE = [==[
-Usage: lgprof --diff BASE-PROFILE... [--diff-image=EXE] [--max-growth=[PATTERN=]SHARE]...
-	[--confidence=C] [options] [image-file [profile-file...]]
+Usage: lgprof --diff BASE-PROFILE [--diff BASE-PROFILE]... [--diff-image=EXE]
+	[--max-growth=[PATTERN=]SHARE]... [--confidence=C] [options]
+	[image-file [profile-file...]]
   Prints how each function's time and calls changed from the base run(s) to
   the profile files (all read with the same options), with the confidence
   interval of each change, a * where it is significant, and the change of

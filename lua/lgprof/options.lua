@@ -29,7 +29,8 @@ lgprof's own modes (each prints its own usage with --help):
   lgprof check [options] --max-self=PATTERN=SHARE... [image-file [profile-file...]]
                       fail (exit 3) when a function takes more than a limit,
                       beyond its sampling error (--confidence=C, default 0.95)
-  lgprof --diff BASE-PROFILE... [options] [image-file [profile-file...]]
+  lgprof --diff BASE-PROFILE [--diff BASE-PROFILE]... [options]
+                      [image-file [profile-file...]]
                       how each function changed from the base run(s), with
                       the significance of each change (--confidence=C)
   lgprof merge [options] -o OUT image-file profile-file...
