@@ -460,6 +460,18 @@ describe("lgprof --diff and lgprof check: --confidence", function()
     assert.equal("lgprof check: 1 threshold, 1 failed\n", o)
     s, o = cmd.lgprof({ "check", "--max-self=^a$=10%", exe, g })
     assert.equal(3, s)
+    -- a thresholds file may set the confidence; --confidence overrides it
+    local file = cmd.write(tmp() .. "/gate.lua",
+      [[return { max_self = { ["^a$"] = "19%" }, confidence = 0 }]])
+    s, o = cmd.lgprof({ "check", "--thresholds=" .. file, exe, g })
+    assert.equal(3, s)
+    s, o = cmd.lgprof({ "check", "--thresholds=" .. file, "--confidence=0.95", exe, g })
+    assert.equal(0, s)
+    assert.equal("lgprof check: 1 threshold, 0 failed, 1 warning\n", o)
+    file = cmd.write(tmp() .. "/bad.lua", [[return { max_self = { a = 0.1 }, confidence = 1 }]])
+    local msg = cmd.one_line_error(1, cmd.lgprof({ "check", "--thresholds=" .. file, exe, g }))
+    local want = file .. ": confidence: expected a confidence"
+    assert.equal(want, msg:sub(1, #want))
   end)
 end)
 

@@ -24,7 +24,8 @@ Usage: lgprof check [options] [--max-self=PATTERN=SHARE]... [--max-total=PATTERN
   --max-total=PATTERN=SHARE  a function's time with its children's
   --max-calls=PATTERN=N      a function's number of calls (exact)
   --thresholds=FILE.lua      thresholds from a Lua file returning
-                             { max_self = { [PATTERN] = SHARE }, ... }
+                             { max_self = { [PATTERN] = SHARE }, ...,
+                               confidence = C }
   --confidence=C             a time threshold fails only when the lower
                              confidence bound of the time (its sampling
                              error; Holm's correction over the functions
@@ -44,16 +45,25 @@ for _, k in ipairs(KINDS) do KIND_NAMES[k] = true end
 
 local function limit_of(kind, v) return lgprof.check.limit(kind, v) end
 
--- Thresholds of a Lua file: { max_self = { [PATTERN] = SHARE }, ... };
--- appended to list; returns true or nil, message.
+-- Thresholds of a Lua file: { max_self = { [PATTERN] = SHARE }, ...,
+-- confidence = C (optional) }; appended to list; returns true and the
+-- file's confidence (nil: none), or nil, message.
 local function load_file(path, list)
   local chunk, lerr = require("lgprof.cmd_script").load(path, "t", {})
   if not chunk then return nil, lerr end
   local ok, t = pcall(chunk)
   if not ok then return nil, tostring(t) end
   if type(t) ~= "table" then return nil, path .. ": must return a table" end
+  local confidence
+  if t.confidence ~= nil then
+    local what
+    confidence, what = require("lgprof.diff").confidence(t.confidence)
+    if not confidence then
+      return nil, ("%s: confidence: expected %s"):format(path, what)
+    end
+  end
   for k in pairs(t) do
-    if not KIND_NAMES[k] then
+    if not KIND_NAMES[k] and k ~= "confidence" then
       return nil, ("%s: unknown threshold kind '%s'"):format(path, tostring(k))
     end
   end
@@ -80,14 +90,14 @@ local function load_file(path, list)
       list[#list + 1] = { kind, pattern, limit }
     end
   end
-  return true
+  return true, confidence
 end
 
 function cmd.run(cli, argv, out, err)
   local st, status = cli.parse(argv, out, err, "check")
   if not st then return status end
   local list, from_options = {}, {}
-  local confidence = lgprof.check.confidence
+  local confidence, file_confidence = nil, nil
   for _, o in ipairs(st.extra) do
     local name, v = o[1], o[2]
     if name == "confidence" then
@@ -102,6 +112,7 @@ function cmd.run(cli, argv, out, err)
         err:write("lgprof: ", lerr, "\n")
         return 1
       end
+      file_confidence = lerr or file_confidence
     else
       local kind = KIND_OF[name]
       local pattern, value = args.pattern_value(v)
@@ -120,6 +131,8 @@ function cmd.run(cli, argv, out, err)
     end
   end
   table.move(from_options, 1, #from_options, #list + 1, list)
+  -- --confidence, else a thresholds file's, else the default
+  confidence = confidence or file_confidence or lgprof.check.confidence
   if #list == 0 then
     return options.usage_error(err,
       "check: no thresholds (--max-self, --max-total, --max-calls, --thresholds)", "check")
