@@ -345,6 +345,15 @@ describe("lgprof.check: confidence", function()
     assert.is_true(check.max_self(p, "^(a|b)$", 0.2))   -- 2.6% > 2.5%
     assert.equal(2, #check.warnings())
     assert.matches("2 functions tested", check.warnings()[1].message)
+    -- a function neither sampled nor called is not in the family: a
+    -- alone again, with the same verdict
+    local exe2, g2 = synth.write(tmp(), "idle", {
+      funcs = { { "main", 204 }, { "a", 100 }, { "b", 96 }, { "idle", 0 } },
+      arcs = { { "main", "a", 1 }, { "main", "b", 1 } } })
+    local p2 <close> = assert(lgprof.open(exe2, g2))
+    check.reset()
+    assert.is_false(check.max_self(p2, "^(a|idle)$", 0.2))
+    assert.is_nil(check.failures()[1].message:find("tested", 1, true))
   end)
 
   it("max_total: a count of total / period samples; max_calls is exact", function()
