@@ -23,7 +23,7 @@ build = {
    type = "builtin",
    modules = {
       ["lgprof.core"] = {
-         sources = { "csrc/core/annotate.c", "csrc/core/arcs.c", "csrc/core/atomicfile.c", "csrc/core/bbcount.c", "csrc/core/blurbs.c", "csrc/core/bounds.c", "csrc/core/cgorder.c", "csrc/core/cgraph.c", "csrc/core/codeimg.c", "csrc/core/cyclecut.c", "csrc/core/cyclelayout.c", "csrc/core/disasm.c", "csrc/core/dwfunc.c", "csrc/core/dwinfo.c", "csrc/core/dwline.c", "csrc/core/elfsym.c", "csrc/core/evidence.c", "csrc/core/execcount.c", "csrc/core/export.c", "csrc/core/exportlines.c", "csrc/core/folded.c", "csrc/core/gmon.c", "csrc/core/gmonsum.c", "csrc/core/gzip.c", "csrc/core/hist.c", "csrc/core/lines.c", "csrc/core/linesyms.c", "csrc/core/mapfile.c", "csrc/core/names.c", "csrc/core/nmsyms.c", "csrc/core/ordering.c", "csrc/core/profile.c", "csrc/core/report.c", "csrc/core/report_index.c", "csrc/core/select.c", "csrc/core/srcinfo.c", "csrc/core/staticcg.c", "csrc/core/strset.c", "csrc/core/symspec.c", "csrc/core/symtab.c", "csrc/core/util.c", "csrc/core/view.c", "csrc/lua/lbounds.c", "csrc/lua/lcore.c", "csrc/lua/lcyclecut.c", "csrc/lua/ldoctor.c", "csrc/lua/lexport.c", "csrc/lua/llines.c", "csrc/lua/lobjects.c", "csrc/lua/lopts.c", "csrc/lua/lordering.c", "csrc/lua/lsource.c", "csrc/lua/lview.c" },
+         sources = { "csrc/core/annotate.c", "csrc/core/arcs.c", "csrc/core/atomicfile.c", "csrc/core/bbcount.c", "csrc/core/blurbs.c", "csrc/core/bounds.c", "csrc/core/cgorder.c", "csrc/core/cgraph.c", "csrc/core/codeimg.c", "csrc/core/cyclecut.c", "csrc/core/cyclelayout.c", "csrc/core/disasm.c", "csrc/core/dwfunc.c", "csrc/core/dwinfo.c", "csrc/core/dwline.c", "csrc/core/elfsym.c", "csrc/core/evidence.c", "csrc/core/execcount.c", "csrc/core/export.c", "csrc/core/exportlines.c", "csrc/core/folded.c", "csrc/core/gmon.c", "csrc/core/gmonsum.c", "csrc/core/gzip.c", "csrc/core/hist.c", "csrc/core/lines.c", "csrc/core/linesyms.c", "csrc/core/mapfile.c", "csrc/core/names.c", "csrc/core/nmsyms.c", "csrc/core/ordering.c", "csrc/core/profile.c", "csrc/core/report.c", "csrc/core/report_index.c", "csrc/core/select.c", "csrc/core/srcinfo.c", "csrc/core/staticcg.c", "csrc/core/strset.c", "csrc/core/symspec.c", "csrc/core/symtab.c", "csrc/core/util.c", "csrc/core/view.c", "csrc/lua/lbounds.c", "csrc/lua/lcore.c", "csrc/lua/lcyclecut.c", "csrc/lua/ldoctor.c", "csrc/lua/lexport.c", "csrc/lua/lglob.c", "csrc/lua/llines.c", "csrc/lua/lobjects.c", "csrc/lua/lopts.c", "csrc/lua/lordering.c", "csrc/lua/lsource.c", "csrc/lua/lview.c" },
          libraries = { "dw", "elf", "z", "iberty", "m", "dl" },
          incdirs = { "csrc/core", "$(LIBELF_INCDIR)", "$(LIBDW_INCDIR)", "$(LIBIBERTY_INCDIR)",
                      "$(CAPSTONE_INCDIR)", "$(ZLIB_INCDIR)" },
@@ -61,6 +61,7 @@ build = {
       ["lgprof.stacks"] = "lua/lgprof/stacks.lua",
       ["lgprof.svg"] = "lua/lgprof/svg.lua",
       ["lgprof.textreport"] = "lua/lgprof/textreport.lua",
+      ["lgprof.stats"] = "lua/lgprof/stats.lua",
    },
    -- the command as a Lua script (LuaRocks' builtin type builds modules, not
    -- executables); `make` builds the faster bin/lgprof

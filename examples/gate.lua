@@ -6,7 +6,11 @@
 --   total  its self + children share of the call graph's time (0.3 or 30%)
 --   calls  its number of calls (an integer)
 -- PATTERN is a POSIX ERE matched in the function's name; a pattern that
--- matches no function fails. Exits with status 2 on a malformed argument.
+-- matches no function fails. A time threshold fails only when its breach is
+-- significant (lgprof.check's sampling error) at the confidence an argument
+-- confidence=C sets (default 0.95; 0: any breach of the estimate fails); a
+-- breach that is not significant passes with "warn". Exits with status 2 on
+-- a malformed argument.
 local lgprof = require "lgprof"
 local profile, args = lgprof.script(...)
 local check = lgprof.check
@@ -19,8 +23,19 @@ local function usage(word)
   os.exit(2)
 end
 
-if #args == 0 then usage("") end
+local words = {}
 for _, word in ipairs(args) do
+  local c = word:match("^confidence=(.*)$")
+  if c then
+    c = tonumber(c)
+    if not c or c < 0 or c >= 1 then usage(word) end
+    check.confidence = c
+  else
+    words[#words + 1] = word
+  end
+end
+if #words == 0 then usage("") end
+for _, word in ipairs(words) do
   local kind, pattern, limit = word:match("^(%a+):(.*)=([^=]+)$")
   if not kinds[kind] or pattern == "" then usage(word) end
   local value
@@ -33,7 +48,9 @@ for _, word in ipairs(args) do
   end
   if not value then usage(word) end
   -- the checks write one line per breach to stderr
+  local warned = #check.warnings()
   local ok = kinds[kind](profile, pattern, value)
-  print(("%-4s %s"):format(ok and "ok" or "FAIL", word))
+  local tag = not ok and "FAIL" or #check.warnings() > warned and "warn" or "ok"
+  print(("%-4s %s"):format(tag, word))
 end
 check.exit() -- status 3 if a check failed (lgprof --script would do it anyway)

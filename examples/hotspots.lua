@@ -4,10 +4,13 @@
 --   lgprof --script examples/hotspots.lua myprog gmon.out -- 5 0.4
 --   lua5.4 examples/hotspots.lua myprog gmon.out -- 5 0.4
 -- Arguments: how many functions to list (default 10); a share (0..1): exit
--- with status 3 if a function's self time is above it.
+-- with status 3 if a function's self time is above it beyond its sampling
+-- error; the confidence of that (default 0.95; 0: any breach of the
+-- estimate fails, 0.99: only a surer one).
 local lgprof = require "lgprof"
 local profile, args = lgprof.script(...)
 local top, limit = tonumber(args[1]) or 10, tonumber(args[2])
+local confidence = tonumber(args[3]) or 0.95
 
 print(("%6s %9s %9s %10s  %s"):format("self%", "self s", "total s", "calls", "function"))
 local listed = 0
@@ -19,5 +22,5 @@ for fn in profile:flat() do
       fn.calls + fn.self_calls, fn.name))
   end
 end
-if limit then lgprof.check.max_self(profile, ".", limit) end
+if limit then lgprof.check.max_self(profile, ".", limit, { confidence = confidence }) end
 lgprof.check.exit()

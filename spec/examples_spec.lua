@@ -168,8 +168,9 @@ tests["gate.lua"] = function()
   local c, a = assert(p:find("c")), assert(p:find("a"))
   local share, calls, total = c.flat_percent / 100, c.calls + c.self_calls, a.percent / 100
   local words = { b.exe, b.gmon[1], "--" }
+  -- (the estimates against their limits: confidence 0)
   local function gate(...)
-    return run("gate.lua", { b.exe, b.gmon[1], "--", ... })
+    return run("gate.lua", { b.exe, b.gmon[1], "--", "confidence=0", ... })
   end
   local cases = {
     { 0, ("self:^c$=%.6f"):format(share + 0.001) },
@@ -192,8 +193,25 @@ tests["gate.lua"] = function()
   local status, out = gate(cases[1][2], cases[8][2], cases[5][2])
   assert.equal(3, status)
   assert.equal(("ok   %s\nFAIL %s\nok   %s\n"):format(cases[1][2], cases[8][2], cases[5][2]), out)
+  -- at the default confidence, 95%, a breach within the sampling error
+  -- warns: c's share has the error of its few samples (sqrt(n) of n)
+  local n = c.samples
+  local z = 1.6448536 -- one-sided 95%
+  local lower = share - share * (0.5 + z * math.sqrt(n)) / n
+  assert.is_true(lower < share - 0.001)
+  local word = ("self:^c$=%.6f"):format(share - 0.001)
+  status, out = run("gate.lua", { b.exe, b.gmon[1], "--", word })
+  assert.equal(0, status)
+  assert.equal("warn " .. word .. "\n", out)
+  if lower > 0.002 then -- (the fixture's run has a few samples of c at least)
+    word = ("self:^c$=%.6f"):format(lower - 0.001)
+    status, out = run("gate.lua", { b.exe, b.gmon[1], "--", word })
+    assert.equal(3, status)
+    assert.equal("FAIL " .. word .. "\n", out)
+  end
   -- usage errors
-  for _, bad in ipairs({ {}, { "self:^c$" }, { "size:^c$=1" }, { "self:^c$=1.5" }, { "calls:^c$=1.5" } }) do
+  for _, bad in ipairs({ {}, { "self:^c$" }, { "size:^c$=1" }, { "self:^c$=1.5" }, { "calls:^c$=1.5" },
+                         { "confidence=1", "self:^c$=1" }, { "confidence=0" } }) do
     status, out = run("gate.lua", join(words, bad))
     assert.equal(2, status, table.concat(bad, " "))
     assert.equal("", out)
@@ -233,6 +251,62 @@ tests["diffreport.lua"] = function()
   local status, o = run("diffreport.lua", { b.exe, b.gmon[1], "--", b.exe })
   assert.equal(2, status)
   assert.equal("", o)
+end
+
+tests["noisegate.lua"] = function()
+  -- synthesized runs: main (10 samples) calls a and b (150); a has 38, 42
+  -- and 40 samples in three base runs, 80 or 44 in the new one
+  local tmp = util.mktempdir("lgprof noisegate")
+  local function write(tag, a)
+    return H.synth.write(tmp, tag, { funcs = { { "main", 10 }, { "a", a }, { "b", 150 } },
+      arcs = { { "main", "a", 10 }, { "main", "b", 5 } } })
+  end
+  local exe, b1 = write("b1", 38)
+  local _, b2 = write("b2", 42)
+  local _, b3 = write("b3", 40)
+  local _, slow = write("slow", 80)
+  local _, same = write("same", 44)
+  local ok, err = pcall(function()
+    -- a: +40 samples of a 200-sample base, +20%. Under no change the four
+    -- runs' counts share one Poisson mean, (120 + 80) / 4 = 50 (above the
+    -- bases' sample variance, 4): the change's standard error is
+    -- sqrt(50 (1 + 1/3)) samples, the continuity correction (3 + 1) / (2 x 3)
+    -- and the one-sided 95% bound subtracts z(0.95) = 1.6448536 errors.
+    -- main grew by as much, with the error of 198, 202, 200 -> 240
+    -- samples: mean (600 + 240) / 4 = 210, sqrt(210 (1 + 1/3)).
+    local z = 1.6448536
+    local lower_a = (40 - 4 / 6 - z * math.sqrt(50 * 4 / 3)) / 200
+    local status, out, e = run("noisegate.lua", { exe, b1, b2, b3, slow, "--", exe, "5%", "0.95", "^a$" })
+    assert.equal(3, status, cmd.show(status, out, e))
+    assert.equal(("base 2.00 s (3 runs), new 2.40 s\nFAIL a +20.00%%, lower bound %+.2f%%\n" ..
+      "1 failed, 0 warned\n"):format(100 * lower_a), out)
+    assert.matches("^lgprof: check failed: max_growth a: %+20%.00%% > 5%.00%%", e)
+    -- every function: main and a grew, b did not; Holm over the three
+    -- tests main (z = 1.75, p about 0.04) at 0.05 / 2 after a (p about 1e-6)
+    -- at 0.05 / 3
+    local zmain = (40 - 4 / 6 - 0.05 * 200) / math.sqrt(210 * 4 / 3)
+    assert.is_true(zmain > 1.645 and zmain < 1.96) -- significant alone, not at 2.5%
+    status, out = run("noisegate.lua", { exe, b1, b2, b3, slow, "--", exe, "5%" })
+    assert.equal(3, status)
+    local l = lines(out)
+    assert.equal(4, #l)
+    assert.matches("^FAIL a %+20%.00%%", l[2])
+    assert.matches("^warn main %+20%.00%%", l[3])
+    assert.equal("1 failed, 1 warned", l[4])
+    -- no change beyond the noise: a +4 samples (+2%) passes a 1% gate with a warning
+    status, out = run("noisegate.lua", { exe, b1, b2, b3, same, "--", exe, "1%", "0.95", "^a$" })
+    assert.equal(0, status)
+    assert.matches("\nwarn a %+2%.00%%, lower bound %-", out)
+    -- confidence 0: the naive gate fails it
+    status, out = run("noisegate.lua", { exe, b1, b2, b3, same, "--", exe, "1%", "0", "^a$" })
+    assert.equal(3, status)
+    assert.matches("\nFAIL a %+2%.00%%\n", out)
+    -- usage: one profile file, a bad limit
+    assert.equal(2, (run("noisegate.lua", { exe, b1, "--", exe })))
+    assert.equal(2, (run("noisegate.lua", { exe, b1, slow, "--", exe, "lots" })))
+  end)
+  util.rmtree(tmp)
+  assert(ok, err)
 end
 
 -- The caller lines printed for fn, checked against its arcs.

@@ -65,9 +65,9 @@ describe("the help", function()
   for _, m in ipairs({
     { { "--script", "--help" }, "lgprof --script FILE.lua ", { "script" } },
     { { "--script", "x.lua", "-h" }, "lgprof --script FILE.lua ", {} },
-    { { "check", "--help" }, "lgprof check ", { "max-self", "max-total", "max-calls", "thresholds" } },
+    { { "check", "--help" }, "lgprof check ", { "max-self", "max-total", "max-calls", "thresholds", "confidence" } },
     { { "check", "-h" }, "lgprof check ", {} },
-    { { "--diff", "--help" }, "lgprof --diff BASE-PROFILE ", { "diff", "diff-image", "max-growth" } },
+    { { "--diff", "--help" }, "lgprof --diff BASE-PROFILE ", { "diff", "diff-image", "max-growth", "confidence" } },
     { { "--diff", "-h" }, "lgprof --diff BASE-PROFILE ", {} },
     { { "merge", "--help" }, "lgprof merge ", { "output" } },
   }) do
@@ -115,7 +115,10 @@ describe("a usage error", function()
     { { "check", "--max-self=c" }, "--max-self: expected PATTERN=SHARE, got 'c'", "lgprof check --help" },
     { { "check", "-d" }, "-d/--debug: not supported (a dump of gprof's own tables)", "lgprof check --help" },
     { { "--diff" }, "option '--diff' requires an argument", "lgprof --diff --help" },
-    { { "--diff", "g1", "--diff", "g2" }, "--diff given twice", "lgprof --diff --help" },
+    { { "--diff", "g1", "--confidence=1" },
+      "--confidence: '1' is not a confidence from 0 to 1, 1 excluded (0.95 or 95%; 0: no statistics)",
+      "lgprof --diff --help" },
+    { { "--confidence=0.9" }, "--confidence needs --diff", "lgprof --diff --help" },
     { { "merge", "a.out", "gmon.out" }, "merge: no output file (-o OUT)", "lgprof merge --help" },
     { { "merge", "-o" }, "option requires an argument -- 'o'", "lgprof merge --help" },
   }

@@ -795,6 +795,7 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
     {"type", l_type},
     {"gzip", l_gzip},
     {"_list_dir", lcore_list_dir},
+    {"glob", lcore_glob},
     {NULL, NULL}
   };
   static const luaL_Reg nomethods[] = {{NULL, NULL}};

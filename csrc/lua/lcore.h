@@ -108,5 +108,7 @@ int lcore_profile_annotate(lua_State *L);
 /* ldoctor.c: profile:_evidence, core._list_dir (lgprof.doctor's) */
 int lcore_profile_evidence(lua_State *L);
 int lcore_list_dir(lua_State *L);
+/* lglob.c: core.glob(pattern) (POSIX glob(3), sorted). */
+int lcore_glob(lua_State *L);
 
 #endif

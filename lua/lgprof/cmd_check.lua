@@ -1,8 +1,11 @@
 --- `lgprof check [options] [image-file [profile-file...]]`: a CI gate.
 -- Thresholds come from --max-self=PATTERN=SHARE, --max-total=PATTERN=SHARE,
 -- --max-calls=PATTERN=N (repeatable, in command-line order) and from
--- --thresholds=FILE.lua (evaluated first). Each breach is one line on stderr;
--- stdout gets "lgprof check: N thresholds, M failed".
+-- --thresholds=FILE.lua (evaluated first). A time threshold fails only when
+-- its breach is significant at --confidence (default 0.95; 0: any breach of
+-- the estimate fails); a breach that is not is a warning line. Each breach
+-- is one line on stderr; stdout gets "lgprof check: N thresholds, M failed"
+-- (and ", W warnings" when there are some).
 -- Exit statuses: 0 all passed, 1 bad input (a profile or thresholds file),
 -- 2 usage error (no thresholds, a malformed value or pattern), 3 a threshold failed.
 local lgprof = require "lgprof"
@@ -13,14 +16,22 @@ local cmd = {}
 
 cmd.USAGE = [==[
 Usage: lgprof check [options] [--max-self=PATTERN=SHARE]... [--max-total=PATTERN=SHARE]...
-	[--max-calls=PATTERN=N]... [--thresholds=FILE.lua] [image-file [profile-file...]]
+	[--max-calls=PATTERN=N]... [--thresholds=FILE.lua] [--confidence=C]
+	[image-file [profile-file...]]
   A CI gate: each threshold that a function matching PATTERN exceeds (or
   that no function matches) is one line on stderr.
   --max-self=PATTERN=SHARE   a function's own time over the total time
   --max-total=PATTERN=SHARE  a function's time with its children's
-  --max-calls=PATTERN=N      a function's number of calls
+  --max-calls=PATTERN=N      a function's number of calls (exact)
   --thresholds=FILE.lua      thresholds from a Lua file returning
-                             { max_self = { [PATTERN] = SHARE }, ... }
+                             { max_self = { [PATTERN] = SHARE }, ...,
+                               confidence = C }
+  --confidence=C             a time threshold fails only when the lower
+                             confidence bound of the time (its sampling
+                             error; Holm's correction over the functions
+                             PATTERN matches) is above it; a breach of the
+                             estimate alone is a warning (exit 0). Default
+                             0.95 (or 95%); 0: every breach fails
   PATTERN: a POSIX extended regular expression matched in the function's
   name; SHARE: a fraction or a percentage (0.3 or 30%).
   gprof's options that change how the files are read apply (lgprof --help).
@@ -34,16 +45,25 @@ for _, k in ipairs(KINDS) do KIND_NAMES[k] = true end
 
 local function limit_of(kind, v) return lgprof.check.limit(kind, v) end
 
--- Thresholds of a Lua file: { max_self = { [PATTERN] = SHARE }, ... };
--- appended to list; returns true or nil, message.
+-- Thresholds of a Lua file: { max_self = { [PATTERN] = SHARE }, ...,
+-- confidence = C (optional) }; appended to list; returns true and the
+-- file's confidence (nil: none), or nil, message.
 local function load_file(path, list)
   local chunk, lerr = require("lgprof.cmd_script").load(path, "t", {})
   if not chunk then return nil, lerr end
   local ok, t = pcall(chunk)
   if not ok then return nil, tostring(t) end
   if type(t) ~= "table" then return nil, path .. ": must return a table" end
+  local confidence
+  if t.confidence ~= nil then
+    local what
+    confidence, what = require("lgprof.diff").confidence(t.confidence)
+    if not confidence then
+      return nil, ("%s: confidence: expected %s"):format(path, what)
+    end
+  end
   for k in pairs(t) do
-    if not KIND_NAMES[k] then
+    if not KIND_NAMES[k] and k ~= "confidence" then
       return nil, ("%s: unknown threshold kind '%s'"):format(path, tostring(k))
     end
   end
@@ -70,21 +90,29 @@ local function load_file(path, list)
       list[#list + 1] = { kind, pattern, limit }
     end
   end
-  return true
+  return true, confidence
 end
 
 function cmd.run(cli, argv, out, err)
   local st, status = cli.parse(argv, out, err, "check")
   if not st then return status end
   local list, from_options = {}, {}
+  local confidence, file_confidence = nil, nil
   for _, o in ipairs(st.extra) do
     local name, v = o[1], o[2]
-    if name == "thresholds" then
+    if name == "confidence" then
+      local c, what = require("lgprof.diff").confidence(v)
+      if not c then
+        return options.usage_error(err, ("--confidence: '%s' is not %s"):format(v, what), "check")
+      end
+      confidence = c
+    elseif name == "thresholds" then
       local ok, lerr = load_file(v, list)
       if not ok then
         err:write("lgprof: ", lerr, "\n")
         return 1
       end
+      file_confidence = lerr or file_confidence
     else
       local kind = KIND_OF[name]
       local pattern, value = args.pattern_value(v)
@@ -103,6 +131,8 @@ function cmd.run(cli, argv, out, err)
     end
   end
   table.move(from_options, 1, #from_options, #list + 1, list)
+  -- --confidence, else a thresholds file's, else the default
+  confidence = confidence or file_confidence or lgprof.check.confidence
   if #list == 0 then
     return options.usage_error(err,
       "check: no thresholds (--max-self, --max-total, --max-calls, --thresholds)", "check")
@@ -111,13 +141,18 @@ function cmd.run(cli, argv, out, err)
   if not profile then return ostatus end
   local check = lgprof.check
   local failed = 0
+  local warned = #check.warnings()
   check.with_output(err, function()
     for _, t in ipairs(list) do
-      if not check[t[1]](profile, t[2], t[3]) then failed = failed + 1 end
+      if not check[t[1]](profile, t[2], t[3], { confidence = confidence }) then
+        failed = failed + 1
+      end
     end
   end)
-  out:write(("lgprof check: %d threshold%s, %d failed\n"):format(#list,
-    #list == 1 and "" or "s", failed))
+  warned = #check.warnings() - warned
+  out:write(("lgprof check: %d threshold%s, %d failed%s\n"):format(#list,
+    #list == 1 and "" or "s", failed,
+    warned > 0 and (", %d warning%s"):format(warned, warned == 1 and "" or "s") or ""))
   return failed > 0 and 3 or 0
 end
 

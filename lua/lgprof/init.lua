@@ -89,14 +89,15 @@ function lgprof.match(name, pattern)
   return hit and true or false
 end
 
---- Compares two Profiles function by function (see lgprof.diff module).
-function lgprof.diff(base, new)
-  return require("lgprof.diff").diff(base, new)
+--- Compares two Profiles (or a list of base Profiles and a Profile)
+-- function by function (see lgprof.diff module).
+function lgprof.diff(base, new, opts)
+  return require("lgprof.diff").diff(base, new, opts)
 end
 
 --- Min, median and max self time of each function over several Profiles.
-function lgprof.spread(profiles)
-  return require("lgprof.spread").spread(profiles)
+function lgprof.spread(profiles, opts)
+  return require("lgprof.spread").spread(profiles, opts)
 end
 
 --- What is wrong with a Profile: a list of findings (see lgprof.doctor module).

@@ -38,9 +38,12 @@ lgprof's own modes (each prints its own usage with --help):
   lgprof --script FILE.lua [options] [image-file [profile-file...]] [-- args]
                       run a Lua report script with the profile
   lgprof check [options] --max-self=PATTERN=SHARE... [image-file [profile-file...]]
-                      fail (exit 3) when a function takes more than a limit
-  lgprof --diff BASE-PROFILE [options] [image-file [profile-file...]]
-                      how each function changed from BASE-PROFILE
+                      fail (exit 3) when a function takes more than a limit,
+                      beyond its sampling error (--confidence=C, default 0.95)
+  lgprof --diff BASE-PROFILE [--diff BASE-PROFILE]... [options]
+                      [image-file [profile-file...]]
+                      how each function changed from the base run(s), with
+                      the significance of each change (--confidence=C)
   lgprof merge [options] -o OUT image-file profile-file...
                       sum profile files into one (gprof -s)
   lgprof doctor [--format=text|json] [options] [image-file [profile-file...]]
