@@ -38,6 +38,9 @@ typedef struct lhandle {
   uint32_t id; /* node or arc index */
 } lhandle;
 
+/* Runs the stages of the profile's analysis in need (LGP_GRAPH_*) not
+** run yet; raises on failure (out of memory). */
+void lcore_analyse(lua_State *L, lprofile *lp, unsigned need);
 /* The Profile at idx, open; check_profile analyses it too (the first
 ** use of most methods), open_profile leaves that to the caller (methods
 ** that read only calls and samples). */
@@ -103,6 +106,11 @@ int lcore_profile_cycle_cuts(lua_State *L);
 
 /* lsource.c: profile:exec_counts, profile:annotate */
 int lcore_profile_exec_counts(lua_State *L);
+/* lfiles.c: gprof's reports and files, the files' description */
+int lcore_profile_report(lua_State *L);
+int lcore_profile_write_gmon(lua_State *L);
+int lcore_profile_file_info(lua_State *L);
+int lcore_profile_histograms(lua_State *L);
 int lcore_profile_annotate(lua_State *L);
 
 /* ldoctor.c: profile:_evidence, core._list_dir (lgprof.doctor's) */
