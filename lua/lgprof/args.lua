@@ -93,4 +93,33 @@ function args.pattern_value(word)
   return word:match("^(.+)=([^=]*)$")
 end
 
+--- The writers' second argument: raises the misuse error of writer `name`
+-- unless file is a path, an open file or a table with a write method.
+function args.check_output(file, name)
+  if type(file) ~= "string" and io.type(file) ~= "file"
+      and not (type(file) == "table" and type(file.write) == "function") then
+    args.error(("bad argument #2 to '%s' (a file handle or a path expected, got %s)"):format(
+      name, io.type(file) == "closed file" and "a closed file" or type(file)))
+  end
+end
+
+--- Writes the text s of a writer to file: a path is created, written and
+-- closed; an open file is written, flushed (a full disk shows now, not when
+-- the caller closes it) and left open. true, or nil and a message.
+function args.write_output(file, s, binary)
+  if type(file) == "string" then
+    local f, oerr = io.open(file, binary and "wb" or "w")
+    if not f then return nil, oerr end
+    local okw, werr = f:write(s)
+    local okc, cerr = f:close()
+    if not okw then return nil, file .. ": " .. tostring(werr) end
+    if not okc then return nil, file .. ": " .. tostring(cerr) end
+    return true
+  end
+  local okw, werr = file:write(s)
+  if okw and io.type(file) == "file" then okw, werr = file:flush() end
+  if not okw then return nil, tostring(werr) end
+  return true
+end
+
 return args

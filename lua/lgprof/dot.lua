@@ -388,18 +388,7 @@ function dot.write(profile, file, options)
   end
   local g = dot.graph(profile, options)
   local s = render(profile, g)
-  if type(file) == "string" then
-    local f, err = io.open(file, "w")
-    if not f then return nil, err end
-    local okw, werr = f:write(s)
-    if not okw then f:close(); return nil, file .. ": " .. tostring(werr) end
-    local okc, cerr = f:close()
-    if not okc then return nil, file .. ": " .. tostring(cerr) end
-    return true
-  end
-  local okw, werr = file:write(s)
-  if not okw then return nil, tostring(werr) end
-  return true
+  return args.write_output(file, s)
 end
 
 return dot

@@ -130,28 +130,11 @@ end
 -- written.
 function speedscope.write(profile, file, options)
   args.check_profile(profile, 1, "speedscope")
-  if type(file) ~= "string" and io.type(file) ~= "file"
-      and not (type(file) == "table" and type(file.write) == "function") then
-    args.error("bad argument #2 to 'speedscope' (a file handle or a path expected, got "
-      .. (io.type(file) == "closed file" and "a closed file" or type(file)) .. ")")
-  end
+  args.check_output(file, "speedscope")
   check_options(options, "speedscope")
   local text, err = speedscope.encode(profile, options)
   if not text then return nil, err end
-  if type(file) == "string" then
-    local f, oerr = io.open(file, "wb")
-    if not f then return nil, oerr end
-    local okw, werr = f:write(text)
-    if not okw then f:close(); return nil, file .. ": " .. tostring(werr) end
-    local okc, cerr = f:close()
-    if not okc then return nil, file .. ": " .. tostring(cerr) end
-    return true
-  end
-  -- flushed: a full disk must show now, not when the caller closes
-  local okw, werr = file:write(text)
-  if okw and io.type(file) == "file" then okw, werr = file:flush() end
-  if not okw then return nil, tostring(werr) end
-  return true
+  return args.write_output(file, text, true)
 end
 
 return speedscope

@@ -506,29 +506,14 @@ end
 -- min_weight (the stacks', as lgprof.report.folded).
 function svg.write(profile, file, options)
   args.check_profile(profile, 1, "svg")
-  if type(file) ~= "string" and io.type(file) ~= "file" then
-    args.error("bad argument #2 to 'svg' (a file or a path expected, got "
-      .. (io.type(file) == "closed file" and "a closed file" or type(file)) .. ")")
-  end
+  args.check_output(file, "svg")
   local o = check_options(options)
   local s, err = args.call(function()
     local text, rerr = render(profile, o)
     return text, rerr
   end)
   if not s then return nil, err end
-  if type(file) == "string" then
-    local f, oerr = io.open(file, "w")
-    if not f then return nil, oerr end
-    local okw, werr = f:write(s)
-    if not okw then f:close(); return nil, file .. ": " .. tostring(werr) end
-    local okc, cerr = f:close()
-    if not okc then return nil, file .. ": " .. tostring(cerr) end
-    return true
-  end
-  local okw, werr = file:write(s)
-  if not okw then return nil, tostring(werr) end
-  file:flush()
-  return true
+  return args.write_output(file, s)
 end
 
 return svg

@@ -229,24 +229,9 @@ end
 -- path, written once the report is complete). true, or nil and a message.
 function textreport.write(profile, file, options)
   args.check_profile(profile, 1, "text")
-  if type(file) ~= "string" and io.type(file) ~= "file"
-      and not (type(file) == "table" and type(file.write) == "function") then
-    args.error("bad argument #2 to 'text' (a file handle or a path expected, got "
-      .. (io.type(file) == "closed file" and "a closed file" or type(file)) .. ")")
-  end
+  args.check_output(file, "text")
   local s = textreport.render(profile, options)
-  if type(file) == "string" then
-    local f, err = io.open(file, "w")
-    if not f then return nil, err end
-    local okw, werr = f:write(s)
-    local okc, cerr = f:close()
-    if not okw then return nil, file .. ": " .. tostring(werr) end
-    if not okc then return nil, file .. ": " .. tostring(cerr) end
-    return true
-  end
-  local okw, werr = file:write(s)
-  if not okw then return nil, tostring(werr) end
-  return true
+  return args.write_output(file, s)
 end
 
 return textreport
