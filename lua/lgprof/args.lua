@@ -122,4 +122,22 @@ function args.write_output(file, s, binary)
   return true
 end
 
+--- s with each byte that is not part of a valid UTF-8 sequence replaced by
+-- bad(byte): names come from symbol tables, bytes that need not be UTF-8.
+function args.valid_utf8(s, bad)
+  if utf8.len(s) then return s end
+  local out, i = {}, 1
+  while i <= #s do
+    local n, at = utf8.len(s, i)
+    if n then
+      out[#out + 1] = s:sub(i)
+      break
+    end
+    out[#out + 1] = s:sub(i, at - 1)
+    out[#out + 1] = bad(s:byte(at))
+    i = at + 1
+  end
+  return table.concat(out)
+end
+
 return args

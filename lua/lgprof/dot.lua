@@ -116,22 +116,7 @@ local function penwidth(w) return math.max(w * 4.0, 0.5) end
 -- "\n", "\N", ... in names stay literal), '"' escaped, control characters
 -- shown as "\x" and two hex digits.
 local function text(s)
-  s = tostring(s):gsub("&", "&amp;")
-  if not utf8.len(s) then
-    local out, i, n = {}, 1, #s
-    while i <= n do
-      local ok, ch = pcall(utf8.codepoint, s, i)
-      if ok and ch then
-        local c = utf8.char(ch)
-        out[#out + 1] = c
-        i = i + #c
-      else
-        out[#out + 1] = ("&#%d;"):format(s:byte(i))
-        i = i + 1
-      end
-    end
-    s = table.concat(out)
-  end
+  s = args.valid_utf8((tostring(s):gsub("&", "&amp;")), function(b) return ("&#%d;"):format(b) end)
   s = s:gsub("\\", "\\\\"):gsub('"', '\\"')
   s = s:gsub("\n", "\\n"):gsub("[%c]", function(c) return ("\\\\x%02X"):format(c:byte()) end)
   return s

@@ -40,21 +40,7 @@ local DEFAULTS = { max_functions = 2000, max_arcs = 100, min_weight = 0.0005, ma
 local ESC = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t",
   ["<"] = "\\u003c", [">"] = "\\u003e", ["&"] = "\\u0026" }
 local function json_string(s)
-  if not utf8.len(s) then
-    local out, i, n = {}, 1, #s
-    while i <= n do
-      local ok, ch = pcall(utf8.codepoint, s, i)
-      if ok and ch then
-        local c = utf8.char(ch)
-        out[#out + 1] = c
-        i = i + #c
-      else
-        out[#out + 1] = utf8.char(s:byte(i))
-        i = i + 1
-      end
-    end
-    s = table.concat(out)
-  end
+  s = args.valid_utf8(s, utf8.char)
   return '"' .. s:gsub('[%c"\\<>&]', function(c)
     return ESC[c] or ("\\u%04x"):format(c:byte())
   end) .. '"'

@@ -89,17 +89,7 @@ end
 -- sequence becomes \xNN, control characters (XML 1.0 forbids them even
 -- escaped) and U+FFFE/U+FFFF become \xNN or \uFFFx too.
 local function clean(s)
-  if not utf8.len(s) then
-    local out, i = {}, 1
-    while i <= #s do
-      local n, at = utf8.len(s, i)
-      if n then out[#out + 1] = s:sub(i); break end
-      out[#out + 1] = s:sub(i, at - 1)
-      out[#out + 1] = ("\\x%02X"):format(s:byte(at))
-      i = at + 1
-    end
-    s = table.concat(out)
-  end
+  s = args.valid_utf8(s, function(b) return ("\\x%02X"):format(b) end)
   s = s:gsub("[%z\1-\8\11\12\14-\31\127]", function(c) return ("\\x%02X"):format(c:byte()) end)
   return (s:gsub("\239\191([\190\191])", function(c) return c == "\190" and "\\uFFFE" or "\\uFFFF" end))
 end
