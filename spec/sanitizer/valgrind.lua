@@ -1,7 +1,8 @@
 -- make test-valgrind: bin/lgprof under valgrind memcheck over every fixture
 -- program (spec/fixtures/progs/, built by helpers.fixtures): the report of
 -- the three runs summed, -T, --format=json, -s and the static call graphs
--- (-c --static-arcs: Capstone); and API_SCRIPT, the Lua
+-- (-c --static-arcs: Capstone), --break-cycles, the HTML page of a view;
+-- and API_SCRIPT, the Lua
 -- API end to end (views, every export, DWARF read on demand, find, close,
 -- line-level data). The line-granularity programs (spec/fixtures/lines/,
 -- built -O2 -g) run -l, annotated source with execution counts, and
@@ -53,9 +54,12 @@ for _, q in ipairs { p, table.unpack(views) } do
         assert(found == nil or found.address)
         named = named + 1
       end
-      for arc in fn:callers() do assert(arc.count >= 0) end
+      for arc in fn:callers() do assert(arc.count >= 0 and arc.is_estimated ~= nil) end
+      assert(fn.total_min <= fn.total_max + 1e-9)
     end
   end
+  for _, a in ipairs(q:ambiguous()) do assert(a.func and a.callers) end
+  assert(q:cycle_cuts { min_members = 2 })
   for _, fmt in ipairs(lgprof.report.formats) do
     local f = io.tmpfile()
     assert(lgprof.report[fmt](q, f))
@@ -88,7 +92,8 @@ local tmp = util.mktempdir("lgprof-valgrind")
 local api = util.spit(tmp .. "/api.lua", API_SCRIPT)
 local runs = {}
 for _, name in ipairs(fx.programs()) do
-  runs[#runs + 1] = { name, variants[1], { "", "-b -T", "--format=json", "-s", "-b -c --static-arcs", "api" } }
+  runs[#runs + 1] = { name, variants[1], { "", "-b -T", "--format=json", "-s", "-b -c --static-arcs",
+    "-b --break-cycles", "--format=html --hide=^main$", "api" } }
 end
 for _, name in ipairs(fx.line_programs()) do
   runs[#runs + 1] = { name, "O2g-pie", { "-b -l", "-l -C -A -x -t3", "-z -l -A -y", "--annotate-lines", "api" } }
