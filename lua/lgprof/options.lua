@@ -16,14 +16,15 @@ Usage: lgprof [options] [image-file [profile-file...]]
 lgprof's own modes (each prints its own usage with --help):
   lgprof --format=FMT [options] [image-file [profile-file...]]
                       write the profile in another format; FMT: gprof (the
-                      default), text (lgprof's flat profile with sampling
-                      errors and bounds: --noise-floor=N samples, default 10),
-                      callgrind, json, csv, csv-arcs, folded, dot,
+                      default); text (lgprof's flat profile with sampling
+                      errors and bounds: --noise-floor=N samples, default
+                      10); callgrind, json, csv, csv-arcs, folded, dot;
                       html (an interactive page: open it in a browser);
-                      svg (a flame graph: --title=TEXT, --inverted (an icicle),
-                      --colors=hash|self, --min-width=PX|P%), pprof
-                      (gzipped profile.proto), speedscope;
-                      --granularity=line: line-level rows (json, csv, callgrind)
+                      svg (a flame graph: --title=TEXT, --inverted (an
+                      icicle), --colors=hash|self, --min-width=PX|P%);
+                      pprof (gzipped profile.proto); speedscope;
+                      --granularity=line: line-level rows (json, csv,
+                      callgrind)
   lgprof --static-arcs [options] [image-file [profile-file...]]
                       add every direct call and tail jump found by decoding
                       the code (x86-64) as arcs of count 0 (with --format too)
