@@ -616,6 +616,8 @@ static const luaL_Reg profile_methods[] = {
   {"line", lcore_profile_line},
   {"_evidence", lcore_profile_evidence},
   {"cycle_cuts", lcore_profile_cycle_cuts},
+  {"_exclude_arcs", lcore_profile_exclude_arcs},
+  {"_cut_lines", lcore_profile_cut_lines},
   {NULL, NULL}
 };
 

@@ -1,7 +1,8 @@
 /*
 ** lcyclecut.c: profile:cycle_cuts{...}, the arcs whose removal breaks the
 ** profile's cycles (cyclecut.h), with the gprof symspecs (-k FROM/TO) that
-** delete them.
+** delete them; profile:_exclude_arcs(specs), which deletes them from the
+** profile opened (--break-cycles's report, without reading the files again).
 */
 #include <ctype.h>
 #include <stdio.h>
@@ -129,7 +130,11 @@ static void push_spec(lua_State *L, const lprofile *lp, const endinfo *e, int *e
 
 /* }====================================================== */
 
-static const char *const cuts_fields[] = {"min_members", "one_per_caller", "count_only", NULL};
+/* (_plain, internal to --break-cycles: the arcs as plain tables {from =
+** caller's address, to = callee's, count}, not Arc objects, whose fields
+** would analyse the profile) */
+static const char *const cuts_fields[] = {"min_members", "one_per_caller", "count_only", "_plain",
+                                          NULL};
 
 static void set_stats(lua_State *L, const char *when, const lgp_cyclestats *s) {
   char key[32];
@@ -202,11 +207,12 @@ int lcore_profile_cycle_cuts(lua_State *L) {
   size_t k, ncuts, nsyms = p->graph.nsyms;
   uint64_t calls = 0;
   lua_Integer min_members;
-  int one_per_caller;
+  int one_per_caller, plain;
   if (!lua_isnoneornil(L, 2))
     lcore_check_fields(L, 2, cuts_fields);
   min_members = lcore_opt_int(L, 2, "min_members", 2, 2, (lua_Integer)UINT32_MAX);
   one_per_caller = lcore_opt_bool(L, 2, "one_per_caller", 1);
+  plain = lcore_opt_bool(L, 2, "_plain", 0);
   if (lcore_opt_bool(L, 2, "count_only", 0)) {
     compute(L, p, (size_t)min_members, 0, 1, &cc, &ncuts);
     lua_createtable(L, 0, 4);
@@ -240,7 +246,17 @@ int lcore_profile_cycle_cuts(lua_State *L) {
   for (k = 0; k < ncuts; k++) {
     const lgp_arc *a = &p->graph.arcs.arcs[cuts[k]];
     int exact_from, exact_to;
-    lcore_push_handle(L, 1, ARC_T, cuts[k]);
+    if (plain) {
+      lua_createtable(L, 0, 3);
+      lua_pushinteger(L, (lua_Integer)p->graph.nodes[a->parent].addr);
+      lua_setfield(L, -2, "from");
+      lua_pushinteger(L, (lua_Integer)p->graph.nodes[a->child].addr);
+      lua_setfield(L, -2, "to");
+      lua_pushinteger(L, (lua_Integer)a->count);
+      lua_setfield(L, -2, "count");
+    } else {
+      lcore_push_handle(L, 1, ARC_T, cuts[k]);
+    }
     lua_rawseti(L, -4, (lua_Integer)k + 1);
     push_spec(L, lp, &es.v[es.slot[a->parent]], &exact_from);
     lua_pushliteral(L, "/");
@@ -262,5 +278,98 @@ int lcore_profile_cycle_cuts(lua_State *L) {
   lua_setfield(L, -2, "calls");
   lua_pushinteger(L, (lua_Integer)cc.crowded);
   lua_setfield(L, -2, "crowded");
+  return 1;
+}
+
+/* profile:_exclude_arcs(specs): deletes from an open profile, not analysed
+** yet, the arcs the -k FROM/TO specs (a list of strings) delete, as if
+** they had been given to lgprof.open (lgp_profile_exclude_arcs). Internal
+** to --break-cycles: arc numbers change, so the Arc objects made before
+** are dropped from the profile's cache (an old one names another arc). */
+int lcore_profile_exclude_arcs(lua_State *L) {
+  lprofile *lp = lcore_open_profile(L, 1);
+  lgp_options extra;
+  lgp_err err = {0, ""};
+  lua_Integer i, n;
+  int rc = 0;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  if (lp->nviews > 0 || lp->kept != NULL)
+    return luaL_error(L, "arcs cannot be excluded from a profile with views");
+  n = luaL_len(L, 2);
+  lgp_options_init(&extra);
+  extra.default_excludes = 0;
+  for (i = 1; i <= n && rc == 0; i++) {
+    if (lua_rawgeti(L, 2, i) != LUA_TSTRING) {
+      lgp_options_free(&extra);
+      return luaL_error(L, "spec %d is not a string", (int)i);
+    }
+    rc = lgp_options_add_spec(&extra, LGP_EXCL_ARCS, lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+  if (rc != 0) {
+    lgp_options_free(&extra);
+    return luaL_error(L, "out of memory");
+  }
+  rc = lgp_profile_exclude_arcs(lp->p, &extra, &err);
+  lgp_options_free(&extra);
+  if (rc != 0)
+    return luaL_error(L, "%s", err.msg);
+  lua_pushnil(L); /* the handles made so far: a new cache */
+  lua_setiuservalue(L, 1, 2);
+  return 0;
+}
+
+/* gprof's way of naming a function in the call graph: NAME <cycle N> [I],
+** (I) when the graph does not print it. */
+static void add_print_name(luaL_Buffer *b, lprofile *lp, uint32_t s) {
+  const lgp_node *n = &lp->p->graph.nodes[s];
+  char num[48];
+  luaL_addstring(b, lgp_display_name(&lp->names, lp->p->graph.nodes, s));
+  if (n->cyc_num != 0) {
+    snprintf(num, sizeof num, " <cycle %d>", (int)n->cyc_num);
+    luaL_addstring(b, num);
+  }
+  snprintf(num, sizeof num, lgp_graph_shows(lp->p, s, !lp->zeros) ? " [%u]" : " (%u)",
+           (unsigned)n->index);
+  luaL_addstring(b, num);
+}
+
+static uint32_t cut_end(lua_State *L, const lprofile *lp, const char *key) {
+  uint32_t s;
+  lua_getfield(L, -1, key);
+  s = lgp_symindex_lookup(lp->p->index, (lgp_addr)luaL_checkinteger(L, -1));
+  lua_pop(L, 1);
+  if (s == LGP_NONE)
+    luaL_error(L, "no function at a cut's %s address", key);
+  return s;
+}
+
+/* profile:_cut_lines(cuts): the lines "\tX to Y with N calls\n" of the
+** cuts (plain tables {from, to, count}: addresses and calls), names as the
+** profile's call graph prints them; one string. Internal to --break-cycles
+** (29,000 lines on B3: built here rather than from Lua strings). */
+int lcore_profile_cut_lines(lua_State *L) {
+  lprofile *lp = lcore_check_profile(L, 1);
+  luaL_Buffer b;
+  lua_Integer i, n;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  n = luaL_len(L, 2);
+  luaL_buffinit(L, &b);
+  for (i = 1; i <= n; i++) {
+    uint32_t from, to;
+    char num[48];
+    lua_rawgeti(L, 2, i); /* (above the buffer's box: popped before adding) */
+    from = cut_end(L, lp, "from");
+    to = cut_end(L, lp, "to");
+    lua_getfield(L, -1, "count");
+    snprintf(num, sizeof num, " with %llu calls\n", (unsigned long long)luaL_checkinteger(L, -1));
+    lua_pop(L, 2);
+    luaL_addchar(&b, '\t');
+    add_print_name(&b, lp, from);
+    luaL_addstring(&b, " to ");
+    add_print_name(&b, lp, to);
+    luaL_addstring(&b, num);
+  }
+  luaL_pushresult(&b);
   return 1;
 }
