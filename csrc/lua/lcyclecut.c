@@ -344,21 +344,92 @@ static uint32_t cut_end(lua_State *L, const lprofile *lp, const char *key) {
   return s;
 }
 
-/* profile:_cut_lines(cuts): the lines "\tX to Y with N calls\n" of the
-** cuts (plain tables {from, to, count}: addresses and calls), names as the
-** profile's call graph prints them; one string. Internal to --break-cycles
-** (29,000 lines on B3: built here rather than from Lua strings). */
-int lcore_profile_cut_lines(lua_State *L) {
+/* Can a POSIX shell take s as a word as it is? (cyclecuts.shell_quote's
+** rule) */
+static int shell_safe(const char *s, size_t len) {
+  size_t i;
+  if (len == 0)
+    return 0;
+  for (i = 0; i < len; i++)
+    if (!isalnum((unsigned char)s[i]) && strchr("_./:+=@%,-", s[i]) == NULL)
+      return 0;
+  return 1;
+}
+
+/* " -k WORD" (no space before the first), WORD quoted as
+** cyclecuts.shell_quote does. */
+static void add_k_word(luaL_Buffer *b, const char *s, size_t len, int first) {
+  size_t i;
+  luaL_addstring(b, first ? "-k " : " -k ");
+  if (shell_safe(s, len)) {
+    luaL_addlstring(b, s, len);
+    return;
+  }
+  luaL_addchar(b, '\'');
+  for (i = 0; i < len; i++) {
+    if (s[i] == '\'')
+      luaL_addstring(b, "'\\''");
+    else
+      luaL_addchar(b, s[i]);
+  }
+  luaL_addchar(b, '\'');
+}
+
+/* The -k options of the list: c.specs at index specs, c.exact at exact;
+** all of them (loose = 0) or the inexact ones only. */
+static void push_k_line(lua_State *L, int specs, int exact, int loose) {
+  luaL_Buffer b;
+  lua_Integer i, n = luaL_len(L, specs);
+  int first = 1;
+  luaL_buffinit(L, &b);
+  for (i = 1; i <= n; i++) {
+    size_t len;
+    const char *s;
+    char buf[256];
+    int is_exact;
+    lua_rawgeti(L, exact, i);
+    is_exact = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (loose && is_exact)
+      continue;
+    lua_rawgeti(L, specs, i);
+    s = luaL_checklstring(L, -1, &len);
+    if (len < sizeof buf) { /* a copy: the string is popped before it is added */
+      memcpy(buf, s, len);
+      lua_pop(L, 1);
+      add_k_word(&b, buf, len, first);
+    } else {
+      char *big = malloc(len);
+      if (big == NULL)
+        luaL_error(L, "out of memory");
+      memcpy(big, s, len);
+      lua_pop(L, 1);
+      add_k_word(&b, big, len, first);
+      free(big);
+    }
+    first = 0;
+  }
+  luaL_pushresult(&b);
+}
+
+/* profile:_cut_text(c): for c, a list of cuts as plain tables {from, to,
+** count} (addresses and calls) with c.specs and c.exact, three strings:
+** the lines "\tX to Y with N calls\n" (names as the profile's call graph
+** prints them), the -k options of every cut and those of the inexact
+** ones. Internal to --break-cycles (29,000 cuts on B3: built here rather
+** than from as many Lua strings). */
+int lcore_profile_cut_text(lua_State *L) {
   lprofile *lp = lcore_check_profile(L, 1);
   luaL_Buffer b;
   lua_Integer i, n;
+  int specs, exact;
   luaL_checktype(L, 2, LUA_TTABLE);
   n = luaL_len(L, 2);
   luaL_buffinit(L, &b);
   for (i = 1; i <= n; i++) {
     uint32_t from, to;
     char num[48];
-    lua_rawgeti(L, 2, i); /* (above the buffer's box: popped before adding) */
+    lua_rawgeti(L, 2, i); /* (popped before the buffer is added to) */
     from = cut_end(L, lp, "from");
     to = cut_end(L, lp, "to");
     lua_getfield(L, -1, "count");
@@ -371,5 +442,15 @@ int lcore_profile_cut_lines(lua_State *L) {
     luaL_addstring(&b, num);
   }
   luaL_pushresult(&b);
-  return 1;
+  lua_getfield(L, 2, "specs");
+  specs = lua_gettop(L);
+  lua_getfield(L, 2, "exact");
+  exact = lua_gettop(L);
+  luaL_checktype(L, specs, LUA_TTABLE);
+  luaL_checktype(L, exact, LUA_TTABLE);
+  push_k_line(L, specs, exact, 0);
+  push_k_line(L, specs, exact, 1);
+  lua_remove(L, exact);
+  lua_remove(L, specs);
+  return 3;
 }

@@ -16,7 +16,8 @@ function cuts.parse_n(v)
   return n and n >= 2 and n or nil
 end
 
---- A word for a POSIX shell: as it is when it is safe, else single-quoted.
+--- A word for a POSIX shell: as it is when it is safe, else single-quoted
+-- (lcyclecut.c quotes the -k options of profile:_cut_text by the same rule).
 function cuts.shell_quote(s)
   if s:match("^[%w_./:+=@%%,-]+$") then return s end
   return "'" .. s:gsub("'", "'\\''") .. "'"
@@ -48,7 +49,7 @@ end
 
 --- Writes the part before the report: the arcs c[i] = {from = caller's
 -- address, to = callee's, count} (named as in the recomputed profile
--- `after`, by after:_cut_lines), the cycles before (c, profile:cycle_cuts's
+-- `after`, by after:_cut_text), the cycles before (c, profile:cycle_cuts's
 -- fields) and in `after` (its own cycle_cuts: what the report below shows),
 -- the -k options.
 function cuts.write_header(c, after, out)
@@ -64,25 +65,20 @@ function cuts.write_header(c, after, out)
   out:write("The following arcs were deleted from the propagation calculation\n",
     ("to reduce the maximum cycle size to %d:\n"):format(n - 1))
   if #c == 0 then out:write("\tNone\n") end
-  out:write(after:_cut_lines(c))
+  local lines, k_line, loose = after:_cut_text(c)
+  out:write(lines)
   out:write("\n", count_line(("Cycles of %d or more members"):format(n), c.large_before,
     now.large_before, c.largest_before))
   if n > 2 then
     out:write(count_line("Cycles of any size", c.cycles_before, now.cycles_before))
   end
   if #c > 0 then
-    local words, loose = {}, {}
-    for i, spec in ipairs(c.specs) do
-      words[i] = "-k " .. cuts.shell_quote(spec)
-      if not c.exact[i] then loose[#loose + 1] = words[i] end
-    end
     out:write("\nThe options that delete these arcs (gprof's -k; the report below is\n",
-      "gprof's with them added to this command line):\n", table.concat(words, " "), "\n")
-    if #loose > 0 then
+      "gprof's with them added to this command line):\n", k_line, "\n")
+    if loose ~= "" then
       out:write("Note: gprof's symspecs cannot name some of these functions alone (a name\n",
         "shared by other symbols, or holding a dot, without a source file to tell them\n",
-        "apart), so these options may delete other arcs too, or none: ",
-        table.concat(loose, " "), "\n")
+        "apart), so these options may delete other arcs too, or none: ", loose, "\n")
     end
     if c.crowded > 0 then
       out:write(("Note: gprof keeps one -k per calling function (its -k table holds one entry\n"
