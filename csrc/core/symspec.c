@@ -310,14 +310,25 @@ static int add_arcspec(lgp_specs *sp, rangelist *tab, const lgp_node *nodes, siz
   return 0;
 }
 
+/* Does spec_parse give the text a file or a line? Read in place: a
+** command line may hold thousands of specs. */
 static int text_needs_srcinfo(const char *text, size_t len) {
-  lgp_spec s;
-  int need;
-  if (spec_parse(&s, text, len) != 0)
-    return 1; /* out of memory: let the real parse report it */
-  need = s.file != NULL || s.line != 0;
-  spec_free(&s);
-  return need;
+  const char *colon = NULL;
+  size_t i;
+  for (i = len; i > 0; i--)
+    if (text[i - 1] == ':') {
+      colon = text + i - 1;
+      break;
+    }
+  if (colon != NULL) {
+    if (colon > text)
+      return 1;
+    text = colon + 1;
+    len -= 1;
+  } else if (memchr(text, '.', len) != NULL) {
+    return 1;
+  }
+  return len > 0 && isdigit((unsigned char)text[0]) && atoi(text) != 0;
 }
 
 int lgp_options_need_srcinfo(const lgp_options *opts) {

@@ -131,8 +131,8 @@ static void push_spec(lua_State *L, const lprofile *lp, const endinfo *e, int *e
 /* }====================================================== */
 
 /* (_plain, internal to --break-cycles: the arcs as plain tables {from =
-** caller's address, to = callee's, count}, not Arc objects, whose fields
-** would analyse the profile) */
+** caller's address, to = callee's, count, from_node, to_node: their node
+** numbers}, not Arc objects, whose fields would analyse the profile) */
 static const char *const cuts_fields[] = {"min_members", "one_per_caller", "count_only", "_plain",
                                           NULL};
 
@@ -254,6 +254,10 @@ int lcore_profile_cycle_cuts(lua_State *L) {
       lua_setfield(L, -2, "to");
       lua_pushinteger(L, (lua_Integer)a->count);
       lua_setfield(L, -2, "count");
+      lua_pushinteger(L, (lua_Integer)a->parent); /* node numbers (stay) */
+      lua_setfield(L, -2, "from_node");
+      lua_pushinteger(L, (lua_Integer)a->child);
+      lua_setfield(L, -2, "to_node");
     } else {
       lcore_push_handle(L, 1, ARC_T, cuts[k]);
     }
@@ -334,14 +338,15 @@ static void add_print_name(luaL_Buffer *b, lprofile *lp, uint32_t s) {
   luaL_addstring(b, num);
 }
 
+/* A cut's node number at key of the table on the top. */
 static uint32_t cut_end(lua_State *L, const lprofile *lp, const char *key) {
-  uint32_t s;
+  lua_Integer s;
   lua_getfield(L, -1, key);
-  s = lgp_symindex_lookup(lp->p->index, (lgp_addr)luaL_checkinteger(L, -1));
+  s = luaL_checkinteger(L, -1);
   lua_pop(L, 1);
-  if (s == LGP_NONE)
-    luaL_error(L, "no function at a cut's %s address", key);
-  return s;
+  if (s < 0 || (size_t)s >= lp->p->graph.nsyms)
+    luaL_error(L, "a cut's %s is no function of the profile", key);
+  return (uint32_t)s;
 }
 
 /* Can a POSIX shell take s as a word as it is? (cyclecuts.shell_quote's
@@ -412,8 +417,9 @@ static void push_k_line(lua_State *L, int specs, int exact, int loose) {
   luaL_pushresult(&b);
 }
 
-/* profile:_cut_text(c): for c, a list of cuts as plain tables {from, to,
-** count} (addresses and calls) with c.specs and c.exact, three strings:
+/* profile:_cut_text(c): for c, a list of cuts as plain tables {count,
+** from_node, to_node} (profile:cycle_cuts{_plain = true}: node numbers
+** stay when arcs are deleted) with c.specs and c.exact, three strings:
 ** the lines "\tX to Y with N calls\n" (names as the profile's call graph
 ** prints them), the -k options of every cut and those of the inexact
 ** ones. Internal to --break-cycles (29,000 cuts on B3: built here rather
@@ -430,8 +436,8 @@ int lcore_profile_cut_text(lua_State *L) {
     uint32_t from, to;
     char num[48];
     lua_rawgeti(L, 2, i); /* (popped before the buffer is added to) */
-    from = cut_end(L, lp, "from");
-    to = cut_end(L, lp, "to");
+    from = cut_end(L, lp, "from_node");
+    to = cut_end(L, lp, "to_node");
     lua_getfield(L, -1, "count");
     snprintf(num, sizeof num, " with %llu calls\n", (unsigned long long)luaL_checkinteger(L, -1));
     lua_pop(L, 2);

@@ -47,8 +47,8 @@ local function count_line(what, before, after, largest)
   return s .. (", %d after.\n"):format(after)
 end
 
---- Writes the part before the report: the arcs c[i] = {from = caller's
--- address, to = callee's, count} (named as in the recomputed profile
+--- Writes the part before the report: the arcs c[i] (plain tables of
+-- profile:cycle_cuts{_plain = true}, named as in the recomputed profile
 -- `after`, by after:_cut_text), the cycles before (c, profile:cycle_cuts's
 -- fields) and in `after` (its own cycle_cuts: what the report below shows),
 -- the -k options.
