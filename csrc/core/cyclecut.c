@@ -5,15 +5,17 @@
 ** elementary cycle, which is exponential), so this is a heuristic. In each
 ** strongly connected component of N or more members (Tarjan's search,
 ** iterative), the nodes are laid out in a line (cyclelayout.c: the lightest
-** of four layouts) and the arcs pointing backwards dropped, which leaves no
-** cycle. Then each dropped arc, heaviest first, is put back if it closes
-** no cycle (Pearce and Kelly's dynamic topological order: a search of the
-** stretch of the line the arc spans), and with N above 2 if it closes only
-** cycles below N; so the set is minimal, within a work budget linear in
-** the component. gprof's -k deletes one callee's arcs per caller: a caller
-** left with several cuts is made a source of its component instead where
-** that is possible. A last search checks that no component of N or more
-** members is left. Every walk is iterative.
+** of up to four layouts) and the arcs pointing backwards dropped, which
+** leaves no cycle. Then each dropped arc, heaviest first, is put back if it
+** closes no cycle (Pearce and Kelly's dynamic topological order: a search
+** of the stretch of the line the arc spans, forward and backward in turn),
+** and with N above 2 if it closes only cycles below N; so the set is
+** minimal, within a work budget linear in the component. gprof's -k
+** deletes one callee's arcs per caller: a caller left with several cuts is
+** made a source of its component instead where that is possible. With N
+** above 2 a last search checks that no component of N or more members is
+** left (with N = 2 every arc put back closed no cycle). Every walk is
+** iterative.
 */
 #include <stdlib.h>
 #include <string.h>
