@@ -186,8 +186,10 @@ int lgp_profile_exclude_arcs(lgp_profile *p, const lgp_options *extra, lgp_err *
     lgp_err ignored = {0, {0}}; /* unreadable: files unknown, as at open */
     lgp_image_load_srcinfo(&p->own->image, &ignored);
   }
-  if (lgp_specs_apply(&add, p->graph.nodes, p->graph.nsyms, p->image, extra, err) != 0)
+  if (lgp_specs_apply(&add, p->graph.nodes, p->graph.nsyms, p->image, extra, err) != 0) {
+    lgp_specs_free(&add);
     return -1;
+  }
   /* the arcs in creation order, less the deleted ones: the order the
      reading would have created them in */
   for (k = 0; k < t->narcs; k++)
@@ -198,9 +200,12 @@ int lgp_profile_exclude_arcs(lgp_profile *p, const lgp_options *extra, lgp_err *
   p->graph.analysed = 0; /* the calls are counted again */
   /* the profile's specs had no arc tables: they take the new ones */
   own = &p->own->specs;
+  free(own->arcspecs); /* (none: narcspecs is 0) */
   own->arcspecs = add.arcspecs;
   own->narcspecs = add.narcspecs;
   for (i = 0; i < 2; i++) {
+    free(own->arc_from[i]); /* empty tables */
+    free(own->arc_at[i]);
     own->arc_from[i] = add.arc_from[i];
     own->narc_from[i] = add.narc_from[i];
     own->arc_at[i] = add.arc_at[i];
