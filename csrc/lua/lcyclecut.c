@@ -1,8 +1,9 @@
 /*
 ** lcyclecut.c: profile:cycle_cuts{...}, the arcs whose removal breaks the
 ** profile's cycles (cyclecut.h), with the gprof symspecs (-k FROM/TO) that
-** delete them; profile:_exclude_arcs(specs), which deletes them from the
-** profile opened (--break-cycles's report, without reading the files again).
+** delete them; for --break-cycles, profile:_exclude_arcs(specs), which
+** deletes them from the profile opened (no second reading of the files),
+** and profile:_cut_text(cuts), the list and the -k line it prints.
 */
 #include <ctype.h>
 #include <stdio.h>
@@ -176,9 +177,9 @@ static void push_arc_spec(lua_State *L, const lprofile *lp, const endinfo *from,
 
 /* }====================================================== */
 
-/* (_plain, internal to --break-cycles: the arcs as plain tables {from =
-** caller's address, to = callee's, count, from_node, to_node: their node
-** numbers}, not Arc objects, whose fields would analyse the profile) */
+/* (_plain, internal to --break-cycles: the arcs as plain tables {count,
+** from_node, to_node: the caller's and callee's node numbers}, not Arc
+** objects, whose fields would analyse the profile) */
 static const char *const cuts_fields[] = {"min_members", "one_per_caller", "count_only", "_plain",
                                           NULL};
 
@@ -294,10 +295,6 @@ int lcore_profile_cycle_cuts(lua_State *L) {
     int exact_from, exact_to;
     if (plain) {
       lua_createtable(L, 0, 3);
-      lua_pushinteger(L, (lua_Integer)p->graph.nodes[a->parent].addr);
-      lua_setfield(L, -2, "from");
-      lua_pushinteger(L, (lua_Integer)p->graph.nodes[a->child].addr);
-      lua_setfield(L, -2, "to");
       lua_pushinteger(L, (lua_Integer)a->count);
       lua_setfield(L, -2, "count");
       lua_pushinteger(L, (lua_Integer)a->parent); /* node numbers (stay) */
