@@ -98,16 +98,16 @@ function cuts.run(cli, st, n, fmt, annotate, out, err, report)
   -- (plain data: an Arc's fields would analyse the profile, and the arc
   -- numbers change below)
   local c = profile:cycle_cuts { min_members = n, _plain = true }
-  -- the -k options after the command line's own, as if typed at its end
+  -- gprof keeps one -k per caller, the last: a cut's spec may override one
+  -- of the command line's, so then the files are read again with the cuts'
+  -- -k options after the command line's own, as if typed at its end; else
+  -- the same arcs are deleted from the profile read (not analysed yet)
   local own_k = false
   for _, s in ipairs(st.specs) do own_k = own_k or s[1] == "excl_arcs" end
-  for _, spec in ipairs(c.specs) do st.specs[#st.specs + 1] = { "excl_arcs", spec } end
-  -- gprof keeps one -k per caller, the last: a cut's spec may override one
-  -- of the command line's, so then the files are read again with all;
-  -- else the same arcs are deleted from the profile read (not analysed yet)
   local function open_again()
-    if own_k then return cli.open(st, err) end
-    profile:_exclude_arcs(c.specs)
+    if not own_k then return profile:_exclude_arcs(c.specs) end
+    for _, spec in ipairs(c.specs) do st.specs[#st.specs + 1] = { "excl_arcs", spec } end
+    return cli.open(st, err)
   end
   local again <close>, status2 = open_again()
   if own_k and not again then return status2 end
