@@ -327,6 +327,34 @@ describe("cycle cuts", function()
         1, true))
     end)
 
+    it("a component of over 262,144 arcs: the order by id alone, cuts valid for N = 2 and 3", function()
+      -- 30,000 functions, each calling the next ten (mostly forward by id)
+      -- and every other one calling a random earlier one: one component
+      -- whose order by id cuts about 5% of its arcs, the case where the
+      -- other layouts are left out and the put-back searches run out of
+      -- budget
+      local rand = prng.new(7)
+      local n = 30000
+      local funcs, arcs = { { "main", 1 } }, { { "main", "g1", 5 } }
+      for i = 1, n do funcs[#funcs + 1] = { "g" .. i, 1 } end
+      for i = 1, n do
+        for d = 1, 10 do
+          if i + d <= n then arcs[#arcs + 1] = { "g" .. i, "g" .. (i + d), 1 + rand(1000) } end
+        end
+        if i % 2 == 0 then arcs[#arcs + 1] = { "g" .. i, "g" .. (1 + rand(i - 1)), 1 + rand(1000) } end
+      end
+      arcs[#arcs + 1] = { "g" .. n, "g1", 1 }
+      local exe, gmon = write("big", { funcs = funcs, arcs = arcs })
+      local p <close> = assert(lgprof.open(exe, gmon))
+      assert(p.arc_count > 262144, "arcs: " .. p.arc_count)
+      for _, N in ipairs { 2, 3 } do
+        local c = p:cycle_cuts { min_members = N }
+        check_cuts(p, c, N, "N " .. N .. ": ")
+        assert.are.equal(n, c.largest_before)
+        assert(#c < p.arc_count / 10, "cuts: " .. #c)
+      end
+    end)
+
     it("a profile with no cycles says so, and its report is unchanged", function()
       local exe, gmon = write("chain", {
         funcs = { { "main", 1 }, { "a", 2 }, { "b", 3 } },
@@ -432,7 +460,9 @@ describe("cycle cuts", function()
         local p <close> = assert(lgprof.open(b.files.exe, b.files.gmon[1]))
         local c = p:cycle_cuts()
         if c.cycles_before > 0 then
-          for _, opts in ipairs { "", "-b", "-b -q -z" } do
+          -- (with a -k of its own, the command reads the files again: the
+          -- cuts' specs join the command line's, the last per caller wins)
+          for _, opts in ipairs { "", "-b", "-b -q -z", "-b -k main/" } do
             local header, kline = against_gprof(b.files.exe, b.files.gmon[1], opts, nil,
               b.name .. " [" .. opts .. "]")
             assert.are_not.equal("", kline)

@@ -1,9 +1,10 @@
 /*
 ** cyclelayout.c: laying out a strongly connected component in a line so
 ** that the arcs pointing backwards, the ones to cut, carry few calls.
-** Four layouts are tried and the lightest kept: the symbols' order and its
-** reverse, a depth-first search following the heaviest arcs first, and
-** the heuristic of Eades, Lin and Smyth (1993) weighted by call counts:
+** Four layouts are tried and the lightest kept (on a huge component the
+** order by id alone when it is good enough: lgp_cc_order): the symbols'
+** order and its reverse, a depth-first search following the heaviest arcs
+** first, and the heuristic of Eades, Lin and Smyth (1993) weighted by call counts:
 ** sinks are peeled to the right end, sources to the left end, otherwise
 ** the node whose calls out outweigh its calls in the most goes left, so
 ** heavy arcs tend to point forward. O((V + E) log V) (a binary heap of the
@@ -234,9 +235,39 @@ static double back_weight(const work *w, uint32_t c, const uint32_t *pos, size_t
   return sum;
 }
 
-/* Lays out component c by node id (the order of the symbols' addresses:
-** compilers emit a file's functions in source order, and C defines a
-** callee before its callers more often than not), forwards or backwards. */
+/* The calls on the back arcs of component c laid out by node id (the
+** order of the symbols' addresses: compilers emit a file's functions in
+** source order, and C defines a callee before its callers more often than
+** not), forwards (*fwd) and backwards (*bwd), and their counts of back
+** arcs; one pass, the order being the ids themselves. Returns the
+** component's arc count. */
+static size_t id_weights(const work *w, uint32_t c, double *fwd, double *bwd, size_t *nfwd,
+                         size_t *nbwd) {
+  const uint32_t *mb = w->members + w->memb_off[c];
+  size_t size = w->csize[c], i, narcs = 0;
+  *fwd = *bwd = 0;
+  *nfwd = *nbwd = 0;
+  for (i = 0; i < size; i++) {
+    uint32_t v = mb[i], e;
+    for (e = w->out_off[v]; e < w->out_off[v + 1]; e++) {
+      uint32_t k = w->out_arc[e], u = w->arcs[k].to;
+      double cost;
+      if (!inside(w, k, c))
+        continue;
+      narcs++;
+      cost = (double)w->arcs[k].count + 1e-9 * (double)w->arcs[k].count + 1e-6;
+      if (u < v) {
+        *fwd += cost;
+        ++*nfwd;
+      } else {
+        *bwd += cost;
+        ++*nbwd;
+      }
+    }
+  }
+  return narcs;
+}
+
 static void order_ids(const work *w, uint32_t c, uint32_t *pos, int backwards) {
   const uint32_t *mb = w->members + w->memb_off[c];
   size_t size = w->csize[c], i;
@@ -256,32 +287,42 @@ static void keep_lighter(work *w, uint32_t c, double *best, size_t *narcs) {
   }
 }
 
-/* Lays out component c into w->pos: of the layouts tried (the symbols'
-** order and its reverse, a depth-first search, Eades-Lin-Smyth), the one
-** whose back arcs carry the fewest calls; returns the component's arc
-** count. Eades-Lin-Smyth, the costly one (a heap update per arc), is left
-** out on a component of more than ELS_ARCS arcs that a cheap layout cuts
-** to at most a tenth of its arcs. */
-#define ELS_ARCS 262144
-size_t lgp_cc_order(work *w, uint32_t c) {
-  size_t narcs, nback = 0, i;
+/* The back arcs of component c laid out in w->pos. */
+static size_t back_count(const work *w, uint32_t c) {
   const uint32_t *mb = w->members + w->memb_off[c];
-  double best;
-  order_ids(w, c, w->pos, 0);
-  best = back_weight(w, c, w->pos, &narcs);
-  order_ids(w, c, w->pos_alt, 1);
-  keep_lighter(w, c, &best, &narcs);
-  order_dfs(w, c, w->pos_alt);
-  keep_lighter(w, c, &best, &narcs);
+  size_t i, nback = 0;
   for (i = 0; i < w->csize[c]; i++) {
     uint32_t v = mb[i], e;
     for (e = w->out_off[v]; e < w->out_off[v + 1]; e++)
       nback += inside(w, w->out_arc[e], c) && w->pos[w->arcs[w->out_arc[e]].to] < w->pos[v];
   }
-  if (narcs <= ELS_ARCS || nback > narcs / 10) {
-    order_els(w, c, w->pos_alt);
-    keep_lighter(w, c, &best, &narcs);
-  }
+  return nback;
+}
+
+/* Lays out component c into w->pos: of the layouts tried (the symbols'
+** order and its reverse, a depth-first search, Eades-Lin-Smyth), the one
+** whose back arcs carry the fewest calls; returns the component's arc
+** count. On a component of more than BIG_ARCS arcs that an order by id
+** already cuts to at most a tenth of its arcs, the other two, which cost
+** a walk of the component each (Eades-Lin-Smyth a heap update per arc
+** too), are left out (on the 100,000-member component of a synthetic
+** profile they took a third of the search and did not win); and
+** Eades-Lin-Smyth when the depth-first search does as well. */
+#define BIG_ARCS 262144
+size_t lgp_cc_order(work *w, uint32_t c) {
+  size_t narcs, nfwd, nbwd;
+  double fwd, bwd, best;
+  narcs = id_weights(w, c, &fwd, &bwd, &nfwd, &nbwd);
+  order_ids(w, c, w->pos, bwd < fwd);
+  best = bwd < fwd ? bwd : fwd;
+  if (narcs > BIG_ARCS && (bwd < fwd ? nbwd : nfwd) <= narcs / 10)
+    return narcs;
+  order_dfs(w, c, w->pos_alt);
+  keep_lighter(w, c, &best, &narcs);
+  if (narcs > BIG_ARCS && back_count(w, c) <= narcs / 10)
+    return narcs;
+  order_els(w, c, w->pos_alt);
+  keep_lighter(w, c, &best, &narcs);
   return narcs;
 }
 

@@ -169,6 +169,53 @@ fail:
   return -1;
 }
 
+int lgp_profile_exclude_arcs(lgp_profile *p, const lgp_options *extra, lgp_err *err) {
+  lgp_specs add, *own;
+  lgp_arctab *t = &p->graph.arcs;
+  size_t i, k, kept = 0;
+  if (lgp_is_view(p) || p->line_granularity || (p->graph.analysed & ~(unsigned)LGP_GRAPH_CALLS) ||
+      p->specs->narcspecs != 0)
+    return lgp_fail(err, NULL, "arcs can be excluded only from a profile of functions, "
+                    "not analysed yet, without arc specs of its own");
+  for (i = 0; i < extra->nspecs; i++)
+    if (extra->specs[i].table != LGP_EXCL_ARCS)
+      return lgp_fail(err, NULL, "only -k specs can be added to an open profile");
+  if (extra->default_excludes)
+    return lgp_fail(err, NULL, "the default excludes are the profile's already");
+  if (lgp_options_need_srcinfo(extra) && p->image->srcinfo_state == 0) {
+    lgp_err ignored = {0, {0}}; /* unreadable: files unknown, as at open */
+    lgp_image_load_srcinfo(&p->own->image, &ignored);
+  }
+  if (lgp_specs_apply(&add, p->graph.nodes, p->graph.nsyms, p->image, extra, err) != 0) {
+    lgp_specs_free(&add);
+    return -1;
+  }
+  /* the arcs in creation order, less the deleted ones: the order the
+     reading would have created them in */
+  for (k = 0; k < t->narcs; k++)
+    if (t->arcs[k].is_static ||
+        lgp_specs_arc_wanted(&add, p->graph.nodes, t->arcs[k].parent, t->arcs[k].child))
+      t->arcs[kept++] = t->arcs[k];
+  t->narcs = kept;
+  p->graph.analysed = 0; /* the calls are counted again */
+  /* the profile's specs had no arc tables: they take the new ones */
+  own = &p->own->specs;
+  free(own->arcspecs); /* (none: narcspecs is 0) */
+  own->arcspecs = add.arcspecs;
+  own->narcspecs = add.narcspecs;
+  for (i = 0; i < 2; i++) {
+    free(own->arc_from[i]); /* empty tables */
+    free(own->arc_at[i]);
+    own->arc_from[i] = add.arc_from[i];
+    own->narc_from[i] = add.narc_from[i];
+    own->arc_at[i] = add.arc_at[i];
+  }
+  own->nnodes = add.nnodes;
+  own->table_used[LGP_INCL_ARCS] = add.table_used[LGP_INCL_ARCS];
+  own->table_used[LGP_EXCL_ARCS] = add.table_used[LGP_EXCL_ARCS];
+  return 0;
+}
+
 int lgp_profile_analyse(lgp_profile *p, unsigned need, lgp_err *err) {
   unsigned had = p->graph.analysed;
   if (lgp_graph_analyse(&p->graph, p->specs, need, err) != 0)

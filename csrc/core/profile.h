@@ -54,6 +54,15 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
 ** reads them: index and flat orders, cycles, propagated times. 0, or -1
 ** (out of memory). */
 int lgp_profile_analyse(lgp_profile *p, unsigned need, lgp_err *err);
+/* Deletes the arcs that the arc specs of extra (-k FROM/TO) delete, as if
+** they had been given to lgp_profile_open: the arc table read is the same
+** less those arcs (gprof's test depends on the two symbols alone), and the
+** specs join the profile's. Only on a profile (not a view) of functions,
+** analysed no further than its calls (the rest is done again when needed),
+** without arc specs of its own (gprof's table keeps one entry per caller:
+** a spec given later would override, not add to, an earlier one), and
+** extra has arc specs only. Arc numbers change. 0, or -1 with a message. */
+int lgp_profile_exclude_arcs(lgp_profile *p, const lgp_options *extra, lgp_err *err);
 void lgp_profile_free(lgp_profile *p);
 /* Starts view (no graph yet) as a view of src: it borrows src's sources. */
 void lgp_profile_borrow(lgp_profile *view, const lgp_profile *src);

@@ -120,47 +120,47 @@ static int add_to_run(rangelist *l, const lgp_node *nodes, size_t k, size_t *pre
   return 0;
 }
 
-/* The symbols by raw name (ties by node), for many specs: a spec with a
-** name then looks at its namesakes only, not at every symbol (a command
-** line of thousands of -k options, as --break-cycles prints). */
+/* The symbols by raw name, for many specs: a spec with a name then looks
+** at its namesakes only, not at every symbol (a command line of thousands
+** of -k options, as --break-cycles prints). A hash of the names, each
+** bucket's chain in node order. */
 typedef struct nameindex {
-  uint32_t *v; /* NULL: none, scan */
-  size_t n;
+  uint32_t *head; /* nbuckets: first node + 1 of the bucket, 0 empty; NULL: none, scan */
+  uint32_t *next; /* n: the next node + 1 of the same bucket */
+  size_t mask;
 } nameindex;
 #define NAMEINDEX_MIN_SPECS 32
 
-static int cmp_node_name(const void *ctx, uint32_t a, uint32_t b) {
-  const lgp_node *nodes = ctx;
-  int c = strcmp(nodes[a].name, nodes[b].name);
-  return c != 0 ? c : (a > b) - (a < b);
+static size_t name_bucket(const nameindex *x, const char *name) {
+  return lgp_hash_bytes(name, strlen(name)) & x->mask;
 }
 
 static int nameindex_build(nameindex *x, const lgp_node *nodes, size_t n) {
-  size_t k;
-  x->n = n;
-  x->v = lgp_alloc_array(n ? n : 1, sizeof *x->v);
-  if (x->v == NULL)
+  size_t k, nb = 16;
+  while (nb < 2 * n)
+    nb *= 2;
+  x->mask = nb - 1;
+  x->head = lgp_calloc_array(nb, sizeof *x->head);
+  x->next = lgp_alloc_array(n ? n : 1, sizeof *x->next);
+  if (x->head == NULL || x->next == NULL)
     return -1;
-  for (k = 0; k < n; k++)
-    x->v[k] = (uint32_t)k;
-  return lgp_sort_indices(x->v, n, cmp_node_name, nodes);
+  for (k = n; k-- > 0;) { /* pushed last first: each chain in node order */
+    size_t b = name_bucket(x, nodes[k].name);
+    x->next[k] = x->head[b];
+    x->head[b] = (uint32_t)k + 1;
+  }
+  return 0;
 }
 
 /* The runs of consecutive symbols s matches, appended to l. */
 static int add_runs(rangelist *l, const lgp_image *im, const lgp_spec *s, const lgp_node *nodes,
                     size_t n, uint32_t arcspec, const nameindex *x) {
   size_t k, prev = SIZE_MAX;
-  if (x != NULL && x->v != NULL && s->name != NULL && !s->any) {
-    size_t lo = 0, hi = x->n;
-    while (lo < hi) { /* the first of the name's symbols, in node order */
-      size_t mid = lo + (hi - lo) / 2;
-      if (strcmp(nodes[x->v[mid]].name, s->name) < 0)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    for (; lo < x->n && strcmp(nodes[x->v[lo]].name, s->name) == 0; lo++)
-      if (spec_match(im, s, nodes, x->v[lo]) && add_to_run(l, nodes, x->v[lo], &prev, arcspec) != 0)
+  if (x != NULL && x->head != NULL && s->name != NULL && !s->any) {
+    uint32_t j;
+    for (j = x->head[name_bucket(x, s->name)]; j != 0; j = x->next[j - 1])
+      if (strcmp(nodes[j - 1].name, s->name) == 0 && spec_match(im, s, nodes, j - 1) &&
+          add_to_run(l, nodes, j - 1, &prev, arcspec) != 0)
         return -1;
     return 0;
   }
@@ -310,14 +310,25 @@ static int add_arcspec(lgp_specs *sp, rangelist *tab, const lgp_node *nodes, siz
   return 0;
 }
 
+/* Does spec_parse give the text a file or a line? Read in place: a
+** command line may hold thousands of specs. */
 static int text_needs_srcinfo(const char *text, size_t len) {
-  lgp_spec s;
-  int need;
-  if (spec_parse(&s, text, len) != 0)
-    return 1; /* out of memory: let the real parse report it */
-  need = s.file != NULL || s.line != 0;
-  spec_free(&s);
-  return need;
+  const char *colon = NULL;
+  size_t i;
+  for (i = len; i > 0; i--)
+    if (text[i - 1] == ':') {
+      colon = text + i - 1;
+      break;
+    }
+  if (colon != NULL) {
+    if (colon > text)
+      return 1;
+    text = colon + 1;
+    len -= 1;
+  } else if (memchr(text, '.', len) != NULL) {
+    return 1;
+  }
+  return len > 0 && isdigit((unsigned char)text[0]) && atoi(text) != 0;
 }
 
 int lgp_options_need_srcinfo(const lgp_options *opts) {
@@ -336,10 +347,26 @@ int lgp_options_need_srcinfo(const lgp_options *opts) {
   return 0;
 }
 
+static size_t count_at_or_below(const lgp_specrange *v, size_t n, lgp_addr addr);
+
+/* arc_at[a] of each node: a binary search each, once, rather than one per
+** arc record read. */
+static int index_arc_table(lgp_specs *sp, int a, const lgp_node *nodes, size_t n) {
+  size_t k;
+  if (sp->narc_from[a] == 0)
+    return 0;
+  sp->arc_at[a] = lgp_alloc_array(n ? n : 1, sizeof *sp->arc_at[a]);
+  if (sp->arc_at[a] == NULL)
+    return -1;
+  for (k = 0; k < n; k++)
+    sp->arc_at[a][k] = (uint32_t)count_at_or_below(sp->arc_from[a], sp->narc_from[a], nodes[k].addr);
+  return 0;
+}
+
 int lgp_specs_apply(lgp_specs *sp, lgp_node *nodes, size_t n, const lgp_image *im,
                     const lgp_options *opts, lgp_err *err) {
   rangelist tabs[LGP_NTABLES];
-  nameindex x = {NULL, 0};
+  nameindex x = {NULL, NULL, 0};
   size_t i, narc = 0;
   int t, rc = -1;
   memset(sp, 0, sizeof *sp);
@@ -382,15 +409,19 @@ int lgp_specs_apply(lgp_specs *sp, lgp_node *nodes, size_t n, const lgp_image *i
       sp->arc_from[a] = tabs[t].v;
       sp->narc_from[a] = tabs[t].n;
       tabs[t].v = NULL;
+      if (index_arc_table(sp, a, nodes, n) != 0)
+        goto out;
     } else {
       mark_nodes(nodes, n, t, &tabs[t]);
     }
   }
+  sp->nnodes = n;
   rc = 0;
 out:
   for (t = 0; t < LGP_NTABLES; t++)
     free(tabs[t].v);
-  free(x.v);
+  free(x.head);
+  free(x.next);
   return rc == 0 ? 0 : lgp_fail(err, NULL, "out of memory");
 }
 
@@ -426,9 +457,12 @@ static int ranges_hold(const lgp_specrange *v, size_t n, lgp_addr lo_q, lgp_addr
 
 /* gprof's sym_id_arc: an entry of the table holds the parent's address and
 ** has an arc whose callee range holds the child's range. */
-static int arc_in(const lgp_specs *s, int a, const lgp_node *parent, const lgp_node *child) {
+static int arc_in(const lgp_specs *s, int a, const lgp_node *nodes, uint32_t parent_id,
+                  uint32_t child_id) {
   const lgp_specrange *v = s->arc_from[a];
-  size_t i = count_at_or_below(v, s->narc_from[a], parent->addr);
+  const lgp_node *parent = &nodes[parent_id], *child = &nodes[child_id];
+  size_t i = s->arc_at[a] != NULL && parent_id < s->nnodes
+             ? s->arc_at[a][parent_id] : count_at_or_below(v, s->narc_from[a], parent->addr);
   while (i-- > 0 && v[i].reach >= parent->addr) {
     const lgp_arcspec *sp = &s->arcspecs[v[i].arcspec];
     if (v[i].hi >= parent->addr && sp->has_to &&
@@ -441,8 +475,8 @@ static int arc_in(const lgp_specs *s, int a, const lgp_node *parent, const lgp_n
 int lgp_specs_arc_wanted(const lgp_specs *s, const lgp_node *nodes, uint32_t parent,
                          uint32_t child) {
   if (s->table_used[LGP_INCL_ARCS])
-    return arc_in(s, 0, &nodes[parent], &nodes[child]);
-  return !s->table_used[LGP_EXCL_ARCS] || !arc_in(s, 1, &nodes[parent], &nodes[child]);
+    return arc_in(s, 0, nodes, parent, child);
+  return !s->table_used[LGP_EXCL_ARCS] || !arc_in(s, 1, nodes, parent, child);
 }
 
 void lgp_specs_free(lgp_specs *s) {
@@ -456,5 +490,7 @@ void lgp_specs_free(lgp_specs *s) {
   free(s->arcspecs);
   free(s->arc_from[0]);
   free(s->arc_from[1]);
+  free(s->arc_at[0]);
+  free(s->arc_at[1]);
   memset(s, 0, sizeof *s);
 }

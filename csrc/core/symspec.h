@@ -75,6 +75,12 @@ typedef struct lgp_specs {
   size_t narcspecs;
   lgp_specrange *arc_from[2]; /* INCL_ARCS, EXCL_ARCS: by address, one per address */
   size_t narc_from[2];
+  /* per node of the table applied to: how many entries of arc_from[]
+     start at or below its address (NULL: the table is unused), so that
+     the test of an arc starts where the entries that may hold its caller
+     end */
+  uint32_t *arc_at[2];
+  size_t nnodes;
   int table_used[LGP_NTABLES]; /* a table has at least one entry */
 } lgp_specs;
 

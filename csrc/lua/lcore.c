@@ -488,6 +488,8 @@ static const luaL_Reg profile_methods[] = {
   {"_evidence", lcore_profile_evidence},
   {"cycle_cuts", lcore_profile_cycle_cuts},
   {"ambiguous", lcore_profile_ambiguous},
+  {"_exclude_arcs", lcore_profile_exclude_arcs},
+  {"_cut_text", lcore_profile_cut_text},
   {NULL, NULL}
 };
 

@@ -103,6 +103,8 @@ int lcore_profile_file_ordering(lua_State *L);
 
 /* lcyclecut.c: profile:cycle_cuts */
 int lcore_profile_cycle_cuts(lua_State *L);
+int lcore_profile_exclude_arcs(lua_State *L);
+int lcore_profile_cut_text(lua_State *L);
 
 /* lsource.c: profile:exec_counts, profile:annotate */
 int lcore_profile_exec_counts(lua_State *L);

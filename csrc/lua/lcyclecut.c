@@ -1,7 +1,9 @@
 /*
 ** lcyclecut.c: profile:cycle_cuts{...}, the arcs whose removal breaks the
 ** profile's cycles (cyclecut.h), with the gprof symspecs (-k FROM/TO) that
-** delete them.
+** delete them; for --break-cycles, profile:_exclude_arcs(specs), which
+** deletes them from the profile opened (no second reading of the files),
+** and profile:_cut_text(cuts), the list and the -k line it prints.
 */
 #include <ctype.h>
 #include <stdio.h>
@@ -127,9 +129,59 @@ static void push_spec(lua_State *L, const lprofile *lp, const endinfo *e, int *e
   }
 }
 
+/* Writes the symspec of push_spec into buf (cap bytes); its length, or 0
+** if it does not fit. */
+static size_t write_spec(char *buf, size_t cap, const lprofile *lp, const endinfo *e,
+                         int *exact) {
+  const lgp_profile *p = lp->p;
+  const char *name = p->graph.nodes[e->node].name;
+  const char *file = base_name(lgp_node_file(p, e->node));
+  size_t nlen = strlen(name), flen;
+  int dotted = strchr(name, '.') != NULL;
+  if (file != NULL && strchr(file, ':') == NULL && (e->namesakes > 0 || dotted)) {
+    *exact = e->file_namesakes == 0 && name_ok(name);
+    flen = strlen(file);
+    if (flen + 1 + nlen > cap)
+      return 0;
+    memcpy(buf, file, flen);
+    buf[flen] = ':';
+    memcpy(buf + flen + 1, name, nlen);
+    return flen + 1 + nlen;
+  }
+  *exact = e->namesakes == 0 && !dotted && name_ok(name);
+  if (nlen > cap || nlen == 0)
+    return 0;
+  memcpy(buf, name, nlen);
+  return nlen;
+}
+
+/* Pushes FROM/TO, the -k spec of an arc: one Lua string made (a short
+** one built in place; 29,000 of them on B3). */
+static void push_arc_spec(lua_State *L, const lprofile *lp, const endinfo *from,
+                          const endinfo *to, int *exact_from, int *exact_to) {
+  char buf[512];
+  size_t a = write_spec(buf, sizeof buf - 1, lp, from, exact_from), b = 0;
+  if (a > 0) {
+    buf[a] = '/';
+    b = write_spec(buf + a + 1, sizeof buf - a - 1, lp, to, exact_to);
+  }
+  if (a > 0 && b > 0) {
+    lua_pushlstring(L, buf, a + 1 + b);
+    return;
+  }
+  push_spec(L, lp, from, exact_from);
+  lua_pushliteral(L, "/");
+  push_spec(L, lp, to, exact_to);
+  lua_concat(L, 3);
+}
+
 /* }====================================================== */
 
-static const char *const cuts_fields[] = {"min_members", "one_per_caller", "count_only", NULL};
+/* (_plain, internal to --break-cycles: the arcs as plain tables {count,
+** from_node, to_node: the caller's and callee's node numbers}, not Arc
+** objects, whose fields would analyse the profile) */
+static const char *const cuts_fields[] = {"min_members", "one_per_caller", "count_only", "_plain",
+                                          NULL};
 
 static void set_stats(lua_State *L, const char *when, const lgp_cyclestats *s) {
   char key[32];
@@ -183,7 +235,8 @@ static uint32_t *compute(lua_State *L, const lgp_profile *p, size_t min_members,
   /* (the userdata's memory error, if any, would leak cc's cuts: the one
      allocation made before Lua's) */
   cuts = lua_newuserdatauv(L, (cc->ncuts ? cc->ncuts : 1) * sizeof *cuts, 0);
-  memcpy(cuts, cc->cuts, cc->ncuts * sizeof *cuts);
+  if (cc->ncuts > 0) /* (no cuts: cc->cuts may be NULL) */
+    memcpy(cuts, cc->cuts, cc->ncuts * sizeof *cuts);
   *ncuts = cc->ncuts;
   lgp_cyclecuts_free(cc);
   return cuts;
@@ -202,11 +255,12 @@ int lcore_profile_cycle_cuts(lua_State *L) {
   size_t k, ncuts, nsyms = p->graph.nsyms;
   uint64_t calls = 0;
   lua_Integer min_members;
-  int one_per_caller;
+  int one_per_caller, plain;
   if (!lua_isnoneornil(L, 2))
     lcore_check_fields(L, 2, cuts_fields);
   min_members = lcore_opt_int(L, 2, "min_members", 2, 2, (lua_Integer)UINT32_MAX);
   one_per_caller = lcore_opt_bool(L, 2, "one_per_caller", 1);
+  plain = lcore_opt_bool(L, 2, "_plain", 0);
   if (lcore_opt_bool(L, 2, "count_only", 0)) {
     compute(L, p, (size_t)min_members, 0, 1, &cc, &ncuts);
     lua_createtable(L, 0, 4);
@@ -240,12 +294,20 @@ int lcore_profile_cycle_cuts(lua_State *L) {
   for (k = 0; k < ncuts; k++) {
     const lgp_arc *a = &p->graph.arcs.arcs[cuts[k]];
     int exact_from, exact_to;
-    lcore_push_handle(L, 1, ARC_T, cuts[k]);
+    if (plain) {
+      lua_createtable(L, 0, 3);
+      lua_pushinteger(L, (lua_Integer)a->count);
+      lua_setfield(L, -2, "count");
+      lua_pushinteger(L, (lua_Integer)a->parent); /* node numbers (stay) */
+      lua_setfield(L, -2, "from_node");
+      lua_pushinteger(L, (lua_Integer)a->child);
+      lua_setfield(L, -2, "to_node");
+    } else {
+      lcore_push_handle(L, 1, ARC_T, cuts[k]);
+    }
     lua_rawseti(L, -4, (lua_Integer)k + 1);
-    push_spec(L, lp, &es.v[es.slot[a->parent]], &exact_from);
-    lua_pushliteral(L, "/");
-    push_spec(L, lp, &es.v[es.slot[a->child]], &exact_to);
-    lua_concat(L, 3);
+    push_arc_spec(L, lp, &es.v[es.slot[a->parent]], &es.v[es.slot[a->child]], &exact_from,
+                  &exact_to);
     lua_rawseti(L, -3, (lua_Integer)k + 1);
     lua_pushboolean(L, exact_from && exact_to);
     lua_rawseti(L, -2, (lua_Integer)k + 1);
@@ -263,4 +325,180 @@ int lcore_profile_cycle_cuts(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)cc.crowded);
   lua_setfield(L, -2, "crowded");
   return 1;
+}
+
+/* profile:_exclude_arcs(specs): deletes from an open profile, not analysed
+** yet, the arcs the -k FROM/TO specs (a list of strings) delete, as if
+** they had been given to lgprof.open (lgp_profile_exclude_arcs). Internal
+** to --break-cycles: arc numbers change, so the Arc objects made before
+** are dropped from the profile's cache (an old one names another arc). */
+int lcore_profile_exclude_arcs(lua_State *L) {
+  lprofile *lp = lcore_open_profile(L, 1);
+  lgp_options extra;
+  lgp_err err = {0, ""};
+  lua_Integer i, n;
+  int rc = 0;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  if (lp->nviews > 0 || lp->kept != NULL)
+    return luaL_error(L, "arcs cannot be excluded from a profile with views");
+  n = luaL_len(L, 2);
+  lgp_options_init(&extra);
+  extra.default_excludes = 0;
+  for (i = 1; i <= n && rc == 0; i++) {
+    if (lua_rawgeti(L, 2, i) != LUA_TSTRING) {
+      lgp_options_free(&extra);
+      return luaL_error(L, "spec %d is not a string", (int)i);
+    }
+    rc = lgp_options_add_spec(&extra, LGP_EXCL_ARCS, lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+  if (rc != 0) {
+    lgp_options_free(&extra);
+    return luaL_error(L, "out of memory");
+  }
+  rc = lgp_profile_exclude_arcs(lp->p, &extra, &err);
+  lgp_options_free(&extra);
+  if (rc != 0)
+    return luaL_error(L, "%s", err.msg);
+  lua_pushnil(L); /* the handles made so far: a new cache */
+  lua_setiuservalue(L, 1, 2);
+  return 0;
+}
+
+/* gprof's way of naming a function in the call graph: NAME <cycle N> [I],
+** (I) when the graph does not print it. */
+static void add_print_name(luaL_Buffer *b, lprofile *lp, uint32_t s) {
+  const lgp_node *n = &lp->p->graph.nodes[s];
+  char num[48];
+  luaL_addstring(b, lgp_display_name(&lp->names, lp->p->graph.nodes, s));
+  if (n->cyc_num != 0) {
+    snprintf(num, sizeof num, " <cycle %d>", (int)n->cyc_num);
+    luaL_addstring(b, num);
+  }
+  snprintf(num, sizeof num, lgp_graph_shows(lp->p, s, !lp->zeros) ? " [%u]" : " (%u)",
+           (unsigned)n->index);
+  luaL_addstring(b, num);
+}
+
+/* A cut's node number at key of the table on the top. */
+static uint32_t cut_end(lua_State *L, const lprofile *lp, const char *key) {
+  lua_Integer s;
+  lua_getfield(L, -1, key);
+  s = luaL_checkinteger(L, -1);
+  lua_pop(L, 1);
+  if (s < 0 || (size_t)s >= lp->p->graph.nsyms)
+    luaL_error(L, "a cut's %s is no function of the profile", key);
+  return (uint32_t)s;
+}
+
+/* Can a POSIX shell take s as a word as it is? (cyclecuts.shell_quote's
+** rule) */
+static int shell_safe(const char *s, size_t len) {
+  size_t i;
+  if (len == 0)
+    return 0;
+  for (i = 0; i < len; i++)
+    if (!isalnum((unsigned char)s[i]) && strchr("_./:+=@%,-", s[i]) == NULL)
+      return 0;
+  return 1;
+}
+
+/* " -k WORD" (no space before the first), WORD quoted as
+** cyclecuts.shell_quote does. */
+static void add_k_word(luaL_Buffer *b, const char *s, size_t len, int first) {
+  size_t i;
+  luaL_addstring(b, first ? "-k " : " -k ");
+  if (shell_safe(s, len)) {
+    luaL_addlstring(b, s, len);
+    return;
+  }
+  luaL_addchar(b, '\'');
+  for (i = 0; i < len; i++) {
+    if (s[i] == '\'')
+      luaL_addstring(b, "'\\''");
+    else
+      luaL_addchar(b, s[i]);
+  }
+  luaL_addchar(b, '\'');
+}
+
+/* The -k options of the list: c.specs at index specs, c.exact at exact;
+** all of them (loose = 0) or the inexact ones only. */
+static void push_k_line(lua_State *L, int specs, int exact, int loose) {
+  luaL_Buffer b;
+  lua_Integer i, n = luaL_len(L, specs);
+  int first = 1;
+  luaL_buffinit(L, &b);
+  for (i = 1; i <= n; i++) {
+    size_t len;
+    const char *s;
+    char buf[256];
+    int is_exact;
+    lua_rawgeti(L, exact, i);
+    is_exact = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (loose && is_exact)
+      continue;
+    lua_rawgeti(L, specs, i);
+    s = luaL_checklstring(L, -1, &len);
+    if (len < sizeof buf) { /* a copy: the string is popped before it is added */
+      memcpy(buf, s, len);
+      lua_pop(L, 1);
+      add_k_word(&b, buf, len, first);
+    } else {
+      char *big = malloc(len);
+      if (big == NULL)
+        luaL_error(L, "out of memory");
+      memcpy(big, s, len);
+      lua_pop(L, 1);
+      add_k_word(&b, big, len, first);
+      free(big);
+    }
+    first = 0;
+  }
+  luaL_pushresult(&b);
+}
+
+/* profile:_cut_text(c): for c, a list of cuts as plain tables {count,
+** from_node, to_node} (profile:cycle_cuts{_plain = true}: node numbers
+** stay when arcs are deleted) with c.specs and c.exact, three strings:
+** the lines "\tX to Y with N calls\n" (names as the profile's call graph
+** prints them), the -k options of every cut and those of the inexact
+** ones. Internal to --break-cycles (29,000 cuts on B3: built here rather
+** than from as many Lua strings). */
+int lcore_profile_cut_text(lua_State *L) {
+  lprofile *lp = lcore_check_profile(L, 1);
+  luaL_Buffer b;
+  lua_Integer i, n;
+  int specs, exact;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  n = luaL_len(L, 2);
+  luaL_buffinit(L, &b);
+  for (i = 1; i <= n; i++) {
+    uint32_t from, to;
+    char num[48];
+    lua_rawgeti(L, 2, i); /* (popped before the buffer is added to) */
+    from = cut_end(L, lp, "from_node");
+    to = cut_end(L, lp, "to_node");
+    lua_getfield(L, -1, "count");
+    snprintf(num, sizeof num, " with %llu calls\n", (unsigned long long)luaL_checkinteger(L, -1));
+    lua_pop(L, 2);
+    luaL_addchar(&b, '\t');
+    add_print_name(&b, lp, from);
+    luaL_addstring(&b, " to ");
+    add_print_name(&b, lp, to);
+    luaL_addstring(&b, num);
+  }
+  luaL_pushresult(&b);
+  lua_getfield(L, 2, "specs");
+  specs = lua_gettop(L);
+  lua_getfield(L, 2, "exact");
+  exact = lua_gettop(L);
+  luaL_checktype(L, specs, LUA_TTABLE);
+  luaL_checktype(L, exact, LUA_TTABLE);
+  push_k_line(L, specs, exact, 0);
+  push_k_line(L, specs, exact, 1);
+  lua_remove(L, exact);
+  lua_remove(L, specs);
+  return 3;
 }

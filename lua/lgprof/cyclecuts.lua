@@ -2,7 +2,8 @@
 -- the arcs whose removal breaks every cycle of N or more members
 -- (profile:cycle_cuts), printed in the style of BSD gprof's -C, the -k
 -- options that delete them, then the report gprof prints with those
--- options (the profile opened again with them).
+-- options (the same arcs deleted from the profile read, or with -k options
+-- of the command line's own, the profile opened again with all of them).
 local options = require "lgprof.options"
 
 local cuts = {}
@@ -15,7 +16,8 @@ function cuts.parse_n(v)
   return n and n >= 2 and n or nil
 end
 
---- A word for a POSIX shell: as it is when it is safe, else single-quoted.
+--- A word for a POSIX shell: as it is when it is safe, else single-quoted
+-- (lcyclecut.c quotes the -k options of profile:_cut_text by the same rule).
 function cuts.shell_quote(s)
   if s:match("^[%w_./:+=@%%,-]+$") then return s end
   return "'" .. s:gsub("'", "'\\''") .. "'"
@@ -39,24 +41,17 @@ local function refusal(st, fmt, annotate)
   end
 end
 
--- gprof's way of naming a function in the call graph: NAME <cycle N> [I],
--- (I) when the graph does not print it.
-local function print_name(fn)
-  local s = fn.name
-  if fn.cycle then s = s .. (" <cycle %d>"):format(fn.cycle.number) end
-  return s .. (fn.in_graph and " [%d]" or " (%d)"):format(fn.index)
-end
-
 local function count_line(what, before, after, largest)
   local s = ("%s: %d before"):format(what, before)
   if largest and before > 0 then s = s .. (" (the largest has %d members)"):format(largest) end
   return s .. (", %d after.\n"):format(after)
 end
 
---- Writes the part before the report: the arcs c[i] = {from = caller's
--- address, to = callee's, count} (named as in the recomputed profile
--- `after`), the cycles before (c, profile:cycle_cuts's fields) and in
--- `after` (its own cycle_cuts: what the report below shows), the -k options.
+--- Writes the part before the report: the arcs c[i] (plain tables of
+-- profile:cycle_cuts{_plain = true}, named as in the recomputed profile
+-- `after`, by after:_cut_text), the cycles before (c, profile:cycle_cuts's
+-- fields) and in `after` (its own cycle_cuts: what the report below shows),
+-- the -k options.
 function cuts.write_header(c, after, out)
   local n = c.min_members
   if c.cycles_before == 0 then
@@ -70,36 +65,20 @@ function cuts.write_header(c, after, out)
   out:write("The following arcs were deleted from the propagation calculation\n",
     ("to reduce the maximum cycle size to %d:\n"):format(n - 1))
   if #c == 0 then out:write("\tNone\n") end
-  local names = {} -- address -> printed name (a function ends many arcs)
-  local function name_at(addr)
-    local s = names[addr]
-    if not s then
-      s = print_name(after:lookup(addr))
-      names[addr] = s
-    end
-    return s
-  end
-  for _, arc in ipairs(c) do
-    out:write("\t", name_at(arc.from), " to ", name_at(arc.to), " with ", arc.count, " calls\n")
-  end
+  local lines, k_line, loose = after:_cut_text(c)
+  out:write(lines)
   out:write("\n", count_line(("Cycles of %d or more members"):format(n), c.large_before,
     now.large_before, c.largest_before))
   if n > 2 then
     out:write(count_line("Cycles of any size", c.cycles_before, now.cycles_before))
   end
   if #c > 0 then
-    local words, loose = {}, {}
-    for i, spec in ipairs(c.specs) do
-      words[i] = "-k " .. cuts.shell_quote(spec)
-      if not c.exact[i] then loose[#loose + 1] = words[i] end
-    end
     out:write("\nThe options that delete these arcs (gprof's -k; the report below is\n",
-      "gprof's with them added to this command line):\n", table.concat(words, " "), "\n")
-    if #loose > 0 then
+      "gprof's with them added to this command line):\n", k_line, "\n")
+    if loose ~= "" then
       out:write("Note: gprof's symspecs cannot name some of these functions alone (a name\n",
         "shared by other symbols, or holding a dot, without a source file to tell them\n",
-        "apart), so these options may delete other arcs too, or none: ",
-        table.concat(loose, " "), "\n")
+        "apart), so these options may delete other arcs too, or none: ", loose, "\n")
     end
     if c.crowded > 0 then
       out:write(("Note: gprof keeps one -k per calling function (its -k table holds one entry\n"
@@ -114,19 +93,25 @@ end
 function cuts.run(cli, st, n, fmt, annotate, out, err, report)
   local msg = refusal(st, fmt, annotate)
   if msg then return options.usage_error(err, msg) end
-  local c
-  do
-    local profile <close>, status = cli.open(st, err)
-    if not profile then return status end
-    c = profile:cycle_cuts { min_members = n }
-    for i, arc in ipairs(c) do -- plain data: the profile closes here
-      c[i] = { from = arc.caller.address, to = arc.callee.address, count = arc.count }
-    end
+  local profile <close>, status = cli.open(st, err)
+  if not profile then return status end
+  -- (plain data: an Arc's fields would analyse the profile, and the arc
+  -- numbers change below)
+  local c = profile:cycle_cuts { min_members = n, _plain = true }
+  -- gprof keeps one -k per caller, the last: a cut's spec may override one
+  -- of the command line's, so then the files are read again with the cuts'
+  -- -k options after the command line's own, as if typed at its end; else
+  -- the same arcs are deleted from the profile read (not analysed yet)
+  local own_k = false
+  for _, s in ipairs(st.specs) do own_k = own_k or s[1] == "excl_arcs" end
+  local function open_again()
+    if not own_k then return profile:_exclude_arcs(c.specs) end
+    for _, spec in ipairs(c.specs) do st.specs[#st.specs + 1] = { "excl_arcs", spec } end
+    return cli.open(st, err)
   end
-  -- the -k options after the command line's own, as if typed at its end
-  for _, spec in ipairs(c.specs) do st.specs[#st.specs + 1] = { "excl_arcs", spec } end
-  local after <close>, status = cli.open(st, err)
-  if not after then return status end
+  local again <close>, status2 = open_again()
+  if own_k and not again then return status2 end
+  local after = again or profile
   cuts.write_header(c, after, out)
   return report(st, after, out, err)
 end
