@@ -18,6 +18,8 @@
 #include "export.h"
 #include "profile.h"
 #include "report.h"
+#include "cyclecut.h"
+#include "evidence.h"
 #include "view.h"
 
 static char fz_dir[4096];
@@ -154,6 +156,30 @@ static void fz_sources(const lgp_profile *p, const char *const *dirs, size_t ndi
 }
 
 /* Runs everything on exe and gmon with option set cfg (0..3). */
+/* lgprof's own analyses of a profile: the cycle cuts (for N = 2 and 3,
+** one cut per caller or not) and the doctor's evidence. */
+static void fz_trust(const lgp_profile *p, int cfg) {
+  size_t k, narcs = p->graph.arcs.narcs;
+  lgp_cutarc *arcs = calloc(narcs ? narcs : 1, sizeof *arcs);
+  lgp_cyclecuts cc;
+  lgp_evidence ev;
+  lgp_err err = {0, ""};
+  if (arcs != NULL) {
+    for (k = 0; k < narcs; k++) {
+      arcs[k].from = p->graph.arcs.arcs[k].parent;
+      arcs[k].to = p->graph.arcs.arcs[k].child;
+      arcs[k].count = p->graph.arcs.arcs[k].count;
+    }
+    memset(&cc, 0, sizeof cc);
+    if (lgp_cycle_cuts(p->graph.nsyms, arcs, narcs, NULL, cfg & 1 ? 3 : 2, cfg < 2, &cc, &err) == 0)
+      lgp_cyclecuts_free(&cc);
+    free(arcs);
+  }
+  memset(&ev, 0, sizeof ev);
+  if (lgp_evidence_compute(p, &ev, &err) == 0)
+    lgp_evidence_free(&ev);
+}
+
 static void fz_pipeline(const char *exe, const char *gmon, int cfg) {
   static const char *const spec_sets[4][4] = {
     {NULL},
@@ -197,6 +223,7 @@ static void fz_pipeline(const char *exe, const char *gmon, int cfg) {
     fz_report(&p, srcinfo, cfg);
     fz_exports(&p, srcinfo, cfg);
     fz_view(&p, srcinfo, cfg);
+    fz_trust(&p, cfg);
     lgp_profile_free(&p);
   }
   lgp_options_free(&opts);
