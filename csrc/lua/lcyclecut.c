@@ -254,8 +254,9 @@ int lcore_profile_cycle_cuts(lua_State *L) {
   uint32_t *cuts;
   size_t k, ncuts, nsyms = p->graph.nsyms;
   uint64_t calls = 0;
+  uint32_t *pairs = NULL;
   lua_Integer min_members;
-  int one_per_caller, plain;
+  int one_per_caller, plain, all_exact = 1;
   if (!lua_isnoneornil(L, 2))
     lcore_check_fields(L, 2, cuts_fields);
   min_members = lcore_opt_int(L, 2, "min_members", 2, 2, (lua_Integer)UINT32_MAX);
@@ -288,6 +289,8 @@ int lcore_profile_cycle_cuts(lua_State *L) {
   index_names(&es, p->graph.nodes);
   count_namesakes(lp, &es);
 
+  if (plain) /* the cuts' ends for _exclude_arcs, below the result */
+    pairs = lua_newuserdatauv(L, (2 * ncuts + 1) * sizeof *pairs, 0);
   lua_createtable(L, ncuts < INT32_MAX ? (int)ncuts : 0, 12);
   lua_createtable(L, ncuts < INT32_MAX ? (int)ncuts : 0, 0); /* specs */
   lua_createtable(L, ncuts < INT32_MAX ? (int)ncuts : 0, 0); /* exact */
@@ -302,6 +305,8 @@ int lcore_profile_cycle_cuts(lua_State *L) {
       lua_setfield(L, -2, "from_node");
       lua_pushinteger(L, (lua_Integer)a->child);
       lua_setfield(L, -2, "to_node");
+      pairs[k] = a->parent; /* the callers, then the callees */
+      pairs[ncuts + k] = a->child;
     } else {
       lcore_push_handle(L, 1, ARC_T, cuts[k]);
     }
@@ -311,6 +316,7 @@ int lcore_profile_cycle_cuts(lua_State *L) {
     lua_rawseti(L, -3, (lua_Integer)k + 1);
     lua_pushboolean(L, exact_from && exact_to);
     lua_rawseti(L, -2, (lua_Integer)k + 1);
+    all_exact &= exact_from && exact_to;
   }
   lua_setfield(L, -3, "exact");
   lua_setfield(L, -2, "specs");
@@ -324,14 +330,22 @@ int lcore_profile_cycle_cuts(lua_State *L) {
   lua_setfield(L, -2, "calls");
   lua_pushinteger(L, (lua_Integer)cc.crowded);
   lua_setfield(L, -2, "crowded");
+  if (plain && all_exact) { /* (_exclude_arcs may then skip the specs) */
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "_pairs");
+  }
   return 1;
 }
 
-/* profile:_exclude_arcs(specs): deletes from an open profile, not analysed
-** yet, the arcs the -k FROM/TO specs (a list of strings) delete, as if
-** they had been given to lgprof.open (lgp_profile_exclude_arcs). Internal
-** to --break-cycles: arc numbers change, so the Arc objects made before
-** are dropped from the profile's cache (an old one names another arc). */
+/* profile:_exclude_arcs(specs[, pairs]): deletes from an open profile, not
+** analysed yet, the arcs the -k FROM/TO specs (a list of strings) delete,
+** as if they had been given to lgprof.open (lgp_profile_exclude_arcs).
+** pairs, the _pairs of profile:cycle_cuts{_plain = true} (present when
+** every spec names its function alone), are the specs' node numbers: then
+** the arcs are deleted by node (lgp_profile_exclude_pairs: no spec parsed
+** and matched per arc), the same ones. Internal to --break-cycles: arc
+** numbers change, so the Arc objects made before are dropped from the
+** profile's cache (an old one names another arc). */
 int lcore_profile_exclude_arcs(lua_State *L) {
   lprofile *lp = lcore_open_profile(L, 1);
   lgp_options extra;
@@ -342,6 +356,20 @@ int lcore_profile_exclude_arcs(lua_State *L) {
   if (lp->nviews > 0 || lp->kept != NULL)
     return luaL_error(L, "arcs cannot be excluded from a profile with views");
   n = luaL_len(L, 2);
+  if (!lua_isnoneornil(L, 3)) {
+    const uint32_t *pairs = lua_touserdata(L, 3);
+    luaL_argcheck(L, pairs != NULL && lua_rawlen(L, 3) >= (size_t)n * 2 * sizeof *pairs, 3,
+                  "not the pairs of the specs");
+    rc = lgp_profile_exclude_pairs(lp->p, pairs, pairs + n, (size_t)n, &err);
+    if (rc < 0)
+      return luaL_error(L, "%s", err.msg);
+    if (rc == 0) {
+      lua_pushnil(L); /* the handles made so far: a new cache */
+      lua_setiuservalue(L, 1, 2);
+      return 0;
+    }
+    rc = 0; /* the symbols overlap: the specs, parsed */
+  }
   lgp_options_init(&extra);
   extra.default_excludes = 0;
   for (i = 1; i <= n && rc == 0; i++) {
