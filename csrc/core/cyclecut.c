@@ -377,7 +377,8 @@ static int break_component(work *w, uint32_t c) {
 ** source of its component instead: its arcs in from the component are
 ** cut (when their callers have no cut yet) and its own cut arcs put back,
 ** which closes no cycle, since no cycle of the component goes through x
-** any more. Then every cut arc is offered back again, heaviest first.
+** any more. Then every cut arc is offered back again, heaviest first (not
+** after a put-back search ran out of its budget).
 ** Returns the callers still left with several cuts; -1 out of memory. */
 static long one_per_caller(work *w) {
   size_t k, ncut = 0, budget;

@@ -156,7 +156,7 @@ static size_t write_spec(char *buf, size_t cap, const lprofile *lp, const endinf
 }
 
 /* Pushes FROM/TO, the -k spec of an arc: one Lua string made (a short
-** one built in place; 29,000 of them on B3). */
+** one built in place; 31,000 of them on B3). */
 static void push_arc_spec(lua_State *L, const lprofile *lp, const endinfo *from,
                           const endinfo *to, int *exact_from, int *exact_to) {
   char buf[512];
@@ -501,7 +501,7 @@ static void push_k_line(lua_State *L, int specs, int exact, int loose) {
 ** stay when arcs are deleted) with c.specs and c.exact, three strings:
 ** the lines "\tX to Y with N calls\n" (names as the profile's call graph
 ** prints them), the -k options of every cut and those of the inexact
-** ones. Internal to --break-cycles (29,000 cuts on B3: built here rather
+** ones. Internal to --break-cycles (31,000 cuts on B3: built here rather
 ** than from as many Lua strings). */
 int lcore_profile_cut_text(lua_State *L) {
   lprofile *lp = lcore_check_profile(L, 1);
