@@ -251,6 +251,7 @@ describe("cycle cuts", function()
     end)
 
     it("random graphs with many cycles: valid for every N; the -k specs delete the cuts", function()
+      local crowded = 0
       for seed = 1, 6 do
         local rand = prng.new(seed)
         local n, m = 40 + 10 * seed, 150 + 60 * seed
@@ -281,7 +282,25 @@ describe("cycle cuts", function()
             end
           end
         end
+        -- the report after the list is gprof's with the printed -k options
+        -- (the command deletes the arcs by their functions, each caller's
+        -- last option winning as in gprof's table: callers with several
+        -- cuts among them)
+        crowded = crowded + p:cycle_cuts().crowded
+        if cmd.HAVE_GPROF then
+          local status, out, err = cmd.shell(sq(cmd.LGPROF) .. " -b --break-cycles " .. sq(exe) .. " "
+            .. sq(gmon))
+          assert.are.equal(0, status, err)
+          local kline = out:match("\n(%-k [^\n]*)\n") or ""
+          assert.are_not.equal("", kline)
+          local gstatus, gout, gerr = cmd.shell(cmd.GPROF_ENV .. "gprof -b " .. kline .. " " .. sq(exe)
+            .. " " .. sq(gmon))
+          assert.are.equal(0, gstatus, gerr)
+          assert(#out > #gout and out:sub(-#gout) == gout,
+            "seed " .. seed .. ": the report after the list is not gprof's with " .. kline)
+        end
       end
+      assert(crowded > 0, "no caller with several cuts")
     end)
 
     it("a name with a dot is named FILE:NAME, or flagged when there is no file", function()
@@ -462,7 +481,8 @@ describe("cycle cuts", function()
         if c.cycles_before > 0 then
           -- (with a -k of its own, the command reads the files again: the
           -- cuts' specs join the command line's, the last per caller wins)
-          for _, opts in ipairs { "", "-b", "-b -q -z", "-b -k main/" } do
+          -- (-r: gprof's function ordering copies the -k tables' symbols)
+          for _, opts in ipairs { "", "-b", "-b -q -z", "-b -k main/", "-r" } do
             local header, kline = against_gprof(b.files.exe, b.files.gmon[1], opts, nil,
               b.name .. " [" .. opts .. "]")
             assert.are_not.equal("", kline)

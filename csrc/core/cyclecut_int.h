@@ -9,6 +9,9 @@
 #include "cyclecut.h"
 
 #define NONE UINT32_MAX
+/* A huge component: one of more arcs than this gets cheaper layouts
+** (cyclelayout.c) and a smaller put-back budget (cyclecut.c). */
+#define BIG_ARCS 262144
 
 typedef struct lgp_ccwork {
   size_t n, m, min_members;
@@ -41,8 +44,14 @@ static inline int lgp_cc_inside(const lgp_ccwork *w, uint32_t k, uint32_t c) {
 }
 
 /* Lays out component c (of N or more members) into w->pos: the layout
-** whose back arcs carry the fewest calls; returns the component's arc
-** count. Uses the ordering's arrays and call_node/call_edge. */
-size_t lgp_cc_order(lgp_ccwork *w, uint32_t c);
+** whose back arcs carry the fewest calls; *narcs gets the component's arc
+** count. Uses the ordering's arrays and call_node/call_edge. 0, or -1 (out
+** of memory). */
+int lgp_cc_order(lgp_ccwork *w, uint32_t c, size_t *narcs);
+/* The arc comparator: more calls first, then the lower arc number. */
+int lgp_cc_heavier(const void *ctx, uint32_t a, uint32_t b);
+/* Orders the arc lists of component c's members heaviest first (then by
+** arc number). 0, or -1 (out of memory). */
+int lgp_cc_sort_lists(lgp_ccwork *w, uint32_t c);
 
 #endif

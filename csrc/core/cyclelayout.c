@@ -308,22 +308,30 @@ static size_t back_count(const work *w, uint32_t c) {
 ** too), are left out (on the 100,000-member component of a synthetic
 ** profile they took a third of the search and did not win); and
 ** Eades-Lin-Smyth when the depth-first search does as well. */
-#define BIG_ARCS 262144
-size_t lgp_cc_order(work *w, uint32_t c) {
-  size_t narcs, nfwd, nbwd;
+int lgp_cc_order(work *w, uint32_t c, size_t *narcs) {
+  size_t nfwd, nbwd;
   double fwd, bwd, best;
-  narcs = id_weights(w, c, &fwd, &bwd, &nfwd, &nbwd);
+  int sorted = 0;
+  *narcs = id_weights(w, c, &fwd, &bwd, &nfwd, &nbwd);
+  if (*narcs <= BIG_ARCS) { /* (the sums in the same order as the layouts') */
+    if (lgp_cc_sort_lists(w, c) != 0)
+      return -1;
+    sorted = 1;
+    id_weights(w, c, &fwd, &bwd, &nfwd, &nbwd);
+  }
   order_ids(w, c, w->pos, bwd < fwd);
   best = bwd < fwd ? bwd : fwd;
-  if (narcs > BIG_ARCS && (bwd < fwd ? nbwd : nfwd) <= narcs / 10)
-    return narcs;
+  if (*narcs > BIG_ARCS && (bwd < fwd ? nbwd : nfwd) <= *narcs / 10)
+    return 0;
+  if (!sorted && lgp_cc_sort_lists(w, c) != 0) /* the search follows the heaviest first */
+    return -1;
   order_dfs(w, c, w->pos_alt);
-  keep_lighter(w, c, &best, &narcs);
-  if (narcs > BIG_ARCS && back_count(w, c) <= narcs / 10)
-    return narcs;
+  keep_lighter(w, c, &best, narcs);
+  if (*narcs > BIG_ARCS && back_count(w, c) <= *narcs / 10)
+    return 0;
   order_els(w, c, w->pos_alt);
-  keep_lighter(w, c, &best, &narcs);
-  return narcs;
+  keep_lighter(w, c, &best, narcs);
+  return 0;
 }
 
 /* }====================================================== */

@@ -169,14 +169,79 @@ fail:
   return -1;
 }
 
-int lgp_profile_exclude_arcs(lgp_profile *p, const lgp_options *extra, lgp_err *err) {
-  lgp_specs add, *own;
-  lgp_arctab *t = &p->graph.arcs;
-  size_t i, k, kept = 0;
+/* Can arcs be deleted from p as by specs given to lgp_profile_open? */
+static int can_exclude(const lgp_profile *p, lgp_err *err) {
   if (lgp_is_view(p) || p->line_granularity || (p->graph.analysed & ~(unsigned)LGP_GRAPH_CALLS) ||
       p->specs->narcspecs != 0)
     return lgp_fail(err, NULL, "arcs can be excluded only from a profile of functions, "
                     "not analysed yet, without arc specs of its own");
+  return 0;
+}
+
+/* The profile's specs, which had no arc tables, take those of add. */
+static void take_arc_tables(lgp_profile *p, lgp_specs *add) {
+  lgp_specs *own = &p->own->specs;
+  size_t i;
+  p->graph.analysed = 0; /* the calls are counted again */
+  free(own->arcspecs); /* (none: narcspecs is 0) */
+  own->arcspecs = add->arcspecs;
+  own->narcspecs = add->narcspecs;
+  for (i = 0; i < 2; i++) {
+    free(own->arc_from[i]); /* empty tables */
+    free(own->arc_at[i]);
+    own->arc_from[i] = add->arc_from[i];
+    own->narc_from[i] = add->narc_from[i];
+    own->arc_at[i] = add->arc_at[i];
+  }
+  own->nnodes = add->nnodes;
+  own->table_used[LGP_INCL_ARCS] = add->table_used[LGP_INCL_ARCS];
+  own->table_used[LGP_EXCL_ARCS] = add->table_used[LGP_EXCL_ARCS];
+}
+
+int lgp_profile_exclude_pairs(lgp_profile *p, const uint32_t *from, const uint32_t *to,
+                              size_t npairs, lgp_err *err) {
+  lgp_specs add;
+  lgp_arctab *t = &p->graph.arcs;
+  uint32_t *last;
+  size_t k, kept = 0;
+  int rc;
+  if (can_exclude(p, err) != 0)
+    return -1;
+  last = lgp_alloc_array(p->graph.nsyms ? p->graph.nsyms : 1, sizeof *last);
+  if (last == NULL)
+    return lgp_fail(err, NULL, "out of memory");
+  rc = lgp_specs_from_pairs(&add, p->graph.nodes, p->graph.nsyms, from, to, npairs, last);
+  if (rc != 0) {
+    free(last);
+    lgp_specs_free(&add);
+    return rc < 0 ? lgp_fail(err, NULL, "out of memory") : 1;
+  }
+  /* lgp_specs_arc_wanted's answer (lgp_specs_from_pairs says why), in
+     creation order as lgp_profile_exclude_arcs */
+  for (k = 0; k < t->narcs; k++) {
+    const lgp_arc *a = &t->arcs[k];
+    const lgp_node *c = &p->graph.nodes[a->child], *callee;
+    uint32_t j = last[a->parent];
+    if (a->is_static || j == UINT32_MAX) {
+      t->arcs[kept++] = *a;
+      continue;
+    }
+    callee = &p->graph.nodes[to[j]];
+    if (!(callee->addr <= c->addr && c->end_addr <= callee->end_addr))
+      t->arcs[kept++] = *a;
+  }
+  t->narcs = kept;
+  free(last);
+  take_arc_tables(p, &add);
+  return 0;
+}
+
+int lgp_profile_exclude_arcs(lgp_profile *p, const lgp_options *extra, lgp_err *err) {
+  lgp_specs add;
+  lgp_arctab *t = &p->graph.arcs;
+  size_t i, k, kept = 0;
+  if (can_exclude(p, err) != 0)
+    return -1;
   for (i = 0; i < extra->nspecs; i++)
     if (extra->specs[i].table != LGP_EXCL_ARCS)
       return lgp_fail(err, NULL, "only -k specs can be added to an open profile");
@@ -197,22 +262,7 @@ int lgp_profile_exclude_arcs(lgp_profile *p, const lgp_options *extra, lgp_err *
         lgp_specs_arc_wanted(&add, p->graph.nodes, t->arcs[k].parent, t->arcs[k].child))
       t->arcs[kept++] = t->arcs[k];
   t->narcs = kept;
-  p->graph.analysed = 0; /* the calls are counted again */
-  /* the profile's specs had no arc tables: they take the new ones */
-  own = &p->own->specs;
-  free(own->arcspecs); /* (none: narcspecs is 0) */
-  own->arcspecs = add.arcspecs;
-  own->narcspecs = add.narcspecs;
-  for (i = 0; i < 2; i++) {
-    free(own->arc_from[i]); /* empty tables */
-    free(own->arc_at[i]);
-    own->arc_from[i] = add.arc_from[i];
-    own->narc_from[i] = add.narc_from[i];
-    own->arc_at[i] = add.arc_at[i];
-  }
-  own->nnodes = add.nnodes;
-  own->table_used[LGP_INCL_ARCS] = add.table_used[LGP_INCL_ARCS];
-  own->table_used[LGP_EXCL_ARCS] = add.table_used[LGP_EXCL_ARCS];
+  take_arc_tables(p, &add);
   return 0;
 }
 

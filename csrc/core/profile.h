@@ -63,6 +63,14 @@ int lgp_profile_analyse(lgp_profile *p, unsigned need, lgp_err *err);
 ** a spec given later would override, not add to, an earlier one), and
 ** extra has arc specs only. Arc numbers change. 0, or -1 with a message. */
 int lgp_profile_exclude_arcs(lgp_profile *p, const lgp_options *extra, lgp_err *err);
+/* lgp_profile_exclude_arcs for the specs "-k F/T" of the node pairs
+** from[i] -> to[i], in that order, when each spec names its node alone (as
+** gprof would read it): the arcs deleted and the -k tables (those -r's
+** copies read) made from the node numbers, no spec parsed. 0; 1 when the
+** symbols' ranges overlap (nothing done: use lgp_profile_exclude_arcs);
+** -1 with a message. */
+int lgp_profile_exclude_pairs(lgp_profile *p, const uint32_t *from, const uint32_t *to,
+                              size_t npairs, lgp_err *err);
 void lgp_profile_free(lgp_profile *p);
 /* Starts view (no graph yet) as a view of src: it borrows src's sources. */
 void lgp_profile_borrow(lgp_profile *view, const lgp_profile *src);

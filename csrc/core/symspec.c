@@ -425,6 +425,81 @@ out:
   return rc == 0 ? 0 : lgp_fail(err, NULL, "out of memory");
 }
 
+/* Are the nodes at ascending addresses, each ending before the next one
+** begins (a function's table; in line mode functions overlap lines)? */
+static int nodes_apart(const lgp_node *nodes, size_t n) {
+  size_t k;
+  for (k = 0; k + 1 < n; k++)
+    if (nodes[k].addr >= nodes[k + 1].addr || nodes[k].end_addr >= nodes[k + 1].addr)
+      return 0;
+  return 1;
+}
+
+/* Why this is lgp_specs_apply of the specs "-k F/T", one per pair, in
+** order, when each names its node alone (no other symbol matches F or T)
+** and every caller F has a non-empty range: each spec gives one run, the
+** node's own range [addr, end_addr], and the spec given last comes first
+** in gprof's list (arcspecs[0]). The table keeps the first entry at an
+** address, so of a caller's specs the last given, and drops none (none is
+** empty). As the nodes lie apart, no entry but a caller's own holds its
+** address. So lgp_specs_arc_wanted(p, c) is false exactly when last[p]
+** names a pair whose callee's range holds c's: addr(T) <= addr(c) and
+** end(c) <= end(T) (ranges_hold on T's one run; c == T, or c an empty
+** symbol past T's start, such as one past the end of the text). No spec
+** parsed, no name looked up. */
+int lgp_specs_from_pairs(lgp_specs *sp, const lgp_node *nodes, size_t n, const uint32_t *from,
+                         const uint32_t *to, size_t npairs, uint32_t *last) {
+  size_t i, k, nkept = 0;
+  memset(sp, 0, sizeof *sp);
+  if (npairs >= UINT32_MAX || !nodes_apart(nodes, n))
+    return 1;
+  for (i = 0; i < npairs; i++)
+    if (from[i] >= n || to[i] >= n || nodes[from[i]].end_addr < nodes[from[i]].addr)
+      return 1;
+  for (k = 0; k < n; k++)
+    last[k] = UINT32_MAX;
+  sp->arcspecs = lgp_calloc_array(npairs ? npairs : 1, sizeof *sp->arcspecs);
+  sp->arc_at[1] = lgp_alloc_array(n ? n : 1, sizeof *sp->arc_at[1]);
+  if (sp->arcspecs == NULL || sp->arc_at[1] == NULL)
+    return -1;
+  for (i = 0; i < npairs; i++) { /* the last given first */
+    uint32_t f = from[npairs - 1 - i], t = to[npairs - 1 - i];
+    lgp_arcspec *a = &sp->arcspecs[i];
+    a->table = LGP_EXCL_ARCS;
+    a->has_to = 1;
+    a->from_ranges = lgp_alloc_array(1, sizeof *a->from_ranges);
+    a->to_ranges = lgp_alloc_array(1, sizeof *a->to_ranges);
+    sp->narcspecs++;
+    if (a->from_ranges == NULL || a->to_ranges == NULL)
+      return -1;
+    a->nfrom = a->nto = 1;
+    a->from_ranges->lo = nodes[f].addr;
+    a->from_ranges->hi = a->from_ranges->reach = nodes[f].end_addr;
+    a->from_ranges->arcspec = (uint32_t)i;
+    a->from_ranges->first = f;
+    a->to_ranges->lo = nodes[t].addr;
+    a->to_ranges->hi = a->to_ranges->reach = nodes[t].end_addr;
+    a->to_ranges->arcspec = (uint32_t)i;
+    a->to_ranges->first = t;
+    if (last[f] == UINT32_MAX) /* the caller's last pair given */
+      last[f] = (uint32_t)(npairs - 1 - i);
+  }
+  for (k = 0; k < n; k++)
+    nkept += last[k] != UINT32_MAX;
+  sp->arc_from[1] = lgp_alloc_array(nkept ? nkept : 1, sizeof *sp->arc_from[1]);
+  if (sp->arc_from[1] == NULL)
+    return -1;
+  for (k = 0, nkept = 0; k < n; k++) { /* by address: by node */
+    if (last[k] != UINT32_MAX)
+      sp->arc_from[1][nkept++] = *sp->arcspecs[npairs - 1 - last[k]].from_ranges;
+    sp->arc_at[1][k] = (uint32_t)nkept;
+  }
+  sp->narc_from[1] = nkept;
+  sp->table_used[LGP_EXCL_ARCS] = nkept > 0;
+  sp->nnodes = n;
+  return 0;
+}
+
 int lgp_specs_in_table(const lgp_specs *s, const lgp_node *node, int incl, int excl) {
   uint16_t bits = node->spec;
   if (bits & (1u << incl))

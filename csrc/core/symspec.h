@@ -88,6 +88,15 @@ typedef struct lgp_specs {
 int lgp_specs_apply(lgp_specs *s, lgp_node *nodes, size_t n, const lgp_image *im,
                     const lgp_options *opts, lgp_err *err);
 void lgp_specs_free(lgp_specs *s);
+/* The arc tables of the specs "-k F/T" for the node pairs from[i]/to[i]
+** (in that order) when each spec names its node alone, built without
+** parsing; last[n] gets each caller's last pair (UINT32_MAX: none): the
+** arc p -> c is deleted when the range of to[last[p]] holds c's. 0; 1 when
+** the nodes' ranges overlap or a caller's is empty (then parse the specs);
+** -1 out of memory (free the tables either way). */
+int lgp_specs_from_pairs(lgp_specs *sp, const lgp_node *nodes, size_t n, const uint32_t *from,
+                         const uint32_t *to, size_t npairs, uint32_t *last);
+
 /* Is the node in table incl, or in no exclude table excl while incl is
 ** unused (gprof's rule)? */
 int lgp_specs_in_table(const lgp_specs *s, const lgp_node *node, int incl, int excl);

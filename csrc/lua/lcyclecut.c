@@ -156,7 +156,7 @@ static size_t write_spec(char *buf, size_t cap, const lprofile *lp, const endinf
 }
 
 /* Pushes FROM/TO, the -k spec of an arc: one Lua string made (a short
-** one built in place; 29,000 of them on B3). */
+** one built in place; 31,000 of them on B3). */
 static void push_arc_spec(lua_State *L, const lprofile *lp, const endinfo *from,
                           const endinfo *to, int *exact_from, int *exact_to) {
   char buf[512];
@@ -254,8 +254,9 @@ int lcore_profile_cycle_cuts(lua_State *L) {
   uint32_t *cuts;
   size_t k, ncuts, nsyms = p->graph.nsyms;
   uint64_t calls = 0;
+  uint32_t *pairs = NULL;
   lua_Integer min_members;
-  int one_per_caller, plain;
+  int one_per_caller, plain, all_exact = 1;
   if (!lua_isnoneornil(L, 2))
     lcore_check_fields(L, 2, cuts_fields);
   min_members = lcore_opt_int(L, 2, "min_members", 2, 2, (lua_Integer)UINT32_MAX);
@@ -288,6 +289,8 @@ int lcore_profile_cycle_cuts(lua_State *L) {
   index_names(&es, p->graph.nodes);
   count_namesakes(lp, &es);
 
+  if (plain) /* the cuts' ends for _exclude_arcs, below the result */
+    pairs = lua_newuserdatauv(L, (2 * ncuts + 1) * sizeof *pairs, 0);
   lua_createtable(L, ncuts < INT32_MAX ? (int)ncuts : 0, 12);
   lua_createtable(L, ncuts < INT32_MAX ? (int)ncuts : 0, 0); /* specs */
   lua_createtable(L, ncuts < INT32_MAX ? (int)ncuts : 0, 0); /* exact */
@@ -302,6 +305,8 @@ int lcore_profile_cycle_cuts(lua_State *L) {
       lua_setfield(L, -2, "from_node");
       lua_pushinteger(L, (lua_Integer)a->child);
       lua_setfield(L, -2, "to_node");
+      pairs[k] = a->parent; /* the callers, then the callees */
+      pairs[ncuts + k] = a->child;
     } else {
       lcore_push_handle(L, 1, ARC_T, cuts[k]);
     }
@@ -311,6 +316,7 @@ int lcore_profile_cycle_cuts(lua_State *L) {
     lua_rawseti(L, -3, (lua_Integer)k + 1);
     lua_pushboolean(L, exact_from && exact_to);
     lua_rawseti(L, -2, (lua_Integer)k + 1);
+    all_exact &= exact_from && exact_to;
   }
   lua_setfield(L, -3, "exact");
   lua_setfield(L, -2, "specs");
@@ -324,14 +330,22 @@ int lcore_profile_cycle_cuts(lua_State *L) {
   lua_setfield(L, -2, "calls");
   lua_pushinteger(L, (lua_Integer)cc.crowded);
   lua_setfield(L, -2, "crowded");
+  if (plain && all_exact) { /* (_exclude_arcs may then skip the specs) */
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "_pairs");
+  }
   return 1;
 }
 
-/* profile:_exclude_arcs(specs): deletes from an open profile, not analysed
-** yet, the arcs the -k FROM/TO specs (a list of strings) delete, as if
-** they had been given to lgprof.open (lgp_profile_exclude_arcs). Internal
-** to --break-cycles: arc numbers change, so the Arc objects made before
-** are dropped from the profile's cache (an old one names another arc). */
+/* profile:_exclude_arcs(specs[, pairs]): deletes from an open profile, not
+** analysed yet, the arcs the -k FROM/TO specs (a list of strings) delete,
+** as if they had been given to lgprof.open (lgp_profile_exclude_arcs).
+** pairs, the _pairs of profile:cycle_cuts{_plain = true} (present when
+** every spec names its function alone), are the specs' node numbers: then
+** the arcs are deleted by node (lgp_profile_exclude_pairs: no spec parsed
+** and matched per arc), the same ones. Internal to --break-cycles: arc
+** numbers change, so the Arc objects made before are dropped from the
+** profile's cache (an old one names another arc). */
 int lcore_profile_exclude_arcs(lua_State *L) {
   lprofile *lp = lcore_open_profile(L, 1);
   lgp_options extra;
@@ -342,6 +356,20 @@ int lcore_profile_exclude_arcs(lua_State *L) {
   if (lp->nviews > 0 || lp->kept != NULL)
     return luaL_error(L, "arcs cannot be excluded from a profile with views");
   n = luaL_len(L, 2);
+  if (!lua_isnoneornil(L, 3)) {
+    const uint32_t *pairs = lua_touserdata(L, 3);
+    luaL_argcheck(L, pairs != NULL && lua_rawlen(L, 3) >= (size_t)n * 2 * sizeof *pairs, 3,
+                  "not the pairs of the specs");
+    rc = lgp_profile_exclude_pairs(lp->p, pairs, pairs + n, (size_t)n, &err);
+    if (rc < 0)
+      return luaL_error(L, "%s", err.msg);
+    if (rc == 0) {
+      lua_pushnil(L); /* the handles made so far: a new cache */
+      lua_setiuservalue(L, 1, 2);
+      return 0;
+    }
+    rc = 0; /* the symbols overlap: the specs, parsed */
+  }
   lgp_options_init(&extra);
   extra.default_excludes = 0;
   for (i = 1; i <= n && rc == 0; i++) {
@@ -370,14 +398,23 @@ int lcore_profile_exclude_arcs(lua_State *L) {
 static void add_print_name(luaL_Buffer *b, lprofile *lp, uint32_t s) {
   const lgp_node *n = &lp->p->graph.nodes[s];
   char num[48];
-  luaL_addstring(b, lgp_display_name(&lp->names, lp->p->graph.nodes, s));
-  if (n->cyc_num != 0) {
+  size_t len;
+  const char *name = lgp_display_name_len(&lp->names, lp->p->graph.nodes, s, &len);
+  int shown = lgp_graph_shows(lp->p, s, !lp->zeros);
+  luaL_addlstring(b, name, len);
+  /* (the numbers formatted by hand: snprintf took most of the time of
+     the 30,000 lines of B3) */
+  if (n->cyc_num > 0) {
+    luaL_addstring(b, " <cycle ");
+    luaL_addlstring(b, num, lgp_fmt_u64(num, (uint64_t)n->cyc_num, 0, 0));
+    luaL_addchar(b, '>');
+  } else if (n->cyc_num != 0) {
     snprintf(num, sizeof num, " <cycle %d>", (int)n->cyc_num);
     luaL_addstring(b, num);
   }
-  snprintf(num, sizeof num, lgp_graph_shows(lp->p, s, !lp->zeros) ? " [%u]" : " (%u)",
-           (unsigned)n->index);
-  luaL_addstring(b, num);
+  luaL_addstring(b, shown ? " [" : " (");
+  luaL_addlstring(b, num, lgp_fmt_u64(num, (uint64_t)n->index, 0, 0));
+  luaL_addchar(b, shown ? ']' : ')');
 }
 
 /* A cut's node number at key of the table on the top. */
@@ -464,7 +501,7 @@ static void push_k_line(lua_State *L, int specs, int exact, int loose) {
 ** stay when arcs are deleted) with c.specs and c.exact, three strings:
 ** the lines "\tX to Y with N calls\n" (names as the profile's call graph
 ** prints them), the -k options of every cut and those of the inexact
-** ones. Internal to --break-cycles (29,000 cuts on B3: built here rather
+** ones. Internal to --break-cycles (31,000 cuts on B3: built here rather
 ** than from as many Lua strings). */
 int lcore_profile_cut_text(lua_State *L) {
   lprofile *lp = lcore_check_profile(L, 1);
@@ -477,17 +514,20 @@ int lcore_profile_cut_text(lua_State *L) {
   for (i = 1; i <= n; i++) {
     uint32_t from, to;
     char num[48];
+    size_t nlen;
     lua_rawgeti(L, 2, i); /* (popped before the buffer is added to) */
     from = cut_end(L, lp, "from_node");
     to = cut_end(L, lp, "to_node");
     lua_getfield(L, -1, "count");
-    snprintf(num, sizeof num, " with %llu calls\n", (unsigned long long)luaL_checkinteger(L, -1));
+    nlen = lgp_fmt_u64(num, (uint64_t)luaL_checkinteger(L, -1), 0, 0);
     lua_pop(L, 2);
     luaL_addchar(&b, '\t');
     add_print_name(&b, lp, from);
     luaL_addstring(&b, " to ");
     add_print_name(&b, lp, to);
-    luaL_addstring(&b, num);
+    luaL_addstring(&b, " with ");
+    luaL_addlstring(&b, num, nlen);
+    luaL_addstring(&b, " calls\n");
   }
   luaL_pushresult(&b);
   lua_getfield(L, 2, "specs");

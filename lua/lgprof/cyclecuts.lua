@@ -105,7 +105,7 @@ function cuts.run(cli, st, n, fmt, annotate, out, err, report)
   local own_k = false
   for _, s in ipairs(st.specs) do own_k = own_k or s[1] == "excl_arcs" end
   local function open_again()
-    if not own_k then return profile:_exclude_arcs(c.specs) end
+    if not own_k then return profile:_exclude_arcs(c.specs, c._pairs) end
     for _, spec in ipairs(c.specs) do st.specs[#st.specs + 1] = { "excl_arcs", spec } end
     return cli.open(st, err)
   end
