@@ -383,8 +383,10 @@ tests["htmlview.lua"] = function()
   local b = build("cycles")
   local dir = util.mktempdir("htmlview example")
   local page = dir .. "/view report.html"
-  local out = ok_run("htmlview.lua", { b.exe, b.gmon[1], "--", page, "^b1$" })
-  local p <close> = open(b)
+  -- the three runs summed: one run of 10 samples can leave b1 without any
+  -- (what the page must embed is read from the same files, whatever it is)
+  local out = ok_run("htmlview.lua", { b.exe, b.gmon[1], b.gmon[2], b.gmon[3], "--", page, "^b1$" })
+  local p <close> = open(b, b.gmon)
   local v = assert(p:filter{ focus = "^b1$", node_fraction = 0.01 })
   local desc = 'profile:filter{focus="^b1$", node_fraction=0.01}'
   assert.equal(("%s: %s, %s of %s s\n"):format(page, desc, f2(v.total_time), f2(v.base_time)), out)
@@ -400,7 +402,7 @@ tests["htmlview.lua"] = function()
   for _, f in ipairs(data.fns) do if not f.stub then got[#got + 1] = f.n end end
   table.sort(want)
   table.sort(got)
-  assert.is_true(#want >= 2) -- main and b1 at least
+  assert.is_true(#want >= 1) -- main (b1 too, unless it was never sampled nor called)
   assert.same(want, got)
   local status, o = run("htmlview.lua", { b.exe, b.gmon[1] })
   assert.equal(2, status)
