@@ -19,6 +19,8 @@ typedef struct lgp_ccwork {
   uint8_t *dead;      /* m: not in the graph now (skipped, recursive or cut) */
   uint8_t *cut;       /* m: dropped and not put back */
   uint32_t *out_off, *out_arc; /* arcs by caller (n + 1 offsets) */
+  uint32_t *out_to;   /* m: the callee of out_arc[e], NONE when dead (the
+                         component search's copy, made as it starts) */
   uint32_t *in_off, *in_arc;   /* arcs by callee */
   /* Tarjan's strongly connected components */
   uint32_t *comp, *csize, ncomp;
