@@ -73,8 +73,13 @@ function M.lgprof(args, opts)
 end
 
 --- GNU gprof with args, run under the name "gprof" (argv[0] shows in its
--- usage text and messages) with /usr/bin first on PATH.
-M.GPROF_ENV = "PATH=" .. q("/usr/bin:" .. (os.getenv("PATH") or "/bin")) .. " "
+-- usage text and messages) with /usr/bin first on PATH, and without address
+-- space randomisation where setarch can turn it off: gprof's static call
+-- graph (-c) reads something that depends on where things were mapped (one
+-- run in about 150 printed an arc more, on the same files), and an oracle
+-- must answer the same every time.
+local NO_ASLR = os.execute("setarch -R true >/dev/null 2>&1") and "setarch -R " or ""
+M.GPROF_ENV = "PATH=" .. q("/usr/bin:" .. (os.getenv("PATH") or "/bin")) .. " " .. NO_ASLR
 function M.gprof(args, opts)
   return M.run(with({ "gprof" }, args), with_prefix(opts, "", M.GPROF_ENV))
 end
