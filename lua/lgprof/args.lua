@@ -140,4 +140,24 @@ function args.valid_utf8(s, bad)
   return table.concat(out)
 end
 
+--- A copy of a writer's options table (argument #3; nil: none), every key
+-- checked against allowed (a set); an unknown one raises for the caller.
+function args.known_options(options, allowed, what)
+  args.check(options == nil or type(options) == "table", 3, what,
+    "table expected, got " .. type(options))
+  local o = {}
+  for k, v in pairs(options or {}) do
+    if not allowed[k] then
+      args.error(("bad argument #3 to '%s' (unknown option '%s')"):format(what, tostring(k)))
+    end
+    o[k] = v
+  end
+  return o
+end
+
+--- The last component of a path (a program's name).
+function args.basename(path)
+  return (tostring(path or ""):match("([^/]*)/*$"))
+end
+
 return args

@@ -39,21 +39,10 @@ local function json_string(s)
   return '"' .. s .. '"'
 end
 
-local function basename(path)
-  return (tostring(path or ""):match("([^/]*)/*$"))
-end
+local basename = args.basename
 
 local function check_options(options, what)
-  args.check(options == nil or type(options) == "table", 3, what,
-    "table expected, got " .. type(options))
-  local o = {}
-  for k, v in pairs(options or {}) do
-    if not OPTIONS[k] then
-      args.error(("bad argument #3 to '%s' (unknown option '%s')"):format(what, tostring(k)))
-    end
-    o[k] = v
-  end
-  return o
+  return args.known_options(options, OPTIONS, what)
 end
 
 --- The JSON text of a Profile or view, or nil and a message. options: the
