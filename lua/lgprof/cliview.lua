@@ -5,6 +5,7 @@
 -- stays gprof's: the options are refused with it and with the options that
 -- only shape it.
 local args = require "lgprof.args"
+local options = require "lgprof.options"
 
 local cliview = {}
 
@@ -42,37 +43,30 @@ end
 -- given, or nil, nil and a usage message naming the option with a bad value.
 function cliview.take(st)
   local spec, texts, found = {}, {}, false
-  local i = 1
-  while i <= #st.extra do
-    local name, v = st.extra[i][1], st.extra[i][2]
-    local o = OPTIONS[name]
-    if not o then
-      i = i + 1
-    else
-      table.remove(st.extra, i)
-      found = found or name
-      local key, kind = o[1], o[2]
-      if kind == "pattern" then
-        local perr = args.pattern_error(v)
-        if perr then return nil, nil, ("--%s: %s"):format(name, perr) end
-        spec[key] = spec[key] or {}
-        table.insert(spec[key], v)
-        texts[key] = texts[key] or {}
-        table.insert(texts[key], v)
-      elseif kind == "share" then
-        local share = args.share(v, 1)
-        if not share then
-          return nil, nil, ("--%s=%s: not a share (a fraction from 0 to 1 or a percent: 0.005 or 0.5%%)")
-            :format(name, v)
-        end
-        spec[key], texts[key] = share, v
-      else
-        local n = count_of(v)
-        if not n then
-          return nil, nil, ("--%s=%s: not a non-negative integer"):format(name, v)
-        end
-        spec[key], texts[key] = n, v
+  for _, given in ipairs(options.take_extra(st, OPTIONS)) do
+    local name, v = given[1], given[2]
+    local key, kind = OPTIONS[name][1], OPTIONS[name][2]
+    found = found or name
+    if kind == "pattern" then
+      local perr = args.pattern_error(v)
+      if perr then return nil, nil, ("--%s: %s"):format(name, perr) end
+      spec[key] = spec[key] or {}
+      table.insert(spec[key], v)
+      texts[key] = texts[key] or {}
+      table.insert(texts[key], v)
+    elseif kind == "share" then
+      local share = args.share(v, 1)
+      if not share then
+        return nil, nil, ("--%s=%s: not a share (a fraction from 0 to 1 or a percent: 0.005 or 0.5%%)")
+          :format(name, v)
       end
+      spec[key], texts[key] = share, v
+    else
+      local n = count_of(v)
+      if not n then
+        return nil, nil, ("--%s=%s: not a non-negative integer"):format(name, v)
+      end
+      spec[key], texts[key] = n, v
     end
   end
   if not found then return nil end

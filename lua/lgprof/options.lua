@@ -411,6 +411,24 @@ function options.parse(args, out, err, mode)
   return st
 end
 
+--- Takes the entries of st.extra whose names are keys of `names` out of it,
+-- in place (the others keep their order). Returns them as a list of
+-- {name, value}, in command-line order.
+function options.take_extra(st, names)
+  local taken, n, len = {}, 0, #st.extra
+  for i = 1, len do
+    local o = st.extra[i]
+    if names[o[1]] then
+      taken[#taken + 1] = o
+    else
+      n = n + 1
+      st.extra[n] = o
+    end
+  end
+  for i = len, n + 1, -1 do st.extra[i] = nil end
+  return taken
+end
+
 --- The options of lgprof.open for a parsed command line.
 function options.open_options(st)
   local o = {

@@ -452,32 +452,25 @@ local ALSO = { title = { dot = true, html = true } }
 -- bad value or an option the format does not take.
 function svg.take_cli(st, fmt)
   local o
-  local i = 1
-  while i <= #st.extra do
-    local name, v = st.extra[i][1], st.extra[i][2]
-    local key = CLI[name]
-    if not key then
-      i = i + 1
+  for _, given in ipairs(require("lgprof.options").take_extra(st, CLI)) do
+    local name, v = given[1], given[2]
+    o = o or {}
+    if fmt ~= "svg" and not (ALSO[name] and ALSO[name][fmt]) then
+      return nil, ("--%s is for --format=svg%s"):format(name, ALSO[name] and ", dot, html" or "")
+    end
+    if name == "inverted" then
+      o.icicle = true
+    elseif name == "colors" then
+      if not OPTIONS.colors[3][v] then return nil, ("--colors=%s: hash or self"):format(v) end
+      o.colors = v
+    elseif name == "min-width" then
+      local px = v:match("^%d+%.?%d*$") and tonumber(v)
+      if not (px or (v:match("%%%s*$") and args.share(v, 1))) then
+        return nil, ("--min-width=%s: pixels (0.1) or a percent of the width (0.05%%)"):format(v)
+      end
+      o.min_width = px or v
     else
-      table.remove(st.extra, i)
-      o = o or {}
-      if fmt ~= "svg" and not (ALSO[name] and ALSO[name][fmt]) then
-        return nil, ("--%s is for --format=svg%s"):format(name, ALSO[name] and ", dot, html" or "")
-      end
-      if name == "inverted" then
-        o.icicle = true
-      elseif name == "colors" then
-        if not OPTIONS.colors[3][v] then return nil, ("--colors=%s: hash or self"):format(v) end
-        o.colors = v
-      elseif name == "min-width" then
-        local px = v:match("^%d+%.?%d*$") and tonumber(v)
-        if not (px or (v:match("%%%s*$") and args.share(v, 1))) then
-          return nil, ("--min-width=%s: pixels (0.1) or a percent of the width (0.05%%)"):format(v)
-        end
-        o.min_width = px or v
-      else
-        o.title = v
-      end
+      o.title = v
     end
   end
   return o
