@@ -54,35 +54,20 @@ function report.dot(profile, file, options)
   return dot.write(profile, file, options)
 end
 
---- Source files annotated line by line (module lgprof.annotate).
-function report.annotate(profile, file, options)
-  return require("lgprof.annotate").write(profile, file, options)
+-- The formats written by a Lua module of their own (its write(profile,
+-- file, options)), loaded when first used.
+local function module_writer(module)
+  return function(profile, file, options)
+    return require(module).write(profile, file, options)
+  end
 end
 
---- lgprof's flat profile with sampling errors and attribution bounds.
-function report.text(profile, file, options)
-  return require("lgprof.textreport").write(profile, file, options)
-end
-
---- One self-contained interactive HTML page (module lgprof.html).
-function report.html(profile, file, options)
-  return require("lgprof.html").write(profile, file, options)
-end
-
---- An SVG flame graph of the estimated stacks (module lgprof.svg).
-function report.svg(profile, file, options)
-  return require("lgprof.svg").write(profile, file, options)
-end
-
---- pprof's profile.proto, gzip-compressed (module lgprof.pprof).
-function report.pprof(profile, file, options)
-  return require("lgprof.pprof").write(profile, file, options)
-end
-
---- speedscope's JSON file format (module lgprof.speedscope).
-function report.speedscope(profile, file, options)
-  return require("lgprof.speedscope").write(profile, file, options)
-end
+report.annotate = module_writer("lgprof.annotate")     -- source files annotated line by line
+report.text = module_writer("lgprof.textreport")       -- flat profile with errors and bounds
+report.html = module_writer("lgprof.html")             -- one self-contained interactive page
+report.svg = module_writer("lgprof.svg")               -- a flame graph of the estimated stacks
+report.pprof = module_writer("lgprof.pprof")           -- profile.proto, gzip-compressed
+report.speedscope = module_writer("lgprof.speedscope") -- speedscope's JSON file format
 
 --- The formats, by name, as the command line spells them.
 report.formats = { "callgrind", "json", "csv", "folded", "dot", "text", "html", "svg", "pprof", "speedscope" }
