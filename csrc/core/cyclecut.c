@@ -206,11 +206,8 @@ static int closes_large_cycle(work *w, uint32_t c, uint32_t k, size_t *budget) {
   w->dfs[sp++] = to;
   while (sp > 0) {
     uint32_t v = w->dfs[--sp], e;
-    if (v == from) {
+    if (v == from)
       found = 1;
-      if (w->min_members <= 2)
-        return 1;
-    }
     for (e = w->out_off[v]; e < w->out_off[v + 1]; e++) {
       uint32_t a = w->out_arc[e], u = w->arcs[a].to;
       if (*budget == 0)
