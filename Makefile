@@ -49,13 +49,16 @@ LDLIBS         = $(PKG_LIBS) -lz -liberty -lm -ldl
 
 BUILD         ?= build
 CORE_SO        = $(BUILD)/lgprof/core.so
-CORE_SRCS      = $(wildcard csrc/core/*.c)
-CORE_HDRS      = $(wildcard csrc/core/*.h)
+# The core: one folder per layer (csrc/core/README.md), built once into a
+# static library that the command, core.so, the fuzzers and the C unit tests link.
+CORE_SRCS      = $(wildcard csrc/core/*/*.c)
+CORE_HDRS      = $(wildcard csrc/core/*/*.h)
 CORE_OBJS      = $(patsubst csrc/core/%.c,$(BUILD)/obj/core/%.o,$(CORE_SRCS))
+CORE_LIB       = $(BUILD)/liblgprof-core.a
 BIND_SRCS      = $(wildcard csrc/lua/*.c)
 BIND_HDRS      = $(wildcard csrc/lua/*.h)
 BIND_OBJS      = $(patsubst csrc/lua/%.c,$(BUILD)/obj/lua/%.o,$(BIND_SRCS))
-LUA_MODS       = $(wildcard lua/lgprof/*.lua)
+LUA_MODS       = $(wildcard lua/lgprof/*.lua lua/lgprof/*/*.lua)
 
 # The executable bin/lgprof (build-asan/bin/lgprof for another BUILD): Lua
 # linked statically, the core, and bin/lgprof.lua and lua/lgprof/*.lua as
@@ -86,9 +89,9 @@ LAUNCHER_DW_LIBS ?= $(if $(DW_ARCHIVES),$(if $(filter-out /%,$(DW_ARCHIVES)),$(P
 # loads its shared library (libcapstone4) when --static-arcs first decodes,
 # so that its relocated tables cost nothing to every other run; its header
 # (libcapstone-dev) is needed to build.
-# module name = file: lua/lgprof/init.lua is lgprof, lua/lgprof/X.lua lgprof.X
-EMBEDDED       = main=bin/lgprof.lua $(foreach f,$(LUA_MODS),$(if $(filter init,$(basename \
-                 $(notdir $f))),lgprof,lgprof.$(basename $(notdir $f)))=$f)
+# module name = file: lua/lgprof/init.lua is lgprof, lua/lgprof/D/X.lua lgprof.D.X
+mod_name       = $(patsubst %.init,%,$(subst /,.,$(patsubst lua/%.lua,%,$1)))
+EMBEDDED       = main=bin/lgprof.lua $(foreach f,$(LUA_MODS),$(call mod_name,$f)=$f)
 
 # Where make install puts things, compiled into the installed executable
 # (for --lua-env when it is not under such a tree), $(BUILD)/install/lgprof,
@@ -140,12 +143,17 @@ $(BUILD)/obj/cli/embedded.o: $(CLI_DIR)/embedded.c csrc/cli/embedded.h
 link_launcher = $(CC) -o $@ $^ $(LDFLAGS) $(LAUNCHER_LDFLAGS) $(LUA_STATIC_LIBS) \
                 $(LAUNCHER_DW_LIBS) -lz -liberty -lm -ldl
 
-$(LAUNCHER): $(CLI_OBJS) $(CORE_OBJS) $(BIND_OBJS)
+$(CORE_LIB): $(CORE_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $(CORE_OBJS)
+
+$(LAUNCHER): $(CLI_OBJS) $(BIND_OBJS) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(link_launcher)
 
 INSTALL_LAUNCHER = $(BUILD)/install/lgprof
-$(INSTALL_LAUNCHER): $(BUILD)/obj/cli/main-install.o $(BUILD)/obj/cli/embedded.o $(CORE_OBJS) $(BIND_OBJS)
+$(INSTALL_LAUNCHER): $(BUILD)/obj/cli/main-install.o $(BUILD)/obj/cli/embedded.o $(BIND_OBJS) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(link_launcher)
 
@@ -157,9 +165,9 @@ $(BUILD)/obj/lua/%.o: csrc/lua/%.c $(CORE_HDRS) $(BIND_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(BIND_CFLAGS) -c $< -o $@
 
-$(CORE_SO): $(CORE_OBJS) $(BIND_OBJS)
+$(CORE_SO): $(BIND_OBJS) $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LIBFLAG) -o $@ $(CORE_OBJS) $(BIND_OBJS) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(LIBFLAG) -o $@ $(BIND_OBJS) $(CORE_LIB) $(LDFLAGS) $(LDLIBS)
 
 # make deps-demo / deps-test / deps: install the missing Debian packages (as
 # root: one dpkg-query for all, apt-get only when something is missing), or
@@ -317,7 +325,8 @@ fuzz: fuzz-build
 install: all $(INSTALL_LAUNCHER)
 	install -d "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof" "$(DESTDIR)$(BINDIR)"
 	install -m 0755 $(CORE_SO) "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof/core.so"
-	install -m 0644 $(LUA_MODS) "$(DESTDIR)$(LUA_SHAREDIR)/lgprof/"
+	for f in $(patsubst lua/lgprof/%,%,$(LUA_MODS)); do \
+	  install -D -m 0644 "lua/lgprof/$$f" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof/$$f" || exit 1; done
 	install -m 0755 $(INSTALL_LAUNCHER) "$(DESTDIR)$(BINDIR)/lgprof"
 
 uninstall:

@@ -105,7 +105,7 @@ local function main()
     local luadir, cdir = locate(self)
     if luadir then package.path = luadir .. "/?.lua;" .. luadir .. "/?/init.lua;" .. package.path end
     if cdir then package.cpath = cdir .. "/?.so;" .. package.cpath end
-    if not package.searchpath("lgprof.cli", package.path) then
+    if not package.searchpath("lgprof.cli.main", package.path) then
       return fail("cannot find lgprof's Lua modules (lgprof.cli): run bin/lgprof.lua from a checkout,"
         .. " or install lgprof (see README: Install)")
     end
@@ -114,7 +114,7 @@ local function main()
         :format(cdir or "package.cpath"))
     end
   end
-  return require("lgprof.cli").main(arg)
+  return require("lgprof.cli.main").main(arg)
 end
 
 -- An error lgprof did not catch: one line, a traceback only with LGPROF_DEBUG.

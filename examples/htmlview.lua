@@ -6,7 +6,7 @@
 --   lua5.4 examples/htmlview.lua myprog gmon.out -- report.html '^parse'
 -- Arguments: the page to write, then a POSIX ERE (default: every function).
 local lgprof = require "lgprof"
-local html = require "lgprof.html"
+local html = require "lgprof.format.html"
 local profile, args = lgprof.script(...)
 local out, pattern = args[1], args[2]
 if not out then

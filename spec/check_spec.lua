@@ -60,7 +60,7 @@ end
 
 local function fmt(v) return ("%.6f"):format(v) end
 
-describe("lgprof.check", function()
+describe("lgprof.analysis.check", function()
   local build, p, c, tmp
   setup(function()
     build = classic()
@@ -68,7 +68,7 @@ describe("lgprof.check", function()
     c = fn_named(p, "c")
     -- c has 10% to 99% of every run's samples (the fixture's needs), so of their sum too
     assert(c.flat_percent >= 10 and c.flat_percent <= 99 and c.calls > 100, "unexpected fixture")
-    tmp = util.mktempdir("lgprof-check")
+    tmp = util.mktempdir("lgprof.analysis.check")
     -- the measures themselves, at confidence 0 (every breach of the
     -- estimate fails): the confidence is spec/noise_spec.lua's
     lgprof.check.confidence = 0
@@ -81,7 +81,7 @@ describe("lgprof.check", function()
   before_each(function() lgprof.check.reset() end)
 
   it("is loaded on first use", function()
-    assert.equal(require("lgprof.check"), lgprof.check)
+    assert.equal(require("lgprof.analysis.check"), lgprof.check)
   end)
 
   it("max_self: the flat profile's share, failing just below and passing just above", function()
@@ -287,11 +287,11 @@ print("still running")
   end)
 end)
 
-describe("lgprof check", function()
+describe("lgprof.analysis.check", function()
   local build, tmp, self_share, total_share, calls
   setup(function()
     build = classic()
-    tmp = util.mktempdir("lgprof-check")
+    tmp = util.mktempdir("lgprof.analysis.check")
     local p <close> = assert(lgprof.open(build.exe, build.gmon[1]))
     local c = fn_named(p, "c")
     self_share, total_share, calls = c.flat_percent / 100, c.percent / 100, c.calls + c.self_calls

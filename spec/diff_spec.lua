@@ -42,7 +42,7 @@ local function sorted_by_change(rows)
   return true
 end
 
-describe("lgprof.diff", function()
+describe("lgprof.analysis.diff", function()
   local build, one, all
   setup(function()
     build = assert(fx.build("cycles", "O0g-nopie"))
@@ -177,7 +177,7 @@ describe("lgprof.diff", function()
   end)
 end)
 
-describe("lgprof.spread", function()
+describe("lgprof.analysis.spread", function()
   local build, runs
   setup(function()
     build = assert(fx.build("cycles", "O0g-nopie"))
@@ -242,7 +242,7 @@ describe("lgprof --diff", function()
   local build, tmp
   setup(function()
     build = assert(fx.build("cycles", "O0g-nopie"))
-    tmp = util.mktempdir("lgprof-diff")
+    tmp = util.mktempdir("lgprof.analysis.diff")
   end)
   teardown(function() util.rmtree(tmp) end)
 

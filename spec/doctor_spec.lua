@@ -98,7 +98,7 @@ local SCHEMA = [[{
   "type": "object",
   "required": ["format", "version", "image", "profiles", "status", "summary", "findings"],
   "properties": {
-    "format": {"const": "lgprof-doctor"}, "version": {"const": 1},
+    "format": {"const": "lgprof.analysis.doctor"}, "version": {"const": 1},
     "image": {"type": "string"}, "profiles": {"type": "array", "items": {"type": "string"}},
     "status": {"enum": [0, 3]},
     "summary": {"type": "object", "required": ["error", "warning", "info"],
@@ -409,7 +409,7 @@ describe("lgprof doctor #doctor", function()
       local pidfile
       for _, name in ipairs(written) do pidfile = pidfile or name:match("^myrun%.%d+$") end
       assert.is_truthy(pidfile, table.concat(written, " "))
-      local f = require("lgprof.doctor").missing(gmon)
+      local f = require("lgprof.analysis.doctor").missing(gmon)
       assert.same({ dir .. "/healthy/" .. pidfile }, f.found)
       local status, out = doctor_cmd({ healthy, gmon })
       assert.equal(3, status)

@@ -1,13 +1,13 @@
 -- lgprof.dot: the DOT export. Every graph is rendered by Graphviz (`dot -Tsvg`,
 -- which must exit 0 and print nothing on stderr) and read back from the SVG:
 -- the node set, the solid and dotted edge sets and every label are compared
--- with what the definitions (lua/lgprof/dot.lua's header) give when computed
+-- with what the definitions (lua/lgprof/format/dot.lua's header) give when computed
 -- here from the API by other routes (p:symbols() and p:arcs() instead of
 -- p:functions() and fn:callees(); dotted edges by brute force over every
 -- dropped function). Colours are checked against values computed with
 -- gprof2dot's own Theme.color code.
 local lgprof = require "lgprof"
-local dot = require "lgprof.dot"
+local dot = require "lgprof.format.dot"
 local H = require "helpers"
 local fx, util, synth, cmd = H.fixtures, H.util, H.synth, H.cmd
 
@@ -248,9 +248,9 @@ end
 
 ---------------------------------------------------------------------------
 
-describe("lgprof.dot", function()
+describe("lgprof.format.dot", function()
   setup(function()
-    TMP = util.mktempdir("lgprof-dot")
+    TMP = util.mktempdir("lgprof.format.dot")
     fx.build_all({ VARIANT })
   end)
   teardown(function() util.rmtree(TMP) end)
@@ -410,7 +410,7 @@ describe("lgprof.dot", function()
     return arcs, entries, narcs
   end
 
-  -- The arithmetic of lua/lgprof/dot.lua's header, on numbers derived here by
+  -- The arithmetic of lua/lgprof/format/dot.lua's header, on numbers derived here by
   -- hand. Self samples: main 5756, C 104, B 3000, D 1000, E 100, X 10, V 10,
   -- L 20, Y Z W P Q K 0. Calls:
   --   main -> C 99, W -> C 1;  C -> B 2896, X -> B 30, Y -> B 35, Z -> B 9, Q -> B 30;

@@ -430,7 +430,7 @@ end
 
 local programs = fx.programs()
 
-describe("lgprof.report", function()
+describe("lgprof.format.report", function()
   lazy_teardown(function() util.rmtree(TMP) end)
   -- every JSON export of the loop below, read back by one python3 at the end
   -- (one interpreter: python3 takes most of a second to start here)

@@ -305,7 +305,7 @@ describe("lgprof.report.html in headless Chromium", function()
     local profile <close> = star(tmp, "star-view")
     local filter = { focus = "^f2$" }
     local view = assert(profile:filter(filter))
-    local desc = require("lgprof.html").describe_filter(filter)
+    local desc = require("lgprof.format.html").describe_filter(filter)
     assert.equal('profile:filter{focus="^f2$"}', desc)
     local page = render(view, "view", { view_description = desc })
     assert_clean(page, "view")
@@ -330,8 +330,8 @@ describe("lgprof.report.html in headless Chromium", function()
     assert.equal("few-samples (warning): only 210 samples </script>run longer",
       page:eval("document.querySelector('#findings li').textContent"))
     page:close()
-    local saved = package.loaded["lgprof.doctor"]
-    package.loaded["lgprof.doctor"] = { diagnose = function(p)
+    local saved = package.loaded["lgprof.analysis.doctor"]
+    package.loaded["lgprof.analysis.doctor"] = { diagnose = function(p)
       assert.equal(profile, p)
       return { { id = "threads", severity = "info", message = "m", advice = "a" } }
     end }
@@ -340,7 +340,7 @@ describe("lgprof.report.html in headless Chromium", function()
       assert.equal(1, page:eval("document.querySelectorAll('#findings li.info').length"))
       page:close()
     end)
-    package.loaded["lgprof.doctor"] = saved
+    package.loaded["lgprof.analysis.doctor"] = saved
     assert(ok, err)
   end)
 

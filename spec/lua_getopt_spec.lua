@@ -1,13 +1,13 @@
 -- lgprof.getopt, the command's option parser: GNU getopt_long semantics
 -- derived by hand on a small option table, then compared with glibc's own
 -- getopt_long (through util-linux getopt(1)) on gprof's option table.
-local getopt = require "lgprof.getopt"
-local options = require "lgprof.options"
+local getopt = require "lgprof.cli.getopt"
+local options = require "lgprof.cli.options"
 local fx = require "helpers.fixtures"
 
 local q = fx.shquote
 
-describe("lgprof.getopt", function()
+describe("lgprof.cli.getopt", function()
   it("reads a getopt(3) option string", function()
     assert.same({ a = { "a", "none" }, b = { "b", "required" }, c = { "c", "optional" },
                   d = { "d", "none" } }, getopt.short("ab:c::d"))

@@ -95,7 +95,7 @@ describe("rockspec", function()
             listed[v] = true
           end
         end
-        local files = lines("cd " .. q(fx.root) .. " && ls lua/lgprof/*.lua")
+        local files = lines("cd " .. q(fx.root) .. " && ls lua/lgprof/*.lua lua/lgprof/*/*.lua")
         assert.is_true(#files > 5)
         for _, f in ipairs(files) do
           assert.is_true(listed[f] ~= nil, f .. " is not in build.modules")

@@ -39,9 +39,9 @@ local function sorted_arcs(data)
   return arcs
 end
 
-describe("lgprof merge", function()
+describe("lgprof.analysis.merge", function()
   local tmp
-  setup(function() tmp = util.mktempdir("lgprof-merge") end)
+  setup(function() tmp = util.mktempdir("lgprof.analysis.merge") end)
   teardown(function() util.rmtree(tmp) end)
 
   for _, name in ipairs(PROGRAMS) do
@@ -136,7 +136,7 @@ describe("lgprof merge", function()
     end
   end
 
-  describe("lgprof.merge", function()
+  describe("lgprof.analysis.merge", function()
     local b
     setup(function() b = assert(fx.build("classic", "O0g-nopie")) end)
 

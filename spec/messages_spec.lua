@@ -3,7 +3,7 @@
 -- error is one line and a pointer to the right --help (status 2), a bad
 -- pattern is named once (CLI and Lua API).
 local lgprof = require "lgprof"
-local options = require "lgprof.options"
+local options = require "lgprof.cli.options"
 local H = require "helpers"
 local util, cmd, synth = H.util, H.cmd, H.synth
 

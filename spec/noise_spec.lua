@@ -44,8 +44,8 @@ local function near(want, got, tol, what)
   assert(math.abs(want - got) <= tol, ("%s: want %.10g, got %.10g"):format(what or "", want, got))
 end
 
-describe("lgprof.stats", function()
-  local stats = require "lgprof.stats"
+describe("lgprof.analysis.stats", function()
+  local stats = require "lgprof.analysis.stats"
 
   it("the normal CDF and quantile: tables' constants and the integral of the density", function()
     -- printed tables: Phi(1) = 0.8413447461, Phi(1.96) = 0.9750021049,

@@ -136,7 +136,7 @@ describe("packaging", function()
     assert.are.equal(0, code, out)
     local prefix = stage .. "/opt/lgp"
     for _, f in ipairs({ "/lib/lua/5.4/lgprof/core.so", "/share/lua/5.4/lgprof/init.lua",
-                         "/share/lua/5.4/lgprof/cli.lua", "/bin/lgprof" }) do
+                         "/share/lua/5.4/lgprof/cli/main.lua", "/bin/lgprof" }) do
       assert.is_truthy(io.open(prefix .. f), prefix .. f)
     end
     local moved = tmpdir() .. "/moved here"

@@ -15,7 +15,7 @@ local HAVE_DOT = util.have("dot")
 local TOP_VARIANTS = { "O0g-nopie", "O2-pie" }
 local LIST_VARIANT = "O0g-nopie"
 
-local TMP = util.mktempdir("lgprof-pprof")
+local TMP = util.mktempdir("lgprof.format.pprof")
 local seq = 0
 local function tmpfile(ext)
   seq = seq + 1
@@ -305,7 +305,7 @@ describe("--format=pprof", function()
 
     it("max_depth cuts the stacks as the folded writer does", function()
       local p <close> = assert(lgprof.open(exe, gmon))
-      local d = pb.profile(assert(require("lgprof.pprof").encode(p, { max_depth = 1 })))
+      local d = pb.profile(assert(require("lgprof.format.pprof").encode(p, { max_depth = 1 })))
       assert.equal(1, #d.sample)
       assert.same({ 58, TOTAL_NS }, d.sample[1].value)
     end)

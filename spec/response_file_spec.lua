@@ -14,7 +14,7 @@
 
 local H = require "helpers"
 local fx, util, cmd = H.fixtures, H.util, H.cmd
-local respfile = require "lgprof.respfile"
+local respfile = require "lgprof.cli.respfile"
 
 local sq = util.q
 
@@ -244,7 +244,7 @@ int main(int argc, char **argv) {
 }
 ]]
 
-describe("lgprof.respfile", function()
+describe("lgprof.cli.respfile", function()
   it("reads random response files as libiberty's expandargv does", function()
     local helper_src, helper = path("expandargv.c"), path("expandargv")
     util.spit(helper_src, HELPER)

@@ -15,7 +15,7 @@ local HAVE_JSONSCHEMA = util.have(PYTHON)
   and util.exec_ok(util.q(PYTHON) .. " -c 'import jsonschema' 2>/dev/null")
 local VARIANTS = { "O0g-nopie", "O2-pie" }
 
-local TMP = util.mktempdir("lgprof-speedscope")
+local TMP = util.mktempdir("lgprof.format.speedscope")
 local seq = 0
 local function tmpfile(ext)
   seq = seq + 1
@@ -158,7 +158,7 @@ describe("--format=speedscope", function()
     it("of a view: the view's tree", function()
       local p <close> = assert(lgprof.open(exe, gmon))
       local v = assert(p:filter { focus = "^b$" })
-      local json = assert(require("lgprof.speedscope").encode(v))
+      local json = assert(require("lgprof.format.speedscope").encode(v))
       local d = cjson.decode(json)
       assert.equal(math.floor(v.print_time * 1e6 + 0.5), d.profiles[1].endValue)
       assert.equal(d.profiles[1].endValue, walk(d))

@@ -15,7 +15,7 @@
 --     flags in the API, the JSON export and the DOT export (dashed);
 --   * a non-x86-64 executable: one line, exit 1.
 local lgprof = require "lgprof"
-local dot = require "lgprof.dot"
+local dot = require "lgprof.format.dot"
 local H = require "helpers"
 local fx, util, cmd, gw, ew = H.fixtures, H.util, H.cmd, H.gmonwriter, H.elfwriter
 

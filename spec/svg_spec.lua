@@ -187,7 +187,7 @@ local function check_against_folded(p, doc)
   assert.equal(prefixes, n, "every stack prefix is a frame")
 end
 
-describe("lgprof.svg", function()
+describe("lgprof.format.svg", function()
   lazy_teardown(function() util.rmtree(TMP) end)
 
   if not HAVE_PYTHON then

@@ -19,8 +19,8 @@ for i = 2, #arg do
   assert(name, "expected NAME=FILE, got " .. arg[i])
   -- (a first line "#!..." emptied, as loadfile skips it; the lines keep their numbers)
   local src = assert(io.open(file, "rb")):read("a"):gsub("^#[^\n]*", "")
-  -- the chunk name: the file's folder and name ("@lgprof/args.lua")
-  local code = string.dump(assert(load(src, "@" .. (file:match("[^/]+/[^/]+$") or file), "t")))
+  -- the chunk name: the file's path below lua/ ("@lgprof/util/args.lua")
+  local code = string.dump(assert(load(src, "@" .. (file:match("^lua/(.+)$") or file), "t")))
   local bytes = {}
   for j = 1, #code do bytes[j] = code:byte(j) end
   local lines = {}

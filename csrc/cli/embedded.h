@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 typedef struct lgp_embedded {
-  /* module name ("lgprof.cli"), or "main"; the chunk's own source name
+  /* module name ("lgprof.cli.main"), or "main"; the chunk's own source name
      ("@lgprof/cli.lua") is in its bytecode */
   const char *name;
   const unsigned char *code;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfsym.h"
+#include "read/elfsym.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

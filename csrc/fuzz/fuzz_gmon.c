@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gmon.h"
+#include "read/gmon.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,7 @@
 ** (next to the harness) with -R's renaming, with and without -l and a
 ** FROM/TO spec, and both link orders and gprof's report are made.
 */
-#include "ordering.h"
+#include "analyse/ordering.h"
 #include "pipeline.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nmsyms.h"
-#include "symtab.h"
+#include "read/nmsyms.h"
+#include "model/symtab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,14 +13,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "annotate.h"
-#include "execcount.h"
-#include "export.h"
-#include "profile.h"
-#include "report.h"
-#include "cyclecut.h"
-#include "evidence.h"
-#include "view.h"
+#include "write/annotate.h"
+#include "write/execcount.h"
+#include "write/export.h"
+#include "model/profile.h"
+#include "write/report.h"
+#include "analyse/cyclecut.h"
+#include "analyse/evidence.h"
+#include "model/view.h"
 
 static char fz_dir[4096];
 

@@ -5,7 +5,7 @@
 */
 #include <stdlib.h>
 
-#include "bounds.h"
+#include "analyse/bounds.h"
 #include "lcore.h"
 
 lgp_bounds *lcore_bounds(lua_State *L, lprofile *lp) {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gzip.h"
+#include "util/gzip.h"
 #include "lcore.h"
 #include "llines.h"
 

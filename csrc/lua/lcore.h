@@ -10,8 +10,8 @@
 #include <lauxlib.h>
 #include <lua.h>
 
-#include "report.h"
-#include "view.h"
+#include "write/report.h"
+#include "model/view.h"
 
 #define PROFILE_T "lgprof.Profile"
 #define FUNCTION_T "lgprof.Function"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cyclecut.h"
+#include "analyse/cyclecut.h"
 #include "lcore.h"
 
 /* {====================================================== symspecs */

@@ -8,7 +8,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "evidence.h"
+#include "analyse/evidence.h"
 #include "lcore.h"
 
 static void set_int(lua_State *L, const char *k, uint64_t v) {

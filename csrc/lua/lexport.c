@@ -5,8 +5,8 @@
 */
 #include <string.h>
 
-#include "atomicfile.h"
-#include "export.h"
+#include "util/atomicfile.h"
+#include "write/export.h"
 #include "lcore.h"
 #include "llines.h"
 

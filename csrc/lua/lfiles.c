@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gmonsum.h"
+#include "write/gmonsum.h"
 #include "lcore.h"
 
 static const char *const report_fields[] = {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lcore.h"
-#include "lines.h"
+#include "model/lines.h"
 #include "llines.h"
 
 #define LINEDATA_T "lgprof.LineData"

@@ -6,7 +6,7 @@
 
 #include <lua.h>
 
-#include "lines.h"
+#include "model/lines.h"
 
 #define LINE_T "lgprof.Line"
 

@@ -4,7 +4,7 @@
 */
 #include <string.h>
 
-#include "bounds.h"
+#include "analyse/bounds.h"
 #include "lcore.h"
 #include "llines.h"
 

@@ -5,7 +5,7 @@
 #include <limits.h>
 
 #include "lcore.h"
-#include "ordering.h"
+#include "analyse/ordering.h"
 
 /* The names, or nil and the message (a spec the orders cannot follow; out
 ** of memory). */

@@ -5,8 +5,8 @@
 #include <limits.h>
 #include <string.h>
 
-#include "annotate.h"
-#include "execcount.h"
+#include "write/annotate.h"
+#include "write/execcount.h"
 #include "lcore.h"
 
 /* The stream at idx, checked to be an open Lua file. */

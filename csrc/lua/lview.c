@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lcore.h"
-#include "select.h"
+#include "model/select.h"
 
 /* Compiles pattern or raises a Lua error that quotes regerror's text. */
 static void compile(lua_State *L, regex_t *re, const char *pattern) {

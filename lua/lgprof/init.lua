@@ -1,6 +1,6 @@
 --- lgprof: a fast, scriptable call-graph profile analyser (GNU gprof model).
 -- The analysis runs in C (lgprof.core); this module is the public API.
-local args = require "lgprof.args"
+local args = require "lgprof.util.args"
 
 -- The C core: without it, one clear line (not require's list of the paths
 -- it tried), blaming the line that required lgprof.
@@ -92,22 +92,22 @@ end
 --- Compares two Profiles (or a list of base Profiles and a Profile)
 -- function by function (see lgprof.diff module).
 function lgprof.diff(base, new, opts)
-  return require("lgprof.diff").diff(base, new, opts)
+  return require("lgprof.analysis.diff").diff(base, new, opts)
 end
 
 --- Min, median and max self time of each function over several Profiles.
 function lgprof.spread(profiles, opts)
-  return require("lgprof.spread").spread(profiles, opts)
+  return require("lgprof.analysis.spread").spread(profiles, opts)
 end
 
 --- What is wrong with a Profile: a list of findings (see lgprof.doctor module).
 function lgprof.doctor(profile, thresholds)
-  return require("lgprof.doctor").diagnose(profile, thresholds)
+  return require("lgprof.analysis.doctor").diagnose(profile, thresholds)
 end
 
 --- Sums profile files into one file (gprof -s, arcs in a canonical order).
 function lgprof.merge(exe, gmons, path, options)
-  return require("lgprof.merge").merge(exe, gmons, path, options)
+  return require("lgprof.analysis.merge").merge(exe, gmons, path, options)
 end
 
 --- The profile and arguments of a report script, under `lgprof --script`
@@ -123,12 +123,12 @@ function lgprof.script(...)
     local w = select(i, ...)
     args.check(type(w) == "string", i, "script", "string or Profile expected, got " .. type(w))
   end
-  return require("lgprof.cmd_script").standalone({ ... })
+  return require("lgprof.cmd.script").standalone({ ... })
 end
 
 -- lgprof.check (the threshold checks) and lgprof.report (the export
 -- formats) are loaded on first use.
-local LAZY = { check = "lgprof.check", report = "lgprof.report" }
+local LAZY = { check = "lgprof.analysis.check", report = "lgprof.format.report" }
 return setmetatable(lgprof, {
   __index = function(t, k)
     if LAZY[k] then

@@ -82,7 +82,7 @@ end
 
 --- lgprof's command line run by lgprof.cli.main in this process.
 function M.lgprof_inproc(args)
-  local cli = require "lgprof.cli"
+  local cli = require "lgprof.cli.main"
   local out, err = assert(io.tmpfile()), assert(io.tmpfile())
   local ok, rc = pcall(cli.main, args, out, err)
   if not ok then err:write("lgprof.cli.main raised: ", tostring(rc), "\n"); rc = 99 end

@@ -32,8 +32,8 @@ for _, b in ipairs(BAD) do
   case("lgprof.merge(" .. name .. ", gmons, out)", function(e) return lgprof.merge(v, { e.GMON }, e.OUT) end)
   case("lgprof.merge(exe, " .. name .. ", out)", function(e) return lgprof.merge(e.EXE, v, e.OUT) end)
   case("lgprof.merge(exe, gmons, " .. name .. ")", function(e) return lgprof.merge(e.EXE, { e.GMON }, v) end)
-  case("lgprof.dot.write(" .. name .. ", f)", function(e) return require("lgprof.dot").write(v, e.OUT) end)
-  case("lgprof.dot.write(p, " .. name .. ")", function(e) return require("lgprof.dot").write(e.p, v) end)
+  case("lgprof.dot.write(" .. name .. ", f)", function(e) return require("lgprof.format.dot").write(v, e.OUT) end)
+  case("lgprof.dot.write(p, " .. name .. ")", function(e) return require("lgprof.format.dot").write(e.p, v) end)
   for _, fmt in ipairs({ "callgrind", "json", "csv", "folded", "dot" }) do
     case("lgprof.report." .. fmt .. "(" .. name .. ", f)", function(e) return lgprof.report[fmt](v, e.OUT) end)
     case("lgprof.report." .. fmt .. "(p, " .. name .. ")", function(e) return lgprof.report[fmt](e.p, v) end)
@@ -92,7 +92,7 @@ case("p:export('json', closed file)", function(e)
 case("lgprof.report.json(p, closed file)", function(e)
   local f = io.tmpfile(); f:close(); return lgprof.report.json(e.p, f) end)
 case("lgprof.dot.write(p, closed file)", function(e)
-  local f = io.tmpfile(); f:close(); return require("lgprof.dot").write(e.p, f) end)
+  local f = io.tmpfile(); f:close(); return require("lgprof.format.dot").write(e.p, f) end)
 case("p:gprof_report(f, {width = -5})", function(e) return e.p:gprof_report(io.tmpfile(), { width = -5 }) end)
 case("p:gprof_report(f, {width = 1e300})", function(e) return e.p:gprof_report(io.tmpfile(), { width = 1e300 }) end)
 case("p:get(0)", function(e) return e.p:get(0) end)
@@ -177,9 +177,9 @@ local CLOSED = {
   { "a view's flat()", function(e) return e.qview:flat() end },
   { "a view's function", function(e) return e.qviewfn.name end },
   { "lgprof.report.json", function(e) return lgprof.report.json(e.q, io.tmpfile()) end },
-  { "lgprof.dot.write", function(e) return require("lgprof.dot").write(e.q, io.tmpfile()) end },
+  { "lgprof.dot.write", function(e) return require("lgprof.format.dot").write(e.q, io.tmpfile()) end },
   { "lgprof.check.max_self", function(e) return lgprof.check.max_self(e.q, "main", 1) end },
-  { "lgprof.diff", function(e) return lgprof.diff(e.q, e.p) end },
+  { "lgprof.analysis.diff", function(e) return lgprof.diff(e.q, e.p) end },
   { "p:close() again", function(e) return e.q:close() end },
 }
 for _, c in ipairs(CLOSED) do case("closed profile: " .. c[1], c[2]) end

@@ -1,5 +1,5 @@
 /*
-** arcs.c: reaching the arc limit (csrc/core/arcs.c) is reported as such:
+** arcs.c: reaching the arc limit (csrc/core/model/arcs.c) is reported as such:
 ** by the arc table, by the gmon reader (tagged and BSD
 ** files) when its sink says so, and by a view that hides a function.
 ** Compiled with -DLGP_ARCS_MAX=2 (spec/unit_spec.lua): the real limit,
@@ -10,7 +10,7 @@
 
 #include "tinyprof.h"
 #include "unit.h"
-#include "view.h"
+#include "model/view.h"
 
 #define NSYMS 4
 #define AT(k) TINY_AT(k)

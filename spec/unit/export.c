@@ -1,12 +1,12 @@
 /*
-** export.c: lgp_export's failures say what they are (csrc/core/export.c),
+** export.c: lgp_export's failures say what they are (csrc/core/write/export.c),
 ** and the folded stacks do not depend on the order the arcs came in.
 */
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "names.h"
+#include "write/export.h"
+#include "model/names.h"
 #include "tinyprof.h"
 #include "unit.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elfsym.h"
+#include "read/elfsym.h"
 
 int main(int argc, char **argv) {
   lgp_image im;

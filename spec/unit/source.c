@@ -1,13 +1,13 @@
 /*
-** source.c: csrc/core/execcount.c's merge sort (glibc's qsort order, also
+** source.c: csrc/core/write/execcount.c's merge sort (glibc's qsort order, also
 ** for a comparator that is not a total order, checked against a recursive
-** reference) and csrc/core/bbcount.c's ten slots per symbol.
+** reference) and csrc/core/model/bbcount.c's ten slots per symbol.
 */
 #include <stdlib.h>
 #include <string.h>
 
-#include "bbcount.h"
-#include "execcount.h"
+#include "model/bbcount.h"
+#include "write/execcount.h"
 #include "unit.h"
 
 /* {====================================================== merge sort */

@@ -1,5 +1,5 @@
 /*
-** staticcg.c: the two static call graph scans (csrc/core/staticcg.c,
+** staticcg.c: the two static call graph scans (csrc/core/model/staticcg.c,
 ** disasm.c) on hand-assembled x86-64 code, with the arcs worked out from
 ** the bytes: a backward call through a PLT stub whose GOT slot names a
 ** symbol of the table, a forward call, a tail jump, a call into the middle
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "staticcg.h"
+#include "model/staticcg.h"
 #include "unit.h"
 
 #define PLT 0x1000u

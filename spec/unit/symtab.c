@@ -1,12 +1,12 @@
 /*
-** symtab.c: lgp_symindex_lookup (csrc/core/symtab.c), the address ->
+** symtab.c: lgp_symindex_lookup (csrc/core/model/symtab.c), the address ->
 ** routine lookup over the bucket index, against a plain search: a routine
 ** runs to the next one's start, the last one to its end_addr.
 */
 #include <stdlib.h>
 #include <string.h>
 
-#include "symtab.h"
+#include "model/symtab.h"
 #include "unit.h"
 
 /* the last routine starting at or below a, or LGP_NONE */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "model/profile.h"
 
 #define TINY_AT(k) (0x1000u + 0x100u * (k))
 

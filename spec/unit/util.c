@@ -1,5 +1,5 @@
 /*
-** util.c: csrc/core/util.c's number formatting (lgp_fmt_fixed, lgp_fmt_u64,
+** util.c: csrc/core/util/util.c's number formatting (lgp_fmt_fixed, lgp_fmt_u64,
 ** lgp_out_fixed: printf without snprintf, byte for byte) and its sorts
 ** (lgp_sort_indices, lgp_radix_sort: stable, checked against a reference).
 */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "util/util.h"
 #include "unit.h"
 
 /* {====================================================== formatting */

@@ -1,0 +1,43 @@
+/*
+** names.h: printed names: demangling as gprof does it (libiberty), cached
+** per node, and the file suffixes gprof's line modes add.
+*/
+#ifndef names_h
+#define names_h
+
+#include "model/symtab.h"
+
+/* Demangled names, computed once per node on first use. */
+typedef struct lgp_names {
+  struct lgp_name { const char *s; size_t len; } *disp; /* printed name and
+                        its length, together (one cache line); s NULL: not yet */
+  char **owned;      /* the demangled names allocated here, or NULL */
+  size_t n, nowned;  /* nowned: how many of owned are set */
+  int options;       /* libiberty DMGL_* flags including the style */
+  int enabled;
+} lgp_names;
+
+int lgp_names_init(lgp_names *nm, size_t n, int enabled, const char *style);
+void lgp_names_free(lgp_names *nm);
+/* The printed name of a node (demangled when enabled); cycles' nodes
+** have no name here (""). */
+const char *lgp_display_name(lgp_names *nm, const lgp_node *nodes, uint32_t node);
+/* The same, and its length (cached: reports print each name many times). */
+const char *lgp_display_name_len(lgp_names *nm, const lgp_node *nodes, uint32_t node,
+                                 size_t *len);
+/* gprof's file suffix after a printed name: " (FILE:LINE @ ADDR)" at line
+** granularity (LGP_SUFFIX_LINE), " (FILE:LINE)" for --inline-file-names
+** (LGP_SUFFIX_FILE); FILE is the basename unless print_path (-L). Symbols
+** without a source file (or an image whose DWARF is not read) get none.
+** Writes it to o; returns its length. */
+enum { LGP_SUFFIX_NONE, LGP_SUFFIX_FILE, LGP_SUFFIX_LINE };
+size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, uint32_t node,
+                       int mode, int print_path);
+/* A source path as gprof prints it: the basename unless print_path. */
+const char *lgp_print_path(const char *path, int print_path);
+/* Is style a demangling style libiberty knows? */
+int lgp_demangle_style_ok(const char *style);
+/* Demangles one name as gprof does (bfd_demangle); NULL if it is not mangled. */
+char *lgp_demangle(const char *name, int options);
+
+#endif

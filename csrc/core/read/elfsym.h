@@ -1,0 +1,90 @@
+/*
+** elfsym.h: the function symbols gprof would take from an executable's
+** .symtab, with gprof's rules, plus the source file and line of each from
+** DWARF where present.
+*/
+#ifndef elfsym_h
+#define elfsym_h
+
+#include "util/util.h"
+
+typedef struct lgp_rawsym {
+  lgp_addr addr;
+  const char *name;  /* in lgp_image.strtab */
+  uint32_t symndx;   /* .symtab index: the order of ties */
+  uint8_t is_static; /* gprof class 't' (local code) rather than 'T'/'W' */
+  uint8_t is_func;   /* STT_FUNC */
+  int32_t file;      /* index into lgp_image.files, or -1 */
+  int32_t line;      /* 0 when unknown */
+  uint8_t is_line;   /* a gprof line symbol (-l, -s): is_func 0, file/line set */
+  uint8_t is_mapped; /* renamed to its object file by a -R map (mapfile.h) */
+} lgp_rawsym;
+
+/* A gprof line symbol: where the (function name, file, line) triple BFD
+** reports for an address of .text changes. */
+typedef struct lgp_linesym {
+  lgp_addr addr;
+  const char *name;     /* the function name BFD reports there (DWARF linkage
+                           name, else DW_AT_name, else the ELF symbol's), raw
+                           (mangled), owned by the image */
+  int32_t file;         /* index into lgp_image.files */
+  int32_t line;         /* > 0 */
+  uint8_t is_inlined;   /* the innermost DWARF function there is an inlined
+                           subroutine (name is its name) */
+} lgp_linesym;
+
+typedef struct lgp_image_opts {
+  int no_static;        /* -a: drop local symbols */
+  int functions_only;   /* -D: drop local symbols that are not STT_FUNC */
+  int srcinfo;          /* read DWARF now (else on demand) */
+  const char *symbol_file; /* -S: the symbols from this nm-style file (no
+                           source information then: -a and -D do not apply) */
+} lgp_image_opts;
+
+typedef struct lgp_image {
+  int addr_bytes;       /* 4 or 8 (ELF class) */
+  int big_endian;
+  int machine;          /* e_machine */
+  lgp_addr text_vma, text_size;
+  char *strtab;         /* copy of the symbol string table, NUL-terminated */
+  size_t strtab_size;
+  lgp_rawsym *syms;
+  size_t nsyms;
+  int external_syms;    /* syms came from an nm-style file (-S) */
+  char **files;         /* source file paths, as DWARF gives them */
+  char **file_paths;    /* files[i] joined to its CU's compilation directory,
+                           or NULL (already absolute, or no directory) */
+  size_t nfiles;
+  /* each file's length and where its base name starts (the reports'
+     "(file:line)" suffixes, tens of thousands of them), or NULL */
+  uint32_t *file_len, *file_base;
+  /* gprof's line symbols (-l, -s), ascending by addr, inside .text;
+     filled by lgp_image_load_lines */
+  lgp_linesym *lines;
+  size_t nlines;
+  char *line_names;     /* the lines' names, one block */
+  int lines_state;      /* 0 not read, 1 read, -1 unavailable */
+  /* DWARF is read on demand (lgp_image_load_srcinfo): the file, as it was */
+  char *path;
+  uint64_t dev, ino, size;
+  int64_t mtime_s, mtime_ns;
+  int srcinfo_state;    /* 0 not read, 1 read, -1 unavailable */
+} lgp_image;
+
+int lgp_image_open(lgp_image *im, const char *path, const lgp_image_opts *opts,
+                   lgp_err *err);
+void lgp_image_free(lgp_image *im);
+/* Reads the DWARF line tables into syms[].file/line, once.
+** 0, or -1 if the file changed or cannot be read (then there is no source
+** information, like an executable without DWARF). */
+int lgp_image_load_srcinfo(lgp_image *im, lgp_err *err);
+/* Reads gprof's line symbols into lines/nlines (and the function-level
+** source information too), once. 0, or -1 as lgp_image_load_srcinfo. */
+int lgp_image_load_lines(lgp_image *im, lgp_err *err);
+
+/* The name filter gprof applies to local code symbols, run over the raw
+** string table from offset off (see the reference, section 3.1: a name
+** ending in ".digits" makes the scan run on into the next string). */
+int lgp_local_name_ok(const char *strtab, size_t size, size_t off);
+
+#endif

@@ -1,0 +1,581 @@
+/*
+** srcinfo.c: BFD's nearest-line lookup over the DWARF line tables: the
+** (file, line) of each function symbol; gprof's line symbols are made
+** from the map by linesyms.c.
+** At an address BFD asks the first unit whose ranges hold it; in that
+** unit's line table, the sequence [first row, end) that holds it, and in
+** it the last row at or below it. The units' sequences are merged into one
+** map of points; each symbol is a binary search, the line symbols a walk
+** over the points. Each file also gets its absolute path from its unit's
+** compilation directory (for the exports).
+*/
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "read/srcinfo_int.h"
+
+/* Appends the segments of q to buf at *len as "/seg", leaving out empty
+** and "." segments. */
+static void add_segments(char *buf, size_t *len, const char *q) {
+  while (*q != '\0') {
+    size_t k = strcspn(q, "/");
+    if (k > 0 && !(k == 1 && q[0] == '.')) {
+      buf[(*len)++] = '/';
+      memcpy(buf + *len, q, k);
+      *len += k;
+    }
+    q += k;
+    if (*q == '/')
+      q++;
+  }
+}
+
+/* A relative name joined to the CU's compilation directory, without "."
+** segments and repeated slashes; ".." is kept (removing "a/.." is wrong
+** when a is a symbolic link). NULL with *fail 0: nothing to join (the
+** name is absolute, or DWARF gives no absolute compilation directory). */
+static char *file_path(const char *comp_dir, const char *name, int *fail) {
+  size_t len = 0;
+  char *buf;
+  *fail = 0;
+  if (name[0] == '/' || comp_dir == NULL || comp_dir[0] != '/')
+    return NULL;
+  buf = lgp_alloc_array(strlen(comp_dir) + strlen(name) + 3, 1);
+  if (buf == NULL) {
+    *fail = 1;
+    return NULL;
+  }
+  add_segments(buf, &len, comp_dir);
+  add_segments(buf, &len, name);
+  if (len == 0)
+    buf[len++] = '/';
+  buf[len] = '\0';
+  return buf;
+}
+
+static int intern(interner *t, const char *s, const char *comp_dir) {
+  int fail, added;
+  int32_t id;
+  if (lgp_grow((void **)&t->paths, &t->pcap, t->set.n + 1, sizeof *t->paths) != 0)
+    return -1;
+  id = lgp_strset_add(&t->set, s, &added);
+  if (id < 0 || !added)
+    return id < 0 ? -1 : id;
+  /* the first unit to name a file gives its directory */
+  t->paths[id] = file_path(comp_dir, s, &fail);
+  return fail ? -1 : id;
+}
+
+static int32_t file_id(void *ud, const char *name) {
+  loader *L = ud;
+  int id = intern(&L->files, name, L->comp_dir);
+  return id < 0 ? -2 : id;
+}
+
+static lgp_dwsect section(Elf *elf, const char *want) {
+  lgp_dwsect r = {NULL, 0};
+  size_t shstrndx;
+  Elf_Scn *scn = NULL;
+  if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+    return r;
+  while ((scn = elf_nextscn(elf, scn)) != NULL) {
+    GElf_Shdr sh;
+    const char *name;
+    Elf_Data *d;
+    if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type == SHT_NOBITS)
+      continue;
+    name = elf_strptr(elf, shstrndx, sh.sh_name);
+    if (name == NULL || strcmp(name, want) != 0)
+      continue;
+    if ((sh.sh_flags & SHF_COMPRESSED) != 0 && elf_compress(scn, 0, 0) < 0)
+      return r;
+    d = elf_getdata(scn, NULL);
+    if (d != NULL && d->d_buf != NULL) {
+      r.p = d->d_buf;
+      r.size = d->d_size;
+    }
+    return r;
+  }
+  return r;
+}
+
+static int add_crange(loader *L, lgp_addr lo, lgp_addr hi, uint32_t cu) {
+  if (lo >= hi)
+    return 0;
+  if (lgp_grow((void **)&L->cr, &L->cr_cap, L->ncr + 1, sizeof *L->cr) != 0)
+    return -1;
+  L->cr[L->ncr].lo = lo;
+  L->cr[L->ncr].hi = hi;
+  L->cr[L->ncr].cu = cu;
+  L->ncr++;
+  return 0;
+}
+
+/* Every compilation unit: its line program and its ranges (its functions
+** are lgp_srcinfo_read_functions'). 0, or -1 out of memory. */
+static int read_units(loader *L) {
+  Dwarf_Off off = 0, next;
+  size_t hsize;
+  Dwarf_Half version;
+  L->lc.line = section(L->elf, ".debug_line");
+  L->lc.line_str = section(L->elf, ".debug_line_str");
+  L->lc.str = section(L->elf, ".debug_str");
+  L->lc.big_endian = L->im->big_endian;
+  /* room for the rows up front (a row takes a few bytes of program; more
+     rows grow the table): no copies of a table of megabytes as it doubles */
+  if (L->lc.line.size / 4 > 0 &&
+      lgp_grow((void **)&L->lc.rows, &L->lc.rows_cap, L->lc.line.size / 4, sizeof *L->lc.rows) != 0)
+    return -1;
+  L->lc.file_id = file_id;
+  L->lc.ud = L;
+  for (; dwarf_next_unit(L->dw, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL) == 0;
+       off = next) {
+    Dwarf_Die cudie;
+    Dwarf_Attribute at;
+    Dwarf_Word stmt;
+    Dwarf_Addr base, lo, hi;
+    ptrdiff_t roff = 0;
+    uint32_t u = L->nunits;
+    size_t seq0 = L->lc.nseqs, cr0 = L->ncr, k;
+    if (u == UINT32_MAX)
+      return -1;
+    L->nunits++;
+    if (dwarf_offdie(L->dw, off + hsize, &cudie) == NULL)
+      continue;
+    L->comp_dir = dwarf_formstring(dwarf_attr_integrate(&cudie, DW_AT_comp_dir, &at));
+    if (dwarf_formudata(dwarf_attr(&cudie, DW_AT_stmt_list, &at), &stmt) == 0 &&
+        lgp_dwline_read(&L->lc, stmt, u, L->comp_dir) < 0)
+      return -1;
+    while ((roff = dwarf_ranges(&cudie, roff, &base, &lo, &hi)) > 0)
+      if (add_crange(L, lo, hi, u) != 0)
+        return -1;
+    if (L->ncr == cr0) /* no ranges given: its sequences are its ranges */
+      for (k = seq0; k < L->lc.nseqs; k++)
+        if (add_crange(L, L->lc.seqs[k].start, L->lc.seqs[k].end, u) != 0)
+          return -1;
+  }
+  return 0;
+}
+
+int lgp_srcinfo_read_functions(loader *L, int shallow) {
+  Dwarf_Off off = 0, next;
+  size_t hsize;
+  uint32_t u = 0;
+  if (L->ptbeg == NULL) {
+    lgp_dwsect info = section(L->elf, ".debug_info"), abbrev = section(L->elf, ".debug_abbrev");
+    L->ptbeg = lgp_calloc_array((size_t)L->nunits + 1, sizeof *L->ptbeg);
+    L->shallow = lgp_calloc_array((size_t)L->nunits + 1, sizeof *L->shallow);
+    if (L->ptbeg == NULL || L->shallow == NULL)
+      return -1;
+    L->fx.info = info.p;
+    L->fx.info_size = info.size;
+    L->fx.abbrev = abbrev.p;
+    L->fx.abbrev_size = abbrev.size;
+    L->fx.big_endian = L->im->big_endian;
+  }
+  L->fx.nfns = 0;
+  L->fx.npts = 0;
+  L->any_shallow = 0;
+  for (; u < L->nunits &&
+         dwarf_next_unit(L->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0;
+       off = next, u++) {
+    Dwarf_Die cudie;
+    int r;
+    L->ptbeg[u] = L->ptbeg[u + 1] = L->fx.npts;
+    if (dwarf_offdie(L->dw, off + hsize, &cudie) == NULL)
+      continue;
+    if ((r = lgp_dwfuncs_add_unit(&L->fx, &cudie, off, shallow)) < 0)
+      return -1;
+    L->any_shallow |= r;
+    L->shallow[u] = (uint8_t)r;
+    L->ptbeg[u + 1] = L->fx.npts;
+  }
+  return 0;
+}
+
+static int cmp_seq(const void *a, const void *b) {
+  const lgp_dwseq *l = a, *r = b;
+  if (l->cu != r->cu)
+    return l->cu < r->cu ? -1 : 1;
+  if (l->start != r->start)
+    return l->start < r->start ? -1 : 1;
+  return l->first < r->first ? -1 : l->first > r->first;
+}
+
+static inline int push_ent(ment **v, size_t *n, size_t *cap, size_t floor, lgp_addr addr,
+                    int32_t file, int32_t line, uint32_t cu) {
+  ment *e;
+  if (*n > floor && (*v)[*n - 1].addr == addr) {
+    e = &(*v)[*n - 1]; /* the later point at one address is the one that holds */
+  } else {
+    if (*n == *cap && lgp_grow((void **)v, cap, *n + 1, sizeof **v) != 0)
+      return -1;
+    e = &(*v)[(*n)++];
+  }
+  e->addr = addr;
+  e->file = file;
+  e->line = line;
+  e->cu = cu;
+  return 0;
+}
+
+/* Each unit's map: its sequences by start address (libdw and the
+** decoder give each sequence's rows in order: only the sequences are
+** sorted, and only when they are not already), each row a point, each end
+** a point without a line. Where a unit's sequences overlap, the later
+** start cuts the earlier sequence short. */
+static int unit_maps(loader *L) {
+  size_t k, u = 0;
+  lgp_dwseq *sq = L->lc.seqs;
+  for (k = 1; k < L->lc.nseqs; k++)
+    if (cmp_seq(&sq[k - 1], &sq[k]) > 0)
+      break;
+  if (k < L->lc.nseqs)
+    qsort(sq, L->lc.nseqs, sizeof *sq, cmp_seq);
+  L->sbeg = lgp_alloc_array((size_t)L->nunits + 1, sizeof *L->sbeg);
+  if (L->sbeg == NULL)
+    return -1;
+  for (k = 0; k < L->lc.nseqs; k++)
+    while (u <= sq[k].cu)
+      L->sbeg[u++] = k;
+  while (u <= L->nunits)
+    L->sbeg[u++] = L->lc.nseqs;
+  if (!L->lines)
+    return 0;
+  u = 0;
+  L->ebeg = lgp_alloc_array((size_t)L->nunits + 1, sizeof *L->ebeg);
+  if (L->ebeg == NULL || lgp_grow((void **)&L->ents, &L->ents_cap,
+                                  L->lc.nrows + L->lc.nseqs, sizeof *L->ents) != 0)
+    return -1;
+  for (k = 0; k < L->lc.nseqs; k++) {
+    const lgp_dwseq *s = &sq[k];
+    size_t r;
+    while (u <= s->cu)
+      L->ebeg[u++] = L->nents;
+    while (L->nents > L->ebeg[s->cu] && L->ents[L->nents - 1].addr > s->start)
+      L->nents--;
+    for (r = s->first; r < s->first + s->n; r++) {
+      const lgp_dwrow *w = &L->lc.rows[r];
+      if (push_ent(&L->ents, &L->nents, &L->ents_cap, L->ebeg[s->cu], w->addr, w->file,
+                   w->line, s->cu) != 0)
+        return -1;
+    }
+    if (push_ent(&L->ents, &L->nents, &L->ents_cap, L->ebeg[s->cu], s->end, -1, 0, s->cu) != 0)
+      return -1;
+  }
+  while (u <= L->nunits)
+    L->ebeg[u++] = L->nents;
+  return 0;
+}
+
+static int cmp_crange(const void *a, const void *b) {
+  const crange *l = a, *r = b;
+  if (l->lo != r->lo)
+    return l->lo < r->lo ? -1 : 1;
+  return l->cu < r->cu ? -1 : l->cu > r->cu;
+}
+
+static int cmp_addr(const void *a, const void *b) {
+  lgp_addr l = *(const lgp_addr *)a, r = *(const lgp_addr *)b;
+  return l < r ? -1 : l > r;
+}
+
+/* Unit u's point at or below addr (its index), or SIZE_MAX. */
+static size_t unit_point(const loader *L, uint32_t u, lgp_addr addr) {
+  size_t lo = L->ebeg[u], hi = L->ebeg[u + 1];
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (L->ents[mid].addr <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > L->ebeg[u] ? lo - 1 : SIZE_MAX;
+}
+
+/* Copies unit u's points over [a, b) into the global map. */
+static int own(loader *L, uint32_t u, lgp_addr a, lgp_addr b) {
+  size_t i, j;
+  const ment *e;
+  if (lgp_grow((void **)&L->owners, &L->owners_cap, L->nowners + 1, sizeof *L->owners) != 0)
+    return -1;
+  L->owners[L->nowners].lo = a;
+  L->owners[L->nowners].hi = b;
+  L->owners[L->nowners].cu = u;
+  L->nowners++;
+  if (!L->lines)
+    return 0;
+  i = unit_point(L, u, a);
+  e = i == SIZE_MAX ? NULL : &L->ents[i];
+  if (push_ent(&L->map, &L->nmap, &L->map_cap, 0, a, e ? e->file : -1, e ? e->line : 0, u) != 0)
+    return -1;
+  /* the unit's points after a and before b: ascending, one per address,
+     above a: copied as they are */
+  i = i == SIZE_MAX ? L->ebeg[u] : i + 1;
+  for (j = i; j < L->ebeg[u + 1] && L->ents[j].addr < b; j++)
+    ;
+  if (j > i) {
+    if (lgp_grow((void **)&L->map, &L->map_cap, L->nmap + (j - i), sizeof *L->map) != 0)
+      return -1;
+    memcpy(L->map + L->nmap, L->ents + i, (j - i) * sizeof *L->map);
+    L->nmap += j - i;
+  }
+  return push_ent(&L->map, &L->nmap, &L->map_cap, 0, b, -1, 0, u);
+}
+
+/* The global map: at each address, BFD asks the first unit (in
+** .debug_info order) whose ranges hold it; the linker points the ranges
+** and line tables of discarded COMDAT copies at the kept copy, so units
+** overlap. A sweep over the range bounds with the owning candidates in a
+** heap (least unit first). */
+static int global_map(loader *L) {
+  size_t i = 0, j = 0, nh = 0, n = L->ncr;
+  uint32_t *heap;
+  lgp_addr *ends, cur_lo = 0;
+  int64_t cur = -1;
+  int rc = -1;
+  if (n == 0)
+    return 0;
+  qsort(L->cr, n, sizeof *L->cr, cmp_crange);
+  /* the map holds each unit's points once at most, and two more for each
+     of the 2n + 1 stretches at most that the units' ranges cut */
+  if (L->lines &&
+      lgp_grow((void **)&L->map, &L->map_cap, L->nents + 4 * n + 2, sizeof *L->map) != 0)
+    return -1;
+  heap = lgp_alloc_array(n, sizeof *heap);
+  ends = lgp_alloc_array(n, sizeof *ends);
+  if (heap == NULL || ends == NULL)
+    goto out;
+  for (i = 0; i < n; i++)
+    ends[i] = L->cr[i].hi;
+  qsort(ends, n, sizeof *ends, cmp_addr);
+  i = 0;
+  while (i < n || j < n) {
+    lgp_addr pos = j < n ? ends[j] : ~(lgp_addr)0;
+    int64_t top;
+    if (i < n && L->cr[i].lo < pos)
+      pos = L->cr[i].lo;
+    while (i < n && L->cr[i].lo == pos) { /* push by unit */
+      size_t c = nh++;
+      uint32_t v = (uint32_t)i++;
+      while (c > 0 && L->cr[heap[(c - 1) / 2]].cu > L->cr[v].cu) {
+        heap[c] = heap[(c - 1) / 2];
+        c = (c - 1) / 2;
+      }
+      heap[c] = v;
+    }
+    while (j < n && ends[j] == pos)
+      j++;
+    while (nh > 0 && L->cr[heap[0]].hi <= pos) { /* pop */
+      uint32_t v = heap[--nh];
+      size_t c = 0;
+      for (;;) {
+        size_t d = 2 * c + 1;
+        if (d >= nh)
+          break;
+        if (d + 1 < nh && L->cr[heap[d + 1]].cu < L->cr[heap[d]].cu)
+          d++;
+        if (L->cr[heap[d]].cu >= L->cr[v].cu)
+          break;
+        heap[c] = heap[d];
+        c = d;
+      }
+      if (nh > 0)
+        heap[c] = v;
+    }
+    top = nh > 0 ? (int64_t)L->cr[heap[0]].cu : -1;
+    if (top != cur) {
+      if (cur >= 0 && pos > cur_lo && own(L, (uint32_t)cur, cur_lo, pos) != 0)
+        goto out;
+      cur = top;
+      cur_lo = pos;
+    }
+  }
+  rc = 0;
+out:
+  free(heap);
+  free(ends);
+  return rc;
+}
+
+/* Where the last lookup of row_at ended: its sequence and row. */
+typedef struct row_cursor {
+  const lgp_dwseq *sq;
+  size_t row;
+} row_cursor;
+
+/* BFD's line at addr: in the unit that answers for it, the sequence that
+** holds it and its last row at or below it. NULL for none. Lookups in
+** ascending order go on from the cursor: an address ahead of the last one
+** in the same sequence (and before the next sequence of its unit starts)
+** is found by galloping forward from the last row, in rows just read
+** (a binary search of the megabytes of rows misses the cache each time). */
+static const lgp_dwrow *row_at(const loader *L, lgp_addr addr, row_cursor *cur) {
+  int64_t u = lgp_srcinfo_owner_at(L, addr);
+  const lgp_dwrow *rows = L->lc.rows;
+  const lgp_dwseq *sq = cur->sq;
+  size_t lo, hi, b;
+  if (u < 0)
+    return NULL;
+  if (sq != NULL && sq->cu == (uint32_t)u && addr >= rows[cur->row].addr && addr < sq->end &&
+      ((size_t)(sq - L->lc.seqs) + 1 >= L->sbeg[u + 1] || sq[1].start > addr)) {
+    size_t end = sq->first + sq->n, step = 1;
+    lo = cur->row;
+    while (lo + step < end && rows[lo + step].addr <= addr) {
+      lo += step;
+      step *= 2;
+    }
+    hi = lo + step < end ? lo + step : end;
+    lo++;
+  } else {
+    lo = b = L->sbeg[u];
+    hi = L->sbeg[u + 1];
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (L->lc.seqs[mid].start <= addr)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo == b || addr >= L->lc.seqs[lo - 1].end)
+      return NULL;
+    sq = &L->lc.seqs[lo - 1];
+    lo = sq->first;
+    hi = sq->first + sq->n;
+  }
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (rows[mid].addr <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  cur->sq = sq;
+  cur->row = lo - 1;
+  return &rows[lo - 1];
+}
+
+/* Each symbol's file and line, looked up in address order. 0, or -1. */
+static int assign_lines(loader *L) {
+  lgp_image *im = L->im;
+  size_t n = im->nsyms, i;
+  uint32_t *idx = NULL;
+  uint64_t *keys = NULL;
+  row_cursor cur = {NULL, 0};
+  int rc = -1;
+  for (i = 1; i < n && im->syms[i - 1].addr <= im->syms[i].addr; i++)
+    ;
+  if (i < n) { /* not in order (.symtab's): an order by address */
+    if (n > UINT32_MAX || (idx = lgp_alloc_array(n, sizeof *idx)) == NULL ||
+        (keys = lgp_alloc_array(n, sizeof *keys)) == NULL)
+      goto out;
+    for (i = 0; i < n; i++) {
+      idx[i] = (uint32_t)i;
+      keys[i] = im->syms[i].addr;
+    }
+    if (lgp_radix_sort(idx, keys, n) != 0)
+      goto out;
+  }
+  for (i = 0; i < n; i++) {
+    lgp_rawsym *s = &im->syms[idx != NULL ? idx[i] : i];
+    const lgp_dwrow *w = row_at(L, s->addr, &cur);
+    if (w == NULL || w->file < 0 || w->line <= 0)
+      continue;
+    s->file = w->file;
+    s->line = w->line;
+  }
+  rc = 0;
+out:
+  free(idx);
+  free(keys);
+  return rc;
+}
+
+int64_t lgp_srcinfo_owner_at(const loader *L, lgp_addr addr) {
+  size_t lo = 0, hi = L->nowners;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (L->owners[mid].lo <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > 0 && addr < L->owners[lo - 1].hi ? (int64_t)L->owners[lo - 1].cu : -1;
+}
+
+static void loader_free(loader *L) {
+  size_t i;
+  lgp_dwline_free(&L->lc);
+  lgp_dwfuncs_free(&L->fx);
+  free(L->ptbeg);
+  free(L->shallow);
+  free(L->ebeg);
+  free(L->sbeg);
+  free(L->cr);
+  free(L->owners);
+  free(L->ents);
+  free(L->map);
+  free(L->cs);
+  lgp_strset_free(&L->nm);
+  if (L->files.paths != NULL) {
+    for (i = 0; i < L->files.set.n; i++)
+      free(L->files.paths[i]);
+    free(L->files.paths);
+  }
+  lgp_strset_free(&L->files.set);
+  if (L->dw != NULL)
+    dwarf_end(L->dw);
+}
+
+int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
+  loader L;
+  size_t i;
+  int rc = -1;
+  memset(&L, 0, sizeof L);
+  L.nm.borrow = 1; /* libdw's and libelf's names: alive until loader_free */
+  L.im = im;
+  L.elf = elf;
+  L.lines = lines;
+  L.dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+  if (L.dw == NULL) /* no DWARF: no source info, as with gprof */
+    return 0;
+  if (im->files != NULL) { /* read before: keep its ids */
+    for (i = 0; i < im->nfiles; i++)
+      if (intern(&L.files, im->files[i], NULL) != (int)i)
+        goto oom;
+  }
+  if (read_units(&L) != 0 || (lines && lgp_srcinfo_read_functions(&L, 1) != 0) ||
+      unit_maps(&L) != 0 || global_map(&L) != 0)
+    goto oom;
+  if (im->files == NULL && assign_lines(&L) != 0)
+    goto oom;
+  if (lines && lgp_srcinfo_line_syms(&L) != 0)
+    goto oom;
+  if (im->files == NULL) {
+    im->files = L.files.set.s;
+    im->file_paths = L.files.paths;
+    im->nfiles = L.files.set.n;
+    L.files.set.s = NULL;
+    L.files.paths = NULL;
+  }
+  if (im->file_len == NULL && im->nfiles > 0) {
+    im->file_len = lgp_alloc_array(im->nfiles, sizeof *im->file_len);
+    im->file_base = lgp_alloc_array(im->nfiles, sizeof *im->file_base);
+    if (im->file_len == NULL || im->file_base == NULL)
+      goto oom;
+    for (i = 0; i < im->nfiles; i++) {
+      const char *f = im->files[i], *slash = strrchr(f, '/');
+      size_t len = strlen(f);
+      im->file_len[i] = len < UINT32_MAX ? (uint32_t)len : 0;
+      im->file_base[i] = slash != NULL && len < UINT32_MAX ? (uint32_t)(slash + 1 - f) : 0;
+    }
+  }
+  rc = 0;
+  goto out;
+oom:
+  rc = lgp_fail(err, NULL, "out of memory reading DWARF");
+out:
+  loader_free(&L);
+  return rc;
+}

@@ -1,0 +1,740 @@
+/*
+** export.c: callgrind, JSON and CSV writers (folded stacks: folded.c) over an analysed
+** profile or view (removed functions are skipped). Every writer is one
+** pass over the functions and one over the arcs; the folded writer walks
+** the call graph with an explicit stack (no recursion the input controls).
+**
+** Units: JSON and CSV in seconds (as the Lua API; numbers written so that
+** they read back as the same doubles), callgrind in integer nanoseconds
+** (event Time_ns), folded stacks in integer microseconds.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "write/export_int.h"
+
+void lgp_export_opts_init(lgp_export_opts *eo) {
+  memset(eo, 0, sizeof *eo);
+  eo->max_depth = 64;
+  eo->min_weight = 1e-4;
+}
+
+/* {====================================================== shared */
+
+/* The shortest of %.15g and %.17g that reads back as v (integers plain). */
+static size_t fmt_num(char *dst, double v) {
+  char *end;
+  int n;
+  if (v != v || v - v != 0.0) /* NaN or infinite: never produced */
+    v = 0.0;
+  if (v == 0.0) {
+    dst[0] = '0';
+    return 1;
+  }
+  if (fabs(v) < 1e15 && v == (double)(long long)v)
+    return (size_t)snprintf(dst, 32, "%lld", (long long)v);
+  n = snprintf(dst, 32, "%.15g", v);
+  if (strtod(dst, &end) != v)
+    n = snprintf(dst, 32, "%.17g", v);
+  return (size_t)n;
+}
+
+static void out_num(lgp_out *o, double v) {
+  char buf[32];
+  lgp_out_mem(o, buf, fmt_num(buf, v));
+}
+
+void lgp_ex_out_u64(lgp_out *o, uint64_t v) {
+  char buf[32];
+  lgp_out_mem(o, buf, lgp_fmt_u64(buf, v, 0, 0));
+}
+
+static const char *src_file(const ectx *c, uint32_t s) {
+  return c->have_src ? lgp_node_file(c->p, s) : NULL;
+}
+
+static int src_line(const ectx *c, uint32_t s) {
+  int line = c->have_src ? lgp_node_line(c->p, s) : 0;
+  return line > 0 ? line : 0;
+}
+
+/* The name a function is written under where names must identify it
+** (callgrind, folded): its printed name, followed by its address in
+** brackets (" [0x401136]") when another listed function prints the same; newlines (and
+** for folded stacks, the frame separator ';') become other characters. */
+void lgp_ex_label(ectx *c, uint32_t s, lgp_out *b, int folded) {
+  size_t len, i, start = b->len;
+  const char *name;
+  if (s >= c->p->graph.nsyms) {
+    char buf[48];
+    lgp_out_mem(b, buf, (size_t)snprintf(buf, sizeof buf, "<cycle %d>", (int)c->p->graph.nodes[s].cyc_num));
+    return;
+  }
+  name = lgp_display_name_len(c->nm, c->p->graph.nodes, s, &len);
+  lgp_out_mem(b, name, len);
+  if (c->dup[s]) {
+    char buf[48];
+    lgp_out_mem(b, buf, (size_t)snprintf(buf, sizeof buf, " [0x%llx]",
+                                    (unsigned long long)c->p->graph.nodes[s].addr));
+  }
+  if (b->failed)
+    return;
+  for (i = start; i < b->len; i++) {
+    if (b->buf[i] == '\n' || b->buf[i] == '\r')
+      b->buf[i] = ' ';
+    else if (folded && b->buf[i] == ';')
+      b->buf[i] = ':';
+  }
+}
+
+/* dup[s]: another listed function prints the same name (C++ destructors
+** and constructors have several symbols of one name; statics of one name
+** live in several files). A hash table over the printed names. */
+static int mark_dups(ectx *c) {
+  size_t n = c->p->graph.nsyms, k, cap = 16;
+  uint32_t *slot;
+  while (cap < 2 * n)
+    cap *= 2;
+  slot = lgp_alloc_array(cap, sizeof *slot);
+  if (slot == NULL)
+    return -1;
+  memset(slot, 0xff, cap * sizeof *slot);
+  for (k = 0; k < n; k++) {
+    size_t len, i;
+    const char *name;
+    if (!c->listed[k])
+      continue;
+    name = lgp_display_name_len(c->nm, c->p->graph.nodes, (uint32_t)k, &len);
+    for (i = lgp_hash_bytes(name, len) & (cap - 1);; i = (i + 1) & (cap - 1)) {
+      size_t olen;
+      const char *other;
+      if (slot[i] == LGP_NONE) {
+        slot[i] = (uint32_t)k;
+        break;
+      }
+      other = lgp_display_name_len(c->nm, c->p->graph.nodes, slot[i], &olen);
+      if (olen == len && memcmp(other, name, len) == 0) {
+        c->dup[slot[i]] = c->dup[k] = 1;
+        break;
+      }
+    }
+  }
+  free(slot);
+  return 0;
+}
+
+static int ctx_init(ectx *c, lgp_out *o, const lgp_profile *p, lgp_names *nm,
+                    const lgp_export_opts *eo, int want_src, int want_dup) {
+  size_t n = p->graph.nsyms, k;
+  uint8_t *has_arc;
+  memset(c, 0, sizeof *c);
+  c->o = o;
+  c->p = p;
+  c->nm = nm;
+  c->eo = eo;
+  c->listed = lgp_calloc_array(n ? n : 1, 1);
+  c->dup = lgp_calloc_array(n ? n : 1, 1);
+  has_arc = lgp_calloc_array(n ? n : 1, 1);
+  if (c->listed == NULL || c->dup == NULL || has_arc == NULL) {
+    free(has_arc);
+    return -1;
+  }
+  for (k = 0; k < p->graph.arcs.narcs; k++)
+    if (!lgp_arc_hidden(p, (uint32_t)k)) {
+      has_arc[p->graph.arcs.arcs[k].parent] = 1;
+      has_arc[p->graph.arcs.arcs[k].child] = 1;
+    }
+  for (k = 0; k < n; k++) {
+    const lgp_node *nd = &p->graph.nodes[k];
+    c->listed[k] = !lgp_removed(p, (uint32_t)k) &&
+                   (eo->zeros || nd->hist_time != 0.0 || nd->ncalls != 0 ||
+                    nd->self_calls != 0 || has_arc[k]);
+  }
+  free(has_arc);
+  if (want_dup && mark_dups(c) != 0)
+    return -1;
+  if (want_src) {
+    lgp_err err = {0, {0}};
+    if (eo->srcinfo != NULL)
+      lgp_image_load_srcinfo(eo->srcinfo, &err);
+    c->have_src = p->image->srcinfo_state == 1;
+  }
+  return 0;
+}
+
+static void ctx_free(ectx *c) {
+  free(c->listed);
+  free(c->dup);
+  lgp_out_free(&c->scratch);
+}
+
+/* }====================================================== */
+
+/* {====================================================== callgrind */
+
+/* Nanoseconds, rounded half up (what callgrind's integer costs hold). */
+unsigned long long lgp_ex_ns_of(const lgp_profile *p, double ticks) {
+  double v = lgp_seconds(p, ticks) * 1e9;
+  return v > 0.0 ? (unsigned long long)floor(v + 0.5) : 0;
+}
+
+static void cg_name(ectx *c, uint32_t s) {
+  c->scratch.len = 0;
+  lgp_ex_label(c, s, &c->scratch, 0);
+  lgp_out_mem(c->o, c->scratch.buf, c->scratch.len);
+}
+
+/* "fl=(id) name" the first time, "fl=(id)" later; unknown files are "???".
+** The name is absolute where DWARF gives a compilation directory, so that
+** callgrind_annotate and KCachegrind find the source from anywhere. */
+void lgp_ex_cg_file_id(ectx *c, const char *key, int32_t file, uint8_t *file_seen) {
+  const lgp_image *im = c->p->image;
+  size_t id = c->have_src && file >= 0 && (size_t)file < im->nfiles ? (size_t)file + 1 : 0;
+  lgp_out_str(c->o, key);
+  lgp_out_printf(c->o, "(%zu)", id + 1);
+  if (!file_seen[id]) {
+    file_seen[id] = 1;
+    lgp_out_char(c->o, ' ');
+    if (id == 0)
+      lgp_out_str(c->o, "???");
+    else if (im->file_paths != NULL && im->file_paths[id - 1] != NULL)
+      lgp_out_str(c->o, im->file_paths[id - 1]);
+    else
+      lgp_out_str(c->o, im->files[id - 1]);
+  }
+  lgp_out_char(c->o, '\n');
+}
+
+int32_t lgp_ex_node_file(const ectx *c, uint32_t s) {
+  return c->have_src && s < c->p->graph.nsyms ? c->p->image->syms[s].file : -1;
+}
+
+static void cg_file(ectx *c, const char *key, uint32_t s, uint8_t *file_seen) {
+  lgp_ex_cg_file_id(c, key, lgp_ex_node_file(c, s), file_seen);
+}
+
+static void cg_fn(ectx *c, const char *key, uint32_t s, uint8_t *fn_seen) {
+  lgp_out_str(c->o, key);
+  lgp_out_printf(c->o, "(%u)", (unsigned)s + 1);
+  if (!fn_seen[s]) {
+    fn_seen[s] = 1;
+    lgp_out_char(c->o, ' ');
+    cg_name(c, s);
+  }
+  lgp_out_char(c->o, '\n');
+}
+
+static int write_callgrind(ectx *c) {
+  lgp_out *o = c->o;
+  const lgp_profile *p = c->p;
+  size_t s, g, nfiles = c->have_src ? c->p->image->nfiles : 0;
+  unsigned long long total;
+  uint8_t *file_seen = lgp_calloc_array(nfiles + 1, 1);
+  uint8_t *fn_seen = lgp_calloc_array(p->graph.nsyms ? p->graph.nsyms : 1, 1);
+  if (file_seen == NULL || fn_seen == NULL) {
+    free(file_seen);
+    free(fn_seen);
+    return -1;
+  }
+  /* the flat profile's total (its % time denominator); gprof may credit a
+     histogram bin that straddles two functions to both, so the functions'
+     costs can add up to a little more */
+  total = lgp_ex_ns_of(p, p->graph.total_time);
+  lgp_out_str(o, "# callgrind format\nversion: 1\n");
+  if (c->eo->creator != NULL)
+    lgp_out_printf(o, "creator: %s\n", c->eo->creator);
+  lgp_out_printf(o, "cmd: %s\n", c->p->image->path);
+  lgp_out_str(o, "part: 1\n");
+  lgp_out_str(o, "desc: Profile files:");
+  for (g = 0; g < p->gmon->nfiles; g++)
+    lgp_out_printf(o, " %s", p->gmon->files[g].path);
+  lgp_out_char(o, '\n');
+  lgp_out_printf(o, "desc: Sampling rate: %u Hz\n", (unsigned)p->gmon->hz);
+  if (lgp_is_view(p))
+    lgp_out_str(o, "desc: Filtered view: yes\n");
+  lgp_out_str(o, "desc: Call costs: gprof's estimate (callee time apportioned by call "
+                 "counts); 0 for calls inside a cycle\n");
+  lgp_out_str(o, "positions: line\n");
+  lgp_out_str(o, "event: Time_ns : Sampled CPU time (nanoseconds)\n");
+  lgp_out_str(o, "events: Time_ns\n");
+  lgp_out_printf(o, "summary: %llu\n\n", total);
+  lgp_out_str(o, "ob=(1) ");
+  lgp_out_str(o, c->p->image->path);
+  lgp_out_char(o, '\n');
+  for (s = 0; s < p->graph.nsyms && !o->failed; s++) {
+    const uint32_t *a;
+    int line = src_line(c, (uint32_t)s);
+    if (!c->listed[s])
+      continue;
+    lgp_out_char(o, '\n');
+    cg_file(c, "fl=", (uint32_t)s, file_seen);
+    cg_fn(c, "fn=", (uint32_t)s, fn_seen);
+    if (c->eo->lines != NULL)
+      lgp_ex_cg_lines(c, (uint32_t)s, line, file_seen);
+    else
+      lgp_out_printf(o, "%d %llu\n", line, lgp_ex_ns_of(p, p->graph.nodes[s].hist_time));
+    for (a = lgp_children_begin(&p->graph, s); a < lgp_children_end(&p->graph, s); a++) {
+      const lgp_arc *arc = &p->graph.arcs.arcs[*a];
+      int in_cycle = lgp_arc_untimed(&p->graph, arc);
+      if (lgp_arc_hidden(p, *a))
+        continue;
+      cg_file(c, "cfl=", arc->child, file_seen);
+      cg_fn(c, "cfn=", arc->child, fn_seen);
+      lgp_out_str(o, "calls=");
+      lgp_ex_out_u64(o, arc->count);
+      lgp_out_printf(o, " %d\n%d %llu\n", src_line(c, arc->child), line,
+                     in_cycle ? 0ULL : lgp_ex_ns_of(p, arc->time + arc->child_time));
+    }
+  }
+  lgp_out_printf(o, "\ntotals: %llu\n", total);
+  free(file_seen);
+  free(fn_seen);
+  return 0;
+}
+
+/* }====================================================== */
+
+/* {====================================================== JSON */
+
+/* A JSON string: UTF-8 copied, bytes that are not valid UTF-8 written as
+** the code points of the same value (as Latin-1 would read them). */
+static void json_str(lgp_out *o, const char *str, size_t len) {
+  const unsigned char *s = (const unsigned char *)str, *e = s + len;
+  lgp_out_char(o, '"');
+  while (s < e) {
+    unsigned b = *s;
+    size_t n = 0, k;
+    if (b < 0x80) {
+      if (b == '"' || b == '\\') {
+        lgp_out_char(o, '\\');
+        lgp_out_char(o, (char)b);
+      } else if (b < 0x20) {
+        lgp_out_printf(o, "\\u%04x", b);
+      } else {
+        lgp_out_char(o, (char)b);
+      }
+      s++;
+      continue;
+    }
+    if (b >= 0xc2 && b <= 0xdf)
+      n = 2;
+    else if (b >= 0xe0 && b <= 0xef)
+      n = 3;
+    else if (b >= 0xf0 && b <= 0xf4)
+      n = 4;
+    if (n != 0 && (size_t)(e - s) >= n) {
+      unsigned b1 = s[1];
+      int ok = (b1 & 0xc0) == 0x80;
+      if (b == 0xe0) ok = ok && b1 >= 0xa0;
+      if (b == 0xed) ok = ok && b1 <= 0x9f;
+      if (b == 0xf0) ok = ok && b1 >= 0x90;
+      if (b == 0xf4) ok = ok && b1 <= 0x8f;
+      for (k = 2; k < n; k++)
+        ok = ok && (s[k] & 0xc0) == 0x80;
+      if (ok) {
+        lgp_out_mem(o, (const char *)s, n);
+        s += n;
+        continue;
+      }
+    }
+    lgp_out_printf(o, "\\u%04x", b);
+    s++;
+  }
+  lgp_out_char(o, '"');
+}
+
+void lgp_ex_json_cstr(lgp_out *o, const char *s) {
+  if (s == NULL)
+    lgp_out_str(o, "null");
+  else
+    json_str(o, s, strlen(s));
+}
+
+void lgp_ex_json_key(lgp_out *o, const char *k) {
+  lgp_out_char(o, '"');
+  lgp_out_str(o, k);
+  lgp_out_str(o, "\":");
+}
+
+void lgp_ex_json_num(lgp_out *o, const char *k, double v) {
+  lgp_ex_json_key(o, k);
+  out_num(o, v);
+  lgp_out_char(o, ',');
+}
+
+void lgp_ex_json_u64(lgp_out *o, const char *k, uint64_t v) {
+  lgp_ex_json_key(o, k);
+  lgp_ex_out_u64(o, v);
+  lgp_out_char(o, ',');
+}
+
+void lgp_ex_json_bool(lgp_out *o, const char *k, int v) {
+  lgp_ex_json_key(o, k);
+  lgp_out_str(o, v ? "true," : "false,");
+}
+
+static double percent(const lgp_profile *p, const lgp_node *n) {
+  double print_time = p->graph.print_time > 0 ? p->graph.print_time : 1.0;
+  return 100 * (n->prop_self + n->prop_child) / print_time;
+}
+
+/* the fields of a Function and a Cycle that gprof's call graph shows */
+static void json_times(lgp_out *o, const lgp_profile *p, const lgp_node *n) {
+  lgp_ex_json_num(o, "self", lgp_seconds(p, n->prop_self));
+  lgp_ex_json_num(o, "children", lgp_seconds(p, n->prop_child));
+  lgp_ex_json_num(o, "total", lgp_seconds(p, n->prop_self + n->prop_child));
+  lgp_ex_json_num(o, "percent", percent(p, n));
+}
+
+/* node s's upper bound (computed when the bounds were built) */
+static double ex_max(ectx *c, uint32_t s, int *exact) {
+  double max = 0.0;
+  lgp_bounds_max(c->bounds, s, &max, exact);
+  return max;
+}
+
+/* version 3: the sampling error and the attribution bounds of node s */
+static void json_trust(ectx *c, uint32_t s) {
+  const lgp_profile *p = c->p;
+  int exact;
+  const lgp_node *n = &p->graph.nodes[s];
+  lgp_ex_json_num(c->o, "samples", n->hist_time);
+  lgp_ex_json_num(c->o, "self_error", lgp_sampling_error(p, n->hist_time));
+  lgp_ex_json_num(c->o, "total_min", lgp_seconds(p, lgp_bounds_min(c->bounds, s)));
+  lgp_ex_json_num(c->o, "total_max", lgp_seconds(p, ex_max(c, s, &exact)));
+  lgp_ex_json_bool(c->o, "total_max_exact", exact);
+  lgp_ex_json_bool(c->o, "is_spontaneous", lgp_bounds_spontaneous(c->bounds, s));
+}
+
+static const char json_estimated[] =
+  "\"estimated\":{\"propagated_times_are_estimates\":true,"
+  "\"method\":\"call_count_apportioning\","
+  "\"fields\":[\"functions.children\",\"functions.total\",\"functions.percent\","
+  "\"arcs.self\",\"arcs.children\",\"cycles.children\",\"cycles.total\",\"cycles.percent\"],"
+  "\"note\":\"gprof's model: a function's time is charged to its callers in proportion "
+  "to the calls each made, as if every call cost the same; arcs inside a cycle carry "
+  "none. Self times (flat_self, self) and call counts are measured.\"},\n"
+  "\"bounds\":{\"fields\":[\"functions.total_min\",\"functions.total_max\","
+  "\"cycles.total_min\",\"cycles.total_max\",\"arcs.is_estimated\"],"
+  "\"note\":\"whatever each call really cost, total lies in [total_min, total_max]: self plus "
+  "the self of what only this function leads to, and self plus the self of all it reaches "
+  "(cycles as units; a cycle member's total_min is its self; total_max_exact false: a looser "
+  "sound bound, on graphs too large for exact sums). Below an is_spontaneous root "
+  "the lower bounds assume nothing unprofiled calls in. self_error is sqrt(samples) "
+  "sample periods.\"},\n";
+
+static void write_json(ectx *c) {
+  lgp_out *o = c->o;
+  const lgp_profile *p = c->p;
+  size_t i, k, nlisted = 0, total = p->graph.nsyms + p->graph.ncycles;
+  int first;
+  for (i = 0; i < p->graph.nsyms; i++)
+    nlisted += c->listed[i];
+  lgp_out_str(o, "{\"format\":\"lgprof-profile\",\"version\":3,");
+  lgp_ex_json_key(o, "creator");
+  lgp_ex_json_cstr(o, c->eo->creator);
+  lgp_out_str(o, ",\n");
+  lgp_ex_json_key(o, "image");
+  lgp_ex_json_cstr(o, c->p->image->path);
+  lgp_out_char(o, ',');
+  lgp_ex_json_key(o, "profile_files");
+  lgp_out_char(o, '[');
+  for (i = 0; i < p->gmon->nfiles; i++) {
+    if (i > 0)
+      lgp_out_char(o, ',');
+    lgp_ex_json_cstr(o, p->gmon->files[i].path);
+  }
+  lgp_out_str(o, "],");
+  lgp_ex_json_bool(o, "is_view", lgp_is_view(p));
+  lgp_ex_json_u64(o, "hz", p->gmon->hz);
+  lgp_ex_json_num(o, "sample_period", p->gmon->hz ? 1.0 / p->gmon->hz : 0.0);
+  lgp_out_str(o, "\n\"units\":{\"time\":\"seconds\",\"percent\":\"percent\","
+                 "\"calls\":\"count\",\"address\":\"byte address\"},\n");
+  lgp_out_str(o, "\"totals\":{");
+  lgp_ex_json_num(o, "time", lgp_seconds(p, p->graph.total_time));
+  lgp_ex_json_num(o, "call_graph_time", lgp_seconds(p, p->graph.print_time));
+  lgp_ex_json_num(o, "base_time", lgp_seconds(p, lgp_is_view(p) ? p->base_time : p->graph.total_time));
+  lgp_ex_json_u64(o, "samples", lgp_gmon_sample_count(p->gmon));
+  lgp_ex_json_u64(o, "functions", nlisted);
+  lgp_ex_json_u64(o, "arcs", lgp_profile_arc_count(p));
+  lgp_ex_json_key(o, "cycles");
+  lgp_ex_out_u64(o, p->graph.ncycles);
+  lgp_out_str(o, "},\n");
+  lgp_out_str(o, json_estimated);
+  lgp_out_str(o, "\"functions\":[");
+  first = 1;
+  for (i = 0; i < total && !o->failed; i++) {
+    uint32_t s = p->graph.time_sorted[i];
+    const lgp_node *n = &p->graph.nodes[s];
+    size_t len;
+    const char *name;
+    if (s >= p->graph.nsyms || !c->listed[s])
+      continue;
+    lgp_out_str(o, first ? "\n{" : ",\n{");
+    first = 0;
+    lgp_ex_json_u64(o, "index", n->index);
+    name = lgp_display_name_len(c->nm, p->graph.nodes, s, &len);
+    lgp_ex_json_key(o, "name");
+    json_str(o, name, len);
+    lgp_out_char(o, ',');
+    lgp_ex_json_key(o, "symbol");
+    lgp_ex_json_cstr(o, n->name);
+    lgp_out_char(o, ',');
+    lgp_ex_json_u64(o, "address", n->addr);
+    lgp_ex_json_u64(o, "size", n->end_addr >= n->addr ? n->end_addr - n->addr + 1 : 0);
+    lgp_ex_json_key(o, "file");
+    lgp_ex_json_cstr(o, src_file(c, s));
+    lgp_out_char(o, ',');
+    lgp_ex_json_key(o, "line");
+    if (src_line(c, s) > 0)
+      lgp_out_printf(o, "%d,", src_line(c, s));
+    else
+      lgp_out_str(o, "null,");
+    lgp_ex_json_bool(o, "is_static", n->is_static);
+    lgp_ex_json_num(o, "flat_self", lgp_seconds(p, n->hist_time));
+    lgp_ex_json_num(o, "flat_percent", p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
+    json_times(o, p, n);
+    json_trust(c, s);
+    lgp_ex_json_u64(o, "calls", n->ncalls);
+    lgp_ex_json_u64(o, "self_calls", n->self_calls);
+    lgp_ex_json_u64(o, "member_calls", n->member_calls);
+    lgp_ex_json_key(o, "cycle");
+    if (n->cyc_num != 0)
+      lgp_out_printf(o, "%d,", (int)n->cyc_num);
+    else
+      lgp_out_str(o, "null,");
+    lgp_ex_json_key(o, "printed"); /* as fn.printed: gprof's call graph (with -z if zeros) prints it */
+    lgp_out_str(o, lgp_graph_shows(p, s, !c->eo->zeros) ? "true}" : "false}");
+  }
+  lgp_out_str(o, "],\n\"arcs\":[");
+  first = 1;
+  for (k = 0; k < p->graph.arcs.narcs && !o->failed; k++) {
+    const lgp_arc *a = &p->graph.arcs.arcs[k];
+    const lgp_node *pn = &p->graph.nodes[a->parent], *cn = &p->graph.nodes[a->child];
+    if (!c->listed[a->parent] || !c->listed[a->child] || lgp_arc_hidden(p, (uint32_t)k))
+      continue;
+    lgp_out_str(o, first ? "\n{" : ",\n{");
+    first = 0;
+    lgp_ex_json_u64(o, "caller", pn->index);
+    lgp_ex_json_u64(o, "callee", cn->index);
+    lgp_ex_json_u64(o, "count", a->count);
+    lgp_ex_json_num(o, "self", lgp_seconds(p, a->time));
+    lgp_ex_json_num(o, "children", lgp_seconds(p, a->child_time));
+    lgp_ex_json_bool(o, "is_recursive", a->parent == a->child);
+    lgp_ex_json_bool(o, "is_static", a->is_static);
+    lgp_ex_json_bool(o, "is_tail", a->is_tail);
+    lgp_ex_json_bool(o, "is_estimated", lgp_bounds_arc_estimated(c->bounds, (uint32_t)k));
+    lgp_ex_json_key(o, "in_cycle");
+    lgp_out_str(o, lgp_arc_in_cycle(&p->graph, a) ? "true}" : "false}");
+  }
+  lgp_out_str(o, "],\n\"cycles\":[");
+  for (i = p->graph.nsyms; i < total && !o->failed; i++) {
+    const lgp_node *n = &p->graph.nodes[i];
+    uint32_t m;
+    lgp_out_str(o, i == p->graph.nsyms ? "\n{" : ",\n{");
+    lgp_ex_json_u64(o, "number", (uint64_t)n->cyc_num);
+    lgp_ex_json_u64(o, "index", n->index);
+    lgp_out_printf(o, "\"name\":\"<cycle %d>\",", (int)n->cyc_num);
+    json_times(o, p, n);
+    json_trust(c, (uint32_t)i);
+    lgp_ex_json_u64(o, "calls", n->ncalls);
+    lgp_ex_json_u64(o, "internal_calls", n->self_calls);
+    lgp_ex_json_key(o, "members");
+    lgp_out_char(o, '[');
+    for (m = n->cyc_next; m != LGP_NONE; m = p->graph.nodes[m].cyc_next) {
+      if (m != n->cyc_next)
+        lgp_out_char(o, ',');
+      lgp_out_str(o, "{\"index\":");
+      lgp_ex_out_u64(o, p->graph.nodes[m].index);
+      lgp_out_str(o, ",\"calls_from_members\":");
+      lgp_ex_out_u64(o, p->graph.nodes[m].member_calls);
+      lgp_out_char(o, '}');
+    }
+    lgp_out_str(o, "]}");
+  }
+  lgp_out_char(o, ']');
+  if (c->eo->lines != NULL)
+    lgp_ex_json_lines(c);
+  lgp_out_str(o, "}\n");
+}
+
+/* }====================================================== */
+
+/* {====================================================== CSV (RFC 4180) */
+
+void lgp_ex_csv_str(lgp_out *o, const char *s, size_t len) {
+  size_t i;
+  int quote = 0;
+  for (i = 0; i < len && !quote; i++)
+    quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
+  if (!quote) {
+    lgp_out_mem(o, s, len);
+    return;
+  }
+  lgp_out_char(o, '"');
+  for (i = 0; i < len; i++) {
+    if (s[i] == '"')
+      lgp_out_char(o, '"');
+    lgp_out_char(o, s[i]);
+  }
+  lgp_out_char(o, '"');
+}
+
+static void csv_name(ectx *c, uint32_t s) {
+  size_t len;
+  const char *name = lgp_display_name_len(c->nm, c->p->graph.nodes, s, &len);
+  lgp_ex_csv_str(c->o, name, len);
+}
+
+/* A CSV field and its separator. */
+void lgp_ex_num_field(lgp_out *o, double v) {
+  out_num(o, v);
+  lgp_out_char(o, ',');
+}
+
+void lgp_ex_num_field_last(lgp_out *o, double v) { out_num(o, v); }
+
+static void u64_field(lgp_out *o, uint64_t v) {
+  lgp_ex_out_u64(o, v);
+  lgp_out_char(o, ',');
+}
+
+void lgp_ex_csv_addr(lgp_out *o, lgp_addr a) {
+  lgp_out_printf(o, "0x%llx", (unsigned long long)a);
+}
+
+static void write_csv_flat(ectx *c) {
+  lgp_out *o = c->o;
+  const lgp_profile *p = c->p;
+  size_t i;
+  uint64_t rank = 0;
+  double cum = 0.0;
+  lgp_out_str(o, "rank,name,file,line,address,percent_time,cumulative_seconds,"
+                 "self_seconds,calls,self_calls,children_seconds,total_seconds,index,cycle,"
+                 "samples,self_error_seconds,total_min_seconds,total_max_seconds\r\n");
+  for (i = 0; i < p->graph.nsyms && !o->failed; i++) {
+    uint32_t s = p->graph.flat_sorted[i];
+    const lgp_node *n = &p->graph.nodes[s];
+    const char *file;
+    if (!c->listed[s])
+      continue;
+    cum += lgp_seconds(p, n->hist_time);
+    u64_field(o, ++rank);
+    csv_name(c, s);
+    lgp_out_char(o, ',');
+    if ((file = src_file(c, s)) != NULL)
+      lgp_ex_csv_str(o, file, strlen(file));
+    lgp_out_char(o, ',');
+    if (src_line(c, s) > 0)
+      lgp_out_printf(o, "%d", src_line(c, s));
+    lgp_out_char(o, ',');
+    lgp_ex_csv_addr(o, n->addr);
+    lgp_out_char(o, ',');
+    lgp_ex_num_field(o, p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
+    lgp_ex_num_field(o, cum);
+    lgp_ex_num_field(o, lgp_seconds(p, n->hist_time));
+    u64_field(o, n->ncalls);
+    u64_field(o, n->self_calls);
+    lgp_ex_num_field(o, lgp_seconds(p, n->prop_child));
+    lgp_ex_num_field(o, lgp_seconds(p, n->prop_self + n->prop_child));
+    u64_field(o, n->index);
+    if (n->cyc_num != 0)
+      lgp_out_printf(o, "%d", (int)n->cyc_num);
+    lgp_out_char(o, ','); /* version 3's columns, last: readers by position keep working */
+    lgp_ex_num_field(o, n->hist_time);
+    lgp_ex_num_field(o, lgp_sampling_error(p, n->hist_time));
+    lgp_ex_num_field(o, lgp_seconds(p, lgp_bounds_min(c->bounds, s)));
+    out_num(o, lgp_seconds(p, ex_max(c, s, NULL)));
+    lgp_out_str(o, "\r\n");
+  }
+}
+
+static void write_csv_arcs(ectx *c) {
+  lgp_out *o = c->o;
+  const lgp_profile *p = c->p;
+  size_t k;
+  lgp_out_str(o, "caller,callee,count,self_seconds,children_seconds,in_cycle,recursive,"
+                 "caller_index,callee_index,caller_address,callee_address,is_static,is_tail,"
+                 "is_estimated\r\n");
+  for (k = 0; k < p->graph.arcs.narcs && !o->failed; k++) {
+    const lgp_arc *a = &p->graph.arcs.arcs[k];
+    const lgp_node *pn = &p->graph.nodes[a->parent], *cn = &p->graph.nodes[a->child];
+    if (!c->listed[a->parent] || !c->listed[a->child] || lgp_arc_hidden(p, (uint32_t)k))
+      continue;
+    csv_name(c, a->parent);
+    lgp_out_char(o, ',');
+    csv_name(c, a->child);
+    lgp_out_char(o, ',');
+    u64_field(o, a->count);
+    lgp_ex_num_field(o, lgp_seconds(p, a->time));
+    out_num(o, lgp_seconds(p, a->child_time));
+    lgp_out_str(o, lgp_arc_in_cycle(&p->graph, a) ? ",1," : ",0,");
+    lgp_out_str(o, a->parent == a->child ? "1," : "0,");
+    lgp_ex_out_u64(o, pn->index);
+    lgp_out_char(o, ',');
+    lgp_ex_out_u64(o, cn->index);
+    lgp_out_char(o, ',');
+    lgp_ex_csv_addr(o, pn->addr);
+    lgp_out_char(o, ',');
+    lgp_ex_csv_addr(o, cn->addr);
+    lgp_out_str(o, a->is_static ? ",1" : ",0");
+    lgp_out_str(o, a->is_tail ? ",1" : ",0");
+    lgp_out_str(o, lgp_bounds_arc_estimated(c->bounds, (uint32_t)k) ? ",1" : ",0");
+    lgp_out_str(o, "\r\n");
+  }
+}
+
+/* }====================================================== */
+
+
+int lgp_export(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_export_opts *eo,
+               lgp_err *err) {
+  ectx c;
+  int rc = 0;
+  if (eo->format < LGP_EXPORT_CALLGRIND || eo->format > LGP_EXPORT_FOLDED)
+    return lgp_fail(err, NULL, "unknown export format %d", eo->format);
+  if (ctx_init(&c, o, p, nm, eo, eo->format != LGP_EXPORT_FOLDED,
+               eo->format == LGP_EXPORT_CALLGRIND || eo->format == LGP_EXPORT_FOLDED) != 0) {
+    ctx_free(&c);
+    return lgp_fail(err, NULL, "out of memory");
+  }
+  if (eo->format == LGP_EXPORT_JSON || eo->format == LGP_EXPORT_CSV_FLAT ||
+      eo->format == LGP_EXPORT_CSV_ARCS) {
+    c.bounds = malloc(sizeof *c.bounds);
+    if (c.bounds == NULL || lgp_bounds_build(c.bounds, p) != 0) {
+      free(c.bounds);
+      ctx_free(&c);
+      return lgp_fail(err, NULL, "out of memory");
+    }
+    if (lgp_bounds_upper(c.bounds) != 0) {
+      lgp_bounds_free(c.bounds);
+      free(c.bounds);
+      ctx_free(&c);
+      return lgp_fail(err, NULL, "out of memory");
+    }
+  }
+  switch (eo->format) {
+  case LGP_EXPORT_CALLGRIND: rc = write_callgrind(&c); break;
+  case LGP_EXPORT_JSON: write_json(&c); break;
+  case LGP_EXPORT_CSV_FLAT:
+    if (eo->lines != NULL)
+      lgp_ex_csv_lines(&c);
+    else
+      write_csv_flat(&c);
+    break;
+  case LGP_EXPORT_CSV_ARCS: write_csv_arcs(&c); break;
+  default: rc = lgp_ex_write_folded(&c); break; /* LGP_EXPORT_FOLDED */
+  }
+  rc = rc != 0 || c.scratch.failed ? -1 : 0;
+  if (c.bounds != NULL) {
+    lgp_bounds_free(c.bounds);
+    free(c.bounds);
+  }
+  ctx_free(&c);
+  if (rc != 0)
+    return lgp_fail(err, NULL, "out of memory");
+  if (lgp_out_flush(o) != 0 || o->failed)
+    return lgp_fail(err, NULL, "write error");
+  return 0;
+}

@@ -1,0 +1,37 @@
+/*
+** report.h: GNU gprof 2.40's text reports, byte for byte.
+*/
+#ifndef report_h
+#define report_h
+
+#include "model/names.h"
+#include "model/profile.h"
+
+extern const char lgp_flat_blurb[];
+extern const char lgp_fsf_callg_blurb[];
+extern const char lgp_bsd_callg_blurb[];
+
+typedef struct lgp_report_opts {
+  int bsd;          /* -T */
+  int brief;        /* -b */
+  int ignore_zeros; /* default; -z clears it */
+  int width;        /* -w, default 80 */
+  int flat, graph;  /* which parts; the index goes with the graph */
+  int *first_output; /* shared "nothing printed yet" state, for form feeds */
+  int inline_file_names; /* --inline-file-names: " (FILE:LINE)" after names */
+  int print_path;   /* -L: those suffixes (and the index's files) with full paths */
+  /* the profile's image, to read source files from when the index or the
+     suffixes need them (statics are printed with their file); NULL: only
+     if read already */
+  lgp_image *srcinfo;
+} lgp_report_opts;
+
+/* A view's removed symbols are left out. Writes the parts of the report in gprof's order; 0 or -1 (write error). */
+int lgp_report_gprof(lgp_out *o, const lgp_profile *p, lgp_names *nm,
+                     const lgp_report_opts *ro);
+
+void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro);
+void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro);
+void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro);
+
+#endif

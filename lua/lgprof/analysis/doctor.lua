@@ -1,0 +1,398 @@
+--- lgprof.doctor: what is wrong with a profile, and how to fix it.
+-- doctor.diagnose(profile [, thresholds]) -> a list of findings, each
+-- { id, severity ("error", "warning" or "info"), message (one line),
+-- advice (one line), and data fields of its own }, errors first.
+-- doctor.missing(path) is the finding for a profile file that does not
+-- exist; doctor.status, doctor.write_text and doctor.json present them.
+local args = require "lgprof.util.args"
+
+local doctor = {}
+
+--- The thresholds (each can be changed per call: diagnose's second argument).
+doctor.THRESHOLDS = {
+  few_samples = 100,      -- the hottest function's samples below this: few-samples
+  spontaneous = 0.10,     -- share of the time under roots other than main
+  uninstrumented = 0.05,  -- share of the samples in functions without arcs
+  big_cycle = 0.25,       -- share of the time held by one cycle
+  wrong_image = 0.05,     -- share of the arc addresses (or samples) that do not fit
+}
+
+local RANK = { error = 1, warning = 2, info = 3 }
+doctor.SEVERITIES = { "error", "warning", "info" }
+
+local function pct(x) return ("%.0f%%"):format(100 * x) end
+local function plural(n, word) return ("%d %s%s"):format(n, word, n == 1 and "" or "s") end
+
+-- The first few names of a list of { name = } entries, for a message.
+local function names(list, max)
+  local t = {}
+  for i = 1, math.min(#list, max or 3) do t[i] = list[i].name end
+  if #list > (max or 3) then t[#t + 1] = "..." end
+  return table.concat(t, ", ")
+end
+
+local function finding(id, severity, message, advice, data)
+  local f = data or {}
+  f.id, f.severity, f.message, f.advice = id, severity, message, advice
+  return f
+end
+
+-- Does the evidence say the profile was written by another program (or an
+-- older build of this one)? The reasons, as message parts.
+local function image_mismatch(ev, limit)
+  local why = {}
+  local function share(bad, checked)
+    return checked > 0 and bad >= 2 and bad / checked > limit
+  end
+  if ev.arc_records > 0 and ev.code_known and not ev.mcount_known then
+    why[#why + 1] = "the executable never calls mcount (not built with -pg) but the profile has arcs"
+  elseif share(ev.callee_bad, ev.callee_checked) then
+    why[#why + 1] = ("%d of %d callee addresses do not follow a call to mcount"):format(
+      ev.callee_bad, ev.callee_checked)
+  end
+  if share(ev.caller_bad, ev.caller_checked) then
+    why[#why + 1] = ("%d of %d caller addresses follow no call instruction"):format(
+      ev.caller_bad, ev.caller_checked)
+  end
+  if share(ev.arcs_outside, ev.arc_records) then
+    why[#why + 1] = ("%d of %d arcs lie outside every function"):format(ev.arcs_outside,
+      ev.arc_records)
+  end
+  if ev.samples >= 10 and share(ev.samples_outside, ev.samples) then
+    why[#why + 1] = ("%s of the samples lie outside every function"):format(
+      pct(ev.samples_outside / ev.samples))
+  end
+  return why
+end
+
+-- The checks, each adding its findings to list.
+local function check_image(list, profile, ev, th)
+  local why = image_mismatch(ev, th.wrong_image)
+  if #why > 0 then
+    list[#list + 1] = finding("wrong-image", "error",
+      "the profile does not fit this executable: " .. table.concat(why, "; ")
+        .. (ev.profile_older and " (and the executable is newer than the profile)" or ""),
+      "give the executable that wrote this profile; if it was rebuilt since, run it again",
+      { callee_checked = ev.callee_checked, callee_bad = ev.callee_bad,
+        caller_checked = ev.caller_checked, caller_bad = ev.caller_bad,
+        arc_records = ev.arc_records, arcs_outside = ev.arcs_outside,
+        samples = ev.samples, samples_outside = ev.samples_outside,
+        image = profile.image })
+  end
+  if ev.profile_older then
+    list[#list + 1] = finding("stale-profile", "warning",
+      ("the executable was modified %.0f s after the profile was written: it was rebuilt or "
+        .. "replaced since the run"):format(ev.image_mtime - ev.profile_mtime),
+      "run the program again for a new profile (a rebuild moves the addresses a profile records)",
+      { image_mtime = ev.image_mtime, profile_mtime = ev.profile_mtime })
+  end
+  if ev.arcs_outside > 0 then
+    list[#list + 1] = finding("arcs-outside-text", "warning",
+      ("%d of %d call-graph arcs lie outside every function of the executable: the report "
+        .. "drops them without a word"):format(ev.arcs_outside, ev.arc_records),
+      "give the executable that wrote this profile (a shared library's arcs cannot be read "
+        .. "against the main program)",
+      { arc_records = ev.arc_records, arcs_outside = ev.arcs_outside })
+  end
+end
+
+local function check_samples(list, profile, th)
+  local samples = profile.samples
+  if not profile.have_histogram or samples == 0 then
+    list[#list + 1] = finding("no-samples", "error",
+      profile.have_histogram and "the histogram holds no sample: no self time is known"
+        or "the profile has no histogram: no self time is known",
+      "run longer (one sample per 1/hz s of CPU time: 10 ms at 100 Hz); check that the "
+        .. "program neither blocks nor ignores SIGPROF nor uses ITIMER_PROF itself",
+      { samples = samples, have_histogram = profile.have_histogram })
+    return false
+  end
+  local hot
+  for fn in profile:flat() do
+    if not hot or fn.samples > hot.samples then hot = fn end
+  end
+  if hot and hot.samples < th.few_samples then
+    list[#list + 1] = finding("few-samples", "warning",
+      ("the hottest function, %s, has %.0f sample%s: its self time is known to about ±%s"):format(
+        hot.name, hot.samples, ("%.0f"):format(hot.samples) == "1" and "" or "s",
+        pct(1 / math.sqrt(math.max(hot.samples, 1)))),
+      ("run longer or on a bigger input until it has %d samples or more (±10%%), or sum "
+        .. "several runs' profiles"):format(th.few_samples),
+      { ["function"] = hot.name, samples = hot.samples,
+        relative_error = 1 / math.sqrt(math.max(hot.samples, 1)), threshold = th.few_samples,
+        total_samples = samples })
+  end
+  return true
+end
+
+local function check_graph(list, profile, ev, th)
+  if profile.arc_records == 0 then
+    list[#list + 1] = finding("no-call-graph", "warning",
+      "the profile has samples but no call-graph arc: the code was linked with -pg but not "
+        .. "compiled with it",
+      "pass -pg when compiling every source file, not only when linking",
+      { arc_records = 0 })
+    return
+  end
+  local total = profile.print_time
+  if total > 0 then
+    local roots, held = {}, 0
+    for r in profile:roots() do
+      local t = r.self + r.children
+      -- a root without callees is uninstrumented-time's, below
+      if r.name ~= "main" and t > 0 and r:callees()() then
+        roots[#roots + 1] = { name = r.name, share = t / total }
+        held = held + t
+      end
+    end
+    table.sort(roots, function(a, b) return a.share > b.share end)
+    if held / total > th.spontaneous then
+      list[#list + 1] = finding("spontaneous-time", "warning",
+        ("%s of the time is under <spontaneous> roots other than main (%s): their callers "
+          .. "were not compiled with -pg"):format(pct(held / total), names(roots)),
+        "compile the callers (libraries, other objects) with -pg too; until then this time "
+          .. "is charged to no caller",
+        { share = held / total, roots = roots })
+    end
+  end
+  local samples = profile.samples
+  local bare, in_bare = {}, 0
+  local function add(fn)
+    bare[#bare + 1] = { name = fn.name, samples = fn.samples }
+    in_bare = in_bare + fn.samples
+  end
+  if ev.bare then -- the code says which functions call no mcount
+    for _, fn in ipairs(ev.bare) do add(fn) end
+  else -- without it, the functions that no arc touches
+    for fn in profile:flat() do
+      if fn.samples > 0 and fn.calls == 0 and fn.self_calls == 0 and not fn:callees()()
+         and not fn:callers()() then
+        add(fn)
+      end
+    end
+  end
+  table.sort(bare, function(a, b) return a.samples > b.samples end)
+  if samples > 0 and in_bare / samples > th.uninstrumented then
+    list[#list + 1] = finding("uninstrumented-time", "warning",
+      ("%s of the samples are in functions compiled without -pg (%s): their calls are not "
+        .. "counted"):format(pct(in_bare / samples), names(bare)),
+      "compile them with -pg so that their calls are counted and their time reaches their callers",
+      { share = in_bare / samples, functions = bare })
+  end
+  for cyc in profile:cycles() do
+    local share = total > 0 and (cyc.self + cyc.children) / total or 0
+    if share > th.big_cycle then
+      local members = 0
+      for _ in cyc:members() do members = members + 1 end
+      list[#list + 1] = finding("big-cycle", "warning",
+        ("%s (%s) holds %s of the time: gprof propagates no time inside a cycle, so its "
+          .. "members' totals mean little"):format(cyc.name, plural(members, "member"), pct(share)),
+        "break it: lgprof --break-cycles proposes arcs to delete with -k FROM/TO; meanwhile "
+          .. "trust the members' self times",
+        { cycle = cyc.number, members = members, share = share })
+    end
+  end
+end
+
+local function check_statics(list, profile)
+  local nodebug, seen, clash = {}, {}, nil
+  for fn in profile:flat() do
+    if fn.is_static and fn.file == nil then
+      nodebug[#nodebug + 1] = { name = fn.name }
+      if seen[fn.name] then clash = clash or fn.name end
+      seen[fn.name] = true
+    end
+  end
+  if #nodebug == 0 then return end
+  list[#list + 1] = finding("static-no-debug", clash and "warning" or "info",
+    clash and ("static functions named %s in different files cannot be told apart: the "
+        .. "executable has no DWARF for them"):format(clash)
+      or ("%s in the profile (%s) %s no source file: the executable has no DWARF for them")
+        :format(plural(#nodebug, "static function"), names(nodebug), #nodebug == 1 and "has" or "have"),
+    "build with -g as well as -pg: each function then has its file and line",
+    { functions = nodebug, ambiguous = clash })
+end
+
+local KEYS = {}
+for k in pairs(doctor.THRESHOLDS) do KEYS[k] = true end
+
+--- The findings of a Profile (or a view), errors first, then warnings, then
+-- notes; an empty list for a healthy profile. thresholds (optional) overrides
+-- doctor.THRESHOLDS' entries.
+function doctor.diagnose(profile, thresholds)
+  args.check_profile(profile, 1, "doctor")
+  args.check(thresholds == nil or type(thresholds) == "table", 2, "doctor",
+    "table expected, got " .. type(thresholds))
+  local th = {}
+  for k, v in pairs(doctor.THRESHOLDS) do th[k] = v end
+  for k, v in pairs(thresholds or {}) do
+    args.check(KEYS[k], 2, "doctor", ("unknown threshold '%s'"):format(tostring(k)))
+    args.check(type(v) == "number", 2, "doctor", ("threshold '%s' must be a number"):format(k))
+    th[k] = v
+  end
+  local list = {}
+  local ev = profile:_evidence()
+  check_image(list, profile, ev, th)
+  -- another program's samples and arcs: what they say is not about this one
+  local foreign = list[1] and list[1].id == "wrong-image"
+  if not foreign and check_samples(list, profile, th) then check_graph(list, profile, ev, th) end
+  if ev.uses_threads then
+    list[#list + 1] = finding("threads", "warning",
+      "the executable starts threads (it imports pthread_create): gprof's call counts are not "
+        .. "thread-safe and its samples may miss the other threads",
+      "profile a single-threaded run if you can, or use a profiler that follows threads "
+        .. "(perf record -g)", {})
+  end
+  if not foreign then check_statics(list, profile) end
+  local order = {}
+  for i, f in ipairs(list) do order[f] = i end
+  table.sort(list, function(a, b)
+    if RANK[a.severity] ~= RANK[b.severity] then return RANK[a.severity] < RANK[b.severity] end
+    return order[a] < order[b]
+  end)
+  return list
+end
+
+-- Profile files (gmon.out.PID, PREFIX.PID) in dir: names that look like a
+-- run's and start with the "gmon" cookie.
+local function left_beside(dir, base)
+  local core = require "lgprof.core"
+  local entries = core._list_dir(dir) or {}
+  local found = {}
+  for _, name in ipairs(entries) do
+    if name ~= base and (name:match("^gmon%.out%..") or name:match("%.%d+$")) then
+      local path = dir == "." and name or dir .. "/" .. name
+      local f = io.open(path, "rb")
+      local head = f and f:read(4)
+      if f then f:close() end
+      if head == "gmon" then found[#found + 1] = path end
+    end
+  end
+  table.sort(found)
+  return found
+end
+
+--- The finding for a profile file that does not exist (path): the usual
+-- causes, and the profile files that do exist beside it.
+function doctor.missing(path)
+  args.check(type(path) == "string", 1, "missing", "string expected, got " .. type(path))
+  local dir, base = path:match("^(.*)/([^/]*)$")
+  if not dir then dir, base = ".", path end
+  if dir == "" then dir = "/" end
+  local found = left_beside(dir, base)
+  local shown = table.move(found, 1, math.min(#found, 5), 1, {})
+  if #found > 5 then shown[#shown + 1] = "..." end
+  local message = path .. " does not exist"
+  if #found > 0 then
+    message = message .. "; " .. table.concat(shown, ", ") .. (#found == 1 and " exists" or " exist")
+      .. " beside it (written with GMON_OUT_PREFIX set: give that file)"
+  else
+    message = message .. ": the program wrote no profile"
+  end
+  local prefix = os.getenv("GMON_OUT_PREFIX")
+  return finding("missing-profile", "error", message,
+    "a -pg program writes gmon.out only when it returns from main or calls exit: not after "
+      .. "_exit, exec or a fatal signal; glibc also skips it after printing `mcount: call graph "
+      .. "buffer size limit exceeded` (raise GLIBC_TUNABLES=glibc.gmon.maxarcs, minarcs); with "
+      .. "GMON_OUT_PREFIX set it writes PREFIX.PID instead",
+    { path = path, found = found, gmon_out_prefix = prefix })
+end
+
+--- 3 if a finding is an error or a warning, else 0 (lgprof doctor's status).
+function doctor.status(findings)
+  for _, f in ipairs(findings) do
+    if f.severity ~= "info" then return 3 end
+  end
+  return 0
+end
+
+local function counts(findings)
+  local c = { error = 0, warning = 0, info = 0 }
+  for _, f in ipairs(findings) do c[f.severity] = c[f.severity] + 1 end
+  return c
+end
+
+--- Writes the findings as text to out: one block a finding, then a summary.
+function doctor.write_text(out, findings)
+  for _, f in ipairs(findings) do
+    out:write(f.id, " (", f.severity, "): ", f.message, "\n  advice: ", f.advice, "\n")
+  end
+  local c = counts(findings)
+  if #findings == 0 then
+    out:write("lgprof doctor: no problem found\n")
+  else
+    out:write(("lgprof doctor: %s, %s, %d info\n"):format(plural(c.error, "error"),
+      plural(c.warning, "warning"), c.info))
+  end
+end
+
+-- {====================================================== JSON
+
+local function json_string(s)
+  return '"' .. s:gsub('[%c"\\]', function(ch)
+    local named = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
+    return named[ch] or ("\\u%04x"):format(ch:byte())
+  end) .. '"'
+end
+
+local encode
+local function is_list(t)
+  local n = 0
+  for _ in pairs(t) do n = n + 1 end
+  return n == #t -- an empty table is an empty list: no object here is empty
+end
+function encode(v, out)
+  local t = type(v)
+  if t == "string" then
+    out[#out + 1] = json_string(v)
+  elseif t == "number" then
+    if math.type(v) == "integer" then out[#out + 1] = ("%d"):format(v)
+    elseif v ~= v or v == math.huge or v == -math.huge then out[#out + 1] = "null"
+    else out[#out + 1] = ("%.17g"):format(v) end
+  elseif t == "boolean" then
+    out[#out + 1] = tostring(v)
+  elseif t == "table" then
+    if is_list(v) then
+      out[#out + 1] = "["
+      for i, x in ipairs(v) do
+        if i > 1 then out[#out + 1] = "," end
+        encode(x, out)
+      end
+      out[#out + 1] = "]"
+    else
+      local keys = {}
+      for k in pairs(v) do keys[#keys + 1] = tostring(k) end
+      table.sort(keys)
+      out[#out + 1] = "{"
+      for i, k in ipairs(keys) do
+        if i > 1 then out[#out + 1] = "," end
+        out[#out + 1] = json_string(k) .. ":"
+        encode(v[k], out)
+      end
+      out[#out + 1] = "}"
+    end
+  else
+    out[#out + 1] = "null"
+  end
+end
+
+--- The JSON document of lgprof doctor --format=json: { format =
+-- "lgprof.analysis.doctor", version = 1, image, profiles, status, summary =
+-- { error, warning, info } (counts by severity), findings = [...] }.
+function doctor.json(findings, image, profiles)
+  local c = counts(findings)
+  local doc = {
+    format = "lgprof.analysis.doctor", version = 1, image = image,
+    profiles = profiles or {},
+    status = doctor.status(findings),
+    summary = { error = c.error, warning = c.warning, info = c.info },
+    findings = findings,
+  }
+  local out = {}
+  encode(doc, out)
+  return table.concat(out) .. "\n"
+end
+
+-- }======================================================
+
+return doctor

@@ -1,0 +1,88 @@
+--- The lgprof command: a drop-in GNU gprof 2.40 (same options, same output),
+-- plus lgprof's own modes; this module picks the mode and opens profiles.
+-- Options: lgprof.options (over lgprof.getopt). Modes (loaded when used):
+-- lgprof.cmd_report (gprof's, and --format through lgprof.cmd_export),
+-- `check`, `merge`, `--script`, `--diff` (lgprof.cmd_check, ...).
+-- Exit statuses: 0 success, 1 bad input, 2 usage error, 3 a threshold failed.
+local lgprof = require "lgprof"
+local getopt = require "lgprof.cli.getopt"
+local options = require "lgprof.cli.options"
+
+local cli = {
+  parse = options.parse,               -- (args, out, err [, mode]) -> state | nil, status
+  open_options = options.open_options, -- (state) -> the options of lgprof.open
+}
+
+--- 1 if the command line asks for a file format lgprof cannot read (the
+-- message written), else nil.
+function cli.refuse_format(st, err)
+  if st.format == "prof" then
+    err:write("lgprof: sorry, file format `prof' is not yet supported\n")
+    return 1
+  end
+end
+
+--- Opens the profile of a parsed command line; on failure writes
+-- "lgprof: FILE: what is wrong" and returns nil, 1.
+function cli.open(st, err, exe, gmons)
+  local status = cli.refuse_format(st, err)
+  if status then return nil, status end
+  local opts = options.open_options(st)
+  -- a run over line tables (line granularity, annotated source) gets the
+  -- command's heap for big runs (bin/lgprof preloads the module; under
+  -- lua5.4 there is none, and nothing is searched for)
+  if (opts.granularity == "line" or (st.style or 0) & options.ANNO ~= 0)
+     and package.preload["lgprof.memory"] then
+    require("lgprof.memory").big_heap()
+  end
+  local profile, msg = lgprof.open(exe or st.exe, gmons or st.gmons, opts)
+  if not profile then
+    err:write("lgprof: ", msg, "\n")
+    return nil, 1
+  end
+  return profile
+end
+
+--- The view of a parsed command line's profile (--focus, --hide, --top...:
+-- lgprof.cliview), or the profile itself; nil, 1 on failure (written).
+function cli.view(st, profile, err)
+  return require("lgprof.cli.views").apply(st, profile, err)
+end
+
+-- Which of --script and --diff the command line holds: as gprof's table
+-- parses it, so that an option's argument ("-e --diff") is never taken for
+-- one. When that parse fails (the mode's own parse will fail too and say
+-- why), by the words' exact spellings before "--".
+local function extra_mode(args)
+  local found = {}
+  local opts = getopt.parse(args, options.spec("gprof"))
+  for _, o in ipairs(opts or {}) do found[o[1]] = true end
+  if not opts then
+    for _, a in ipairs(args) do
+      if a == "--" then break end
+      found[a:match("^%-%-([%a-]+)=") or a:match("^%-%-([%a-]+)$") or ""] = true
+    end
+  end
+  if found.script and found.diff then return nil, "--script and --diff cannot be combined" end
+  return found.script and "script" or found.diff and "diff" or nil
+end
+
+--- Runs the command with a list of arguments (@FILE response files
+-- expanded first: lgprof.respfile); returns the exit status.
+function cli.main(args, out, err)
+  out, err = out or io.stdout, err or io.stderr
+  local expanded, xerr = require("lgprof.cli.respfile").expand(args) -- @FILE, before anything
+  if not expanded then
+    err:write("lgprof: ", xerr, "\n")
+    return 1
+  end
+  args = expanded
+  if args[1] == "check" or args[1] == "merge" or args[1] == "doctor" then
+    return require("lgprof.cmd." .. args[1]).run(cli, table.move(args, 2, #args, 1, {}), out, err)
+  end
+  local mode, merr = extra_mode(args)
+  if merr then return options.usage_error(err, merr) end
+  return require("lgprof.cmd." .. (mode or "report")).run(cli, args, out, err)
+end
+
+return cli

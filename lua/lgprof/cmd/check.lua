@@ -1,0 +1,159 @@
+--- `lgprof check [options] [image-file [profile-file...]]`: a CI gate.
+-- Thresholds come from --max-self=PATTERN=SHARE, --max-total=PATTERN=SHARE,
+-- --max-calls=PATTERN=N (repeatable, in command-line order) and from
+-- --thresholds=FILE.lua (evaluated first). A time threshold fails only when
+-- its breach is significant at --confidence (default 0.95; 0: any breach of
+-- the estimate fails); a breach that is not is a warning line. Each breach
+-- is one line on stderr; stdout gets "lgprof check: N thresholds, M failed"
+-- (and ", W warnings" when there are some).
+-- Exit statuses: 0 all passed, 1 bad input (a profile or thresholds file),
+-- 2 usage error (no thresholds, a malformed value or pattern), 3 a threshold failed.
+local lgprof = require "lgprof"
+local args = require "lgprof.util.args"
+local options = require "lgprof.cli.options"
+
+local cmd = {}
+
+cmd.USAGE = [==[
+Usage: lgprof check [options] [--max-self=PATTERN=SHARE]... [--max-total=PATTERN=SHARE]...
+	[--max-calls=PATTERN=N]... [--thresholds=FILE.lua] [--confidence=C]
+	[image-file [profile-file...]]
+  A CI gate: each threshold that a function matching PATTERN exceeds (or
+  that no function matches) is one line on stderr.
+  --max-self=PATTERN=SHARE   a function's own time over the total time
+  --max-total=PATTERN=SHARE  a function's time with its children's
+  --max-calls=PATTERN=N      a function's number of calls (exact)
+  --thresholds=FILE.lua      thresholds from a Lua file returning
+                             { max_self = { [PATTERN] = SHARE }, ...,
+                               confidence = C }
+  --confidence=C             a time threshold fails only when the lower
+                             confidence bound of the time (its sampling
+                             error; Holm's correction over the functions
+                             PATTERN matches) is above it; a breach of the
+                             estimate alone is a warning (exit 0). Default
+                             0.95 (or 95%); 0: every breach fails
+  PATTERN: a POSIX extended regular expression matched in the function's
+  name; SHARE: a fraction or a percentage (0.3 or 30%).
+  gprof's options that change how the files are read apply (lgprof --help).
+Exit status: 0 all passed, 1 bad input, 2 usage error, 3 a threshold failed.
+]==]
+
+local KINDS = { "max_self", "max_total", "max_calls" }
+local KIND_OF = { ["max-self"] = "max_self", ["max-total"] = "max_total", ["max-calls"] = "max_calls" }
+local KIND_NAMES = {}
+for _, k in ipairs(KINDS) do KIND_NAMES[k] = true end
+
+local function limit_of(kind, v) return lgprof.check.limit(kind, v) end
+
+-- Thresholds of a Lua file: { max_self = { [PATTERN] = SHARE }, ...,
+-- confidence = C (optional) }; appended to list; returns true and the
+-- file's confidence (nil: none), or nil, message.
+local function load_file(path, list)
+  local chunk, lerr = require("lgprof.cmd.script").load(path, "t", {})
+  if not chunk then return nil, lerr end
+  local ok, t = pcall(chunk)
+  if not ok then return nil, tostring(t) end
+  if type(t) ~= "table" then return nil, path .. ": must return a table" end
+  local confidence
+  if t.confidence ~= nil then
+    local what
+    confidence, what = require("lgprof.analysis.diff").confidence(t.confidence)
+    if not confidence then
+      return nil, ("%s: confidence: expected %s"):format(path, what)
+    end
+  end
+  for k in pairs(t) do
+    if not KIND_NAMES[k] and k ~= "confidence" then
+      return nil, ("%s: unknown threshold kind '%s'"):format(path, tostring(k))
+    end
+  end
+  for _, kind in ipairs(KINDS) do
+    local tab = t[kind]
+    if tab ~= nil and type(tab) ~= "table" then
+      return nil, ("%s: %s must be a table of PATTERN = limit"):format(path, kind)
+    end
+    local patterns = {}
+    for pattern in pairs(tab or {}) do
+      if type(pattern) ~= "string" then
+        return nil, ("%s: %s: patterns must be strings"):format(path, kind)
+      end
+      patterns[#patterns + 1] = pattern
+    end
+    table.sort(patterns)
+    for _, pattern in ipairs(patterns) do
+      local limit, what = limit_of(kind, tab[pattern])
+      if not limit then
+        return nil, ("%s: %s[%q]: expected %s"):format(path, kind, pattern, what)
+      end
+      local perr = args.pattern_error(pattern)
+      if perr then return nil, ("%s: %s[%q]: %s"):format(path, kind, pattern, perr) end
+      list[#list + 1] = { kind, pattern, limit }
+    end
+  end
+  return true, confidence
+end
+
+function cmd.run(cli, argv, out, err)
+  local st, status = cli.parse(argv, out, err, "check")
+  if not st then return status end
+  local list, from_options = {}, {}
+  local confidence, file_confidence = nil, nil
+  for _, o in ipairs(st.extra) do
+    local name, v = o[1], o[2]
+    if name == "confidence" then
+      local c, what = require("lgprof.analysis.diff").confidence(v)
+      if not c then
+        return options.usage_error(err, ("--confidence: '%s' is not %s"):format(v, what), "check")
+      end
+      confidence = c
+    elseif name == "thresholds" then
+      local ok, lerr = load_file(v, list)
+      if not ok then
+        err:write("lgprof: ", lerr, "\n")
+        return 1
+      end
+      file_confidence = lerr or file_confidence
+    else
+      local kind = KIND_OF[name]
+      local pattern, value = args.pattern_value(v)
+      if not pattern then
+        return options.usage_error(err, ("--%s: expected PATTERN=%s, got '%s'"):format(name,
+          kind == "max_calls" and "N" or "SHARE", v), "check")
+      end
+      local limit, what = limit_of(kind, value)
+      if not limit then
+        return options.usage_error(err, ("--%s: '%s' is not %s"):format(name, value, what), "check")
+      end
+      -- pattern_error says "bad pattern 'PATTERN': why" itself
+      local perr = args.pattern_error(pattern)
+      if perr then return options.usage_error(err, ("--%s: %s"):format(name, perr), "check") end
+      from_options[#from_options + 1] = { kind, pattern, limit }
+    end
+  end
+  table.move(from_options, 1, #from_options, #list + 1, list)
+  -- --confidence, else a thresholds file's, else the default
+  confidence = confidence or file_confidence or lgprof.check.confidence
+  if #list == 0 then
+    return options.usage_error(err,
+      "check: no thresholds (--max-self, --max-total, --max-calls, --thresholds)", "check")
+  end
+  local profile <close>, ostatus = cli.open(st, err)
+  if not profile then return ostatus end
+  local check = lgprof.check
+  local failed = 0
+  local warned = #check.warnings()
+  check.with_output(err, function()
+    for _, t in ipairs(list) do
+      if not check[t[1]](profile, t[2], t[3], { confidence = confidence }) then
+        failed = failed + 1
+      end
+    end
+  end)
+  warned = #check.warnings() - warned
+  out:write(("lgprof check: %d threshold%s, %d failed%s\n"):format(#list,
+    #list == 1 and "" or "s", failed,
+    warned > 0 and (", %d warning%s"):format(warned, warned == 1 and "" or "s") or ""))
+  return failed > 0 and 3 or 0
+end
+
+return cmd

@@ -1,0 +1,73 @@
+--- `lgprof --format=FMT [options] [image-file [profile-file...]]`: the
+-- analysed profile written to stdout in another tool's format (lgprof.report).
+local lgprof = require "lgprof"
+local options = require "lgprof.cli.options"
+local args = require "lgprof.util.args"
+
+local cmd = {}
+
+-- FMT: lgprof.report's writer, whether it takes options (-z), the csv table
+local EXPORTS = {
+  callgrind = { "callgrind", true }, json = { "json", true }, csv = { "csv", true, "flat" },
+  ["csv-arcs"] = { "csv", true, "arcs" }, folded = { "folded" }, dot = { "dot" },
+  text = { "text", true },
+  html = { "html" }, svg = { "svg" }, pprof = { "pprof" }, speedscope = { "speedscope" },
+}
+-- the writers whose options take `view_description`: the words of the
+-- command line's view (--focus, --hide...), shown in the picture's header
+local DESCRIBED = { svg = true, html = true }
+
+--- Writes the profile of the parsed command line st in format fmt to out;
+-- gprof's options that shape the analysis apply, -z lists unused functions
+-- too; granularity "line" (--granularity=line) adds line-level rows.
+-- Returns the exit status.
+function cmd.run(cli, st, fmt, out, err, granularity)
+  local e = EXPORTS[fmt]
+  if not e then
+    return options.usage_error(err, ("unknown format '%s' (gprof, text, callgrind, json, csv, csv-arcs, "
+      .. "folded, dot, html, svg, pprof, speedscope)"):format(fmt))
+  end
+  if st.style & (options.INFO | options.SUM) ~= 0 then
+    return options.usage_error(err, "--format cannot be combined with -i or -s")
+  end
+  if st.style & (options.EXEC | options.ANNO) ~= 0 then
+    return options.usage_error(err, "--format cannot be combined with -A or -C")
+  end
+  local base <close>, ostatus = cli.open(st, err)
+  if not base then return ostatus end
+  local profile, vstatus = cli.view(st, base, err) -- --focus, --hide...: every format
+  if not profile then return vstatus end
+  local o
+  if e[2] then o = { zeros = st.zeros or nil, table = e[3] } end
+  if fmt == "text" then o.noise_floor, o.brief = st.noise_floor, st.brief or nil end
+  if st.svg_options then o = st.svg_options end -- --title, --inverted, --colors, --min-width
+  if st.view_description and DESCRIBED[fmt] then
+    o = o or {}
+    o.view_description = st.view_description
+  end
+  if granularity == "line" then
+    if not (e[2] and e[3] ~= "arcs" and fmt ~= "text") then
+      return options.usage_error(err, "--granularity=line is for callgrind, json and csv")
+    end
+    o.granularity = "line"
+  end
+  -- the writers need a real file; anything else with :write gets a copy
+  local fh = io.type(out) == "file" and out or io.tmpfile()
+  local pok, ok, werr = pcall(lgprof.report[e[1]], profile, fh, o)
+  if pok and ok and fh ~= out then
+    fh:seek("set")
+    out:write(fh:read("a"))
+  end
+  if fh ~= out then fh:close() end
+  if not pok then -- misuse, or the dot module missing
+    err:write("lgprof: --format=", fmt, ": ", args.message(ok), "\n")
+    return 2
+  end
+  if not ok then
+    err:write("lgprof: ", tostring(werr), "\n")
+    return 1
+  end
+  return 0
+end
+
+return cmd

@@ -1,0 +1,199 @@
+--- lgprof.pprof: the profile in pprof's format (profile.proto, gzip
+-- compressed), for `go tool pprof` and everything that reads its files.
+--
+--   lgprof.pprof.write(profile, file [, options])   (lgprof.report.pprof)
+--   lgprof.pprof.encode(profile [, options])        the message, not compressed
+--
+-- gmon.out records caller-callee arcs, not stacks: the samples are the
+-- estimated stacks of the folded synthesis (lgprof.stacks), one Sample per
+-- stack, with two values, samples/count and time/nanoseconds. Their sum is
+-- the call graph's total (profile.print_time): the sum of the functions' self
+-- times, so that pprof's flat column is each function's self time and its
+-- total is what lgprof's call graph divides by.
+--
+-- The message is encoded here, in Lua, by a small writer of protobuf's wire
+-- format (varints, length-delimited fields, packed repeated integers): the
+-- stacks, names and files are already Lua data, the schema is one message
+-- type, and a protobuf library would bring generated code and a build step
+-- for it. Only the compression is done in C (zlib, lgprof.core.gzip).
+local lgprof = require "lgprof"
+local args = require "lgprof.util.args"
+local stacks = require "lgprof.analysis.stacks"
+
+local pprof = {}
+
+local OPTIONS = { max_depth = true, min_weight = true }
+
+local char, concat = string.char, table.concat
+
+-- {=================================================== protobuf wire format
+
+-- Varint: 7 bits a byte, least significant first; a negative int64 is
+-- its two's complement, 10 bytes (>> is a logical shift in Lua).
+local function varint(n)
+  if n >= 0 and n < 0x80 then return char(n) end
+  local t, i = {}, 0
+  repeat
+    local b = n & 0x7f
+    n = n >> 7
+    i = i + 1
+    t[i] = char(n ~= 0 and (b | 0x80) or b)
+  until n == 0
+  return concat(t)
+end
+
+-- The key of field f with wire type wt (0 varint, 2 length-delimited).
+local function key(f, wt) return varint(f << 3 | wt) end
+
+-- A varint field, left out when 0 (proto3's default).
+local function int(f, v)
+  if v == 0 then return "" end
+  return key(f, 0) .. varint(v)
+end
+
+-- A length-delimited field: bytes, a string or an embedded message.
+local function bytes(f, s)
+  return key(f, 2) .. varint(#s) .. s
+end
+
+-- A packed repeated integer field from a list of varints already encoded.
+local function packed(f, encoded)
+  return bytes(f, concat(encoded))
+end
+
+-- }===================================================
+
+-- The string table: string 0 is "", every string once.
+local function string_table()
+  local list, index = { "" }, { [""] = 0 }
+  return list, function(s)
+    s = s or ""
+    local i = index[s]
+    if not i then
+      i = #list
+      list[i + 1] = s
+      index[s] = i
+    end
+    return i
+  end
+end
+
+local basename = args.basename
+
+local function check_options(options, what)
+  return args.known_options(options, OPTIONS, what)
+end
+
+--- The Profile message of a Profile or view (not compressed), or nil and a
+-- message. options: the folded stacks' max_depth and min_weight.
+function pprof.encode(profile, options)
+  args.check_profile(profile, 1, "pprof.encode")
+  local o = check_options(options, "pprof.encode")
+  local list, err = args.call(function() return stacks.list(profile, o) end)
+  if not list then return nil, err end
+  local resolve = stacks.resolver(profile)
+  local strings, str = string_table()
+  local period_ns = math.floor(profile.sample_period * 1e9 + 0.5)
+  local period_us = profile.sample_period * 1e6
+
+  -- one Function and one Location per frame name, ids from 1 in the order
+  -- first seen; locations[id] is the location id already encoded
+  local loc_of, locations, functions = {}, {}, {}
+  local loc_varint = {}
+  local text_start, text_end = profile.text_start, profile.text_end
+  local any_file = false
+  local function location(label)
+    local id = loc_of[label]
+    if id then return id end
+    id = #locations + 1
+    loc_of[label] = id
+    local obj = resolve(label)
+    local fn = obj and obj.kind == "function" and obj or nil
+    local name = label
+    if fn then -- the readable name; a shared one keeps its address
+      local suffix = label:match(" %[0x%x+%]$")
+      name = fn.name .. (suffix or "")
+    end
+    local file, line = fn and fn.file, fn and fn.line or 0
+    if file then any_file = true end
+    -- system_name: the raw symbol; none for a cycle (pprof "demangles" a
+    -- name equal to its system_name, and its C++ heuristics would strip
+    -- "<cycle 1>" to nothing)
+    functions[id] = bytes(5, int(1, id) .. int(2, str(name))
+      .. int(3, str(fn and fn.symbol)) .. int(4, str(file)) .. int(5, line))
+    local addr = fn and fn.address or 0
+    local mapped = fn and addr >= text_start and addr < text_end
+    locations[id] = bytes(4, int(1, id) .. int(2, mapped and 1 or 0) .. int(3, addr)
+      .. bytes(4, int(1, id) .. int(2, line)))
+    loc_varint[id] = varint(id)
+    return id
+  end
+
+  -- the samples: location ids leaf first; values rounded so that their
+  -- running sums stay within one unit of the exact ones (the stacks are
+  -- integer microseconds already, which add up to print_time)
+  local samples, ids = {}, {}
+  local cum_us, counted = 0, 0
+  for _, s in ipairs(list) do
+    local us = s.value
+    cum_us = cum_us + us
+    local count = 0
+    if period_us > 0 then
+      local target = math.floor(cum_us / period_us + 0.5)
+      count = target - counted
+      counted = target
+    end
+    if us > 0 or count > 0 then
+      local frames, n = s.frames, #s.frames
+      for i = 1, n do ids[i] = loc_varint[location(frames[n + 1 - i])] end
+      for i = n + 1, #ids do ids[i] = nil end
+      samples[#samples + 1] = bytes(2, packed(1, ids)
+        .. packed(2, { varint(count), varint(us * 1000) }))
+    end
+  end
+
+  -- the program as the one mapping, so that pprof names it ("File:")
+  local mapping = bytes(3, int(1, 1) .. int(2, text_start) .. int(3, text_end)
+    .. int(5, str(profile.image)) .. int(7, 1) .. int(8, any_file and 1 or 0)
+    .. int(9, any_file and 1 or 0))
+
+  local files = {}
+  for i, f in ipairs(profile.files or {}) do files[i] = basename(f) end
+  local comments = {
+    ("lgprof %s: %s %s"):format(lgprof.VERSION, basename(profile.image), concat(files, " ")),
+    "stacks are estimated: gmon.out records caller-callee arcs, not stacks; each function's "
+      .. "time is spread over the paths to it as gprof propagates time",
+    ("total: the call graph's time (print_time) %.6f s; the histogram's (total_time) %.6f s")
+      :format(profile.print_time, profile.total_time),
+  }
+  local comment_ids = {}
+  for i, c in ipairs(comments) do comment_ids[i] = varint(str(c)) end
+
+  local out = {
+    bytes(1, int(1, str("samples")) .. int(2, str("count"))),
+    bytes(1, int(1, str("time")) .. int(2, str("nanoseconds"))),
+    concat(samples), mapping, concat(locations), concat(functions),
+  }
+  local tail = bytes(11, int(1, str("cpu")) .. int(2, str("nanoseconds")))
+    .. int(12, period_ns) .. packed(13, comment_ids) .. int(14, str("time"))
+  -- the string table last: every index above is taken by now
+  for _, s in ipairs(strings) do out[#out + 1] = bytes(6, s) end
+  out[#out + 1] = tail
+  return concat(out)
+end
+
+--- Writes the gzip-compressed message to file (an open Lua file, written
+-- and not closed, or a path, created and closed). Returns true, or nil and
+-- a message. Misuse (an unknown option, a bad value) raises an error
+-- before anything is written.
+function pprof.write(profile, file, options)
+  args.check_profile(profile, 1, "pprof")
+  args.check_output(file, "pprof")
+  check_options(options, "pprof")
+  local msg, err = pprof.encode(profile, options)
+  if not msg then return nil, err end
+  local data = require("lgprof.core").gzip(msg)
+  return args.write_output(file, data, true)
+end
+
+return pprof
