@@ -51,8 +51,8 @@ BUILD         ?= build
 CORE_SO        = $(BUILD)/lgprof/core.so
 # The core: one folder per layer (csrc/core/README.md), built once into a
 # static library that the command, core.so, the fuzzers and the C unit tests link.
-CORE_SRCS      = $(wildcard csrc/core/*/*.c)
-CORE_HDRS      = $(wildcard csrc/core/*/*.h)
+CORE_SRCS      = $(wildcard csrc/core/*/*.c csrc/core/*/*/*.c)
+CORE_HDRS      = $(wildcard csrc/core/*/*.h csrc/core/*/*/*.h)
 CORE_OBJS      = $(patsubst csrc/core/%.c,$(BUILD)/obj/core/%.o,$(CORE_SRCS))
 CORE_LIB       = $(BUILD)/liblgprof-core.a
 BIND_SRCS      = $(wildcard csrc/lua/*.c)

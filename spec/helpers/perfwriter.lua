@@ -1,0 +1,264 @@
+-- Writes perf.data files for the specs: every byte chosen here, so that what
+-- a reader must find in them is known exactly. The layout is what
+-- `perf record` writes (a file: header, id arrays, attrs, the record stream,
+-- the feature table; a pipe: a 16-byte header, then attr and feature
+-- records); `perf report -D` accepts these files.
+--
+--   local pw = require "helpers.perfwriter"
+--   local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD,
+--                                  period = 1000000, ids = { 1 } } } })
+--   f:comm(4242, 4242, "prog", 1000, true)
+--   f:mmap2(4242, 4242, 0x555555555000, 0x1000, 0x1000, "/tmp/x/prog", 2000)
+--   f:sample({ ip = 0x555555555160, pid = 4242, tid = 4242, time = 3000, period = 1000000 })
+--   f:finished_round()
+--   pw.write(path, f:bytes())            -- f:bytes({ pipe = true }) for pipe mode
+local M = {}
+
+M.IP, M.TID, M.TIME, M.ADDR, M.READ, M.CALLCHAIN = 0x1, 0x2, 0x4, 0x8, 0x10, 0x20
+M.ID, M.CPU, M.PERIOD, M.STREAM_ID, M.RAW = 0x40, 0x80, 0x100, 0x200, 0x400
+M.BRANCH_STACK, M.REGS_USER, M.STACK_USER, M.IDENTIFIER = 0x800, 0x1000, 0x2000, 0x10000
+M.CONTEXT_KERNEL, M.CONTEXT_USER = -128, -512
+M.SAMPLE_ID_ALL = 1 << 18
+
+local function u16(v) return string.pack("<I2", v) end
+local function u32(v) return string.pack("<I4", v) end
+local function u64(v) return string.pack("<i8", v) end
+
+-- s NUL-terminated and padded with NULs to a multiple of `to` bytes
+local function padded(s, to)
+  local n = #s + 1
+  return s .. ("\0"):rep(n + (to - n % to) % to - #s)
+end
+M.padded = padded
+
+-- perf's string: u32 length (NUL and padding counted), the padded bytes
+local function pstring(s)
+  local p = padded(s, 64)
+  return u32(#p) .. p
+end
+
+local function record(rtype, misc, body)
+  local size = 8 + #body
+  assert(size <= 65535, "record too big")
+  return u32(rtype) .. u16(misc) .. u16(size) .. body
+end
+M.record = record
+
+local File = {}
+File.__index = File
+
+--- A new recording: opts.attrs, a list of { type (1), config (0),
+-- sample_type, period or freq (with freq = true), ids = {...}, name,
+-- sample_id_all (default true), regs_user, stack_user }.
+function M.new(opts)
+  local f = setmetatable({ attrs = opts.attrs, records = {}, features = {} }, File)
+  for _, a in ipairs(f.attrs) do
+    if a.sample_id_all == nil then a.sample_id_all = true end
+    a.ids = a.ids or {}
+  end
+  return f
+end
+
+-- The sample_id trailer of attr a (the first attr unless given).
+function File:trailer(pid, tid, time, a)
+  a = a or self.attrs[1]
+  if not a.sample_id_all then return "" end
+  local st, t = a.sample_type, {}
+  if st & M.TID ~= 0 then t[#t + 1] = u32(pid) .. u32(tid) end
+  if st & M.TIME ~= 0 then t[#t + 1] = u64(time) end
+  if st & M.ID ~= 0 then t[#t + 1] = u64(a.ids[1] or 0) end
+  if st & M.STREAM_ID ~= 0 then t[#t + 1] = u64(0) end
+  if st & M.CPU ~= 0 then t[#t + 1] = u32(0) .. u32(0) end
+  if st & M.IDENTIFIER ~= 0 then t[#t + 1] = u64(a.ids[1] or 0) end
+  return table.concat(t)
+end
+
+--- Appends raw bytes (a record made by M.record, or anything).
+function File:raw(bytes)
+  self.records[#self.records + 1] = bytes
+  return self
+end
+
+function File:comm(pid, tid, name, time, exec)
+  return self:raw(record(3, exec and 0x2000 or 0,
+    u32(pid) .. u32(tid) .. padded(name, 8) .. self:trailer(pid, tid, time)))
+end
+
+function File:fork(pid, ppid, tid, ptid, time)
+  return self:raw(record(7, 0, u32(pid) .. u32(ppid) .. u32(tid) .. u32(ptid) .. u64(time)
+    .. self:trailer(pid, tid, time)))
+end
+
+function File:exit(pid, ppid, tid, ptid, time)
+  return self:raw(record(4, 0, u32(pid) .. u32(ppid) .. u32(tid) .. u32(ptid) .. u64(time)
+    .. self:trailer(pid, tid, time)))
+end
+
+--- MMAP2 of an executable mapping (prot R|X, private); opts.misc (default
+-- 2, user), opts.prot, opts.buildid (20 bytes: the build-id form).
+function File:mmap2(pid, tid, start, len, pgoff, filename, time, opts)
+  opts = opts or {}
+  local misc = opts.misc or 2
+  local dev
+  if opts.buildid then
+    misc = misc | 0x4000
+    dev = string.char(#opts.buildid, 0, 0, 0) .. opts.buildid .. ("\0"):rep(20 - #opts.buildid)
+  else
+    dev = u32(8) .. u32(1) .. u64(1234) .. u64(0)
+  end
+  return self:raw(record(10, misc, u32(pid) .. u32(tid) .. u64(start) .. u64(len) .. u64(pgoff)
+    .. dev .. u32(opts.prot or 5) .. u32(opts.flags or 2) .. padded(filename, 8)
+    .. self:trailer(pid, tid, time)))
+end
+
+function File:mmap(pid, tid, start, len, pgoff, filename, time, misc)
+  return self:raw(record(1, misc or 2, u32(pid) .. u32(tid) .. u64(start) .. u64(len)
+    .. u64(pgoff) .. padded(filename, 8) .. self:trailer(pid, tid, time)))
+end
+
+function File:lost(id, n, time)
+  return self:raw(record(2, 0, u64(id) .. u64(n) .. self:trailer(0, 0, time)))
+end
+
+function File:lost_samples(n)
+  return self:raw(record(13, 0, u64(n) .. self:trailer(0, 0, 0)))
+end
+
+function File:finished_round() return self:raw(record(68, 0, "")) end
+
+--- A SAMPLE of attr s.attr (default 1): fields in perf's order, those of
+-- its sample_type. s: ip, pid, tid, time, addr, id, cpu, period, chain (a
+-- list of u64, context markers included), misc (default 2, user).
+function File:sample(s)
+  local a = self.attrs[s.attr or 1]
+  local st, t = a.sample_type, {}
+  if st & M.IDENTIFIER ~= 0 then t[#t + 1] = u64(s.id or a.ids[1] or 0) end
+  if st & M.IP ~= 0 then t[#t + 1] = u64(s.ip) end
+  if st & M.TID ~= 0 then t[#t + 1] = u32(s.pid) .. u32(s.tid) end
+  if st & M.TIME ~= 0 then t[#t + 1] = u64(s.time) end
+  if st & M.ADDR ~= 0 then t[#t + 1] = u64(s.addr or 0) end
+  if st & M.ID ~= 0 then t[#t + 1] = u64(s.id or a.ids[1] or 0) end
+  if st & M.STREAM_ID ~= 0 then t[#t + 1] = u64(0) end
+  if st & M.CPU ~= 0 then t[#t + 1] = u32(s.cpu or 0) .. u32(0) end
+  if st & M.PERIOD ~= 0 then t[#t + 1] = u64(s.period) end
+  if st & M.CALLCHAIN ~= 0 then
+    local chain = s.chain or {}
+    t[#t + 1] = u64(#chain)
+    for _, v in ipairs(chain) do t[#t + 1] = u64(v) end
+  end
+  assert(st & ~(M.IP | M.TID | M.TIME | M.ADDR | M.ID | M.STREAM_ID | M.CPU | M.PERIOD
+    | M.CALLCHAIN | M.IDENTIFIER) == 0, "perfwriter: sample field not written")
+  return self:raw(record(9, s.misc or 2, table.concat(t)))
+end
+
+--- Features: hostname, osrelease, version, arch (strings), cmdline (list),
+-- event_desc = true (names from the attrs), buildids = { { id = 20 bytes,
+-- path, pid (-1), misc (0x8002) } }, nrcpus = { avail, online }.
+function File:feature(name, value)
+  self.features[name] = value
+  return self
+end
+
+local FEATURE_BITS = { buildids = 2, hostname = 3, osrelease = 4, version = 5, arch = 6,
+  nrcpus = 7, cmdline = 11, event_desc = 12, sample_time = 21 }
+
+local function attr_bytes(a)
+  local flags = a.flags or 0
+  if a.sample_id_all then flags = flags | M.SAMPLE_ID_ALL end
+  if a.freq then flags = flags | (1 << 10) end
+  local b = u32(a.type or 1) .. u32(128) .. u64(a.config or 0) .. u64(a.freq or a.period or 0)
+    .. u64(a.sample_type) .. u64(a.read_format or 0) .. u64(flags)
+    .. u32(0) .. u32(0) .. u64(0) .. u64(0) .. u64(0) .. u64(a.regs_user or 0)
+    .. u32(a.stack_user or 0) .. u32(0) .. u64(0)
+  return b .. ("\0"):rep(128 - #b)
+end
+
+function File:feature_payload(name, v)
+  if name == "cmdline" then
+    local t = { u32(#v) }
+    for _, s in ipairs(v) do t[#t + 1] = pstring(s) end
+    return table.concat(t)
+  elseif name == "nrcpus" then
+    return u32(v[1]) .. u32(v[2])
+  elseif name == "sample_time" then
+    return u64(v[1]) .. u64(v[2])
+  elseif name == "event_desc" then
+    local t = { u32(#self.attrs), u32(128) }
+    for _, a in ipairs(self.attrs) do
+      t[#t + 1] = attr_bytes(a) .. u32(#a.ids) .. pstring(a.name or "cpu-clock")
+      for _, id in ipairs(a.ids) do t[#t + 1] = u64(id) end
+    end
+    return table.concat(t)
+  elseif name == "buildids" then
+    local t = {}
+    for _, b in ipairs(v) do
+      local path = padded(b.path, 64)
+      t[#t + 1] = u32(0) .. u16(b.misc or 0x8002) .. u16(36 + #path) .. string.pack("<i4", b.pid or -1)
+        .. b.id .. ("\0"):rep(20 - #b.id) .. string.char(#b.id) .. "\0\0\0" .. path
+    end
+    return table.concat(t)
+  end
+  return pstring(v)
+end
+
+--- The file's bytes. opts.pipe: pipe mode; opts.data_size: the header's
+-- data size (0 as a killed perf leaves it); opts.no_features.
+function File:bytes(opts)
+  opts = opts or {}
+  local names = {}
+  for name in pairs(self.features) do names[#names + 1] = name end
+  table.sort(names, function(x, y) return FEATURE_BITS[x] < FEATURE_BITS[y] end)
+  local data = table.concat(self.records)
+  if opts.pipe then
+    local t = { "PERFILE2", u64(16) }
+    for _, a in ipairs(self.attrs) do
+      local ids = {}
+      for _, id in ipairs(a.ids) do ids[#ids + 1] = u64(id) end
+      t[#t + 1] = record(64, 0, attr_bytes(a) .. table.concat(ids))
+    end
+    for _, name in ipairs(names) do
+      t[#t + 1] = record(80, 0, u64(FEATURE_BITS[name]) .. self:feature_payload(name, self.features[name]))
+    end
+    t[#t + 1] = data
+    return table.concat(t)
+  end
+  -- header (104), id arrays, attrs (144 each), data, feature table, payloads
+  local ids, id_offsets = {}, {}
+  local off = 104
+  for k, a in ipairs(self.attrs) do
+    id_offsets[k] = off
+    for _, id in ipairs(a.ids) do ids[#ids + 1] = u64(id) end
+    off = off + 8 * #a.ids
+  end
+  local attrs_off = off
+  local attrs = {}
+  for k, a in ipairs(self.attrs) do
+    attrs[k] = attr_bytes(a) .. u64(id_offsets[k]) .. u64(8 * #a.ids)
+  end
+  local data_off = attrs_off + 144 * #self.attrs
+  local feat_bits = { 0, 0, 0, 0 }
+  local table_off = data_off + #data
+  local payload_off = table_off + 16 * #names
+  local ftab, payloads = {}, {}
+  for _, name in ipairs(names) do
+    local bit = FEATURE_BITS[name]
+    feat_bits[bit // 64 + 1] = feat_bits[bit // 64 + 1] | (1 << (bit % 64))
+    local p = self:feature_payload(name, self.features[name])
+    ftab[#ftab + 1] = u64(payload_off) .. u64(#p)
+    payloads[#payloads + 1] = p
+    payload_off = payload_off + #p
+  end
+  local header = "PERFILE2" .. u64(104) .. u64(144) .. u64(attrs_off) .. u64(144 * #self.attrs)
+    .. u64(data_off) .. u64(opts.data_size or #data) .. u64(0) .. u64(0)
+    .. u64(feat_bits[1]) .. u64(feat_bits[2]) .. u64(feat_bits[3]) .. u64(feat_bits[4])
+  return header .. table.concat(ids) .. table.concat(attrs) .. data .. table.concat(ftab)
+    .. table.concat(payloads)
+end
+
+function M.write(path, bytes)
+  local fh = assert(io.open(path, "wb"))
+  assert(fh:write(bytes))
+  assert(fh:close())
+end
+
+return M
