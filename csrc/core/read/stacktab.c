@@ -1,0 +1,31 @@
+/*
+** stacktab.c: freeing a table of sampled stacks (see stacktab.h).
+*/
+#include <stdlib.h>
+#include <string.h>
+#include "read/stacktab.h"
+
+void lgp_stacktab_free(lgp_stacktab *t) {
+  size_t i;
+  for (i = 0; i < t->ndsos; i++) {
+    free(t->dsos[i].path);
+    free(t->dsos[i].found);
+  }
+  for (i = 0; i < t->nfuncs; i++)
+    free(t->funcs[i].name);
+  for (i = 0; i < t->nthreads; i++)
+    free(t->threads[i].comm);
+  for (i = 0; i < t->nevents; i++)
+    free(t->events[i].name);
+  for (i = 0; i < t->nfiles; i++)
+    free(t->files[i]);
+  free(t->dsos);
+  free(t->funcs);
+  free(t->frame_defs);
+  free(t->frames);
+  free(t->stacks);
+  free(t->threads);
+  free(t->events);
+  free(t->files);
+  memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,109 @@
+/*
+** stacktab.h: a table of sampled stacks, what a sampling input (perf.data,
+** read in read/perf/) hands the model: the binaries and functions its
+** addresses resolved to, the threads, and each distinct stack with how
+** many samples ended in it and their weight. The model builds a profile
+** from it (functions, arcs, exact self and total times, cycles) without
+** knowing which file format it came from.
+**
+** Strings are owned by the table (lgp_stacktab_free frees them); ids are
+** indices into the arrays. Frames of a stack are stored leaf first.
+*/
+#ifndef stacktab_h
+#define stacktab_h
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LGP_ST_NOFILE UINT32_MAX
+
+/* How a binary's symbols were found (or why not). */
+enum {
+  LGP_DSO_OK = 0,        /* its ELF, build-id checked where one was recorded */
+  LGP_DSO_MISSING,       /* no file at the recorded path or in a build-id cache */
+  LGP_DSO_MISMATCH,      /* a file whose build-id is not the recorded one: not used */
+  LGP_DSO_STRIPPED,      /* found, but no symbol covers its addresses */
+  LGP_DSO_KERNEL,        /* the kernel: kallsyms, or one [kernel] frame */
+  LGP_DSO_VDSO,
+  LGP_DSO_JIT,           /* anonymous code: /tmp/perf-PID.map, or unknown */
+  LGP_DSO_UNKNOWN        /* an address in no mapping */
+};
+
+typedef struct lgp_st_dso {
+  char *path;            /* as recorded ("[kernel.kallsyms]", "[vdso]", "//anon") */
+  char *found;           /* the file read (may differ: build-id cache), or NULL */
+  uint8_t build_id[20];
+  uint8_t build_id_len;  /* 0: none recorded */
+  uint8_t status;        /* LGP_DSO_* */
+  uint8_t is_kernel;
+} lgp_st_dso;
+
+/* A function: (binary, symbol). An address no symbol covers is a function
+** of its own named "[unknown] BINARY+0xOFFSET"; inlined functions are
+** functions too (is_inline), met as frames of their own. */
+typedef struct lgp_st_func {
+  uint32_t dso;
+  char *name;            /* raw (mangled) */
+  uint64_t start, end;   /* the symbol's range in the binary's addresses */
+  uint32_t file;         /* its source file (files[]), or LGP_ST_NOFILE */
+  uint32_t line;         /* its first line, 0 when unknown */
+  uint8_t is_inline, is_unknown;
+} lgp_st_func;
+
+/* A frame: a function at a place in it. */
+typedef struct lgp_st_frame {
+  uint32_t func;
+  uint64_t addr;         /* in the binary's addresses; a return address less 1 */
+  uint32_t file;         /* the line's source file (files[]), or LGP_ST_NOFILE */
+  uint32_t line;         /* 0 when unknown */
+} lgp_st_frame;
+
+typedef struct lgp_st_thread {
+  uint32_t pid, tid;
+  char *comm;            /* its name at its last sample */
+} lgp_st_thread;
+
+typedef struct lgp_st_event {
+  char *name;            /* "cpu-clock", ... */
+  int is_time;           /* weights are nanoseconds (cpu-clock, task-clock) */
+} lgp_st_event;
+
+/* A distinct stack: thread, event and frames (leaf first). */
+typedef struct lgp_st_stack {
+  uint32_t thread, event;
+  uint32_t first, depth; /* frames[first .. first + depth) of the table */
+  uint64_t samples;      /* how many samples had this stack */
+  uint64_t weight;       /* the sum of their periods */
+  uint8_t truncated;     /* the chain stopped before its root (unwinding failed) */
+} lgp_st_stack;
+
+typedef struct lgp_stacktab {
+  lgp_st_dso *dsos;
+  size_t ndsos;
+  lgp_st_func *funcs;
+  size_t nfuncs;
+  lgp_st_frame *frame_defs;   /* distinct frames */
+  size_t nframe_defs;
+  uint32_t *frames;           /* frame_defs ids of every stack, leaf first */
+  size_t nframes;
+  lgp_st_stack *stacks;
+  size_t nstacks;
+  lgp_st_thread *threads;
+  size_t nthreads;
+  lgp_st_event *events;
+  size_t nevents;
+  char **files;               /* the distinct source file names frames point to */
+  size_t nfiles;
+  /* what the doctor reports */
+  uint64_t samples;           /* read, of the chosen event */
+  uint64_t lost;              /* lost samples (LOST or LOST_SAMPLES, counted once) */
+  uint64_t no_chain;          /* samples with no call chain */
+  uint64_t depth_one;         /* chains of a single user frame */
+  uint64_t truncated;         /* chains that stopped early */
+  uint64_t kernel_unresolved; /* kernel frames without symbols */
+  int truncated_file;         /* the file ended inside a record */
+} lgp_stacktab;
+
+void lgp_stacktab_free(lgp_stacktab *t);
+
+#endif
