@@ -88,7 +88,9 @@ local NOT_RUN = {
   ["lgprof --format=FMT [options] [image-file [profile-file...]]"] = "a synopsis",
   ["lgprof --annotate-lines[=FILE] [options] [image-file [profile-file...]]"] = "a synopsis",
   ["{"] = "the JSON schema, annotated with // comments",
-  ["files ──> image (elfsym.c, srcinfo.c)          gmon (gmon.c)"] = "a diagram",
+  ["files ──> image (read/elfsym.c, read/srcinfo.c)        gmon (read/gmon.c)"] = "a diagram",
+  ["csrc/                 the C sources"] =
+    "the folders' drawing (doc/internals.md; manual_spec checks it against the tree)",
   ["Flat profile with sampling error and attribution bounds"] =
     "what lgprof --format=text prints (an illustration)",
 }
