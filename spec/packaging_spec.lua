@@ -5,8 +5,9 @@
 -- `require "lgprof"`, bin/lgprof.lua says "run make first" before make, and
 -- the rockspec lists every C source of the core; both install the man page
 -- and the manual (make install: into PREFIX/share/man and share/doc/lgprof,
--- make uninstall removes them; LuaRocks: into the rock's folder). Every path is quoted: the
--- checkout and the temporary folders may hold spaces, dashes and quotes.
+-- make uninstall removes them; LuaRocks: into the rock's folder). Every
+-- path is quoted: the checkout and the temporary folders may hold spaces,
+-- dashes and quotes.
 -- The installed command runs with LUA_PATH and LUA_CPATH unset: only its own
 -- knowledge of where it is can find the modules.
 local H = require "helpers"
