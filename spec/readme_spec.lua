@@ -89,6 +89,8 @@ local NOT_RUN = {
   ["lgprof --annotate-lines[=FILE] [options] [image-file [profile-file...]]"] = "a synopsis",
   ["{"] = "the JSON schema, annotated with // comments",
   ["files ──> image (read/elfsym.c, read/srcinfo.c)        gmon (read/gmon.c)"] = "a diagram",
+  ["index % time    self  children    called     name"] =
+    "the gprof paper's call graph (doc/trust.md): docexample_spec compares it with lgprof's output",
   ["csrc/                 the C sources"] =
     "the folders' drawing (doc/internals.md; manual_spec checks it against the tree)",
   ["Flat profile with sampling error and attribution bounds"] =
