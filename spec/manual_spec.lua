@@ -2,7 +2,8 @@
 -- renders with no groff warning, has the sections a man page needs, and its
 -- OPTIONS section names exactly the options that `lgprof --help` and the
 -- modes' --help name; doc/internals.md's folder drawing names only folders
--- that exist, and every folder of csrc/ and lua/.
+-- that exist, and every folder of csrc/ and lua/; doc/install.md's Debian
+-- package lists are the Makefile's.
 local H = require "helpers"
 local util, cmd = H.util, H.cmd
 
@@ -176,5 +177,43 @@ describe("doc/internals.md's folder drawing", function()
       assert.is_true(drawn[f] == true, f .. " is not in doc/internals.md's drawing")
     end
     assert.is_true(n >= 10)
+  end)
+end)
+
+describe("doc/install.md's package lists", function()
+  --- The words of the Makefile's variable NAME: its "=" line, the lines it
+  -- continues with "\", and its "+=" lines, comments dropped.
+  local function make_words(makefile, name)
+    local words, continued = {}, false
+    for line in makefile:gmatch("([^\n]*)\n") do
+      local value = continued and line or line:match("^" .. name .. "%s*%+?=%s*(.*)$")
+      if value then
+        value = value:gsub("#.*$", "")
+        continued = value:match("\\%s*$") ~= nil
+        for w in value:gsub("\\%s*$", ""):gmatch("%S+") do words[w] = true end
+      else
+        continued = false
+      end
+    end
+    return words
+  end
+
+  it("are the Makefile's DEMO_PACKAGES and TEST_PACKAGES", function()
+    local makefile = assert(util.slurp(cmd.ROOT .. "/Makefile"))
+    local doc = assert(util.slurp(cmd.ROOT .. "/doc/install.md"))
+    local lists = {}
+    for line in doc:gmatch("\nsudo apt%-get install %-y ([^\n]+)") do
+      local set = {}
+      for w in line:gmatch("%S+") do set[w] = true end
+      lists[#lists + 1] = set
+    end
+    assert.are.equal(2, #lists, "doc/install.md should have two apt-get lines")
+    for i, name in ipairs({ "DEMO_PACKAGES", "TEST_PACKAGES" }) do
+      local want = make_words(makefile, name)
+      assert.is_true(#sorted_keys(want) > 5, name .. " not read from the Makefile")
+      local absent, extra = missing(want, lists[i]), missing(lists[i], want)
+      assert(#absent == 0 and #extra == 0, ("doc/install.md's %s line: missing %s; not in the Makefile %s")
+        :format(name, table.concat(absent, " "), table.concat(extra, " ")))
+    end
   end)
 end)
