@@ -67,6 +67,12 @@ describe("the man page doc/lgprof.1", function()
     assert.matches("^LGPROF%(1%)", out)
   end)
 
+  it("is titled LGPROF(1) with lgprof.VERSION", function()
+    local version = require("lgprof").VERSION
+    local th = assert(man_text():match("\n%.TH ([^\n]+)"), "no .TH line")
+    assert.matches('^LGPROF 1 %d+ "lgprof ' .. version:gsub("%.", "%%.") .. '" ', th)
+  end)
+
   it("has the sections of a man page, in order", function()
     local text, last = man_text(), 0
     for _, name in ipairs({ "NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS",
