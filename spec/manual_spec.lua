@@ -1,7 +1,8 @@
 -- The manual against the program and the tree: the man page doc/lgprof.1
 -- renders with no groff warning, has the sections a man page needs, and its
 -- OPTIONS section names exactly the options that `lgprof --help` and the
--- modes' --help name; doc/internals.md's folder drawing names only folders
+-- modes' --help name, and its EXAMPLES are command lines the markdown
+-- files show (and readme_spec runs); doc/internals.md's folder drawing names only folders
 -- that exist, and every folder of csrc/ and lua/; doc/install.md's Debian
 -- package lists are the Makefile's.
 local H = require "helpers"
@@ -28,7 +29,8 @@ end
 
 --- Man page source as the words a reader sees: font changes dropped, \- a dash.
 local function plain(roff)
-  return (roff:gsub("\\f[BIRP]", ""):gsub("\\%-", "-"):gsub("\\&", ""):gsub("\\c", ""))
+  return (roff:gsub("\\f[BIRP]", ""):gsub("\\%-", "-"):gsub("\\&", ""):gsub("\\c", "")
+    :gsub("\\%(aq", "'"):gsub("\\%(dq", '"'))
 end
 
 local function sorted_keys(set)
@@ -102,6 +104,33 @@ describe("the man page doc/lgprof.1", function()
       assert.is_truthy(section:find("\n.B " .. n .. "\n", 1, true) or section:find("^.TP\n.B " .. n .. "\n"),
         "EXIT STATUS lacks " .. n)
     end
+  end)
+
+  it("shows in EXAMPLES only lgprof command lines that README.md or doc/*.md show (readme_spec runs those)", function()
+    local examples = assert(man_text():match("\n%.SH EXAMPLES\n(.-)\n%.SH "), "no EXAMPLES")
+    local shown = {}
+    local files = { "README.md" }
+    for _, f in ipairs(util.ls(cmd.ROOT .. "/doc")) do
+      if f:match("%.md$") then files[#files + 1] = "doc/" .. f end
+    end
+    for _, f in ipairs(files) do
+      local text = assert(util.slurp(cmd.ROOT .. "/" .. f))
+      for block in text:gmatch("\n```sh\n(.-)```\n") do
+        for line in block:gmatch("[^\n]+") do
+          shown[(line:gsub("%s+#.*$", ""):gsub("%s+$", ""))] = true
+        end
+      end
+    end
+    local n = 0
+    for nf in examples:gmatch("\n%.nf\n(.-)\n%.fi\n") do
+      for line in plain(nf):gmatch("[^\n]+") do
+        if line:match("^lgprof ") then
+          n = n + 1
+          assert.is_true(shown[line] == true, "not shown in README.md or doc/: " .. line)
+        end
+      end
+    end
+    assert.is_true(n >= 5, "too few lgprof lines in EXAMPLES")
   end)
 
   it("has its OPTIONS between the BEGIN and END GENERATED OPTIONS comments", function()
