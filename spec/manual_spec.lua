@@ -1,10 +1,10 @@
 -- The manual against the program and the tree: the man page doc/lgprof.1
--- renders with no groff warning, has the sections a man page needs, and its
+-- renders with no groff warning, has the sections a man page needs, its
 -- OPTIONS section names exactly the options that `lgprof --help` and the
--- modes' --help name, and its EXAMPLES are command lines the markdown
--- files show (and readme_spec runs); doc/internals.md's folder drawing names only folders
--- that exist, and every folder of csrc/ and lua/; doc/install.md's Debian
--- package lists are the Makefile's.
+-- modes' --help name, and its EXAMPLES are command lines that the markdown
+-- files show (and readme_spec runs); doc/internals.md's folder drawing
+-- names only folders that exist, and every folder of csrc/ and lua/;
+-- doc/install.md's Debian package lists are the Makefile's.
 local H = require "helpers"
 local util, cmd = H.util, H.cmd
 
