@@ -10,7 +10,7 @@
 #   make bench      lgprof and GNU gprof side by side (spec/bench/run.lua; inputs
 #                   cached in build/bench/; env BENCH_RUNS, BENCH_GPROF_B3=1,
 #                   BENCH_ONLY=B1s,B5 for some only)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (MANDIR, DOCDIR: the man page, the manual)
 #   make deps       install the Debian packages the build, the demo and the tests
 #                   need (deps-demo: only the build and the demo's; deps-test: the rest)
 #   make fuzz       build the libFuzzer harnesses (csrc/fuzz/, clang) into build/fuzz/
@@ -33,6 +33,8 @@ DESTDIR       ?=
 LUA_LIBDIR_INSTALL ?= $(PREFIX)/lib/lua/$(LUA_VERSION)
 LUA_SHAREDIR  ?= $(PREFIX)/share/lua/$(LUA_VERSION)
 BINDIR        ?= $(PREFIX)/bin
+MANDIR        ?= $(PREFIX)/share/man
+DOCDIR        ?= $(PREFIX)/share/doc/lgprof
 
 CFLAGS        ?= -O2 -g
 WARNFLAGS     ?= -std=c99 -Wall -Wextra -Wshadow -Wmissing-prototypes -Wcast-qual
@@ -118,7 +120,7 @@ DEMO_PACKAGES  = gcc libc6-dev make pkg-config lua5.4 liblua5.4-dev libelf-dev l
                  libbz2-dev libiberty-dev libcapstone-dev zlib1g-dev
 TEST_PACKAGES  = lua-busted luarocks lua-cjson binutils g++ graphviz valgrind time clang \
                  libclang-rt-14-dev libasan8 libubsan1 chromium golang-go \
-                 python3-jsonschema
+                 python3-jsonschema groff-base man-db
 TEST_PACKAGES += python3 # xml.etree: the SVG flame graphs are parsed (spec/svg_spec.lua)
 
 .PHONY: test-asan test-valgrind
@@ -319,6 +321,9 @@ fuzz: fuzz-build
 	[ $$fail = 0 ] || { echo "make fuzz: crashes found (build/fuzz/, logs fuzz_*.log)"; exit 1; }
 
 # (paths quoted: DESTDIR and PREFIX may hold spaces)
+# The manual goes to DOCDIR as it is in the checkout, README.md and doc/, so
+# that README.md's links into doc/ hold; the man page to MANDIR/man1.
+DOC_FILES      = $(wildcard doc/*)
 # The command embeds its modules (it runs from any PREFIX, DESTDIR staging
 # moved into place, or a symlink); core.so and the modules are for lua5.4
 # scripts (bin/lgprof --lua-env says how they find them).
@@ -328,9 +333,14 @@ install: all $(INSTALL_LAUNCHER)
 	for f in $(patsubst lua/lgprof/%,%,$(LUA_MODS)); do \
 	  install -D -m 0644 "lua/lgprof/$$f" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof/$$f" || exit 1; done
 	install -m 0755 $(INSTALL_LAUNCHER) "$(DESTDIR)$(BINDIR)/lgprof"
+	install -d "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(DOCDIR)/doc"
+	install -m 0644 doc/lgprof.1 "$(DESTDIR)$(MANDIR)/man1/lgprof.1"
+	install -m 0644 README.md "$(DESTDIR)$(DOCDIR)/README.md"
+	for f in $(DOC_FILES); do install -m 0644 "$$f" "$(DESTDIR)$(DOCDIR)/$$f" || exit 1; done
 
 uninstall:
-	rm -rf "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof" "$(DESTDIR)$(BINDIR)/lgprof"
+	rm -rf "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof" "$(DESTDIR)$(BINDIR)/lgprof" \
+	  "$(DESTDIR)$(MANDIR)/man1/lgprof.1" "$(DESTDIR)$(DOCDIR)"
 
 clean:
 	rm -rf $(BUILD) $(LAUNCHER)

@@ -77,6 +77,9 @@ build = {
    -- the command as a Lua script (LuaRocks' builtin type builds modules, not
    -- executables); `make` builds the faster bin/lgprof
    install = { bin = { lgprof = "bin/lgprof.lua" } },
-   copy_directories = { "examples" },
+   -- copied into the rock's folder (lib/luarocks/rocks-5.4/lgprof/scm-1/):
+   -- the manual and the man page (LuaRocks installs no man page into a man
+   -- path; with this list given, it copies doc/ only when listed)
+   copy_directories = { "doc", "examples" },
 }
 test = { type = "command", command = "make test" }

@@ -17,6 +17,10 @@
 --   main: self 0.16, children = the whole cycle (its only outside caller) 1.77
 --   start: no caller (<spontaneous>), self 0, children 0.16 + 1.77 = 1.93
 --   c: called 3 + 3 = 6 times, "3/6" from each of a and b, 0.00 s.
+--
+-- doc/trust.md shows this call graph (the fenced block whose first line is
+-- the header "index % time ..."): it must be what lgprof prints, which the
+-- last tests compare with what gprof prints.
 
 local H = require "helpers"
 local util, cmd, synth = H.util, H.cmd, H.synth
@@ -228,6 +232,18 @@ describe("the gprof paper's example", function()
       close_to(1.77, arc.self, EPS)
       close_to(0, arc.children, EPS)
     end
+  end)
+
+  it("is shown in doc/trust.md as lgprof -b -q prints it", function()
+    local ex = need_example()
+    local doc = assert(util.slurp(cmd.ROOT .. "/doc/trust.md"))
+    local shown = assert(doc:match("\n```\n(index %% time[^\n]*\n.-)```\n"),
+      "doc/trust.md has no block starting with the call graph's header")
+    local rc, out, err = cmd.lgprof({ "-b", "-q", ex.exe, ex.gmon })
+    assert.are.equal(0, rc, cmd.show(rc, out, err))
+    -- the call graph's table: from its header through its last separator
+    local graph = assert(out:match("\n(index %% time.*%-%-%-%-%-\n)"), out)
+    assert.are.equal(graph, shown)
   end)
 
   for _, args in ipairs { { "-b", "-q" }, {} } do

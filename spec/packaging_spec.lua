@@ -3,8 +3,11 @@
 -- its modules wherever it is run from (another folder, a symlink, its bin/,
 -- a staged tree moved into place), `--lua-env` lets any lua5.4 script
 -- `require "lgprof"`, bin/lgprof.lua says "run make first" before make, and
--- the rockspec lists every C source of the core. Every path is quoted: the
--- checkout and the temporary folders may hold spaces, dashes and quotes.
+-- the rockspec lists every C source of the core; both install the man page
+-- and the manual (make install: into PREFIX/share/man and share/doc/lgprof,
+-- make uninstall removes them; LuaRocks: into the rock's folder). Every
+-- path is quoted: the checkout and the temporary folders may hold spaces,
+-- dashes and quotes.
 -- The installed command runs with LUA_PATH and LUA_CPATH unset: only its own
 -- knowledge of where it is can find the modules.
 local H = require "helpers"
@@ -67,6 +70,29 @@ describe("packaging", function()
     assert.are.equal(want, out, lgprof .. " in " .. cwd)
   end
 
+  -- The file at got exists and holds want's bytes.
+  local function assert_same_file(want, got)
+    local text = util.slurp(got)
+    assert.is_truthy(text, got .. " missing")
+    assert.is_true(text == assert(util.slurp(want)), got .. " differs from " .. want)
+  end
+
+  -- The man page and the manual under PREFIX (or a DESTDIR's prefix): the
+  -- checkout's files, and `man -M PREFIX/share/man lgprof` shows the page.
+  local function assert_docs(prefix)
+    assert_same_file(cmd.ROOT .. "/doc/lgprof.1", prefix .. "/share/man/man1/lgprof.1")
+    assert_same_file(cmd.ROOT .. "/README.md", prefix .. "/share/doc/lgprof/README.md")
+    for _, f in ipairs(util.ls(cmd.ROOT .. "/doc")) do
+      assert_same_file(cmd.ROOT .. "/doc/" .. f, prefix .. "/share/doc/lgprof/doc/" .. f)
+    end
+    if util.have("man") then
+      local status, out, err = cmd.shell("MANWIDTH=80 man -M " .. q(prefix .. "/share/man") .. " lgprof | cat")
+      assert.are.equal(0, status, cmd.show(status, out, err))
+      assert.matches("^LGPROF%(1%)", out)
+      assert.truthy(out:find("\nEXIT STATUS\n", 1, true), out)
+    end
+  end
+
   -- `eval "$(LGPROF --lua-env)"`, then lua5.4 runs SCRIPT from a folder
   -- with a space and a quote, keeping what LUA_PATH_5_4 held. Returns the
   -- --lua-env text.
@@ -112,12 +138,17 @@ describe("packaging", function()
     assert_report(q(tree .. "/bin/lgprof"), tmpdir())
     local env = assert_lua_env(q(tree .. "/bin/lgprof"))
     assert.truthy(env:find(tree .. "/share/lua/5.4/?.lua;", 1, true), env)
+    -- the manual and the man page, copied into the rock's folder (copy_directories)
+    local rockdir = tree .. "/lib/luarocks/rocks-5.4/lgprof/scm-1"
+    assert_same_file(cmd.ROOT .. "/doc/lgprof.1", rockdir .. "/doc/lgprof.1")
+    assert_same_file(cmd.ROOT .. "/doc/scripting.md", rockdir .. "/doc/scripting.md")
   end)
 
   it("make install to a PREFIX with a space and a quote: runs from another folder, a symlink and its bin/", function()
     local prefix = tmpdir() .. "/it's a prefix"
     local out, code = sh(util.qwords({ "make", "install", "PREFIX=" .. prefix }))
     assert.are.equal(0, code, out)
+    assert_docs(prefix)
     local elsewhere = util.mkdir(tmpdir() .. "/somewhere else")
     local link = util.mkdir(elsewhere .. "/links") .. "/lg"
     assert.are.equal(0, select(2, sh("ln -s " .. q(prefix .. "/bin/lgprof") .. " " .. q(link))))
@@ -128,6 +159,12 @@ describe("packaging", function()
     -- scripts find the installed modules, whichever name ran --lua-env
     local env = assert_lua_env(q(link))
     assert.truthy(env:find(prefix:gsub("'", [['\'']]) .. "/share/lua/5.4/?.lua;", 1, true), env)
+    -- make uninstall takes the man page and the manual away too
+    out, code = sh(util.qwords({ "make", "uninstall", "PREFIX=" .. prefix }))
+    assert.are.equal(0, code, out)
+    for _, f in ipairs({ "/share/man/man1/lgprof.1", "/share/doc/lgprof", "/bin/lgprof" }) do
+      assert.is_false(util.exec_ok("test -e " .. q(prefix .. f)), prefix .. f .. " left behind")
+    end
   end)
 
   it("make install with DESTDIR: the staged tree, moved into place, runs and finds its modules", function()
@@ -139,6 +176,7 @@ describe("packaging", function()
                          "/share/lua/5.4/lgprof/cli/main.lua", "/bin/lgprof" }) do
       assert.is_truthy(io.open(prefix .. f), prefix .. f)
     end
+    assert_docs(prefix)
     local moved = tmpdir() .. "/moved here"
     assert.are.equal(0, select(2, sh("mv " .. q(prefix) .. " " .. q(moved))))
     assert_report(q(moved .. "/bin/lgprof"), tmpdir())

@@ -1,6 +1,7 @@
--- README.md's examples, run: every fenced block of README.md (read at run
--- time) is run, one test each named after the line where it starts, or is
--- listed below as not runnable with the reason; any other block fails.
+-- The examples of README.md and of the manual, doc/*.md, run: every fenced
+-- block of those files (read at run time; DOCS below) is run, one test each
+-- named after the file and line where it starts, or is listed below as not
+-- runnable with the reason; any other block fails.
 --
 -- Where they run: each block in a fresh temporary folder holding a real
 -- profiled program, the fixture spec/fixtures/progs/readme (built O0g-pie,
@@ -26,9 +27,11 @@
 -- Rules:
 --   * A fragment, a block that uses `lgprof` or `profile` without a
 --     `local` of its own, runs after the first self-contained Lua block of
---     its "## " section (for "## Lua API": the one that opens myprog), in
---     the same file; its line numbers in a Lua error are then shifted by
---     that block's length (the failure message says by how much).
+--     its "## " section of the same markdown file (the part before the
+--     file's first "## " counts as one: in doc/scripting.md, the block that
+--     opens myprog), in the same file; its line numbers in a Lua error are
+--     then shifted by that block's length (the failure message says by how
+--     much).
 --   * A line `EXPR  --> VALUE` shows a result: it runs as
 --     assert(EXPR == VALUE). Other output is not compared, except that a
 --     line "nil" (a look-up that found nothing) fails.
@@ -44,13 +47,19 @@
 -- the test's name, and a block with nothing to run is pending); any other
 -- first word fails the test: run it here, or list it with its reason.
 -- Blocks of any other language (or none) must be in NOT_RUN, by their first
--- line, with the reason; an entry that matches no block fails too.
+-- line, with the reason; an entry that matches no block fails too. Named
+-- Lua files ("-- NAME.lua") are shared by all the files: a block of one
+-- may run a script that another one shows.
 local fx = require "helpers.fixtures"
 local util = require "helpers.util"
 local cmd = require "helpers.cmd"
 
 local q = fx.shquote
-local README = fx.root .. "/README.md"
+-- README.md, then doc/*.md in name order: { path, name }
+local DOCS = { { path = fx.root .. "/README.md", name = "README.md" } }
+for _, f in ipairs(util.ls(fx.root .. "/doc")) do
+  if f:match("%.md$") then DOCS[#DOCS + 1] = { path = fx.root .. "/doc/" .. f, name = "doc/" .. f } end
+end
 local LGPROF_WORDS = { lgprof = true, ["bin/lgprof"] = true, ["./bin/lgprof"] = true }
 local PRELUDE_NAMES = { "lgprof", "profile" }
 
@@ -79,7 +88,11 @@ local NOT_RUN = {
   ["lgprof --format=FMT [options] [image-file [profile-file...]]"] = "a synopsis",
   ["lgprof --annotate-lines[=FILE] [options] [image-file [profile-file...]]"] = "a synopsis",
   ["{"] = "the JSON schema, annotated with // comments",
-  ["files ──> image (elfsym.c, srcinfo.c)          gmon (gmon.c)"] = "a diagram",
+  ["files ──> image (read/elfsym.c, read/srcinfo.c)        gmon (read/gmon.c)"] = "a diagram",
+  ["index % time    self  children    called     name"] =
+    "the gprof paper's call graph (doc/trust.md): docexample_spec compares it with lgprof's output",
+  ["csrc/                 the C sources"] =
+    "the folders' drawing (doc/internals.md; manual_spec checks it against the tree)",
   ["Flat profile with sampling error and attribution bounds"] =
     "what lgprof --format=text prints (an illustration)",
 }
@@ -87,12 +100,12 @@ local NOT_RUN = {
 -- Functions of the readme fixture that the demo does not have.
 local FIXTURE_ONLY = { "parse", "lex", "work", "helper" }
 
---- The fenced blocks of a markdown file: { lang, line, code, section } in
--- order; line is the number of the opening fence's line, section the
--- "## " heading above it.
-local function fenced_blocks(path)
+--- The fenced blocks of a markdown file doc ({path, name}): { lang, line,
+-- code, section, doc } in order; line is the number of the opening fence's
+-- line, section the "## " heading above it ("" before the first one).
+local function fenced_blocks(doc)
   local blocks, section, cur, n = {}, "", nil, 0
-  for line in io.lines(path) do
+  for line in io.lines(doc.path) do
     n = n + 1
     if cur then
       if line:match("^```%s*$") then
@@ -103,12 +116,12 @@ local function fenced_blocks(path)
         cur.lines[#cur.lines + 1] = line
       end
     elseif line:match("^```") then
-      cur = { lang = line:match("^```%s*(%S*)"), line = n, lines = {}, section = section }
+      cur = { lang = line:match("^```%s*(%S*)"), line = n, lines = {}, section = section, doc = doc.name }
     elseif line:match("^## ") then
       section = line
     end
   end
-  assert(not cur, ("%s:%d: unterminated code block"):format(path, cur and cur.line or 0))
+  assert(not cur, ("%s:%d: unterminated code block"):format(doc.name, cur and cur.line or 0))
   return blocks
 end
 
@@ -133,7 +146,7 @@ local function with_checks(code)
   return (code:gsub("[^\n]+", function(l)
     local expr, want = l:match("^%s*(.-%S)%s+%-%->%s*(.-)%s*$")
     if expr and not expr:match("^%-%-") then
-      return ("assert((%s) == (%s), %q)"):format(expr, want, "README shows: " .. l)
+      return ("assert((%s) == (%s), %q)"):format(expr, want, "the documentation shows: " .. l)
     end
   end))
 end
@@ -183,7 +196,10 @@ local function shell_lines(code)
   return run, skipped, unknown
 end
 
-local blocks = fenced_blocks(README)
+local blocks = {}
+for _, doc in ipairs(DOCS) do
+  for _, b in ipairs(fenced_blocks(doc)) do blocks[#blocks + 1] = b end
+end
 
 -- The files that named Lua blocks ("-- NAME.lua") stand for.
 local named = {}
@@ -200,7 +216,7 @@ for _, b in ipairs(blocks) do
   if b.lang == "lua" and is_fragment(b.code) then
     for _, s in ipairs(blocks) do
       if s == b then break end
-      if s.lang == "lua" and s.section == b.section and not is_fragment(s.code) then
+      if s.lang == "lua" and s.doc == b.doc and s.section == b.section and not is_fragment(s.code) then
         b.setup = s
         break
       end
@@ -253,7 +269,7 @@ local function workdir(b)
   return dir
 end
 
---- Runs one lgprof command line of the README in dir: nil if it exited as
+--- Runs one lgprof command line of the documentation in dir: nil if it exited as
 -- expected, else what went wrong.
 local function run_shell_line(dir, l)
   -- the shell splits and expands the words in dir; lgprof runs through helpers.cmd
@@ -269,7 +285,7 @@ local function run_shell_line(dir, l)
   end
 end
 
-local function where(b) return ("README.md:%d (%s)"):format(b.line, b.lang) end
+local function where(b) return ("%s:%d (%s)"):format(b.doc, b.line, b.lang) end
 
 --- Does the Lua block (or its setup) name a function only the fixture has?
 local function fixture_only(b)
@@ -296,8 +312,8 @@ local function run_lua_block(b, prog)
   local status, out, err = cmd.lua({ file }, { cwd = dir })
   local what = cmd.show(status, out, err)
   if shift > 0 then
-    what = what .. ("\n(lines 1-%d are README.md:%d's block: the example's line N"
-      .. " is line N+%d)"):format(shift, b.setup.line, shift)
+    what = what .. ("\n(lines 1-%d are %s:%d's block: the example's line N"
+      .. " is line N+%d)"):format(shift, b.setup.doc, b.setup.line, shift)
   end
   assert(status == 0 and err == "", what)
   -- a line "nil" is a look-up that found nothing (a lookup of an address
@@ -311,25 +327,34 @@ local function run_lua_block(b, prog)
   end
 end
 
-describe("README examples", function()
+describe("README and doc/ examples", function()
   it("has Lua and shell examples", function()
     local n = { lua = 0, sh = 0 }
     for _, b in ipairs(blocks) do n[b.lang] = (n[b.lang] or 0) + 1 end
-    assert.is_true(n.lua > 0 and n.sh > 0, "no ```lua or ```sh block found in " .. README)
+    assert.is_true(n.lua > 0 and n.sh > 0, "no ```lua or ```sh block found in README.md or doc/")
   end)
 
-  it("lists no block in NOT_RUN that README.md does not hold", function()
+  it("reads README.md and the manual's files", function()
+    local names = {}
+    for _, d in ipairs(DOCS) do names[d.name] = true end
+    for _, f in ipairs({ "README.md", "doc/command.md", "doc/scripting.md", "doc/trust.md",
+      "doc/formats.md", "doc/performance.md", "doc/internals.md" }) do
+      assert.is_true(names[f], f .. " is not read")
+    end
+  end)
+
+  it("lists no block in NOT_RUN that README.md and doc/ do not hold", function()
     local firsts = {}
     for _, b in ipairs(blocks) do firsts[b.first] = true end
     for first in pairs(NOT_RUN) do
-      assert.is_true(firsts[first] == true, "NOT_RUN names no block of README.md: " .. first)
+      assert.is_true(firsts[first] == true, "NOT_RUN names no block of README.md or doc/: " .. first)
     end
   end)
 
   for _, b in ipairs(blocks) do
     if b.lang == "lua" then
       local name = where(b) .. (b.file and " " .. b.file or "")
-        .. (b.setup and (" after README.md:%d"):format(b.setup.line) or "")
+        .. (b.setup and (" after %s:%d"):format(b.setup.doc, b.setup.line) or "")
         .. (b.command and "; " .. b.command or "")
       it(name, function() run_lua_block(b, fixture()) end)
       if not fixture_only(b) then
@@ -364,9 +389,9 @@ describe("README examples", function()
       pending(where(b) .. " not run: " .. NOT_RUN[b.first])
     else
       it(where(b) .. " is run or listed in NOT_RUN", function()
-        error(("README.md:%d: a ```%s block, neither ```lua nor ```sh, and not in readme_spec's"
+        error(("%s:%d: a ```%s block, neither ```lua nor ```sh, and not in readme_spec's"
           .. " NOT_RUN (first line %q): make it runnable or list it with the reason")
-          :format(b.line, b.lang, b.first), 0)
+          :format(b.doc, b.line, b.lang, b.first), 0)
       end)
     end
   end
