@@ -14,7 +14,7 @@
 #include "read/srcinfo.h"
 #include "util/strset.h"
 
-/* The source files: names as libdw spells them, and absolute paths. */
+/* The source files: names as BFD spells them, and absolute paths. */
 typedef struct interner {
   lgp_strset set;
   char **paths; /* absolute form of set.s[i] (see file_path), or NULL */
