@@ -332,6 +332,35 @@ describe("line granularity", function()
       same_sum(dir, "-s -b", { exe, gmon })
     end)
 
+    -- Built from a top folder as sub/r.c or r.c, the compilation directory
+    -- written "h.:TOP" (as old compilers prefixed a host): BFD drops "h.:"
+    -- from the compilation directory and puts it before a relative directory
+    -- entry, even DWARF 5's entry 0 ("h.:TOP" itself, not absolute):
+    -- TOP/sub/r.c, TOP/r.c, TOP/h.:TOP/r.c.
+    it("file names joined to a compilation directory written HOST.:PATH (r.c, DWARF 4 and 5)", function()
+      local top = dir .. "/hosttop"
+      assert(util.exec_ok("mkdir -p " .. q(top .. "/sub")))
+      local text = assert(slurp(SRC .. "/r.c"))
+      spit(top .. "/sub/r.c", text)
+      spit(top .. "/r.c", text)
+      local names = {}
+      for _, v in ipairs({ 4, 5 }) do
+        for _, src in ipairs({ "sub/r.c", "r.c" }) do
+          local exe = ("%s/r%d%s"):format(dir, v, src == "r.c" and "top" or "sub")
+          local line = ("cd %s && gcc -gdwarf-%d -pg -O0 %s -o %s %s 2>&1"):format(q(top), v,
+            q("-fdebug-prefix-map=" .. top .. "=h.:" .. top), q(exe), src)
+          local out = util.read_cmd(line .. "; echo rc=$?")
+          assert(out:match("rc=0\n?$"), "building " .. src .. " failed:\n" .. out)
+          local gmon = run(dir, exe, exe:match("[^/]+$") .. ".out")
+          local g = same_as_gprof(dir, { "-C", "-b -l -p -L", "-b --inline-file-names -L -q", "-A",
+            "-A -x" }, { exe, gmon })
+          names[#names + 1] = g[1].out:match("^(.-):%d+: %(burn:")
+        end
+      end
+      assert.same({ top .. "/sub/r.c", top .. "/r.c", top .. "/sub/r.c", top .. "/h.:" .. top .. "/r.c" },
+        names)
+    end)
+
     it("C++: line symbols carry mangled names, printed demangled (p.cc)", function()
       local exe = build(dir, "p.cc", "g++", "-pg -g -O0")
       local gmon = run(dir, exe, "p.out")
