@@ -54,13 +54,15 @@ local OPT_FLAGS = {
 local MOVED = { lmoved = true }
 -- Where each source goes under tree/: a folder of the top folder ("." is the
 -- top folder itself, named "./m.c"), "../x" (a sibling of it), or "/" (tree/abs,
--- named by its absolute path). flags: more compiler flags; map: the top
--- folder's name in DWARF (-fdebug-prefix-map), a relative one here.
+-- named by its absolute path). include: a folder of the top folder given
+-- with -I (the build's flags name it by its absolute path, for compiling
+-- its sources elsewhere); map: the top folder's name in DWARF
+-- (-fdebug-prefix-map), a relative one here.
 local LAYOUT = {
-  lrel = { flags = "-Iinc", dirs = {
+  lrel = { include = "inc", dirs = {
     ["main.c"] = "sub", ["h.h"] = "sub", ["i.h"] = "inc", ["o.c"] = ".", ["p.c"] = "../x", ["q.c"] = "/",
   } },
-  lreldot = { flags = "-I.", map = ".", dirs = { ["d.c"] = "src", ["e.c"] = ".", ["f.h"] = "sub" } },
+  lreldot = { include = ".", map = ".", dirs = { ["d.c"] = "src", ["e.c"] = ".", ["f.h"] = "sub" } },
 }
 local PIE_FLAGS = { pie = "-fPIE -pie", nopie = "-fno-pie -no-pie" }
 local C_EXT = { c = true }
@@ -260,7 +262,8 @@ local function start(name, variant, opts)
   local moved, layout = MOVED[name], LAYOUT[name]
   local cmd = { cc, flags, "-o", shquote(exe .. ".tmp") }
   if layout then
-    cmd[#cmd + 1] = layout.flags
+    cmd[#cmd + 1] = "-I" .. layout.include
+    flags = flags .. " " .. shquote("-I" .. dir .. "/tree/top/" .. layout.include)
     if layout.map then
       cmd[#cmd + 1] = shquote("-fdebug-prefix-map=" .. dir .. "/tree/top=" .. layout.map)
     end
