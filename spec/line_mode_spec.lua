@@ -361,6 +361,26 @@ describe("line granularity", function()
         names)
     end)
 
+    -- DWARF 4: r.c's file entry patched to name directory 7 of a table of
+    -- one ("sub"): BFD gives the entry no directory, TOP/r.c.
+    it("a file entry naming a directory past the table has none (r.c, DWARF 4, patched)", function()
+      local top = dir .. "/patchtop"
+      assert(util.exec_ok("mkdir -p " .. q(top .. "/sub")))
+      spit(top .. "/sub/r.c", assert(slurp(SRC .. "/r.c")))
+      local exe = dir .. "/rpatched"
+      local out = util.read_cmd(("cd %s && gcc -gdwarf-4 -pg -O0 -o %s sub/r.c 2>&1; echo rc=$?")
+        :format(q(top), q(exe)))
+      assert(out:match("rc=0\n?$"), "building r.c failed:\n" .. out)
+      local gmon = run(dir, exe, "rpatched.out")
+      local bytes = assert(slurp(exe))
+      local entry = "r.c\0\1\0\0" -- name, directory 1, no time, no size
+      local at = assert(bytes:find(entry, 1, true), "r.c's file entry")
+      assert.is_nil(bytes:find(entry, at + 1, true))
+      spit(exe, bytes:sub(1, at + 3) .. "\7" .. bytes:sub(at + 5))
+      local g = same_as_gprof(dir, { "-C", "-b -l -p -L", "-A" }, { exe, gmon })
+      assert.truthy(g[1].out:find(top .. "/r.c:4: (fact:", 1, true), g[1].out)
+    end)
+
     it("C++: line symbols carry mangled names, printed demangled (p.cc)", function()
       local exe = build(dir, "p.cc", "g++", "-pg -g -O0")
       local gmon = run(dir, exe, "p.out")
