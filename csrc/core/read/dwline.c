@@ -442,7 +442,8 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
       if (cur == -3) {
         /* BFD 2.40 starts each DWARF 5 sequence at entry 0, not 1 */
         uint64_t fi = version >= 5 && !file_set ? 0 : file;
-        cur = fi < nfiles && c->ids[fi] != -2 ? c->ids[fi] : file_of(c, fi, nfiles, fdirs, ndirs, comp_dir);
+        cur = fi < nfiles && c->ids[fi] != -2 ? c->ids[fi]
+                                               : file_of(c, fi, nfiles, fdirs, ndirs, comp_dir);
         if (cur == -2)
           goto oom;
       }

@@ -152,9 +152,8 @@ static int read_units(loader *L) {
     L->nunits++;
     if (dwarf_offdie(L->dw, off + hsize, &cudie) == NULL)
       continue;
-    L->comp_dir = comp_dir_of(&cudie);
     if (dwarf_formudata(dwarf_attr(&cudie, DW_AT_stmt_list, &at), &stmt) == 0 &&
-        lgp_dwline_read(&L->lc, stmt, u, L->comp_dir) < 0)
+        lgp_dwline_read(&L->lc, stmt, u, comp_dir_of(&cudie)) < 0)
       return -1;
     while ((roff = dwarf_ranges(&cudie, roff, &base, &lo, &hi)) > 0)
       if (add_crange(L, lo, hi, u) != 0)

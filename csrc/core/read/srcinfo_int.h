@@ -49,7 +49,6 @@ typedef struct loader {
   Elf *elf;
   Dwarf *dw;
   interner files;
-  const char *comp_dir;
   lgp_dwline_ctx lc;
   lgp_dwfuncs fx;
   size_t *ptbeg;       /* unit u's function points: [ptbeg[u], ptbeg[u + 1]) */
