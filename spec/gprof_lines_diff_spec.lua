@@ -9,7 +9,10 @@
 --   * over the line programs (spec/fixtures/lines: split and alternating
 --     lines, recursion, inlining, C++ templates in a header, the h.h/a.c/b.c
 --     pair whose a.c has no final newline, sources moved away from their
---     DWARF path) in every line variant (-O0 -g, -O2 -g, -O2 -g -no-pie), and
+--     DWARF path, programs built from a top folder with names relative to it:
+--     sub/m.c, ./o.c, ../x/p.c, an absolute one, a header through -Iinc, and a
+--     compilation directory mapped to ".") in every line variant (-O0 -g,
+--     -O2 -g, -O2 -g -no-pie; those built from a top folder also in DWARF 4), and
 --     the function-level programs (spec/fixtures/progs) in one of their
 --     variants each, turn about, so every variant is met;
 --   * with one and with three profiles; over profiles written here from a
@@ -20,7 +23,9 @@
 -- count of line symbols goes wrong on some C++ programs at -O2), nothing can
 -- be compared: lgprof must then succeed (or fail on bad input, in one line).
 -- Cases that write files (-y, -s) run in working directories of their own,
--- one for each tool; the others run lgprof in this process (lgprof.cli.main).
+-- one for each tool; the others run lgprof in this process (lgprof.cli.main),
+-- or in the command run in the comparison's directory when DWARF names files
+-- relative to the working directory.
 -- gprof's answers are kept in build/gprof-cache (helpers.oracle).
 -- Every differing case is listed in the failure message, followed by a
 -- unified diff of the first difference. Without /usr/bin/gprof every test is
@@ -179,6 +184,8 @@ local function check(prog, variant, with_synth)
   end
   local cases = build_cases(dir, b, sets, subst)
   cases[1].spawn = true
+  -- names relative to the working directory: lgprof runs in dir, as gprof
+  for _, c in ipairs(built.relative and cases or {}) do c.spawn = true end
   local g, l = differ.run_both(dir, cases, files)
 
   -- guard against a vacuous comparison (both tools failing the same way)
@@ -219,7 +226,7 @@ end
 
 for _, prog in ipairs(fx.line_programs()) do
   describe("gprof vs lgprof, line modes: " .. prog, function()
-    for _, variant in ipairs(fx.line_variants) do
+    for _, variant in ipairs(fx.line_variants_of(prog)) do
       it(variant, function() check(prog, variant, true) end)
     end
   end)

@@ -332,6 +332,55 @@ describe("line granularity", function()
       same_sum(dir, "-s -b", { exe, gmon })
     end)
 
+    -- Built from a top folder as sub/r.c or r.c, the compilation directory
+    -- written "h.:TOP" (as old compilers prefixed a host): BFD drops "h.:"
+    -- from the compilation directory and puts it before a relative directory
+    -- entry, even DWARF 5's entry 0 ("h.:TOP" itself, not absolute):
+    -- TOP/sub/r.c, TOP/r.c, TOP/h.:TOP/r.c.
+    it("file names joined to a compilation directory written HOST.:PATH (r.c, DWARF 4 and 5)", function()
+      local top = dir .. "/hosttop"
+      assert(util.exec_ok("mkdir -p " .. q(top .. "/sub")))
+      local text = assert(slurp(SRC .. "/r.c"))
+      spit(top .. "/sub/r.c", text)
+      spit(top .. "/r.c", text)
+      local names = {}
+      for _, v in ipairs({ 4, 5 }) do
+        for _, src in ipairs({ "sub/r.c", "r.c" }) do
+          local exe = ("%s/r%d%s"):format(dir, v, src == "r.c" and "top" or "sub")
+          local line = ("cd %s && gcc -gdwarf-%d -pg -O0 %s -o %s %s 2>&1"):format(q(top), v,
+            q("-fdebug-prefix-map=" .. top .. "=h.:" .. top), q(exe), src)
+          local out = util.read_cmd(line .. "; echo rc=$?")
+          assert(out:match("rc=0\n?$"), "building " .. src .. " failed:\n" .. out)
+          local gmon = run(dir, exe, exe:match("[^/]+$") .. ".out")
+          local g = same_as_gprof(dir, { "-C", "-b -l -p -L", "-b --inline-file-names -L -q", "-A",
+            "-A -x" }, { exe, gmon })
+          names[#names + 1] = g[1].out:match("^(.-):%d+: %(burn:")
+        end
+      end
+      assert.same({ top .. "/sub/r.c", top .. "/r.c", top .. "/sub/r.c", top .. "/h.:" .. top .. "/r.c" },
+        names)
+    end)
+
+    -- DWARF 4: r.c's file entry patched to name directory 7 of a table of
+    -- one ("sub"): BFD gives the entry no directory, TOP/r.c.
+    it("a file entry naming a directory past the table has none (r.c, DWARF 4, patched)", function()
+      local top = dir .. "/patchtop"
+      assert(util.exec_ok("mkdir -p " .. q(top .. "/sub")))
+      spit(top .. "/sub/r.c", assert(slurp(SRC .. "/r.c")))
+      local exe = dir .. "/rpatched"
+      local out = util.read_cmd(("cd %s && gcc -gdwarf-4 -pg -O0 -o %s sub/r.c 2>&1; echo rc=$?")
+        :format(q(top), q(exe)))
+      assert(out:match("rc=0\n?$"), "building r.c failed:\n" .. out)
+      local gmon = run(dir, exe, "rpatched.out")
+      local bytes = assert(slurp(exe))
+      local entry = "r.c\0\1\0\0" -- name, directory 1, no time, no size
+      local at = assert(bytes:find(entry, 1, true), "r.c's file entry")
+      assert.is_nil(bytes:find(entry, at + 1, true))
+      spit(exe, bytes:sub(1, at + 3) .. "\7" .. bytes:sub(at + 5))
+      local g = same_as_gprof(dir, { "-C", "-b -l -p -L", "-A" }, { exe, gmon })
+      assert.truthy(g[1].out:find(top .. "/r.c:4: (fact:", 1, true), g[1].out)
+    end)
+
     it("C++: line symbols carry mangled names, printed demangled (p.cc)", function()
       local exe = build(dir, "p.cc", "g++", "-pg -g -O0")
       local gmon = run(dir, exe, "p.out")

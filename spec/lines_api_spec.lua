@@ -507,3 +507,49 @@ describe("profile:lines()", function()
     assert.matches("%-%-annotate%-lines", out)
   end)
 end)
+
+-- A program built from a top folder (fixture lrel: sub/main.c, ./o.c,
+-- ../x/p.c, an absolute q.c): a Line's and a Function's file is the name
+-- gprof prints (its -L names, BFD's join of the compilation directory and
+-- DWARF's relative name, "." segments and all); a Line's path is that name
+-- without "." segments (".." kept), where the source is.
+describe("file names of a program built from a top folder", function()
+  local fx = H.fixtures
+  for _, variant in ipairs({ "O0g-pie", "O0g4-pie" }) do
+    it(variant .. ": Line.file and Function.file as gprof -L prints them, Line.path normalised", function()
+      local b = assert(fx.build("lrel", variant))
+      local top = b.dir .. "/tree/top"
+      local p <close> = assert(lgprof.open(b.exe, b.gmon[1]))
+      -- by definition: each unit's name under the top folder
+      local want = { o_work = top .. "/./o.c", p_work = top .. "/../x/p.c",
+                     q_work = b.dir .. "/tree/abs/q.c", step = top .. "/sub/main.c" }
+      local want_path = { o_work = top .. "/o.c", p_work = top .. "/../x/p.c",
+                          q_work = b.dir .. "/tree/abs/q.c", step = top .. "/sub/main.c" }
+      for name, file in pairs(want) do
+        local fn = assert(p:find(name))
+        assert.equal(file, fn.file)
+        local n = 0
+        for l in fn:lines() do
+          n = n + 1
+          assert.equal(file, l.file)
+          assert.equal(want_path[name], l.path)
+          assert.is_true(util.exec_ok("test -f " .. util.q(l.path)), l.path)
+        end
+        assert.is_true(n > 0, name .. " has lines")
+      end
+      if not cmd.HAVE_GPROF then return end
+      -- and every line gprof -l -L lists is a Line with its file and number
+      local status, out = cmd.gprof({ "-b", "-l", "-p", "-L", "-z", b.exe, b.gmon[1] })
+      assert.equal(0, status)
+      local lines, n = {}, 0
+      for l in p:lines() do lines[l.address] = l end
+      for file, line, addr in out:gmatch("%((/[^\n]-):(%d+) @ (%x+)%)\n") do
+        local l = assert(lines[tonumber(addr, 16)], "a Line at 0x" .. addr)
+        assert.equal(file, l.file)
+        assert.equal(tonumber(line), l.line)
+        n = n + 1
+      end
+      assert.is_true(n > 5, out)
+    end)
+  end
+end)

@@ -29,6 +29,11 @@
 -- compiled from copies of its sources in <build dir>/orig/, which is then
 -- renamed <build dir>/src/: the paths in its DWARF name files that no longer
 -- exist, and gprof finds the sources only through -I (fx.src_dir).
+-- A program listed in LAYOUT is built from a top folder, <build dir>/tree/top,
+-- as projects are built (gcc -c sub/m.c): its sources are copied into the
+-- tree and named relative to the top folder (or by their absolute path), so
+-- DWARF names them relative to the compilation directory; fx.src_dir is the
+-- folder of its first source. line_variants_of() adds DWARF 4 variants.
 --
 -- What a -pg run samples varies: what a spec needs of a build's profiles
 -- beyond "they exist" is listed in needs() below, and a cached build that
@@ -42,8 +47,23 @@ local M = {}
 M.variants = { "O0g-pie", "O0g-nopie", "O2-pie", "O2-nopie" }
 M.line_variants = { "O0g-pie", "O2g-pie", "O2g-nopie" }
 
-local OPT_FLAGS = { O0g = "-O0 -g -pg", O2 = "-O2 -pg", O2g = "-O2 -g -pg" }
+local OPT_FLAGS = {
+  O0g = "-O0 -g -pg", O2 = "-O2 -pg", O2g = "-O2 -g -pg",
+  O0g4 = "-O0 -gdwarf-4 -pg", O2g4 = "-O2 -gdwarf-4 -pg",
+}
 local MOVED = { lmoved = true }
+-- Where each source goes under tree/: a folder of the top folder ("." is the
+-- top folder itself, named "./m.c"), "../x" (a sibling of it), or "/" (tree/abs,
+-- named by its absolute path). include: a folder of the top folder given
+-- with -I (the build's flags name it by its absolute path, for compiling
+-- its sources elsewhere); map: the top folder's name in DWARF
+-- (-fdebug-prefix-map), a relative one here.
+local LAYOUT = {
+  lrel = { include = "inc", dirs = {
+    ["main.c"] = "sub", ["h.h"] = "sub", ["i.h"] = "inc", ["o.c"] = ".", ["p.c"] = "../x", ["q.c"] = "/",
+  } },
+  lreldot = { include = ".", map = ".", dirs = { ["d.c"] = "src", ["e.c"] = ".", ["f.h"] = "sub" } },
+}
 local PIE_FLAGS = { pie = "-fPIE -pie", nopie = "-fno-pie -no-pie" }
 local C_EXT = { c = true }
 local CXX_EXT = { cc = true, cpp = true, cxx = true, ["c++"] = true, C = true }
@@ -155,6 +175,27 @@ function M.programs() return programs_in(M.progs_dir) end
 --- Sorted list of the line-mode fixture programs (spec/fixtures/lines/).
 function M.line_programs() return programs_in(M.lines_dir) end
 
+--- The variants a spec over every line variant builds a line program in:
+-- line_variants, and DWARF 4 ones for a program built from a top folder.
+function M.line_variants_of(name)
+  if not LAYOUT[name] then return M.line_variants end
+  local list = { table.unpack(M.line_variants) }
+  list[#list + 1], list[#list + 2] = "O0g4-pie", "O2g4-nopie"
+  return list
+end
+
+-- A LAYOUT program's source (its path in the fixtures): its copy in the
+-- build's tree, and the name it is compiled by (nil for a header).
+local function layout_place(layout, dir, path)
+  local base = path:match("[^/]+$")
+  local where = assert(layout.dirs[base], "fixtures: LAYOUT does not place " .. base)
+  local copy = where == "/" and dir .. "/tree/abs/" .. base
+    or (where == "../x" and dir .. "/tree/x/" .. base)
+    or dir .. "/tree/top/" .. (where == "." and "" or where .. "/") .. base
+  local named = where == "/" and copy or (where == "." and "./" or where .. "/") .. base
+  return copy, named
+end
+
 --- Compiler flags of a variant ("-O0 -g -pg -fno-pie -no-pie"), or nil.
 function M.flags(variant)
   local opt, pie = tostring(variant):match("^([^-]+)%-(.+)$")
@@ -216,12 +257,23 @@ local function start(name, variant, opts)
   local gmon = {}
   for r = 1, NRUNS do gmon[r] = dir .. "/gmon." .. r .. ".out" end
 
-  -- compile command (a MOVED program: from copies in orig/, renamed src/ after)
-  local moved = MOVED[name]
+  -- compile command (a MOVED program: from copies in orig/, renamed src/
+  -- after; a LAYOUT one: from copies in tree/, in tree/top)
+  local moved, layout = MOVED[name], LAYOUT[name]
   local cmd = { cc, flags, "-o", shquote(exe .. ".tmp") }
+  if layout then
+    cmd[#cmd + 1] = "-I" .. layout.include
+    flags = flags .. " " .. shquote("-I" .. dir .. "/tree/top/" .. layout.include)
+    if layout.map then
+      cmd[#cmd + 1] = shquote("-fdebug-prefix-map=" .. dir .. "/tree/top=" .. layout.map)
+    end
+  end
   for _, s in ipairs(src.compile) do
     if src.cxx then cmd[#cmd + 1] = "-x " .. s.lang end
-    cmd[#cmd + 1] = shquote(moved and dir .. "/orig/" .. s.path:match("[^/]+$") or s.path)
+    local path = s.path
+    if moved then path = dir .. "/orig/" .. s.path:match("[^/]+$") end
+    if layout then path = select(2, layout_place(layout, dir, s.path)) end
+    cmd[#cmd + 1] = shquote(path)
   end
   local compile = table.concat(cmd, " ")
   local copy, rename = "true", "true"
@@ -229,12 +281,29 @@ local function start(name, variant, opts)
     copy = "rm -rf orig src && mkdir orig && cp " .. util.qwords(src.all) .. " orig/"
     rename = "mv orig src"
   end
+  local sources, src_dir = src.all, nil
+  if layout then
+    local steps = { "rm -rf tree" }
+    sources = {}
+    for k, s in ipairs(src.all) do
+      sources[k] = layout_place(layout, dir, s)
+      steps[#steps + 1] = "mkdir -p " .. shquote(dirname(sources[k])) .. " && cp " .. shquote(s)
+        .. " " .. shquote(sources[k])
+    end
+    copy = table.concat(steps, " && ")
+    compile = "(cd " .. shquote(dir .. "/tree/top") .. " && " .. compile .. ")"
+    src_dir = dirname(layout_place(layout, dir, src.compile[1].path))
+  elseif moved then
+    src_dir, sources = dir .. "/src", {}
+    for k, s in ipairs(src.all) do sources[k] = src_dir .. "/" .. s:match("[^/]+$") end
+  end
 
   -- up-to-date test: outputs exist, made by the same compile command, exe
   -- newer than every source, every profile newer than the exe
   local fresh = { "[ -z \"${FIXTURES_FORCE:-}\" ]", "[ -f " .. shquote(exe) .. " ]",
     "[ \"$(head -n 1 build.log 2>/dev/null)\" = " .. shquote("$ " .. compile) .. " ]" }
   if moved then fresh[#fresh + 1] = "[ -d src ] && [ ! -e orig ]" end
+  if layout then fresh[#fresh + 1] = "[ -d tree ]" end
   for _, d in ipairs(src.all) do
     fresh[#fresh + 1] = "[ " .. shquote(exe) .. " -nt " .. shquote(d) .. " ]"
   end
@@ -272,14 +341,10 @@ local function start(name, variant, opts)
 
   local p = io.popen(shell, "r")
   if not p then return nil, "fixtures: cannot start shell" end
-  local sources, src_dir = src.all, nil
-  if moved then
-    src_dir, sources = dir .. "/src", {}
-    for k, s in ipairs(src.all) do sources[k] = src_dir .. "/" .. s:match("[^/]+$") end
-  end
   return {
     pipe = p, name = name, variant = variant, dir = dir, exe = exe, gmon = gmon,
     sources = sources, src_dir = src_dir, compiler = cc, flags = flags,
+    relative = layout ~= nil and layout.map ~= nil or nil,
   }
 end
 
@@ -305,7 +370,7 @@ local function finish(job)
   return {
     name = job.name, variant = job.variant, dir = job.dir, exe = job.exe,
     gmon = job.gmon, sources = job.sources, src_dir = job.src_dir, compiler = job.compiler,
-    flags = job.flags,
+    flags = job.flags, relative = job.relative,
   }
 end
 
@@ -397,7 +462,9 @@ end
 -- again, up to 3 times in all; when none passes, its profiles are deleted
 -- (see discard) and build returns nil, why.
 -- Returns { exe=, gmon={g1,g2,g3}, dir=, sources={...}, name=, variant=, compiler=, flags=,
--- src_dir= (a MOVED program: where its sources are now) }
+-- src_dir= (a MOVED program: where its sources are now; a LAYOUT one: its
+-- first source's folder), relative= (true: DWARF names its sources relative
+-- to the working directory) }
 -- or nil, message.
 function M.build(name, variant, opts)
   opts = opts or {}

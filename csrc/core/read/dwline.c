@@ -165,39 +165,57 @@ static int read_entries(lgp_dwline_ctx *c, rd *r, int offsz, const char ***out, 
   return 0;
 }
 
-/* name joined to dir as libdw does it ("dir/name" unless name is
-** absolute or there is no directory), in c->buf; NULL without memory. */
-static const char *join(lgp_dwline_ctx *c, const char *dir, const char *name) {
-  size_t dl, nl;
-  if (name[0] == '/' || dir == NULL)
+/* Appends the n bytes of s to c->buf at *len. */
+static void put(lgp_dwline_ctx *c, size_t *len, const char *s, size_t n) {
+  memcpy(c->buf + *len, s, n);
+  *len += n;
+}
+
+/* A file's name as BFD 2.40 (so gprof and addr2line) spells it: a
+** relative name goes under its directory entry (dir, NULL for none), and
+** under the compilation directory when that entry is not absolute
+** ("COMP/sub/m.c" for "m.c" in "sub"); nothing is normalised ("COMP/./m.c").
+** In c->buf, or name itself; NULL without memory. */
+static const char *join(lgp_dwline_ctx *c, const char *comp_dir, const char *dir,
+                        const char *name) {
+  const char *first = comp_dir, *second = dir;
+  size_t len = 0, need;
+  if (name[0] == '/')
     return name;
-  dl = strlen(dir);
-  nl = strlen(name);
-  if (lgp_grow((void **)&c->buf, &c->buf_cap, dl + nl + 2, 1) != 0)
+  if (dir != NULL && dir[0] == '/') /* an absolute entry needs no compilation directory */
+    first = NULL;
+  if (first == NULL) {
+    first = second;
+    second = NULL;
+  }
+  if (first == NULL)
+    return name;
+  need = strlen(first) + (second != NULL ? strlen(second) + 1 : 0) + strlen(name) + 2;
+  if (lgp_grow((void **)&c->buf, &c->buf_cap, need, 1) != 0)
     return NULL;
-  memcpy(c->buf, dir, dl);
-  c->buf[dl] = '/';
-  memcpy(c->buf + dl + 1, name, nl + 1);
+  put(c, &len, first, strlen(first));
+  if (second != NULL) {
+    put(c, &len, "/", 1);
+    put(c, &len, second, strlen(second));
+  }
+  put(c, &len, "/", 1);
+  put(c, &len, name, strlen(name) + 1);
   return c->buf;
 }
 
 /* The id of file entry idx, interned on first use: -1 for none, -2
 ** without memory. */
 static int32_t file_of(lgp_dwline_ctx *c, uint64_t idx, size_t nfiles, const uint64_t *fdirs,
-                       size_t ndirs) {
+                       size_t ndirs, const char *comp_dir) {
   const char *name;
   if (idx >= nfiles || c->names[idx] == NULL)
     return -1;
   if (c->ids[idx] != -2)
     return c->ids[idx];
-  name = c->names[idx];
-  if (fdirs != NULL) {
-    if (fdirs[idx] >= ndirs)
-      return c->ids[idx] = -1;
-    name = join(c, c->dirs[fdirs[idx]], name);
-    if (name == NULL)
-      return -2;
-  }
+  /* an entry beyond the directory table has none, as in BFD */
+  name = join(c, comp_dir, fdirs[idx] < ndirs ? c->dirs[fdirs[idx]] : NULL, c->names[idx]);
+  if (name == NULL)
+    return -2;
   c->ids[idx] = name[0] == '\0' ? -1 : c->file_id(c->ud, name);
   return c->ids[idx];
 }
@@ -310,12 +328,13 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
       goto out;
     }
   } else {
-    /* directory 0 is the compilation directory; file 0 does not exist */
+    /* directory 0 is the compilation directory (join's NULL entry); file 0
+       does not exist */
     const char *s;
     ndirs = 1;
     if (lgp_grow((void **)&c->dirs, &c->dirs_cap, 1, sizeof *c->dirs) != 0)
       return -1;
-    c->dirs[0] = comp_dir;
+    c->dirs[0] = NULL;
     while ((s = rd_cstr(&h)) != NULL && s[0] != '\0') {
       if (lgp_grow((void **)&c->dirs, &c->dirs_cap, ndirs + 1, sizeof *c->dirs) != 0)
         return -1;
@@ -423,7 +442,8 @@ int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char 
       if (cur == -3) {
         /* BFD 2.40 starts each DWARF 5 sequence at entry 0, not 1 */
         uint64_t fi = version >= 5 && !file_set ? 0 : file;
-        cur = fi < nfiles && c->ids[fi] != -2 ? c->ids[fi] : file_of(c, fi, nfiles, fdirs, ndirs);
+        cur = fi < nfiles && c->ids[fi] != -2 ? c->ids[fi]
+                                               : file_of(c, fi, nfiles, fdirs, ndirs, comp_dir);
         if (cur == -2)
           goto oom;
       }

@@ -30,7 +30,7 @@ typedef struct lgp_dwsect {
 typedef struct lgp_dwline_ctx {
   lgp_dwsect line, line_str, str;   /* .debug_line, .debug_line_str, .debug_str */
   int big_endian;
-  /* Maps a file name, as libdw's dwarf_linesrc spells it, to an id. */
+  /* Maps a file name, as BFD spells it (see lgp_dwline_read), to an id. */
   int32_t (*file_id)(void *ud, const char *name);
   void *ud;
   lgp_dwrow *rows;
@@ -51,6 +51,8 @@ typedef struct lgp_dwline_ctx {
 /* Decodes the line program at offset of .debug_line for compilation unit
 ** cu, appending to rows/seqs. A DWARF 5 program's rows before the first
 ** DW_LNS_set_file of a sequence get file entry 0, as BFD 2.40 reads them.
+** A relative file name is put under its directory entry and, unless that
+** is absolute, under comp_dir (the unit's, NULL for none), as BFD does.
 ** 0; 1 when the program is malformed (what was decoded is kept);
 ** -1 out of memory. */
 int lgp_dwline_read(lgp_dwline_ctx *c, uint64_t offset, uint32_t cu, const char *comp_dir);

@@ -51,9 +51,9 @@ typedef struct lgp_image {
   lgp_rawsym *syms;
   size_t nsyms;
   int external_syms;    /* syms came from an nm-style file (-S) */
-  char **files;         /* source file paths, as DWARF gives them */
-  char **file_paths;    /* files[i] joined to its CU's compilation directory,
-                           or NULL (already absolute, or no directory) */
+  char **files;         /* source file paths, as BFD joins DWARF's names */
+  char **file_paths;    /* files[i] without "." segments and repeated
+                           slashes, or NULL (relative: no absolute directory) */
   size_t nfiles;
   /* each file's length and where its base name starts (the reports'
      "(file:line)" suffixes, tens of thousands of them), or NULL */

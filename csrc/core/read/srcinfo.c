@@ -6,8 +6,8 @@
 ** unit's line table, the sequence [first row, end) that holds it, and in
 ** it the last row at or below it. The units' sequences are merged into one
 ** map of points; each symbol is a binary search, the line symbols a walk
-** over the points. Each file also gets its absolute path from its unit's
-** compilation directory (for the exports).
+** over the points. Files are named as BFD names them (lgp_dwline_read);
+** an absolute name also gets a normalised form (for the exports).
 */
 #include <dwarf.h>
 #include <stdlib.h>
@@ -31,22 +31,21 @@ static void add_segments(char *buf, size_t *len, const char *q) {
   }
 }
 
-/* A relative name joined to the CU's compilation directory, without "."
-** segments and repeated slashes; ".." is kept (removing "a/.." is wrong
-** when a is a symbolic link). NULL with *fail 0: nothing to join (the
-** name is absolute, or DWARF gives no absolute compilation directory). */
-static char *file_path(const char *comp_dir, const char *name, int *fail) {
+/* An absolute name without "." segments and repeated slashes; ".." is
+** kept (removing "a/.." is wrong when a is a symbolic link). NULL with
+** *fail 0: nothing to give (the name is relative: DWARF gives no absolute
+** compilation directory). */
+static char *file_path(const char *name, int *fail) {
   size_t len = 0;
   char *buf;
   *fail = 0;
-  if (name[0] == '/' || comp_dir == NULL || comp_dir[0] != '/')
+  if (name[0] != '/')
     return NULL;
-  buf = lgp_alloc_array(strlen(comp_dir) + strlen(name) + 3, 1);
+  buf = lgp_alloc_array(strlen(name) + 2, 1);
   if (buf == NULL) {
     *fail = 1;
     return NULL;
   }
-  add_segments(buf, &len, comp_dir);
   add_segments(buf, &len, name);
   if (len == 0)
     buf[len++] = '/';
@@ -54,7 +53,7 @@ static char *file_path(const char *comp_dir, const char *name, int *fail) {
   return buf;
 }
 
-static int intern(interner *t, const char *s, const char *comp_dir) {
+static int intern(interner *t, const char *s) {
   int fail, added;
   int32_t id;
   if (lgp_grow((void **)&t->paths, &t->pcap, t->set.n + 1, sizeof *t->paths) != 0)
@@ -62,15 +61,25 @@ static int intern(interner *t, const char *s, const char *comp_dir) {
   id = lgp_strset_add(&t->set, s, &added);
   if (id < 0 || !added)
     return id < 0 ? -1 : id;
-  /* the first unit to name a file gives its directory */
-  t->paths[id] = file_path(comp_dir, s, &fail);
+  t->paths[id] = file_path(s, &fail);
   return fail ? -1 : id;
 }
 
 static int32_t file_id(void *ud, const char *name) {
   loader *L = ud;
-  int id = intern(&L->files, name, L->comp_dir);
+  int id = intern(&L->files, name);
   return id < 0 ? -2 : id;
+}
+
+/* A unit's compilation directory as BFD reads it: a "HOST.:" that some
+** old compilers put before the path is dropped ("h.:/src" is "/src"). */
+static const char *comp_dir_of(Dwarf_Die *cudie) {
+  Dwarf_Attribute at;
+  const char *d = dwarf_formstring(dwarf_attr_integrate(cudie, DW_AT_comp_dir, &at));
+  const char *colon = d != NULL ? strchr(d, ':') : NULL;
+  if (colon != NULL && colon != d && colon[-1] == '.' && colon[1] == '/')
+    return colon + 1;
+  return d;
 }
 
 static lgp_dwsect section(Elf *elf, const char *want) {
@@ -143,9 +152,8 @@ static int read_units(loader *L) {
     L->nunits++;
     if (dwarf_offdie(L->dw, off + hsize, &cudie) == NULL)
       continue;
-    L->comp_dir = dwarf_formstring(dwarf_attr_integrate(&cudie, DW_AT_comp_dir, &at));
     if (dwarf_formudata(dwarf_attr(&cudie, DW_AT_stmt_list, &at), &stmt) == 0 &&
-        lgp_dwline_read(&L->lc, stmt, u, L->comp_dir) < 0)
+        lgp_dwline_read(&L->lc, stmt, u, comp_dir_of(&cudie)) < 0)
       return -1;
     while ((roff = dwarf_ranges(&cudie, roff, &base, &lo, &hi)) > 0)
       if (add_crange(L, lo, hi, u) != 0)
@@ -542,7 +550,7 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
     return 0;
   if (im->files != NULL) { /* read before: keep its ids */
     for (i = 0; i < im->nfiles; i++)
-      if (intern(&L.files, im->files[i], NULL) != (int)i)
+      if (intern(&L.files, im->files[i]) != (int)i)
         goto oom;
   }
   if (read_units(&L) != 0 || (lines && lgp_srcinfo_read_functions(&L, 1) != 0) ||

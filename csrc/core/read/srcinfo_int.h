@@ -14,7 +14,7 @@
 #include "read/srcinfo.h"
 #include "util/strset.h"
 
-/* The source files: names as libdw spells them, and absolute paths. */
+/* The source files: names as BFD spells them, and absolute paths. */
 typedef struct interner {
   lgp_strset set;
   char **paths; /* absolute form of set.s[i] (see file_path), or NULL */
@@ -49,7 +49,6 @@ typedef struct loader {
   Elf *elf;
   Dwarf *dw;
   interner files;
-  const char *comp_dir;
   lgp_dwline_ctx lc;
   lgp_dwfuncs fx;
   size_t *ptbeg;       /* unit u's function points: [ptbeg[u], ptbeg[u + 1]) */
