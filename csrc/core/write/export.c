@@ -688,6 +688,20 @@ static void write_csv_arcs(ectx *c) {
 /* }====================================================== */
 
 
+int lgp_export_shared_names(const lgp_profile *p, lgp_names *nm, uint8_t *shared) {
+  lgp_export_opts eo;
+  ectx c;
+  lgp_export_opts_init(&eo);
+  eo.format = LGP_EXPORT_FOLDED;
+  if (ctx_init(&c, NULL, p, nm, &eo, 0, 1) != 0) {
+    ctx_free(&c);
+    return -1;
+  }
+  memcpy(shared, c.dup, p->graph.nsyms);
+  ctx_free(&c);
+  return 0;
+}
+
 int lgp_export(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_export_opts *eo,
                lgp_err *err) {
   ectx c;
