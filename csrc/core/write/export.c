@@ -1,8 +1,8 @@
 /*
-** export.c: callgrind, JSON and CSV writers (folded stacks: folded.c) over an analysed
-** profile or view (removed functions are skipped). Every writer is one
-** pass over the functions and one over the arcs; the folded writer walks
-** the call graph with an explicit stack (no recursion the input controls).
+** export.c: callgrind, JSON and CSV writers (folded stacks: folded.c, over
+** analyse/stacks.c's walk) over an analysed profile or view (removed
+** functions are skipped). Every writer is one pass over the functions and
+** one over the arcs.
 **
 ** Units: JSON and CSV in seconds (as the Lua API; numbers written so that
 ** they read back as the same doubles), callgrind in integer nanoseconds
