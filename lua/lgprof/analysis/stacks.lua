@@ -40,6 +40,10 @@ function stacks.each(profile, options)
   return args.call(function() return profile:_stacks(options) end)
 end
 
+-- Each profile's shared names, asked of the core once (a labeller per
+-- picture and one for its tree would ask twice).
+local shared_of = setmetatable({}, { __mode = "k" })
+
 --- A function from the frames (Function or Cycle objects) to their labels,
 -- the names the folded writer prints: a cycle's name ("<cycle 1>"), a
 -- function's printed name with line breaks as blanks and, when another
@@ -47,10 +51,6 @@ end
 -- folded text, ';' is kept (a label is shown, never parsed). Its second
 -- result is that address suffix ("" when there is none), for writers that
 -- show the name as it is.
--- Each profile's shared names, asked of the core once (a labeller per
--- picture and one for its tree would ask twice).
-local shared_of = setmetatable({}, { __mode = "k" })
-
 function stacks.labeller(profile)
   args.check_profile(profile, 1, "stacks.labeller")
   local labels, suffixes, shared = {}, {}, shared_of[profile]
