@@ -23,6 +23,7 @@ local UNITS = {
   { test = "staticcg.c" },
   { test = "source.c" },
   { test = "export.c" },
+  { test = "stacks.c" },
   -- the arc limit, lowered to where a test reaches it: the arc table compiled
   -- with it, ahead of the library's
   { test = "arcs.c", flags = "-DLGP_ARCS_MAX=2",

@@ -490,6 +490,8 @@ static const luaL_Reg profile_methods[] = {
   {"ambiguous", lcore_profile_ambiguous},
   {"_exclude_arcs", lcore_profile_exclude_arcs},
   {"_cut_text", lcore_profile_cut_text},
+  {"_stacks", lcore_profile_stacks},
+  {"_shared_names", lcore_profile_shared_names},
   {NULL, NULL}
 };
 
@@ -676,6 +678,7 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
   new_type(L, ARC_T, nomethods, lcore_handle_index, NULL);
   new_type(L, CYCLE_T, lcore_cycle_methods, lcore_handle_index, NULL);
   lcore_lines_open(L);
+  lcore_stacks_open(L);
   luaL_newmetatable(L, "lgprof.Options");
   lua_pushcfunction(L, options_gc);
   lua_setfield(L, -2, "__gc");

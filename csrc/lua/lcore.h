@@ -97,6 +97,13 @@ int lcore_profile_ambiguous(lua_State *L);
 /* lexport.c: profile:export */
 int lcore_profile_export(lua_State *L);
 
+/* lstacks.c: profile:_stacks (an iterator over the stacks, frames as
+** handles), profile:_shared_names (the functions labelled with their
+** address); lcore_stacks_open registers the iterator's type */
+int lcore_profile_stacks(lua_State *L);
+int lcore_profile_shared_names(lua_State *L);
+void lcore_stacks_open(lua_State *L);
+
 /* lordering.c: profile:function_ordering, profile:file_ordering */
 int lcore_profile_function_ordering(lua_State *L);
 int lcore_profile_file_ordering(lua_State *L);

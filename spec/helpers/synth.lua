@@ -23,15 +23,24 @@ local M = {}
 M.TEXT, M.FSIZE, M.HZ = 0x401000, 16, 100
 
 --- Writes dir/<tag> and dir/<tag>.gmon; returns their paths and the table
--- name -> address. model.funcs: { {name, samples}, ... } (or { name =, samples = });
--- model.arcs: { {caller, callee, count}, ... } by name; model.text, .fsize, .hz.
+-- key -> address. model.funcs: { {name, samples}, ... } (or { name =,
+-- samples = }), where a function may also have a key (default its name:
+-- what arcs and the returned table call it, for two functions of one
+-- name), bind = "local" (a static) and file (a FILE symbol before it, as
+-- a compiler writes one per source file);
+-- model.arcs: { {caller, callee, count}, ... } by key; model.text, .fsize, .hz.
 function M.write(dir, tag, model)
   local text, fsize = model.text or M.TEXT, model.fsize or M.FSIZE
   local syms, addr = {}, {}
   for i, f in ipairs(model.funcs) do
     local name = f.name or f[1]
-    addr[name] = text + fsize * (i - 1)
-    syms[i] = { name = name, addr = addr[name], size = fsize }
+    local key = f.key or name
+    assert(not addr[key], "two functions keyed " .. key)
+    addr[key] = text + fsize * (i - 1)
+    if f.file then
+      syms[#syms + 1] = { name = f.file, type = "file", bind = "local", section = "abs" }
+    end
+    syms[#syms + 1] = { name = name, addr = addr[key], size = fsize, bind = f.bind }
   end
   local etext = text + fsize * #model.funcs
   syms[#syms + 1] = { name = "etext", addr = etext, type = "notype" }
@@ -42,7 +51,7 @@ function M.write(dir, tag, model)
               dimen = "seconds", abbrev = "s", bins = {} }
   for _, f in ipairs(model.funcs) do
     local n = f.samples or f[2] or 0
-    if n ~= 0 then h.bins[gw.bin_for(h, addr[f.name or f[1]] + 6)] = n end
+    if n ~= 0 then h.bins[gw.bin_for(h, addr[f.key or f.name or f[1]] + 6)] = n end
   end
   local arcs, seen = {}, {}
   for i, a in ipairs(model.arcs or {}) do

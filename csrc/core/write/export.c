@@ -1,8 +1,8 @@
 /*
-** export.c: callgrind, JSON and CSV writers (folded stacks: folded.c) over an analysed
-** profile or view (removed functions are skipped). Every writer is one
-** pass over the functions and one over the arcs; the folded writer walks
-** the call graph with an explicit stack (no recursion the input controls).
+** export.c: callgrind, JSON and CSV writers (folded stacks: folded.c, over
+** analyse/stacks.c's walk) over an analysed profile or view (removed
+** functions are skipped). Every writer is one pass over the functions and
+** one over the arcs.
 **
 ** Units: JSON and CSV in seconds (as the Lua API; numbers written so that
 ** they read back as the same doubles), callgrind in integer nanoseconds
@@ -687,6 +687,20 @@ static void write_csv_arcs(ectx *c) {
 
 /* }====================================================== */
 
+
+int lgp_export_shared_names(const lgp_profile *p, lgp_names *nm, uint8_t *shared) {
+  lgp_export_opts eo;
+  ectx c;
+  lgp_export_opts_init(&eo);
+  eo.format = LGP_EXPORT_FOLDED;
+  if (ctx_init(&c, NULL, p, nm, &eo, 0, 1) != 0) {
+    ctx_free(&c);
+    return -1;
+  }
+  memcpy(shared, c.dup, p->graph.nsyms);
+  ctx_free(&c);
+  return 0;
+}
 
 int lgp_export(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_export_opts *eo,
                lgp_err *err) {

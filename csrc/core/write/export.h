@@ -44,4 +44,10 @@ void lgp_export_opts_init(lgp_export_opts *eo);
 int lgp_export(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_export_opts *eo,
                lgp_err *err);
 
+/* The labels callgrind and folded stacks give functions: shared[s] (one
+** byte per symbol of p) is set to 1 when another function these formats
+** list prints the same name as s (they append its address, " [0x401136]"),
+** else 0. 0, or -1 when out of memory. */
+int lgp_export_shared_names(const lgp_profile *p, lgp_names *nm, uint8_t *shared);
+
 #endif

@@ -1,69 +1,133 @@
---- lgprof.stacks: the estimated call stacks of the folded synthesis
--- (lgprof.report.folded, README "Folded stacks: an estimate") as Lua data,
--- for the writers that draw them (flame graphs, pprof, speedscope).
--- gmon.out records arcs, not stacks: every stack here is an estimate.
-local lgprof = require "lgprof"
+--- lgprof.stacks: a profile's call stacks as Lua data, for the writers
+-- that draw them (flame graphs, pprof, speedscope). Each stack is its frames,
+-- Function and Cycle objects of the profile (root first), and its weight:
+-- functions are told apart by what they are, never by their names, so two
+-- functions of one name are two frames and a name holding ';' or blanks is
+-- kept whole. gmon.out records arcs, not stacks: today every stack is the
+-- estimate of the folded synthesis (lgprof.report.folded, README "Folded
+-- stacks: an estimate"), a cycle one frame with its members' self time as
+-- leaves below it. Nothing here depends on how the stacks were made: a
+-- profile that records real stacks would give them the same way.
 local args = require "lgprof.util.args"
 
 local stacks = {}
 
---- The stacks of a Profile or view: a list of { frames = { name, ... }
--- (root first), value = microseconds }, in the folded writer's order
+--- A lazy iterator over the stacks of a Profile or view:
+--   for frames, value, seconds in stacks.each(profile [, options]) do ... end
+-- frames: a new list of Function and Cycle objects, root first; value: its
+-- integer microseconds, rounded so that the running sum stays within one of
+-- the exact one (stacks rounding to 0 are left out, as the folded writer
+-- leaves them out); seconds: its exact weight. Order: the folded writer's
 -- (depth first from each root, the heaviest call first). options: the
--- folded writer's (max_depth, min_weight). Returns nil, message on a
--- write error of the temporary file.
-function stacks.list(profile, options)
-  args.check_profile(profile, 1, "stacks")
-  local fh = io.tmpfile()
-  local ok, err = lgprof.report.folded(profile, fh, options)
-  if not ok then
-    fh:close()
-    return nil, err
-  end
-  fh:seek("set")
-  local list = {}
-  for line in fh:lines() do
-    -- the value follows the last blank: names may hold blanks, never ';'
-    local path, value = line:match("^(.*) (%d+)$")
-    if path then
-      local frames = {}
-      for name in (path .. ";"):gmatch("([^;]*);") do frames[#frames + 1] = name end
-      list[#list + 1] = { frames = frames, value = tonumber(value) }
+-- folded writer's (max_depth, min_weight). A loop left early frees the walk
+-- (the iterator's closing value); misuse raises an error.
+function stacks.each(profile, options)
+  args.check_profile(profile, 1, "stacks.each")
+  args.check(options == nil or type(options) == "table", 2, "stacks.each",
+    "table expected, got " .. type(options))
+  for k, v in pairs(options or {}) do
+    if k == "max_depth" then
+      local d = type(v) == "number" and math.tointeger(v)
+      args.check(d and d >= 1 and d <= 1000000, 2, "stacks.each",
+        "option 'max_depth' must be an integer from 1 to 1000000")
+    elseif k == "min_weight" then
+      args.check(args.share(v) ~= nil, 2, "stacks.each",
+        "option 'min_weight' must be " .. args.share_expected())
+    else
+      args.check(false, 2, "stacks.each", ("unknown option '%s'"):format(tostring(k)))
     end
   end
-  fh:close()
+  return args.call(function() return profile:_stacks(options) end)
+end
+
+-- Each profile's shared names, asked of the core once (a labeller per
+-- picture and one for its tree would ask twice).
+local shared_of = setmetatable({}, { __mode = "k" })
+
+--- A function from the frames (Function or Cycle objects) to their labels,
+-- the names the folded writer prints: a cycle's name ("<cycle 1>"), a
+-- function's printed name with line breaks as blanks and, when another
+-- function prints the same name, its address (" [0x401136]"). Unlike the
+-- folded text, ';' is kept (a label is shown, never parsed). Its second
+-- result is that address suffix ("" when there is none), for writers that
+-- show the name as it is.
+function stacks.labeller(profile)
+  args.check_profile(profile, 1, "stacks.labeller")
+  local labels, suffixes, shared = {}, {}, shared_of[profile]
+  return function(obj)
+    local l = labels[obj]
+    if l then return l, suffixes[obj] end
+    local suffix = ""
+    if obj.kind == "cycle" then
+      l = obj.name
+    else
+      if not shared then
+        shared = profile:_shared_names()
+        shared_of[profile] = shared
+      end
+      if shared[obj] then suffix = (" [0x%x]"):format(obj.address) end
+      l = obj.name:gsub("[\r\n]", " ") .. suffix
+    end
+    labels[obj], suffixes[obj] = l, suffix
+    return l, suffix
+  end
+end
+
+--- The stacks as a list of { frames = { label, ... }, funcs = { Function or
+-- Cycle, ... } (root first), value = microseconds, seconds } in the order
+-- of stacks.each; labels as stacks.labeller's. options: as stacks.each's.
+function stacks.list(profile, options)
+  args.check_profile(profile, 1, "stacks")
+  local label = stacks.labeller(profile)
+  local list = {}
+  for funcs, value, seconds in stacks.each(profile, options) do
+    local frames = {}
+    for i, f in ipairs(funcs) do frames[i] = label(f) end
+    list[#list + 1] = { frames = frames, funcs = funcs, value = value, seconds = seconds }
+  end
   return list
+end
+
+-- Siblings: heaviest first, then by label, then functions by address after
+-- cycles by number (two objects may share a label only in odd profiles).
+local function rank(obj)
+  if obj.kind == "cycle" then return -obj.number end
+  return obj.address
 end
 
 local function by_weight(a, b)
   if a.value ~= b.value then return a.value > b.value end
-  return a.name < b.name
+  if a.name ~= b.name then return a.name < b.name end
+  return rank(a.func) < rank(b.func)
 end
 
 --- The stacks as a tree: the root { name = "all", value, self = 0,
--- children } where each node is { name, value (its stacks' microseconds,
--- its own and its descendants'), self (the stacks ending at it), children
--- (a list, heaviest first), parent }. Returns nil, message as stacks.list.
+-- children } where each node is { name (its label), func (the Function or
+-- Cycle), value (its stacks' microseconds, its own and its descendants'),
+-- self (the stacks ending at it), children (a list, heaviest first),
+-- parent }; a node's children are distinct objects. options: as
+-- stacks.each's.
 function stacks.tree(profile, options)
-  local list, err = stacks.list(profile, options)
-  if not list then return nil, err end
+  args.check_profile(profile, 1, "stacks")
+  local label = stacks.labeller(profile)
   local root = { name = "all", value = 0, self = 0, children = {}, index = {} }
-  for _, s in ipairs(list) do
+  for funcs, value in stacks.each(profile, options) do
     local node = root
-    node.value = node.value + s.value
-    for _, name in ipairs(s.frames) do
-      local child = node.index[name]
+    node.value = node.value + value
+    for _, f in ipairs(funcs) do
+      local child = node.index[f]
       if not child then
-        child = { name = name, value = 0, self = 0, children = {}, index = {}, parent = node }
-        node.index[name] = child
+        child = { name = label(f), func = f, value = 0, self = 0, children = {}, index = {},
+                  parent = node }
+        node.index[f] = child
         node.children[#node.children + 1] = child
       end
-      child.value = child.value + s.value
+      child.value = child.value + value
       node = child
     end
-    node.self = node.self + s.value
+    node.self = node.self + value
   end
-  -- sort and drop the name indexes, without recursion (stacks can be deep)
+  -- sort and drop the indexes, without recursion (stacks can be deep)
   local todo = { root }
   while #todo > 0 do
     local node = table.remove(todo)
@@ -79,7 +143,8 @@ local function frame_name(name)
   return (name:gsub("[\r\n]", " "):gsub(";", ":"))
 end
 
---- A function from the frame names of the stacks to what they stand for:
+--- For the text of lgprof.report.folded (not needed with the data above):
+-- a function from its frame names to what they stand for:
 -- the Function (or the Cycle, for "<cycle N>") of the profile or view, or
 -- nil for a name no function prints. Names are resolved once each, by
 -- profile:find (or profile:lookup for the "name [0xADDR]" of a name several

@@ -137,13 +137,6 @@ end
 ---------------------------------------------------------------------------
 -- What is embedded
 
--- The label the folded writer gives a function (lgprof.stacks' frame
--- names): its name with line breaks as blanks and ';' as ':', and
--- " [0xADDR]" when another function prints the same name.
-local function frame_name(name)
-  return (name:gsub("[\r\n]", " "):gsub(";", ":"))
-end
-
 local function arc_time(a) return a.self + a.children end
 
 local function heavier_arc(a, b)
@@ -159,19 +152,8 @@ local function collect(profile, o)
   local tree, terr = require("lgprof.analysis.stacks").tree(profile,
     { min_weight = o.min_weight, max_depth = o.max_depth })
   if not tree then return nil, terr end
-  local wanted = {} -- frame label -> true; for "NAME [0xADDR]", NAME -> true too
-  do
-    local todo = { tree }
-    while #todo > 0 do
-      local node = table.remove(todo)
-      wanted[node.name] = true
-      local base = node.name:match("^(.*) %[0x%x+%]$")
-      if base then wanted[base] = true end
-      table.move(node.children, 1, #node.children, #todo + 1, todo)
-    end
-  end
 
-  local candidates, totals, byname, index_of = {}, {}, {}, {}
+  local candidates, totals, index_of = {}, {}, {}
   local nfunctions = 0
   for fn in profile:functions() do
     nfunctions = nfunctions + 1
@@ -179,12 +161,6 @@ local function collect(profile, o)
     if total > 0 or fn.flat_self > 0 or fn.calls > 0 or fn.self_calls > 0 then
       candidates[#candidates + 1] = fn
       totals[#totals + 1] = total
-    end
-    local label = fn.name
-    if label:find("[;\r\n]") then label = frame_name(label) end
-    if wanted[label] then
-      byname[label] = byname[label] == nil and fn or false -- false: shared
-      byname[("%s [0x%x]"):format(label, fn.address)] = fn
     end
   end
   -- the max_functions with the most total time (ties: lower index),
@@ -256,13 +232,12 @@ local function collect(profile, o)
     local node, parent = item[1], item[2]
     local pos = #frames
     local kind, ref
-    local cyc = node.name:match("^<cycle (%d+)>$")
-    local fn = parent >= 0 and byname[node.name] or nil
-    if cyc then
-      kind, ref = 1, tonumber(cyc)
+    local obj = node.func -- nil for the root
+    if obj and obj.kind == "cycle" then
+      kind, ref = 1, obj.number
       cycles_of_frames[ref] = true
-    elseif fn then
-      kind, ref = 0, embed(fn, true)
+    elseif obj then
+      kind, ref = 0, embed(obj, true)
     else
       kind, ref = 2, #labels
       labels[#labels + 1] = node.name

@@ -6,7 +6,7 @@
 --
 -- gmon.out records caller-callee arcs, not stacks: the samples are the
 -- estimated stacks of the folded synthesis (lgprof.stacks), one Sample per
--- stack, with two values, samples/count and time/nanoseconds. Their sum is
+-- stack and one Function per frame (a function or a cycle, never a name), with two values, samples/count and time/nanoseconds. Their sum is
 -- the call graph's total (profile.print_time): the sum of the functions' self
 -- times, so that pprof's flat column is each function's self time and its
 -- total is what lgprof's call graph divides by.
@@ -89,31 +89,26 @@ end
 function pprof.encode(profile, options)
   args.check_profile(profile, 1, "pprof.encode")
   local o = check_options(options, "pprof.encode")
-  local list, err = args.call(function() return stacks.list(profile, o) end)
-  if not list then return nil, err end
-  local resolve = stacks.resolver(profile)
+  local label = stacks.labeller(profile)
   local strings, str = string_table()
   local period_ns = math.floor(profile.sample_period * 1e9 + 0.5)
   local period_us = profile.sample_period * 1e6
 
-  -- one Function and one Location per frame name, ids from 1 in the order
-  -- first seen; locations[id] is the location id already encoded
+  -- one Function and one Location per frame (a Function or Cycle object),
+  -- ids from 1 in the order first seen; locations[id] is the location id
+  -- already encoded
   local loc_of, locations, functions = {}, {}, {}
   local loc_varint = {}
   local text_start, text_end = profile.text_start, profile.text_end
   local any_file = false
-  local function location(label)
-    local id = loc_of[label]
+  local function location(obj)
+    local id = loc_of[obj]
     if id then return id end
     id = #locations + 1
-    loc_of[label] = id
-    local obj = resolve(label)
-    local fn = obj and obj.kind == "function" and obj or nil
-    local name = label
-    if fn then -- the readable name; a shared one keeps its address
-      local suffix = label:match(" %[0x%x+%]$")
-      name = fn.name .. (suffix or "")
-    end
+    loc_of[obj] = id
+    local fn = obj.kind == "function" and obj or nil
+    local name, suffix = label(obj)
+    if fn then name = fn.name .. suffix end -- the readable name; a shared one keeps its address
     local file, line = fn and fn.file, fn and fn.line or 0
     if file then any_file = true end
     -- system_name: the raw symbol; none for a cycle (pprof "demangles" a
@@ -134,8 +129,7 @@ function pprof.encode(profile, options)
   -- integer microseconds already, which add up to print_time)
   local samples, ids = {}, {}
   local cum_us, counted = 0, 0
-  for _, s in ipairs(list) do
-    local us = s.value
+  for funcs, us in stacks.each(profile, o) do
     cum_us = cum_us + us
     local count = 0
     if period_us > 0 then
@@ -144,8 +138,8 @@ function pprof.encode(profile, options)
       counted = target
     end
     if us > 0 or count > 0 then
-      local frames, n = s.frames, #s.frames
-      for i = 1, n do ids[i] = loc_varint[location(frames[n + 1 - i])] end
+      local n = #funcs
+      for i = 1, n do ids[i] = loc_varint[location(funcs[n + 1 - i])] end
       for i = n + 1, #ids do ids[i] = nil end
       samples[#samples + 1] = bytes(2, packed(1, ids)
         .. packed(2, { varint(count), varint(us * 1000) }))

@@ -52,21 +52,18 @@ function speedscope.encode(profile, options)
   local o = check_options(options, "speedscope.encode")
   local root, err = args.call(function() return stacks.tree(profile, o) end)
   if not root then return nil, err end
-  local resolve = stacks.resolver(profile)
+  local label = stacks.labeller(profile)
 
-  -- one frame per name, indexes from 0 in the order first seen
+  -- one frame per function or cycle, indexes from 0 in the order first seen
   local frame_of, frames = {}, {}
-  local function frame(label)
-    local i = frame_of[label]
+  local function frame(obj)
+    local i = frame_of[obj]
     if i then return i end
     i = #frames
-    frame_of[label] = i
-    local obj = resolve(label)
-    local fn = obj and obj.kind == "function" and obj or nil
-    local name = label
-    if fn then -- the readable name; a shared one keeps its address
-      name = fn.name .. (label:match(" %[0x%x+%]$") or "")
-    end
+    frame_of[obj] = i
+    local fn = obj.kind == "function" and obj or nil
+    local name, suffix = label(obj)
+    if fn then name = fn.name .. suffix end -- the readable name; a shared one keeps its address
     local f = { '{"name":', json_string(name) }
     if fn and fn.file then
       f[#f + 1] = ',"file":' .. json_string(fn.file)
@@ -91,7 +88,7 @@ function speedscope.encode(profile, options)
       n = n + 1
       events[n] = format('{"type":"C","frame":%d,"at":%d}', e.frame, t)
     else
-      local f = frame(node.name)
+      local f = frame(node.func)
       n = n + 1
       events[n] = format('{"type":"O","frame":%d,"at":%d}', f, t)
       todo[#todo + 1] = { node = node, close = true, frame = f, at = t }

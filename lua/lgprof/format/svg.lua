@@ -154,38 +154,13 @@ local CYCLE_COLOUR = "rgb(200,170,230)"
 local ROOT_COLOUR = "rgb(220,220,220)"
 
 ---------------------------------------------------------------------------
--- The profile's functions by frame name (for the calls in tooltips)
+-- Calls, for the tooltips
 
--- Frame names are lgprof.report.folded's: the printed name (newlines and
--- ';' replaced), " [0xADDR]" after a name several functions print. The
--- calls of the function a frame name stands for, nil when unknown; looked
--- up per distinct name drawn (profile:find's sorted names, profile:lookup),
--- not by a walk over every function: a picture draws few of them.
-local function calls_of(profile)
-  local cache, cycles = {}, nil
-  return function(name)
-    local c = cache[name]
-    if c ~= nil then return c or nil end
-    local fn
-    local base, hex = name:match("^(.*) %[0x(%x+)%]$")
-    if name:match("^<cycle %d+>$") then
-      if not cycles then
-        cycles = {}
-        for cyc in profile:cycles() do cycles[cyc.name] = cyc.calls end
-      end
-      c = cycles[name]
-    else
-      if hex then
-        fn = profile:lookup(tonumber(hex, 16))
-        if fn and fn.name ~= base then fn = nil end
-      else
-        fn = profile:find(name)
-      end
-      c = fn and fn.calls + fn.self_calls
-    end
-    cache[name] = c or false
-    return c
-  end
+-- The calls of a frame's function (its calls and recursive calls) or
+-- cycle (calls from outside it).
+local function calls_of(obj)
+  if obj.kind == "cycle" then return obj.calls end
+  return obj.calls + obj.self_calls
 end
 
 ---------------------------------------------------------------------------
@@ -219,7 +194,12 @@ local function layout(root, pw, min_px, order)
       local children = node.children
       if order == "name" then
         children = table.move(children, 1, #children, 1, {})
-        table.sort(children, function(a, b) return a.name < b.name end)
+        local pos = {}
+        for i, c in ipairs(children) do pos[c] = i end
+        table.sort(children, function(a, b)
+          if a.name ~= b.name then return a.name < b.name end
+          return pos[a] < pos[b] -- two frames of one label: as the tree orders them
+        end)
       end
       -- pushed in reverse, so that they are drawn left to right
       local lefts, at = {}, left
@@ -358,7 +338,6 @@ local function render(profile, o)
   local min_px = o.min_width
   if type(min_px) == "string" then min_px = args.share(min_px, 1) * pw end
   local frames, max_depth, omitted, omitted_time = layout(root, pw, min_px, o.order)
-  local calls = calls_of(profile)
   local total = root.value
 
   local title = o.title or ((o.icicle and "Icicle graph: " or "Flame graph: ") .. basename(profile.image))
@@ -412,14 +391,14 @@ local function render(profile, o)
     local name = node.name
     local fill
     if node == root then fill = ROOT_COLOUR
-    elseif name:match("^<cycle %d+>$") then fill = CYCLE_COLOUR
+    elseif node.func.kind == "cycle" then fill = CYCLE_COLOUR
     elseif o.colors == "self" then fill = self_colour(node.self, node.value)
     else fill = hash_colour(name) end
     local parent = node.parent
     local info = time_text(node.value) .. ", " .. share_text(node.value, total)
     if parent and parent ~= root then info = info .. ", " .. share_text(node.value, parent.value) .. " of its caller" end
     info = info .. "; self " .. time_text(node.self)
-    local c = node ~= root and calls(name)
+    local c = node ~= root and calls_of(node.func)
     if c then
       info = info .. (c == 0 and "; no call recorded" or ("; %d call%s in all"):format(c, c == 1 and "" or "s"))
     end
