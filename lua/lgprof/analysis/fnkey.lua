@@ -181,6 +181,37 @@ function fnkey.apply_aliases(alias, maps, orders)
   end
 end
 
+-- Does kept (read with the clones kept) hold the data of profile (read with
+-- gprof's rule)? Each function's samples and calls must be those of the
+-- functions of kept that gprof's rule folds into it: a profile file
+-- rewritten since (another run) shows there.
+local function same_data(profile, kept)
+  if kept.samples ~= profile.samples or kept.arc_records ~= profile.arc_records
+     or kept.hz ~= profile.hz then
+    return false
+  end
+  local byaddr, sum = {}, {}
+  for fn in profile:symbols() do byaddr[fn.address] = fn end
+  for fn in kept:symbols() do
+    local into = byaddr[fn.address] or profile:lookup(fn.address)
+    if into then
+      local t = sum[into] or { samples = 0, calls = 0 }
+      sum[into] = t
+      t.samples, t.calls = t.samples + fn.samples, t.calls + fn.calls + fn.self_calls
+    end
+  end
+  for fn in profile:symbols() do
+    local t = sum[fn] or { samples = 0, calls = 0 }
+    -- (calls from a host to its folded clone are the host's self calls;
+    -- samples split over bins add up to within rounding)
+    if math.abs(t.samples - fn.samples) > 1e-6 * math.max(1, fn.samples)
+       or t.calls ~= fn.calls + fn.self_calls then
+      return false
+    end
+  end
+  return true
+end
+
 -- Each Profile opened with gprof's rule whose executable has clones that
 -- the rule folded: the same files read again with the clones kept (or the
 -- Profile itself when they cannot be: see fnkey.kept). Weak both ways: an
@@ -190,9 +221,9 @@ local kept_cache = setmetatable({}, { __mode = "k" })
 --- The Profile with gcc's clones as functions of their own: profile itself
 -- when it was opened so, when gprof's rule folded no clone, for a view, or
 -- when it was not opened by lgprof.open; else its files read again with
--- the same options and clones = "keep" (once per Profile). A profile file
--- rewritten since (another run) shows in a different count of samples or
--- arc records: then the Profile itself is used.
+-- the same options and clones = "keep" (once per Profile). When the files
+-- no longer hold the Profile's data (rewritten by another run since: the
+-- functions' samples and calls differ), the Profile itself is used.
 function fnkey.kept(profile)
   if profile.clones == "keep" or profile.folded_clones == 0 or profile.is_view then
     return profile
@@ -207,8 +238,7 @@ function fnkey.kept(profile)
     for k, v in pairs(how.options) do o[k] = v end
     o.clones = "keep"
     p = lgprof.open(how.exe, how.gmon, o)
-    if p and (p.samples ~= profile.samples or p.arc_records ~= profile.arc_records
-              or p.hz ~= profile.hz) then
+    if p and not same_data(profile, p) then
       p:close()
       p = nil
     end
