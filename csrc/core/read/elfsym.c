@@ -72,8 +72,9 @@ int lgp_local_name_ok(const char *strtab, size_t size, size_t off) {
 }
 
 /* The length of a chain of gcc clone suffixes at s (".isra.0.cold"),
-** stopped by stop or the end of the string, or 0 if s does not start one. */
-static size_t clone_suffixes_len(const char *s, char stop) {
+** ended by stop or the end of the string, or 0 if s does not start one;
+** *end: where the parse stopped. */
+static size_t clone_suffixes_len(const char *s, char stop, const char **end) {
   static const char *const words[] = {
     "constprop", "isra", "part", "cold", "lto_priv", "localalias", "clone", "specialized", NULL
   };
@@ -87,39 +88,47 @@ static size_t clone_suffixes_len(const char *s, char stop) {
         break;
     }
     if (words[i] == NULL)
-      return 0;
+      break;
     p += 1 + n;
     if (p[0] == '.' && isdigit((unsigned char)p[1])) { /* the clone's number */
       for (p++; isdigit((unsigned char)*p); p++)
         ;
     }
-    if (*p != '.' && *p != '\0' && *p != stop)
-      return 0;
   }
+  *end = p;
   return p == s || (*p != '\0' && *p != stop) ? 0 : (size_t)(p - s);
 }
 
 size_t lgp_clone_origin_len(const char *name) {
   static const char clone_tag[] = " [clone ";
-  const char *p;
+  const size_t tag = sizeof clone_tag - 1;
+  const char *p, *end;
   size_t i;
   /* demangled: "f(int) [clone .constprop.0] [clone .isra.0]" */
   p = strstr(name, clone_tag);
   if (p != NULL && p > name) {
     const char *q = p;
-    while (strncmp(q, clone_tag, sizeof clone_tag - 1) == 0) {
-      size_t n = clone_suffixes_len(q + sizeof clone_tag - 1, ']');
-      if (n == 0 || q[sizeof clone_tag - 1 + n] != ']')
+    while (strncmp(q, clone_tag, tag) == 0) {
+      size_t n = clone_suffixes_len(q + tag, ']', &end);
+      if (n == 0 || q[tag + n] != ']')
         break;
-      q += sizeof clone_tag - 1 + n + 1;
+      q += tag + n + 1;
     }
     if (*q == '\0')
       return (size_t)(p - name);
   }
-  /* raw: the first '.' after which the rest is a chain of suffixes */
-  for (i = 1; name[i] != '\0'; i++)
-    if (name[i] == '.' && clone_suffixes_len(name + i, '\0') > 0)
+  /* raw: the first '.' after which the rest is a chain of suffixes. A
+     failed parse fails from each '.' it passed too (words hold no '.'), so
+     the scan goes on from where it stopped: linear in the name. */
+  for (i = 1; name[i] != '\0';) {
+    if (name[i] != '.') {
+      i++;
+      continue;
+    }
+    if (clone_suffixes_len(name + i, '\0', &end) > 0)
       return i;
+    i = (size_t)(end - name) > i ? (size_t)(end - name) : i + 1;
+  }
   return 0;
 }
 
