@@ -234,6 +234,11 @@ describe("a clone-heavy -O2 program", function()
     assert.equal("keep", k.clones)
     assert.equal(CALLED, k:find("cmp_entry.isra.0").calls)
     assert.equal(k, fnkey.kept(p)) -- once
+    -- gprof's rule asked for: respected
+    local pg <close> = assert(lgprof.open(e, g, { clones = "gprof" }))
+    assert.equal(pg, fnkey.kept(pg))
+    assert.are_not.equal(pg, fnkey.kept(pg, true)) -- (the doctor's look)
+    assert.equal(pg, fnkey.kept(pg))
     -- a copy rewritten by a shorter run after the open: not read again
     local copy = tmp() .. "/rewritten.out"
     assert(util.exec_ok(("cp %s %s"):format(q(g), q(copy))))
@@ -354,6 +359,11 @@ describe("diffs and gates across builds", function()
       s, out = cmd.lgprof(diff_args(base, new, 1, { "--no-clone-match" }))
       assert.equal(0, s)
       assert.is_true(#new_or_gone(out) > 0, out)
+      -- with gprof's rule asked for, cmp_entry.isra.0 is folded away: cmp_entry
+      -- has no counterpart (and the names gprof keeps still match)
+      s, out = cmd.lgprof(diff_args(base, new, 1, { "--clones=gprof" }))
+      assert.equal(0, s)
+      assert.truthy(out:find("cmp_entry (clones.c) (new)", 1, true), out)
       rows = lgprof.diff(bases, np, { clone_match = false })
       local added = 0
       for _, r in ipairs(rows) do

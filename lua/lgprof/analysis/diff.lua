@@ -7,8 +7,9 @@
 -- in both profiles); only functions active in either profile (sampled or
 -- called) are listed.
 -- gcc's clones: by default (opts.clone_match ~= false) each profile opened
--- with gprof's rule, which folds most clones into the function before
--- them, is read with the clones kept (lgprof.fnkey.kept), and a clone
+-- with gprof's rule by default (no clones option), which folds most clones
+-- into the function before them, is read with the clones kept
+-- (lgprof.fnkey.kept), and a clone
 -- unmatched by name is matched to its origin (lookup.constprop.0 in one
 -- build, lookup in the other) when the origin name is unique among the
 -- functions unmatched in each profile (lgprof.fnkey.clone_aliases): its

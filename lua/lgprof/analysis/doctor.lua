@@ -220,7 +220,7 @@ end
 local function check_clones(list, profile)
   if profile.clones ~= "gprof" or profile.folded_clones == 0 then return end
   local fnkey = require "lgprof.analysis.fnkey"
-  local kept = fnkey.kept(profile)
+  local kept = fnkey.kept(profile, true)
   if kept == profile then return end -- a view, or files that changed since
   local folded, samples = {}, kept.samples
   for fn in kept:symbols() do

@@ -133,7 +133,7 @@ function fnkey.clone_aliases(maps)
   local groups, origins = {}, {}
   for i, map in ipairs(maps) do
     local mine = {}
-    for key, e in pairs(map) do
+    for key in pairs(map) do
       if present[key] < #maps then mine[#mine + 1] = key end
     end
     table.sort(mine)
@@ -214,26 +214,31 @@ end
 
 -- Each Profile opened with gprof's rule whose executable has clones that
 -- the rule folded: the same files read again with the clones kept (or the
--- Profile itself when they cannot be: see fnkey.kept). Weak both ways: an
--- entry lives as long as its Profile.
-local kept_cache = setmetatable({}, { __mode = "k" })
+-- Profile itself when they cannot be: see fnkey.kept), one table for each
+-- value of its `always`. Weak keys: an entry lives as long as its Profile.
+local kept_cache = { [false] = setmetatable({}, { __mode = "k" }),
+                     [true] = setmetatable({}, { __mode = "k" }) }
 
 --- The Profile with gcc's clones as functions of their own: profile itself
--- when it was opened so, when gprof's rule folded no clone, for a view, or
--- when it was not opened by lgprof.open; else its files read again with
+-- when it was opened so, when gprof's rule folded no clone, for a view,
+-- when it was not opened by lgprof.open, or opened with clones = "gprof"
+-- asked for explicitly (the default is gprof's rule too, but then nothing
+-- says the caller wants it) unless always is true (the doctor's look at
+-- what the rule folded); else its files read again with
 -- the same options and clones = "keep" (once per Profile). When the files
 -- no longer hold the Profile's data (rewritten by another run since: the
 -- functions' samples and calls differ), the Profile itself is used.
-function fnkey.kept(profile)
+function fnkey.kept(profile, always)
   if profile.clones == "keep" or profile.folded_clones == 0 or profile.is_view then
     return profile
   end
-  local cached = kept_cache[profile]
+  always = always == true
+  local cached = kept_cache[always][profile]
   if cached then return cached end
   local lgprof = require "lgprof"
   local how = lgprof._opened(profile)
   local p
-  if how then
+  if how and (how.options.clones == nil or always) then
     local o = {}
     for k, v in pairs(how.options) do o[k] = v end
     o.clones = "keep"
@@ -243,7 +248,7 @@ function fnkey.kept(profile)
       p = nil
     end
   end
-  kept_cache[profile] = p or profile
+  kept_cache[always][profile] = p or profile
   return p or profile
 end
 
