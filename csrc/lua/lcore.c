@@ -105,7 +105,7 @@ static const char *const open_fields[] = {
   "no_static", "functions_only", "no_srcinfo", "default_excludes", "granularity", "format",
   "demangle", "zeros", "incl_graph", "excl_graph", "incl_arcs", "excl_arcs", "incl_flat",
   "excl_flat", "incl_time", "excl_time", "incl_anno", "excl_anno", "incl_exec", "excl_exec",
-  "symbol_file", "map_file", "spec_order", "static_call_graph", "static_arcs", NULL
+  "symbol_file", "map_file", "spec_order", "static_call_graph", "static_arcs", "clones", NULL
 };
 
 /* spec_order: the tables of the specs in the order they were given (the
@@ -148,6 +148,7 @@ static void order_specs(lua_State *L, int t, lgp_options *o) {
 static void read_options(lua_State *L, int t, lgp_options *o) {
   static const char *const fmts[] = {"auto", "magic", "bsd", "4.4bsd", NULL};
   static const char *const grains[] = {"function", "line", NULL};
+  static const char *const clones[] = {"gprof", "keep", NULL};
   int i;
   if (lua_isnoneornil(L, t))
     return;
@@ -167,6 +168,7 @@ static void read_options(lua_State *L, int t, lgp_options *o) {
   }
   o->static_call_graph = lcore_opt_bool(L, t, "static_call_graph", 0);
   o->static_arcs = lcore_opt_bool(L, t, "static_arcs", 0);
+  o->keep_clones = lcore_opt_enum(L, t, "clones", 0, clones);
   for (i = 0; table_names[i] != NULL; i++) {
     lua_Integer k, n;
     int type = lua_getfield(L, t, table_names[i]);
@@ -457,7 +459,7 @@ static const char *const profile_fields[] = {
   "total_time", "print_time", "hz", "sample_period", "have_histogram", "have_call_graph",
   "have_bb_counts", "function_count", "cycle_count", "arc_count", "arc_records", "text_start",
   "text_end", "address_bits", "big_endian", "dimension", "files", "image", "is_view",
-  "base_time", "base_print_time", "samples", NULL
+  "base_time", "base_print_time", "samples", "clones", "folded_clones", NULL
 };
 static const luaL_Reg profile_methods[] = {
   {"close", profile_close},
@@ -555,6 +557,10 @@ static int profile_index(lua_State *L) {
     lua_pushboolean(L, lgp_is_view(p));
   else if (strcmp(k, "samples") == 0)
     lua_pushinteger(L, (lua_Integer)lgp_gmon_sample_count(p->gmon));
+  else if (strcmp(k, "clones") == 0)
+    lua_pushstring(L, p->image->keep_clones ? "keep" : "gprof");
+  else if (strcmp(k, "folded_clones") == 0)
+    lua_pushinteger(L, (lua_Integer)p->image->folded_clones);
   else if (strcmp(k, "base_time") == 0)
     lua_pushnumber(L, lgp_seconds(p, p->base_time));
   else if (strcmp(k, "base_print_time") == 0)
@@ -581,6 +587,18 @@ static int l_demangle(lua_State *L) {
     return 0;
   lua_pushstring(L, d);
   free(d);
+  return 1;
+}
+
+/* core.clone_origin(name) -> the origin name of a gcc clone's name
+** ("f" for "f.isra.0"; lgp_clone_origin_len), or nil if it is not one */
+static int l_clone_origin(lua_State *L) {
+  size_t len;
+  const char *name = luaL_checklstring(L, 1, &len);
+  size_t n = strlen(name) == len ? lgp_clone_origin_len(name) : 0;
+  if (n == 0)
+    return 0;
+  lua_pushlstring(L, name, n);
   return 1;
 }
 
@@ -664,6 +682,7 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
   static const luaL_Reg funcs[] = {
     {"open", l_open},
     {"demangle", l_demangle},
+    {"clone_origin", l_clone_origin},
     {"regex_match", lcore_regex_match},
     {"share", l_share},
     {"type", l_type},

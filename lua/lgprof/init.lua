@@ -51,6 +51,10 @@ local function core_options(options)
   return o
 end
 
+-- The arguments each open Profile was opened with (weak: a Profile's
+-- record goes with it).
+local opened = setmetatable({}, { __mode = "k" })
+
 --- Opens and analyses a profile.
 -- @param exe path of the executable (default "a.out")
 -- @param gmon a path or a list of paths (default "gmon.out"); several are summed
@@ -65,10 +69,21 @@ function lgprof.open(exe, gmon, options)
   args.check(options == nil or type(options) == "table", 3, "open",
     "table expected, got " .. type(options))
   local o = core_options(options or {})
-  return args.call(function()
-    local profile, err = core.open(exe, gmon, o)
-    return profile, err
+  local profile, err = args.call(function()
+    local p, e = core.open(exe, gmon, o)
+    return p, e
   end)
+  if profile then
+    opened[profile] = { exe = exe, gmon = table.move(gmon, 1, #gmon, 1, {}), options = o }
+  end
+  return profile, err
+end
+
+--- How a Profile was opened (exe, gmon, options), or nil (a view, or one
+-- opened by lgprof.core directly): lgprof.fnkey.kept reads the files again
+-- with gcc's clones kept.
+function lgprof._opened(profile)
+  return opened[profile]
 end
 
 --- Demangles a C++ (or Rust, D, Ada) symbol name; nil if it is not mangled.

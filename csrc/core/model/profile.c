@@ -83,6 +83,7 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   p->line_granularity = opts->line_granularity;
   io.no_static = opts->no_static;
   io.functions_only = opts->functions_only;
+  io.keep_clones = opts->keep_clones;
   io.symbol_file = opts->symbol_file;
   /* DWARF is slow to read and the report needs it only for specs naming
      files or lines; the Lua API reads it on demand. Line granularity

@@ -57,6 +57,7 @@ typedef struct lgp_options {
   char *map_file;        /* -R: function -> object file map (nm -A style) */
   int static_call_graph; /* -c: gprof's scan for call bytes adds count-0 arcs */
   int static_arcs;       /* --static-arcs: decoded direct calls add count-0 arcs */
+  int keep_clones;       /* gcc's clones (f.isra.0) are functions of their own */
   /* symspecs, in the order given: table and text */
   struct { int table; char *text; } *specs;
   size_t nspecs, specs_cap;

@@ -71,6 +71,67 @@ int lgp_local_name_ok(const char *strtab, size_t size, size_t off) {
   return 1;
 }
 
+/* The length of a chain of gcc clone suffixes at s (".isra.0.cold"),
+** ended by stop or the end of the string, or 0 if s does not start one;
+** *end: where the parse stopped. */
+static size_t clone_suffixes_len(const char *s, char stop, const char **end) {
+  static const char *const words[] = {
+    "constprop", "isra", "part", "cold", "lto_priv", "localalias", "clone", "specialized", NULL
+  };
+  const char *p = s;
+  while (*p == '.') {
+    size_t i, n = 0;
+    for (i = 0; words[i] != NULL; i++) {
+      n = strlen(words[i]);
+      if (strncmp(p + 1, words[i], n) == 0 &&
+          (p[1 + n] == '.' || p[1 + n] == '\0' || p[1 + n] == stop))
+        break;
+    }
+    if (words[i] == NULL)
+      break;
+    p += 1 + n;
+    if (p[0] == '.' && isdigit((unsigned char)p[1])) { /* the clone's number */
+      for (p++; isdigit((unsigned char)*p); p++)
+        ;
+    }
+  }
+  *end = p;
+  return p == s || (*p != '\0' && *p != stop) ? 0 : (size_t)(p - s);
+}
+
+size_t lgp_clone_origin_len(const char *name) {
+  static const char clone_tag[] = " [clone ";
+  const size_t tag = sizeof clone_tag - 1;
+  const char *p, *end;
+  size_t i;
+  /* demangled: "f(int) [clone .constprop.0] [clone .isra.0]" */
+  p = strstr(name, clone_tag);
+  if (p != NULL && p > name) {
+    const char *q = p;
+    while (strncmp(q, clone_tag, tag) == 0) {
+      size_t n = clone_suffixes_len(q + tag, ']', &end);
+      if (n == 0 || q[tag + n] != ']')
+        break;
+      q += tag + n + 1;
+    }
+    if (*q == '\0')
+      return (size_t)(p - name);
+  }
+  /* raw: the first '.' after which the rest is a chain of suffixes. A
+     failed parse fails from each '.' it passed too (words hold no '.'), so
+     the scan goes on from where it stopped: linear in the name. */
+  for (i = 1; name[i] != '\0';) {
+    if (name[i] != '.') {
+      i++;
+      continue;
+    }
+    if (clone_suffixes_len(name + i, '\0', &end) > 0)
+      return i;
+    i = (size_t)(end - name) > i ? (size_t)(end - name) : i + 1;
+  }
+  return 0;
+}
+
 typedef struct secinfo {
   uint64_t flags, addr;
   const char *name;
@@ -80,7 +141,7 @@ typedef struct secinfo {
 /* gprof's acceptance test; returns 'T' (global), 't' (static) or 0. */
 static int symbol_class(const GElf_Sym *s, Elf32_Word shndx, const secinfo *secs,
                         size_t nsecs, const char *strtab, size_t strsize,
-                        const lgp_image_opts *opts) {
+                        const lgp_image_opts *opts, size_t *folded) {
   int bind = GELF_ST_BIND(s->st_info), type = GELF_ST_TYPE(s->st_info);
   const char *name;
   if (type == STT_SECTION || type == STT_FILE)
@@ -106,8 +167,17 @@ static int symbol_class(const GElf_Sym *s, Elf32_Word shndx, const secinfo *secs
   name = strtab + s->st_name;
   if (name[0] == '\0')
     return 0;
-  if (!lgp_local_name_ok(strtab, strsize, s->st_name))
-    return 0;
+  /* a clone's name judged within its own string: gprof's scan can run on
+     into the next name, and rejects most clone suffixes anyway */
+  if (!lgp_local_name_ok(strtab, strsize, s->st_name)) {
+    if (strchr(name, '$') != NULL || lgp_clone_origin_len(name) == 0)
+      return 0;
+    if (!opts->keep_clones) {
+      if (!opts->functions_only || type == STT_FUNC)
+        (*folded)++;
+      return 0;
+    }
+  }
   if (strncmp(name, "__gnu_compiled", 14) == 0 || strncmp(name, "___gnu_compiled", 15) == 0)
     return 0;
   if (opts->functions_only && type != STT_FUNC)
@@ -201,7 +271,8 @@ static int load_symbols(lgp_image *im, Elf *elf, const char *path,
     }
     if (s.st_shndx != SHN_XINDEX)
       shndx = s.st_shndx;
-    cls = symbol_class(&s, shndx, secs, nsecs, im->strtab, im->strtab_size, opts);
+    cls = symbol_class(&s, shndx, secs, nsecs, im->strtab, im->strtab_size, opts,
+                       &im->folded_clones);
     if (cls == 0)
       continue;
     r = &im->syms[kept++];
@@ -264,6 +335,7 @@ int lgp_image_open(lgp_image *im, const char *path, const lgp_image_opts *opts,
     goto out;
   }
   im->addr_bytes = ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+  im->keep_clones = opts->keep_clones != 0;
   im->big_endian = ident[EI_DATA] == ELFDATA2MSB;
   if (load_symbols(im, elf, path, opts, err) != 0)
     goto out;

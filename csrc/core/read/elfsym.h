@@ -37,6 +37,8 @@ typedef struct lgp_image_opts {
   int no_static;        /* -a: drop local symbols */
   int functions_only;   /* -D: drop local symbols that are not STT_FUNC */
   int srcinfo;          /* read DWARF now (else on demand) */
+  int keep_clones;      /* keep the local code symbols named as gcc's clones
+                           (lgp_clone_origin_len) that gprof's filter drops */
   const char *symbol_file; /* -S: the symbols from this nm-style file (no
                            source information then: -a and -D do not apply) */
 } lgp_image_opts;
@@ -51,6 +53,9 @@ typedef struct lgp_image {
   lgp_rawsym *syms;
   size_t nsyms;
   int external_syms;    /* syms came from an nm-style file (-S) */
+  int keep_clones;      /* opened with lgp_image_opts.keep_clones */
+  size_t folded_clones; /* clone-named local code symbols gprof's filter
+                           dropped: their code counts for the symbol before */
   char **files;         /* source file paths, as BFD joins DWARF's names */
   char **file_paths;    /* files[i] without "." segments and repeated
                            slashes, or NULL (relative: no absolute directory) */
@@ -86,5 +91,13 @@ int lgp_image_load_lines(lgp_image *im, lgp_err *err);
 ** string table from offset off (see the reference, section 3.1: a name
 ** ending in ".digits" makes the scan run on into the next string). */
 int lgp_local_name_ok(const char *strtab, size_t size, size_t off);
+
+/* gcc names the functions it specialises or splits after their origin:
+** f.constprop.0, f.isra.0, f.part.0, f.cold, f.lto_priv.0, f.localalias,
+** f.clone.0, f.specialized.0, and chains of these (f.isra.0.cold); a C++
+** name demangles to "f(int) [clone .constprop.0]". The length of the
+** origin name (the text before the first clone suffix), or 0 when name is
+** not a clone's. */
+size_t lgp_clone_origin_len(const char *name);
 
 #endif

@@ -12,6 +12,11 @@
 -- error of its sample count. A breach of the estimate alone is a warning
 -- line. Confidence 0: every breach of the estimate fails (no statistics).
 -- Call counts are exact.
+-- gcc's clones (opts.clone_match ~= false, the default): a profile opened
+-- with gprof's rule, which folds most clones into the function before
+-- them, is checked with the clones kept (lgprof.fnkey.kept), and a pattern
+-- matches a clone through its origin name too (^lookup$ matches
+-- lookup.constprop.0); max_growth also matches a row's base name.
 local lgprof = require "lgprof"
 local args = require "lgprof.util.args"
 local stats = require "lgprof.analysis.stats"
@@ -51,22 +56,34 @@ local function check_pattern(pattern, kind)
   if perr then args.error(("bad argument #2 to '%s' (%s)"):format(kind, perr)) end
 end
 
--- The confidence of a check: opts.confidence, else check.confidence.
+-- The confidence of a check: opts.confidence, else check.confidence; and
+-- whether gcc's clones are matched (opts.clone_match, default true).
 local function confidence_of(opts, kind)
-  local c = check.confidence
+  local c, match = check.confidence, true
   if opts ~= nil then
     args.check(type(opts) == "table", 4, kind, "table expected, got " .. type(opts))
     for k in pairs(opts) do
-      args.check(k == "confidence", 4, kind, ("unknown option '%s'"):format(tostring(k)))
+      args.check(k == "confidence" or k == "clone_match", 4, kind,
+        ("unknown option '%s'"):format(tostring(k)))
     end
+    args.check(opts.clone_match == nil or type(opts.clone_match) == "boolean", 4, kind,
+      "clone_match: boolean expected, got " .. type(opts.clone_match))
     if opts.confidence ~= nil then c = opts.confidence end
+    match = opts.clone_match ~= false
   end
   local v = stats.confidence(c)
   if not v then
     args.error(("bad argument #4 to '%s' (confidence: a number from 0 to 1, 1 excluded, " ..
       "expected, got %s)"):format(kind, tostring(c)))
   end
-  return v
+  return v, match
+end
+
+-- Does pattern match a function's name (with clone matching: or, for a
+-- gcc clone's name, its origin's)?
+local function matches(name, pattern, match)
+  if match then return fnkey.match(name, pattern) end
+  return lgprof.match(name, pattern)
 end
 
 --- check.limit(kind, v): the limit v of a check kind, or nil and what was
@@ -162,14 +179,15 @@ local function function_check(kind, item, show, exact)
     check_pattern(pattern, kind)
     local lim, expected = check.limit(kind, limit)
     args.check(lim, 3, kind, ("%s expected, got %s"):format(expected, tostring(limit)))
-    local confidence = confidence_of(opts, kind)
+    local confidence, match = confidence_of(opts, kind)
     if exact then confidence = 0 end
+    if match then profile = fnkey.kept(profile) end
     -- the family of tests: the matching functions sampled or called (an
     -- inactive one measures 0 and cannot breach; it would only weaken the
     -- correction), as lgprof.diff lists them
     local items, matched = {}, 0
     for fn in profile:symbols() do
-      if lgprof.match(fn.name, pattern) then
+      if matches(fn.name, pattern, match) then
         matched = matched + 1
         if fnkey.active(fn) then items[#items + 1] = item(fn, profile) end
       end
@@ -216,11 +234,12 @@ function check.max_growth(result, pattern, share, opts)
   check_pattern(pattern, "max_growth")
   local limit, expected = check.limit("max_growth", share)
   args.check(limit, 3, "max_growth", ("%s expected, got %s"):format(expected, tostring(share)))
-  local confidence = confidence_of(opts, "max_growth")
+  local confidence, match = confidence_of(opts, "max_growth")
   local base = result.base_total
   local items = {}
   for _, row in ipairs(result) do
-    if lgprof.match(row.name, pattern) then
+    if matches(row.name, pattern, match)
+       or (match and row.base_name and matches(row.base_name, pattern, true)) then
       local growth = row.total_share or (row.total_delta > 0 and math.huge or 0)
       local it = { label = row.label, v = growth, se = 0, cc = 0 }
       if base > 0 and row.total_error then

@@ -6,6 +6,14 @@
 -- a static function the shortest suffix of its source path that is unique
 -- in both profiles); only functions active in either profile (sampled or
 -- called) are listed.
+-- gcc's clones: by default (opts.clone_match ~= false) each profile opened
+-- with gprof's rule by default (no clones option), which folds most clones
+-- into the function before them, is read with the clones kept
+-- (lgprof.fnkey.kept), and a clone
+-- unmatched by name is matched to its origin (lookup.constprop.0 in one
+-- build, lookup in the other) when the origin name is unique among the
+-- functions unmatched in each profile (lgprof.fnkey.clone_aliases): its
+-- row is labelled "NEW <- BASE" (lookup <- lookup.constprop.0).
 local args = require "lgprof.util.args"
 local fnkey = require "lgprof.analysis.fnkey"
 local stats = require "lgprof.analysis.stats"
@@ -58,18 +66,36 @@ function diff.confidence(v)
   return nil, "a confidence from 0 to 1, 1 excluded (0.95 or 95%; 0: no statistics)"
 end
 
--- Checks lgprof.diff's options; returns the confidence.
+-- Checks lgprof.diff's options; returns the confidence and whether clones
+-- are matched.
 local function check_options(opts)
-  if opts == nil then return diff.CONFIDENCE end
+  if opts == nil then return diff.CONFIDENCE, true end
   args.check(type(opts) == "table", 3, "diff", "table expected, got " .. type(opts))
   for k in pairs(opts) do
-    args.check(k == "confidence", 3, "diff", ("unknown option '%s'"):format(tostring(k)))
+    args.check(k == "confidence" or k == "clone_match", 3, "diff",
+      ("unknown option '%s'"):format(tostring(k)))
   end
-  if opts.confidence == nil then return diff.CONFIDENCE end
+  args.check(opts.clone_match == nil or type(opts.clone_match) == "boolean", 3, "diff",
+    "clone_match: boolean expected, got " .. type(opts.clone_match))
+  local match = opts.clone_match ~= false
+  if opts.confidence == nil then return diff.CONFIDENCE, match end
   local c, expected = diff.confidence(opts.confidence)
   args.check(c, 3, "diff", ("confidence: %s expected, got %s"):format(expected,
     tostring(opts.confidence)))
-  return c
+  return c, match
+end
+
+-- collect_all over the profiles (the bases, then the new one), with the
+-- clones matched unless match is false (two sides: the bases, the new one).
+local function collect(profiles, match)
+  local maps, orders = fnkey.collect_all(profiles)
+  if not match then return maps, orders end
+  local bases = {}
+  for i = 1, #maps - 1 do
+    for key, e in pairs(maps[i]) do bases[key] = bases[key] or e end
+  end
+  fnkey.apply_aliases(fnkey.clone_aliases({ bases, maps[#maps] }), maps, orders)
+  return maps, orders
 end
 
 -- The base argument as a list of Profiles.
@@ -88,19 +114,26 @@ end
 
 --- Compares Profile `new` with Profile `base`, or with a list of base
 -- Profiles (runs of the same workload: their mean is the base and their
--- spread counts in the error). opts: { confidence = 0.95 } (0: no
--- statistics). Returns a list of rows sorted by the size of the change
+-- spread counts in the error). opts: { confidence = 0.95 (0: no
+-- statistics), clone_match = true (false: profiles as opened, functions
+-- matched by identity only) }. A row matched through a clone's name has
+-- clone_match true, base_name (the base's name) and label "NEW <- BASE".
+-- Returns a list of rows sorted by the size of the change
 -- (absolute total change, then absolute self change, then name), with the
 -- fields base_total and new_total (the profiles' total_time; the bases'
 -- mean), base_samples, new_samples, base_runs and confidence. See README.
 function diff.diff(base, new, opts)
   local profiles = base_list(base)
   args.check_profile(new, 2, "diff")
-  local confidence = check_options(opts)
+  local confidence, match = check_options(opts)
   local q = confidence > 0 and stats.quantile((1 + confidence) / 2) or 0
   local k = #profiles
   profiles[k + 1] = new
-  local maps, orders = fnkey.collect_all(profiles)
+  if match then
+    for i = 1, k + 1 do profiles[i] = fnkey.kept(profiles[i]) end
+    new = profiles[k + 1]
+  end
+  local maps, orders = collect(profiles, match)
   local base_total, base_samples = 0, 0
   for i = 1, k do
     base_total = base_total + profiles[i].total_time
@@ -137,8 +170,17 @@ function diff.diff(base, new, opts)
       local fn = n.fn
       ns, nt, nc, nsamples = fn.flat_self, fn.total, fn.calls + fn.self_calls, fn.samples
     end
+    local label, base_name = e.label, nil
+    for i = 1, k do -- matched through a clone's name: "NEW <- BASE"
+      local b = maps[i][key]
+      if b and n and b.key ~= n.key then
+        label, base_name = n.label .. " <- " .. b.label, b.name
+        break
+      end
+    end
     local row = {
-      key = key, name = e.name, file = e.file, is_static = e.is_static, label = e.label,
+      key = key, name = e.name, file = e.file, is_static = e.is_static, label = label,
+      base_name = base_name, clone_match = base_name ~= nil,
       status = present == 0 and "added" or not n and "removed" or "common",
       base_present = present,
       self_base = sb, self_new = ns, self_delta = ns - sb, self_share = share(ns - sb, base_total),

@@ -213,6 +213,48 @@ local function check_statics(list, profile)
     { functions = nodebug, ambiguous = clash })
 end
 
+-- gcc's clones that gprof's name filter folded into the function before
+-- them (the profile opened with gprof's rule): read with the clones kept
+-- (lgprof.fnkey.kept), each clone sampled or called, the function that
+-- took it, and its share of the samples and its calls.
+local function check_clones(list, profile)
+  if profile.clones ~= "gprof" or profile.folded_clones == 0 then return end
+  local fnkey = require "lgprof.analysis.fnkey"
+  local kept = fnkey.kept(profile, true)
+  if kept == profile then return end -- a view, or files that changed since
+  local folded, samples = {}, kept.samples
+  for fn in kept:symbols() do
+    if fnkey.origin(fn.name) and (fn.samples > 0 or fn.calls + fn.self_calls > 0) then
+      local into = profile:lookup(fn.address)
+      if not (into and into.address == fn.address) then
+        folded[#folded + 1] = { name = fn.name, into = into and into.name or "no function",
+          samples = fn.samples, share = samples > 0 and fn.samples / samples or 0,
+          calls = fn.calls + fn.self_calls }
+      end
+    end
+  end
+  if #folded == 0 then return end
+  table.sort(folded, function(a, b)
+    if a.samples ~= b.samples then return a.samples > b.samples end
+    if a.calls ~= b.calls then return a.calls > b.calls end
+    return a.name < b.name
+  end)
+  local parts = {}
+  for i = 1, math.min(#folded, 3) do
+    local c = folded[i]
+    parts[i] = ("%s into %s (%s of the samples, %d calls)"):format(c.name, c.into,
+      ("%.1f%%"):format(100 * c.share), c.calls)
+  end
+  if #folded > 3 then parts[#parts + 1] = "..." end
+  list[#list + 1] = finding("merged-clones", "warning",
+    ("gprof's rule folds %d of gcc's clones that ran into the function before them, which "
+      .. "takes their time and calls: %s"):format(#folded, table.concat(parts, "; ")),
+    "read those functions in lgprof's own outputs (--format=text, json, svg..., --diff, "
+      .. "check keep clones: --clones=keep); for gprof's report, build with -fno-ipa-cp "
+      .. "-fno-ipa-sra -fno-partial-inlining -fno-reorder-blocks-and-partition",
+    { clones = folded })
+end
+
 local KEYS = {}
 for k in pairs(doctor.THRESHOLDS) do KEYS[k] = true end
 
@@ -244,6 +286,7 @@ function doctor.diagnose(profile, thresholds)
         .. "(perf record -g)", {})
   end
   if not foreign then check_statics(list, profile) end
+  if not foreign then check_clones(list, profile) end
   local order = {}
   for i, f in ipairs(list) do order[f] = i end
   table.sort(list, function(a, b)

@@ -6,6 +6,9 @@
 -- newtree/a.c) matches as "a.c". When a profile holds the same identity
 -- twice (two statics of one name without file names), the second one in
 -- address order is "NAME#2", the third "NAME#3", and so on.
+-- gcc's clones (lookup.constprop.0, cmp.isra.0, f.part.0, f.cold...) are
+-- named after their origin (fnkey.origin): a build with other flags
+-- renames them, and fnkey.clone_aliases matches them across profiles.
 local fnkey = {}
 
 --- Is a function active: sampled, or called at least once?
@@ -96,6 +99,157 @@ function fnkey.collect_all(profiles)
     maps[i], orders[i] = map, order
   end
   return maps, orders
+end
+
+--- The origin name of a gcc clone's name: the name before the first clone
+-- suffix ("lookup" for "lookup.constprop.0", "f" for "f.part.0.cold",
+-- "f(int)" for "f(int) [clone .isra.0]"); nil for a name that is not a
+-- clone's.
+function fnkey.origin(name)
+  return require("lgprof.core").clone_origin(name)
+end
+
+--- Does pattern (lgprof.match) match name or, for a clone's name, its origin?
+function fnkey.match(name, pattern)
+  local lgprof = require "lgprof"
+  if lgprof.match(name, pattern) then return true end
+  local origin = fnkey.origin(name)
+  return origin ~= nil and lgprof.match(origin, pattern)
+end
+
+--- Matches gcc's clones across profiles. maps: a list of key -> entry
+-- (entry.name), one per profile (or per side compared). A key is
+-- unmatched when some map lacks it; the unmatched keys are grouped by
+-- origin name (a clone's origin, or the name itself), and a group becomes
+-- one function when no map holds two of its keys (the origin name is
+-- unique among the functions unmatched in each profile), it has two keys
+-- or more, and one of them is a clone's. Returns alias: key -> the group's
+-- first key (in the maps' order, then by key), for the keys of such groups.
+function fnkey.clone_aliases(maps)
+  local present = {}
+  for _, map in ipairs(maps) do
+    for key in pairs(map) do present[key] = (present[key] or 0) + 1 end
+  end
+  local groups, origins = {}, {}
+  for i, map in ipairs(maps) do
+    local mine = {}
+    for key in pairs(map) do
+      if present[key] < #maps then mine[#mine + 1] = key end
+    end
+    table.sort(mine)
+    for _, key in ipairs(mine) do
+      local name = map[key].name
+      local origin = fnkey.origin(name)
+      local g = groups[origin or name]
+      if not g then
+        g = { keys = {}, seen = {}, per_map = {}, clone = false }
+        groups[origin or name] = g
+        origins[#origins + 1] = origin or name
+      end
+      g.per_map[i] = (g.per_map[i] or 0) + 1
+      if origin then g.clone = true end
+      if not g.seen[key] then
+        g.seen[key] = true
+        g.keys[#g.keys + 1] = key
+      end
+    end
+  end
+  local alias = {}
+  for _, o in ipairs(origins) do
+    local g, unique = groups[o], true
+    for _, n in pairs(g.per_map) do
+      if n > 1 then unique = false end
+    end
+    if unique and g.clone and #g.keys > 1 then
+      for _, key in ipairs(g.keys) do alias[key] = g.keys[1] end
+    end
+  end
+  return alias
+end
+
+--- Applies clone_aliases' result to the maps and orders of collect_all, in
+-- place: an entry moves to its group's key (its own key stays in entry.key).
+function fnkey.apply_aliases(alias, maps, orders)
+  for i, map in ipairs(maps) do
+    for key, to in pairs(alias) do
+      if key ~= to and map[key] then
+        map[to], map[key] = map[key], nil
+      end
+    end
+    local order = orders[i]
+    for j, key in ipairs(order) do order[j] = alias[key] or key end
+  end
+end
+
+-- Does kept (read with the clones kept) hold the data of profile (read with
+-- gprof's rule)? Each function's samples and calls must be those of the
+-- functions of kept that gprof's rule folds into it: a profile file
+-- rewritten since (another run) shows there.
+local function same_data(profile, kept)
+  if kept.samples ~= profile.samples or kept.arc_records ~= profile.arc_records
+     or kept.hz ~= profile.hz then
+    return false
+  end
+  local byaddr, sum = {}, {}
+  for fn in profile:symbols() do byaddr[fn.address] = fn end
+  for fn in kept:symbols() do
+    local into = byaddr[fn.address] or profile:lookup(fn.address)
+    if into then
+      local t = sum[into] or { samples = 0, calls = 0 }
+      sum[into] = t
+      t.samples, t.calls = t.samples + fn.samples, t.calls + fn.calls + fn.self_calls
+    end
+  end
+  for fn in profile:symbols() do
+    local t = sum[fn] or { samples = 0, calls = 0 }
+    -- (calls from a host to its folded clone are the host's self calls;
+    -- samples split over bins add up to within rounding)
+    if math.abs(t.samples - fn.samples) > 1e-6 * math.max(1, fn.samples)
+       or t.calls ~= fn.calls + fn.self_calls then
+      return false
+    end
+  end
+  return true
+end
+
+-- Each Profile opened with gprof's rule whose executable has clones that
+-- the rule folded: the same files read again with the clones kept (or the
+-- Profile itself when they cannot be: see fnkey.kept), one table for each
+-- value of its `always`. Weak keys: an entry lives as long as its Profile.
+local kept_cache = { [false] = setmetatable({}, { __mode = "k" }),
+                     [true] = setmetatable({}, { __mode = "k" }) }
+
+--- The Profile with gcc's clones as functions of their own: profile itself
+-- when it was opened so, when gprof's rule folded no clone, for a view,
+-- when it was not opened by lgprof.open, or opened with clones = "gprof"
+-- asked for explicitly (the default is gprof's rule too, but then nothing
+-- says the caller wants it) unless always is true (the doctor's look at
+-- what the rule folded); else its files read again with
+-- the same options and clones = "keep" (once per Profile). When the files
+-- no longer hold the Profile's data (rewritten by another run since: the
+-- functions' samples and calls differ), the Profile itself is used.
+function fnkey.kept(profile, always)
+  if profile.clones == "keep" or profile.folded_clones == 0 or profile.is_view then
+    return profile
+  end
+  always = always == true
+  local cached = kept_cache[always][profile]
+  if cached then return cached end
+  local lgprof = require "lgprof"
+  local how = lgprof._opened(profile)
+  local p
+  if how and (how.options.clones == nil or always) then
+    local o = {}
+    for k, v in pairs(how.options) do o[k] = v end
+    o.clones = "keep"
+    p = lgprof.open(how.exe, how.gmon, o)
+    if p and not same_data(profile, p) then
+      p:close()
+      p = nil
+    end
+  end
+  kept_cache[always][profile] = p or profile
+  return p or profile
 end
 
 return fnkey

@@ -41,15 +41,23 @@ end
 -- dispersion test at opts.confidence, default 0.95). runs is the number of
 -- runs where it is active. Sorted by max descending, then median
 -- descending, then name.
+-- gcc's clones (opts.clone_match ~= false): as lgprof.diff, profiles opened
+-- with gprof's rule are read with the clones kept, and a clone is matched
+-- to its origin across the runs (lgprof.fnkey.clone_aliases); such a row
+-- has clone_match true and the label "FIRST <- OTHER".
 function spread.spread(profiles, opts)
   args.check(type(profiles) == "table", 1, "spread",
     "list of Profiles expected, got " .. type(profiles))
-  local confidence = 0.95
+  local confidence, match = 0.95, true
   if opts ~= nil then
     args.check(type(opts) == "table", 2, "spread", "table expected, got " .. type(opts))
     for k in pairs(opts) do
-      args.check(k == "confidence", 2, "spread", ("unknown option '%s'"):format(tostring(k)))
+      args.check(k == "confidence" or k == "clone_match", 2, "spread",
+        ("unknown option '%s'"):format(tostring(k)))
     end
+    args.check(opts.clone_match == nil or type(opts.clone_match) == "boolean", 2, "spread",
+      "clone_match: boolean expected, got " .. type(opts.clone_match))
+    match = opts.clone_match ~= false
     if opts.confidence ~= nil then
       confidence = stats.confidence(opts.confidence)
       args.check(confidence, 2, "spread", "confidence: a number from 0 to 1 (1 excluded) expected")
@@ -58,7 +66,13 @@ function spread.spread(profiles, opts)
   local nruns = #profiles
   local rows, byname = {}, {}
   for _, profile in ipairs(profiles) do args.check_profile(profile, 1, "spread") end
+  if match then
+    local kept = {}
+    for i, p in ipairs(profiles) do kept[i] = fnkey.kept(p) end
+    profiles = kept
+  end
   local maps, orders = fnkey.collect_all(profiles)
+  if match then fnkey.apply_aliases(fnkey.clone_aliases(maps), maps, orders) end
   for i, order in ipairs(orders) do
     local map = maps[i]
     for _, key in ipairs(order) do
@@ -66,10 +80,16 @@ function spread.spread(profiles, opts)
       local row = byname[key]
       if not row then
         row = { key = key, label = e.label, name = e.name, file = e.file,
-                is_static = e.is_static, runs = 0, self = {}, samples = {}, self_error = {} }
+                is_static = e.is_static, runs = 0, self = {}, samples = {}, self_error = {},
+                names = {} }
         for j = 1, nruns do row.self[j], row.samples[j], row.self_error[j] = 0, 0, 0 end
         byname[key] = row
         rows[#rows + 1] = row
+      end
+      if e.key ~= row.key and not row.names[e.label] then -- matched through a clone's name
+        row.names[e.label] = true
+        row.label = row.label .. " <- " .. e.label
+        row.clone_match = true
       end
       row.self[i] = e.fn.flat_self
       row.samples[i] = e.fn.samples

@@ -24,7 +24,10 @@ lgprof's own modes (each prints its own usage with --help):
                       icicle), --colors=hash|self, --min-width=PX|P%);
                       pprof (gzipped profile.proto); speedscope;
                       --granularity=line: line-level rows (json, csv,
-                      callgrind)
+                      callgrind); --clones=keep|gprof: gcc's clones
+                      (f.isra.0, f.cold...) as functions of their own
+                      (keep, the default) or, as gprof's report has
+                      them, folded into the function before them
   lgprof --static-arcs [options] [image-file [profile-file...]]
                       add every direct call and tail jump found by decoding
                       the code (x86-64) as arcs of count 0 (with --format too)
@@ -171,15 +174,18 @@ local EXTRA = {
     -- --format=svg's (flamegraph.pl's spellings)
     title = "required", inverted = "none", colors = "required", ["min-width"] = "required",
     ["noise-floor"] = "required",   -- --format=text: samples below which self is noise
+    clones = "required",            -- keep|gprof: gcc's clones in lgprof's own formats
   } },
   diff = { long = {
     diff = "required", ["diff-image"] = "required", ["max-growth"] = "required",
     confidence = "required",
+    clones = "required", ["no-clone-match"] = "none",
   } },
   check = { long = {
     ["max-self"] = "required", ["max-total"] = "required", ["max-calls"] = "required",
     thresholds = "required",
     confidence = "required",
+    clones = "required", ["no-clone-match"] = "none",
   } },
   doctor = { long = {
     format = "required",
@@ -429,6 +435,14 @@ function options.take_extra(st, names)
   return taken
 end
 
+--- The value of --clones: "keep" or "gprof"; nil and the usage message
+-- for another.
+function options.clones(v)
+  if v == "keep" or v == "gprof" then return v end
+  return nil, ("--clones=%s: keep (gcc's clones as functions of their own) or gprof "
+    .. "(gprof's rule: folded into the function before them)"):format(v)
+end
+
 --- The options of lgprof.open for a parsed command line.
 function options.open_options(st)
   local o = {
@@ -438,6 +452,7 @@ function options.open_options(st)
     -- gprof -l, and -s (whose gmon.sum holds arcs from line symbols)
     granularity = (st.line or st.style & SUM ~= 0) and "line" or "function",
     map_file = st.style & FILE_ORDER ~= 0 and st.map_file or nil,
+    clones = st.clones, -- gcc's clones: "keep" or gprof's rule (nil, "gprof")
   }
   local order = {}
   for _, s in ipairs(st.specs) do

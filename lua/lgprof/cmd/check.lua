@@ -17,7 +17,7 @@ local cmd = {}
 cmd.USAGE = [==[
 Usage: lgprof check [options] [--max-self=PATTERN=SHARE]... [--max-total=PATTERN=SHARE]...
 	[--max-calls=PATTERN=N]... [--thresholds=FILE.lua] [--confidence=C]
-	[image-file [profile-file...]]
+	[--clones=keep|gprof] [--no-clone-match] [image-file [profile-file...]]
   A CI gate: each threshold that a function matching PATTERN exceeds (or
   that no function matches) is one line on stderr.
   --max-self=PATTERN=SHARE   a function's own time over the total time
@@ -32,6 +32,12 @@ Usage: lgprof check [options] [--max-self=PATTERN=SHARE]... [--max-total=PATTERN
                              PATTERN matches) is above it; a breach of the
                              estimate alone is a warning (exit 0). Default
                              0.95 (or 95%); 0: every breach fails
+  --clones=keep|gprof        gcc's clones (f.isra.0, f.cold...) as functions
+                             of their own (keep, the default), or folded into
+                             the function before them as in gprof's report
+  --no-clone-match           PATTERN matches a clone's name only (by default
+                             its origin's too: ^lookup$ matches
+                             lookup.constprop.0)
   PATTERN: a POSIX extended regular expression matched in the function's
   name; SHARE: a fraction or a percentage (0.3 or 30%).
   gprof's options that change how the files are read apply (lgprof --help).
@@ -98,9 +104,16 @@ function cmd.run(cli, argv, out, err)
   if not st then return status end
   local list, from_options = {}, {}
   local confidence, file_confidence = nil, nil
+  local clone_match = true
   for _, o in ipairs(st.extra) do
     local name, v = o[1], o[2]
-    if name == "confidence" then
+    if name == "clones" then
+      local c, cerr = options.clones(v)
+      if not c then return options.usage_error(err, cerr, "check") end
+      st.clones = c
+    elseif name == "no-clone-match" then
+      clone_match = false
+    elseif name == "confidence" then
       local c, what = require("lgprof.analysis.diff").confidence(v)
       if not c then
         return options.usage_error(err, ("--confidence: '%s' is not %s"):format(v, what), "check")
@@ -137,6 +150,7 @@ function cmd.run(cli, argv, out, err)
     return options.usage_error(err,
       "check: no thresholds (--max-self, --max-total, --max-calls, --thresholds)", "check")
   end
+  st.clones = st.clones or "keep" -- gprof's rule folds clones into their neighbours
   local profile <close>, ostatus = cli.open(st, err)
   if not profile then return ostatus end
   local check = lgprof.check
@@ -144,7 +158,8 @@ function cmd.run(cli, argv, out, err)
   local warned = #check.warnings()
   check.with_output(err, function()
     for _, t in ipairs(list) do
-      if not check[t[1]](profile, t[2], t[3], { confidence = confidence }) then
+      if not check[t[1]](profile, t[2], t[3],
+          { confidence = confidence, clone_match = clone_match }) then
         failed = failed + 1
       end
     end

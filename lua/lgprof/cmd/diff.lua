@@ -8,7 +8,8 @@
 -- matching function's total time grew by more than SHARE of the base's total
 -- time, significantly at --confidence (default 0.95; 0: any growth beyond
 -- the limit fails); a growth beyond the limit that is not significant is a
--- warning line.
+-- warning line. gcc's clones are kept (--clones=gprof: gprof's rule) and
+-- matched to their origin across builds (--no-clone-match: not).
 -- Exit statuses: 0 success, 1 bad input, 2 usage error, 3 a growth limit failed.
 local lgprof = require "lgprof"
 local args = require "lgprof.util.args"
@@ -18,8 +19,8 @@ local cmd = {}
 
 cmd.USAGE = [==[
 Usage: lgprof --diff BASE-PROFILE [--diff BASE-PROFILE]... [--diff-image=EXE]
-	[--max-growth=[PATTERN=]SHARE]... [--confidence=C] [options]
-	[image-file [profile-file...]]
+	[--max-growth=[PATTERN=]SHARE]... [--confidence=C] [--clones=keep|gprof]
+	[--no-clone-match] [options] [image-file [profile-file...]]
   Prints how each function's time and calls changed from the base run(s) to
   the profile files (all read with the same options), with the confidence
   interval of each change, a * where it is significant, and the change of
@@ -37,6 +38,15 @@ Usage: lgprof --diff BASE-PROFILE [--diff BASE-PROFILE]... [--diff-image=EXE]
   --confidence=C                 of the intervals and the gates (default 0.95
                                  or 95%; 0: no statistics, any growth beyond
                                  SHARE fails)
+  --clones=keep|gprof            gcc's clones (f.isra.0, f.cold...) as
+                                 functions of their own (keep, the default),
+                                 or folded into the function before them as
+                                 gprof's report has them
+  --no-clone-match               do not match a clone to its origin across
+                                 builds (by default lookup.constprop.0 in one
+                                 and lookup in the other are one row, shown
+                                 "lookup <- lookup.constprop.0", when the
+                                 name is unique among the unmatched ones)
   gprof's options that change how the files are read apply (lgprof --help).
 Exit status: 0 success, 1 bad input, 2 usage error, 3 a growth limit failed.
 ]==]
@@ -61,7 +71,7 @@ function cmd.run(cli, argv, out, err)
   local st, status = cli.parse(argv, out, err, "diff")
   if not st then return status end
   local bases, base_exe, confidence = {}, nil, nil
-  local growth = {}
+  local growth, clone_match = {}, true
   local diff = require "lgprof.analysis.diff"
   for _, o in ipairs(st.extra) do
     local name, v = o[1], o[2]
@@ -73,6 +83,12 @@ function cmd.run(cli, argv, out, err)
       bases[#bases + 1] = v
     elseif name == "diff-image" then
       base_exe = v
+    elseif name == "clones" then
+      local c, cerr = options.clones(v)
+      if not c then return options.usage_error(err, cerr, "diff") end
+      st.clones = c
+    elseif name == "no-clone-match" then
+      clone_match = false
     elseif name == "confidence" then
       local c, what = diff.confidence(v)
       if not c then
@@ -103,6 +119,7 @@ function cmd.run(cli, argv, out, err)
     table.move(list, 1, #list, #files + 1, files)
   end
   if confidence == nil then confidence = diff.CONFIDENCE end
+  st.clones = st.clones or "keep" -- gprof's rule folds clones into their neighbours
   local result
   do -- every profile closed before the table is written
     local opened = {}
@@ -118,7 +135,7 @@ function cmd.run(cli, argv, out, err)
     if not new then return nstatus end
     local bases_opened = table.move(opened, 1, #opened, 1, {})
     opened[#opened + 1] = new
-    result = diff.diff(bases_opened, new, { confidence = confidence })
+    result = diff.diff(bases_opened, new, { confidence = confidence, clone_match = clone_match })
   end
   diff.write(result, out)
   local failed = false
@@ -126,7 +143,8 @@ function cmd.run(cli, argv, out, err)
     local check = lgprof.check
     check.with_output(err, function()
       for _, g in ipairs(growth) do
-        if not check.max_growth(result, g[1], g[2], { confidence = confidence }) then
+        if not check.max_growth(result, g[1], g[2],
+            { confidence = confidence, clone_match = clone_match }) then
           failed = true
         end
       end

@@ -147,6 +147,11 @@ function cmd.run(cli, argv, out, err)
     elseif name == "break-cycles" then
       break_cycles = break_cycles or { v or false }
       table.remove(st.extra, i)
+    elseif name == "clones" then -- lgprof's own formats
+      local c, cerr = options.clones(v)
+      if not c then return options.usage_error(err, cerr) end
+      st.clones = st.clones or c
+      table.remove(st.extra, i)
     elseif name == "noise-floor" then -- --format=text's
       local n = tonumber(v)
       if not n or n < 0 or n ~= n or n == math.huge then
@@ -182,6 +187,10 @@ function cmd.run(cli, argv, out, err)
   if grain and not (fmt and fmt ~= "gprof") then
     return options.usage_error(err, "--granularity needs --format=json, csv or callgrind")
   end
+  if st.clones == "keep" and not (fmt and fmt ~= "gprof") then
+    return options.usage_error(err, "--clones=keep is for --format=FMT: gprof's report keeps "
+      .. "gprof's rule")
+  end
   if break_cycles then
     local cyclecuts = require "lgprof.cmd.breakcycles"
     local n = cyclecuts.parse_n(break_cycles[1] or nil)
@@ -198,6 +207,9 @@ function cmd.run(cli, argv, out, err)
     return require("lgprof.cmd.annotate").run(cli, st, annotate[1], out, err)
   end
   if fmt and fmt ~= "gprof" then
+    -- gcc's clones are kept: gprof's rule charges their samples and calls
+    -- to the function before them, which draws stacks that never ran
+    st.clones = st.clones or "keep"
     return require("lgprof.cmd.export").run(cli, st, fmt, out, err, grain)
   end
   local profile <close>, ostatus = cli.open(st, err)
