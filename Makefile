@@ -2,7 +2,9 @@
 #
 #   make            build bin/lgprof (one executable: Lua, the core and the Lua
 #                   modules, embedded) and build/lgprof/core.so (for lua5.4 scripts)
-#   make test       run the busted suite under Lua 5.4; ends with "N passed, N failed"
+#   make test       run the busted suite under Lua 5.4: one line per spec file (counts,
+#                   seconds), every failure in full, and last "N passed, N failed,
+#                   N skipped"; VERBOSE=1 prints the whole TAP as well
 #   make test-asan  the same suite against a core built with ASan and UBSan (build-asan/);
 #                   any sanitizer report is a failure
 #   make test-valgrind  bin/lgprof under valgrind memcheck over the fixture programs
@@ -195,16 +197,20 @@ deps-test:
 
 deps: deps-test
 
-# The suite runs under Lua 5.4 as TAP; the last line is "N passed, N failed".
+# The suite runs under Lua 5.4 as TAP, which spec/tap_summary.lua reads: one
+# line per spec file and the failures in full (VERBOSE=1: the whole TAP too);
+# the last line is "N passed, N failed, N skipped".
 # One busted process per spec file, TEST_JOBS at a time (spec/parallel.lua);
 # BUSTED_ARGS (files, --filter=...) runs one busted process over what it names.
 TEST_JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 # $(call run_suite,BUSTED-COMMAND,BUILD-DIR): the suite's TAP on stdout
 run_suite = if [ -n "$(BUSTED_ARGS)" ]; then $(1) -o TAP $(BUSTED_ARGS); \
 	else $(LUA) spec/parallel.lua $(TEST_JOBS) "$(2)/test" $(1) -o TAP; fi
+VERBOSE       ?=
+TAP_SUMMARY    = $(LUA) spec/tap_summary.lua $(if $(filter-out 0,$(VERBOSE)),--verbose)
 test: deps-test
 	@$(MAKE) --no-print-directory all
-	@set -o pipefail; $(call run_suite,$(BUSTED),$(BUILD)) | $(LUA) spec/tap_summary.lua
+	@set -o pipefail; $(call run_suite,$(BUSTED),$(BUILD)) | $(TAP_SUMMARY)
 
 # make test-asan: the same suite against a core built with AddressSanitizer and
 # UBSan in $(ASAN_BUILD)/: the command $(ASAN_BUILD)/bin/lgprof is built with
@@ -242,7 +248,7 @@ test-asan: deps-test
 	LSAN_OPTIONS="suppressions='$(CURDIR)/spec/sanitizer/lsan.supp':print_suppressions=0:use_tls=0" \
 	UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path='$$logs/ubsan'"; \
 	$(call run_suite,$(notdir $(LUA)) $(BUSTED_SCRIPT),$(ASAN_BUILD)) \
-	  | $(LUA) spec/tap_summary.lua --sanitizer-logs "$$logs"
+	  | $(TAP_SUMMARY) --sanitizer-logs "$$logs"
 
 # make test-valgrind: bin/lgprof under valgrind memcheck over every fixture
 # program (reports, -T, --format=json, -s) and a Lua API script: no error, no
