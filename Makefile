@@ -13,6 +13,9 @@
 #                   cached in build/bench/; env BENCH_RUNS, BENCH_GPROF_B3=1,
 #                   BENCH_ONLY=B1s,B5 for some only)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make module     only build/lgprof/core.so; make install-module installs it and
+#                   the Lua modules (LUA_LIBDIR_INSTALL, LUA_SHAREDIR): what
+#                   `luarocks make` runs (lgprof-scm-1.rockspec, objects under build/)
 #   make deps       install the Debian packages the build, the demo and the tests
 #                   need (deps-demo: only the build and the demo's; deps-test: the rest)
 #   make fuzz       build the libFuzzer harnesses (csrc/fuzz/, clang) into build/fuzz/
@@ -42,9 +45,10 @@ LIBFLAG       ?= -shared
 # Two layers: csrc/core/ (no Lua: built without Lua's include path, so a
 # Lua header there fails the build) and csrc/lua/ (the binding).
 CORE_PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags libelf libdw 2>/dev/null)
-LUA_PKG_CFLAGS  = $(shell $(PKG_CONFIG) --cflags lua$(LUA_VERSION) 2>/dev/null)
+# (LUA_INCDIR: where luarocks says Lua's headers are)
+LUA_PKG_CFLAGS  = $(if $(LUA_INCDIR),-I$(LUA_INCDIR),$(shell $(PKG_CONFIG) --cflags lua$(LUA_VERSION) 2>/dev/null))
 PKG_LIBS       = $(shell $(PKG_CONFIG) --libs libdw libelf 2>/dev/null)
-BASE_CFLAGS    = $(WARNFLAGS) $(CFLAGS) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden
+BASE_CFLAGS    = $(WARNFLAGS) $(CFLAGS) $(CPPFLAGS) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden
 CORE_CFLAGS    = $(BASE_CFLAGS) $(CORE_PKG_CFLAGS) -Icsrc/core
 BIND_CFLAGS    = $(BASE_CFLAGS) $(CORE_PKG_CFLAGS) $(LUA_PKG_CFLAGS) -Icsrc/core
 LDLIBS         = $(PKG_LIBS) -lz -liberty -lm -ldl
@@ -125,8 +129,11 @@ TEST_PACKAGES += python3 # xml.etree: the SVG flame graphs are parsed (spec/svg_
 
 .PHONY: test-asan test-valgrind
 .PHONY: all test demo bench install uninstall clean deps deps-demo deps-test fuzz fuzz-build
+.PHONY: module install-module
 
 all: $(CORE_SO) $(LAUNCHER)
+
+module: $(CORE_SO)
 
 $(CLI_DIR)/embedded.c: csrc/cli/embed.lua bin/lgprof.lua $(LUA_MODS)
 	@mkdir -p $(@D)
@@ -328,12 +335,16 @@ fuzz: fuzz-build
 # The command embeds its modules (it runs from any PREFIX, DESTDIR staging
 # moved into place, or a symlink); core.so and the modules are for lua5.4
 # scripts (bin/lgprof --lua-env says how they find them).
-install: all $(INSTALL_LAUNCHER)
-	install -d "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof" "$(DESTDIR)$(BINDIR)"
+install: all $(INSTALL_LAUNCHER) install-module
+	install -d "$(DESTDIR)$(BINDIR)"
+	install -m 0755 $(INSTALL_LAUNCHER) "$(DESTDIR)$(BINDIR)/lgprof"
+
+# core.so and the Lua modules only (luarocks installs its own command)
+install-module: $(CORE_SO)
+	install -d "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof"
 	install -m 0755 $(CORE_SO) "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof/core.so"
 	for f in $(patsubst lua/lgprof/%,%,$(LUA_MODS)); do \
 	  install -D -m 0644 "lua/lgprof/$$f" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof/$$f" || exit 1; done
-	install -m 0755 $(INSTALL_LAUNCHER) "$(DESTDIR)$(BINDIR)/lgprof"
 
 uninstall:
 	rm -rf "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof" "$(DESTDIR)$(BINDIR)/lgprof"
