@@ -19,9 +19,11 @@
 #   make deps       install the Debian packages the build, the demo and the tests
 #                   need (deps-demo: only the build and the demo's; deps-test: the rest)
 #   make fuzz       build the libFuzzer harnesses (csrc/fuzz/, clang) into build/fuzz/
-#                   and run each FUZZ_SECONDS (default 60), FUZZ_JOBS (2) at a time,
-#                   on copies of spec/fuzz/corpus/; one summary line per harness;
-#                   fails if any harness finds a crash (crash-* files in build/fuzz/)
+#                   (the core archived with clang in build/fuzz-core/) and run each
+#                   FUZZ_SECONDS (default 60), FUZZ_JOBS (2) at a time, on copies of
+#                   spec/fuzz/corpus/; one summary line per harness; fails if any
+#                   harness finds a crash (crash-* files in build/fuzz/), has no
+#                   seeds or does not run to its end
 #   make fuzz-build only build the harnesses and their fixtures (build/fuzz/demo, anno)
 #
 # Every variable can be overridden on the command line.
@@ -277,21 +279,34 @@ bench: deps-test
 	@$(MAKE) --no-print-directory all
 	@$(LUA) spec/bench/run.lua $(BUILD)
 
-# Fuzzing: libFuzzer harnesses over the core (without the Lua bindings).
+# Fuzzing: libFuzzer harnesses over the core (without the Lua bindings). The
+# core is archived once more, by clang with the sanitizers and the fuzzer's
+# coverage (-fsanitize=fuzzer-no-link), by this Makefile's own rules run for
+# BUILD=$(FUZZ_CORE); each harness links that archive.
 FUZZ_CC       ?= clang
-FUZZ_CFLAGS   ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS   ?= -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS  ?= 60
 FUZZ_JOBS     ?= 2
 FUZZ_DIR       = $(BUILD)/fuzz
+FUZZ_CORE      = $(BUILD)/fuzz-core
+FUZZ_CORE_LIB  = $(FUZZ_CORE)/liblgprof-core.a
 FUZZ_HARNESSES = gmon elf profile exe source symfile mapfile disasm
-FUZZ_LIB_SRCS  = $(CORE_SRCS)
 FUZZ_BINS      = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_HARNESSES))
+# a word as one shell word (single-quoted): the checkout's path may hold
+# spaces and quotes
+shq = '$(subst ','\'',$1)'
 
-$(FUZZ_DIR)/fuzz_%: csrc/fuzz/fuzz_%.c csrc/fuzz/pipeline.h $(FUZZ_LIB_SRCS) $(CORE_HDRS)
+.PHONY: fuzz-core-force
+# (the sub-make knows which objects are out of date; the archive is rewritten
+# only then, so the harnesses are relinked only then)
+$(FUZZ_CORE_LIB): fuzz-core-force
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_CORE) CC=$(FUZZ_CC) \
+	  CFLAGS="$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link" $@
+
+$(FUZZ_DIR)/fuzz_%: csrc/fuzz/fuzz_%.c csrc/fuzz/pipeline.h $(FUZZ_CORE_LIB) $(CORE_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -std=c99 -D_POSIX_C_SOURCE=200809L \
-	  $(CORE_PKG_CFLAGS) -Icsrc/core \
-	  -o $@ $< $(FUZZ_LIB_SRCS) $(LDFLAGS) $(LDLIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -std=c99 -D_POSIX_C_SOURCE=200809L \
+	  $(CORE_PKG_CFLAGS) -Icsrc/core -o $@ $< $(FUZZ_CORE_LIB) $(LDFLAGS) $(LDLIBS)
 
 # the fixed executable and profile of fuzz_profile and fuzz_exe
 $(FUZZ_DIR)/demo: examples/demo.c
@@ -312,24 +327,40 @@ $(FUZZ_DIR)/anno: examples/demo.c
 fuzz-build: deps-test
 	@$(MAKE) --no-print-directory $(FUZZ_BINS) $(FUZZ_DIR)/demo $(FUZZ_DIR)/anno
 
+# Each harness starts from a copy of its seeds (spec/fuzz/corpus/NAME/, none:
+# a failure) with its dictionary (spec/fuzz/NAME.dict) if there is one; a
+# harness that did not run to its end, or started without its seeds, fails
+# as a crash does.
 fuzz: fuzz-build
-	@cd $(FUZZ_DIR) && rm -f *-crash-* *-leak-* *-timeout-* *-oom-* && \
+	@cd $(FUZZ_DIR) && rm -f ./*-crash-* ./*-leak-* ./*-timeout-* ./*-oom-* && \
+	root=$(call shq,$(CURDIR)); fail=0; \
 	for h in $(FUZZ_HARNESSES); do \
-	  rm -rf corpus-$$h && mkdir -p corpus-$$h && \
-	  cp $(CURDIR)/spec/fuzz/corpus/$$h/* corpus-$$h/ 2>/dev/null; \
-	  dict=""; [ -f $(CURDIR)/spec/fuzz/$$h.dict ] && dict="-dict=$(CURDIR)/spec/fuzz/$$h.dict"; \
-	  echo "./fuzz_$$h $$dict -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
-	    -artifact_prefix=$$h- -print_final_stats=1 corpus-$$h > fuzz_$$h.log 2>&1"; \
-	done | xargs -P $(FUZZ_JOBS) -I{} sh -c '{}'; \
-	fail=0; for h in $(FUZZ_HARNESSES); do \
-	  runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' fuzz_$$h.log | tail -1); \
-	  secs=$$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' fuzz_$$h.log | tail -1); \
-	  found=$$(ls $$h-crash-* $$h-leak-* $$h-timeout-* $$h-oom-* 2>/dev/null | wc -l); \
-	  n=$$(ls corpus-$$h | wc -l); \
-	  echo "fuzz_$$h: $${runs:-?} executions in $${secs:-?} s, corpus $$n, crashes $$found"; \
-	  [ "$$found" = 0 ] || { fail=1; ls $$h-crash-* $$h-leak-* $$h-timeout-* $$h-oom-* 2>/dev/null | sed 's/^/  /'; }; \
+	  rm -rf "corpus-$$h" && mkdir -p "corpus-$$h" && \
+	  cp "$$root/spec/fuzz/corpus/$$h"/* "corpus-$$h/" 2>/dev/null; \
+	  if [ -z "$$(ls -A "corpus-$$h")" ]; then \
+	    echo "fuzz_$$h: no seeds in spec/fuzz/corpus/$$h/"; fail=1; fi; \
 	done; \
-	[ $$fail = 0 ] || { echo "make fuzz: crashes found (build/fuzz/, logs fuzz_*.log)"; exit 1; }
+	[ $$fail = 0 ] || { echo "make fuzz: a harness has no seeds"; exit 1; }; \
+	printf '%s\n' $(FUZZ_HARNESSES) | FUZZ_ROOT="$$root" xargs -P $(FUZZ_JOBS) -n 1 sh -c ' \
+	  h=$$1; dict="$$FUZZ_ROOT/spec/fuzz/$$h.dict"; set -- "./fuzz_$$h"; \
+	  if [ -f "$$dict" ]; then set -- "$$@" "-dict=$$dict"; fi; \
+	  "$$@" -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
+	    -artifact_prefix="$$h-" -print_final_stats=1 "corpus-$$h" > "fuzz_$$h.log" 2>&1' fuzz-run; \
+	for h in $(FUZZ_HARNESSES); do \
+	  runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' "fuzz_$$h.log" | tail -1); \
+	  secs=$$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "fuzz_$$h.log" | tail -1); \
+	  seeds=$$(sed -n 's/^INFO: seed corpus: files: \([0-9]*\).*/\1/p' "fuzz_$$h.log" | tail -1); \
+	  found=$$(ls "$$h"-crash-* "$$h"-leak-* "$$h"-timeout-* "$$h"-oom-* 2>/dev/null | wc -l); \
+	  n=$$(ls "corpus-$$h" | wc -l); \
+	  echo "fuzz_$$h: $${runs:-?} executions in $${secs:-?} s, seeds $${seeds:-?}, corpus $$n, crashes $$found"; \
+	  if [ "$$found" != 0 ]; then fail=1; \
+	    ls "$$h"-crash-* "$$h"-leak-* "$$h"-timeout-* "$$h"-oom-* 2>/dev/null | sed 's/^/  /'; \
+	  elif [ -z "$$runs" ] || [ -z "$$secs" ]; then fail=1; \
+	    echo "  did not run to its end: $(FUZZ_DIR)/fuzz_$$h.log"; tail -5 "fuzz_$$h.log" | sed 's/^/  /'; \
+	  elif [ -z "$$seeds" ] || [ "$$seeds" = 0 ]; then fail=1; \
+	    echo "  started without its seeds: $(FUZZ_DIR)/fuzz_$$h.log"; fi; \
+	done; \
+	[ $$fail = 0 ] || { echo "make fuzz: a harness failed ($(FUZZ_DIR)/, logs fuzz_*.log)"; exit 1; }
 
 # (paths quoted: DESTDIR and PREFIX may hold spaces)
 # The command embeds its modules (it runs from any PREFIX, DESTDIR staging
