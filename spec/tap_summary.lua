@@ -59,10 +59,12 @@ local function close_file(seconds)
   file, failure = nil, nil
   io.write(("%s: %d passed, %d failed, %d skipped, %.1f s\n"):format(f.name, f.passed, f.failed,
     f.skipped, seconds or now() - f.start))
-  if verbose or f.failed == 0 then return end
-  for _, lines in ipairs(f.failures) do io.write(table.concat(lines, "\n"), "\n") end
-  -- what else the file printed (an error loading it, a crash) may say why
-  for _, line in ipairs(f.other) do io.write(line, "\n") end
+  if not verbose and f.failed > 0 then
+    for _, lines in ipairs(f.failures) do io.write(table.concat(lines, "\n"), "\n") end
+    -- what else the file printed (an error loading it, a crash) may say why
+    for _, line in ipairs(f.other) do io.write(line, "\n") end
+  end
+  io.flush() -- (each file as it ends, also through a pipe: make test | tee)
 end
 
 local unnamed = "(tests before any file)"
