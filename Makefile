@@ -2,7 +2,9 @@
 #
 #   make            build bin/lgprof (one executable: Lua, the core and the Lua
 #                   modules, embedded) and build/lgprof/core.so (for lua5.4 scripts)
-#   make test       run the busted suite under Lua 5.4; ends with "N passed, N failed"
+#   make test       run the busted suite under Lua 5.4: one line per spec file (counts,
+#                   seconds), every failure in full, and last "N passed, N failed,
+#                   N skipped"; VERBOSE=1 prints the whole TAP as well
 #   make test-asan  the same suite against a core built with ASan and UBSan (build-asan/);
 #                   any sanitizer report is a failure
 #   make test-valgrind  bin/lgprof under valgrind memcheck over the fixture programs
@@ -11,12 +13,17 @@
 #                   cached in build/bench/; env BENCH_RUNS, BENCH_GPROF_B3=1,
 #                   BENCH_ONLY=B1s,B5 for some only)
 #   make install    PREFIX=/usr/local DESTDIR= (MANDIR, DOCDIR: the man page, the manual)
+#   make module     only build/lgprof/core.so; make install-module installs it and
+#                   the Lua modules (LUA_LIBDIR_INSTALL, LUA_SHAREDIR): what
+#                   `luarocks make` runs (lgprof-scm-1.rockspec, objects under build/)
 #   make deps       install the Debian packages the build, the demo and the tests
 #                   need (deps-demo: only the build and the demo's; deps-test: the rest)
 #   make fuzz       build the libFuzzer harnesses (csrc/fuzz/, clang) into build/fuzz/
-#                   and run each FUZZ_SECONDS (default 60), FUZZ_JOBS (2) at a time,
-#                   on copies of spec/fuzz/corpus/; one summary line per harness;
-#                   fails if any harness finds a crash (crash-* files in build/fuzz/)
+#                   (the core archived with clang in build/fuzz-core/) and run each
+#                   FUZZ_SECONDS (default 60), FUZZ_JOBS (2) at a time, on copies of
+#                   spec/fuzz/corpus/; one summary line per harness; fails if any
+#                   harness finds a crash (crash-* files in build/fuzz/), has no
+#                   seeds or does not run to its end
 #   make fuzz-build only build the harnesses and their fixtures (build/fuzz/demo, anno)
 #
 # Every variable can be overridden on the command line.
@@ -42,9 +49,10 @@ LIBFLAG       ?= -shared
 # Two layers: csrc/core/ (no Lua: built without Lua's include path, so a
 # Lua header there fails the build) and csrc/lua/ (the binding).
 CORE_PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags libelf libdw 2>/dev/null)
-LUA_PKG_CFLAGS  = $(shell $(PKG_CONFIG) --cflags lua$(LUA_VERSION) 2>/dev/null)
+# (LUA_INCDIR: where luarocks says Lua's headers are)
+LUA_PKG_CFLAGS  = $(if $(LUA_INCDIR),-I$(LUA_INCDIR),$(shell $(PKG_CONFIG) --cflags lua$(LUA_VERSION) 2>/dev/null))
 PKG_LIBS       = $(shell $(PKG_CONFIG) --libs libdw libelf 2>/dev/null)
-BASE_CFLAGS    = $(WARNFLAGS) $(CFLAGS) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden
+BASE_CFLAGS    = $(WARNFLAGS) $(CFLAGS) $(CPPFLAGS) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden
 CORE_CFLAGS    = $(BASE_CFLAGS) $(CORE_PKG_CFLAGS) -Icsrc/core
 BIND_CFLAGS    = $(BASE_CFLAGS) $(CORE_PKG_CFLAGS) $(LUA_PKG_CFLAGS) -Icsrc/core
 LDLIBS         = $(PKG_LIBS) -lz -liberty -lm -ldl
@@ -125,8 +133,11 @@ TEST_PACKAGES += python3 # xml.etree: the SVG flame graphs are parsed (spec/svg_
 
 .PHONY: test-asan test-valgrind
 .PHONY: all test demo bench install uninstall clean deps deps-demo deps-test fuzz fuzz-build
+.PHONY: module install-module
 
 all: $(CORE_SO) $(LAUNCHER)
+
+module: $(CORE_SO)
 
 $(CLI_DIR)/embedded.c: csrc/cli/embed.lua bin/lgprof.lua $(LUA_MODS)
 	@mkdir -p $(@D)
@@ -197,16 +208,20 @@ deps-test:
 
 deps: deps-test
 
-# The suite runs under Lua 5.4 as TAP; the last line is "N passed, N failed".
+# The suite runs under Lua 5.4 as TAP, which spec/tap_summary.lua reads: one
+# line per spec file and the failures in full (VERBOSE=1: the whole TAP too);
+# the last line is "N passed, N failed, N skipped".
 # One busted process per spec file, TEST_JOBS at a time (spec/parallel.lua);
 # BUSTED_ARGS (files, --filter=...) runs one busted process over what it names.
 TEST_JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 # $(call run_suite,BUSTED-COMMAND,BUILD-DIR): the suite's TAP on stdout
 run_suite = if [ -n "$(BUSTED_ARGS)" ]; then $(1) -o TAP $(BUSTED_ARGS); \
 	else $(LUA) spec/parallel.lua $(TEST_JOBS) "$(2)/test" $(1) -o TAP; fi
+VERBOSE       ?=
+TAP_SUMMARY    = $(LUA) spec/tap_summary.lua $(if $(filter-out 0,$(VERBOSE)),--verbose)
 test: deps-test
 	@$(MAKE) --no-print-directory all
-	@set -o pipefail; $(call run_suite,$(BUSTED),$(BUILD)) | $(LUA) spec/tap_summary.lua
+	@set -o pipefail; $(call run_suite,$(BUSTED),$(BUILD)) | $(TAP_SUMMARY)
 
 # make test-asan: the same suite against a core built with AddressSanitizer and
 # UBSan in $(ASAN_BUILD)/: the command $(ASAN_BUILD)/bin/lgprof is built with
@@ -244,7 +259,7 @@ test-asan: deps-test
 	LSAN_OPTIONS="suppressions='$(CURDIR)/spec/sanitizer/lsan.supp':print_suppressions=0:use_tls=0" \
 	UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path='$$logs/ubsan'"; \
 	$(call run_suite,$(notdir $(LUA)) $(BUSTED_SCRIPT),$(ASAN_BUILD)) \
-	  | $(LUA) spec/tap_summary.lua --sanitizer-logs "$$logs"
+	  | $(TAP_SUMMARY) --sanitizer-logs "$$logs"
 
 # make test-valgrind: bin/lgprof under valgrind memcheck over every fixture
 # program (reports, -T, --format=json, -s) and a Lua API script: no error, no
@@ -266,21 +281,34 @@ bench: deps-test
 	@$(MAKE) --no-print-directory all
 	@$(LUA) spec/bench/run.lua $(BUILD)
 
-# Fuzzing: libFuzzer harnesses over the core (without the Lua bindings).
+# Fuzzing: libFuzzer harnesses over the core (without the Lua bindings). The
+# core is archived once more, by clang with the sanitizers and the fuzzer's
+# coverage (-fsanitize=fuzzer-no-link), by this Makefile's own rules run for
+# BUILD=$(FUZZ_CORE); each harness links that archive.
 FUZZ_CC       ?= clang
-FUZZ_CFLAGS   ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS   ?= -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS  ?= 60
 FUZZ_JOBS     ?= 2
 FUZZ_DIR       = $(BUILD)/fuzz
+FUZZ_CORE      = $(BUILD)/fuzz-core
+FUZZ_CORE_LIB  = $(FUZZ_CORE)/liblgprof-core.a
 FUZZ_HARNESSES = gmon elf profile exe source symfile mapfile disasm
-FUZZ_LIB_SRCS  = $(CORE_SRCS)
 FUZZ_BINS      = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_HARNESSES))
+# a word as one shell word (single-quoted): the checkout's path may hold
+# spaces and quotes
+shq = '$(subst ','\'',$1)'
 
-$(FUZZ_DIR)/fuzz_%: csrc/fuzz/fuzz_%.c csrc/fuzz/pipeline.h $(FUZZ_LIB_SRCS) $(CORE_HDRS)
+.PHONY: fuzz-core-force
+# (the sub-make knows which objects are out of date; the archive is rewritten
+# only then, so the harnesses are relinked only then)
+$(FUZZ_CORE_LIB): fuzz-core-force
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_CORE) CC=$(FUZZ_CC) \
+	  CFLAGS="$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link" $@
+
+$(FUZZ_DIR)/fuzz_%: csrc/fuzz/fuzz_%.c csrc/fuzz/pipeline.h $(FUZZ_CORE_LIB) $(CORE_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -std=c99 -D_POSIX_C_SOURCE=200809L \
-	  $(CORE_PKG_CFLAGS) -Icsrc/core \
-	  -o $@ $< $(FUZZ_LIB_SRCS) $(LDFLAGS) $(LDLIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -std=c99 -D_POSIX_C_SOURCE=200809L \
+	  $(CORE_PKG_CFLAGS) -Icsrc/core -o $@ $< $(FUZZ_CORE_LIB) $(LDFLAGS) $(LDLIBS)
 
 # the fixed executable and profile of fuzz_profile and fuzz_exe
 $(FUZZ_DIR)/demo: examples/demo.c
@@ -301,24 +329,40 @@ $(FUZZ_DIR)/anno: examples/demo.c
 fuzz-build: deps-test
 	@$(MAKE) --no-print-directory $(FUZZ_BINS) $(FUZZ_DIR)/demo $(FUZZ_DIR)/anno
 
+# Each harness starts from a copy of its seeds (spec/fuzz/corpus/NAME/, none:
+# a failure) with its dictionary (spec/fuzz/NAME.dict) if there is one; a
+# harness that did not run to its end, or started without its seeds, fails
+# as a crash does.
 fuzz: fuzz-build
-	@cd $(FUZZ_DIR) && rm -f *-crash-* *-leak-* *-timeout-* *-oom-* && \
+	@cd $(FUZZ_DIR) && rm -f ./*-crash-* ./*-leak-* ./*-timeout-* ./*-oom-* && \
+	root=$(call shq,$(CURDIR)); fail=0; \
 	for h in $(FUZZ_HARNESSES); do \
-	  rm -rf corpus-$$h && mkdir -p corpus-$$h && \
-	  cp $(CURDIR)/spec/fuzz/corpus/$$h/* corpus-$$h/ 2>/dev/null; \
-	  dict=""; [ -f $(CURDIR)/spec/fuzz/$$h.dict ] && dict="-dict=$(CURDIR)/spec/fuzz/$$h.dict"; \
-	  echo "./fuzz_$$h $$dict -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
-	    -artifact_prefix=$$h- -print_final_stats=1 corpus-$$h > fuzz_$$h.log 2>&1"; \
-	done | xargs -P $(FUZZ_JOBS) -I{} sh -c '{}'; \
-	fail=0; for h in $(FUZZ_HARNESSES); do \
-	  runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' fuzz_$$h.log | tail -1); \
-	  secs=$$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' fuzz_$$h.log | tail -1); \
-	  found=$$(ls $$h-crash-* $$h-leak-* $$h-timeout-* $$h-oom-* 2>/dev/null | wc -l); \
-	  n=$$(ls corpus-$$h | wc -l); \
-	  echo "fuzz_$$h: $${runs:-?} executions in $${secs:-?} s, corpus $$n, crashes $$found"; \
-	  [ "$$found" = 0 ] || { fail=1; ls $$h-crash-* $$h-leak-* $$h-timeout-* $$h-oom-* 2>/dev/null | sed 's/^/  /'; }; \
+	  rm -rf "corpus-$$h" && mkdir -p "corpus-$$h" && \
+	  cp "$$root/spec/fuzz/corpus/$$h"/* "corpus-$$h/" 2>/dev/null; \
+	  if [ -z "$$(ls -A "corpus-$$h")" ]; then \
+	    echo "fuzz_$$h: no seeds in spec/fuzz/corpus/$$h/"; fail=1; fi; \
 	done; \
-	[ $$fail = 0 ] || { echo "make fuzz: crashes found (build/fuzz/, logs fuzz_*.log)"; exit 1; }
+	[ $$fail = 0 ] || { echo "make fuzz: a harness has no seeds"; exit 1; }; \
+	printf '%s\n' $(FUZZ_HARNESSES) | FUZZ_ROOT="$$root" xargs -P $(FUZZ_JOBS) -n 1 sh -c ' \
+	  h=$$1; dict="$$FUZZ_ROOT/spec/fuzz/$$h.dict"; set -- "./fuzz_$$h"; \
+	  if [ -f "$$dict" ]; then set -- "$$@" "-dict=$$dict"; fi; \
+	  "$$@" -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
+	    -artifact_prefix="$$h-" -print_final_stats=1 "corpus-$$h" > "fuzz_$$h.log" 2>&1' fuzz-run; \
+	for h in $(FUZZ_HARNESSES); do \
+	  runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' "fuzz_$$h.log" | tail -1); \
+	  secs=$$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "fuzz_$$h.log" | tail -1); \
+	  seeds=$$(sed -n 's/^INFO: seed corpus: files: \([0-9]*\).*/\1/p' "fuzz_$$h.log" | tail -1); \
+	  found=$$(ls "$$h"-crash-* "$$h"-leak-* "$$h"-timeout-* "$$h"-oom-* 2>/dev/null | wc -l); \
+	  n=$$(ls "corpus-$$h" | wc -l); \
+	  echo "fuzz_$$h: $${runs:-?} executions in $${secs:-?} s, seeds $${seeds:-?}, corpus $$n, crashes $$found"; \
+	  if [ "$$found" != 0 ]; then fail=1; \
+	    ls "$$h"-crash-* "$$h"-leak-* "$$h"-timeout-* "$$h"-oom-* 2>/dev/null | sed 's/^/  /'; \
+	  elif [ -z "$$runs" ] || [ -z "$$secs" ]; then fail=1; \
+	    echo "  did not run to its end: $(FUZZ_DIR)/fuzz_$$h.log"; tail -5 "fuzz_$$h.log" | sed 's/^/  /'; \
+	  elif [ -z "$$seeds" ] || [ "$$seeds" = 0 ]; then fail=1; \
+	    echo "  started without its seeds: $(FUZZ_DIR)/fuzz_$$h.log"; fi; \
+	done; \
+	[ $$fail = 0 ] || { echo "make fuzz: a harness failed ($(FUZZ_DIR)/, logs fuzz_*.log)"; exit 1; }
 
 # (paths quoted: DESTDIR and PREFIX may hold spaces)
 # The manual goes to DOCDIR as it is in the checkout, README.md and doc/, so
@@ -327,16 +371,20 @@ DOC_FILES      = $(wildcard doc/*)
 # The command embeds its modules (it runs from any PREFIX, DESTDIR staging
 # moved into place, or a symlink); core.so and the modules are for lua5.4
 # scripts (bin/lgprof --lua-env says how they find them).
-install: all $(INSTALL_LAUNCHER)
-	install -d "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof" "$(DESTDIR)$(BINDIR)"
-	install -m 0755 $(CORE_SO) "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof/core.so"
-	for f in $(patsubst lua/lgprof/%,%,$(LUA_MODS)); do \
-	  install -D -m 0644 "lua/lgprof/$$f" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof/$$f" || exit 1; done
+install: all $(INSTALL_LAUNCHER) install-module
+	install -d "$(DESTDIR)$(BINDIR)"
 	install -m 0755 $(INSTALL_LAUNCHER) "$(DESTDIR)$(BINDIR)/lgprof"
 	install -d "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(DOCDIR)/doc"
 	install -m 0644 doc/lgprof.1 "$(DESTDIR)$(MANDIR)/man1/lgprof.1"
 	install -m 0644 README.md "$(DESTDIR)$(DOCDIR)/README.md"
 	for f in $(DOC_FILES); do install -m 0644 "$$f" "$(DESTDIR)$(DOCDIR)/$$f" || exit 1; done
+
+# core.so and the Lua modules only (luarocks installs its own command)
+install-module: $(CORE_SO)
+	install -d "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof"
+	install -m 0755 $(CORE_SO) "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof/core.so"
+	for f in $(patsubst lua/lgprof/%,%,$(LUA_MODS)); do \
+	  install -D -m 0644 "lua/lgprof/$$f" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof/$$f" || exit 1; done
 
 uninstall:
 	rm -rf "$(DESTDIR)$(LUA_LIBDIR_INSTALL)/lgprof" "$(DESTDIR)$(LUA_SHAREDIR)/lgprof" "$(DESTDIR)$(BINDIR)/lgprof" \

@@ -220,7 +220,8 @@ end
 
 tests["diffreport.lua"] = function()
   local b = build("classic")
-  local out = ok_run("diffreport.lua", { b.exe, b.gmon[2], b.gmon[2], "--", b.exe })
+  -- the executable first, then the profiles, as every lgprof command takes them
+  local out = ok_run("diffreport.lua", { b.exe, b.gmon[2], b.gmon[2] })
   local p <close> = open(b, b.gmon[2])
   assert.equal(("base %s s, new %s s, change +0.00 s\nno changes\n"):format(
     f2(p.total_time), f2(p.total_time)), out)
@@ -233,24 +234,37 @@ tests["diffreport.lua"] = function()
     if r.total_delta ~= 0 or r.self_delta ~= 0 or r.calls_delta ~= 0 then changed[#changed + 1] = r end
   end
   assert.is_true(#changed >= 3)
-  out = lines(ok_run("diffreport.lua", { b.exe, b.gmon[1], b.gmon[3], "--", b.exe, "2" }))
+  out = lines(ok_run("diffreport.lua", { b.exe, b.gmon[1], b.gmon[3], "--", "2" }))
   assert.equal(("base %s s, new %s s, change %+.2f s"):format(f2(base.total_time),
     f2(new.total_time), new.total_time - base.total_time), out[1])
   assert.equal(2 + 2, #out)
+  -- each change with its "±" (the half-width of lgprof.diff's 95% interval),
+  -- then the base run's calls and the new run's, each column under its head
+  assert.same({ "total", "\u{b1}", "self", "\u{b1}", "base", "calls", "new", "calls", "function" },
+    fields(out[2]))
   for i = 1, 2 do
     local r = changed[i]
     -- a function sampled in one run only (frame_dummy, say) is marked
     local mark = r.status == "added" and " (new)" or r.status == "removed" and " (gone)" or ""
-    assert.same({ ("%+.2f"):format(r.total_delta), ("%+.2f"):format(r.self_delta),
-      tostring(r.calls_new), tostring(r.calls_base), r.label .. mark }, fields(out[i + 2], 5))
+    local total_pm, self_pm = (r.total_high - r.total_low) / 2, (r.self_high - r.self_low) / 2
+    assert.is_true(total_pm > 0 and self_pm > 0)
+    assert.same({ ("%+.2f"):format(r.total_delta), f2(total_pm), ("%+.2f"):format(r.self_delta), f2(self_pm),
+      tostring(r.calls_base), tostring(r.calls_new), r.label .. mark }, fields(out[i + 2], 7))
+    assert.equal(utf8.len(out[2]:match("^(.-)function$")) + 1, out[i + 2]:find(r.label .. mark, 1, true),
+      "the function column lines up")
   end
   -- the default is 10 changes: all of them here
-  out = lines(ok_run("diffreport.lua", { b.exe, b.gmon[1], b.gmon[3], "--", b.exe }))
+  out = lines(ok_run("diffreport.lua", { b.exe, b.gmon[1], b.gmon[3] }))
   assert.equal(2 + math.min(10, #changed), #out)
-  -- one profile file is a usage error
-  local status, o = run("diffreport.lua", { b.exe, b.gmon[1], "--", b.exe })
-  assert.equal(2, status)
-  assert.equal("", o)
+  -- one profile file, and the executable after "--" (the former usage), are
+  -- usage errors: one line on stderr
+  for _, words in ipairs({ { b.exe, b.gmon[1] }, { b.exe, b.gmon[1], b.gmon[3], "--", b.exe },
+                           { b.exe, b.gmon[1], b.gmon[3], "--", b.exe, "2" }, { b.exe, b.gmon[1], b.gmon[3], "--", "0" } }) do
+    local status, o, e = run("diffreport.lua", words)
+    assert.equal(2, status, table.concat(words, " "))
+    assert.equal("", o)
+    assert.matches("^diffreport%.lua: [^\n]+\n$", e)
+  end
 end
 
 tests["noisegate.lua"] = function()
@@ -276,7 +290,7 @@ tests["noisegate.lua"] = function()
     -- samples: mean (600 + 240) / 4 = 210, sqrt(210 (1 + 1/3)).
     local z = 1.6448536
     local lower_a = (40 - 4 / 6 - z * math.sqrt(50 * 4 / 3)) / 200
-    local status, out, e = run("noisegate.lua", { exe, b1, b2, b3, slow, "--", exe, "5%", "0.95", "^a$" })
+    local status, out, e = run("noisegate.lua", { exe, b1, b2, b3, slow, "--", "5%", "0.95", "^a$" })
     assert.equal(3, status, cmd.show(status, out, e))
     assert.equal(("base 2.00 s (3 runs), new 2.40 s\nFAIL a +20.00%%, lower bound %+.2f%%\n" ..
       "1 failed, 0 warned\n"):format(100 * lower_a), out)
@@ -286,7 +300,7 @@ tests["noisegate.lua"] = function()
     -- at 0.05 / 3
     local zmain = (40 - 4 / 6 - 0.05 * 200) / math.sqrt(210 * 4 / 3)
     assert.is_true(zmain > 1.645 and zmain < 1.96) -- significant alone, not at 2.5%
-    status, out = run("noisegate.lua", { exe, b1, b2, b3, slow, "--", exe, "5%" })
+    status, out = run("noisegate.lua", { exe, b1, b2, b3, slow, "--", "5%" })
     assert.equal(3, status)
     local l = lines(out)
     assert.equal(4, #l)
@@ -294,16 +308,28 @@ tests["noisegate.lua"] = function()
     assert.matches("^warn main %+20%.00%%", l[3])
     assert.equal("1 failed, 1 warned", l[4])
     -- no change beyond the noise: a +4 samples (+2%) passes a 1% gate with a warning
-    status, out = run("noisegate.lua", { exe, b1, b2, b3, same, "--", exe, "1%", "0.95", "^a$" })
+    status, out = run("noisegate.lua", { exe, b1, b2, b3, same, "--", "1%", "0.95", "^a$" })
     assert.equal(0, status)
     assert.matches("\nwarn a %+2%.00%%, lower bound %-", out)
     -- confidence 0: the naive gate fails it
-    status, out = run("noisegate.lua", { exe, b1, b2, b3, same, "--", exe, "1%", "0", "^a$" })
+    status, out = run("noisegate.lua", { exe, b1, b2, b3, same, "--", "1%", "0", "^a$" })
     assert.equal(3, status)
     assert.matches("\nFAIL a %+2%.00%%\n", out)
     -- usage: one profile file, a bad limit
-    assert.equal(2, (run("noisegate.lua", { exe, b1, "--", exe })))
-    assert.equal(2, (run("noisegate.lua", { exe, b1, slow, "--", exe, "lots" })))
+    -- the defaults (5%, 0.95, every function) with no argument at all
+    status, out = run("noisegate.lua", { exe, b1, b2, b3, slow })
+    assert.equal(3, status)
+    assert.equal(4, #lines(out))
+    -- usage: one profile file, a bad limit or confidence, the executable
+    -- after "--" (the former usage), too many words: one line on stderr
+    for _, words in ipairs({ { exe, b1 }, { exe, b1, slow, "--", "lots" }, { exe, b1, slow, "--", exe },
+                             { exe, b1, slow, "--", exe, "5%" }, { exe, b1, slow, "--", "5%", "1.5" },
+                             { exe, b1, slow, "--", "5%", "0.9", ".", "more" } }) do
+      local s, o, e2 = run("noisegate.lua", words)
+      assert.equal(2, s, table.concat(words, " "))
+      assert.equal("", o)
+      assert.matches("^noisegate%.lua: [^\n]+\n$", e2)
+    end
   end)
   util.rmtree(tmp)
   assert(ok, err)
@@ -462,8 +488,8 @@ tests["spread.lua"] = function()
   end
   local nfn = 0
   for _ in pairs(per) do nfn = nfn + 1 end
-  local words = join({ b.exe }, b.gmon, { "--", b.exe })
-  local out = lines(ok_run("spread.lua", words))
+  -- the executable first, then the profiles, as every lgprof command takes them
+  local out = lines(ok_run("spread.lua", join({ b.exe }, b.gmon)))
   assert.equal("3 runs", out[1])
   assert.equal(2 + nfn, #out)
   local last = math.huge
@@ -479,7 +505,7 @@ tests["spread.lua"] = function()
     last = s[3]
   end
   -- the top-N argument, and one run: min = median = max
-  out = lines(ok_run("spread.lua", { b.exe, b.gmon[2], "--", b.exe, "1" }))
+  out = lines(ok_run("spread.lua", { b.exe, b.gmon[2], "--", "1" }))
   assert.equal(3, #out)
   local p <close> = open(b, b.gmon[2])
   -- the largest self time first; spread breaks ties by name (the flat
@@ -493,6 +519,15 @@ tests["spread.lua"] = function()
   end
   assert.same({ f2(top.flat_self), f2(top.flat_self), f2(top.flat_self), "0.00", "1", top.name },
     fields(out[3], 6))
+  -- the executable after "--" (the former usage), a count that is not one:
+  -- one line on stderr, status 2
+  for _, words in ipairs({ { b.exe, b.gmon[2], "--", b.exe }, { b.exe, b.gmon[2], "--", b.exe, "1" },
+                           { b.exe, b.gmon[2], "--", "0" }, { b.exe, b.gmon[2], "--", "1", "2" } }) do
+    local status, o, e = run("spread.lua", words)
+    assert.equal(2, status, table.concat(words, " "))
+    assert.equal("", o)
+    assert.matches("^spread%.lua: [^\n]+\n$", e)
+  end
 end
 
 -- doctor.lua prints lgprof.doctor's findings (the Lua API's, on the same

@@ -4,6 +4,10 @@
 -- gmon.out, from spec/fuzz/corpus/) and a few output formats; lgprof must
 -- exit 0 or 1, without a signal, within 20 s, and print at most one line
 -- on stderr, "lgprof: ...".
+-- And `make fuzz` itself (if clang is installed), briefly (FUZZ_SECONDS=2),
+-- from a copy of the checkout whose path holds a space and a quote: a
+-- harness starts from its seeds with its dictionary, and one without seeds
+-- is a failure.
 
 local H = require "helpers"
 local fx, util, cmd = H.fixtures, H.util, H.cmd
@@ -55,5 +59,36 @@ describe("fuzz regressions", function()
   end
   it("has regression inputs", function()
     assert.is_true(total > 0)
+  end)
+
+  it("make fuzz, from a path with a space and a quote, starts from the seeds and fails without them", function()
+    if not util.have("clang") then
+      pending("clang not installed")
+      return
+    end
+    local tmp = util.mktempdir("lgprof fuzz")
+    local ok, err = pcall(function()
+      local src = util.mkdir(tmp .. "/it's a checkout")
+      local status, out, e = cmd.shell("git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "
+        .. util.q(src))
+      assert.are.equal(0, status, e)
+      local seeds = #util.ls(src .. "/spec/fuzz/corpus/gmon")
+      assert.is_true(seeds > 0)
+      local make = "unset MAKEFLAGS MFLAGS MAKELEVEL; timeout 900 make fuzz FUZZ_SECONDS=2 FUZZ_HARNESSES=gmon 2>&1"
+      status, out = cmd.shell(make, { cwd = src })
+      assert.are.equal(0, status, out)
+      assert.is_nil(out:find("operator expected", 1, true), out)
+      local line = out:match("\n(fuzz_gmon: [^\n]*)\n$")
+      assert.matches("^fuzz_gmon: %d+ executions in %d+ s, seeds " .. seeds .. ", corpus %d+, crashes 0$", line)
+      local log = assert(util.slurp(src .. "/build/fuzz/fuzz_gmon.log"))
+      assert.matches("\nDictionary: %d+ entries\n", "\n" .. log) -- spec/fuzz/gmon.dict
+      -- without its seeds: a failure that says so
+      assert.is_true(util.exec_ok("rm -f " .. util.q(src .. "/spec/fuzz/corpus/gmon") .. "/*"))
+      status, out = cmd.shell(make, { cwd = src })
+      assert.are_not.equal(0, status, out)
+      assert.truthy(out:find("fuzz_gmon: no seeds in spec/fuzz/corpus/gmon/", 1, true), out)
+    end)
+    util.rmtree(tmp)
+    assert(ok, err)
   end)
 end)

@@ -301,6 +301,43 @@ describe("lgprof.report.html in headless Chromium", function()
     page:close()
   end)
 
+  -- In the star, gprof's index follows total time: main [1], f20 [2], ...,
+  -- f1 [21]; the page's own positions count from 0, so a fragment that was
+  -- a position would open the function after the one it names.
+  it("names a function by gprof's index in its links and fragments: #f3 opens [3]", function()
+    local profile <close> = star(tmp, "star-fragments")
+    local by_index = {}
+    for fn in profile:functions() do by_index[fn.index] = fn end
+    local _, path = render(profile, "star-fragments")
+    for _, n in ipairs({ 1, 3, 21 }) do
+      local page = browser:open(url(path) .. "#f" .. n)
+      assert_clean(page, "#f" .. n)
+      assert.equal(by_index[n].name .. (" [%d]"):format(n),
+        page:eval("document.getElementById('panel-title').textContent"), "#f" .. n)
+      page:close()
+    end
+    local page = browser:open(url(path))
+    -- a row clicked: the address names its index
+    local rows = cmd_json(page, ROWS_JS)
+    for _, r in ipairs(rows) do
+      if r.cells[9] == "f18 [4]" then click(page, ('#flat tbody tr[data-fn="%s"]'):format(r.id)) end
+    end
+    assert.equal("#f4", page:eval("location.hash"))
+    -- every link to a function (here main's callees) opens the index it shows
+    click(page, '#panel tr.caller a.fn') -- main's entry: links to all the others
+    local links = cmd_json(page, "JSON.stringify(Array.from(document.querySelectorAll('a.fn:not(.cyc)'))" ..
+      ".map(function (a) { return [a.getAttribute('href'), a.textContent]; }))")
+    assert.is_true(#links >= 3, "links in main's entry")
+    for _, l in ipairs(links) do
+      assert.equal("#f" .. l[2]:match("%[(%d+)%]$"), l[1], l[2])
+    end
+    -- an index the page does not hold opens nothing and breaks nothing
+    page:eval("new Promise(function (r) { location.hash = '#f99'; setTimeout(r, 30); })")
+    assert.equal("main [1]", page:eval("document.getElementById('panel-title').textContent"))
+    assert_clean(page, "star fragments")
+    page:close()
+  end)
+
   it("says which view it shows, and shows the doctor's findings", function()
     local profile <close> = star(tmp, "star-view")
     local filter = { focus = "^f2$" }

@@ -1,6 +1,7 @@
 -- Runs the busted suite as one busted process per spec file, JOBS at a time
 -- (make test: JOBS = the number of processors), and prints each file's TAP
--- output whole, as the file finishes; pipe it into spec/tap_summary.lua.
+-- output whole, as the file finishes, between the lines "# FILE" and
+-- "#time MS FILE" (its duration); pipe it into spec/tap_summary.lua.
 --
 --   lua5.4 spec/parallel.lua JOBS STATEDIR BUSTED...
 --
@@ -71,12 +72,9 @@ local durations = {}
 local h = assert(io.popen(cmd))
 for line in h:lines() do
   local ms, f = line:match("^#time (%d+) (.+)$")
-  if ms then
-    durations[#durations + 1] = ("%.3f %s"):format(tonumber(ms) / 1000, f)
-  else
-    io.write(line, "\n")
-    io.flush()
-  end
+  if ms then durations[#durations + 1] = ("%.3f %s"):format(tonumber(ms) / 1000, f) end
+  io.write(line, "\n")
+  io.flush()
 end
 h:close()
 -- (not fatal: the times only order the next run)

@@ -106,8 +106,11 @@ assets.js = [==[
 (function () {
   "use strict";
   var D = JSON.parse(document.getElementById("lgprof-data").textContent);
-  var M = D.meta, F = D.fns, CYC = {};
+  var M = D.meta, F = D.fns, CYC = {}, AT = {};
   D.cycles.forEach(function (c) { CYC[c.number] = c; });
+  // links and the address name a function by the index the page shows
+  // (#f4 for [4]); AT: that index's position in F
+  F.forEach(function (f, k) { AT[f.i] = k; });
 
   function $(id) { return document.getElementById(id); }
   var ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" };
@@ -132,7 +135,7 @@ assets.js = [==[
   function cycTag(n) { return n === undefined || n === null ? "" : " <cycle " + n + ">"; }
   function fnLink(id) {
     var f = F[id];
-    return "<a class=\"fn" + (f.stub ? " stub" : "") + "\" href=\"#f" + id + "\" data-fn=\"" + id + "\">" +
+    return "<a class=\"fn" + (f.stub ? " stub" : "") + "\" href=\"#f" + f.i + "\" data-fn=\"" + id + "\">" +
       esc(f.n + cycTag(f.cyc)) + " [" + f.i + "]</a>";
   }
   function cycLink(n) {
@@ -258,7 +261,7 @@ assets.js = [==[
   });
   $("flat").tBodies[0].addEventListener("click", function (e) {
     var tr = e.target.closest("tr");
-    if (tr) go("f" + tr.getAttribute("data-fn"));
+    if (tr) go("f" + F[+tr.getAttribute("data-fn")].i);
   });
 
   // ---- flame graph (icicle) of the estimated stacks
@@ -327,7 +330,7 @@ assets.js = [==[
     var n = nodes[+g.getAttribute("data-node")];
     zoom = n;
     flame();
-    if (n.kind === 0) go("f" + n.ref); else if (n.kind === 1) go("c" + n.ref);
+    if (n.kind === 0) go("f" + F[n.ref].i); else if (n.kind === 1) go("c" + n.ref);
   });
   $("flame-reset").addEventListener("click", function () { zoom = nodes[0] || null; flame(); });
   var resizeTimer = null;
@@ -428,6 +431,8 @@ assets.js = [==[
     if (!m) return;
     var k = +m[2];
     if (m[1] === "f") {
+      k = AT[k];
+      if (k === undefined) return;
       selected = k;
       showFunction(k);
       var old = document.querySelector("#flat tr.sel");
