@@ -2,6 +2,7 @@
 -- state) and lgprof's own per mode, and the parse of a command line.
 local lgprof = require "lgprof"
 local getopt = require "lgprof.cli.getopt"
+local registry = require "lgprof.cli.registry"
 
 local options = {}
 
@@ -126,85 +127,23 @@ options.FLAT, options.GRAPH, options.INFO, options.SUM = FLAT, GRAPH, INFO, SUM
 options.EXEC, options.ANNO = EXEC, ANNO
 options.FUNC_ORDER, options.FILE_ORDER = FUNC_ORDER, FILE_ORDER
 
--- gprof's getopt string and long options: name -> { letter or key, argument kind }
-local SHORT = getopt.short("aA::bBcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::rR:sS:t:Tvw:xyzZ::")
-local LONG = {
-  ["line"] = { "l", "none" }, ["no-static"] = { "a", "none" },
-  ["ignore-non-functions"] = { "D", "none" }, ["display-unused-functions"] = { "z", "none" },
-  ["file-ordering"] = { "R", "required" }, ["function-ordering"] = { "r", "none" },
-  ["directory-path"] = { "I", "required" }, ["no-demangle"] = { "no-demangle", "none" },
-  ["demangle"] = { "demangle", "optional" }, ["print-path"] = { "L", "none" },
-  ["inline-file-names"] = { "inline-file-names", "none" },
-  ["flat-profile"] = { "p", "optional" }, ["no-flat-profile"] = { "P", "optional" },
-  ["graph"] = { "q", "optional" }, ["no-graph"] = { "Q", "optional" },
-  ["exec-counts"] = { "C", "optional" }, ["no-exec-counts"] = { "Z", "optional" },
-  ["annotated-source"] = { "A", "optional" }, ["no-annotated-source"] = { "J", "optional" },
-  ["all-lines"] = { "x", "none" }, ["brief"] = { "b", "none" }, ["debug"] = { "d", "optional" },
-  ["help"] = { "h", "none" }, ["file-info"] = { "i", "none" }, ["min-count"] = { "m", "required" },
-  ["separate-files"] = { "y", "none" }, ["sum"] = { "s", "none" },
-  ["table-length"] = { "t", "required" }, ["time"] = { "n", "required" },
-  ["no-time"] = { "N", "required" }, ["traditional"] = { "T", "none" },
-  ["version"] = { "v", "none" }, ["width"] = { "w", "required" },
-  ["file-format"] = { "O", "required" }, ["static-call-graph"] = { "c", "none" },
-  ["external-symbol-table"] = { "S", "required" },
-}
-
--- Options lgprof refuses (never ignores): only gprof's dump of its own tables.
-local UNSUPPORTED = {
-  d = "-d/--debug",
-}
-
--- lgprof's own options, per mode: name -> argument kind. Their long forms
--- must be spelt out (no abbreviation), so gprof's abbreviations keep working.
--- The parse collects them in st.extra for the mode to interpret.
-local EXTRA = {
-  gprof = { long = {
-    script = "required", diff = "required", ["diff-image"] = "required",
-    ["max-growth"] = "required", format = "required", ["annotate-lines"] = "optional",
-    granularity = "required", ["static-arcs"] = "none",
-    confidence = "required",        -- --diff's significance
-    ["break-cycles"] = "optional",  -- arcs whose removal breaks the cycles
-    -- views (profile:filter) for --format and lgprof's own reports
-    focus = "required", ignore = "required", hide = "required", ["prune-from"] = "required",
-    ["node-fraction"] = "required", ["edge-fraction"] = "required", top = "required",
-    ["min-calls"] = "required",
-    -- --format=svg's (flamegraph.pl's spellings)
-    title = "required", inverted = "none", colors = "required", ["min-width"] = "required",
-    ["noise-floor"] = "required",   -- --format=text: samples below which self is noise
-  } },
-  diff = { long = {
-    diff = "required", ["diff-image"] = "required", ["max-growth"] = "required",
-    confidence = "required",
-  } },
-  check = { long = {
-    ["max-self"] = "required", ["max-total"] = "required", ["max-calls"] = "required",
-    thresholds = "required",
-    confidence = "required",
-  } },
-  doctor = { long = {
-    format = "required",
-  } },
-  merge = { long = { output = "required" }, short = { o = "output" } },
-  script = { long = { script = "required" } },
-  standalone = { long = {} },
-}
--- the modes where the words after "--" are the script's arguments
-local SCRIPT_ARGS = { script = true, standalone = true }
-
---- The lgprof.getopt spec of a mode: gprof's options plus the mode's own.
+-- The getopt spec of each mode, from the registry: gprof's options (their
+-- long names abbreviable) and the mode's own (spelt out). Each getopt key
+-- is the registry entry itself.
 local SPECS = {}
 local function spec_of(mode)
   if SPECS[mode] then return SPECS[mode] end
-  local extra = EXTRA[mode]
   local short, long = {}, {}
-  for c, d in pairs(SHORT) do short[c] = d end
-  for name, d in pairs(LONG) do long[name] = d end
-  for name, kind in pairs(extra.long) do long[name] = { name, kind, exact = true } end
-  for c, name in pairs(extra.short or {}) do short[c] = { name, extra.long[name] } end
+  for _, e in ipairs(registry.of_mode(mode)) do
+    if e.short then short[e.short] = { e, e.arg } end
+    if e.long then long[e.long] = { e, e.arg, exact = not e.gprof or nil } end
+  end
   SPECS[mode] = { short = short, long = long }
   return SPECS[mode]
 end
 options.spec = spec_of
+-- the modes where the words after "--" are the script's arguments
+local SCRIPT_ARGS = { script = true, standalone = true }
 
 -- How each mode is asked for its help (the pointer of a usage error).
 local HELP_COMMAND = {
@@ -277,37 +216,7 @@ end
 local function graph_tab(incl, excl)
   return function(v) return v:find("/", 1, true) and incl or excl end
 end
--- How gprof reads -m (strtoul) and -t (atoi: strtol cut to an int): blanks,
--- a sign, the digits that follow (none: 0); an overflow gives the limit
--- (strtol: LONG_MAX or LONG_MIN). Integers wrap, as the C conversions do:
--- strtoul's "-1" is the 64-bit pattern of all ones (Lua -1).
-local function digits_over(digits, limit)
-  digits = digits:gsub("^0+", "")
-  return #digits > #limit or (#digits == #limit and digits > limit)
-end
-local function number_of(digits)
-  local n = 0
-  for d in digits:gmatch("%d") do n = n * 10 + tonumber(d) end
-  return n
-end
-function options.strtoul(v)
-  local sign, digits = v:match("^[ \t\n\v\f\r]*([+-]?)(%d*)")
-  if digits_over(digits, "18446744073709551615") then return -1 end
-  local n = number_of(digits)
-  return sign == "-" and -n or n
-end
-function options.atoi(v)
-  local sign, digits = v:match("^[ \t\n\v\f\r]*([+-]?)(%d*)")
-  local n
-  if digits_over(digits, sign == "-" and "9223372036854775808" or "9223372036854775807") then
-    n = sign == "-" and math.mininteger or math.maxinteger
-  else
-    n = number_of(digits)
-    if sign == "-" then n = -n end
-  end
-  n = n & 0xffffffff -- the int's 32 bits, signed
-  return n >= 0x80000000 and n - 0x100000000 or n
-end
+options.strtoul, options.atoi = registry.strtoul, registry.atoi
 
 local FORMATS = { a = "auto", m = "magic", b = "bsd", ["4"] = "4.4bsd", p = "prof" }
 
@@ -338,15 +247,16 @@ local HANDLERS = {
   I = function(st, v)
     for dir in (v .. ":"):gmatch("([^:]*):") do st.dirs[#st.dirs + 1] = dir end
   end,
-  t = function(st, v) st.table_length = math.max(0, options.atoi(v)) end,
-  m = function(st, v) st.min_count = options.strtoul(v) end,
+  -- (-t, -m, -w: the registry converts their values as gprof does)
+  t = function(st, v) st.table_length = math.max(0, v) end,
+  m = function(st, v) st.min_count = v end,
   p = show(FLAT, function() return "incl_flat" end), P = hide(FLAT, function() return "excl_flat" end),
   q = show(GRAPH, graph_tab("incl_arcs", "incl_graph")), Q = hide(GRAPH, graph_tab("excl_arcs", "excl_graph")),
   O = function(st, v, _, err)
     st.format = FORMATS[v:sub(1, 1)]
     if not st.format then return options.usage_error(err, v .. ": unknown file format", st.mode) end
   end,
-  w = function(st, v) st.width = math.max(1, tonumber(v:match("^%s*([+-]?%d+)")) or 0) end,
+  w = function(st, v) st.width = math.max(1, v) end,
   demangle = function(st, v, _, err)
     st.demangle = true
     if v then
@@ -357,26 +267,39 @@ local HANDLERS = {
     end
   end,
 }
-for k, name in pairs(UNSUPPORTED) do
-  HANDLERS[k] = function(st, _, _, err)
-    return options.usage_error(err, name .. ": not supported (a dump of gprof's own tables)", st.mode)
+-- The state's field of lgprof's own option e set to value: appended for a
+-- repeatable one, else the last one wins. Returns a usage message if e may
+-- be given once only and was given before.
+local function store(st, e, value, text)
+  st.text[e.key] = text -- as typed, for descriptions ("0.5%")
+  if e.list then
+    st[e.key] = st[e.key] or {}
+    table.insert(st[e.key], value)
+  elseif e.once and st[e.key] ~= nil then
+    return ("--%s given twice"):format(e.long)
+  else
+    st[e.key] = value
   end
 end
 
---- Parses a command line. mode: "gprof" (default), "check", "merge", "diff",
--- "script" or "standalone" (lgprof.script). Returns the state (st.extra: the
--- lgprof options in order, as {name, value}; st.rest: the words after "--",
--- the script's arguments; in the other modes they are more files), or nil and
--- an exit status (the message is written).
+--- Parses a command line. mode: "gprof" (default), "check", "merge",
+-- "diff", "doctor", "script" or "standalone" (lgprof.script). Every value is
+-- checked against its type here (lgprof.cli.registry), once. Returns the
+-- state: gprof's options as the handlers above set them, lgprof's own under
+-- their registry keys (typed; lists for repeatable ones), st.rest: the words
+-- after "--", the script's arguments (in the other modes they are more
+-- files); or nil and an exit status (the message is written; 0 when the
+-- help was asked for and written).
 function options.parse(args, out, err, mode)
   mode = mode or "gprof"
-  local extra = EXTRA[mode]
   local st = {
     specs = {}, style = 0, user = 0, width = 80, demangle = true,
     zeros = false, brief = false, traditional = false, format = "auto",
     dirs = {}, table_length = 10, min_count = 1,
-    extra = {}, mode = mode,
+    mode = mode,
     given = {}, -- gprof's options given: letter -> true ("bare": -p/-q/-P/-Q without SPEC)
+    order = {}, -- lgprof's own options given, in order: their registry entries
+    text = {}, -- lgprof's own options' last values as typed, by key
   }
   local opts, operands, rest = getopt.parse(args, spec_of(mode))
   if not opts then
@@ -388,12 +311,29 @@ function options.parse(args, out, err, mode)
     return nil, options.usage_error(err, operands, mode)
   end
   for _, o in ipairs(opts) do
-    if extra.long[o[1]] then
-      st.extra[#st.extra + 1] = o
-    else
-      st.given[o[1]] = o[2] == nil and "bare" or true
-      local status = HANDLERS[o[1]](st, o[2], out, err)
+    local e, v = o[1], o[2]
+    if e.unsupported then
+      return nil, options.usage_error(err, ("-%s/--%s: not supported (%s)"):format(e.short, e.long,
+        e.unsupported), mode)
+    end
+    if mode == "gprof" and e.needs and not e.modes.gprof then -- --max-growth without --diff
+      return nil, options.usage_error(err, ("--%s needs --%s"):format(e.long, e.needs), e.needs)
+    end
+    if e.asks_help and v and options.asks_help(v) then -- "lgprof --diff --help"
+      out:write(options.usage(mode))
+      return nil, 0
+    end
+    local value, msg = registry.value(e, v)
+    if value == nil then return nil, options.usage_error(err, msg, mode) end
+    if e.gprof then
+      local key = e.short or e.long
+      st.given[key] = v == nil and "bare" or true
+      local status = HANDLERS[key](st, v ~= nil and value or nil, out, err)
       if status then return nil, status end
+    else
+      msg = store(st, e, value, v)
+      if msg then return nil, options.usage_error(err, msg, mode) end
+      st.order[#st.order + 1] = e
     end
   end
   if not SCRIPT_ARGS[mode] then
@@ -411,22 +351,12 @@ function options.parse(args, out, err, mode)
   return st
 end
 
---- Takes the entries of st.extra whose names are keys of `names` out of it,
--- in place (the others keep their order). Returns them as a list of
--- {name, value}, in command-line order.
-function options.take_extra(st, names)
-  local taken, n, len = {}, 0, #st.extra
-  for i = 1, len do
-    local o = st.extra[i]
-    if names[o[1]] then
-      taken[#taken + 1] = o
-    else
-      n = n + 1
-      st.extra[n] = o
-    end
+--- The first of lgprof's own options given (command-line order) whose
+-- registry entry has group `group`, or nil: the option a message names.
+function options.first_given(st, group)
+  for _, e in ipairs(st.order or {}) do
+    if e.group == group then return e end
   end
-  for i = len, n + 1, -1 do st.extra[i] = nil end
-  return taken
 end
 
 --- The options of lgprof.open for a parsed command line.

@@ -10,7 +10,6 @@
 -- 2 usage error (no thresholds, a malformed value or pattern), 3 a threshold failed.
 local lgprof = require "lgprof"
 local args = require "lgprof.util.args"
-local options = require "lgprof.cli.options"
 
 local cmd = {}
 
@@ -39,7 +38,6 @@ Exit status: 0 all passed, 1 bad input, 2 usage error, 3 a threshold failed.
 ]==]
 
 local KINDS = { "max_self", "max_total", "max_calls" }
-local KIND_OF = { ["max-self"] = "max_self", ["max-total"] = "max_total", ["max-calls"] = "max_calls" }
 local KIND_NAMES = {}
 for _, k in ipairs(KINDS) do KIND_NAMES[k] = true end
 
@@ -93,51 +91,22 @@ local function load_file(path, list)
   return true, confidence
 end
 
-function cmd.run(cli, argv, out, err)
-  local st, status = cli.parse(argv, out, err, "check")
-  if not st then return status end
-  local list, from_options = {}, {}
-  local confidence, file_confidence = nil, nil
-  for _, o in ipairs(st.extra) do
-    local name, v = o[1], o[2]
-    if name == "confidence" then
-      local c, what = require("lgprof.analysis.diff").confidence(v)
-      if not c then
-        return options.usage_error(err, ("--confidence: '%s' is not %s"):format(v, what), "check")
-      end
-      confidence = c
-    elseif name == "thresholds" then
-      local ok, lerr = load_file(v, list)
-      if not ok then
-        err:write("lgprof: ", lerr, "\n")
-        return 1
-      end
-      file_confidence = lerr or file_confidence
-    else
-      local kind = KIND_OF[name]
-      local pattern, value = args.pattern_value(v)
-      if not pattern then
-        return options.usage_error(err, ("--%s: expected PATTERN=%s, got '%s'"):format(name,
-          kind == "max_calls" and "N" or "SHARE", v), "check")
-      end
-      local limit, what = limit_of(kind, value)
-      if not limit then
-        return options.usage_error(err, ("--%s: '%s' is not %s"):format(name, value, what), "check")
-      end
-      -- pattern_error says "bad pattern 'PATTERN': why" itself
-      local perr = args.pattern_error(pattern)
-      if perr then return options.usage_error(err, ("--%s: %s"):format(name, perr), "check") end
-      from_options[#from_options + 1] = { kind, pattern, limit }
-    end
+--- The command (ctx: lgprof.cli.main's); returns the exit status.
+function cmd.run(ctx)
+  local st, out, err = ctx.opts, ctx.out, ctx.err
+  local list, file_confidence = {}, nil
+  for _, path in ipairs(st.thresholds or {}) do
+    local ok, lerr = load_file(path, list)
+    if not ok then return ctx:fail(1, lerr) end
+    file_confidence = lerr or file_confidence
   end
-  table.move(from_options, 1, #from_options, #list + 1, list)
+  for _, t in ipairs(st.limits or {}) do list[#list + 1] = { t.kind, t.pattern, t.limit } end
   -- --confidence, else a thresholds file's, else the default
-  confidence = confidence or file_confidence or lgprof.check.confidence
+  local confidence = st.confidence or file_confidence or lgprof.check.confidence
   if #list == 0 then
-    return options.usage_error(err,
-      "check: no thresholds (--max-self, --max-total, --max-calls, --thresholds)", "check")
+    return ctx:fail(2, "check: no thresholds (--max-self, --max-total, --max-calls, --thresholds)")
   end
-  local profile <close>, ostatus = cli.open(st, err)
+  local profile <close>, ostatus = ctx.cli.open(st, err)
   if not profile then return ostatus end
   local check = lgprof.check
   local failed = 0

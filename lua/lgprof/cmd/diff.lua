@@ -11,8 +11,6 @@
 -- warning line.
 -- Exit statuses: 0 success, 1 bad input, 2 usage error, 3 a growth limit failed.
 local lgprof = require "lgprof"
-local args = require "lgprof.util.args"
-local options = require "lgprof.cli.options"
 
 local cmd = {}
 
@@ -57,49 +55,17 @@ local function base_files(v)
   return list
 end
 
-function cmd.run(cli, argv, out, err)
-  local st, status = cli.parse(argv, out, err, "diff")
-  if not st then return status end
-  local bases, base_exe, confidence = {}, nil, nil
-  local growth = {}
+--- The command (ctx: lgprof.cli.main's); returns the exit status.
+function cmd.run(ctx)
+  local st, out, err, cli = ctx.opts, ctx.out, ctx.err, ctx.cli
   local diff = require "lgprof.analysis.diff"
-  for _, o in ipairs(st.extra) do
-    local name, v = o[1], o[2]
-    if name == "diff" then
-      if options.asks_help(v) then -- "lgprof --diff --help"
-        out:write(options.usage("diff"))
-        return 0
-      end
-      bases[#bases + 1] = v
-    elseif name == "diff-image" then
-      base_exe = v
-    elseif name == "confidence" then
-      local c, what = diff.confidence(v)
-      if not c then
-        return options.usage_error(err, ("--confidence: '%s' is not %s"):format(v, what), "diff")
-      end
-      confidence = c
-    else -- max-growth
-      local pattern, value = args.pattern_value(v)
-      if not pattern then pattern, value = ".", v end
-      local share = lgprof.check.limit("max_growth", value)
-      if not share then
-        return options.usage_error(err,
-          ("--max-growth: '%s' is not a share (0.1 or 10%%, may exceed 1)"):format(value), "diff")
-      end
-      -- pattern_error says "bad pattern 'PATTERN': why" itself
-      local perr = args.pattern_error(pattern)
-      if perr then return options.usage_error(err, "--max-growth: " .. perr, "diff") end
-      growth[#growth + 1] = { pattern, share }
-    end
-  end
+  local bases, base_exe, confidence = st.diff, st.diff_image, st.confidence
+  local growth = {}
+  for _, g in ipairs(st.max_growth or {}) do growth[#growth + 1] = { g.pattern, g.limit } end
   local files = {}
   for _, v in ipairs(bases) do
     local list, gerr = base_files(v)
-    if not list then
-      err:write("lgprof: ", gerr, "\n")
-      return 1
-    end
+    if not list then return ctx:fail(1, gerr) end
     table.move(list, 1, #list, #files + 1, files)
   end
   if confidence == nil then confidence = diff.CONFIDENCE end

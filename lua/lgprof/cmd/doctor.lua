@@ -4,7 +4,6 @@
 -- a warning found.
 local lgprof = require "lgprof"
 local doctor = require "lgprof.analysis.doctor"
-local options = require "lgprof.cli.options"
 
 local cmd = {}
 
@@ -56,19 +55,11 @@ local function outside_text(msg, exe)
   return data
 end
 
-function cmd.run(cli, argv, out, err)
-  local st, status = cli.parse(argv, out, err, "doctor")
-  if not st then return status end
-  local format = "text"
-  for _, o in ipairs(st.extra) do
-    if o[1] == "format" then
-      if o[2] ~= "text" and o[2] ~= "json" then
-        return options.usage_error(err, ("--format: expected text or json, got '%s'"):format(o[2]),
-          "doctor")
-      end
-      format = o[2]
-    end
-  end
+--- The command (ctx: lgprof.cli.main's); returns the exit status.
+function cmd.run(ctx)
+  local st, out, err, cli = ctx.opts, ctx.out, ctx.err, ctx.cli
+  local format = st.output_format or "text"
+  local status
   status = cli.refuse_format(st, err)
   if status then return status end
   local findings, present = {}, {}

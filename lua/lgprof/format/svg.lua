@@ -439,41 +439,27 @@ local function render(profile, o)
   return table.concat(b)
 end
 
--- The command line's options for --format=svg: option -> option of write.
-local CLI = { title = "title", inverted = "icicle", colors = "colors", ["min-width"] = "min_width" }
+-- The command line's options for --format=svg (parsed and checked by
+-- lgprof.cli.options, under these keys) -> the options of write.
+local CLI = { title = "title", inverted = "icicle", colors = "colors", min_width = "min_width" }
 
--- The formats each takes besides svg (lgprof.dot's legend and the HTML
--- page have a title).
-local ALSO = { title = { dot = true, html = true } }
-
---- Takes --title, --inverted, --colors and --min-width out of the parsed
--- command line st (st.extra), for the format fmt. Returns the writer's
--- options (nil when none was given), or nil and a usage message naming a
--- bad value or an option the format does not take.
-function svg.take_cli(st, fmt)
+--- The usage message when the parsed command line st gives a picture
+-- option (--title, --inverted...) that the format fmt does not take (the
+-- registry's `formats` of the option), else nil. Sets st.svg_options: the
+-- writer's options those options make (nil when none was given).
+function svg.cli_check(st, fmt)
   local o
-  for _, given in ipairs(require("lgprof.cli.options").take_extra(st, CLI)) do
-    local name, v = given[1], given[2]
-    o = o or {}
-    if fmt ~= "svg" and not (ALSO[name] and ALSO[name][fmt]) then
-      return nil, ("--%s is for --format=svg%s"):format(name, ALSO[name] and ", dot, html" or "")
-    end
-    if name == "inverted" then
-      o.icicle = true
-    elseif name == "colors" then
-      if not OPTIONS.colors[3][v] then return nil, ("--colors=%s: hash or self"):format(v) end
-      o.colors = v
-    elseif name == "min-width" then
-      local px = v:match("^%d+%.?%d*$") and tonumber(v)
-      if not (px or (v:match("%%%s*$") and args.share(v, 1))) then
-        return nil, ("--min-width=%s: pixels (0.1) or a percent of the width (0.05%%)"):format(v)
+  for _, e in ipairs(st.order) do
+    if CLI[e.key] then
+      if not e.formats[fmt] then
+        return ("--%s is for --format=svg%s"):format(e.long, e.formats.dot and ", dot, html" or "")
       end
-      o.min_width = px or v
-    else
-      o.title = v
+      o = o or {}
+      o[CLI[e.key]] = st[e.key]
     end
   end
-  return o
+  st.svg_options = o
+  return nil
 end
 
 --- Writes the flame graph of a Profile or view to file (an open Lua file,
