@@ -3,11 +3,12 @@
 local lgprof = require "lgprof"
 local getopt = require "lgprof.cli.getopt"
 local registry = require "lgprof.cli.registry"
+local help = require "lgprof.cli.help"
 
 local options = {}
 
--- lgprof --help: lgprof's modes, then gprof's options (every one that the
--- parse accepts: spec/messages_spec.lua checks the list against spec("gprof")).
+-- lgprof --help: lgprof's modes, then the view options and gprof's options
+-- (written from the registry: lgprof.cli.help).
 options.USAGE = [==[
 Usage: lgprof [options] [image-file [profile-file...]]
   A drop-in GNU gprof 2.40: the same options and the same reports.
@@ -52,59 +53,9 @@ lgprof's own modes (each prints its own usage with --help):
                       what is wrong with a profile, and how to fix it
   lgprof --lua-env    print LUA_PATH/LUA_CPATH lines for standalone scripts
 
-Views, for every --format=FMT and --annotate-lines (not gprof's report):
-  --focus=RE, --ignore=RE, --hide=RE, --prune-from=RE   (repeatable) keep the
-                      paths through, drop, hide (time to the callers), drop
-                      the descendants of the functions matching RE (POSIX ERE)
-  --node-fraction=F, --edge-fraction=F   show functions/arcs with at least F
-                      of the time (0.005 or 0.5%)
-  --top=N, --min-calls=N   the N functions with most time; called >= N times
-
-gprof's options:
-  -a, --no-static               ignore static functions
-  -b, --brief                   no explanatory blurbs
-  -D, --ignore-non-functions    ignore local symbols that are not functions
-  -p[SPEC], --flat-profile[=SPEC]      flat profile (only SPEC's entries)
-  -P[SPEC], --no-flat-profile[=SPEC]   no flat profile (or all but SPEC's)
-  -q[SPEC], --graph[=SPEC]             call graph (only SPEC; FROM/TO: arcs)
-  -Q[SPEC], --no-graph[=SPEC]          no call graph (or all but SPEC)
-  -B                            the call graph
-  -e NAME, -E NAME              hide NAME from the call graph (-E: its time too)
-  -f NAME, -F NAME              graph only NAME and its descendants
-  -k FROM/TO                    delete the arcs from FROM to TO
-  -n SPEC, --time=SPEC          propagate time only from SPEC
-  -N SPEC, --no-time=SPEC       propagate no time from SPEC
-  -z, --display-unused-functions   list unused functions too
-  -C[SPEC], --exec-counts[=SPEC]       execution counts (only SPEC's)
-  -Z[SPEC], --no-exec-counts[=SPEC]    no execution counts (or all but SPEC's)
-  -A[SPEC], --annotated-source[=SPEC]  source files with their counts (SPEC's lines)
-  -J[SPEC], --no-annotated-source[=SPEC]   no annotated source (or all but SPEC)
-  -I DIRS, --directory-path=DIRS  where to look for sources (DIR:DIR..., then
-                                $GPROF_PATH)
-  -x, --all-lines               annotate every line of a counted block
-  -y, --separate-files          annotate each source into BASENAME-ann
-  -t N, --table-length=N        rows of the "Top N Lines" table (0: none)
-  -m N, --min-count=N           counts below N show as #####
-  -T, --traditional             BSD layout (call graph first, no demangling)
-  -w N, --width=N               width of the index
-  -i, --file-info               describe the profile files
-  -s, --sum                     write the summed profile to gmon.sum
-  -O x, --file-format=x         profile format: a(uto), m(agic), b(sd), 4(.4bsd)
-  --demangle[=STYLE], --no-demangle   demangle C++/Rust/D/Ada names (or not)
-  -v, --version                 print the version and exit
-  -h, --help                    print this help and exit
-  -l, --line                    line-by-line profile (symbols are source lines)
-  --inline-file-names           file and line after each name
-  -L, --print-path              full source paths in those names
-  -r, --function-ordering       suggested function link order
-  -R MAP, --file-ordering=MAP   suggested .o link order (MAP: the output of
-                                nm --extern-only --defined-only -v
-                                --print-file-name on the .o files)
-  -S FILE, --external-symbol-table=FILE   function symbols from FILE (nm
-                                output: ADDRESS TYPE NAME, types t and T)
-  -c, --static-call-graph       add the calls gprof finds in the code (count 0)
-  Not supported (refused with exit status 2): -d/--debug (a dump of gprof's
-  own tables; the Lua API gives the data).
+Views, for every --format=FMT and --annotate-lines (not gprof's report;
+RE: a POSIX extended regular expression; the patterns are repeatable):
+]==] .. help.group("views") .. "\ngprof's options:\n" .. help.group("gprof") .. [==[
 SPEC: FUNC, FILE, LINE, FILE:FUNC or FILE:LINE (gprof's symspecs).
 @FILE (any argument, in every mode): the words of FILE instead (quotes and
 backslashes as in a shell; a file that cannot be opened stays @FILE).

@@ -243,7 +243,8 @@ registry.OPTIONS = {
   g { short = "c", long = "static-call-graph", help = "add the calls gprof finds in the code (count 0)" },
   g { short = "d", long = "debug", arg = "optional", type = "string", metavar = "N",
       unsupported = "a dump of gprof's own tables",
-      help = "not supported (a dump of gprof's own tables; the Lua API gives the data)" },
+      help = "not supported, refused with exit status 2 (a dump of gprof's own tables; the Lua API"
+        .. " gives the data)" },
 
   -- gprof's command line, lgprof's own options
   { long = "format", arg = "required", type = "enum", values = EXPORT_FORMATS, key = "output_format",
@@ -267,7 +268,7 @@ registry.OPTIONS = {
   -- views (profile:filter), for --format and --annotate-lines
   { long = "focus", arg = "required", type = "pattern", list = true, key = "focus",
     modes = modes("gprof"), group = "views", metavar = "RE",
-    help = "keep the paths through the functions matching RE" },
+    help = "keep the paths through functions matching RE" },
   { long = "ignore", arg = "required", type = "pattern", list = true, key = "ignore",
     modes = modes("gprof"), group = "views", metavar = "RE", help = "drop the functions matching RE" },
   { long = "hide", arg = "required", type = "pattern", list = true, key = "hide",
@@ -275,7 +276,7 @@ registry.OPTIONS = {
     help = "hide the functions matching RE (their time goes to their callers)" },
   { long = "prune-from", arg = "required", type = "pattern", list = true, key = "prune_from",
     modes = modes("gprof"), group = "views", metavar = "RE",
-    help = "drop the descendants of the functions matching RE" },
+    help = "drop the descendants of functions matching RE" },
   { long = "node-fraction", arg = "required", type = "share", max = 1, bad = "--node-fraction=%s: not a share (a fraction from 0 to 1 or a percent: 0.005 or 0.5%%)", key = "node_fraction",
     modes = modes("gprof"), group = "views", metavar = "F",
     help = "show the functions with at least F of the time (0.005 or 0.5%)" },
@@ -312,9 +313,6 @@ registry.OPTIONS = {
     metavar = "[PATTERN=]SHARE",
     help = "fail (exit 3) when a function matching PATTERN (default: any) grew by more than SHARE"
       .. " of the base's total time (0.1 or 10%, may exceed 1), significantly" },
-  { long = "confidence", arg = "required", type = "confidence", bad = "--confidence: '%s' is not a confidence from 0 to 1, 1 excluded (0.95 or 95%%; 0: no statistics)", key = "confidence",
-    modes = modes("diff", "check"), needs = "diff", group = "stats", metavar = "C",
-    help = "of the intervals and the gates (default 0.95 or 95%; 0: no statistics, any breach fails)" },
   -- lgprof check
   { long = "max-self", arg = "required", type = "limit", limit = "max_self", list = true, key = "limits",
     modes = modes("check"), group = "check", metavar = "PATTERN=SHARE",
@@ -328,9 +326,12 @@ registry.OPTIONS = {
   { long = "thresholds", arg = "required", type = "path", list = true, key = "thresholds",
     modes = modes("check"), group = "check", metavar = "FILE.lua",
     help = "thresholds from a Lua file returning { max_self = { [PATTERN] = SHARE }, ..., confidence = C }" },
+  { long = "confidence", arg = "required", type = "confidence", bad = "--confidence: '%s' is not a confidence from 0 to 1, 1 excluded (0.95 or 95%%; 0: no statistics)", key = "confidence",
+    modes = modes("diff", "check"), needs = "diff", group = "stats", metavar = "C",
+    help = "the confidence of the intervals and the gates (default 0.95 or 95%; 0: no statistics, any breach fails)" },
   -- lgprof doctor
   { long = "format", arg = "required", type = "enum", values = { "text", "json" }, key = "output_format", bad = "--format: expected text or json, got '%s'",
-    modes = modes("doctor"), group = "doctor", metavar = "FMT",
+    modes = modes("doctor"), group = "doctor", metavar = "text|json",
     help = "text blocks (the default) or one JSON document" },
   -- lgprof merge
   { short = "o", long = "output", arg = "required", type = "path", key = "output", modes = modes("merge"),

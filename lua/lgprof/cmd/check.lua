@@ -10,6 +10,7 @@
 -- 2 usage error (no thresholds, a malformed value or pattern), 3 a threshold failed.
 local lgprof = require "lgprof"
 local args = require "lgprof.util.args"
+local help = require "lgprof.cli.help"
 
 local cmd = {}
 
@@ -19,18 +20,11 @@ Usage: lgprof check [options] [--max-self=PATTERN=SHARE]... [--max-total=PATTERN
 	[image-file [profile-file...]]
   A CI gate: each threshold that a function matching PATTERN exceeds (or
   that no function matches) is one line on stderr.
-  --max-self=PATTERN=SHARE   a function's own time over the total time
-  --max-total=PATTERN=SHARE  a function's time with its children's
-  --max-calls=PATTERN=N      a function's number of calls (exact)
-  --thresholds=FILE.lua      thresholds from a Lua file returning
-                             { max_self = { [PATTERN] = SHARE }, ...,
-                               confidence = C }
-  --confidence=C             a time threshold fails only when the lower
-                             confidence bound of the time (its sampling
-                             error; Holm's correction over the functions
-                             PATTERN matches) is above it; a breach of the
-                             estimate alone is a warning (exit 0). Default
-                             0.95 (or 95%); 0: every breach fails
+]==] .. help.mode("check", 29) .. [==[
+  A time threshold fails only when the lower confidence bound of the time
+  (its sampling error; Holm's correction over the functions PATTERN
+  matches) is above it; a breach of the estimate alone is a warning (exit
+  0). Default confidence 0.95 (or 95%); 0: every breach fails.
   PATTERN: a POSIX extended regular expression matched in the function's
   name; SHARE: a fraction or a percentage (0.3 or 30%).
   gprof's options that change how the files are read apply (lgprof --help).

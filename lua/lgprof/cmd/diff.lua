@@ -11,6 +11,7 @@
 -- warning line.
 -- Exit statuses: 0 success, 1 bad input, 2 usage error, 3 a growth limit failed.
 local lgprof = require "lgprof"
+local help = require "lgprof.cli.help"
 
 local cmd = {}
 
@@ -22,19 +23,9 @@ Usage: lgprof --diff BASE-PROFILE [--diff BASE-PROFILE]... [--diff-image=EXE]
   the profile files (all read with the same options), with the confidence
   interval of each change, a * where it is significant, and the change of
   total time split into more calls and time per call (calls are exact).
-  --diff=BASE-PROFILE            a base run; repeatable, or a glob pattern
-                                 ('base/gmon.*', quoted): several base runs
-                                 are averaged and their spread counts as error
-  --diff-image=EXE               the executable of the bases (default: image-file)
-  --max-growth=[PATTERN=]SHARE   fail (exit 3) when a function matching PATTERN
-                                 (default: any) grew by more than SHARE of the
-                                 base's total time (0.1 or 10%, may exceed 1),
-                                 significantly: Holm's correction over the
-                                 functions tested; a growth beyond SHARE that
-                                 is not significant is a warning (exit 0)
-  --confidence=C                 of the intervals and the gates (default 0.95
-                                 or 95%; 0: no statistics, any growth beyond
-                                 SHARE fails)
+]==] .. help.mode("diff", 33) .. [==[
+  A growth beyond SHARE that is not significant (Holm's correction over
+  the functions tested) is a warning (exit 0).
   gprof's options that change how the files are read apply (lgprof --help).
 Exit status: 0 success, 1 bad input, 2 usage error, 3 a growth limit failed.
 ]==]

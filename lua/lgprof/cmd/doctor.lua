@@ -4,6 +4,7 @@
 -- a warning found.
 local lgprof = require "lgprof"
 local doctor = require "lgprof.analysis.doctor"
+local help = require "lgprof.cli.help"
 
 local cmd = {}
 
@@ -14,7 +15,7 @@ Usage: lgprof doctor [options] [--format=text|json] [image-file [profile-file...
   summary line. Findings: missing-profile, wrong-image, pie-mismatch,
   stale-profile, arcs-outside-text, no-samples, few-samples, no-call-graph,
   spontaneous-time, uninstrumented-time, big-cycle, threads, static-no-debug.
-  --format=text|json   text blocks (the default) or one JSON document
+]==] .. help.mode("doctor", 23) .. [==[
   gprof's options that change how the files are read apply (lgprof --help).
 Exit status: 0 no warning, 1 bad input, 2 usage error, 3 an error or a
 warning found.

@@ -4,13 +4,15 @@
 -- read (-O, -a, -D, -k, ...) apply; report options are ignored.
 -- Exit statuses: 0 success, 1 bad input (or OUT cannot be written), 2 usage error.
 
+local help = require "lgprof.cli.help"
+
 local cmd = {}
 
 cmd.USAGE = [==[
 Usage: lgprof merge [options] -o OUT image-file profile-file...
   Sums the profile files into OUT, a GNU gmon.out (as gprof -s writes
   gmon.sum); OUT is replaced in one step once the sum is complete.
-  -o OUT, --output=OUT   the file to write
+]==] .. help.mode("merge", 25) .. [==[
   gprof's options that change how the files are read apply (lgprof --help).
 Exit status: 0 success, 1 bad input (or OUT cannot be written), 2 usage error.
 ]==]
