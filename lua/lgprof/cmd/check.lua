@@ -95,24 +95,18 @@ function cmd.run(ctx)
     file_confidence = lerr or file_confidence
   end
   for _, t in ipairs(st.limits or {}) do list[#list + 1] = { t.kind, t.pattern, t.limit } end
-  -- --confidence, else a thresholds file's, else the default
-  local confidence = st.confidence or file_confidence or lgprof.check.confidence
   if #list == 0 then
     return ctx:fail(2, "check: no thresholds (--max-self, --max-total, --max-calls, --thresholds)")
   end
   local profile <close>, ostatus = ctx.cli.open(st, err)
   if not profile then return ostatus end
-  local check = lgprof.check
+  -- this run's checker: --confidence, else a thresholds file's, else the default
+  local checker = lgprof.check.new { output = err, confidence = st.confidence or file_confidence }
   local failed = 0
-  local warned = #check.warnings()
-  check.with_output(err, function()
-    for _, t in ipairs(list) do
-      if not check[t[1]](profile, t[2], t[3], { confidence = confidence }) then
-        failed = failed + 1
-      end
-    end
-  end)
-  warned = #check.warnings() - warned
+  for _, t in ipairs(list) do
+    if not checker[t[1]](checker, profile, t[2], t[3]) then failed = failed + 1 end
+  end
+  local warned = #checker:warnings()
   out:write(("lgprof check: %d threshold%s, %d failed%s\n"):format(#list,
     #list == 1 and "" or "s", failed,
     warned > 0 and (", %d warning%s"):format(warned, warned == 1 and "" or "s") or ""))

@@ -80,14 +80,10 @@ function cmd.run(ctx)
   diff.write(result, out)
   local failed = false
   if growth[1] then
-    local check = lgprof.check
-    check.with_output(err, function()
-      for _, g in ipairs(growth) do
-        if not check.max_growth(result, g[1], g[2], { confidence = confidence }) then
-          failed = true
-        end
-      end
-    end)
+    local checker = lgprof.check.new { output = err, confidence = confidence }
+    for _, g in ipairs(growth) do
+      if not checker:max_growth(result, g[1], g[2]) then failed = true end
+    end
   end
   return failed and 3 or 0
 end
