@@ -1,8 +1,11 @@
 --- The lgprof command: a drop-in GNU gprof 2.40 (same options, same output),
--- plus lgprof's own modes; this module picks the mode and opens profiles.
--- Options: lgprof.options (over lgprof.getopt). Modes (loaded when used):
--- lgprof.cmd_report (gprof's, and --format through lgprof.cmd_export),
--- `check`, `merge`, `--script`, `--diff` (lgprof.cmd_check, ...).
+-- plus lgprof's own modes; this module picks the mode, parses the command
+-- line (lgprof.cli.options, the options of lgprof.cli.registry) and runs
+-- the mode's command with a context: run(ctx), ctx = { opts = the typed
+-- options, out, err, mode, cli = this module } (ctx:fail(status, msg)).
+-- Commands (loaded when used): lgprof.cmd.report (gprof's, and --format
+-- through lgprof.cmd.export), check, merge, doctor, --script, --diff
+-- (lgprof.cmd.check, ...).
 -- Exit statuses: 0 success, 1 bad input, 2 usage error, 3 a threshold failed.
 local lgprof = require "lgprof"
 local getopt = require "lgprof.cli.getopt"

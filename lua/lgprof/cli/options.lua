@@ -1,5 +1,6 @@
---- The command's options: gprof 2.40's (what each one sets in the parsed
--- state) and lgprof's own per mode, and the parse of a command line.
+--- The parse of a command line, over lgprof.cli.getopt, with the options
+-- of lgprof.cli.registry: what each of gprof 2.40's options sets in the
+-- parsed state, and lgprof's own options' typed values under their keys.
 local lgprof = require "lgprof"
 local getopt = require "lgprof.cli.getopt"
 local registry = require "lgprof.cli.registry"
@@ -139,8 +140,9 @@ function options.asks_help(v)
   return v == "--help" or v == "-h"
 end
 
--- What each option sets in the state st: handler(st, value, out, err) -> an
--- exit status when the command ends here (help, version, a bad value).
+-- What each of gprof's options sets in the state st: handler(st, value,
+-- out, err) -> an exit status when the command ends here (help, version, a
+-- bad value). The value is the registry's (typed) value, nil when none.
 local function add_spec(st, tab, s) st.specs[#st.specs + 1] = { tab, s } end
 local function set(field, value) return function(st) st[field] = value end end
 local function specs(...)
@@ -167,8 +169,6 @@ end
 local function graph_tab(incl, excl)
   return function(v) return v:find("/", 1, true) and incl or excl end
 end
-options.strtoul, options.atoi = registry.strtoul, registry.atoi
-
 local FORMATS = { a = "auto", m = "magic", b = "bsd", ["4"] = "4.4bsd", p = "prof" }
 
 local HANDLERS = {

@@ -91,11 +91,7 @@ function cmd.run(ctx)
     end
     f:close()
   end
-  if format == "json" then
-    out:write(doctor.json(findings, st.exe, st.gmons))
-  else
-    doctor.write_text(out, findings)
-  end
+  doctor.write(findings, out, { format = format, image = st.exe, profiles = st.gmons })
   return doctor.status(findings)
 end
 
