@@ -21,6 +21,8 @@
 --   once          given twice is a usage error
 --   nonempty      an empty value is a usage error
 --   asks_help     a value of --help or -h prints the mode's usage
+--   formats       the --format values that take the option (another one:
+--                 a usage error); writer: the writer's option it sets
 --   bad           the usage message of a bad value (a format, %s the value)
 --   gprof         one of gprof 2.40's options (handled in lgprof.cli.options)
 --   group         the part of the help that lists it
@@ -257,6 +259,7 @@ registry.OPTIONS = {
     help = "line: line-level rows (--format=json, csv, callgrind)" },
   { long = "noise-floor", arg = "required", type = "number", min = 0, max = 2 ^ 53,
     key = "noise_floor", modes = modes("gprof"), group = "format", metavar = "N",
+    formats = { "text" }, writer = "noise_floor",
     bad = "--noise-floor=%s: a number of samples from 0 to 2^53",
     help = "--format=text: samples below which a function is not ranked (default 10)" },
   { long = "static-arcs", arg = "none", key = "static_arcs", modes = modes("gprof"), group = "lgprof",
@@ -295,18 +298,18 @@ registry.OPTIONS = {
   { long = "min-calls", arg = "required", type = "integer", min = 0, max = math.maxinteger,
     key = "min_calls", modes = modes("gprof"), group = "views", metavar = "N",
     bad = "--min-calls=%s: not a non-negative integer", help = "the functions called N times or more" },
-  -- the pictures' (flamegraph.pl's spellings); formats: those that take it
+  -- the pictures' (flamegraph.pl's spellings)
   { long = "title", arg = "required", type = "string", key = "title", modes = modes("gprof"),
-    group = "svg", metavar = "TEXT", formats = { svg = true, dot = true, html = true },
+    group = "svg", metavar = "TEXT", formats = { "svg", "dot", "html" }, writer = "title",
     help = "the picture's title (svg, dot, html)" },
   { long = "inverted", arg = "none", key = "inverted", modes = modes("gprof"), group = "svg",
-    formats = { svg = true }, help = "an icicle graph: roots at the top (svg)" },
+    formats = { "svg" }, writer = "icicle", help = "an icicle graph: roots at the top (svg)" },
   { long = "colors", arg = "required", type = "enum", values = { "hash", "self" }, key = "colors",
-    modes = modes("gprof"), group = "svg", metavar = "C", formats = { svg = true },
+    modes = modes("gprof"), group = "svg", metavar = "C", formats = { "svg" }, writer = "colors",
     bad = "--colors=%s: hash or self",
     help = "a warm colour per name, or by the frame's self share (svg)" },
   { long = "min-width", arg = "required", type = "width", key = "min_width", modes = modes("gprof"),
-    group = "svg", metavar = "PX", formats = { svg = true },
+    group = "svg", metavar = "PX", formats = { "svg" }, writer = "min_width",
     bad = "--min-width=%s: pixels (0.1) or a percent of the width (0.05%%)",
     help = "leave out frames narrower than PX pixels or P% of the width (svg)" },
 

@@ -37,8 +37,15 @@ function cmd.run(ctx)
   if not profile then return vstatus end
   local o
   if e[2] then o = { zeros = st.zeros or nil, table = e[3] } end
-  if fmt == "text" then o.noise_floor, o.brief = st.noise_floor, st.brief or nil end
-  if st.svg_options then o = st.svg_options end -- --title, --inverted, --colors, --min-width
+  if fmt == "text" then o.brief = st.brief or nil end
+  -- the options of the writer (--title, --inverted, --noise-floor...: the
+  -- registry's `writer`; the parse took them for this format only)
+  for _, e in ipairs(st.order) do
+    if e.writer then
+      o = o or {}
+      o[e.writer] = st[e.key]
+    end
+  end
   if st.view_description and DESCRIBED[fmt] then
     o = o or {}
     o.view_description = st.view_description

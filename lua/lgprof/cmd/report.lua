@@ -124,6 +124,18 @@ local function report(st, profile, out, err)
   return 0
 end
 
+-- The usage message when an option given is for other formats than fmt
+-- (--format's value; nil: gprof's report): its registry entry's `formats`.
+local function format_refusal(st, fmt)
+  for _, e in ipairs(st.order) do
+    if e.formats then
+      local taken = false
+      for _, f in ipairs(e.formats) do taken = taken or f == fmt end
+      if not taken then return ("--%s is for --format=%s"):format(e.long, table.concat(e.formats, ", ")) end
+    end
+  end
+end
+
 --- The command: ctx.opts is the parsed command line (lgprof.cli.options),
 -- ctx.out, ctx.err its streams. Returns the exit status.
 function cmd.run(ctx)
@@ -132,15 +144,12 @@ function cmd.run(ctx)
   local cliview = require "lgprof.cli.views" -- --focus, --hide, --top...: a view
   local verr
   st.view, st.view_description = cliview.take(st)
-  verr = require("lgprof.format.svg").cli_check(st, fmt) -- --title, --inverted...
+  verr = format_refusal(st, fmt) -- --title, --inverted, --noise-floor...
   if verr then return ctx:fail(2, verr) end
   verr = st.view and cliview.refuse(st, fmt, st.annotate_lines)
   if verr then return ctx:fail(2, verr) end
   local status = ctx.cli.refuse_format(st, err)
   if status then return status end
-  if st.noise_floor and fmt ~= "text" then
-    return ctx:fail(2, "--noise-floor needs --format=text")
-  end
   if st.granularity and not (fmt and fmt ~= "gprof") then
     return ctx:fail(2, "--granularity needs --format=json, csv or callgrind")
   end

@@ -439,29 +439,6 @@ local function render(profile, o)
   return table.concat(b)
 end
 
--- The command line's options for --format=svg (parsed and checked by
--- lgprof.cli.options, under these keys) -> the options of write.
-local CLI = { title = "title", inverted = "icicle", colors = "colors", min_width = "min_width" }
-
---- The usage message when the parsed command line st gives a picture
--- option (--title, --inverted...) that the format fmt does not take (the
--- registry's `formats` of the option), else nil. Sets st.svg_options: the
--- writer's options those options make (nil when none was given).
-function svg.cli_check(st, fmt)
-  local o
-  for _, e in ipairs(st.order) do
-    if CLI[e.key] then
-      if not e.formats[fmt] then
-        return ("--%s is for --format=svg%s"):format(e.long, e.formats.dot and ", dot, html" or "")
-      end
-      o = o or {}
-      o[CLI[e.key]] = st[e.key]
-    end
-  end
-  st.svg_options = o
-  return nil
-end
-
 --- Writes the flame graph of a Profile or view to file (an open Lua file,
 -- written and left open, or a path, created). Returns true, or nil and a
 -- message. Options (an unknown one or a bad value raises an error, before
