@@ -139,3 +139,44 @@ describe("the help written from the registry", function()
     assert.truthy(md:find("| `--noise-floor=N` | gprof |", 1, true))
   end)
 end)
+
+describe("the commands' context", function()
+  -- a stream that keeps what is written
+  local function sink()
+    local s = { text = "" }
+    function s.write(self, ...)
+      for _, v in ipairs({ ... }) do self.text = self.text .. v end
+      return self
+    end
+    return s
+  end
+
+  it("gives every mode's command the typed options and one way to fail", function()
+    local cli = require "lgprof.cli.main"
+    local b = assert(H.fixtures.build("classic", "O0g-nopie"))
+    local out, err = sink(), sink()
+    local ctx = assert(cli.context({ "--max-self=^c$=99%", "--max-calls=^a$=7", "--confidence=90%",
+      b.exe, b.gmon[1] }, out, err, "check"))
+    assert.equal("check", ctx.mode)
+    assert.same({ { kind = "max_self", pattern = "^c$", limit = 0.99 },
+                  { kind = "max_calls", pattern = "^a$", limit = 7 } }, ctx.opts.limits)
+    assert.equal(0.9, ctx.opts.confidence)
+    assert.equal(b.exe, ctx.opts.exe)
+    local status = require("lgprof.cmd.check").run(ctx)
+    assert.is_true(status == 0 or status == 3)
+    assert.truthy(out.text:find("^lgprof check: 2 thresholds, "), out.text)
+    assert.equal(2, ctx:fail(2, "why"))
+    assert.truthy(err.text:find("lgprof: why\nTry 'lgprof check --help' for more information.\n", 1, true))
+    assert.equal(1, ctx:fail(1, "a.out: why"))
+    assert.equal("lgprof: a.out: why\n", err.text:sub(-#"lgprof: a.out: why\n"))
+  end)
+
+  it("keeps a repeatable option's values in order, and the last of the others", function()
+    local cli = require "lgprof.cli.main"
+    local ctx = assert(cli.context({ "--format=json", "--focus=a", "--top=3", "--focus=b", "--top=5",
+      "--format=csv" }, sink(), sink(), "gprof"))
+    assert.same({ "a", "b" }, ctx.opts.focus)
+    assert.equal(5, ctx.opts.top)
+    assert.equal("csv", ctx.opts.output_format)
+  end)
+end)

@@ -129,6 +129,34 @@ describe("lgprof's own options", function()
     end
   end
 
+  -- gprof's options that take a name, a list or a file: whatever gprof
+  -- makes of the value, never a Lua error (in gprof's mode and with
+  -- --format, where lgprof's own code reads them)
+  local WORDS = { "", "abc", "a/b", ":", "x:1", "main", "/", "-1", "%", "main/", "1e30", "(" }
+  for _, e in ipairs(registry.OPTIONS) do
+    if e.gprof and e.arg ~= "none" and e.type ~= "atoi" and e.type ~= "strtoul" then
+      it(("gprof's %s: a report, a one-line error or a usage error for every value"):format(
+        registry.spelling(e)), function()
+        local b = built()
+        local dir = util.mktempdir("lgprof-optvalues")
+        finally(function() util.rmtree(dir) end)
+        for _, v in ipairs(WORDS) do
+          for _, before in ipairs({ { "-b" }, { "--format=json" } }) do
+            local argv = { before[1], registry.spelling(e) .. "=" .. v, b.exe, b.gmon[1] }
+            if not e.long then argv[2] = "-" .. e.short .. v end
+            local status, out, err = cmd.lgprof(argv, { cwd = dir })
+            local what = table.concat(argv, " ") .. "\n" .. cmd.show(status, out, err)
+            assert.is_true(status == 0 or status == 1 or status == 2, what)
+            for _, bad in ipairs({ "stack traceback", ".lua:", "bad argument", "attempt to" }) do
+              assert.is_falsy(err:find(bad, 1, true), what)
+            end
+            if status ~= 0 then assert.equal("", out, what) end
+          end
+        end
+      end)
+    end
+  end
+
   it("--noise-floor=1e19 is refused with its range, not by the writer", function()
     local b = built()
     local line = cmd.one_line_error(2, cmd.lgprof({ "--format=text", "--noise-floor=1e19", b.exe, b.gmon[1] }))
