@@ -180,3 +180,11 @@ describe("the commands' context", function()
     assert.equal("csv", ctx.opts.output_format)
   end)
 end)
+
+describe("--lua-env (answered by the launcher when it is the only word)", function()
+  it("is a usage error with other words, wherever it comes", function()
+    for _, argv in ipairs({ { "-b", "--lua-env" }, { "--lua-env", "-b" }, { "--format=json", "--lua-env", "x" } }) do
+      assert.equal("--lua-env takes no other argument", cmd.one_line_error(2, cmd.lgprof(argv)))
+    end
+  end)
+end)

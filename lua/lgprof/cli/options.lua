@@ -267,6 +267,9 @@ function options.parse(args, out, err, mode)
       return nil, options.usage_error(err, ("-%s/--%s: not supported (%s)"):format(e.short, e.long,
         e.unsupported), mode)
     end
+    if e.launcher then -- (alone, the launcher answered it)
+      return nil, options.usage_error(err, ("--%s takes no other argument"):format(e.long), mode)
+    end
     if mode == "gprof" and e.needs and not e.modes.gprof then -- --max-growth without --diff
       return nil, options.usage_error(err, ("--%s needs --%s"):format(e.long, e.needs), e.needs)
     end

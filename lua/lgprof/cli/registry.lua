@@ -24,6 +24,7 @@
 --   formats       the --format values that take the option (another one:
 --                 a usage error); writer: the writer's option it sets
 --   bad           the usage message of a bad value (a format, %s the value)
+--   launcher      answered before the parse (bin/lgprof.lua), alone only
 --   gprof         one of gprof 2.40's options (handled in lgprof.cli.options)
 --   group         the part of the help that lists it
 --   metavar, help the argument's name and the one-line help
@@ -354,6 +355,9 @@ registry.OPTIONS = {
   -- lgprof merge
   { short = "o", long = "output", arg = "required", type = "path", key = "output", modes = modes("merge"),
     group = "merge", metavar = "OUT", help = "the file to write" },
+  -- answered by the launcher (bin/lgprof.lua) when it is the only word
+  { long = "lua-env", arg = "none", key = "lua_env", modes = modes("gprof"), group = "launcher",
+    launcher = true, help = "print LUA_PATH/LUA_CPATH lines for standalone scripts (the only argument)" },
   -- lgprof --script
   { long = "script", arg = "required", type = "path", key = "script", once = true, modes = modes("script"),
     needs = "script", group = "script", metavar = "FILE.lua", asks_help = true,
