@@ -22,24 +22,41 @@ local args = require "lgprof.util.args"
 local stats = require "lgprof.analysis.stats"
 local fnkey = require "lgprof.analysis.fnkey"
 
-local check = { output = io.stderr, confidence = 0.95 }
+-- A checker: where its lines go (output), its default confidence, the
+-- failures and warnings it recorded. check.new makes one per run (the
+-- command's modes do); the module is itself the checker of scripts
+-- (check.max_self(...), check.output, check.failures()...).
+local Checker = {}
+Checker.__index = Checker
 
-local failures, warnings = {}, {}
+local check = setmetatable({ output = io.stderr, confidence = 0.95, _failures = {}, _warnings = {} },
+  Checker)
+
+--- A new checker: opts.output (default io.stderr), opts.confidence
+-- (default 0.95); its methods are the module's functions (checker:max_self,
+-- checker:failures, ...), its state its own.
+function check.new(opts)
+  args.check(opts == nil or type(opts) == "table", 1, "new", "table expected, got " .. type(opts))
+  opts = opts or {}
+  return setmetatable({ output = opts.output or io.stderr, confidence = opts.confidence or 0.95,
+                        _failures = {}, _warnings = {} }, Checker)
+end
 
 local function percent(v) return ("%.2f%%"):format(100 * v) end
 
--- A failure (or, warn true, a warning): recorded and written as one line.
-local function report(warn, kind, pattern, name, value, limit, text, lower)
+-- A failure (or, warn true, a warning) of checker self: recorded and
+-- written as one line.
+local function report(self, warn, kind, pattern, name, value, limit, text, lower)
   local message = (warn and "warning: %s %s: %s" or "check failed: %s %s: %s"):format(kind,
     name or pattern, text)
-  local list = warn and warnings or failures
+  local list = warn and self._warnings or self._failures
   list[#list + 1] = { check = kind, pattern = pattern, name = name,
                       value = value, limit = limit, lower = lower, message = message }
-  check.output:write("lgprof: ", message, "\n")
+  self.output:write("lgprof: ", message, "\n")
 end
 
-local function fail(kind, pattern, name, value, limit, text, lower)
-  report(false, kind, pattern, name, value, limit, text, lower)
+local function fail(self, kind, pattern, name, value, limit, text, lower)
+  report(self, false, kind, pattern, name, value, limit, text, lower)
 end
 
 -- Shares are quotients of seconds: main's total over the call graph's time
@@ -56,10 +73,10 @@ local function check_pattern(pattern, kind)
   if perr then args.error(("bad argument #2 to '%s' (%s)"):format(kind, perr)) end
 end
 
--- The confidence of a check: opts.confidence, else check.confidence; and
+-- The confidence of a check: opts.confidence, else the checker's; and
 -- whether gcc's clones are matched (opts.clone_match, default true).
-local function confidence_of(opts, kind)
-  local c, match = check.confidence, true
+local function confidence_of(self, opts, kind)
+  local c, match = self.confidence, true
   if opts ~= nil then
     args.check(type(opts) == "table", 4, kind, "table expected, got " .. type(opts))
     for k in pairs(opts) do
@@ -114,14 +131,14 @@ end
 -- a value. At confidence 0 every breach of the estimate fails; otherwise a
 -- breach fails only when Holm's step-down over the items rejects
 -- "value <= limit" at 1 - confidence, and is a warning line otherwise.
-local function judge(kind, pattern, items, limit, confidence, show, show_limit)
+local function judge(self, kind, pattern, items, limit, confidence, show, show_limit)
   show_limit = show_limit or show
   if confidence == 0 then
     local ok = true
     for _, it in ipairs(items) do
       if exceeds(it.v, limit) then
         ok = false
-        fail(kind, pattern, it.label, it.v, limit, ("%s > %s"):format(show(it.v), show_limit(limit)))
+        fail(self, kind, pattern, it.label, it.v, limit, ("%s > %s"):format(show(it.v), show_limit(limit)))
       end
     end
     return ok
@@ -146,10 +163,10 @@ local function judge(kind, pattern, items, limit, confidence, show, show_limit)
       local text = ("%s > %s"):format(show(it.v), show_limit(limit))
       if rejected[i] then
         ok = false
-        fail(kind, pattern, it.label, it.v, limit,
+        fail(self, kind, pattern, it.label, it.v, limit,
           ("%s (%s lower bound %s%s)"):format(text, pc, show(lower), family), lower)
       else
-        report(true, kind, pattern, it.label, it.v, limit,
+        report(self, true, kind, pattern, it.label, it.v, limit,
           ("%s, not significant (%s lower bound %s%s)"):format(text, pc, show(lower), family),
           lower)
       end
@@ -174,12 +191,12 @@ end
 -- A check over the functions of a profile: item(fn, profile) -> the
 -- tested item, show(v) -> the measure as the failure line writes it.
 local function function_check(kind, item, show, exact)
-  return function(profile, pattern, limit, opts)
+  return function(self, profile, pattern, limit, opts)
     args.check_profile(profile, 1, kind)
     check_pattern(pattern, kind)
     local lim, expected = check.limit(kind, limit)
     args.check(lim, 3, kind, ("%s expected, got %s"):format(expected, tostring(limit)))
-    local confidence, match = confidence_of(opts, kind)
+    local confidence, match = confidence_of(self, opts, kind)
     if exact then confidence = 0 end
     if match then profile = fnkey.kept(profile) end
     -- the family of tests: the matching functions sampled or called (an
@@ -193,10 +210,10 @@ local function function_check(kind, item, show, exact)
       end
     end
     if matched == 0 then
-      fail(kind, pattern, nil, nil, lim, "no function matches")
+      fail(self, kind, pattern, nil, nil, lim, "no function matches")
       return false
     end
-    return judge(kind, pattern, items, lim, confidence, show)
+    return judge(self, kind, pattern, items, lim, confidence, show)
   end
 end
 
@@ -204,7 +221,7 @@ end
 -- matching pattern has a self time above share of the profile's total
 -- time: the flat profile's "% time" column (fn.flat_percent, a percent);
 -- its error is that of its fn.samples.
-check.max_self = function_check("max_self", function(fn)
+Checker.max_self = function_check("max_self", function(fn)
   return share_item(fn, fn.flat_percent / 100, fn.samples)
 end, percent)
 
@@ -212,7 +229,7 @@ end, percent)
 -- matching pattern has a total time (self + children) above share of the
 -- call graph's time: the call graph's "% time" column (fn.percent); its
 -- error is that of a count of total / sample_period samples.
-check.max_total = function_check("max_total", function(fn, profile)
+Checker.max_total = function_check("max_total", function(fn, profile)
   local period = profile.sample_period
   return share_item(fn, fn.percent / 100, period > 0 and fn.total / period or 0)
 end, percent)
@@ -220,7 +237,7 @@ end, percent)
 --- check.max_calls(profile, pattern, n [, opts]): fails if a function
 -- matching pattern was called more than n times (calls from other functions
 -- plus recursive calls). Counts are exact: no confidence applies.
-check.max_calls = function_check("max_calls", function(fn)
+Checker.max_calls = function_check("max_calls", function(fn)
   return { label = label_of(fn), v = fn.calls + fn.self_calls, se = 0, cc = 0 }
 end, tostring, true)
 
@@ -228,13 +245,13 @@ end, tostring, true)
 -- (total time) by more than share (may exceed 1) of the base profile's
 -- total time, significantly (Holm over the matching rows, each with the
 -- diff row's standard error of its total change).
-function check.max_growth(result, pattern, share, opts)
+function Checker:max_growth(result, pattern, share, opts)
   args.check(type(result) == "table" and result.base_total, 1, "max_growth",
     "result of lgprof.diff expected")
   check_pattern(pattern, "max_growth")
   local limit, expected = check.limit("max_growth", share)
   args.check(limit, 3, "max_growth", ("%s expected, got %s"):format(expected, tostring(share)))
-  local confidence, match = confidence_of(opts, "max_growth")
+  local confidence, match = confidence_of(self, opts, "max_growth")
   local base = result.base_total
   local items = {}
   for _, row in ipairs(result) do
@@ -249,44 +266,51 @@ function check.max_growth(result, pattern, share, opts)
     end
   end
   if #items == 0 then
-    fail("max_growth", pattern, nil, nil, limit, "no function matches")
+    fail(self, "max_growth", pattern, nil, nil, limit, "no function matches")
     return false
   end
-  return judge("max_growth", pattern, items, limit, confidence, function(v)
+  return judge(self, "max_growth", pattern, items, limit, confidence, function(v)
     return (v >= 0 and "+" or "") .. percent(v)
   end, percent)
 end
 
 --- Returns f()'s results, with the checks writing their lines to stream
--- meanwhile; check.output is restored after, even if f raises (the modes
--- send them to their err stream).
-function check.with_output(stream, f)
-  local saved = check.output
-  local _ <close> = setmetatable({}, { __close = function() check.output = saved end })
-  check.output = stream
+-- meanwhile; the output is restored after, even if f raises.
+function Checker:with_output(stream, f)
+  local saved = self.output
+  local _ <close> = setmetatable({}, { __close = function() self.output = saved end })
+  self.output = stream
   return f()
 end
 
 --- The failures recorded so far: a list of { check, pattern, name, value,
 -- limit, message } (name and value are nil when no function matched).
-function check.failures()
-  return table.move(failures, 1, #failures, 1, {})
+function Checker:failures()
+  return table.move(self._failures, 1, #self._failures, 1, {})
 end
 
 --- The warnings recorded so far (breaches of the estimate that are not
 -- significant), as failures() lists failures, with `lower`: the bound.
-function check.warnings()
-  return table.move(warnings, 1, #warnings, 1, {})
+function Checker:warnings()
+  return table.move(self._warnings, 1, #self._warnings, 1, {})
 end
 
 --- Forgets the failures and warnings recorded so far.
-function check.reset()
-  failures, warnings = {}, {}
+function Checker:reset()
+  self._failures, self._warnings = {}, {}
 end
 
 --- Exits with status 3 if a check failed; returns otherwise.
-function check.exit()
-  if #failures > 0 then os.exit(3, true) end
+function Checker:exit()
+  if #self._failures > 0 then os.exit(3, true) end
+end
+
+-- The module's functions (check.max_self(profile, ...), documented with a
+-- dot) are its own checker's methods.
+for _, name in ipairs({ "max_self", "max_total", "max_calls", "max_growth", "with_output", "failures",
+                        "warnings", "reset", "exit" }) do
+  local method = Checker[name]
+  check[name] = function(...) return method(check, ...) end
 end
 
 return check

@@ -438,4 +438,16 @@ end
 
 -- }======================================================
 
+--- Writes the findings to file (an open file) as the command does, with
+-- the writers' signature (data, file, options): opts.format "text" (the
+-- default: write_text) or "json" (json, of opts.image and opts.profiles).
+function doctor.write(findings, file, opts)
+  opts = opts or {}
+  if opts.format == "json" then
+    file:write(doctor.json(findings, opts.image, opts.profiles))
+  else
+    doctor.write_text(file, findings)
+  end
+end
+
 return doctor

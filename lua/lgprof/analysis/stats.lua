@@ -137,19 +137,12 @@ function stats.chi2_upper(x, nu)
 end
 
 --- Checks a confidence level: a number or a string ("0.95", "95%") from 0
--- to 1 excluded. Returns it or nil.
+-- to 1 excluded, read as every share is (lgprof.util.args.share). Returns
+-- it or nil.
 function stats.confidence(v)
-  if type(v) == "string" then
-    local pct = v:match("^%s*(.-)%%%s*$")
-    if pct then
-      v = tonumber(pct)
-      v = v and v / 100
-    else
-      v = tonumber(v)
-    end
-  end
-  if type(v) ~= "number" or v ~= v or v < 0 or v >= 1 then return nil end
-  return v
+  local c = require("lgprof.util.args").share(v, 1)
+  if not c or c >= 1 then return nil end
+  return c
 end
 
 return stats

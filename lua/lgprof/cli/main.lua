@@ -1,8 +1,11 @@
 --- The lgprof command: a drop-in GNU gprof 2.40 (same options, same output),
--- plus lgprof's own modes; this module picks the mode and opens profiles.
--- Options: lgprof.options (over lgprof.getopt). Modes (loaded when used):
--- lgprof.cmd_report (gprof's, and --format through lgprof.cmd_export),
--- `check`, `merge`, `--script`, `--diff` (lgprof.cmd_check, ...).
+-- plus lgprof's own modes; this module picks the mode, parses the command
+-- line (lgprof.cli.options, the options of lgprof.cli.registry) and runs
+-- the mode's command with a context: run(ctx), ctx = { opts = the typed
+-- options, out, err, mode, cli = this module } (ctx:fail(status, msg)).
+-- Commands (loaded when used): lgprof.cmd.report (gprof's, and --format
+-- through lgprof.cmd.export), check, merge, doctor, --script, --diff
+-- (lgprof.cmd.check, ...).
 -- Exit statuses: 0 success, 1 bad input, 2 usage error, 3 a threshold failed.
 local lgprof = require "lgprof"
 local getopt = require "lgprof.cli.getopt"
@@ -56,7 +59,7 @@ end
 local function extra_mode(args)
   local found = {}
   local opts = getopt.parse(args, options.spec("gprof"))
-  for _, o in ipairs(opts or {}) do found[o[1]] = true end
+  for _, o in ipairs(opts or {}) do found[o[1].long or ""] = true end
   if not opts then
     for _, a in ipairs(args) do
       if a == "--" then break end
@@ -66,6 +69,35 @@ local function extra_mode(args)
   if found.script and found.diff then return nil, "--script and --diff cannot be combined" end
   return found.script and "script" or found.diff and "diff" or nil
 end
+
+-- What every command gets: ctx.opts (the parsed command line: gprof's
+-- options as lgprof.cli.options sets them, lgprof's own typed under their
+-- registry keys), ctx.out, ctx.err, ctx.mode, ctx.cli (this module).
+local Context = {}
+Context.__index = Context
+
+--- Writes msg as the command's one error line and returns status: for a
+-- usage error (2), with the pointer to the help of `mode` (default: the
+-- context's mode); otherwise "lgprof: msg".
+function Context:fail(status, msg, mode)
+  if status == 2 then return options.usage_error(self.err, msg, mode or self.mode) end
+  self.err:write("lgprof: ", msg, "\n")
+  return status
+end
+
+--- The context of a mode's command line (parsed here), or nil and the
+-- exit status (the message or the help written).
+function cli.context(args, out, err, mode)
+  local st, status = options.parse(args, out, err, mode)
+  if not st then return nil, status end
+  return setmetatable({ opts = st, out = out, err = err, mode = mode or "gprof", cli = cli }, Context)
+end
+
+-- The command of each mode.
+local COMMANDS = {
+  gprof = "lgprof.cmd.report", diff = "lgprof.cmd.diff", script = "lgprof.cmd.script",
+  check = "lgprof.cmd.check", merge = "lgprof.cmd.merge", doctor = "lgprof.cmd.doctor",
+}
 
 --- Runs the command with a list of arguments (@FILE response files
 -- expanded first: lgprof.respfile); returns the exit status.
@@ -77,12 +109,19 @@ function cli.main(args, out, err)
     return 1
   end
   args = expanded
+  local mode
   if args[1] == "check" or args[1] == "merge" or args[1] == "doctor" then
-    return require("lgprof.cmd." .. args[1]).run(cli, table.move(args, 2, #args, 1, {}), out, err)
+    mode = args[1]
+    args = table.move(args, 2, #args, 1, {})
+  else
+    local merr
+    mode, merr = extra_mode(args)
+    if merr then return options.usage_error(err, merr) end
+    mode = mode or "gprof"
   end
-  local mode, merr = extra_mode(args)
-  if merr then return options.usage_error(err, merr) end
-  return require("lgprof.cmd." .. (mode or "report")).run(cli, args, out, err)
+  local ctx, status = cli.context(args, out, err, mode)
+  if not ctx then return status end
+  return require(COMMANDS[mode]).run(ctx)
 end
 
 return cli

@@ -1,12 +1,15 @@
---- The command's options: gprof 2.40's (what each one sets in the parsed
--- state) and lgprof's own per mode, and the parse of a command line.
+--- The parse of a command line, over lgprof.cli.getopt, with the options
+-- of lgprof.cli.registry: what each of gprof 2.40's options sets in the
+-- parsed state, and lgprof's own options' typed values under their keys.
 local lgprof = require "lgprof"
 local getopt = require "lgprof.cli.getopt"
+local registry = require "lgprof.cli.registry"
+local help = require "lgprof.cli.help"
 
 local options = {}
 
--- lgprof --help: lgprof's modes, then gprof's options (every one that the
--- parse accepts: spec/messages_spec.lua checks the list against spec("gprof")).
+-- lgprof --help: lgprof's modes, then the view options and gprof's options
+-- (written from the registry: lgprof.cli.help).
 options.USAGE = [==[
 Usage: lgprof [options] [image-file [profile-file...]]
   A drop-in GNU gprof 2.40: the same options and the same reports.
@@ -54,59 +57,9 @@ lgprof's own modes (each prints its own usage with --help):
                       what is wrong with a profile, and how to fix it
   lgprof --lua-env    print LUA_PATH/LUA_CPATH lines for standalone scripts
 
-Views, for every --format=FMT and --annotate-lines (not gprof's report):
-  --focus=RE, --ignore=RE, --hide=RE, --prune-from=RE   (repeatable) keep the
-                      paths through, drop, hide (time to the callers), drop
-                      the descendants of the functions matching RE (POSIX ERE)
-  --node-fraction=F, --edge-fraction=F   show functions/arcs with at least F
-                      of the time (0.005 or 0.5%)
-  --top=N, --min-calls=N   the N functions with most time; called >= N times
-
-gprof's options:
-  -a, --no-static               ignore static functions
-  -b, --brief                   no explanatory blurbs
-  -D, --ignore-non-functions    ignore local symbols that are not functions
-  -p[SPEC], --flat-profile[=SPEC]      flat profile (only SPEC's entries)
-  -P[SPEC], --no-flat-profile[=SPEC]   no flat profile (or all but SPEC's)
-  -q[SPEC], --graph[=SPEC]             call graph (only SPEC; FROM/TO: arcs)
-  -Q[SPEC], --no-graph[=SPEC]          no call graph (or all but SPEC)
-  -B                            the call graph
-  -e NAME, -E NAME              hide NAME from the call graph (-E: its time too)
-  -f NAME, -F NAME              graph only NAME and its descendants
-  -k FROM/TO                    delete the arcs from FROM to TO
-  -n SPEC, --time=SPEC          propagate time only from SPEC
-  -N SPEC, --no-time=SPEC       propagate no time from SPEC
-  -z, --display-unused-functions   list unused functions too
-  -C[SPEC], --exec-counts[=SPEC]       execution counts (only SPEC's)
-  -Z[SPEC], --no-exec-counts[=SPEC]    no execution counts (or all but SPEC's)
-  -A[SPEC], --annotated-source[=SPEC]  source files with their counts (SPEC's lines)
-  -J[SPEC], --no-annotated-source[=SPEC]   no annotated source (or all but SPEC)
-  -I DIRS, --directory-path=DIRS  where to look for sources (DIR:DIR..., then
-                                $GPROF_PATH)
-  -x, --all-lines               annotate every line of a counted block
-  -y, --separate-files          annotate each source into BASENAME-ann
-  -t N, --table-length=N        rows of the "Top N Lines" table (0: none)
-  -m N, --min-count=N           counts below N show as #####
-  -T, --traditional             BSD layout (call graph first, no demangling)
-  -w N, --width=N               width of the index
-  -i, --file-info               describe the profile files
-  -s, --sum                     write the summed profile to gmon.sum
-  -O x, --file-format=x         profile format: a(uto), m(agic), b(sd), 4(.4bsd)
-  --demangle[=STYLE], --no-demangle   demangle C++/Rust/D/Ada names (or not)
-  -v, --version                 print the version and exit
-  -h, --help                    print this help and exit
-  -l, --line                    line-by-line profile (symbols are source lines)
-  --inline-file-names           file and line after each name
-  -L, --print-path              full source paths in those names
-  -r, --function-ordering       suggested function link order
-  -R MAP, --file-ordering=MAP   suggested .o link order (MAP: the output of
-                                nm --extern-only --defined-only -v
-                                --print-file-name on the .o files)
-  -S FILE, --external-symbol-table=FILE   function symbols from FILE (nm
-                                output: ADDRESS TYPE NAME, types t and T)
-  -c, --static-call-graph       add the calls gprof finds in the code (count 0)
-  Not supported (refused with exit status 2): -d/--debug (a dump of gprof's
-  own tables; the Lua API gives the data).
+Views, for every --format=FMT and --annotate-lines (not gprof's report;
+RE: a POSIX extended regular expression; the patterns are repeatable):
+]==] .. help.group("views") .. "\ngprof's options:\n" .. help.group("gprof") .. [==[
 SPEC: FUNC, FILE, LINE, FILE:FUNC or FILE:LINE (gprof's symspecs).
 @FILE (any argument, in every mode): the words of FILE instead (quotes and
 backslashes as in a shell; a file that cannot be opened stays @FILE).
@@ -129,88 +82,23 @@ options.FLAT, options.GRAPH, options.INFO, options.SUM = FLAT, GRAPH, INFO, SUM
 options.EXEC, options.ANNO = EXEC, ANNO
 options.FUNC_ORDER, options.FILE_ORDER = FUNC_ORDER, FILE_ORDER
 
--- gprof's getopt string and long options: name -> { letter or key, argument kind }
-local SHORT = getopt.short("aA::bBcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::rR:sS:t:Tvw:xyzZ::")
-local LONG = {
-  ["line"] = { "l", "none" }, ["no-static"] = { "a", "none" },
-  ["ignore-non-functions"] = { "D", "none" }, ["display-unused-functions"] = { "z", "none" },
-  ["file-ordering"] = { "R", "required" }, ["function-ordering"] = { "r", "none" },
-  ["directory-path"] = { "I", "required" }, ["no-demangle"] = { "no-demangle", "none" },
-  ["demangle"] = { "demangle", "optional" }, ["print-path"] = { "L", "none" },
-  ["inline-file-names"] = { "inline-file-names", "none" },
-  ["flat-profile"] = { "p", "optional" }, ["no-flat-profile"] = { "P", "optional" },
-  ["graph"] = { "q", "optional" }, ["no-graph"] = { "Q", "optional" },
-  ["exec-counts"] = { "C", "optional" }, ["no-exec-counts"] = { "Z", "optional" },
-  ["annotated-source"] = { "A", "optional" }, ["no-annotated-source"] = { "J", "optional" },
-  ["all-lines"] = { "x", "none" }, ["brief"] = { "b", "none" }, ["debug"] = { "d", "optional" },
-  ["help"] = { "h", "none" }, ["file-info"] = { "i", "none" }, ["min-count"] = { "m", "required" },
-  ["separate-files"] = { "y", "none" }, ["sum"] = { "s", "none" },
-  ["table-length"] = { "t", "required" }, ["time"] = { "n", "required" },
-  ["no-time"] = { "N", "required" }, ["traditional"] = { "T", "none" },
-  ["version"] = { "v", "none" }, ["width"] = { "w", "required" },
-  ["file-format"] = { "O", "required" }, ["static-call-graph"] = { "c", "none" },
-  ["external-symbol-table"] = { "S", "required" },
-}
-
--- Options lgprof refuses (never ignores): only gprof's dump of its own tables.
-local UNSUPPORTED = {
-  d = "-d/--debug",
-}
-
--- lgprof's own options, per mode: name -> argument kind. Their long forms
--- must be spelt out (no abbreviation), so gprof's abbreviations keep working.
--- The parse collects them in st.extra for the mode to interpret.
-local EXTRA = {
-  gprof = { long = {
-    script = "required", diff = "required", ["diff-image"] = "required",
-    ["max-growth"] = "required", format = "required", ["annotate-lines"] = "optional",
-    granularity = "required", ["static-arcs"] = "none",
-    confidence = "required",        -- --diff's significance
-    ["break-cycles"] = "optional",  -- arcs whose removal breaks the cycles
-    -- views (profile:filter) for --format and lgprof's own reports
-    focus = "required", ignore = "required", hide = "required", ["prune-from"] = "required",
-    ["node-fraction"] = "required", ["edge-fraction"] = "required", top = "required",
-    ["min-calls"] = "required",
-    -- --format=svg's (flamegraph.pl's spellings)
-    title = "required", inverted = "none", colors = "required", ["min-width"] = "required",
-    ["noise-floor"] = "required",   -- --format=text: samples below which self is noise
-    clones = "required",            -- keep|gprof: gcc's clones in lgprof's own formats
-  } },
-  diff = { long = {
-    diff = "required", ["diff-image"] = "required", ["max-growth"] = "required",
-    confidence = "required",
-    clones = "required", ["no-clone-match"] = "none",
-  } },
-  check = { long = {
-    ["max-self"] = "required", ["max-total"] = "required", ["max-calls"] = "required",
-    thresholds = "required",
-    confidence = "required",
-    clones = "required", ["no-clone-match"] = "none",
-  } },
-  doctor = { long = {
-    format = "required",
-  } },
-  merge = { long = { output = "required" }, short = { o = "output" } },
-  script = { long = { script = "required" } },
-  standalone = { long = {} },
-}
--- the modes where the words after "--" are the script's arguments
-local SCRIPT_ARGS = { script = true, standalone = true }
-
---- The lgprof.getopt spec of a mode: gprof's options plus the mode's own.
+-- The getopt spec of each mode, from the registry: gprof's options (their
+-- long names abbreviable) and the mode's own (spelt out). Each getopt key
+-- is the registry entry itself.
 local SPECS = {}
 local function spec_of(mode)
   if SPECS[mode] then return SPECS[mode] end
-  local extra = EXTRA[mode]
   local short, long = {}, {}
-  for c, d in pairs(SHORT) do short[c] = d end
-  for name, d in pairs(LONG) do long[name] = d end
-  for name, kind in pairs(extra.long) do long[name] = { name, kind, exact = true } end
-  for c, name in pairs(extra.short or {}) do short[c] = { name, extra.long[name] } end
+  for _, e in ipairs(registry.of_mode(mode)) do
+    if e.short then short[e.short] = { e, e.arg } end
+    if e.long then long[e.long] = { e, e.arg, exact = not e.gprof or nil } end
+  end
   SPECS[mode] = { short = short, long = long }
   return SPECS[mode]
 end
 options.spec = spec_of
+-- the modes where the words after "--" are the script's arguments
+local SCRIPT_ARGS = { script = true, standalone = true }
 
 -- How each mode is asked for its help (the pointer of a usage error).
 local HELP_COMMAND = {
@@ -255,8 +143,9 @@ function options.asks_help(v)
   return v == "--help" or v == "-h"
 end
 
--- What each option sets in the state st: handler(st, value, out, err) -> an
--- exit status when the command ends here (help, version, a bad value).
+-- What each of gprof's options sets in the state st: handler(st, value,
+-- out, err) -> an exit status when the command ends here (help, version, a
+-- bad value). The value is the registry's (typed) value, nil when none.
 local function add_spec(st, tab, s) st.specs[#st.specs + 1] = { tab, s } end
 local function set(field, value) return function(st) st[field] = value end end
 local function specs(...)
@@ -283,38 +172,6 @@ end
 local function graph_tab(incl, excl)
   return function(v) return v:find("/", 1, true) and incl or excl end
 end
--- How gprof reads -m (strtoul) and -t (atoi: strtol cut to an int): blanks,
--- a sign, the digits that follow (none: 0); an overflow gives the limit
--- (strtol: LONG_MAX or LONG_MIN). Integers wrap, as the C conversions do:
--- strtoul's "-1" is the 64-bit pattern of all ones (Lua -1).
-local function digits_over(digits, limit)
-  digits = digits:gsub("^0+", "")
-  return #digits > #limit or (#digits == #limit and digits > limit)
-end
-local function number_of(digits)
-  local n = 0
-  for d in digits:gmatch("%d") do n = n * 10 + tonumber(d) end
-  return n
-end
-function options.strtoul(v)
-  local sign, digits = v:match("^[ \t\n\v\f\r]*([+-]?)(%d*)")
-  if digits_over(digits, "18446744073709551615") then return -1 end
-  local n = number_of(digits)
-  return sign == "-" and -n or n
-end
-function options.atoi(v)
-  local sign, digits = v:match("^[ \t\n\v\f\r]*([+-]?)(%d*)")
-  local n
-  if digits_over(digits, sign == "-" and "9223372036854775808" or "9223372036854775807") then
-    n = sign == "-" and math.mininteger or math.maxinteger
-  else
-    n = number_of(digits)
-    if sign == "-" then n = -n end
-  end
-  n = n & 0xffffffff -- the int's 32 bits, signed
-  return n >= 0x80000000 and n - 0x100000000 or n
-end
-
 local FORMATS = { a = "auto", m = "magic", b = "bsd", ["4"] = "4.4bsd", p = "prof" }
 
 local HANDLERS = {
@@ -344,15 +201,16 @@ local HANDLERS = {
   I = function(st, v)
     for dir in (v .. ":"):gmatch("([^:]*):") do st.dirs[#st.dirs + 1] = dir end
   end,
-  t = function(st, v) st.table_length = math.max(0, options.atoi(v)) end,
-  m = function(st, v) st.min_count = options.strtoul(v) end,
+  -- (-t, -m, -w: the registry converts their values as gprof does)
+  t = function(st, v) st.table_length = math.max(0, v) end,
+  m = function(st, v) st.min_count = v end,
   p = show(FLAT, function() return "incl_flat" end), P = hide(FLAT, function() return "excl_flat" end),
   q = show(GRAPH, graph_tab("incl_arcs", "incl_graph")), Q = hide(GRAPH, graph_tab("excl_arcs", "excl_graph")),
   O = function(st, v, _, err)
     st.format = FORMATS[v:sub(1, 1)]
     if not st.format then return options.usage_error(err, v .. ": unknown file format", st.mode) end
   end,
-  w = function(st, v) st.width = math.max(1, tonumber(v:match("^%s*([+-]?%d+)")) or 0) end,
+  w = function(st, v) st.width = math.max(1, v) end,
   demangle = function(st, v, _, err)
     st.demangle = true
     if v then
@@ -363,26 +221,39 @@ local HANDLERS = {
     end
   end,
 }
-for k, name in pairs(UNSUPPORTED) do
-  HANDLERS[k] = function(st, _, _, err)
-    return options.usage_error(err, name .. ": not supported (a dump of gprof's own tables)", st.mode)
+-- The state's field of lgprof's own option e set to value: appended for a
+-- repeatable one, else the last one wins. Returns a usage message if e may
+-- be given once only and was given before.
+local function store(st, e, value, text)
+  st.text[e.key] = text -- as typed, for descriptions ("0.5%")
+  if e.list then
+    st[e.key] = st[e.key] or {}
+    table.insert(st[e.key], value)
+  elseif e.once and st[e.key] ~= nil then
+    return ("--%s given twice"):format(e.long)
+  else
+    st[e.key] = value
   end
 end
 
---- Parses a command line. mode: "gprof" (default), "check", "merge", "diff",
--- "script" or "standalone" (lgprof.script). Returns the state (st.extra: the
--- lgprof options in order, as {name, value}; st.rest: the words after "--",
--- the script's arguments; in the other modes they are more files), or nil and
--- an exit status (the message is written).
+--- Parses a command line. mode: "gprof" (default), "check", "merge",
+-- "diff", "doctor", "script" or "standalone" (lgprof.script). Every value is
+-- checked against its type here (lgprof.cli.registry), once. Returns the
+-- state: gprof's options as the handlers above set them, lgprof's own under
+-- their registry keys (typed; lists for repeatable ones), st.rest: the words
+-- after "--", the script's arguments (in the other modes they are more
+-- files); or nil and an exit status (the message is written; 0 when the
+-- help was asked for and written).
 function options.parse(args, out, err, mode)
   mode = mode or "gprof"
-  local extra = EXTRA[mode]
   local st = {
     specs = {}, style = 0, user = 0, width = 80, demangle = true,
     zeros = false, brief = false, traditional = false, format = "auto",
     dirs = {}, table_length = 10, min_count = 1,
-    extra = {}, mode = mode,
+    mode = mode,
     given = {}, -- gprof's options given: letter -> true ("bare": -p/-q/-P/-Q without SPEC)
+    order = {}, -- lgprof's own options given, in order: their registry entries
+    text = {}, -- lgprof's own options' last values as typed, by key
   }
   local opts, operands, rest = getopt.parse(args, spec_of(mode))
   if not opts then
@@ -394,12 +265,32 @@ function options.parse(args, out, err, mode)
     return nil, options.usage_error(err, operands, mode)
   end
   for _, o in ipairs(opts) do
-    if extra.long[o[1]] then
-      st.extra[#st.extra + 1] = o
-    else
-      st.given[o[1]] = o[2] == nil and "bare" or true
-      local status = HANDLERS[o[1]](st, o[2], out, err)
+    local e, v = o[1], o[2]
+    if e.unsupported then
+      return nil, options.usage_error(err, ("-%s/--%s: not supported (%s)"):format(e.short, e.long,
+        e.unsupported), mode)
+    end
+    if e.launcher then -- (alone, the launcher answered it)
+      return nil, options.usage_error(err, ("--%s takes no other argument"):format(e.long), mode)
+    end
+    if mode == "gprof" and e.needs and not e.modes.gprof then -- --max-growth without --diff
+      return nil, options.usage_error(err, ("--%s needs --%s"):format(e.long, e.needs), e.needs)
+    end
+    if e.asks_help and v and options.asks_help(v) then -- "lgprof --diff --help"
+      out:write(options.usage(mode))
+      return nil, 0
+    end
+    local value, msg = registry.value(e, v)
+    if value == nil then return nil, options.usage_error(err, msg, mode) end
+    if e.gprof then
+      local key = e.short or e.long
+      st.given[key] = v == nil and "bare" or true
+      local status = HANDLERS[key](st, v ~= nil and value or nil, out, err)
       if status then return nil, status end
+    else
+      msg = store(st, e, value, v)
+      if msg then return nil, options.usage_error(err, msg, mode) end
+      st.order[#st.order + 1] = e
     end
   end
   if not SCRIPT_ARGS[mode] then
@@ -417,30 +308,12 @@ function options.parse(args, out, err, mode)
   return st
 end
 
---- Takes the entries of st.extra whose names are keys of `names` out of it,
--- in place (the others keep their order). Returns them as a list of
--- {name, value}, in command-line order.
-function options.take_extra(st, names)
-  local taken, n, len = {}, 0, #st.extra
-  for i = 1, len do
-    local o = st.extra[i]
-    if names[o[1]] then
-      taken[#taken + 1] = o
-    else
-      n = n + 1
-      st.extra[n] = o
-    end
+--- The first of lgprof's own options given (command-line order) whose
+-- registry entry has group `group`, or nil: the option a message names.
+function options.first_given(st, group)
+  for _, e in ipairs(st.order or {}) do
+    if e.group == group then return e end
   end
-  for i = len, n + 1, -1 do st.extra[i] = nil end
-  return taken
-end
-
---- The value of --clones: "keep" or "gprof"; nil and the usage message
--- for another.
-function options.clones(v)
-  if v == "keep" or v == "gprof" then return v end
-  return nil, ("--clones=%s: keep (gcc's clones as functions of their own) or gprof "
-    .. "(gprof's rule: folded into the function before them)"):format(v)
 end
 
 --- The options of lgprof.open for a parsed command line.
@@ -452,7 +325,7 @@ function options.open_options(st)
     -- gprof -l, and -s (whose gmon.sum holds arcs from line symbols)
     granularity = (st.line or st.style & SUM ~= 0) and "line" or "function",
     map_file = st.style & FILE_ORDER ~= 0 and st.map_file or nil,
-    clones = st.clones, -- gcc's clones: "keep" or gprof's rule (nil, "gprof")
+    clones = st.clones, -- gcc's clones: "keep", or gprof's rule (nil, "gprof")
   }
   local order = {}
   for _, s in ipairs(st.specs) do

@@ -5,7 +5,6 @@
 -- stays gprof's: the options are refused with it and with the options that
 -- only shape it.
 local args = require "lgprof.util.args"
-local options = require "lgprof.cli.options"
 
 local cliview = {}
 
@@ -32,45 +31,21 @@ local REPORT_ONLY = { "b", "T", "w", "x", "y", "t", "m", "i", "s", "r", "R", "A"
 local PARTS = { "p", "P", "q", "Q" }
 local function spelling(letter) return #letter == 1 and "-" .. letter or "--" .. letter end
 
--- A non-negative integer written in decimal digits, or nil.
-local function count_of(v)
-  if not v:match("^%d+$") then return nil end
-  return math.tointeger(tonumber(v))
-end
-
---- Takes the view options out of the parsed command line st (st.extra).
--- Returns the profile:filter table and its description, nil when none was
--- given, or nil, nil and a usage message naming the option with a bad value.
+--- The view of the parsed command line st (its view options, checked by
+-- the parse): the profile:filter table and its description, or nil when
+-- no view option was given. Sets st.view_option, the first one given.
 function cliview.take(st)
   local spec, texts, found = {}, {}, false
-  for _, given in ipairs(options.take_extra(st, OPTIONS)) do
-    local name, v = given[1], given[2]
-    local key, kind = OPTIONS[name][1], OPTIONS[name][2]
-    found = found or name
-    if kind == "pattern" then
-      local perr = args.pattern_error(v)
-      if perr then return nil, nil, ("--%s: %s"):format(name, perr) end
-      spec[key] = spec[key] or {}
-      table.insert(spec[key], v)
-      texts[key] = texts[key] or {}
-      table.insert(texts[key], v)
-    elseif kind == "share" then
-      local share = args.share(v, 1)
-      if not share then
-        return nil, nil, ("--%s=%s: not a share (a fraction from 0 to 1 or a percent: 0.005 or 0.5%%)")
-          :format(name, v)
-      end
-      spec[key], texts[key] = share, v
-    else
-      local n = count_of(v)
-      if not n then
-        return nil, nil, ("--%s=%s: not a non-negative integer"):format(name, v)
-      end
-      spec[key], texts[key] = n, v
+  for _, o in pairs(OPTIONS) do
+    local key = o[1]
+    if st[key] ~= nil then
+      found = true
+      spec[key] = st[key]
+      texts[key] = o[2] == "pattern" and st[key] or st.text[key]
     end
   end
   if not found then return nil end
-  st.view_option = found
+  st.view_option = require("lgprof.cli.options").first_given(st, "views").long
   return spec, cliview.describe(texts)
 end
 

@@ -8,14 +8,6 @@ local options = require "lgprof.cli.options"
 
 local cuts = {}
 
---- N of --break-cycles[=N]: an integer of 2 or more (default 2), or nil.
-function cuts.parse_n(v)
-  if v == nil then return 2 end
-  if not v:match("^%d+$") then return nil end
-  local n = math.tointeger(tonumber(v))
-  return n and n >= 2 and n or nil
-end
-
 --- A word for a POSIX shell: as it is when it is safe, else single-quoted
 -- (lcyclecut.c quotes the -k options of profile:_cut_text by the same rule).
 function cuts.shell_quote(s)
@@ -89,10 +81,13 @@ function cuts.write_header(c, after, out)
   out:write("\n")
 end
 
---- The command; report(st, profile, out, err) prints gprof's report.
-function cuts.run(cli, st, n, fmt, annotate, out, err, report)
-  local msg = refusal(st, fmt, annotate)
-  if msg then return options.usage_error(err, msg) end
+--- The command (ctx: lgprof.cli.main's; ctx.opts.break_cycles is N);
+-- report(st, profile, out, err) prints gprof's report.
+function cuts.run(ctx, report)
+  local st, out, err, cli = ctx.opts, ctx.out, ctx.err, ctx.cli
+  local n = st.break_cycles
+  local msg = refusal(st, st.output_format, st.annotate_lines)
+  if msg then return ctx:fail(2, msg) end
   local profile <close>, status = cli.open(st, err)
   if not profile then return status end
   -- (plain data: an Arc's fields would analyse the profile, and the arc

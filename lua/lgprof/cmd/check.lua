@@ -10,34 +10,21 @@
 -- 2 usage error (no thresholds, a malformed value or pattern), 3 a threshold failed.
 local lgprof = require "lgprof"
 local args = require "lgprof.util.args"
-local options = require "lgprof.cli.options"
+local help = require "lgprof.cli.help"
 
 local cmd = {}
 
 cmd.USAGE = [==[
 Usage: lgprof check [options] [--max-self=PATTERN=SHARE]... [--max-total=PATTERN=SHARE]...
 	[--max-calls=PATTERN=N]... [--thresholds=FILE.lua] [--confidence=C]
-	[--clones=keep|gprof] [--no-clone-match] [image-file [profile-file...]]
+	[image-file [profile-file...]]
   A CI gate: each threshold that a function matching PATTERN exceeds (or
   that no function matches) is one line on stderr.
-  --max-self=PATTERN=SHARE   a function's own time over the total time
-  --max-total=PATTERN=SHARE  a function's time with its children's
-  --max-calls=PATTERN=N      a function's number of calls (exact)
-  --thresholds=FILE.lua      thresholds from a Lua file returning
-                             { max_self = { [PATTERN] = SHARE }, ...,
-                               confidence = C }
-  --confidence=C             a time threshold fails only when the lower
-                             confidence bound of the time (its sampling
-                             error; Holm's correction over the functions
-                             PATTERN matches) is above it; a breach of the
-                             estimate alone is a warning (exit 0). Default
-                             0.95 (or 95%); 0: every breach fails
-  --clones=keep|gprof        gcc's clones (f.isra.0, f.cold...) as functions
-                             of their own (keep, the default), or folded into
-                             the function before them as in gprof's report
-  --no-clone-match           PATTERN matches a clone's name only (by default
-                             its origin's too: ^lookup$ matches
-                             lookup.constprop.0)
+]==] .. help.mode("check", 29) .. [==[
+  A time threshold fails only when the lower confidence bound of the time
+  (its sampling error; Holm's correction over the functions PATTERN
+  matches) is above it; a breach of the estimate alone is a warning (exit
+  0). Default confidence 0.95 (or 95%); 0: every breach fails.
   PATTERN: a POSIX extended regular expression matched in the function's
   name; SHARE: a fraction or a percentage (0.3 or 30%).
   gprof's options that change how the files are read apply (lgprof --help).
@@ -45,7 +32,6 @@ Exit status: 0 all passed, 1 bad input, 2 usage error, 3 a threshold failed.
 ]==]
 
 local KINDS = { "max_self", "max_total", "max_calls" }
-local KIND_OF = { ["max-self"] = "max_self", ["max-total"] = "max_total", ["max-calls"] = "max_calls" }
 local KIND_NAMES = {}
 for _, k in ipairs(KINDS) do KIND_NAMES[k] = true end
 
@@ -99,72 +85,32 @@ local function load_file(path, list)
   return true, confidence
 end
 
-function cmd.run(cli, argv, out, err)
-  local st, status = cli.parse(argv, out, err, "check")
-  if not st then return status end
-  local list, from_options = {}, {}
-  local confidence, file_confidence = nil, nil
-  local clone_match = true
-  for _, o in ipairs(st.extra) do
-    local name, v = o[1], o[2]
-    if name == "clones" then
-      local c, cerr = options.clones(v)
-      if not c then return options.usage_error(err, cerr, "check") end
-      st.clones = c
-    elseif name == "no-clone-match" then
-      clone_match = false
-    elseif name == "confidence" then
-      local c, what = require("lgprof.analysis.diff").confidence(v)
-      if not c then
-        return options.usage_error(err, ("--confidence: '%s' is not %s"):format(v, what), "check")
-      end
-      confidence = c
-    elseif name == "thresholds" then
-      local ok, lerr = load_file(v, list)
-      if not ok then
-        err:write("lgprof: ", lerr, "\n")
-        return 1
-      end
-      file_confidence = lerr or file_confidence
-    else
-      local kind = KIND_OF[name]
-      local pattern, value = args.pattern_value(v)
-      if not pattern then
-        return options.usage_error(err, ("--%s: expected PATTERN=%s, got '%s'"):format(name,
-          kind == "max_calls" and "N" or "SHARE", v), "check")
-      end
-      local limit, what = limit_of(kind, value)
-      if not limit then
-        return options.usage_error(err, ("--%s: '%s' is not %s"):format(name, value, what), "check")
-      end
-      -- pattern_error says "bad pattern 'PATTERN': why" itself
-      local perr = args.pattern_error(pattern)
-      if perr then return options.usage_error(err, ("--%s: %s"):format(name, perr), "check") end
-      from_options[#from_options + 1] = { kind, pattern, limit }
-    end
+--- The command (ctx: lgprof.cli.main's); returns the exit status.
+function cmd.run(ctx)
+  local st, out, err = ctx.opts, ctx.out, ctx.err
+  local list, file_confidence = {}, nil
+  for _, path in ipairs(st.thresholds or {}) do
+    local ok, lerr = load_file(path, list)
+    if not ok then return ctx:fail(1, lerr) end
+    file_confidence = lerr or file_confidence
   end
-  table.move(from_options, 1, #from_options, #list + 1, list)
-  -- --confidence, else a thresholds file's, else the default
-  confidence = confidence or file_confidence or lgprof.check.confidence
+  for _, t in ipairs(st.limits or {}) do list[#list + 1] = { t.kind, t.pattern, t.limit } end
   if #list == 0 then
-    return options.usage_error(err,
-      "check: no thresholds (--max-self, --max-total, --max-calls, --thresholds)", "check")
+    return ctx:fail(2, "check: no thresholds (--max-self, --max-total, --max-calls, --thresholds)")
   end
-  st.clones = st.clones or "keep" -- gprof's rule folds clones into their neighbours
-  local profile <close>, ostatus = cli.open(st, err)
+  -- gcc's clones kept (gprof's rule folds them into their neighbours), and
+  -- a pattern matches a clone through its origin's name
+  st.clones = st.clones or "keep"
+  local match = { clone_match = not st.no_clone_match }
+  local profile <close>, ostatus = ctx.cli.open(st, err)
   if not profile then return ostatus end
-  local check = lgprof.check
+  -- this run's checker: --confidence, else a thresholds file's, else the default
+  local checker = lgprof.check.new { output = err, confidence = st.confidence or file_confidence }
   local failed = 0
-  local warned = #check.warnings()
-  check.with_output(err, function()
-    for _, t in ipairs(list) do
-      if not check[t[1]](profile, t[2], t[3],
-          { confidence = confidence, clone_match = clone_match }) then
-        failed = failed + 1
-      end
-    end
-  end)
-  warned = #check.warnings() - warned
+  for _, t in ipairs(list) do
+    if not checker[t[1]](checker, profile, t[2], t[3], match) then failed = failed + 1 end
+  end
+  local warned = #checker:warnings()
   out:write(("lgprof check: %d threshold%s, %d failed%s\n"):format(#list,
     #list == 1 and "" or "s", failed,
     warned > 0 and (", %d warning%s"):format(warned, warned == 1 and "" or "s") or ""))

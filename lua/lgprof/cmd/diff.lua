@@ -8,45 +8,24 @@
 -- matching function's total time grew by more than SHARE of the base's total
 -- time, significantly at --confidence (default 0.95; 0: any growth beyond
 -- the limit fails); a growth beyond the limit that is not significant is a
--- warning line. gcc's clones are kept (--clones=gprof: gprof's rule) and
--- matched to their origin across builds (--no-clone-match: not).
+-- warning line.
 -- Exit statuses: 0 success, 1 bad input, 2 usage error, 3 a growth limit failed.
 local lgprof = require "lgprof"
-local args = require "lgprof.util.args"
-local options = require "lgprof.cli.options"
+local help = require "lgprof.cli.help"
 
 local cmd = {}
 
 cmd.USAGE = [==[
 Usage: lgprof --diff BASE-PROFILE [--diff BASE-PROFILE]... [--diff-image=EXE]
-	[--max-growth=[PATTERN=]SHARE]... [--confidence=C] [--clones=keep|gprof]
-	[--no-clone-match] [options] [image-file [profile-file...]]
+	[--max-growth=[PATTERN=]SHARE]... [--confidence=C] [options]
+	[image-file [profile-file...]]
   Prints how each function's time and calls changed from the base run(s) to
   the profile files (all read with the same options), with the confidence
   interval of each change, a * where it is significant, and the change of
   total time split into more calls and time per call (calls are exact).
-  --diff=BASE-PROFILE            a base run; repeatable, or a glob pattern
-                                 ('base/gmon.*', quoted): several base runs
-                                 are averaged and their spread counts as error
-  --diff-image=EXE               the executable of the bases (default: image-file)
-  --max-growth=[PATTERN=]SHARE   fail (exit 3) when a function matching PATTERN
-                                 (default: any) grew by more than SHARE of the
-                                 base's total time (0.1 or 10%, may exceed 1),
-                                 significantly: Holm's correction over the
-                                 functions tested; a growth beyond SHARE that
-                                 is not significant is a warning (exit 0)
-  --confidence=C                 of the intervals and the gates (default 0.95
-                                 or 95%; 0: no statistics, any growth beyond
-                                 SHARE fails)
-  --clones=keep|gprof            gcc's clones (f.isra.0, f.cold...) as
-                                 functions of their own (keep, the default),
-                                 or folded into the function before them as
-                                 gprof's report has them
-  --no-clone-match               do not match a clone to its origin across
-                                 builds (by default lookup.constprop.0 in one
-                                 and lookup in the other are one row, shown
-                                 "lookup <- lookup.constprop.0", when the
-                                 name is unique among the unmatched ones)
+]==] .. help.mode("diff", 33) .. [==[
+  A growth beyond SHARE that is not significant (Holm's correction over
+  the functions tested) is a warning (exit 0).
   gprof's options that change how the files are read apply (lgprof --help).
 Exit status: 0 success, 1 bad input, 2 usage error, 3 a growth limit failed.
 ]==]
@@ -67,59 +46,24 @@ local function base_files(v)
   return list
 end
 
-function cmd.run(cli, argv, out, err)
-  local st, status = cli.parse(argv, out, err, "diff")
-  if not st then return status end
-  local bases, base_exe, confidence = {}, nil, nil
-  local growth, clone_match = {}, true
+--- The command (ctx: lgprof.cli.main's); returns the exit status.
+function cmd.run(ctx)
+  local st, out, err, cli = ctx.opts, ctx.out, ctx.err, ctx.cli
   local diff = require "lgprof.analysis.diff"
-  for _, o in ipairs(st.extra) do
-    local name, v = o[1], o[2]
-    if name == "diff" then
-      if options.asks_help(v) then -- "lgprof --diff --help"
-        out:write(options.usage("diff"))
-        return 0
-      end
-      bases[#bases + 1] = v
-    elseif name == "diff-image" then
-      base_exe = v
-    elseif name == "clones" then
-      local c, cerr = options.clones(v)
-      if not c then return options.usage_error(err, cerr, "diff") end
-      st.clones = c
-    elseif name == "no-clone-match" then
-      clone_match = false
-    elseif name == "confidence" then
-      local c, what = diff.confidence(v)
-      if not c then
-        return options.usage_error(err, ("--confidence: '%s' is not %s"):format(v, what), "diff")
-      end
-      confidence = c
-    else -- max-growth
-      local pattern, value = args.pattern_value(v)
-      if not pattern then pattern, value = ".", v end
-      local share = lgprof.check.limit("max_growth", value)
-      if not share then
-        return options.usage_error(err,
-          ("--max-growth: '%s' is not a share (0.1 or 10%%, may exceed 1)"):format(value), "diff")
-      end
-      -- pattern_error says "bad pattern 'PATTERN': why" itself
-      local perr = args.pattern_error(pattern)
-      if perr then return options.usage_error(err, "--max-growth: " .. perr, "diff") end
-      growth[#growth + 1] = { pattern, share }
-    end
-  end
+  local bases, base_exe, confidence = st.diff, st.diff_image, st.confidence
+  local growth = {}
+  for _, g in ipairs(st.max_growth or {}) do growth[#growth + 1] = { g.pattern, g.limit } end
   local files = {}
   for _, v in ipairs(bases) do
     local list, gerr = base_files(v)
-    if not list then
-      err:write("lgprof: ", gerr, "\n")
-      return 1
-    end
+    if not list then return ctx:fail(1, gerr) end
     table.move(list, 1, #list, #files + 1, files)
   end
   if confidence == nil then confidence = diff.CONFIDENCE end
-  st.clones = st.clones or "keep" -- gprof's rule folds clones into their neighbours
+  -- gcc's clones kept (gprof's rule folds them into their neighbours) and
+  -- matched to their origin across builds
+  st.clones = st.clones or "keep"
+  local clone_match = not st.no_clone_match
   local result
   do -- every profile closed before the table is written
     local opened = {}
@@ -140,15 +84,12 @@ function cmd.run(cli, argv, out, err)
   diff.write(result, out)
   local failed = false
   if growth[1] then
-    local check = lgprof.check
-    check.with_output(err, function()
-      for _, g in ipairs(growth) do
-        if not check.max_growth(result, g[1], g[2],
-            { confidence = confidence, clone_match = clone_match }) then
-          failed = true
-        end
+    local checker = lgprof.check.new { output = err, confidence = confidence }
+    for _, g in ipairs(growth) do
+      if not checker:max_growth(result, g[1], g[2], { clone_match = clone_match }) then
+        failed = true
       end
-    end)
+    end
   end
   return failed and 3 or 0
 end

@@ -4,7 +4,7 @@
 -- a warning found.
 local lgprof = require "lgprof"
 local doctor = require "lgprof.analysis.doctor"
-local options = require "lgprof.cli.options"
+local help = require "lgprof.cli.help"
 
 local cmd = {}
 
@@ -15,7 +15,7 @@ Usage: lgprof doctor [options] [--format=text|json] [image-file [profile-file...
   summary line. Findings: missing-profile, wrong-image, pie-mismatch,
   stale-profile, arcs-outside-text, no-samples, few-samples, no-call-graph,
   spontaneous-time, uninstrumented-time, big-cycle, threads, static-no-debug.
-  --format=text|json   text blocks (the default) or one JSON document
+]==] .. help.mode("doctor", 23) .. [==[
   gprof's options that change how the files are read apply (lgprof --help).
 Exit status: 0 no warning, 1 bad input, 2 usage error, 3 an error or a
 warning found.
@@ -56,19 +56,11 @@ local function outside_text(msg, exe)
   return data
 end
 
-function cmd.run(cli, argv, out, err)
-  local st, status = cli.parse(argv, out, err, "doctor")
-  if not st then return status end
-  local format = "text"
-  for _, o in ipairs(st.extra) do
-    if o[1] == "format" then
-      if o[2] ~= "text" and o[2] ~= "json" then
-        return options.usage_error(err, ("--format: expected text or json, got '%s'"):format(o[2]),
-          "doctor")
-      end
-      format = o[2]
-    end
-  end
+--- The command (ctx: lgprof.cli.main's); returns the exit status.
+function cmd.run(ctx)
+  local st, out, err, cli = ctx.opts, ctx.out, ctx.err, ctx.cli
+  local format = st.output_format or "text"
+  local status
   status = cli.refuse_format(st, err)
   if status then return status end
   local findings, present = {}, {}
@@ -99,11 +91,7 @@ function cmd.run(cli, argv, out, err)
     end
     f:close()
   end
-  if format == "json" then
-    out:write(doctor.json(findings, st.exe, st.gmons))
-  else
-    doctor.write_text(out, findings)
-  end
+  doctor.write(findings, out, { format = format, image = st.exe, profiles = st.gmons })
   return doctor.status(findings)
 end
 

@@ -17,37 +17,42 @@ local EXPORTS = {
 -- command line's view (--focus, --hide...), shown in the picture's header
 local DESCRIBED = { svg = true, html = true }
 
---- Writes the profile of the parsed command line st in format fmt to out;
--- gprof's options that shape the analysis apply, -z lists unused functions
--- too; granularity "line" (--granularity=line) adds line-level rows.
+--- Writes the profile of the parsed command line (ctx.opts) in its
+-- --format to ctx.out; gprof's options that shape the analysis apply, -z
+-- lists unused functions too; --granularity=line adds line-level rows.
 -- Returns the exit status.
-function cmd.run(cli, st, fmt, out, err, granularity)
+function cmd.run(ctx)
+  local st, out, err = ctx.opts, ctx.out, ctx.err
+  local fmt, granularity = st.output_format, st.granularity
   local e = EXPORTS[fmt]
-  if not e then
-    return options.usage_error(err, ("unknown format '%s' (gprof, text, callgrind, json, csv, csv-arcs, "
-      .. "folded, dot, html, svg, pprof, speedscope)"):format(fmt))
-  end
   if st.style & (options.INFO | options.SUM) ~= 0 then
-    return options.usage_error(err, "--format cannot be combined with -i or -s")
+    return ctx:fail(2, "--format cannot be combined with -i or -s")
   end
   if st.style & (options.EXEC | options.ANNO) ~= 0 then
-    return options.usage_error(err, "--format cannot be combined with -A or -C")
+    return ctx:fail(2, "--format cannot be combined with -A or -C")
   end
-  local base <close>, ostatus = cli.open(st, err)
+  local base <close>, ostatus = ctx.cli.open(st, err)
   if not base then return ostatus end
-  local profile, vstatus = cli.view(st, base, err) -- --focus, --hide...: every format
+  local profile, vstatus = ctx.cli.view(st, base, err) -- --focus, --hide...: every format
   if not profile then return vstatus end
   local o
   if e[2] then o = { zeros = st.zeros or nil, table = e[3] } end
-  if fmt == "text" then o.noise_floor, o.brief = st.noise_floor, st.brief or nil end
-  if st.svg_options then o = st.svg_options end -- --title, --inverted, --colors, --min-width
+  if fmt == "text" then o.brief = st.brief or nil end
+  -- the options of the writer (--title, --inverted, --noise-floor...: the
+  -- registry's `writer`; the parse took them for this format only)
+  for _, e in ipairs(st.order) do
+    if e.writer then
+      o = o or {}
+      o[e.writer] = st[e.key]
+    end
+  end
   if st.view_description and DESCRIBED[fmt] then
     o = o or {}
     o.view_description = st.view_description
   end
   if granularity == "line" then
     if not (e[2] and e[3] ~= "arcs" and fmt ~= "text") then
-      return options.usage_error(err, "--granularity=line is for callgrind, json and csv")
+      return ctx:fail(2, "--granularity=line is for callgrind, json and csv")
     end
     o.granularity = "line"
   end

@@ -3,7 +3,8 @@
 -- order: see lgprof.merge). The gprof options that change how files are
 -- read (-O, -a, -D, -k, ...) apply; report options are ignored.
 -- Exit statuses: 0 success, 1 bad input (or OUT cannot be written), 2 usage error.
-local options = require "lgprof.cli.options"
+
+local help = require "lgprof.cli.help"
 
 local cmd = {}
 
@@ -11,29 +12,25 @@ cmd.USAGE = [==[
 Usage: lgprof merge [options] -o OUT image-file profile-file...
   Sums the profile files into OUT, a GNU gmon.out (as gprof -s writes
   gmon.sum); OUT is replaced in one step once the sum is complete.
-  -o OUT, --output=OUT   the file to write
+]==] .. help.mode("merge", 25) .. [==[
   gprof's options that change how the files are read apply (lgprof --help).
 Exit status: 0 success, 1 bad input (or OUT cannot be written), 2 usage error.
 ]==]
 
-function cmd.run(cli, args, out, err)
-  local st, status = cli.parse(args, out, err, "merge")
-  if not st then return status end
+--- The command (ctx: lgprof.cli.main's); returns the exit status.
+function cmd.run(ctx)
+  local st, err, cli = ctx.opts, ctx.err, ctx.cli
   local refused = cli.refuse_format(st, err)
   if refused then return refused end
-  local path
-  for _, o in ipairs(st.extra) do path = o[2] end
-  if not path then return options.usage_error(err, "merge: no output file (-o OUT)", "merge") end
+  local path = st.output
+  if not path then return ctx:fail(2, "merge: no output file (-o OUT)") end
   if #st.operands < 2 then
-    return options.usage_error(err, "merge: needs an image file and at least one profile file", "merge")
+    return ctx:fail(2, "merge: needs an image file and at least one profile file")
   end
   local o = cli.open_options(st)
   o.granularity = "line"
   local ok, merr = require("lgprof.analysis.merge").merge(st.exe, st.gmons, path, o)
-  if not ok then
-    err:write("lgprof: ", merr, "\n")
-    return 1
-  end
+  if not ok then return ctx:fail(1, merr) end
   return 0
 end
 

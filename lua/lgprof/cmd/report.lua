@@ -124,95 +124,54 @@ local function report(st, profile, out, err)
   return 0
 end
 
-function cmd.run(cli, argv, out, err)
-  local st, status = cli.parse(argv, out, err)
-  if not st then return status end
-  local fmt -- --format=FMT (the last one given)
-  local annotate, grain -- --annotate-lines[=FILE], --granularity=G (the last ones)
-  local break_cycles -- --break-cycles[=N] (the last one): { N's text or false }
-  for i = #st.extra, 1, -1 do
-    local name, v = st.extra[i][1], st.extra[i][2]
-    if name == "format" then
-      fmt = fmt or v
-      table.remove(st.extra, i)
-    elseif name == "annotate-lines" then
-      annotate = annotate or { v }
-      table.remove(st.extra, i)
-    elseif name == "granularity" then
-      grain = grain or v
-      table.remove(st.extra, i)
-    elseif name == "static-arcs" then
-      st.static_arcs = true
-      table.remove(st.extra, i)
-    elseif name == "break-cycles" then
-      break_cycles = break_cycles or { v or false }
-      table.remove(st.extra, i)
-    elseif name == "clones" then -- lgprof's own formats
-      local c, cerr = options.clones(v)
-      if not c then return options.usage_error(err, cerr) end
-      st.clones = st.clones or c
-      table.remove(st.extra, i)
-    elseif name == "noise-floor" then -- --format=text's
-      local n = tonumber(v)
-      if not n or n < 0 or n ~= n or n == math.huge then
-        return options.usage_error(err, ("--noise-floor=%s: a number of samples >= 0"):format(v))
-      end
-      st.noise_floor = st.noise_floor or n
-      table.remove(st.extra, i)
+-- The usage message when an option given is for other formats than fmt
+-- (--format's value; nil: gprof's report): its registry entry's `formats`.
+local function format_refusal(st, fmt)
+  for _, e in ipairs(st.order) do
+    if e.formats then
+      local taken = false
+      for _, f in ipairs(e.formats) do taken = taken or f == fmt end
+      if not taken then return ("--%s is for --format=%s"):format(e.long, table.concat(e.formats, ", ")) end
     end
   end
-  if fmt and options.asks_help(fmt) then -- "lgprof --format --help"
-    out:write(options.usage())
-    return 0
-  end
+end
+
+--- The command: ctx.opts is the parsed command line (lgprof.cli.options),
+-- ctx.out, ctx.err its streams. Returns the exit status.
+function cmd.run(ctx)
+  local st, out, err = ctx.opts, ctx.out, ctx.err
+  local fmt = st.output_format -- --format=FMT (the last one given)
   local cliview = require "lgprof.cli.views" -- --focus, --hide, --top...: a view
   local verr
-  st.view, st.view_description, verr = cliview.take(st)
-  if verr then return options.usage_error(err, verr) end
-  st.svg_options, verr = require("lgprof.format.svg").take_cli(st, fmt) -- --title, --inverted...
-  if verr then return options.usage_error(err, verr) end
-  if st.extra[1] then
-    return options.usage_error(err, ("--%s needs --diff"):format(st.extra[1][1]), "diff")
-  end
-  verr = st.view and cliview.refuse(st, fmt, annotate)
-  if verr then return options.usage_error(err, verr) end
-  status = cli.refuse_format(st, err)
+  st.view, st.view_description = cliview.take(st)
+  verr = format_refusal(st, fmt) -- --title, --inverted, --noise-floor...
+  if verr then return ctx:fail(2, verr) end
+  verr = st.view and cliview.refuse(st, fmt, st.annotate_lines)
+  if verr then return ctx:fail(2, verr) end
+  local status = ctx.cli.refuse_format(st, err)
   if status then return status end
-  if grain and grain ~= "line" and grain ~= "function" then
-    return options.usage_error(err, ("--granularity=%s: function or line"):format(grain))
-  end
-  if st.noise_floor and fmt ~= "text" then
-    return options.usage_error(err, "--noise-floor needs --format=text")
-  end
-  if grain and not (fmt and fmt ~= "gprof") then
-    return options.usage_error(err, "--granularity needs --format=json, csv or callgrind")
+  if st.granularity and not (fmt and fmt ~= "gprof") then
+    return ctx:fail(2, "--granularity needs --format=json, csv or callgrind")
   end
   if st.clones == "keep" and not (fmt and fmt ~= "gprof") then
-    return options.usage_error(err, "--clones=keep is for --format=FMT: gprof's report keeps "
-      .. "gprof's rule")
+    return ctx:fail(2, "--clones=keep is for --format=FMT: gprof's report keeps gprof's rule")
   end
-  if break_cycles then
-    local cyclecuts = require "lgprof.cmd.breakcycles"
-    local n = cyclecuts.parse_n(break_cycles[1] or nil)
-    if not n then
-      return options.usage_error(err, ("--break-cycles=%s: N must be an integer of 2 or more")
-        :format(break_cycles[1]))
-    end
-    return cyclecuts.run(cli, st, n, fmt, annotate, out, err, report)
+  if st.break_cycles then
+    return require("lgprof.cmd.breakcycles").run(ctx, report)
   end
-  if annotate then
+  if st.annotate_lines then
     if fmt and fmt ~= "gprof" then
-      return options.usage_error(err, "--annotate-lines cannot be combined with --format")
+      return ctx:fail(2, "--annotate-lines cannot be combined with --format")
     end
-    return require("lgprof.cmd.annotate").run(cli, st, annotate[1], out, err)
+    return require("lgprof.cmd.annotate").run(ctx)
   end
   if fmt and fmt ~= "gprof" then
     -- gcc's clones are kept: gprof's rule charges their samples and calls
     -- to the function before them, which draws stacks that never ran
     st.clones = st.clones or "keep"
-    return require("lgprof.cmd.export").run(cli, st, fmt, out, err, grain)
+    return require("lgprof.cmd.export").run(ctx)
   end
-  local profile <close>, ostatus = cli.open(st, err)
+  local profile <close>, ostatus = ctx.cli.open(st, err)
   if not profile then return ostatus end
   return report(st, profile, out, err)
 end

@@ -4,7 +4,6 @@
 -- Exit statuses: 0 the script returned, 1 bad input (a profile file, or the
 -- script: missing, not Lua, a syntax error, a runtime error), 2 usage error, 3 a
 -- lgprof.check threshold failed. A script may also call os.exit itself.
-local options = require "lgprof.cli.options"
 
 local cmd = {}
 
@@ -63,18 +62,10 @@ function cmd.load(path, ...)
   return nil, lerr
 end
 
-function cmd.run(cli, argv, out, err)
-  local st, status = cli.parse(argv, out, err, "script")
-  if not st then return status end
-  local path
-  for _, o in ipairs(st.extra) do
-    if options.asks_help(o[2]) then -- "lgprof --script --help"
-      out:write(options.usage("script"))
-      return 0
-    end
-    if path then return options.usage_error(err, "--script given twice", "script") end
-    path = o[2]
-  end
+--- The command (ctx: lgprof.cli.main's); returns the exit status.
+function cmd.run(ctx)
+  local st, err, cli = ctx.opts, ctx.err, ctx.cli
+  local path = st.script
   local chunk, lerr = cmd.load(path)
   if not chunk then return script_error(err, path, lerr) end
   local check = require "lgprof.analysis.check"

@@ -5,7 +5,7 @@
 --   lgprof.report.csv(profile, file [, options])        the flat profile or the arcs (RFC 4180)
 --   lgprof.report.folded(profile, file [, options])     folded stacks (flamegraph.pl, speedscope)
 --   lgprof.report.dot(profile, file [, options])        Graphviz (module lgprof.dot)
---   lgprof.report.annotate(profile, file [, options])   annotated source (lgprof.annotate)
+--   lgprof.report.annotate(profile, file [, options])   annotated source (lgprof.format.annotate)
 --   lgprof.report.text(profile, file [, options])       flat profile with errors and bounds (lgprof.textreport)
 --   lgprof.report.html(profile, file [, options])       an interactive page (lgprof.html)
 --   lgprof.report.svg(profile, file [, options])        a flame graph (module lgprof.svg)
@@ -62,7 +62,7 @@ local function module_writer(module)
   end
 end
 
-report.annotate = module_writer("lgprof.cmd.annotate")     -- source files annotated line by line
+report.annotate = module_writer("lgprof.format.annotate")     -- source files annotated line by line
 report.text = module_writer("lgprof.format.text")       -- flat profile with errors and bounds
 report.html = module_writer("lgprof.format.html")             -- one self-contained interactive page
 report.svg = module_writer("lgprof.format.svg")               -- a flame graph of the estimated stacks
