@@ -1,16 +1,20 @@
 -- The manual against the program and the tree: the man page doc/lgprof.1
 -- renders with no groff warning, has the sections a man page needs, its
--- OPTIONS section names exactly the options that `lgprof --help` and the
--- modes' --help name, and its EXAMPLES are command lines that the markdown
--- files show (and readme_spec runs); doc/internals.md's folder drawing
+-- OPTIONS section is what the option registry gives (spec/helpers/docgen.lua
+-- through lgprof.cli.help.roff) and names exactly the options that `lgprof
+-- --help` and the modes' --help name, and its EXAMPLES are command lines
+-- that the markdown files show (and readme_spec runs); doc/command.md's
+-- option table is what the registry gives (help.markdown), -B included;
+-- doc/internals.md's folder drawing
 -- names only folders that exist, and every folder of csrc/ and lua/;
 -- doc/install.md's Debian package lists are the Makefile's.
 local H = require "helpers"
 local util, cmd = H.util, H.cmd
+local docgen = require "helpers.docgen"
 
 local q = util.q
 local MAN = cmd.ROOT .. "/doc/lgprof.1"
-local BEGIN, END = '.\\" BEGIN GENERATED OPTIONS', '.\\" END GENERATED OPTIONS'
+local BEGIN, END = docgen.MAN_BEGIN, docgen.MAN_END
 
 -- The --help texts whose options the man page lists: the command's and each
 -- mode's (their usages: messages_spec).
@@ -161,6 +165,65 @@ describe("the man page doc/lgprof.1", function()
     assert(#not_in_man == 0 and #not_in_help == 0,
       ("--help names options OPTIONS does not: %s\nOPTIONS names options no --help does: %s")
         :format(table.concat(not_in_man, " "), table.concat(not_in_help, " ")))
+  end)
+end)
+
+describe("the generated option lists", function()
+  local REGENERATE = " (run `lua5.4 spec/helpers/docgen.lua` in the checkout to rewrite it)"
+
+  --- The first line where a and b differ, for the failure message.
+  local function first_difference(a, b)
+    local la, lb = util.lines(a), util.lines(b)
+    for i = 1, math.max(#la, #lb) do
+      if la[i] ~= lb[i] then
+        return ("line %d of the generated part: the file has %q, the registry gives %q")
+          :format(i, tostring(la[i]), tostring(lb[i]))
+      end
+    end
+    return "no line differs"
+  end
+
+  for _, f in ipairs(docgen.FILES) do
+    it(f.path .. " holds between its markers exactly what the registry gives", function()
+      local text = assert(util.slurp(cmd.ROOT .. "/" .. f.path))
+      local part = docgen.between(text, f.first, f.last)
+      assert(part, f.path .. ": no '" .. f.first .. "' ... '" .. f.last .. "' lines")
+      local want = f.generate()
+      assert(part == want, f.path .. ": " .. first_difference(part, want) .. REGENERATE)
+      -- and splicing the generated text in leaves the file as it is
+      assert.are.equal(text, assert(docgen.splice(text, f.first, f.last, want)))
+    end)
+  end
+
+  it("have every option of the registry, -B and the doctor's --format included", function()
+    local registry = require "lgprof.cli.registry"
+    local md = docgen.markdown()
+    local man = docgen.man()
+    local rows = 0
+    for line in md:gmatch("[^\n]+") do
+      if line:match("^| `") then rows = rows + 1 end
+    end
+    assert.are.equal(#registry.OPTIONS, rows)
+    assert.is_truthy(md:find("\n| `-B` | all | ", 1, true), "no -B row in the Markdown table")
+    assert.is_truthy(md:find("\n| `--format=text\\|json` | doctor | ", 1, true), "no doctor --format row")
+    local tp = select(2, man:gsub("\n%.TP\n", "\n"))
+    assert.are.equal(#registry.OPTIONS + 1, tp) -- and @FILE
+  end)
+
+  it("refuse a registry group the man page has no section for", function()
+    local registry = require "lgprof.cli.registry"
+    local e = { long = "made-up", arg = "none", group = "made-up", modes = {}, help = "x" }
+    registry.OPTIONS[#registry.OPTIONS + 1] = e
+    local ok, err = pcall(docgen.man)
+    table.remove(registry.OPTIONS)
+    assert.is_false(ok)
+    assert.matches("made%-up", err)
+  end)
+
+  it("splice refuses a file without its markers, or with two BEGIN lines", function()
+    assert.is_nil((docgen.splice("a\nb\n", "B", "E", "x\n")))
+    assert.is_nil((docgen.splice("a\nB\nE\nB\nE\n", "B", "E", "x\n")))
+    assert.are.equal("a\nB\nx\nE\nz\n", docgen.splice("a\nB\ny\nE\nz\n", "B", "E", "x\n"))
   end)
 end)
 
