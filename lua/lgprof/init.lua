@@ -58,7 +58,7 @@ local opened = setmetatable({}, { __mode = "k" })
 --- Opens and analyses a profile.
 -- @param exe path of the executable (default "a.out")
 -- @param gmon a path or a list of paths (default "gmon.out"); several are summed
--- @param options table of gprof knobs (see README)
+-- @param options table of gprof knobs (see doc/scripting.md, lgprof.open)
 -- @return a Profile, or nil and a message "FILE: what is wrong"
 function lgprof.open(exe, gmon, options)
   exe = exe or "a.out"

@@ -1,9 +1,10 @@
 /*
 ** ordering.c: gprof's -r (function ordering) and -R (file ordering): a
 ** greedy placement of call arcs into chains of symbols, with gprof's
-** thresholds, orders and quirks (see the README). The symbols are the
-** table's, plus the copies a FROM/TO spec makes of the symbols it matches
-** (gprof links those copies by count-0 arcs, which these orders see too).
+** thresholds, orders and quirks (see doc/command.md, Link orders). The
+** symbols are the table's, plus the copies a FROM/TO spec makes of the
+** symbols it matches (gprof links those copies by count-0 arcs, which
+** these orders see too).
 ** A chain's ends and each member's distance to them are kept by a
 ** union-find with positions, so no placement walks a chain.
 */

@@ -121,7 +121,8 @@ end
 -- Returns a list of rows sorted by the size of the change
 -- (absolute total change, then absolute self change, then name), with the
 -- fields base_total and new_total (the profiles' total_time; the bases'
--- mean), base_samples, new_samples, base_runs and confidence. See README.
+-- mean), base_samples, new_samples, base_runs and confidence. See
+-- doc/scripting.md (lgprof.diff) and doc/trust.md (the test of a change).
 function diff.diff(base, new, opts)
   local profiles = base_list(base)
   args.check_profile(new, 2, "diff")

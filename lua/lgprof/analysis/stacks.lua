@@ -4,9 +4,9 @@
 -- functions are told apart by what they are, never by their names, so two
 -- functions of one name are two frames and a name holding ';' or blanks is
 -- kept whole. gmon.out records arcs, not stacks: today every stack is the
--- estimate of the folded synthesis (lgprof.report.folded, README "Folded
--- stacks: an estimate"), a cycle one frame with its members' self time as
--- leaves below it. Nothing here depends on how the stacks were made: a
+-- estimate of the folded synthesis (lgprof.report.folded, doc/formats.md
+-- "Folded stacks: an estimate"), a cycle one frame with its members' self
+-- time as leaves below it. Nothing here depends on how the stacks were made: a
 -- profile that records real stacks would give them the same way.
 local args = require "lgprof.util.args"
 

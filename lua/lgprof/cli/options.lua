@@ -67,7 +67,7 @@ backslashes as in a shell; a file that cannot be opened stays @FILE).
 Exit status: 0 success, 1 bad input, 2 usage error, 3 a threshold failed
 (doctor: an error or a warning found).
 ]==]
---- lgprof's bug-report address (as the README gives it).
+--- lgprof's bug-report address (as README.md and doc/lgprof.1 give it).
 options.BUGS = "Report bugs to <https://github.com/lgprof/lgprof/issues>.\n"
 local VERSION_TEXT = [==[
 GNU gprof (GNU Binutils for Debian) 2.40

@@ -1,7 +1,7 @@
 --- lgprof.report: the analysed profile in other tools' formats.
 --
 --   lgprof.report.callgrind(profile, file [, options])  KCachegrind, callgrind_annotate
---   lgprof.report.json(profile, file [, options])       lgprof's JSON schema (README)
+--   lgprof.report.json(profile, file [, options])       lgprof's JSON schema (doc/scripting.md)
 --   lgprof.report.csv(profile, file [, options])        the flat profile or the arcs (RFC 4180)
 --   lgprof.report.folded(profile, file [, options])     folded stacks (flamegraph.pl, speedscope)
 --   lgprof.report.dot(profile, file [, options])        Graphviz (module lgprof.dot)
