@@ -5,7 +5,8 @@
 -- --help` and the modes' --help name, and its EXAMPLES are command lines
 -- that the markdown files show (and readme_spec runs); doc/command.md's
 -- option table is what the registry gives (help.markdown), -B included;
--- doc/internals.md's folder drawing
+-- doc/trust.md's table of the doctor's findings has a row for each one the
+-- doctor's sources can report; doc/internals.md's folder drawing
 -- names only folders that exist, and every folder of csrc/ and lua/;
 -- doc/install.md's Debian package lists are the Makefile's.
 local H = require "helpers"
@@ -313,5 +314,33 @@ describe("doc/install.md's package lists", function()
       assert(#absent == 0 and #extra == 0, ("doc/install.md's %s line: missing %s; not in the Makefile %s")
         :format(name, table.concat(absent, " "), table.concat(extra, " ")))
     end
+  end)
+end)
+
+describe("doc/trust.md's table of the doctor's findings", function()
+  -- The IDs the doctor can report, read from its sources: each
+  -- finding("ID", ...) of lgprof.analysis.doctor and each id the command
+  -- sets itself (lgprof.cmd.doctor: data.id, ... = "ID").
+  local function finding_ids()
+    local ids = {}
+    for _, f in ipairs({ "lua/lgprof/analysis/doctor.lua", "lua/lgprof/cmd/doctor.lua" }) do
+      local src = assert(util.slurp(cmd.ROOT .. "/" .. f))
+      for id in src:gmatch('finding%("([%w-]+)"') do ids[id] = true end
+      for id in src:gmatch('data%.id[%w_., ]*=%s*"([%w-]+)"') do ids[id] = true end
+    end
+    return ids
+  end
+
+  it("has a row for every finding the doctor reports, and none for another", function()
+    local ids = finding_ids()
+    assert.is_true(#sorted_keys(ids) >= 14, "too few finding IDs read: "
+      .. table.concat(sorted_keys(ids), " "))
+    local doc = assert(util.slurp(cmd.ROOT .. "/doc/trust.md"))
+    local rows = {}
+    for id in doc:gmatch("\n| `([%w-]+)` | [%w ;]+ | ") do rows[id] = true end
+    local undocumented, unknown = missing(ids, rows), missing(rows, ids)
+    assert(#undocumented == 0 and #unknown == 0,
+      ("doc/trust.md's doctor table: no row for %s; rows for no finding: %s")
+        :format(table.concat(undocumented, " "), table.concat(unknown, " ")))
   end)
 end)
