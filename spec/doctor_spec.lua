@@ -3,7 +3,9 @@
 -- folder whose name has a space and a dash) and absent from a healthy one;
 -- the two that no program of this toolchain produces (arcs outside the
 -- text, a PIE's run-time addresses) by synthesized profiles against a real
--- executable. Runs sample differently each time: the assertions are on
+-- executable. Real programs whose profiles are fine must have no finding:
+-- summed runs (lgprof merge, lgprof -s, gprof -s), a -pg shared library of
+-- the program's own (a note), -g builds. Runs sample differently each time: the assertions are on
 -- which findings are present, with the programs' CPU time chosen far from
 -- each threshold; exact numbers only where a profile is synthesized.
 local lgprof = require "lgprof"
@@ -229,6 +231,146 @@ describe("lgprof doctor #doctor", function()
       status, out = doctor_cmd({ pie, gmon_at(0x10000000, "far.gmon") })
       assert.equal(3, status)
       assert.truthy(out:find("wrong-image (error): ", 1, true), out)
+    end)
+  end)
+
+  -- Profiles with nothing wrong that the doctor once called wrong: summed
+  -- runs (its own advice), calls into a -pg shared library of the program's
+  -- own, the C run-time's start-up code in -g builds. Each is a real program
+  -- that must have no finding (or only the note it deserves), beside the
+  -- other programs' profiles that must still be called wrong.
+  describe("no false alarm", function()
+    -- Runs the program built as name n times for seconds each, keeping the
+    -- profiles as NAME/run.1 ...; returns their paths.
+    local function runs(name, n, seconds)
+      local list = {}
+      for i = 1, n do
+        local path = ("%s/%s/run.%d"):format(dir, name, i)
+        assert(os.rename(run(name, seconds), path))
+        list[i] = path
+      end
+      return list
+    end
+
+    -- The files summing runs of exe makes, in exe's folder: lgprof merge's,
+    -- lgprof -s's and gprof -s's (the oracle's bytes, which lgprof cannot
+    -- shape).
+    local function sums(exe, list)
+      local at = exe:match("^(.*)/[^/]*$")
+      local merged = at .. "/all.gmon"
+      local status, out, err = cmd.lgprof({ "merge", "-o", merged, exe, table.unpack(list) })
+      assert.equal(0, status, cmd.show(status, out, err))
+      local found = { ["lgprof merge"] = merged }
+      for _, tool in ipairs({ "gprof", "lgprof" }) do
+        if tool == "lgprof" or cmd.HAVE_GPROF then
+          status, out, err = cmd[tool]({ "-s", exe, table.unpack(list) }, { cwd = at })
+          assert.equal(0, status, cmd.show(status, out, err))
+          local path = ("%s/%s.sum"):format(at, tool)
+          assert(os.rename(at .. "/gmon.sum", path))
+          found[tool .. " -s"] = path
+        end
+      end
+      return found
+    end
+
+    for _, variant in ipairs({
+      { "sum-nopie", PG, "-g, no PIE" },
+      { "sum-pie", "-O0 -g -pg -fPIE -pie", "-g, PIE" },
+      { "sum-nog", "-O0 -pg -fno-pie -no-pie", "no -g: callers at their functions' start" },
+    }) do
+      local name, flags, what = variant[1], variant[2], variant[3]
+      it(("summed runs (lgprof merge, lgprof -s, gprof -s) have no finding (%s)"):format(what), function()
+        local exe = build(name, { "healthy.c" }, flags)
+        -- two runs of about 100 samples each: 200 summed, far above few-samples
+        local list = runs(name, 2, "1.0")
+        assert.equal("", ids(diagnose(exe, list)))
+        for tool, path in pairs(sums(exe, list)) do
+          assert.equal("", ids(diagnose(exe, path)), tool)
+          -- every record in the summed form, checked as such and found right
+          local p <close> = assert(lgprof.open(exe, path))
+          local ev = p:_evidence()
+          assert.is_true(ev.arc_records >= 2, tool)
+          assert.same({ ev.arc_records, ev.arc_records, 0, ev.arc_records, 0, 0 },
+            { ev.arcs_summed, ev.callee_checked, ev.callee_bad, ev.caller_checked,
+              ev.caller_bad, ev.arcs_outside }, tool)
+          local status, out, err = doctor_cmd({ exe, path })
+          assert.equal(0, status, cmd.show(status, out, err))
+          assert.equal("lgprof doctor: no problem found\n", out)
+        end
+      end)
+    end
+
+    it("a summed file and a run given together have no finding; the HTML page shows none", function()
+      local exe = dir .. "/sum-nopie/sum-nopie"
+      local all = dir .. "/sum-nopie/all.gmon"
+      assert.equal("", ids(diagnose(exe, { all, dir .. "/sum-nopie/run.1" })))
+      local status, page, err = cmd.lgprof({ "--format=html", exe, all })
+      assert.equal(0, status, cmd.show(status, page, err))
+      local data = page:match('<script type="application/json" id="lgprof%-data">(.-)</script>')
+      assert.is_truthy(data)
+      assert.truthy(data:find('"findings":[]', 1, true), data:match('"findings":.-%]'))
+    end)
+
+    it("another program's summed runs are still wrong-image", function()
+      local exe = build("sum-other", { "other.c" }, PG)
+      for tool, path in pairs(sums(exe, runs("sum-other", 1, "0.5"))) do
+        local f = by_id(diagnose(dir .. "/sum-nopie/sum-nopie", path))
+        assert.is_truthy(f["wrong-image"], tool)
+        assert.is_true(f["wrong-image"].callee_bad >= 2, tool)
+      end
+    end)
+
+    -- The library's own functions call mcount: glibc records the calls into
+    -- them from the executable (two call sites in work), with the library's
+    -- addresses, and drops the calls inside it (their callers lie outside
+    -- the executable).
+    for _, variant in ipairs({
+      { "solib-nopie", "-fno-pie -no-pie" },
+      { "solib-pie", "-fPIE -pie" },
+    }) do
+      local name, pie = variant[1], variant[2]
+      it(("a program with a -pg shared library of its own: arcs-outside-text, a note (%s)"):format(pie), function()
+        local at = util.mkdir(dir .. "/" .. name)
+        sh(("gcc -O0 -g -pg -fPIC -shared -I %s -o %s %s"):format(q(SRC), q(at .. "/libdocsolib.so"),
+          q(SRC .. "/solib.c")))
+        local exe = at .. "/" .. name
+        sh(("gcc -O0 -g -pg %s -I %s -o %s %s -L %s -ldocsolib -Wl,-rpath,%s"):format(pie, q(SRC),
+          q(exe), q(SRC .. "/solibmain.c"), q(at), q(at)))
+        local gmon = run(name)
+        local list = diagnose(exe, gmon)
+        well_formed(list)
+        assert.equal("arcs-outside-text", ids(list))
+        local f = list[1]
+        assert.equal("info", f.severity)
+        assert.same({ 2, 0 }, { f.arcs_shared, f.arcs_outside })
+        assert.truthy(f.message:find("shared librar", 1, true), f.message)
+        local status, out, err = doctor_cmd({ exe, gmon })
+        assert.equal(0, status, cmd.show(status, out, err))
+        assert.truthy(out:find("lgprof doctor: 0 errors, 0 warnings, 1 info", 1, true), out)
+      end)
+    end
+
+    it("static-no-debug: not the C run-time's start-up code of a -g build, even with zeros", function()
+      local exe = build("statics-g", { "staticsmain.c", "statics1.c", "statics2.c" }, PG)
+      local gmon = run("statics-g")
+      for _, zeros in ipairs({ false, true }) do
+        local p <close> = assert(lgprof.open(exe, gmon, { zeros = zeros }))
+        -- a short run: few-samples is its due
+        assert.equal("", ids(lgprof.doctor(p, { few_samples = 0 })), tostring(zeros))
+      end
+    end)
+
+    it("static-no-debug in a -g build: only the object built without -g, and no advice to build with -g", function()
+      local exe = build("statics-mixed", { "staticsmain.c", "statics1.c",
+        { "statics2.c", "-O0 -pg -fno-pie" } }, PG)
+      local gmon = run("statics-mixed")
+      local p <close> = assert(lgprof.open(exe, gmon, { zeros = true }))
+      local f = by_id(lgprof.doctor(p))["static-no-debug"]
+      assert.is_truthy(f)
+      assert.equal("info", f.severity)
+      assert.same({ { name = "step" } }, f.functions)
+      assert.is_true(f.debug_info)
+      assert.is_nil(f.advice:find("build with -g", 1, true), f.advice)
     end)
   end)
 
