@@ -435,6 +435,59 @@ describe("lgprof doctor #doctor", function()
     assert.is_truthy(f.threads)
   end)
 
+  it("counts a summed file's records exactly on a synthesized x86-64 image", function()
+    -- gprof -s and lgprof merge write a callee's start and its caller's
+    -- line (or function) start: the callee must call mcount in its
+    -- prologue, and a call other than mcount's must end after the caller's
+    -- address in its routine (give or take the 16-byte grain), looked for
+    -- over 512 bytes. Filler int3 (CC), which no call's bytes end in.
+    local ew = require "helpers.elfwriter"
+    local base, size = 0x401000, 0x400
+    local code = {}
+    for i = 0, size - 1 do code[i] = 0xcc end
+    local function put(off, bytes) for i, b in ipairs(bytes) do code[off + i - 1] = b end end
+    local function rel32(from_end, to)
+      local v = (to - from_end) & 0xffffffff
+      return v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, (v >> 24) & 0xff
+    end
+    local function prologue(off) -- push %rbp; mov %rsp,%rbp; call mcount
+      put(off, { 0x55, 0x48, 0x89, 0xe5, 0xe8, rel32(base + off + 9, base) })
+    end
+    put(0x000, { 0xc3 })                  -- mcount
+    prologue(0x010)                       -- f: calls mcount,
+    put(0x030, { 0xe8, 0, 0, 0, 0 })      --   and at 0x30 another function
+    prologue(0x080)                       -- g: calls mcount alone
+    put(0x0e0, { 0xff, 0xd0 })            -- h: no mcount; call *%rax at 0xe0
+    prologue(0x100)                       -- k: calls mcount; its other call
+    put(0x3f0, { 0xe8, 0, 0, 0, 0 })      --   is 0x2f0 bytes in
+    local bytes = {}
+    for i = 0, size - 1 do bytes[#bytes + 1] = string.char(code[i]) end
+    local exe = dir .. "/synth-summed"
+    ew.write(exe, { text_addr = base, text_data = table.concat(bytes), symbols = {
+      { name = "mcount", addr = base }, { name = "f", addr = base + 0x10 },
+      { name = "g", addr = base + 0x80 }, { name = "h", addr = base + 0xc0 },
+      { name = "k", addr = base + 0x100 }, { name = "tail", addr = base + 0x3f8 },
+    } })
+    local arcs = {}
+    for _, a in ipairs({
+      { 0x010, 0x080 }, -- f's start -> g: the call at 0x30 follows; g calls mcount
+      { 0x030, 0x080 }, -- a line of f holding the call
+      { 0x050, 0x010 }, -- no call after 0x50 in f (nor g's mcount call past it): caller bad
+      { 0x080, 0x0c0 }, -- g calls mcount alone: caller bad; h calls no mcount: callee bad
+      { 0x0c0, 0x010 }, -- h's call *%rax
+      { 0x100, 0x010 }, -- k's call lies beyond 512 bytes: caller unknown
+      { 0x035, 0x019 }, -- as a run records it: after f's call, after f's call to mcount
+    }) do arcs[#arcs + 1] = { from = base + a[1], to = base + a[2], count = 1 } end
+    local gmon = dir .. "/synth-summed.gmon"
+    gw.write(gmon, { hist = { { low = base, high = base + size, rate = 100, n_bins = size // 4,
+      bins = { [0x10 // 4 + 1] = 3 } } }, arcs = arcs })
+    local p <close> = assert(lgprof.open(exe, gmon))
+    local ev = p:_evidence()
+    assert.same({ 7, 6, 0, 0, 7, 1, 6, 2 },
+      { ev.arc_records, ev.arcs_summed, ev.arcs_outside, ev.arcs_shared, ev.callee_checked,
+        ev.callee_bad, ev.caller_checked, ev.caller_bad })
+  end)
+
   it("arcs-outside-text: one arc beyond the text, synthesized into a real run's profile", function()
     local data = gw.decode(gw.read(healthy_gmon))
     local p <close> = assert(lgprof.open(healthy, healthy_gmon))

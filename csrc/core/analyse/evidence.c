@@ -249,7 +249,9 @@ static lgp_addr node_len(const lgp_node *n) {
 }
 
 /* A summed record's caller is the start of the line (or function) holding
-** the call: a call must end after it, before its routine's end. Looked for
+** the call: a call must end after it, before its routine's end (give or
+** take the grain glibc rounds the caller's address down to), and not the
+** prologue's call to mcount (which every -pg function has). Looked for
 ** over SUMMED_SPAN bytes at most (then -1, unknown, as for an address in
 ** no code section or no routine). */
 #define SUMMED_SPAN 512
@@ -262,11 +264,11 @@ static int call_in_line(const arc_ctx *c, lgp_addr from) {
   if (sec == NULL || k == LGP_NONE)
     return -1;
   off = (size_t)(from - sec->vma);
-  room = c->nodes[k].end_addr >= from ? c->nodes[k].end_addr - from + 1 : 0;
+  room = c->nodes[k].end_addr >= from ? c->nodes[k].end_addr - from + CALLER_GRAIN : 0;
   if (room > sec->size - off)
     room = sec->size - off;
   for (i = 1; i <= SUMMED_SPAN && i <= room; i++)
-    if (call_ends_at(sec->bytes, off + i))
+    if (call_ends_at(sec->bytes, off + i) && after_mcount_call(c, from + i) != 1)
       return 1;
   return room > SUMMED_SPAN ? -1 : 0;
 }
