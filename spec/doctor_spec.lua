@@ -499,6 +499,8 @@ describe("lgprof doctor #doctor", function()
     gw.write(path, data)
     local f = by_id(diagnose(healthy, path))
     assert.is_truthy(f["arcs-outside-text"])
+    assert.equal("warning", f["arcs-outside-text"].severity) -- no call into a library
+    assert.equal(0, f["arcs-outside-text"].arcs_shared)
     assert.equal(1, f["arcs-outside-text"].arcs_outside)
     assert.equal(n + 1, f["arcs-outside-text"].arc_records)
     assert.is_nil(f["wrong-image"]) -- one arc is no proof of another program
