@@ -331,8 +331,8 @@ describe("lgprof doctor #doctor", function()
       local name, pie = variant[1], variant[2]
       it(("a program with a -pg shared library of its own: arcs-outside-text, a note (%s)"):format(pie), function()
         local at = util.mkdir(dir .. "/" .. name)
-        sh(("gcc -O0 -g -pg -fPIC -shared -I %s -o %s %s"):format(q(SRC), q(at .. "/libdocsolib.so"),
-          q(SRC .. "/solib.c")))
+        sh(("gcc -O0 -g -pg -fPIC -shared -I %s -o %s %s"):format(q(SRC),
+          q(at .. "/libdocsolib.so"), q(SRC .. "/solib.c")))
         local exe = at .. "/" .. name
         sh(("gcc -O0 -g -pg %s -I %s -o %s %s -L %s -ldocsolib -Wl,-rpath,%s"):format(pie, q(SRC),
           q(exe), q(SRC .. "/solibmain.c"), q(at), q(at)))

@@ -22,11 +22,12 @@ static void set_bool(lua_State *L, const char *k, int v) {
 }
 
 /* profile:_evidence() -> { arcs_read, arc_records, arcs_outside,
-** arcs_shared, arcs_summed, code_known, mcount_known, callee_checked, callee_bad, caller_checked,
-** caller_bad, samples, samples_outside, uses_threads, image_mtime,
-** profile_mtime, profile_older, bare } (times in seconds; profile_older
-** compares them to the nanosecond; bare: the sampled Functions whose code
-** calls no mcount, when that could be checked, else nil) */
+** arcs_shared, arcs_summed, code_known, mcount_known, callee_checked,
+** callee_bad, caller_checked, caller_bad, samples, samples_outside,
+** uses_threads, image_mtime, profile_mtime, profile_older, bare } (times
+** in seconds; profile_older compares them to the nanosecond; bare: the
+** sampled Functions whose code calls no mcount, when that could be
+** checked, else nil) */
 int lcore_profile_evidence(lua_State *L) {
   lprofile *lp = lcore_open_profile(L, 1);
   lgp_evidence ev;

@@ -207,7 +207,8 @@ static int after_import_call(const arc_ctx *c, lgp_addr from) {
     const unsigned char *b = sec->bytes + off + k;
     lgp_addr end = from + k;
     if (off + k >= 5 && b[-5] == 0xe8) {
-      const lgp_codesec *to = lgp_code_section(c->code, wrap(c, end + (lgp_addr)(int64_t)le32(b - 4)));
+      lgp_addr target = wrap(c, end + (lgp_addr)(int64_t)le32(b - 4));
+      const lgp_codesec *to = lgp_code_section(c->code, target);
       if (to != NULL && to->is_plt)
         return 1;
     }

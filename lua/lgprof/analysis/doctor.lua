@@ -84,7 +84,8 @@ local function outside_text(ev)
   return finding("arcs-outside-text", "warning",
     ("%d of %d call-graph arcs lie outside every function of the executable: the report "
       .. "drops them without a word"):format(ev.arcs_outside, ev.arc_records)
-      .. (shared and ("; %d more are calls into -pg shared libraries"):format(ev.arcs_shared) or ""),
+      .. (shared and ("; %d more are calls into -pg shared libraries"):format(ev.arcs_shared)
+        or ""),
     "give the executable that wrote this profile (a shared library's arcs cannot be read "
       .. "against the main program)", data)
 end
@@ -212,8 +213,8 @@ local function check_graph(list, profile, ev, th)
 end
 
 -- static-no-debug: the static functions the report shows (with samples or
--- calls: not the C runtime's start-up code, frame_dummy and the like, which
--- no -pg program calls through mcount) that have no source file.
+-- calls: not the C run-time's start-up code, frame_dummy and the like,
+-- which has neither) that have no source file.
 local function check_statics(list, profile)
   local nodebug, seen, clash = {}, {}, nil
   for fn in profile:flat({ zeros = false }) do
@@ -234,8 +235,9 @@ local function check_statics(list, profile)
   list[#list + 1] = finding("static-no-debug", clash and "warning" or "info",
     clash and ("static functions named %s in different files cannot be told apart: %s"):format(
         clash, why)
-      or ("%s in the profile (%s) %s no source file: %s"):format(plural(#nodebug, "static function"),
-        names(nodebug), #nodebug == 1 and "has" or "have", why),
+      or ("%s in the profile (%s) %s no source file: %s"):format(
+        plural(#nodebug, "static function"), names(nodebug), #nodebug == 1 and "has" or "have",
+        why),
     with_g and "compile the files that define them with -g too: each function then has its file "
         .. "and line"
       or "build with -g as well as -pg: each function then has its file and line",
