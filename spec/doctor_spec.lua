@@ -360,6 +360,25 @@ describe("lgprof doctor #doctor", function()
       end
     end)
 
+    it("static-no-debug: not the start-up code when a sample lands in it (synthesized into a real run's profile)", function()
+      -- a bin shared by frame_dummy and a sampled neighbour gives it part of
+      -- a sample now and then: put one sample in a bin of its own
+      local data = gw.decode(gw.read(healthy_gmon))
+      local p0 <close> = assert(lgprof.open(healthy, healthy_gmon))
+      local fd = assert(p0:find("frame_dummy"))
+      assert.is_true(fd.is_static and fd.file == nil)
+      local h = data.hist[1]
+      -- bin i (from 0) starts at low + i * (high - low) / n_bins: the first
+      -- that starts in frame_dummy (bins[] counts from 1)
+      local i = math.ceil((fd.address - h.low) * h.n_bins / (h.high - h.low))
+      h.bins[i + 1] = (h.bins[i + 1] or 0) + 1
+      local path = dir .. "/frame-dummy.gmon"
+      gw.write(path, data)
+      local p <close> = assert(lgprof.open(healthy, path))
+      assert.is_true(assert(p:find("frame_dummy")).samples > 0)
+      assert.equal("", ids(lgprof.doctor(p)))
+    end)
+
     it("static-no-debug in a -g build: only the object built without -g, and no advice to build with -g", function()
       local exe = build("statics-mixed", { "staticsmain.c", "statics1.c",
         { "statics2.c", "-O0 -pg -fno-pie" } }, PG)

@@ -212,13 +212,18 @@ local function check_graph(list, profile, ev, th)
   end
 end
 
--- static-no-debug: the static functions the report shows (with samples or
--- calls: not the C run-time's start-up code, frame_dummy and the like,
--- which has neither) that have no source file.
-local function check_statics(list, profile)
+-- static-no-debug: the static functions of the program's own compilation
+-- units (the profiled ones: their code calls mcount, when the code could be
+-- read) that the report shows (with samples or calls) and that have no
+-- source file. Not the C run-time's start-up code (frame_dummy and the
+-- like): it calls no mcount, and has samples only when a histogram bin
+-- straddles it and a sampled neighbour.
+local function check_statics(list, profile, ev)
+  local bare = {}
+  for _, fn in ipairs(ev.bare or {}) do bare[fn.address] = true end
   local nodebug, seen, clash = {}, {}, nil
   for fn in profile:flat({ zeros = false }) do
-    if fn.is_static and fn.file == nil then
+    if fn.is_static and fn.file == nil and not bare[fn.address] then
       nodebug[#nodebug + 1] = { name = fn.name }
       if seen[fn.name] then clash = clash or fn.name end
       seen[fn.name] = true
@@ -274,7 +279,7 @@ function doctor.diagnose(profile, thresholds)
       "profile a single-threaded run if you can, or use a profiler that follows threads "
         .. "(perf record -g)", {})
   end
-  if not foreign then check_statics(list, profile) end
+  if not foreign then check_statics(list, profile, ev) end
   local order = {}
   for i, f in ipairs(list) do order[f] = i end
   table.sort(list, function(a, b)
