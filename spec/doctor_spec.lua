@@ -279,12 +279,14 @@ describe("lgprof doctor #doctor", function()
       { "sum-nog", "-O0 -pg -fno-pie -no-pie", "no -g: callers at their functions' start" },
     }) do
       local name, flags, what = variant[1], variant[2], variant[3]
-      it(("summed runs (lgprof merge, lgprof -s, gprof -s) have no finding (%s)"):format(what), function()
+      it(("summed runs (lgprof merge, lgprof -s, gprof -s) have no finding, nor the HTML page (%s)")
+        :format(what), function()
         local exe = build(name, { "healthy.c" }, flags)
         -- two runs of about 100 samples each: 200 summed, far above few-samples
         local list = runs(name, 2, "1.0")
         assert.equal("", ids(diagnose(exe, list)))
-        for tool, path in pairs(sums(exe, list)) do
+        local summed = sums(exe, list)
+        for tool, path in pairs(summed) do
           assert.equal("", ids(diagnose(exe, path)), tool)
           -- every record in the summed form, checked as such and found right
           local p <close> = assert(lgprof.open(exe, path))
@@ -297,24 +299,21 @@ describe("lgprof doctor #doctor", function()
           assert.equal(0, status, cmd.show(status, out, err))
           assert.equal("lgprof doctor: no problem found\n", out)
         end
+        -- a summed file and a run together; the HTML page's findings
+        local all = summed["lgprof merge"]
+        assert.equal("", ids(diagnose(exe, { all, list[1] })))
+        local status, page, err = cmd.lgprof({ "--format=html", exe, all })
+        assert.equal(0, status, cmd.show(status, page, err))
+        local data = page:match('<script type="application/json" id="lgprof%-data">(.-)</script>')
+        assert.is_truthy(data)
+        assert.truthy(data:find('"findings":[]', 1, true), data:match('"findings":.-%]'))
       end)
     end
-
-    it("a summed file and a run given together have no finding; the HTML page shows none", function()
-      local exe = dir .. "/sum-nopie/sum-nopie"
-      local all = dir .. "/sum-nopie/all.gmon"
-      assert.equal("", ids(diagnose(exe, { all, dir .. "/sum-nopie/run.1" })))
-      local status, page, err = cmd.lgprof({ "--format=html", exe, all })
-      assert.equal(0, status, cmd.show(status, page, err))
-      local data = page:match('<script type="application/json" id="lgprof%-data">(.-)</script>')
-      assert.is_truthy(data)
-      assert.truthy(data:find('"findings":[]', 1, true), data:match('"findings":.-%]'))
-    end)
 
     it("another program's summed runs are still wrong-image", function()
       local exe = build("sum-other", { "other.c" }, PG)
       for tool, path in pairs(sums(exe, runs("sum-other", 1, "0.5"))) do
-        local f = by_id(diagnose(dir .. "/sum-nopie/sum-nopie", path))
+        local f = by_id(diagnose(healthy, path))
         assert.is_truthy(f["wrong-image"], tool)
         assert.is_true(f["wrong-image"].callee_bad >= 2, tool)
       end
