@@ -3,7 +3,9 @@
 -- folder whose name has a space and a dash) and absent from a healthy one;
 -- the two that no program of this toolchain produces (arcs outside the
 -- text, a PIE's run-time addresses) by synthesized profiles against a real
--- executable. Runs sample differently each time: the assertions are on
+-- executable. Real programs whose profiles are fine must have no finding:
+-- summed runs (lgprof merge, lgprof -s, gprof -s), a -pg shared library of
+-- the program's own (a note), -g builds. Runs sample differently each time: the assertions are on
 -- which findings are present, with the programs' CPU time chosen far from
 -- each threshold; exact numbers only where a profile is synthesized.
 local lgprof = require "lgprof"
@@ -232,6 +234,164 @@ describe("lgprof doctor #doctor", function()
     end)
   end)
 
+  -- Profiles with nothing wrong that the doctor once called wrong: summed
+  -- runs (its own advice), calls into a -pg shared library of the program's
+  -- own, the C run-time's start-up code in -g builds. Each is a real program
+  -- that must have no finding (or only the note it deserves), beside the
+  -- other programs' profiles that must still be called wrong.
+  describe("no false alarm", function()
+    -- Runs the program built as name n times for seconds each, keeping the
+    -- profiles as NAME/run.1 ...; returns their paths.
+    local function runs(name, n, seconds)
+      local list = {}
+      for i = 1, n do
+        local path = ("%s/%s/run.%d"):format(dir, name, i)
+        assert(os.rename(run(name, seconds), path))
+        list[i] = path
+      end
+      return list
+    end
+
+    -- The files summing runs of exe makes, in exe's folder: lgprof merge's,
+    -- lgprof -s's and gprof -s's (the oracle's bytes, which lgprof cannot
+    -- shape).
+    local function sums(exe, list)
+      local at = exe:match("^(.*)/[^/]*$")
+      local merged = at .. "/all.gmon"
+      local status, out, err = cmd.lgprof({ "merge", "-o", merged, exe, table.unpack(list) })
+      assert.equal(0, status, cmd.show(status, out, err))
+      local found = { ["lgprof merge"] = merged }
+      for _, tool in ipairs({ "gprof", "lgprof" }) do
+        if tool == "lgprof" or cmd.HAVE_GPROF then
+          status, out, err = cmd[tool]({ "-s", exe, table.unpack(list) }, { cwd = at })
+          assert.equal(0, status, cmd.show(status, out, err))
+          local path = ("%s/%s.sum"):format(at, tool)
+          assert(os.rename(at .. "/gmon.sum", path))
+          found[tool .. " -s"] = path
+        end
+      end
+      return found
+    end
+
+    for _, variant in ipairs({
+      { "sum-nopie", PG, "-g, no PIE" },
+      { "sum-pie", "-O0 -g -pg -fPIE -pie", "-g, PIE" },
+      { "sum-nog", "-O0 -pg -fno-pie -no-pie", "no -g: callers at their functions' start" },
+    }) do
+      local name, flags, what = variant[1], variant[2], variant[3]
+      it(("summed runs (lgprof merge, lgprof -s, gprof -s) have no finding, nor the HTML page (%s)")
+        :format(what), function()
+        local exe = build(name, { "healthy.c" }, flags)
+        -- two runs of about 100 samples each: 200 summed, far above few-samples
+        local list = runs(name, 2, "1.0")
+        assert.equal("", ids(diagnose(exe, list)))
+        local summed = sums(exe, list)
+        for tool, path in pairs(summed) do
+          assert.equal("", ids(diagnose(exe, path)), tool)
+          -- every record in the summed form, checked as such and found right
+          local p <close> = assert(lgprof.open(exe, path))
+          local ev = p:_evidence()
+          assert.is_true(ev.arc_records >= 2, tool)
+          assert.same({ ev.arc_records, ev.arc_records, 0, ev.arc_records, 0, 0 },
+            { ev.arcs_summed, ev.callee_checked, ev.callee_bad, ev.caller_checked,
+              ev.caller_bad, ev.arcs_outside }, tool)
+          local status, out, err = doctor_cmd({ exe, path })
+          assert.equal(0, status, cmd.show(status, out, err))
+          assert.equal("lgprof doctor: no problem found\n", out)
+        end
+        -- a summed file and a run together; the HTML page's findings
+        local all = summed["lgprof merge"]
+        assert.equal("", ids(diagnose(exe, { all, list[1] })))
+        local status, page, err = cmd.lgprof({ "--format=html", exe, all })
+        assert.equal(0, status, cmd.show(status, page, err))
+        local data = page:match('<script type="application/json" id="lgprof%-data">(.-)</script>')
+        assert.is_truthy(data)
+        assert.truthy(data:find('"findings":[]', 1, true), data:match('"findings":.-%]'))
+      end)
+    end
+
+    it("another program's summed runs are still wrong-image", function()
+      local exe = build("sum-other", { "other.c" }, PG)
+      for tool, path in pairs(sums(exe, runs("sum-other", 1, "0.5"))) do
+        local f = by_id(diagnose(healthy, path))
+        assert.is_truthy(f["wrong-image"], tool)
+        assert.is_true(f["wrong-image"].callee_bad >= 2, tool)
+      end
+    end)
+
+    -- The library's own functions call mcount: glibc records the calls into
+    -- them from the executable (two call sites in work), with the library's
+    -- addresses, and drops the calls inside it (their callers lie outside
+    -- the executable).
+    for _, variant in ipairs({
+      { "solib-nopie", "-fno-pie -no-pie" },
+      { "solib-pie", "-fPIE -pie" },
+    }) do
+      local name, pie = variant[1], variant[2]
+      it(("a program with a -pg shared library of its own: arcs-outside-text, a note (%s)"):format(pie), function()
+        local at = util.mkdir(dir .. "/" .. name)
+        sh(("gcc -O0 -g -pg -fPIC -shared -I %s -o %s %s"):format(q(SRC),
+          q(at .. "/libdocsolib.so"), q(SRC .. "/solib.c")))
+        local exe = at .. "/" .. name
+        sh(("gcc -O0 -g -pg %s -I %s -o %s %s -L %s -ldocsolib -Wl,-rpath,%s"):format(pie, q(SRC),
+          q(exe), q(SRC .. "/solibmain.c"), q(at), q(at)))
+        local gmon = run(name)
+        local list = diagnose(exe, gmon)
+        well_formed(list)
+        assert.equal("arcs-outside-text", ids(list))
+        local f = list[1]
+        assert.equal("info", f.severity)
+        assert.same({ 2, 0 }, { f.arcs_shared, f.arcs_outside })
+        assert.truthy(f.message:find("shared librar", 1, true), f.message)
+        local status, out, err = doctor_cmd({ exe, gmon })
+        assert.equal(0, status, cmd.show(status, out, err))
+        assert.truthy(out:find("lgprof doctor: 0 errors, 0 warnings, 1 info", 1, true), out)
+      end)
+    end
+
+    it("static-no-debug: not the C run-time's start-up code of a -g build, even with zeros", function()
+      local exe = build("statics-g", { "staticsmain.c", "statics1.c", "statics2.c" }, PG)
+      local gmon = run("statics-g")
+      for _, zeros in ipairs({ false, true }) do
+        local p <close> = assert(lgprof.open(exe, gmon, { zeros = zeros }))
+        -- a short run: few-samples is its due
+        assert.equal("", ids(lgprof.doctor(p, { few_samples = 0 })), tostring(zeros))
+      end
+    end)
+
+    it("static-no-debug: not the start-up code when a sample lands in it (synthesized into a real run's profile)", function()
+      -- a bin shared by frame_dummy and a sampled neighbour gives it part of
+      -- a sample now and then: put one sample in a bin of its own
+      local data = gw.decode(gw.read(healthy_gmon))
+      local p0 <close> = assert(lgprof.open(healthy, healthy_gmon))
+      local fd = assert(p0:find("frame_dummy"))
+      assert.is_true(fd.is_static and fd.file == nil)
+      local h = data.hist[1]
+      -- bin i (from 0) starts at low + i * (high - low) / n_bins: the first
+      -- that starts in frame_dummy (bins[] counts from 1)
+      local i = math.ceil((fd.address - h.low) * h.n_bins / (h.high - h.low))
+      h.bins[i + 1] = (h.bins[i + 1] or 0) + 1
+      local path = dir .. "/frame-dummy.gmon"
+      gw.write(path, data)
+      local p <close> = assert(lgprof.open(healthy, path))
+      assert.is_true(assert(p:find("frame_dummy")).samples > 0)
+      assert.equal("", ids(lgprof.doctor(p)))
+    end)
+
+    it("static-no-debug in a -g build: only the object built without -g, and no advice to build with -g", function()
+      local exe = build("statics-mixed", { "staticsmain.c", "statics1.c",
+        { "statics2.c", "-O0 -pg -fno-pie" } }, PG)
+      local gmon = run("statics-mixed")
+      local p <close> = assert(lgprof.open(exe, gmon, { zeros = true }))
+      local f = by_id(lgprof.doctor(p))["static-no-debug"]
+      assert.is_truthy(f)
+      assert.equal("info", f.severity)
+      assert.same({ { name = "step" } }, f.functions)
+      assert.is_true(f.debug_info)
+      assert.is_nil(f.advice:find("build with -g", 1, true), f.advice)
+    end)
+  end)
+
   it("counts the evidence exactly on a synthesized x86-64 image (calls of every encoding)", function()
     -- .text at 0x401000: mcount (a ret), f and g whose prologues call it
     -- (E8 rel32), and in h call sites of every form, 32 bytes apart in NOPs
@@ -293,6 +453,59 @@ describe("lgprof doctor #doctor", function()
     assert.is_truthy(f.threads)
   end)
 
+  it("counts a summed file's records exactly on a synthesized x86-64 image", function()
+    -- gprof -s and lgprof merge write a callee's start and its caller's
+    -- line (or function) start: the callee must call mcount in its
+    -- prologue, and a call other than mcount's must end after the caller's
+    -- address in its routine (give or take the 16-byte grain), looked for
+    -- over 512 bytes. Filler int3 (CC), which no call's bytes end in.
+    local ew = require "helpers.elfwriter"
+    local base, size = 0x401000, 0x400
+    local code = {}
+    for i = 0, size - 1 do code[i] = 0xcc end
+    local function put(off, bytes) for i, b in ipairs(bytes) do code[off + i - 1] = b end end
+    local function rel32(from_end, to)
+      local v = (to - from_end) & 0xffffffff
+      return v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, (v >> 24) & 0xff
+    end
+    local function prologue(off) -- push %rbp; mov %rsp,%rbp; call mcount
+      put(off, { 0x55, 0x48, 0x89, 0xe5, 0xe8, rel32(base + off + 9, base) })
+    end
+    put(0x000, { 0xc3 })                  -- mcount
+    prologue(0x010)                       -- f: calls mcount,
+    put(0x030, { 0xe8, 0, 0, 0, 0 })      --   and at 0x30 another function
+    prologue(0x080)                       -- g: calls mcount alone
+    put(0x0e0, { 0xff, 0xd0 })            -- h: no mcount; call *%rax at 0xe0
+    prologue(0x100)                       -- k: calls mcount; its other call
+    put(0x3f0, { 0xe8, 0, 0, 0, 0 })      --   is 0x2f0 bytes in
+    local bytes = {}
+    for i = 0, size - 1 do bytes[#bytes + 1] = string.char(code[i]) end
+    local exe = dir .. "/synth-summed"
+    ew.write(exe, { text_addr = base, text_data = table.concat(bytes), symbols = {
+      { name = "mcount", addr = base }, { name = "f", addr = base + 0x10 },
+      { name = "g", addr = base + 0x80 }, { name = "h", addr = base + 0xc0 },
+      { name = "k", addr = base + 0x100 }, { name = "tail", addr = base + 0x3f8 },
+    } })
+    local arcs = {}
+    for _, a in ipairs({
+      { 0x010, 0x080 }, -- f's start -> g: the call at 0x30 follows; g calls mcount
+      { 0x030, 0x080 }, -- a line of f holding the call
+      { 0x050, 0x010 }, -- no call after 0x50 in f (nor g's mcount call past it): caller bad
+      { 0x080, 0x0c0 }, -- g calls mcount alone: caller bad; h calls no mcount: callee bad
+      { 0x0c0, 0x010 }, -- h's call *%rax
+      { 0x100, 0x010 }, -- k's call lies beyond 512 bytes: caller unknown
+      { 0x035, 0x019 }, -- as a run records it: after f's call, after f's call to mcount
+    }) do arcs[#arcs + 1] = { from = base + a[1], to = base + a[2], count = 1 } end
+    local gmon = dir .. "/synth-summed.gmon"
+    gw.write(gmon, { hist = { { low = base, high = base + size, rate = 100, n_bins = size // 4,
+      bins = { [0x10 // 4 + 1] = 3 } } }, arcs = arcs })
+    local p <close> = assert(lgprof.open(exe, gmon))
+    local ev = p:_evidence()
+    assert.same({ 7, 6, 0, 0, 7, 1, 6, 2 },
+      { ev.arc_records, ev.arcs_summed, ev.arcs_outside, ev.arcs_shared, ev.callee_checked,
+        ev.callee_bad, ev.caller_checked, ev.caller_bad })
+  end)
+
   it("arcs-outside-text: one arc beyond the text, synthesized into a real run's profile", function()
     local data = gw.decode(gw.read(healthy_gmon))
     local p <close> = assert(lgprof.open(healthy, healthy_gmon))
@@ -304,6 +517,8 @@ describe("lgprof doctor #doctor", function()
     gw.write(path, data)
     local f = by_id(diagnose(healthy, path))
     assert.is_truthy(f["arcs-outside-text"])
+    assert.equal("warning", f["arcs-outside-text"].severity) -- no call into a library
+    assert.equal(0, f["arcs-outside-text"].arcs_shared)
     assert.equal(1, f["arcs-outside-text"].arcs_outside)
     assert.equal(n + 1, f["arcs-outside-text"].arc_records)
     assert.is_nil(f["wrong-image"]) -- one arc is no proof of another program

@@ -22,21 +22,24 @@ static void set_bool(lua_State *L, const char *k, int v) {
 }
 
 /* profile:_evidence() -> { arcs_read, arc_records, arcs_outside,
-** code_known, mcount_known, callee_checked, callee_bad, caller_checked,
-** caller_bad, samples, samples_outside, uses_threads, image_mtime,
-** profile_mtime, profile_older, bare } (times in seconds; profile_older
-** compares them to the nanosecond; bare: the sampled Functions whose code
-** calls no mcount, when that could be checked, else nil) */
+** arcs_shared, arcs_summed, code_known, mcount_known, callee_checked,
+** callee_bad, caller_checked, caller_bad, samples, samples_outside,
+** uses_threads, image_mtime, profile_mtime, profile_older, bare } (times
+** in seconds; profile_older compares them to the nanosecond; bare: the
+** sampled Functions whose code calls no mcount, when that could be
+** checked, else nil) */
 int lcore_profile_evidence(lua_State *L) {
   lprofile *lp = lcore_open_profile(L, 1);
   lgp_evidence ev;
   lgp_err err = {0, {0}};
   if (lgp_evidence_compute(lp->p, &ev, &err) != 0)
     return luaL_error(L, "%s", err.msg);
-  lua_createtable(L, 0, 16);
+  lua_createtable(L, 0, 18);
   set_bool(L, "arcs_read", ev.arcs_read);
   set_int(L, "arc_records", ev.arc_records);
   set_int(L, "arcs_outside", ev.arcs_outside);
+  set_int(L, "arcs_shared", ev.arcs_shared);
+  set_int(L, "arcs_summed", ev.arcs_summed);
   set_bool(L, "code_known", ev.code_known);
   set_bool(L, "mcount_known", ev.mcount_known);
   set_int(L, "callee_checked", ev.callee_checked);

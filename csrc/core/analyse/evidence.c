@@ -2,7 +2,7 @@
 ** evidence.c: lgprof doctor's checks of a profile against its executable,
 ** made where they are cheap: one pass over the arc records (read again:
 ** the profile keeps only the arcs between routines), one over the
-** histogram's non-empty bins, a look at the bytes before each address.
+** histogram's non-empty bins, a look at the bytes around each address.
 */
 #include <gelf.h>
 #include <stdlib.h>
@@ -17,6 +17,7 @@
 /* What the pass over the arcs reads. */
 typedef struct arc_ctx {
   const lgp_symindex *ix;
+  const lgp_node *nodes;         /* the index's symbols */
   const lgp_code *code;          /* NULL: no code checks */
   const lgp_code *secs;          /* the code sections (NULL: unknown) */
   int addr_bytes;
@@ -193,25 +194,117 @@ static int outside(const lgp_symindex *ix, const lgp_code *code, lgp_addr addr) 
          (code != NULL && lgp_code_section(code, addr) == NULL);
 }
 
+/* Is there, in the grain from a caller address, a call to an import: call
+** rel32 into the PLT, or call *slot(%rip) through an import's GOT slot
+** (-fno-plt)? */
+static int after_import_call(const arc_ctx *c, lgp_addr from) {
+  const lgp_codesec *sec = lgp_code_section(c->code, from);
+  size_t off, k;
+  if (sec == NULL)
+    return 0;
+  off = (size_t)(from - sec->vma);
+  for (k = 0; k < CALLER_GRAIN && off + k <= sec->size; k++) {
+    const unsigned char *b = sec->bytes + off + k;
+    lgp_addr end = from + k;
+    if (off + k >= 5 && b[-5] == 0xe8) {
+      lgp_addr target = wrap(c, end + (lgp_addr)(int64_t)le32(b - 4));
+      const lgp_codesec *to = lgp_code_section(c->code, target);
+      if (to != NULL && to->is_plt)
+        return 1;
+    }
+    if (off + k >= 6 && b[-6] == 0xff && b[-5] == 0x15) {
+      lgp_addr slot = c->addr_bytes == 4 ? (lgp_addr)(uint32_t)le32(b - 4)
+                                         : end + (lgp_addr)(int64_t)le32(b - 4);
+      if (lgp_code_slot_name(c->code, slot) != NULL)
+        return 1;
+    }
+  }
+  return 0;
+}
+
+/* Is the record a call from the executable into a shared library? glibc
+** records the callee's address when only the caller lies in the
+** executable's text: a -pg library's functions (run-time addresses, or
+** relative to a PIE's base) called through the PLT. */
+static int into_shared(const arc_ctx *c, lgp_addr from, lgp_addr self) {
+  if (outside(c->ix, c->secs, from) || !outside(c->ix, c->secs, self))
+    return 0;
+  if (c->secs != NULL && lgp_code_section(c->secs, self) != NULL)
+    return 0; /* in the executable's code (its PLT, say) */
+  return c->code == NULL || after_import_call(c, from) == 1;
+}
+
+/* The function that starts exactly at addr, or LGP_NONE. A -pg run records
+** a callee's address after the call to mcount, never at its start; gprof
+** -s and lgprof merge write the callee's own address instead, and the
+** caller's line (or function, without -g) start: the summed form. */
+static uint32_t function_at(const arc_ctx *c, lgp_addr addr) {
+  uint32_t k = lgp_symindex_lookup(c->ix, addr);
+  if (k == LGP_NONE || c->nodes[k].addr != addr || c->nodes[k].is_line)
+    return LGP_NONE;
+  return k;
+}
+
+static lgp_addr node_len(const lgp_node *n) {
+  return n->end_addr >= n->addr ? n->end_addr - n->addr + 1 : 0;
+}
+
+/* A summed record's caller is the start of the line (or function) holding
+** the call: a call must end after it, before its routine's end (give or
+** take the grain glibc rounds the caller's address down to), and not the
+** prologue's call to mcount (which every -pg function has). Looked for
+** over SUMMED_SPAN bytes at most (then -1, unknown, as for an address in
+** no code section or no routine). */
+#define SUMMED_SPAN 512
+
+static int call_in_line(const arc_ctx *c, lgp_addr from) {
+  const lgp_codesec *sec = lgp_code_section(c->code, from);
+  uint32_t k = lgp_symindex_lookup(c->ix, from);
+  lgp_addr room;
+  size_t off, i;
+  if (sec == NULL || k == LGP_NONE)
+    return -1;
+  off = (size_t)(from - sec->vma);
+  room = c->nodes[k].end_addr >= from ? c->nodes[k].end_addr - from + CALLER_GRAIN : 0;
+  if (room > sec->size - off)
+    room = sec->size - off;
+  for (i = 1; i <= SUMMED_SPAN && i <= room; i++)
+    if (call_ends_at(sec->bytes, off + i) && after_mcount_call(c, from + i) != 1)
+      return 1;
+  return room > SUMMED_SPAN ? -1 : 0;
+}
+
+static void count_check(int r, uint64_t *checked, uint64_t *bad) {
+  if (r >= 0) {
+    (*checked)++;
+    *bad += r == 0;
+  }
+}
+
 /* One arc record as read. */
 static int arc_sink(void *ctx, lgp_addr from, lgp_addr self, uint64_t count) {
   arc_ctx *c = ctx;
   lgp_evidence *ev = c->ev;
+  uint32_t callee;
   (void)count;
   ev->arc_records++;
+  if (into_shared(c, from, self)) {
+    ev->arcs_shared++;
+    return 0;
+  }
   if (outside(c->ix, c->secs, from) || outside(c->ix, c->secs, self))
     ev->arcs_outside++;
-  if (c->code != NULL) {
-    int r = after_mcount_call(c, self);
-    if (r >= 0) {
-      ev->callee_checked++;
-      ev->callee_bad += r == 0;
-    }
-    r = after_call(c, from);
-    if (r >= 0) {
-      ev->caller_checked++;
-      ev->caller_bad += r == 0;
-    }
+  callee = function_at(c, self);
+  ev->arcs_summed += callee != LGP_NONE;
+  if (c->code == NULL)
+    return 0;
+  if (callee != LGP_NONE) {
+    count_check(calls_mcount(c, self, node_len(&c->nodes[callee])), &ev->callee_checked,
+                &ev->callee_bad);
+    count_check(call_in_line(c, from), &ev->caller_checked, &ev->caller_bad);
+  } else {
+    count_check(after_mcount_call(c, self), &ev->callee_checked, &ev->callee_bad);
+    count_check(after_call(c, from), &ev->caller_checked, &ev->caller_bad);
   }
   return 0;
 }
@@ -305,6 +398,7 @@ int lgp_evidence_compute(const lgp_profile *p, lgp_evidence *ev, lgp_err *err) {
   memset(ev, 0, sizeof *ev);
   memset(&c, 0, sizeof c);
   c.ix = p->index;
+  c.nodes = p->graph.nodes;
   c.addr_bytes = im->addr_bytes;
   c.ev = ev;
   ev->image_mtime_s = im->mtime_s;
@@ -335,7 +429,7 @@ int lgp_evidence_compute(const lgp_profile *p, lgp_evidence *ev, lgp_err *err) {
   count_samples(p, have_code ? &code : NULL, ev);
   ev->arcs_read = read_arcs(p, &c) == 0;
   if (!ev->arcs_read) {
-    ev->arc_records = ev->arcs_outside = 0;
+    ev->arc_records = ev->arcs_outside = ev->arcs_shared = ev->arcs_summed = 0;
     ev->callee_checked = ev->callee_bad = ev->caller_checked = ev->caller_bad = 0;
   }
   if (ev->code_known && ev->mcount_known && find_bare(p, &c, ev) != 0)

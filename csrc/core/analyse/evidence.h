@@ -5,7 +5,10 @@
 ** callee's prologue (so the bytes before it are that call) and the return
 ** address of the call in the caller (so the bytes before it are a call);
 ** its histogram samples land inside its functions. Another program's or
-** an older build's addresses do neither.
+** an older build's addresses do neither. A summed file (gprof -s, lgprof
+** merge) records instead the callee's start and the start of the caller's
+** line (or function): its records are checked as such. A call into a -pg
+** shared library is recorded with the library's address: counted apart.
 */
 #ifndef evidence_h
 #define evidence_h
@@ -15,7 +18,11 @@
 typedef struct lgp_evidence {
   int arcs_read;            /* the profile files could be read again */
   uint64_t arc_records;     /* arc records, every file */
-  uint64_t arcs_outside;    /* records with an end in no routine */
+  uint64_t arcs_outside;    /* records with an end in no routine, but for ... */
+  uint64_t arcs_shared;     /* ... calls through the PLT (or an import's GOT
+                               slot) to an address outside the executable's
+                               code: a -pg shared library's functions */
+  uint64_t arcs_summed;     /* records whose callee is a function's start */
   int code_known;           /* x86-64 code read: the checks below were made */
   int mcount_known;         /* the image calls mcount somewhere we found */
   uint64_t callee_checked;  /* records whose callee address could be checked */

@@ -38,13 +38,16 @@ local function finding(id, severity, message, advice, data)
 end
 
 -- Does the evidence say the profile was written by another program (or an
--- older build of this one)? The reasons, as message parts.
+-- older build of this one)? The reasons, as message parts. Calls into -pg
+-- shared libraries (ev.arcs_shared) are no evidence either way: the image is
+-- judged on the other arcs.
 local function image_mismatch(ev, limit)
   local why = {}
   local function share(bad, checked)
     return checked > 0 and bad >= 2 and bad / checked > limit
   end
-  if ev.arc_records > 0 and ev.code_known and not ev.mcount_known then
+  local inside = ev.arc_records - ev.arcs_shared
+  if inside > 0 and ev.code_known and not ev.mcount_known then
     why[#why + 1] = "the executable never calls mcount (not built with -pg) but the profile has arcs"
   elseif share(ev.callee_bad, ev.callee_checked) then
     why[#why + 1] = ("%d of %d callee addresses do not follow a call to mcount"):format(
@@ -54,15 +57,37 @@ local function image_mismatch(ev, limit)
     why[#why + 1] = ("%d of %d caller addresses follow no call instruction"):format(
       ev.caller_bad, ev.caller_checked)
   end
-  if share(ev.arcs_outside, ev.arc_records) then
-    why[#why + 1] = ("%d of %d arcs lie outside every function"):format(ev.arcs_outside,
-      ev.arc_records)
+  if share(ev.arcs_outside, inside) then
+    why[#why + 1] = ("%d of %d arcs lie outside every function"):format(ev.arcs_outside, inside)
   end
   if ev.samples >= 10 and share(ev.samples_outside, ev.samples) then
     why[#why + 1] = ("%s of the samples lie outside every function"):format(
       pct(ev.samples_outside / ev.samples))
   end
   return why
+end
+
+-- arcs-outside-text: the arcs whose ends lie in no function of the
+-- executable. Calls into -pg shared libraries alone are a note (gmon.out
+-- profiles the executable, never its libraries); others, a warning.
+local function outside_text(ev)
+  local data = { arc_records = ev.arc_records, arcs_outside = ev.arcs_outside,
+                 arcs_shared = ev.arcs_shared }
+  local shared = ev.arcs_shared > 0 and ("%d of %d call-graph arcs are calls into shared "
+    .. "libraries compiled with -pg: gmon.out profiles the executable alone, so the report "
+    .. "has neither these calls nor the libraries' time"):format(ev.arcs_shared, ev.arc_records)
+  if ev.arcs_outside == 0 then
+    return finding("arcs-outside-text", "info", shared,
+      "to see a library's functions in the report, link its objects (compiled with -pg) into "
+        .. "the executable statically", data)
+  end
+  return finding("arcs-outside-text", "warning",
+    ("%d of %d call-graph arcs lie outside every function of the executable: the report "
+      .. "drops them without a word"):format(ev.arcs_outside, ev.arc_records)
+      .. (shared and ("; %d more are calls into -pg shared libraries"):format(ev.arcs_shared)
+        or ""),
+    "give the executable that wrote this profile (a shared library's arcs cannot be read "
+      .. "against the main program)", data)
 end
 
 -- The checks, each adding its findings to list.
@@ -76,7 +101,7 @@ local function check_image(list, profile, ev, th)
       { callee_checked = ev.callee_checked, callee_bad = ev.callee_bad,
         caller_checked = ev.caller_checked, caller_bad = ev.caller_bad,
         arc_records = ev.arc_records, arcs_outside = ev.arcs_outside,
-        samples = ev.samples, samples_outside = ev.samples_outside,
+        arcs_shared = ev.arcs_shared, samples = ev.samples, samples_outside = ev.samples_outside,
         image = profile.image })
   end
   if ev.profile_older then
@@ -86,14 +111,7 @@ local function check_image(list, profile, ev, th)
       "run the program again for a new profile (a rebuild moves the addresses a profile records)",
       { image_mtime = ev.image_mtime, profile_mtime = ev.profile_mtime })
   end
-  if ev.arcs_outside > 0 then
-    list[#list + 1] = finding("arcs-outside-text", "warning",
-      ("%d of %d call-graph arcs lie outside every function of the executable: the report "
-        .. "drops them without a word"):format(ev.arcs_outside, ev.arc_records),
-      "give the executable that wrote this profile (a shared library's arcs cannot be read "
-        .. "against the main program)",
-      { arc_records = ev.arc_records, arcs_outside = ev.arcs_outside })
-  end
+  if ev.arcs_outside > 0 or ev.arcs_shared > 0 then list[#list + 1] = outside_text(ev) end
 end
 
 local function check_samples(list, profile, th)
@@ -194,23 +212,41 @@ local function check_graph(list, profile, ev, th)
   end
 end
 
-local function check_statics(list, profile)
+-- static-no-debug: the static functions of the program's own compilation
+-- units (the profiled ones: their code calls mcount, when the code could be
+-- read) that the report shows (with samples or calls) and that have no
+-- source file. Not the C run-time's start-up code (frame_dummy and the
+-- like): it calls no mcount, and has samples only when a histogram bin
+-- straddles it and a sampled neighbour.
+local function check_statics(list, profile, ev)
+  local bare = {}
+  for _, fn in ipairs(ev.bare or {}) do bare[fn.address] = true end
   local nodebug, seen, clash = {}, {}, nil
-  for fn in profile:flat() do
-    if fn.is_static and fn.file == nil then
+  for fn in profile:flat({ zeros = false }) do
+    if fn.is_static and fn.file == nil and not bare[fn.address] then
       nodebug[#nodebug + 1] = { name = fn.name }
       if seen[fn.name] then clash = clash or fn.name end
       seen[fn.name] = true
     end
   end
   if #nodebug == 0 then return end
+  -- built with -g: only the objects holding these were not
+  local with_g = false
+  for fn in profile:symbols() do
+    if fn.file ~= nil then with_g = true break end
+  end
+  local why = with_g and "the objects holding them were compiled without -g"
+    or "the executable has no DWARF for them"
   list[#list + 1] = finding("static-no-debug", clash and "warning" or "info",
-    clash and ("static functions named %s in different files cannot be told apart: the "
-        .. "executable has no DWARF for them"):format(clash)
-      or ("%s in the profile (%s) %s no source file: the executable has no DWARF for them")
-        :format(plural(#nodebug, "static function"), names(nodebug), #nodebug == 1 and "has" or "have"),
-    "build with -g as well as -pg: each function then has its file and line",
-    { functions = nodebug, ambiguous = clash })
+    clash and ("static functions named %s in different files cannot be told apart: %s"):format(
+        clash, why)
+      or ("%s in the profile (%s) %s no source file: %s"):format(
+        plural(#nodebug, "static function"), names(nodebug), #nodebug == 1 and "has" or "have",
+        why),
+    with_g and "compile the files that define them with -g too: each function then has its file "
+        .. "and line"
+      or "build with -g as well as -pg: each function then has its file and line",
+    { functions = nodebug, ambiguous = clash, debug_info = with_g })
 end
 
 -- gcc's clones that gprof's name filter folded into the function before
@@ -285,7 +321,7 @@ function doctor.diagnose(profile, thresholds)
       "profile a single-threaded run if you can, or use a profiler that follows threads "
         .. "(perf record -g)", {})
   end
-  if not foreign then check_statics(list, profile) end
+  if not foreign then check_statics(list, profile, ev) end
   if not foreign then check_clones(list, profile) end
   local order = {}
   for i, f in ipairs(list) do order[f] = i end

@@ -180,14 +180,8 @@ end
 -- and not closed, or a path, created and closed). Returns true, or nil and
 -- a message. Misuse (an unknown option, a bad value) raises an error
 -- before anything is written.
-function pprof.write(profile, file, options)
-  args.check_profile(profile, 1, "pprof")
-  args.check_output(file, "pprof")
-  check_options(options, "pprof")
-  local msg, err = pprof.encode(profile, options)
-  if not msg then return nil, err end
-  local data = require("lgprof.core").gzip(msg)
-  return args.write_output(file, data, true)
-end
+pprof.write = args.encoded_writer("pprof", check_options, function(profile, options)
+  return pprof.encode(profile, options)
+end, function(msg) return require("lgprof.core").gzip(msg) end)
 
 return pprof

@@ -114,13 +114,8 @@ end
 -- path, created and closed). Returns true, or nil and a message. Misuse
 -- (an unknown option, a bad value) raises an error before anything is
 -- written.
-function speedscope.write(profile, file, options)
-  args.check_profile(profile, 1, "speedscope")
-  args.check_output(file, "speedscope")
-  check_options(options, "speedscope")
-  local text, err = speedscope.encode(profile, options)
-  if not text then return nil, err end
-  return args.write_output(file, text, true)
-end
+speedscope.write = args.encoded_writer("speedscope", check_options, function(profile, options)
+  return speedscope.encode(profile, options)
+end)
 
 return speedscope

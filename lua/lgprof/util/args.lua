@@ -104,6 +104,21 @@ function args.check_output(file, name)
   end
 end
 
+--- A writer's `write(profile, file, options)` over its encoder: the
+-- arguments checked (check_options(options, name) raises on misuse) before
+-- anything is written, then encode(profile, options) -> text or nil,
+-- message; finish(text), if given, turns the text into the bytes written.
+function args.encoded_writer(name, check_options, encode, finish)
+  return function(profile, file, options)
+    args.check_profile(profile, 1, name)
+    args.check_output(file, name)
+    check_options(options, name)
+    local text, err = encode(profile, options)
+    if not text then return nil, err end
+    return args.write_output(file, finish and finish(text) or text, true)
+  end
+end
+
 --- Writes the text s of a writer to file: a path is created, written and
 -- closed; an open file is written, flushed (a full disk shows now, not when
 -- the caller closes it) and left open. true, or nil and a message.
