@@ -135,6 +135,11 @@ describe("LD_PROFILE: a real run", function()
     assert.are.equal(tostring(N2), graph.hot2.called)
     assert.truthy(graph.hot1.parents["<external>"]:find(N1 .. "/" .. N1, 1, true))
     assert.truthy(graph.hot2.parents["<external>"]:find(N2 .. "/" .. N2, 1, true))
+    -- the doctor takes neither the loader's arcs nor <external> for trouble
+    local _, dout = lg({ "doctor", d .. "/libhot.so", profile })
+    for _, id in ipairs({ "wrong-image", "arcs-outside-text", "spontaneous-time" }) do
+      assert.is_nil(dout:find(id, 1, true), dout)
+    end
   end)
 end)
 
@@ -251,6 +256,16 @@ describe("LD_PROFILE: synthesized files", function()
     } }))
     local flat = flat_rows(run_ok({ "-b", "-p", lib, prof }))
     assert.are.same({ self = 0.07, calls = 5 }, flat.alpha)
+  end)
+
+  it("lgprof doctor: the loader's arcs and <external> are no sign of a wrong image", function()
+    -- the library calls no mcount and the arcs from outside start in no
+    -- function: findings about gmon.out's arcs that do not apply here
+    local status, out, err = lg({ "doctor", lib, prof })
+    assert(status == 3 and err == "", cmd.show(status, out, err)) -- 3: a warning
+    -- the one warning: too few samples (alpha's 7)
+    assert.truthy(out:find("^few%-samples %(warning%): the hottest function, alpha, has 7 samples:"), out)
+    assert.are.equal("lgprof doctor: 0 errors, 1 warning, 0 info\n", out:match("[^\n]*\n$"))
   end)
 
   it("a gmon.out of the same library has no <external>", function()
