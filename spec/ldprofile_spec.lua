@@ -346,6 +346,22 @@ describe("LD_PROFILE: files that lie", function()
         "corrupt histogram: profiling rate is 0")
   end)
 
+  it("with several files, the first bad one is reported, whether unreadable or corrupt", function()
+    -- the files are loaded before any is read (lgp_profile_open needs to know of
+    -- an LD_PROFILE file before the symbol table): the order stays the
+    -- command line's
+    local d = tmp()
+    local lib, good, cut, missing = d .. "/libx.so", d .. "/good.profile", d .. "/cut.profile",
+                                    d .. "/missing.profile"
+    make_lib64(lib)
+    util.spit(good, lib64_profile())
+    util.spit(cut, lib64_profile():sub(1, 30))
+    assert.are.equal(cut .. ": truncated LD_PROFILE histogram header",
+                     cmd.file_error(cut, lg({ lib, good, cut, missing })))
+    assert.are.equal(missing .. ": No such file or directory",
+                     cmd.file_error(missing, lg({ lib, good, missing, cut })))
+  end)
+
   it("cut short anywhere: exit 1 and one line naming the file, never a crash", function()
     local whole = lib64_profile({ slots = 4 }) -- every record in use: no prefix is whole
     local want = {
