@@ -330,7 +330,7 @@ describe("LD_PROFILE: files that lie", function()
 
   it("a partial arc record at the end", function()
     bad({ trailing = "xyz" },
-        "corrupt LD_PROFILE file: 203 bytes after the histogram are not whole 20-byte arc records")
+        "corrupt LD_PROFILE file: the 203 bytes of arc records are not whole 20-byte records")
   end)
 
   it("wrong tags", function()

@@ -495,8 +495,8 @@ static int read_ldprofile(lgp_gmon *g, reader *r, const char *path, lgp_err *err
                     "only %zu bytes are left in the file", narcs, r->left);
   /* the records not in use fill the rest: whole records, or the file lies */
   if (r->left % recsize != 0)
-    return lgp_fail(err, path, "corrupt LD_PROFILE file: %zu bytes after the "
-                    "histogram are not whole %zu-byte arc records", r->left, recsize);
+    return lgp_fail(err, path, "corrupt LD_PROFILE file: the %zu bytes of arc "
+                    "records are not whole %zu-byte records", r->left, recsize);
   g->have_cg = 1;
   for (i = 0; i < narcs; i++) {
     const unsigned char *a = take(r, recsize);
