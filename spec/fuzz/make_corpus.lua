@@ -53,6 +53,12 @@ small.hist[2] = nil
 small.bb = nil
 put("gmon", "small-bsd44-be32", gw.encode(small, { format = "bsd44", bits = 32, endian = "big" }))
 put("gmon", "small-oldbsd-le32", gw.encode(small, { format = "oldbsd", bits = 32 }))
+-- glibc's LD_PROFILE variant: arcs as offsets from the histogram's low
+-- address, from 0 for a caller outside the library; a record unused
+local ld = { hist = { small.hist[1] }, slots = 3,
+  arcs = { { from = 0, to = 0x10, count = 3 }, { from = 0x14, to = 0x20, count = 1 } } }
+put("gmon", "small-ldprofile-le64", gw.encode(ld, { format = "ldprofile" }))
+put("gmon", "small-ldprofile-be32", gw.encode(ld, { format = "ldprofile", bits = 32, endian = "big" }))
 
 -- executables: the demo with and without DWARF, and minimal ELFs
 local demo = slurp("build/fuzz/demo")

@@ -27,8 +27,17 @@
 --                                  -- { {"hist", i}, {"arc", i}, {"bb", i},
 --                                  --   {"tag", n}, {"raw", bytes} }
 --   }
---   gw.encode(data, { format = "gnu"|"bsd44"|"oldbsd", bits = 64|32,
+--   gw.encode(data, { format = "gnu"|"bsd44"|"oldbsd"|"ldprofile", bits = 64|32,
 --                     endian = "little"|"big", version = 1 }) -> string
+--
+-- format "ldprofile" is glibc's LD_PROFILE file (layout in
+-- csrc/core/read/gmon.c): version 0x1ffff, u32 tags, exactly one histogram
+-- (hist[1]), then the arcs, whose from and to are the file's raw values:
+-- offsets from hist[1].low, from = 0 for a caller outside the library.
+-- Extra fields of data for it: slots (arc records the file has room for,
+-- default #arcs; the unused ones are zero), narcs (lie about the records
+-- in use), hist_tag and arc_tag (default 0 and 1), truncate (cut the file
+-- to this many bytes), trailing (raw bytes appended).
 --   gw.write(path, data, opts)
 --   gw.decode(str, { bits = 64, endian = "little", format = "auto" }) -> data
 --
@@ -66,7 +75,7 @@ local function norm_opts(opts)
   if o.format == "bsd" then o.format = "oldbsd" end
   if o.format == "magic" then o.format = "gnu" end
   assert(o.format == "gnu" or o.format == "bsd44" or o.format == "oldbsd"
-         or o.format == "auto",
+         or o.format == "ldprofile" or o.format == "auto",
          "gmonwriter: bad format " .. tostring(o.format))
   assert(o.bits == 64 or o.bits == 32, "gmonwriter: bits must be 32 or 64")
   assert(o.endian == "little" or o.endian == "big",
@@ -265,12 +274,45 @@ local function encode_bsd(data, o, p)
   return table.concat(out)
 end
 
+M.LDPROFILE_VERSION = 0x1ffff
+
+local function encode_ldprofile(data, o, p)
+  local hist = data.hist or {}
+  assert(#hist == 1, "gmonwriter: an LD_PROFILE file holds exactly one histogram")
+  local h, arcs = hist[1], data.arcs or {}
+  local slots = data.slots or #arcs
+  assert(slots >= #arcs, "gmonwriter: fewer slots than arcs")
+  local out = {
+    data.cookie or GMON_MAGIC,
+    p.u32(o.version or data.version or M.LDPROFILE_VERSION),
+    data.spare or string.rep("\0", 12),
+    p.u32(data.hist_tag or M.TAG_TIME_HIST),
+    p.addr(h.low), p.addr(h.high),
+    p.u32(h.hist_size or n_bins_of(h)),
+    p.u32(h.rate or h.prof_rate or 100),
+    dimen_field(h.dimen),
+    abbrev_field(h.abbrev),
+    bins_string(h, o),
+    p.u32(data.arc_tag or M.TAG_CG_ARC),
+    p.u32(data.narcs or #arcs),
+  }
+  for _, a in ipairs(arcs) do
+    out[#out + 1] = p.addr(arc_from(a)) .. p.addr(arc_self(a)) .. p.u32(a.count or 1)
+  end
+  out[#out + 1] = string.rep("\0", (slots - #arcs) * (2 * o.asz + 4))
+  out[#out + 1] = data.trailing
+  local s = table.concat(out)
+  if data.truncate then s = s:sub(1, data.truncate) end
+  return s
+end
+
 --- Encode a description as a gmon.out byte string.
 function M.encode(data, opts)
   local o = norm_opts(opts)
   assert(o.format ~= "auto", "gmonwriter: encode needs a concrete format")
   local p = packers(o)
   if o.format == "gnu" then return encode_gnu(data, o, p) end
+  if o.format == "ldprofile" then return encode_ldprofile(data, o, p) end
   return encode_bsd(data, o, p)
 end
 

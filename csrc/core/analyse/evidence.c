@@ -321,6 +321,10 @@ static int read_arcs(const lgp_profile *p, arc_ctx *c) {
   g.sink_ctx = c;
   for (i = 0; i < p->gmon->nfiles && rc == 0; i++) {
     const char *path = p->gmon->files[i].path;
+    /* the loader's arcs of an LD_PROFILE file pass through no mcount and
+       start outside the library: nothing here applies to them */
+    if (p->gmon->files[i].version == (int)LGP_LDPROFILE_VERSION)
+      continue;
     if (strcmp(path, "-") == 0 || lgp_gmon_read(&g, path, LGP_FMT_AUTO, &ignored) != 0)
       rc = -1;
   }

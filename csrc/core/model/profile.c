@@ -31,6 +31,27 @@ static int check_hist_range(const lgp_image *im, const lgp_gmon *g, const lgp_gr
   return 0;
 }
 
+/* An LD_PROFILE file's callers outside the library: one symbol of their
+** own at LGP_LDPROFILE_EXTERNAL (the library's ELF header, where no
+** routine begins), so that their calls are counted and shown. */
+static int add_external_sym(lgp_image *im) {
+  lgp_rawsym *syms = lgp_alloc_array(im->nsyms + 1, sizeof *syms);
+  if (syms == NULL)
+    return -1;
+  if (im->nsyms != 0)
+    memcpy(syms, im->syms, im->nsyms * sizeof *syms);
+  memset(&syms[im->nsyms], 0, sizeof *syms);
+  syms[im->nsyms].addr = LGP_LDPROFILE_EXTERNAL;
+  syms[im->nsyms].name = LGP_LDPROFILE_EXTERNAL_NAME;
+  syms[im->nsyms].symndx = UINT32_MAX; /* after any real symbol there */
+  syms[im->nsyms].is_func = 1;
+  syms[im->nsyms].file = -1;
+  free(im->syms);
+  im->syms = syms;
+  im->nsyms++;
+  return 0;
+}
+
 /* What the arc sink needs while files are read (pointers into the
 ** profile being opened, held here so that the sink follows none). */
 typedef struct tally_ctx {
@@ -64,13 +85,25 @@ static int tally(void *ctx, lgp_addr from, lgp_addr self, uint64_t count) {
   return lgp_arctab_add(t->arcs, parent, child, count);
 }
 
+static void free_blobs(lgp_sources *src) {
+  size_t i;
+  for (i = 0; i < src->nblobs; i++)
+    lgp_blob_free(&src->blobs[i]);
+  free(src->blobs);
+  src->blobs = NULL;
+  src->nblobs = 0;
+}
+
 int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
                      size_t ngmons, const lgp_options *opts, lgp_err *err) {
   lgp_image_opts io;
   lgp_sources *src;
   lgp_node *nodes;
-  size_t i, n;
+  size_t i, n, nloaded;
   tally_ctx t;
+  lgp_blob *blobs;
+  lgp_err load_err = {0, {0}};
+  int ldprofile = 0;
   memset(p, 0, sizeof *p);
   memset(&io, 0, sizeof io);
   src = p->own = lgp_calloc_array(1, sizeof *p->own);
@@ -114,6 +147,26 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
     lgp_image_load_lines(&src->image, &ignored);
   }
   lgp_gmon_init(&src->gmon, src->image.addr_bytes, src->image.big_endian);
+  /* The files are loaded before the symbol table is built, which needs an
+     LD_PROFILE file's external callers (standard input cannot be read
+     twice). A file that cannot be loaded is reported when its turn comes,
+     as if loaded then: the files before it may have worse to say. */
+  blobs = src->blobs = lgp_calloc_array(ngmons ? ngmons : 1, sizeof *blobs);
+  if (blobs == NULL) {
+    lgp_fail(err, NULL, "out of memory");
+    goto fail;
+  }
+  for (nloaded = 0; nloaded < ngmons; nloaded++) {
+    if (lgp_blob_load(&blobs[nloaded], gmons[nloaded], &load_err) != 0)
+      break;
+    src->nblobs = nloaded + 1;
+    ldprofile |= lgp_gmon_is_ldprofile(blobs[nloaded].data, blobs[nloaded].size,
+                                       src->image.big_endian);
+  }
+  if (ldprofile && add_external_sym(&src->image) != 0) {
+    lgp_fail(err, NULL, "out of memory");
+    goto fail;
+  }
   if (lgp_symtab_build(&src->image, opts->line_granularity, &nodes, &n, err) != 0)
     goto fail;
   lgp_graph_init(&p->graph, nodes, n);
@@ -132,7 +185,12 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   src->gmon.sink_ctx = &t;
   for (i = 0; i < ngmons; i++) {
     size_t before = src->gmon.nhist;
-    if (lgp_gmon_read(&src->gmon, gmons[i], opts->format, err) != 0)
+    if (i == nloaded) {
+      lgp_fail(err, NULL, "%s", load_err.msg);
+      goto fail;
+    }
+    if (lgp_gmon_read_mem(&src->gmon, blobs[i].data, blobs[i].size, gmons[i],
+                          opts->format, err) != 0)
       goto fail;
     if (src->gmon.nhist != before &&
         check_hist_range(&src->image, &src->gmon, &p->graph, before, gmons[i], err) != 0)
@@ -140,6 +198,7 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
   }
   src->gmon.sink = NULL;
   src->gmon.sink_ctx = NULL;
+  free_blobs(src);
   if (opts->line_granularity) {
     if (lgp_bbcounts_build(&src->bbcounts, &src->gmon, &src->index) != 0) {
       lgp_fail(err, NULL, "out of memory");
@@ -313,6 +372,7 @@ void lgp_profile_borrow(lgp_profile *view, const lgp_profile *src) {
 
 void lgp_profile_free(lgp_profile *p) {
   if (p->own != NULL) { /* a view borrows these */
+    free_blobs(p->own);
     lgp_specs_free(&p->own->specs);
     lgp_symindex_free(&p->own->index);
     lgp_bbcounts_free(&p->own->bbcounts);

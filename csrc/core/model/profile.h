@@ -25,6 +25,8 @@ typedef struct lgp_sources {
   lgp_bbcounts bbcounts;  /* at line granularity (gprof ignores blocks otherwise) */
   lgp_mapfile map;        /* -R: the symbols' names point into it */
   int have_map;
+  lgp_blob *blobs;        /* the gmon files while they are read */
+  size_t nblobs;
 } lgp_sources;
 
 typedef struct lgp_profile {

@@ -1,8 +1,38 @@
 /*
 ** gmon.c: gmon.out files in the GNU tagged format (versions 0 and 1) and
-** the two BSD formats, detected as gprof detects them. Every size or count
-** read from a file is checked against the bytes that are really left
-** before anything is allocated or looped over.
+** the two BSD formats, detected as gprof detects them, and glibc's
+** LD_PROFILE files (below). Every size or count read from a file is
+** checked against the bytes that are really left before anything is
+** allocated or looped over.
+**
+** An LD_PROFILE file (LD_PROFILE=libfoo.so LD_PROFILE_OUTPUT=DIR makes the
+** dynamic loader write DIR/libfoo.so.profile) profiles one shared library.
+** It is a fixed-size image the loader maps and updates in place, laid out
+** as found by experiment (glibc 2.36, x86_64 and the analogue for 32-bit
+** addresses); every field is in the machine's byte order, addresses are as
+** wide as the library's, nothing is padded:
+**   "gmon"                   4 bytes
+**   version 0x0001ffff       u32 (gprof knows only 0 and 1, and refuses it)
+**   spare                    12 bytes
+**   tag 0 (histogram)        u32, where a gmon.out has one byte
+**   low_pc, high_pc          addresses: the library's executable segment,
+**                            page-aligned, as ELF (link-time) addresses
+**   hist_size                u32: number of 16-bit bins
+**   prof_rate                u32: samples per second
+**   dimen, dimen_abbrev      15 bytes and 1, as in gmon.out
+**   bins                     hist_size u16 sample counts over [low_pc, high_pc)
+**   tag 1 (call graph)       u32
+**   narcs                    u32: arc records in use
+**   arc records              {from_pc, self_pc: addresses; count: u32}, as
+**                            many as the file has room for (the loader
+**                            preallocates them, zero-filled); the first
+**                            narcs are in use
+** An arc's pcs are offsets from low_pc at run time (the segment's load
+** address), so low_pc plus an offset is the library's ELF address. The
+** loader records only calls through the library's PLT slots and sets
+** from_pc to 0 for a caller outside the library (no call can return to
+** offset 0, where no call instruction precedes): such arcs come from
+** LGP_LDPROFILE_EXTERNAL.
 */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +48,7 @@
 #define GMON_TAG_CG_ARC 1
 #define GMON_TAG_BB_COUNT 2
 #define BSD44_VERSION 0x00051879u
+#define LDPROFILE_TAG_SIZE 4
 /* What a file that is no gmon.out at all is called (random bytes, an
 ** executable, text, an empty file). */
 #define NOT_GMON_MSG "not a gmon.out file (GNU, 4.4BSD or old BSD)"
@@ -408,6 +439,81 @@ static int sink_fail(lgp_err *err, const char *path, int rc) {
   return lgp_fail(err, path, "out of memory");
 }
 
+/* The rest of an LD_PROFILE file, after its 20-byte header (see the top
+** of this file). */
+static int read_ldprofile(lgp_gmon *g, reader *r, const char *path, lgp_err *err) {
+  size_t ab = (size_t)r->abytes, recsize = 2 * ab + 4;
+  lgp_addr mask = ab == 4 ? UINT32_MAX : UINT64_MAX;
+  const unsigned char *p = take(r, LDPROFILE_TAG_SIZE + 2 * ab + 8 + 16);
+  const unsigned char *bins;
+  lgp_addr low, high;
+  uint32_t tag, nbins, rate, narcs, i;
+  char dimen[16];
+  lgp_hist *h;
+  lgp_gmon_file *f;
+  int rc;
+  if (p == NULL)
+    return lgp_fail(err, path, "truncated LD_PROFILE histogram header");
+  tag = get_u32(p, r->big);
+  if (tag != GMON_TAG_TIME_HIST)
+    return lgp_fail(err, path, "corrupt LD_PROFILE file: histogram tag is %u, not %d",
+                    tag, GMON_TAG_TIME_HIST);
+  p += LDPROFILE_TAG_SIZE;
+  low = get_addr(p, r->abytes, r->big);
+  high = get_addr(p + ab, r->abytes, r->big);
+  p += 2 * ab;
+  nbins = get_u32(p, r->big);
+  rate = get_u32(p + 4, r->big);
+  memcpy(dimen, p + 8, 15);
+  dimen[15] = '\0';
+  if ((uint64_t)nbins * 2 > r->left)
+    return lgp_fail(err, path, "LD_PROFILE histogram declares %u bins but only "
+                    "%zu bytes are left in the file", nbins, r->left);
+  bins = take(r, (size_t)nbins * 2);
+  if (add_file(g, path, (int)LGP_LDPROFILE_VERSION, err) != 0)
+    return -1;
+  f = &g->files[g->nfiles - 1];
+  g->last_hist_high = high;
+  g->last_hist_count = nbins;
+  h = hist_begin(g, path, low, high, nbins, rate, dimen, (char)p[23], err);
+  if (h == NULL)
+    return -1;
+  if (hist_add_bins(g, h, bins, nbins) != 0)
+    return lgp_fail(err, path, "out of memory");
+  f->nhist = 1;
+  p = take(r, 2 * LDPROFILE_TAG_SIZE);
+  if (p == NULL)
+    return lgp_fail(err, path, "truncated LD_PROFILE file: no call-graph header "
+                    "after the histogram");
+  tag = get_u32(p, r->big);
+  if (tag != GMON_TAG_CG_ARC)
+    return lgp_fail(err, path, "corrupt LD_PROFILE file: call-graph tag is %u, not %d",
+                    tag, GMON_TAG_CG_ARC);
+  narcs = get_u32(p + LDPROFILE_TAG_SIZE, r->big);
+  if ((uint64_t)narcs * recsize > r->left)
+    return lgp_fail(err, path, "LD_PROFILE file declares %u call-graph arcs but "
+                    "only %zu bytes are left in the file", narcs, r->left);
+  /* the records not in use fill the rest: whole records, or the file lies */
+  if (r->left % recsize != 0)
+    return lgp_fail(err, path, "corrupt LD_PROFILE file: the %zu bytes of arc "
+                    "records are not whole %zu-byte records", r->left, recsize);
+  g->have_cg = 1;
+  for (i = 0; i < narcs; i++) {
+    const unsigned char *a = take(r, recsize);
+    lgp_addr from = get_addr(a, r->abytes, r->big);
+    lgp_addr self = get_addr(a + ab, r->abytes, r->big);
+    f->narcs++;
+    g->narc_records++;
+    /* the sums wrap as the library's addresses would */
+    from = from == 0 ? LGP_LDPROFILE_EXTERNAL : (low + from) & mask;
+    self = (low + self) & mask;
+    if (g->sink != NULL &&
+        (rc = g->sink(g->sink_ctx, from, self, get_u32(a + 2 * ab, r->big))) != 0)
+      return sink_fail(err, path, rc);
+  }
+  return 0;
+}
+
 static int read_tagged(lgp_gmon *g, reader *r, const char *path, lgp_err *err) {
   const unsigned char *p = take(r, 20);
   int32_t version;
@@ -418,6 +524,8 @@ static int read_tagged(lgp_gmon *g, reader *r, const char *path, lgp_err *err) {
   if (memcmp(p, "gmon", 4) != 0)
     return lgp_fail(err, path, "not a gmon file (bad magic)");
   version = (int32_t)get_u32(p + 4, r->big);
+  if ((uint32_t)version == LGP_LDPROFILE_VERSION)
+    return read_ldprofile(g, r, path, err);
   if (version != 0 && version != 1)
     return lgp_fail(err, path, "unsupported gmon file version %d", (int)version);
   if (add_file(g, path, version, err) != 0)
@@ -530,6 +638,11 @@ static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
       return sink_fail(err, path, rc);
   }
   return 0;
+}
+
+int lgp_gmon_is_ldprofile(const unsigned char *data, size_t size, int big_endian) {
+  return size >= 8 && memcmp(data, "gmon", 4) == 0 &&
+         get_u32(data + 4, big_endian) == LGP_LDPROFILE_VERSION;
 }
 
 int lgp_gmon_read_mem(lgp_gmon *g, const unsigned char *data, size_t size,

@@ -32,7 +32,8 @@ typedef struct lgp_bbcount {
 /* What one file held, for -i. */
 typedef struct lgp_gmon_file {
   char *path;
-  int version; /* tagged format version; -1 for BSD files */
+  int version; /* tagged format version (LGP_LDPROFILE_VERSION for an
+                  LD_PROFILE file); -1 for BSD files */
   size_t nhist, narcs, nbb;
 } lgp_gmon_file;
 
@@ -73,6 +74,15 @@ typedef struct lgp_gmon {
 
 void lgp_gmon_init(lgp_gmon *g, int addr_bytes, int big_endian);
 void lgp_gmon_free(lgp_gmon *g);
+
+/* glibc's LD_PROFILE files (gmon.c says more): a "gmon" file of this
+** version, read with the tagged format. Their arcs from callers outside
+** the library come from LGP_LDPROFILE_EXTERNAL: a profile opening gives
+** that address a symbol of its own. */
+#define LGP_LDPROFILE_VERSION 0x0001ffffu
+#define LGP_LDPROFILE_EXTERNAL ((lgp_addr)0)
+#define LGP_LDPROFILE_EXTERNAL_NAME "<external>"
+int lgp_gmon_is_ldprofile(const unsigned char *data, size_t size, int big_endian);
 
 /* Reads one file ("-" is standard input) and merges it into g. */
 int lgp_gmon_read(lgp_gmon *g, const char *path, int format, lgp_err *err);

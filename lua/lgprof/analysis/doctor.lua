@@ -157,8 +157,9 @@ local function check_graph(list, profile, ev, th)
     local roots, held = {}, 0
     for r in profile:roots() do
       local t = r.self + r.children
-      -- a root without callees is uninstrumented-time's, below
-      if r.name ~= "main" and t > 0 and r:callees()() then
+      -- a root without callees is uninstrumented-time's, below; an
+      -- LD_PROFILE file's callers outside the library are a root by design
+      if r.name ~= "main" and r.name ~= "<external>" and t > 0 and r:callees()() then
         roots[#roots + 1] = { name = r.name, share = t / total }
         held = held + t
       end
