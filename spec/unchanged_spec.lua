@@ -123,6 +123,7 @@ end
 -- --diff and check keep gcc's clones by default now, so they are asked for
 -- gprof's rule, which BASE applied (the default itself: clones_spec).
 local function now_words(argv)
+  if argv[1] == "doctor" or argv[1] == "merge" then return argv end
   local own = argv[1] == "check"
   for _, w in ipairs(argv) do
     if w == "--diff" or (w:match("^%-%-format=") and w ~= "--format=gprof") then own = true end
