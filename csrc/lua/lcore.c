@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/gzip.h"
+#include "util/json.h"
 #include "lcore.h"
 #include "llines.h"
 
@@ -595,7 +596,6 @@ static int l_share(lua_State *L) {
   return 1;
 }
 
-/* core.type(v) -> "profile", "function", "cycle", "arc", "line" or nil (as io.type) */
 /* core.gzip(data [, level]): data compressed as one gzip member (the
 ** pprof export's container), written straight into a Lua buffer. */
 static int l_gzip(lua_State *L) {
@@ -616,6 +616,24 @@ static int l_gzip(lua_State *L) {
   return 1;
 }
 
+/* core.json_string(s): s as a JSON string, quotes included: the one
+** encoder (util/json.h) of every JSON lgprof writes. */
+static int l_json_string(lua_State *L) {
+  size_t n;
+  const char *s = luaL_checklstring(L, 1, &n);
+  lgp_out o;
+  lgp_out_init(&o, NULL);
+  lgp_json_string(&o, s, n);
+  if (o.failed) {
+    lgp_out_free(&o);
+    return luaL_error(L, "not enough memory");
+  }
+  lua_pushlstring(L, o.buf, o.len);
+  lgp_out_free(&o);
+  return 1;
+}
+
+/* core.type(v) -> "profile", "function", "cycle", "arc", "line" or nil (as io.type) */
 static int l_type(lua_State *L) {
   static const struct { const char *tname, *kind; } types[] = {
     {PROFILE_T, "profile"}, {FUNCTION_T, "function"}, {CYCLE_T, "cycle"}, {ARC_T, "arc"},
@@ -666,6 +684,7 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
     {"share", l_share},
     {"type", l_type},
     {"gzip", l_gzip},
+    {"json_string", l_json_string},
     {"_list_dir", lcore_list_dir},
     {"glob", lcore_glob},
     {NULL, NULL}

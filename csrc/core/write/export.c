@@ -297,60 +297,6 @@ static int write_callgrind(ectx *c) {
 
 /* {====================================================== JSON */
 
-/* A JSON string: UTF-8 copied, bytes that are not valid UTF-8 written as
-** the code points of the same value (as Latin-1 would read them). */
-static void json_str(lgp_out *o, const char *str, size_t len) {
-  const unsigned char *s = (const unsigned char *)str, *e = s + len;
-  lgp_out_char(o, '"');
-  while (s < e) {
-    unsigned b = *s;
-    size_t n = 0, k;
-    if (b < 0x80) {
-      if (b == '"' || b == '\\') {
-        lgp_out_char(o, '\\');
-        lgp_out_char(o, (char)b);
-      } else if (b < 0x20) {
-        lgp_out_printf(o, "\\u%04x", b);
-      } else {
-        lgp_out_char(o, (char)b);
-      }
-      s++;
-      continue;
-    }
-    if (b >= 0xc2 && b <= 0xdf)
-      n = 2;
-    else if (b >= 0xe0 && b <= 0xef)
-      n = 3;
-    else if (b >= 0xf0 && b <= 0xf4)
-      n = 4;
-    if (n != 0 && (size_t)(e - s) >= n) {
-      unsigned b1 = s[1];
-      int ok = (b1 & 0xc0) == 0x80;
-      if (b == 0xe0) ok = ok && b1 >= 0xa0;
-      if (b == 0xed) ok = ok && b1 <= 0x9f;
-      if (b == 0xf0) ok = ok && b1 >= 0x90;
-      if (b == 0xf4) ok = ok && b1 <= 0x8f;
-      for (k = 2; k < n; k++)
-        ok = ok && (s[k] & 0xc0) == 0x80;
-      if (ok) {
-        lgp_out_mem(o, (const char *)s, n);
-        s += n;
-        continue;
-      }
-    }
-    lgp_out_printf(o, "\\u%04x", b);
-    s++;
-  }
-  lgp_out_char(o, '"');
-}
-
-void lgp_ex_json_cstr(lgp_out *o, const char *s) {
-  if (s == NULL)
-    lgp_out_str(o, "null");
-  else
-    json_str(o, s, strlen(s));
-}
-
 void lgp_ex_json_key(lgp_out *o, const char *k) {
   lgp_out_char(o, '"');
   lgp_out_str(o, k);
@@ -433,17 +379,17 @@ static void write_json(ectx *c) {
     nlisted += c->listed[i];
   lgp_out_str(o, "{\"format\":\"lgprof-profile\",\"version\":3,");
   lgp_ex_json_key(o, "creator");
-  lgp_ex_json_cstr(o, c->eo->creator);
+  lgp_json_cstr(o, c->eo->creator);
   lgp_out_str(o, ",\n");
   lgp_ex_json_key(o, "image");
-  lgp_ex_json_cstr(o, c->p->image->path);
+  lgp_json_cstr(o, c->p->image->path);
   lgp_out_char(o, ',');
   lgp_ex_json_key(o, "profile_files");
   lgp_out_char(o, '[');
   for (i = 0; i < p->gmon->nfiles; i++) {
     if (i > 0)
       lgp_out_char(o, ',');
-    lgp_ex_json_cstr(o, p->gmon->files[i].path);
+    lgp_json_cstr(o, p->gmon->files[i].path);
   }
   lgp_out_str(o, "],");
   lgp_ex_json_bool(o, "is_view", lgp_is_view(p));
@@ -476,15 +422,15 @@ static void write_json(ectx *c) {
     lgp_ex_json_u64(o, "index", n->index);
     name = lgp_display_name_len(c->nm, p->graph.nodes, s, &len);
     lgp_ex_json_key(o, "name");
-    json_str(o, name, len);
+    lgp_json_string(o, name, len);
     lgp_out_char(o, ',');
     lgp_ex_json_key(o, "symbol");
-    lgp_ex_json_cstr(o, n->name);
+    lgp_json_cstr(o, n->name);
     lgp_out_char(o, ',');
     lgp_ex_json_u64(o, "address", n->addr);
     lgp_ex_json_u64(o, "size", n->end_addr >= n->addr ? n->end_addr - n->addr + 1 : 0);
     lgp_ex_json_key(o, "file");
-    lgp_ex_json_cstr(o, src_file(c, s));
+    lgp_json_cstr(o, src_file(c, s));
     lgp_out_char(o, ',');
     lgp_ex_json_key(o, "line");
     if (src_line(c, s) > 0)

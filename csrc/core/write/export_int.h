@@ -5,6 +5,7 @@
 #define export_int_h
 
 #include "analyse/bounds.h"
+#include "util/json.h"
 #include "write/export.h"
 
 typedef struct ectx {
@@ -28,8 +29,7 @@ unsigned long long lgp_ex_ns_of(const lgp_profile *p, double ticks);
 ** first time; a symbol's file index (-1: unknown or not read). */
 void lgp_ex_cg_file_id(ectx *c, const char *key, int32_t file, uint8_t *file_seen);
 int32_t lgp_ex_node_file(const ectx *c, uint32_t s);
-/* JSON: a string or null; "key": ; "key":number, and so on. */
-void lgp_ex_json_cstr(lgp_out *o, const char *s);
+/* JSON: "key": ; "key":number, and so on (strings: util/json.h). */
 void lgp_ex_json_key(lgp_out *o, const char *k);
 void lgp_ex_json_num(lgp_out *o, const char *k, double v);
 void lgp_ex_json_u64(lgp_out *o, const char *k, uint64_t v);

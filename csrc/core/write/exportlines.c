@@ -41,7 +41,7 @@ void lgp_ex_json_lines(ectx *c) {
     first = 0;
     lgp_ex_json_u64(o, "address", l->addr);
     lgp_ex_json_key(o, "file");
-    lgp_ex_json_cstr(o, c->have_src ? lgp_line_file(p, l) : NULL);
+    lgp_json_cstr(o, c->have_src ? lgp_line_file(p, l) : NULL);
     lgp_out_char(o, ',');
     lgp_ex_json_key(o, "line");
     if (n > 0)
@@ -61,7 +61,7 @@ void lgp_ex_json_lines(ectx *c) {
     inl = inlined_name(c, l, &owned);
     lgp_ex_json_bool(o, "is_inlined", inl != NULL);
     lgp_ex_json_key(o, "inlined_from");
-    lgp_ex_json_cstr(o, inl);
+    lgp_json_cstr(o, inl);
     free(owned);
     lgp_out_char(o, '}');
   }
