@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model/staticcg.h"
+#include "util/bytes.h"
 
 int lgp_static_arc(const lgp_scan_ctx *s, uint32_t parent, uint32_t child, int tail,
                    lgp_err *err) {
@@ -97,8 +98,7 @@ static int scan_range(const lgp_scan_ctx *s, const lgp_codesec *text, const hist
     uint32_t child;
     if (*b != 0xE8 || end - pc < 5)
       continue;
-    target = ((lgp_addr)b[1] | (lgp_addr)b[2] << 8 | (lgp_addr)b[3] << 16 |
-              (lgp_addr)b[4] << 24) + pc + 5;
+    target = lgp_bytes_u32(b + 1, 0) + pc + 5;
     if (!in_hist(h, (uint32_t)target))
       continue;
     child = lgp_symindex_lookup(s->ix, target);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "read/gmon.h"
+#include "util/bytes.h"
 
 #define GMON_TAG_TIME_HIST 0
 #define GMON_TAG_CG_ARC 1
@@ -112,23 +113,8 @@ typedef struct reader {
   int big, abytes;
 } reader;
 
-static uint32_t get_u32(const unsigned char *p, int big) {
-  if (big)
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-  return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
-static uint16_t get_u16(const unsigned char *p, int big) {
-  return big ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
-}
-
-static uint64_t get_u64(const unsigned char *p, int big) {
-  uint64_t hi = get_u32(p, big), lo = get_u32(p + 4, big);
-  return big ? hi << 32 | lo : lo << 32 | hi;
-}
-
 static uint64_t get_addr(const unsigned char *p, int abytes, int big) {
-  return abytes == 8 ? get_u64(p, big) : get_u32(p, big);
+  return abytes == 8 ? lgp_bytes_u64(p, big) : lgp_bytes_u32(p, big);
 }
 
 static const unsigned char *take(reader *r, size_t n) {
@@ -258,7 +244,7 @@ static int hist_add_bins(lgp_gmon *g, lgp_hist *h, const unsigned char *p, uint3
         continue;
       }
     }
-    nz += get_u16(p + 2 * (size_t)i, g->big_endian) != 0;
+    nz += lgp_bytes_u16(p + 2 * (size_t)i, g->big_endian) != 0;
   }
   if (nz == 0)
     return 0;
@@ -279,7 +265,7 @@ static int hist_add_bins(lgp_gmon *g, lgp_hist *h, const unsigned char *p, uint3
         continue;
       }
     }
-    v = get_u16(p + 2 * (size_t)i, g->big_endian);
+    v = lgp_bytes_u16(p + 2 * (size_t)i, g->big_endian);
     if (v == 0)
       continue;
     while (a < h->nnz && h->idx[a] < i) {
@@ -330,8 +316,8 @@ static int read_tagged_hist(lgp_gmon *g, reader *r, const char *path,
   low = get_addr(p, r->abytes, r->big);
   high = get_addr(p + r->abytes, r->abytes, r->big);
   p += 2 * r->abytes;
-  nbins = get_u32(p, r->big);
-  rate = get_u32(p + 4, r->big);
+  nbins = lgp_bytes_u32(p, r->big);
+  rate = lgp_bytes_u32(p + 4, r->big);
   memcpy(dimen, p + 8, 15);
   dimen[15] = '\0';
   if ((uint64_t)nbins * 2 > r->left)
@@ -356,7 +342,7 @@ static int read_tagged_bb(lgp_gmon *g, reader *r, const char *path, int version,
   size_t per = 2 * (size_t)r->abytes;
   if (p == NULL)
     return lgp_fail(err, path, "truncated basic-block record");
-  n = get_u32(p, r->big);
+  n = lgp_bytes_u32(p, r->big);
   if (version == 0) {
     /* version 0: a NUL-terminated name, then blocks of ncalls(8) addr(8)
        file name, function name (NUL-terminated) and a 4-byte line */
@@ -379,8 +365,8 @@ static int read_tagged_bb(lgp_gmon *g, reader *r, const char *path, int version,
         return lgp_fail(err, path, "truncated basic-block record");
       if (lgp_grow((void **)&g->bb, &g->bb_cap, g->nbb + 1, sizeof *g->bb) != 0)
         return lgp_fail(err, path, "out of memory");
-      g->bb[g->nbb].count = get_u64(q, r->big);
-      g->bb[g->nbb].addr = get_u64(q + 8, r->big);
+      g->bb[g->nbb].count = lgp_bytes_u64(q, r->big);
+      g->bb[g->nbb].addr = lgp_bytes_u64(q + 8, r->big);
       g->nbb++;
     }
   } else {
@@ -417,7 +403,7 @@ static int read_tagged(lgp_gmon *g, reader *r, const char *path, lgp_err *err) {
     return lgp_fail(err, path, "file too short to be a gmon file");
   if (memcmp(p, "gmon", 4) != 0)
     return lgp_fail(err, path, "not a gmon file (bad magic)");
-  version = (int32_t)get_u32(p + 4, r->big);
+  version = (int32_t)lgp_bytes_u32(p + 4, r->big);
   if (version != 0 && version != 1)
     return lgp_fail(err, path, "unsupported gmon file version %d", (int)version);
   if (add_file(g, path, version, err) != 0)
@@ -440,7 +426,7 @@ static int read_tagged(lgp_gmon *g, reader *r, const char *path, lgp_err *err) {
       if (g->sink != NULL &&
           (rc = g->sink(g->sink_ctx, get_addr(a, r->abytes, r->big),
                         get_addr(a + r->abytes, r->abytes, r->big),
-                        get_u32(a + 2 * r->abytes, r->big))) != 0)
+                        lgp_bytes_u32(a + 2 * r->abytes, r->big))) != 0)
         return sink_fail(err, path, rc);
       break;
     }
@@ -471,8 +457,8 @@ static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
                     : "file too short to be a gmon file");
   low = get_addr(p, r->abytes, r->big);
   high = get_addr(p + ab, r->abytes, r->big);
-  ncnt = get_u32(p + 2 * ab, r->big);
-  is44 = r->left >= 2 * ab + 8 && get_u32(p + 2 * ab + 4, r->big) == BSD44_VERSION;
+  ncnt = lgp_bytes_u32(p + 2 * ab, r->big);
+  is44 = r->left >= 2 * ab + 8 && lgp_bytes_u32(p + 2 * ab + 4, r->big) == BSD44_VERSION;
   if (format == LGP_FMT_BSD44 && !is44)
     return lgp_fail(err, path, "not a 4.4BSD gmon file");
   /* Guessed, not asked for: an old BSD file has no magic number, only a
@@ -486,7 +472,7 @@ static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
   if (is44) {
     if (r->left < hdr44)
       return lgp_fail(err, path, "file too short to be a gmon file");
-    rate = get_u32(p + 2 * ab + 8, r->big);
+    rate = lgp_bytes_u32(p + 2 * ab + 8, r->big);
     hdrsize = hdr44;
   } else {
     rate = g->bsd_hz;
