@@ -367,7 +367,7 @@ static int iter_nodes(lua_State *L) {
     if (which == 4 && node >= p->graph.nsyms)
       continue; /* functions(): no cycles */
     if (which == 2) {
-      if (lgp_flat_shows(p, node, lua_toboolean(L, lua_upvalueindex(4))))
+      if (lgp_report_flat_shows(p, node, lua_toboolean(L, lua_upvalueindex(4))))
         break; /* flat(): the rows gprof's flat profile prints */
     } else if (!lgp_removed(p, node))
       break; /* a view leaves out what its filters removed */

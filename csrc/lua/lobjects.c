@@ -138,7 +138,7 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
   else if (strcmp(k, "printed") == 0 || strcmp(k, "in_graph") == 0)
     lua_pushboolean(L, lgp_graph_shows(p, id, !lp->zeros));
   else if (strcmp(k, "in_flat") == 0 && !n->is_cycle)
-    lua_pushboolean(L, lgp_flat_shows(p, id, !lp->zeros));
+    lua_pushboolean(L, lgp_report_flat_shows(p, id, !lp->zeros));
   else if (strcmp(k, "propagated_fraction") == 0)
     lua_pushnumber(L, n->prop_fract);
   else if (strcmp(k, "cycle") == 0 && !n->is_cycle) {

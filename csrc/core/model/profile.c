@@ -88,7 +88,7 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
      files or lines; the Lua API reads it on demand. Line granularity
      reads the line symbols too (a profile without them keeps only its
      functions, as gprof does for an executable without DWARF). */
-  io.srcinfo = !opts->no_srcinfo && lgp_options_need_srcinfo(opts) && !opts->line_granularity;
+  io.srcinfo = !opts->no_srcinfo && lgp_specs_need_srcinfo(opts) && !opts->line_granularity;
   if (lgp_image_open(&src->image, exe, &io, err) != 0)
     goto fail;
   if (opts->map_file != NULL) { /* gprof reads it as it takes the symbols */
@@ -247,7 +247,7 @@ int lgp_profile_exclude_arcs(lgp_profile *p, const lgp_options *extra, lgp_err *
       return lgp_fail(err, NULL, "only -k specs can be added to an open profile");
   if (extra->default_excludes)
     return lgp_fail(err, NULL, "the default excludes are the profile's already");
-  if (lgp_options_need_srcinfo(extra) && p->image->srcinfo_state == 0) {
+  if (lgp_specs_need_srcinfo(extra) && p->image->srcinfo_state == 0) {
     lgp_err ignored = {0, {0}}; /* unreadable: files unknown, as at open */
     lgp_image_load_srcinfo(&p->own->image, &ignored);
   }
@@ -273,13 +273,6 @@ int lgp_profile_analyse(lgp_profile *p, unsigned need, lgp_err *err) {
   if (!(had & LGP_GRAPH_TIME) && (p->graph.analysed & LGP_GRAPH_TIME) && !lgp_is_view(p))
     p->base_print_time = p->graph.print_time;
   return 0;
-}
-
-int lgp_flat_shows(const lgp_profile *p, uint32_t s, int ignore_zeros) {
-  const lgp_node *n = &p->graph.nodes[s];
-  return s < p->graph.nsyms && !lgp_removed(p, s) &&
-         lgp_specs_in_table(p->specs, n, LGP_INCL_FLAT, LGP_EXCL_FLAT) &&
-         !(ignore_zeros && n->ncalls == 0 && n->hist_time == 0);
 }
 
 int lgp_graph_shows(const lgp_profile *p, uint32_t s, int ignore_zeros) {

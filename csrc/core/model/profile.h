@@ -89,10 +89,6 @@ static inline int lgp_arc_hidden(const lgp_profile *p, uint32_t k) {
   a = &p->graph.arcs.arcs[k];
   return p->removed[a->parent] || p->removed[a->child];
 }
-/* Does gprof's flat profile print a row for symbol s? Not if a view
-** removed it or the -p/-P specs leave it out, nor, with ignore_zeros (no
-** -z), if it has neither samples nor calls. */
-int lgp_flat_shows(const lgp_profile *p, uint32_t s, int ignore_zeros);
 /* Does gprof's call graph print an entry for node s (a symbol or a
 ** cycle)? Not if a view removed it or the -q/-Q specs leave it out (its
 ** print flag), nor, with ignore_zeros, if it has no time and no calls. */

@@ -8,7 +8,8 @@
 
 #include "model/arcs.h"
 #include "read/codeimg.h"
-#include "model/symspec.h"
+#include "model/options.h"
+#include "model/symtab.h"
 
 /* What a scan needs of the profile being opened. */
 typedef struct lgp_scan_ctx {

@@ -28,6 +28,13 @@ rctx lgp_rp_ctx(lgp_out *o, const lgp_profile *p, lgp_names *nm,
   return r;
 }
 
+int lgp_report_flat_shows(const lgp_profile *p, uint32_t s, int ignore_zeros) {
+  const lgp_node *n = &p->graph.nodes[s];
+  return s < p->graph.nsyms && !lgp_removed(p, s) &&
+         lgp_specs_in_table(p->specs, n, LGP_INCL_FLAT, LGP_EXCL_FLAT) &&
+         !(ignore_zeros && n->ncalls == 0 && n->hist_time == 0);
+}
+
 static void form_feed(rctx *r) {
   if (*r->ro->first_output)
     *r->ro->first_output = 0;
@@ -252,7 +259,7 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
        line with neither on, -z aside, no line is shown */
     if (ro->ignore_zeros && n->hist_time == 0 && n->ncalls == 0)
       break;
-    if (!lgp_flat_shows(p, s, ro->ignore_zeros))
+    if (!lgp_report_flat_shows(p, s, ro->ignore_zeros))
       continue;
     accum += n->hist_time;
     if (ro->bsd) {

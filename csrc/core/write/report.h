@@ -26,6 +26,11 @@ typedef struct lgp_report_opts {
   lgp_image *srcinfo;
 } lgp_report_opts;
 
+/* Does gprof's flat profile print a row for symbol s? Not if a view
+** removed it or the -p/-P specs leave it out, nor, with ignore_zeros (no
+** -z), if it has neither samples nor calls. */
+int lgp_report_flat_shows(const lgp_profile *p, uint32_t s, int ignore_zeros);
+
 /* A view's removed symbols are left out. Writes the parts of the report in gprof's order; 0 or -1 (write error). */
 int lgp_report_gprof(lgp_out *o, const lgp_profile *p, lgp_names *nm,
                      const lgp_report_opts *ro);
