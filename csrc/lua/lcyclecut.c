@@ -393,28 +393,16 @@ int lcore_profile_exclude_arcs(lua_State *L) {
   return 0;
 }
 
-/* gprof's way of naming a function in the call graph: NAME <cycle N> [I],
-** (I) when the graph does not print it. */
+/* A function's name as gprof's report prints it (print_name). */
 static void add_print_name(luaL_Buffer *b, lprofile *lp, uint32_t s) {
   const lgp_node *n = &lp->p->graph.nodes[s];
-  char num[48];
+  char tail[LGP_NAMES_TAIL_MAX];
   size_t len;
   const char *name = lgp_display_name_len(&lp->names, lp->p->graph.nodes, s, &len);
-  int shown = lgp_graph_shows(lp->p, s, !lp->zeros);
   luaL_addlstring(b, name, len);
-  /* (the numbers formatted by hand: snprintf took most of the time of
-     the 30,000 lines of B3) */
-  if (n->cyc_num > 0) {
-    luaL_addstring(b, " <cycle ");
-    luaL_addlstring(b, num, lgp_fmt_u64(num, (uint64_t)n->cyc_num, 0, 0));
-    luaL_addchar(b, '>');
-  } else if (n->cyc_num != 0) {
-    snprintf(num, sizeof num, " <cycle %d>", (int)n->cyc_num);
-    luaL_addstring(b, num);
-  }
-  luaL_addstring(b, shown ? " [" : " (");
-  luaL_addlstring(b, num, lgp_fmt_u64(num, (uint64_t)n->index, 0, 0));
-  luaL_addchar(b, shown ? ']' : ')');
+  luaL_addlstring(b, tail, (size_t)(lgp_names_put_tail(tail, n->cyc_num, n->index,
+                                                        (int)n->print_flag,
+                                                        lp->p->gmon->have_cg) - tail));
 }
 
 /* A cut's node number at key of the table on the top. */

@@ -35,6 +35,18 @@ size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, u
                        int mode, int print_path);
 /* A source path as gprof prints it: the basename unless print_path. */
 const char *lgp_print_path(const char *path, int print_path);
+/* gprof's print name, the parts around a printed name. Each writes into
+** p and returns the end. lgp_names_put_cycle: a cycle's name, "<cycle N>"
+** (at most 24 bytes). lgp_names_put_index: "[index]", or "(index)" for an
+** entry the call graph does not print (at most 13 bytes).
+** lgp_names_put_tail: what follows a name: " <cycle N>" for a member of
+** cycle N, then " " and the index when gprof numbered the node: it read
+** arcs (have_cg) and index != 0 (at most LGP_NAMES_TAIL_MAX bytes). */
+#define LGP_NAMES_TAIL_MAX 48
+char *lgp_names_put_cycle(char *p, int32_t cyc_num);
+char *lgp_names_put_index(char *p, uint32_t index, int printed);
+char *lgp_names_put_tail(char *p, int32_t cyc_num, uint32_t index, int print_flag,
+                         int have_cg);
 /* Is style a demangling style libiberty knows? */
 int lgp_demangle_style_ok(const char *style);
 /* Demangles one name as gprof does (bfd_demangle); NULL if it is not mangled. */

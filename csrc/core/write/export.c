@@ -67,8 +67,8 @@ void lgp_ex_label(ectx *c, uint32_t s, lgp_out *b, int folded) {
   size_t len, i, start = b->len;
   const char *name;
   if (s >= c->p->graph.nsyms) {
-    char buf[48];
-    lgp_out_mem(b, buf, (size_t)snprintf(buf, sizeof buf, "<cycle %d>", (int)c->p->graph.nodes[s].cyc_num));
+    char buf[32];
+    lgp_out_mem(b, buf, (size_t)(lgp_names_put_cycle(buf, c->p->graph.nodes[s].cyc_num) - buf));
     return;
   }
   name = lgp_display_name_len(c->nm, c->p->graph.nodes, s, &len);
@@ -478,10 +478,14 @@ static void write_json(ectx *c) {
   for (i = p->graph.nsyms; i < total && !o->failed; i++) {
     const lgp_node *n = &p->graph.nodes[i];
     uint32_t m;
+    char cname[32];
     lgp_out_str(o, i == p->graph.nsyms ? "\n{" : ",\n{");
     lgp_ex_json_u64(o, "number", (uint64_t)n->cyc_num);
     lgp_ex_json_u64(o, "index", n->index);
-    lgp_out_printf(o, "\"name\":\"<cycle %d>\",", (int)n->cyc_num);
+    lgp_ex_json_key(o, "name");
+    lgp_out_char(o, '"');
+    lgp_out_mem(o, cname, (size_t)(lgp_names_put_cycle(cname, n->cyc_num) - cname));
+    lgp_out_str(o, "\",");
     json_times(o, p, n);
     json_trust(c, (uint32_t)i);
     lgp_ex_json_u64(o, "calls", n->ncalls);

@@ -66,30 +66,15 @@ size_t lgp_rp_name_only(rctx *r, uint32_t node) {
   return len;
 }
 
-/* gprof's print_name: adds " <cycle N>" and " [index]" or " (index)". */
+/* gprof's print_name: the name, " <cycle N>" and " [index]" or " (index)". */
 static void name_full(rctx *r, uint32_t node) {
-  int32_t cyc_num;
-  uint32_t index, print_flag;
+  const lgp_node *n = &r->p->graph.nodes[node];
+  char *p;
   lgp_rp_name_only(r, node);
-  if (r->rn != NULL) {
-    cyc_num = r->rn[node].cyc_num;
-    index = r->rn[node].index;
-    print_flag = r->rn[node].print_flag;
-  } else {
-    cyc_num = r->p->graph.nodes[node].cyc_num;
-    index = r->p->graph.nodes[node].index;
-    print_flag = r->p->graph.nodes[node].print_flag;
-  }
-  if (cyc_num != 0) {
-    lgp_out_str(r->o, " <cycle ");
-    lgp_out_u64(r->o, (uint64_t)cyc_num, 0, 0);
-    lgp_out_char(r->o, '>');
-  }
-  if (r->have_cg && index != 0) {
-    lgp_out_str(r->o, print_flag ? " [" : " (");
-    lgp_out_u64(r->o, index, 0, 0);
-    lgp_out_char(r->o, print_flag ? ']' : ')');
-  }
+  p = lgp_out_reserve(r->o, LGP_NAMES_TAIL_MAX);
+  if (p != NULL)
+    r->o->len += (size_t)(lgp_names_put_tail(p, n->cyc_num, n->index, (int)n->print_flag,
+                                             r->have_cg) - p);
 }
 
 /* Can the call graph print node i's name? At line granularity it prints
@@ -434,29 +419,10 @@ static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, int parents) {
   return n;
 }
 
-/* "[index]", or "(index)" for an entry the graph does not print, into p;
-** returns the end. */
-char *lgp_rp_put_index(char *p, uint32_t index, int printed) {
-  *p++ = printed ? '[' : '(';
-  p += lgp_fmt_u64(p, index, 0, 0);
-  *p++ = printed ? ']' : ')';
-  return p;
-}
-
 /* " <cycle N>" and " [index]" (or " (index)") after a name, into p. */
 static char *put_name_tail(const rctx *r, char *p, uint32_t node) {
   const rnode *rn = &r->rn[node];
-  if (rn->cyc_num != 0) {
-    memcpy(p, " <cycle ", 8);
-    p += 8;
-    p += lgp_fmt_u64(p, (uint64_t)rn->cyc_num, 0, 0);
-    *p++ = '>';
-  }
-  if (r->have_cg && rn->index != 0) {
-    *p++ = ' ';
-    p = lgp_rp_put_index(p, rn->index, (int)rn->print_flag);
-  }
-  return p;
+  return lgp_names_put_tail(p, rn->cyc_num, rn->index, (int)rn->print_flag, r->have_cg);
 }
 
 /* A parent or child line, formatted straight into the output buffer (the
@@ -497,7 +463,7 @@ static void arc_line(rctx *r, const arc_key *a, uint32_t entry, int is_parent) {
 /* The "[index] %time self children" columns of a primary or cycle line. */
 static void primary_cols(rctx *r, const lgp_node *n, double print_time) {
   char buf[32];
-  *lgp_rp_put_index(buf, n->index, 1) = '\0';
+  *lgp_names_put_index(buf, n->index, 1) = '\0';
   lgp_out_pad(r->o, buf, 6, 6, 1); /* "%-6.6s" */
   lgp_out_char(r->o, ' ');
   lgp_out_fixed(r->o, 100 * (n->prop_self + n->prop_child) / print_time, 5, 1);

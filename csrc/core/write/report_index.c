@@ -77,7 +77,7 @@ void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
       prefetch_index_row(&r, v, i + 4, rows, todo, 1);
     for (j = i; j < todo; j += rows) {
       const lgp_node *n = &p->graph.nodes[v[j]];
-      char *tag_end = lgp_rp_put_index(buf, n->index, (int)n->print_flag);
+      char *tag_end = lgp_names_put_index(buf, n->index, (int)n->print_flag);
       size_t tag_len = (size_t)(tag_end - buf);
       *tag_end = '\0';
       if (ro->bsd) {
@@ -87,7 +87,7 @@ void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
           lgp_out_pad(o, n->name, 19, 19, 1);
         } else {
           char cbuf[32];
-          snprintf(cbuf, sizeof cbuf, "<cycle %d>", (int)n->cyc_num);
+          *lgp_names_put_cycle(cbuf, n->cyc_num) = '\0';
           lgp_out_pad(o, cbuf, 19, 19, 1);
         }
       } else {
@@ -109,9 +109,9 @@ void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
           }
         } else {
           char cbuf[32];
-          snprintf(cbuf, sizeof cbuf, "<cycle %d>", (int)n->cyc_num);
-          lgp_out_str(o, cbuf);
-          col += strlen(cbuf);
+          size_t clen = (size_t)(lgp_names_put_cycle(cbuf, n->cyc_num) - cbuf);
+          lgp_out_mem(o, cbuf, clen);
+          col += clen;
         }
       }
       starting_col += column_width;

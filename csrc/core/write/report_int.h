@@ -33,8 +33,5 @@ rctx lgp_rp_ctx(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_repor
 /* gprof's print_name_only: the name (demangled unless -T) and its file
 ** suffix in the line modes; their length. */
 size_t lgp_rp_name_only(rctx *r, uint32_t node);
-/* "[index]", or "(index)" for an entry the graph does not print, into p;
-** returns the end. */
-char *lgp_rp_put_index(char *p, uint32_t index, int printed);
 
 #endif
