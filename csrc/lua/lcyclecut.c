@@ -416,20 +416,21 @@ static uint32_t cut_end(lua_State *L, const lprofile *lp, const char *key) {
   return (uint32_t)s;
 }
 
-/* Can a POSIX shell take s as a word as it is? (cyclecuts.shell_quote's
-** rule) */
+/* Can a POSIX shell take s as a word as it is? (letters, digits and
+** _./:+=@%,- only; the one shell quoting of lgprof: the -k options that
+** --break-cycles prints are made here) */
 static int shell_safe(const char *s, size_t len) {
   size_t i;
   if (len == 0)
     return 0;
   for (i = 0; i < len; i++)
-    if (!isalnum((unsigned char)s[i]) && strchr("_./:+=@%,-", s[i]) == NULL)
+    if (s[i] == '\0' || (!isalnum((unsigned char)s[i]) && strchr("_./:+=@%,-", s[i]) == NULL))
       return 0;
   return 1;
 }
 
-/* " -k WORD" (no space before the first), WORD quoted as
-** cyclecuts.shell_quote does. */
+/* " -k WORD" (no space before the first), WORD as it is when a shell
+** takes it so, else single-quoted (a ' as '\'\''). */
 static void add_k_word(luaL_Buffer *b, const char *s, size_t len, int first) {
   size_t i;
   luaL_addstring(b, first ? "-k " : " -k ");
