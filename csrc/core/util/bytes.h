@@ -36,10 +36,11 @@ static inline int32_t lgp_bytes_s32le(const unsigned char *p) {
   return v < 0x80000000u ? (int32_t)v : -(int32_t)(0xffffffffu - v) - 1;
 }
 
-/* LEB128 at *p (before end): the number into *v and *p past it; 0, or -1
-** when end comes first (*p is then end). Bits beyond 64 are dropped. */
-static inline int lgp_bytes_uleb(const unsigned char **p, const unsigned char *end,
-                                 uint64_t *v) {
+/* LEB128 at *p (before end): its bits into *v (beyond 64 dropped), *p
+** past it and the bits it holds into *nbits; 0, or -1 when end comes first
+** (*p is then end, *v 0). The last byte is (*p)[-1]. */
+static inline int lgp_bytes_leb(const unsigned char **p, const unsigned char *end,
+                                uint64_t *v, unsigned *nbits) {
   const unsigned char *q = *p;
   uint64_t r = 0;
   unsigned shift = 0;
@@ -51,35 +52,35 @@ static inline int lgp_bytes_uleb(const unsigned char **p, const unsigned char *e
     if (!(b & 0x80)) {
       *p = q;
       *v = r;
+      *nbits = shift;
       return 0;
     }
   }
   *p = end;
   *v = 0;
+  *nbits = 0;
   return -1;
+}
+
+/* Unsigned and signed LEB128 (DWARF's ULEB128 and SLEB128); as lgp_bytes_leb. */
+static inline int lgp_bytes_uleb(const unsigned char **p, const unsigned char *end,
+                                 uint64_t *v) {
+  unsigned nbits;
+  return lgp_bytes_leb(p, end, v, &nbits);
 }
 
 static inline int lgp_bytes_sleb(const unsigned char **p, const unsigned char *end,
                                  int64_t *v) {
-  const unsigned char *q = *p;
-  uint64_t r = 0;
-  unsigned shift = 0;
-  while (q < end) {
-    unsigned char b = *q++;
-    if (shift < 64)
-      r |= (uint64_t)(b & 0x7f) << shift;
-    shift += 7;
-    if (!(b & 0x80)) {
-      if (shift < 64 && (b & 0x40))
-        r |= ~(uint64_t)0 << shift;
-      *p = q;
-      *v = (int64_t)r;
-      return 0;
-    }
+  uint64_t r;
+  unsigned nbits;
+  if (lgp_bytes_leb(p, end, &r, &nbits) != 0) {
+    *v = 0;
+    return -1;
   }
-  *p = end;
-  *v = 0;
-  return -1;
+  if (nbits < 64 && ((*p)[-1] & 0x40)) /* the sign bit: extend it */
+    r |= ~(uint64_t)0 << nbits;
+  *v = (int64_t)r;
+  return 0;
 }
 
 /* Skips a LEB128 number; 0 or -1 as lgp_bytes_uleb. */
