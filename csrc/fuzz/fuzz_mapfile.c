@@ -29,10 +29,10 @@ static void orders(const lgp_profile *p) {
   lgp_namelist l = {NULL, 0, 0};
   lgp_ordering_opts oo = {1, 1};
   lgp_err err = {0, ""};
-  if (lgp_file_ordering(p, &p->own->map, &l, &err) == 0)
-    lgp_namelist_free(&l);
-  if (lgp_function_ordering(p, &oo, &l, &err) == 0)
-    lgp_namelist_free(&l);
+  if (lgp_ordering_files(p, &p->own->map, &l, &err) == 0)
+    lgp_ordering_namelist_free(&l);
+  if (lgp_ordering_functions(p, &oo, &l, &err) == 0)
+    lgp_ordering_namelist_free(&l);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

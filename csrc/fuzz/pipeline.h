@@ -171,8 +171,8 @@ static void fz_trust(const lgp_profile *p, int cfg) {
       arcs[k].count = p->graph.arcs.arcs[k].count;
     }
     memset(&cc, 0, sizeof cc);
-    if (lgp_cycle_cuts(p->graph.nsyms, arcs, narcs, NULL, cfg & 1 ? 3 : 2, cfg < 2, &cc, &err) == 0)
-      lgp_cyclecuts_free(&cc);
+    if (lgp_cyclecut_find(p->graph.nsyms, arcs, narcs, NULL, cfg & 1 ? 3 : 2, cfg < 2, &cc, &err) == 0)
+      lgp_cyclecut_free(&cc);
     free(arcs);
   }
   memset(&ev, 0, sizeof ev);

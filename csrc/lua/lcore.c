@@ -291,7 +291,7 @@ static int l_open(lua_State *L) {
     luaL_checktype(L, 3, LUA_TTABLE);
     if (lua_getfield(L, 3, "demangle") == LUA_TSTRING) {
       style = lua_tostring(L, -1);
-      luaL_argcheck(L, lgp_demangle_style_ok(style), 3, "unknown demangling style");
+      luaL_argcheck(L, lgp_names_demangle_style_ok(style), 3, "unknown demangling style");
     } else if (lua_isboolean(L, -1)) {
       demangle = lua_toboolean(L, -1);
     } else if (!lua_isnil(L, -1)) {
@@ -574,7 +574,7 @@ static int l_demangle(lua_State *L) {
   char *d;
   if (lgp_names_init(&nm, 0, 1, style) != 0)
     return luaL_argerror(L, 2, "unknown demangling style");
-  d = lgp_demangle(name, nm.options);
+  d = lgp_names_demangle(name, nm.options);
   lgp_names_free(&nm);
   if (d == NULL)
     return 0;

@@ -223,10 +223,10 @@ static uint32_t *compute(lua_State *L, const lgp_profile *p, size_t min_members,
   }
   if (count_only) {
     memset(cc, 0, sizeof *cc);
-    rc = lgp_cycle_stats(p->graph.nsyms, arcs, narcs, skip, min_members, &cc->before, &err);
+    rc = lgp_cyclecut_stats(p->graph.nsyms, arcs, narcs, skip, min_members, &cc->before, &err);
   } else {
-    rc = lgp_cycle_cuts(p->graph.nsyms, arcs, narcs, skip, min_members, one_per_caller, cc,
-                        &err);
+    rc = lgp_cyclecut_find(p->graph.nsyms, arcs, narcs, skip, min_members, one_per_caller, cc,
+                           &err);
   }
   free(arcs);
   free(skip);
@@ -238,7 +238,7 @@ static uint32_t *compute(lua_State *L, const lgp_profile *p, size_t min_members,
   if (cc->ncuts > 0) /* (no cuts: cc->cuts may be NULL) */
     memcpy(cuts, cc->cuts, cc->ncuts * sizeof *cuts);
   *ncuts = cc->ncuts;
-  lgp_cyclecuts_free(cc);
+  lgp_cyclecut_free(cc);
   return cuts;
 }
 
@@ -398,7 +398,7 @@ static void add_print_name(luaL_Buffer *b, lprofile *lp, uint32_t s) {
   const lgp_node *n = &lp->p->graph.nodes[s];
   char tail[LGP_NAMES_TAIL_MAX];
   size_t len;
-  const char *name = lgp_display_name_len(&lp->names, lp->p->graph.nodes, s, &len);
+  const char *name = lgp_names_display_len(&lp->names, lp->p->graph.nodes, s, &len);
   luaL_addlstring(b, name, len);
   luaL_addlstring(b, tail, (size_t)(lgp_names_put_tail(tail, n->cyc_num, n->index,
                                                         (int)n->print_flag,

@@ -134,7 +134,7 @@ static int line_index(lua_State *L) {
     lua_pushboolean(L, lgp_line_inlined(p, l) != NULL);
   else if (strcmp(k, "inlined_from") == 0) {
     const char *name = lgp_line_inlined(p, l);
-    char *d = name != NULL && lp->names.enabled ? lgp_demangle(name, lp->names.options) : NULL;
+    char *d = name != NULL && lp->names.enabled ? lgp_names_demangle(name, lp->names.options) : NULL;
     if (name != NULL)
       lua_pushstring(L, d != NULL ? d : name);
     else
@@ -164,7 +164,7 @@ static int line_tostring(lua_State *L) {
     file = strrchr(file, '/') + 1;
   lua_pushfstring(L, "lgprof.Line (%s:%d @ %p in %s)", file != NULL ? file : "??",
                   lgp_line_number(lp->p, l), (void *)(uintptr_t)l->addr,
-                  l->func != LGP_NONE ? lgp_display_name(&lp->names, lp->p->graph.nodes, l->func)
+                  l->func != LGP_NONE ? lgp_names_display(&lp->names, lp->p->graph.nodes, l->func)
                                       : "??");
   return 1;
 }
@@ -246,7 +246,7 @@ int lcore_profile_line(lua_State *L) {
   for (; lo < ls->n && lgp_line_number(lp->p, &ls->v[ls->by_line[lo]]) == n && n > 0; lo++) {
     uint32_t j = ls->by_line[lo];
     const char *file = lgp_line_file(lp->p, &ls->v[j]);
-    if (file == NULL || !lgp_path_matches(file, want) || line_removed(lp->p, ls, j))
+    if (file == NULL || !lgp_lines_path_matches(file, want) || line_removed(lp->p, ls, j))
       continue;
     lcore_push_handle(L, 1, LINE_T, j);
     lua_rawseti(L, -2, ++count);

@@ -63,7 +63,7 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     if (n->is_cycle)
       lua_pushfstring(L, "<cycle %d>", (int)n->cyc_num);
     else
-      lua_pushstring(L, lgp_display_name(&lp->names, p->graph.nodes, id));
+      lua_pushstring(L, lgp_names_display(&lp->names, p->graph.nodes, id));
   } else if (strcmp(k, "symbol") == 0 && !n->is_cycle)
     lua_pushstring(L, n->name);
   else if (strcmp(k, "address") == 0 && !n->is_cycle)
@@ -330,12 +330,12 @@ int lcore_handle_tostring(lua_State *L) {
     lua_pushfstring(L, "%s (closed profile)", luaL_typename(L, 1));
   } else if (luaL_testudata(L, 1, ARC_T) != NULL) {
     const lgp_arc *a = &lp->p->graph.arcs.arcs[h->id];
-    lua_pushfstring(L, "lgprof.Arc (%s -> %s)", lgp_display_name(&lp->names, lp->p->graph.nodes, a->parent),
-                    lgp_display_name(&lp->names, lp->p->graph.nodes, a->child));
+    lua_pushfstring(L, "lgprof.Arc (%s -> %s)", lgp_names_display(&lp->names, lp->p->graph.nodes, a->parent),
+                    lgp_names_display(&lp->names, lp->p->graph.nodes, a->child));
   } else if (lp->p->graph.nodes[h->id].is_cycle) {
     lua_pushfstring(L, "lgprof.Cycle (<cycle %d>)", (int)lp->p->graph.nodes[h->id].cyc_num);
   } else {
-    lua_pushfstring(L, "lgprof.Function (%s)", lgp_display_name(&lp->names, lp->p->graph.nodes, h->id));
+    lua_pushfstring(L, "lgprof.Function (%s)", lgp_names_display(&lp->names, lp->p->graph.nodes, h->id));
   }
   return 1;
 }

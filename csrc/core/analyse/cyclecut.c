@@ -23,7 +23,7 @@
 #include "analyse/cyclecut_int.h"
 
 typedef lgp_ccwork work;
-#define inside lgp_cc_inside
+#define inside lgp_cyclecut_inside
 /* The search for arcs to put back visits at most this many arcs per node
 ** and arc of a component (then the rest stay cut): a valid set in time
 ** linear in the graph, minimal whenever it suffices. On a component of
@@ -136,7 +136,7 @@ static lgp_cyclestats stats_of(const work *w) {
 
 /* {====================================================== putting back */
 
-int lgp_cc_heavier(const void *ctx, uint32_t a, uint32_t b) {
+int lgp_cyclecut_heavier(const void *ctx, uint32_t a, uint32_t b) {
   const lgp_cutarc *arcs = ctx;
   if (arcs[a].count != arcs[b].count)
     return arcs[a].count > arcs[b].count ? -1 : 1;
@@ -324,7 +324,7 @@ static int put_back_acyclic(work *w, uint32_t c, uint32_t k, size_t *budget) {
 static int break_component(work *w, uint32_t c) {
   const uint32_t *mb = w->members + w->memb_off[c];
   size_t size = w->csize[c], narcs, nback = 0, i, budget;
-  if (lgp_cc_order(w, c, &narcs) != 0)
+  if (lgp_cyclecut_order(w, c, &narcs) != 0)
     return -1;
   for (i = 0; i < size; i++) {
     uint32_t v = mb[i], e;
@@ -336,7 +336,7 @@ static int break_component(work *w, uint32_t c) {
   }
   for (i = 0; i < nback; i++)
     w->dead[w->back[i]] = w->cut[w->back[i]] = 1;
-  if (lgp_sort_indices(w->back, nback, lgp_cc_heavier, w->arcs) != 0)
+  if (lgp_sort_indices(w->back, nback, lgp_cyclecut_heavier, w->arcs) != 0)
     return -1;
   budget = BUDGET * (size + narcs);
   if (narcs > BIG_ARCS)
@@ -425,7 +425,7 @@ static long one_per_caller(work *w) {
   for (k = 0; k < w->m; k++)
     if (w->cut[k])
       w->back[ncut++] = (uint32_t)k;
-  if (lgp_sort_indices(w->back, ncut, lgp_cc_heavier, w->arcs) != 0)
+  if (lgp_sort_indices(w->back, ncut, lgp_cyclecut_heavier, w->arcs) != 0)
     return -1;
   budget = BUDGET * (w->n + w->m) + 4096;
   for (k = 0; k < ncut; k++) {
@@ -478,7 +478,7 @@ static int alloc_work(work *w) {
 
 /* The arcs by caller and by callee (a counting sort by node: one pass to
 ** count, one to place; each node's arcs in arc order until
-** lgp_cc_sort_lists orders a component's heaviest first, which only its
+** lgp_cyclecut_sort_lists orders a component's heaviest first, which only its
 ** layouts need); recursive and skipped arcs are left out for good. */
 static void build_adjacency(work *w, const uint8_t *skip) {
   size_t k, i;
@@ -506,21 +506,21 @@ static void build_adjacency(work *w, const uint8_t *skip) {
   }
 }
 
-int lgp_cc_sort_lists(work *w, uint32_t c) {
+int lgp_cyclecut_sort_lists(work *w, uint32_t c) {
   const uint32_t *mb = w->members + w->memb_off[c];
   size_t i;
   for (i = 0; i < w->csize[c]; i++) {
     uint32_t v = mb[i];
     if (lgp_sort_indices(w->out_arc + w->out_off[v], w->out_off[v + 1] - w->out_off[v],
-                         lgp_cc_heavier, w->arcs) != 0 ||
+                         lgp_cyclecut_heavier, w->arcs) != 0 ||
         lgp_sort_indices(w->in_arc + w->in_off[v], w->in_off[v + 1] - w->in_off[v],
-                         lgp_cc_heavier, w->arcs) != 0)
+                         lgp_cyclecut_heavier, w->arcs) != 0)
       return -1;
   }
   return 0;
 }
 
-/* lgp_cycle_cuts, or with count_only the counts before only. */
+/* lgp_cyclecut_find, or with count_only the counts before only. */
 static int cuts_upto(size_t nnodes, const lgp_cutarc *arcs, size_t narcs,
                                const uint8_t *skip, size_t min_members, int one_cut_per_caller,
                                int count_only, lgp_cyclecuts *out, lgp_err *err) {
@@ -599,29 +599,29 @@ static int cuts_upto(size_t nnodes, const lgp_cutarc *arcs, size_t narcs,
 out:
   free_work(&w);
   if (rc != 0) {
-    lgp_cyclecuts_free(out);
+    lgp_cyclecut_free(out);
     return lgp_fail(err, NULL, "out of memory");
   }
   return 0;
 }
 
-int lgp_cycle_stats(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const uint8_t *skip,
-                    size_t min_members, lgp_cyclestats *out, lgp_err *err) {
+int lgp_cyclecut_stats(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const uint8_t *skip,
+                       size_t min_members, lgp_cyclestats *out, lgp_err *err) {
   lgp_cyclecuts cc;
   int rc = cuts_upto(nnodes, arcs, narcs, skip, min_members, 0, 1, &cc, err);
   *out = cc.before;
-  lgp_cyclecuts_free(&cc);
+  lgp_cyclecut_free(&cc);
   return rc;
 }
 
-int lgp_cycle_cuts(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const uint8_t *skip,
-                   size_t min_members, int one_cut_per_caller, lgp_cyclecuts *out,
-                   lgp_err *err) {
+int lgp_cyclecut_find(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const uint8_t *skip,
+                      size_t min_members, int one_cut_per_caller, lgp_cyclecuts *out,
+                      lgp_err *err) {
   return cuts_upto(nnodes, arcs, narcs, skip, min_members, one_cut_per_caller, 0, out,
                              err);
 }
 
-void lgp_cyclecuts_free(lgp_cyclecuts *c) {
+void lgp_cyclecut_free(lgp_cyclecuts *c) {
   free(c->cuts);
   c->cuts = NULL;
   c->ncuts = 0;

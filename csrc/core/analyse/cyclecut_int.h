@@ -41,7 +41,7 @@ typedef struct lgp_ccwork {
 } lgp_ccwork;
 
 /* Is arc k live and inside component c? */
-static inline int lgp_cc_inside(const lgp_ccwork *w, uint32_t k, uint32_t c) {
+static inline int lgp_cyclecut_inside(const lgp_ccwork *w, uint32_t k, uint32_t c) {
   return !w->dead[k] && w->comp[w->arcs[k].from] == c && w->comp[w->arcs[k].to] == c;
 }
 
@@ -49,11 +49,11 @@ static inline int lgp_cc_inside(const lgp_ccwork *w, uint32_t k, uint32_t c) {
 ** whose back arcs carry the fewest calls; *narcs gets the component's arc
 ** count. Uses the ordering's arrays and call_node/call_edge. 0, or -1 (out
 ** of memory). */
-int lgp_cc_order(lgp_ccwork *w, uint32_t c, size_t *narcs);
+int lgp_cyclecut_order(lgp_ccwork *w, uint32_t c, size_t *narcs);
 /* The arc comparator: more calls first, then the lower arc number. */
-int lgp_cc_heavier(const void *ctx, uint32_t a, uint32_t b);
+int lgp_cyclecut_heavier(const void *ctx, uint32_t a, uint32_t b);
 /* Orders the arc lists of component c's members heaviest first (then by
 ** arc number). 0, or -1 (out of memory). */
-int lgp_cc_sort_lists(lgp_ccwork *w, uint32_t c);
+int lgp_cyclecut_sort_lists(lgp_ccwork *w, uint32_t c);
 
 #endif

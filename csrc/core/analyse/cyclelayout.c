@@ -2,7 +2,7 @@
 ** cyclelayout.c: laying out a strongly connected component in a line so
 ** that the arcs pointing backwards, the ones to cut, carry few calls.
 ** Four layouts are tried and the lightest kept (on a huge component the
-** order by id alone when it is good enough: lgp_cc_order): the symbols'
+** order by id alone when it is good enough: lgp_cyclecut_order): the symbols'
 ** order and its reverse, a depth-first search following the heaviest arcs
 ** first, and the heuristic of Eades, Lin and Smyth (1993) weighted by call counts:
 ** sinks are peeled to the right end, sources to the left end, otherwise
@@ -13,7 +13,7 @@
 #include "analyse/cyclecut_int.h"
 
 typedef lgp_ccwork work;
-#define inside lgp_cc_inside
+#define inside lgp_cyclecut_inside
 
 /* {====================================================== the ordering */
 
@@ -308,13 +308,13 @@ static size_t back_count(const work *w, uint32_t c) {
 ** too), are left out (on the 100,000-member component of a synthetic
 ** profile they took a third of the search and did not win); and
 ** Eades-Lin-Smyth when the depth-first search does as well. */
-int lgp_cc_order(work *w, uint32_t c, size_t *narcs) {
+int lgp_cyclecut_order(work *w, uint32_t c, size_t *narcs) {
   size_t nfwd, nbwd;
   double fwd, bwd, best;
   int sorted = 0;
   *narcs = id_weights(w, c, &fwd, &bwd, &nfwd, &nbwd);
   if (*narcs <= BIG_ARCS) { /* (the sums in the same order as the layouts') */
-    if (lgp_cc_sort_lists(w, c) != 0)
+    if (lgp_cyclecut_sort_lists(w, c) != 0)
       return -1;
     sorted = 1;
     id_weights(w, c, &fwd, &bwd, &nfwd, &nbwd);
@@ -323,7 +323,7 @@ int lgp_cc_order(work *w, uint32_t c, size_t *narcs) {
   best = bwd < fwd ? bwd : fwd;
   if (*narcs > BIG_ARCS && (bwd < fwd ? nbwd : nfwd) <= *narcs / 10)
     return 0;
-  if (!sorted && lgp_cc_sort_lists(w, c) != 0) /* the search follows the heaviest first */
+  if (!sorted && lgp_cyclecut_sort_lists(w, c) != 0) /* the search follows the heaviest first */
     return -1;
   order_dfs(w, c, w->pos_alt);
   keep_lighter(w, c, &best, narcs);

@@ -266,7 +266,7 @@ int64_t lgp_line_count(const lgp_profile *p, const lgp_line *l) {
   return (int64_t)(n->ncalls + n->self_calls);
 }
 
-int lgp_path_matches(const char *path, const char *want) {
+int lgp_lines_path_matches(const char *path, const char *want) {
   size_t lp = strlen(path), lw = strlen(want);
   if (lw == 0 || lw > lp)
     return 0;

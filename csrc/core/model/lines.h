@@ -51,6 +51,6 @@ const char *lgp_line_inlined(const lgp_profile *p, const lgp_line *l);
 ** function received (from others and itself); -1 when unknown. */
 int64_t lgp_line_count(const lgp_profile *p, const lgp_line *l);
 /* Does a DWARF path name the file `want` (equal, or ending in "/want")? */
-int lgp_path_matches(const char *path, const char *want);
+int lgp_lines_path_matches(const char *path, const char *want);
 
 #endif

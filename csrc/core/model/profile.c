@@ -156,7 +156,7 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
     sc.arcs = &p->graph.arcs;
     sc.path = exe;
     sc.lines = opts->line_granularity;
-    if (lgp_static_arcs_add(&sc, &src->image, &src->gmon, opts, err) != 0)
+    if (lgp_staticcg_add(&sc, &src->image, &src->gmon, opts, err) != 0)
       goto fail;
   }
   /* the rest of the analysis when a report or a query needs it */

@@ -38,7 +38,7 @@ static int section_class_is_code(const char *name, uint64_t flags) {
   return (flags & SHF_EXECINSTR) != 0;
 }
 
-int lgp_local_name_ok(const char *strtab, size_t size, size_t off) {
+int lgp_image_local_name_ok(const char *strtab, size_t size, size_t off) {
   static const char clone[] = ".clone.", constprop[] = ".constprop.";
   size_t i = off;
   /* gprof's loop: one character per step while the character is not NUL;
@@ -106,7 +106,7 @@ static int symbol_class(const GElf_Sym *s, Elf32_Word shndx, const secinfo *secs
   name = strtab + s->st_name;
   if (name[0] == '\0')
     return 0;
-  if (!lgp_local_name_ok(strtab, strsize, s->st_name))
+  if (!lgp_image_local_name_ok(strtab, strsize, s->st_name))
     return 0;
   if (strncmp(name, "__gnu_compiled", 14) == 0 || strncmp(name, "___gnu_compiled", 15) == 0)
     return 0;

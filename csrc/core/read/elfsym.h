@@ -85,6 +85,6 @@ int lgp_image_load_lines(lgp_image *im, lgp_err *err);
 /* The name filter gprof applies to local code symbols, run over the raw
 ** string table from offset off (see the reference, section 3.1: a name
 ** ending in ".digits" makes the scan run on into the next string). */
-int lgp_local_name_ok(const char *strtab, size_t size, size_t off);
+int lgp_image_local_name_ok(const char *strtab, size_t size, size_t off);
 
 #endif

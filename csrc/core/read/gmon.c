@@ -52,7 +52,7 @@ static int slurp(lgp_blob *b, int fd, const char *path, lgp_err *err) {
   return 0;
 }
 
-int lgp_blob_load(lgp_blob *b, const char *path, lgp_err *err) {
+int lgp_gmon_blob_load(lgp_blob *b, const char *path, lgp_err *err) {
   struct stat st;
   int fd, rc = 0;
   memset(b, 0, sizeof *b);
@@ -95,7 +95,7 @@ int lgp_blob_load(lgp_blob *b, const char *path, lgp_err *err) {
   return rc;
 }
 
-void lgp_blob_free(lgp_blob *b) {
+void lgp_gmon_blob_free(lgp_blob *b) {
   if (b->mapped)
     munmap(b->mem, b->size);
   else
@@ -535,10 +535,10 @@ int lgp_gmon_read_mem(lgp_gmon *g, const unsigned char *data, size_t size,
 int lgp_gmon_read(lgp_gmon *g, const char *path, int format, lgp_err *err) {
   lgp_blob b;
   int rc;
-  if (lgp_blob_load(&b, path, err) != 0)
+  if (lgp_gmon_blob_load(&b, path, err) != 0)
     return -1;
   rc = lgp_gmon_read_mem(g, b.data, b.size, path, format, err);
-  lgp_blob_free(&b);
+  lgp_gmon_blob_free(&b);
   return rc;
 }
 

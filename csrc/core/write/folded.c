@@ -119,7 +119,7 @@ static void lines_write(lgp_out *o, const flines *t) {
   for (k = 0; k < t->n && !o->failed; k++) {
     lgp_out_mem(o, text_at(t, t->l[k].off), t->l[k].len);
     lgp_out_char(o, ' ');
-    lgp_ex_out_u64(o, t->l[k].v);
+    lgp_export_out_u64(o, t->l[k].v);
     lgp_out_char(o, '\n');
   }
 }
@@ -185,7 +185,7 @@ static void fedge_finish(fedge *e, double *rest, const uint32_t *off, const uint
   }
 }
 
-int lgp_ex_write_folded(ectx *c) {
+int lgp_export_write_folded(ectx *c) {
   const lgp_profile *p = c->p;
   size_t nu = p->graph.nsyms + p->graph.ncycles, k, u, depth_cap;
   uint32_t *off = lgp_calloc_array(nu + 2, sizeof *off);
@@ -282,7 +282,7 @@ int lgp_ex_write_folded(ectx *c) {
         !(w > 1e-9 * t))
       continue;
     f.path.len = 0;
-    lgp_ex_label(c, (uint32_t)u, &f.path, 1);
+    lgp_export_label(c, (uint32_t)u, &f.path, 1);
     st[0].unit = (uint32_t)u;
     st[0].pos = off[u];
     st[0].end = end[u];
@@ -305,7 +305,7 @@ int lgp_ex_write_folded(ectx *c) {
           continue;
         }
         lgp_out_mem(&f.path, ";", 1);
-        lgp_ex_label(c, to, &f.path, 1);
+        lgp_export_label(c, to, &f.path, 1);
         sp++;
         st[sp].unit = to;
         st[sp].pos = off[to];
@@ -329,7 +329,7 @@ int lgp_ex_write_folded(ectx *c) {
             break;
           }
           tail.len = 0;
-          lgp_ex_label(c, mem[j].to, &tail, 1);
+          lgp_export_label(c, mem[j].to, &tail, 1);
           if (tail.failed)
             goto done;
           if (fold_emit(&f, tail.buf, tail.len, mw) != 0)

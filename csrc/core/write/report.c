@@ -9,7 +9,7 @@
 #include "write/report_int.h"
 
 /* The report's context; reads the DWARF line tables if the names need them. */
-rctx lgp_rp_ctx(lgp_out *o, const lgp_profile *p, lgp_names *nm,
+rctx lgp_report_ctx(lgp_out *o, const lgp_profile *p, lgp_names *nm,
                       const lgp_report_opts *ro) {
   rctx r;
   r.o = o;
@@ -44,7 +44,7 @@ static void form_feed(rctx *r) {
 
 /* gprof's print_name_only: the name (demangled unless -T) and its file
 ** suffix in the line modes; their length. */
-size_t lgp_rp_name_only(rctx *r, uint32_t node) {
+size_t lgp_report_name_only(rctx *r, uint32_t node) {
   const char *s;
   size_t len;
   if (r->rn != NULL) {
@@ -57,12 +57,12 @@ size_t lgp_rp_name_only(rctx *r, uint32_t node) {
     s = r->p->graph.nodes[node].name;
     len = strlen(s);
   } else {
-    s = lgp_display_name_len(r->nm, r->p->graph.nodes, node, &len);
+    s = lgp_names_display_len(r->nm, r->p->graph.nodes, node, &len);
   }
   lgp_out_mem(r->o, s, len);
   if (r->suffix != LGP_SUFFIX_NONE)
-    len += lgp_name_suffix(r->o, r->p->image, r->p->graph.nodes, node, r->suffix,
-                           r->ro->print_path);
+    len += lgp_names_suffix(r->o, r->p->image, r->p->graph.nodes, node, r->suffix,
+                            r->ro->print_path);
   return len;
 }
 
@@ -70,7 +70,7 @@ size_t lgp_rp_name_only(rctx *r, uint32_t node) {
 static void name_full(rctx *r, uint32_t node) {
   const lgp_node *n = &r->p->graph.nodes[node];
   char *p;
-  lgp_rp_name_only(r, node);
+  lgp_report_name_only(r, node);
   p = lgp_out_reserve(r->o, LGP_NAMES_TAIL_MAX);
   if (p != NULL)
     r->o->len += (size_t)(lgp_names_put_tail(p, n->cyc_num, n->index, (int)n->print_flag,
@@ -104,7 +104,7 @@ static rnode *make_rnodes(rctx *r, lgp_out *arena) {
     for (i = 0; i < n; i++) {
       off[i] = arena->len;
       /* r->rn is NULL: the name goes into r->o */
-      rn[i].len = graph_names(p, i) ? (uint32_t)lgp_rp_name_only(r, (uint32_t)i) : 0;
+      rn[i].len = graph_names(p, i) ? (uint32_t)lgp_report_name_only(r, (uint32_t)i) : 0;
     }
     for (i = 0; i < n; i++) /* (no name written at all: no buffer either) */
       rn[i].name = arena->buf != NULL ? arena->buf + off[i] : "";
@@ -125,7 +125,7 @@ static rnode *make_rnodes(rctx *r, lgp_out *arena) {
       rn[i].name = nd->name;
       len = strlen(nd->name);
     } else {
-      rn[i].name = lgp_display_name_len(r->nm, p->graph.nodes, (uint32_t)i, &len);
+      rn[i].name = lgp_names_display_len(r->nm, p->graph.nodes, (uint32_t)i, &len);
     }
     rn[i].len = (uint32_t)len;
     rn[i].index = nd->index;
@@ -191,7 +191,7 @@ static void granularity(rctx *r) {
 }
 
 void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = lgp_rp_ctx(o, p, nm, ro);
+  rctx r = lgp_report_ctx(o, p, nm, ro);
   double total = p->graph.total_time, accum = 0.0, scale;
   const char *dimen = p->gmon->dimen;
   char unit[16];
@@ -272,7 +272,7 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
     if (ro->bsd)
       name_full(&r, s);
     else
-      lgp_rp_name_only(&r, s);
+      lgp_report_name_only(&r, s);
     lgp_out_char(o, '\n');
   }
   if (!ro->bsd && !ro->brief)
@@ -647,7 +647,7 @@ PREFETCH_FN prefetch_lists(const rctx *r, uint32_t s, int stage) {
 }
 
 void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = lgp_rp_ctx(o, p, nm, ro);
+  rctx r = lgp_report_ctx(o, p, nm, ro);
   double print_time = p->graph.print_time;
   lgp_out arena;
   arcbuf b;

@@ -27,7 +27,7 @@ PREFETCH_FN prefetch_index_row(const rctx *r, const uint32_t *v, size_t row, siz
 }
 
 void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = lgp_rp_ctx(o, p, nm, ro);
+  rctx r = lgp_report_ctx(o, p, nm, ro);
   size_t nnames = 0, todo, rows, i, j, k;
   size_t column_width = (size_t)(ro->width - 1) / 3;
   uint32_t *v = lgp_alloc_array(p->graph.nsyms + p->graph.ncycles, sizeof *v);
@@ -100,10 +100,10 @@ void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
         lgp_out_str(o, buf);
         lgp_out_char(o, ' ');
         if (j < nnames) {
-          col += lgp_rp_name_only(&r, v[j]);
+          col += lgp_report_name_only(&r, v[j]);
           const char *f = any_static && n->is_static ? lgp_node_file(p, v[j]) : NULL;
           if (f != NULL) {
-            f = lgp_print_path(f, ro->print_path);
+            f = lgp_names_print_path(f, ro->print_path);
             lgp_out_printf(o, " (%s)", f);
             col += strlen(f) + 3;
           }
