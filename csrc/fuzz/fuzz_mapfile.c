@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (lgp_profile_open(&p, exe_path, (const char *const[]){gmon_path}, 1, &opts, &e2) == 0) {
       if (lgp_profile_analyse(&p, LGP_GRAPH_ALL, &e2) == 0) { /* as the binding does */
         orders(&p);
-        fz_report(&p, &p.own->image, cfg);
+        fz_report(&p, p.own, cfg);
       }
       lgp_profile_free(&p);
     }

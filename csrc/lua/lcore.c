@@ -252,13 +252,13 @@ void lcore_set_profile(lua_State *L, lprofile *lp, lgp_profile *p, int demangle,
                        const char *style) {
   lp->p = p; /* owned from here: __gc frees it */
   if (!lgp_is_view(p)) {
-    lp->srcinfo = &p->own->image;
+    lp->sources = p->own;
   } else {
     lprofile *base;
     lua_getiuservalue(L, -1, 1);
     base = lua_touserdata(L, -1);
     base->nviews++;
-    lp->srcinfo = base->srcinfo;
+    lp->sources = base->sources;
     lua_pop(L, 1);
   }
   /* room for the cycles an analysis still to come may add (a cycle has

@@ -24,8 +24,8 @@
 
 typedef struct lprofile {
   lgp_profile *p;          /* NULL once closed */
-  lgp_image *srcinfo;      /* the owning profile's image: reading DWARF on
-                              demand (file, line) writes to it */
+  lgp_sources *sources;    /* the owner of p's sources (a view's: its base
+                              profile's): DWARF is read through it on demand */
   lgp_names names;
   lgp_profile *kept;       /* closed while views still borrow from it */
   int nviews;              /* live views of this profile */

@@ -100,7 +100,7 @@ static void count_namesakes(lprofile *lp, endset *s) {
     return;
   {
     lgp_err err = {0, ""};
-    lgp_image_load_srcinfo(lp->srcinfo, &err); /* unreadable: files unknown */
+    lgp_sources_load_srcinfo(lp->sources, &err); /* unreadable: files unknown */
   }
   visit_namesakes(s, p, 1);
 }

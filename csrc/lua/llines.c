@@ -54,7 +54,7 @@ lgp_lines *lcore_get_lines(lua_State *L, int pidx) {
   ls = lua_newuserdatauv(L, sizeof *ls, 0);
   memset(ls, 0, sizeof *ls);
   luaL_setmetatable(L, LINEDATA_T);
-  if (lgp_lines_build(ls, lp->p, lp->srcinfo, &err) != 0)
+  if (lgp_lines_build(ls, lp->p, lp->sources, &err) != 0)
     luaL_error(L, "%s", err.msg);
   if (lgp_is_view(lp->p))
     lua_getiuservalue(L, pidx, 1);

@@ -77,7 +77,7 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     const char *file;
     int line;
     lgp_err err = {0, ""};
-    lgp_image_load_srcinfo(lp->srcinfo, &err);
+    lgp_sources_load_srcinfo(lp->sources, &err);
     file = lgp_node_file(p, id);
     line = lgp_node_line(p, id);
     if (k[0] == 'f' && file != NULL)

@@ -263,7 +263,7 @@ int lcore_profile_find(lua_State *L) {
   uint32_t hit = LGP_NONE;
   if (file != NULL) { /* files come from DWARF: say why they are unknown */
     lgp_err err = {0, ""};
-    if (lgp_image_load_srcinfo(lp->srcinfo, &err) != 0) {
+    if (lgp_sources_load_srcinfo(lp->sources, &err) != 0) {
       luaL_pushfail(L);
       lua_pushstring(L, err.set ? err.msg : "no source information");
       return 2;

@@ -249,7 +249,7 @@ int lgp_profile_exclude_arcs(lgp_profile *p, const lgp_options *extra, lgp_err *
     return lgp_fail(err, NULL, "the default excludes are the profile's already");
   if (lgp_specs_need_srcinfo(extra) && p->image->srcinfo_state == 0) {
     lgp_err ignored = {0, {0}}; /* unreadable: files unknown, as at open */
-    lgp_image_load_srcinfo(&p->own->image, &ignored);
+    lgp_sources_load_srcinfo(p->own, &ignored);
   }
   if (lgp_specs_apply(&add, p->graph.nodes, p->graph.nsyms, p->image, extra, err) != 0) {
     lgp_specs_free(&add);
@@ -264,6 +264,14 @@ int lgp_profile_exclude_arcs(lgp_profile *p, const lgp_options *extra, lgp_err *
   t->narcs = kept;
   take_arc_tables(p, &add);
   return 0;
+}
+
+int lgp_sources_load_srcinfo(lgp_sources *s, lgp_err *err) {
+  return lgp_image_load_srcinfo(&s->image, err);
+}
+
+int lgp_sources_load_lines(lgp_sources *s, lgp_err *err) {
+  return lgp_image_load_lines(&s->image, err);
 }
 
 int lgp_profile_analyse(lgp_profile *p, unsigned need, lgp_err *err) {

@@ -46,6 +46,14 @@ typedef struct lgp_profile {
   double base_print_time; /* and its print_time */
 } lgp_profile;
 
+/* DWARF is read on first need (a file or line to print), into the sources
+** that own the image: views and reports see the image only as const, so
+** what may read it is handed its owner (a view's is its base's). Source
+** files and lines; the same and gprof -l's line symbols. 0, or -1 when
+** they are unavailable (the image records that; err says why). */
+int lgp_sources_load_srcinfo(lgp_sources *s, lgp_err *err);
+int lgp_sources_load_lines(lgp_sources *s, lgp_err *err);
+
 /* Reads the image and the gmon files and counts the calls; the rest of
 ** the analysis is lgp_profile_analyse's. */
 int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,

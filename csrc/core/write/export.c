@@ -156,8 +156,8 @@ static int ctx_init(ectx *c, lgp_out *o, const lgp_profile *p, lgp_names *nm,
     return -1;
   if (want_src) {
     lgp_err err = {0, {0}};
-    if (eo->srcinfo != NULL)
-      lgp_image_load_srcinfo(eo->srcinfo, &err);
+    if (eo->sources != NULL)
+      lgp_sources_load_srcinfo(eo->sources, &err);
     c->have_src = p->image->srcinfo_state == 1;
   }
   return 0;

@@ -21,9 +21,9 @@ rctx lgp_report_ctx(lgp_out *o, const lgp_profile *p, lgp_names *nm,
   r.rn = NULL;
   r.suffix = p->line_granularity ? LGP_SUFFIX_LINE
            : ro->inline_file_names ? LGP_SUFFIX_FILE : LGP_SUFFIX_NONE;
-  if (r.suffix != LGP_SUFFIX_NONE && ro->srcinfo != NULL) {
+  if (r.suffix != LGP_SUFFIX_NONE && ro->sources != NULL) {
     lgp_err err = {0, {0}};
-    lgp_image_load_srcinfo(ro->srcinfo, &err);
+    lgp_sources_load_srcinfo(ro->sources, &err);
   }
   return r;
 }

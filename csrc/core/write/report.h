@@ -20,10 +20,10 @@ typedef struct lgp_report_opts {
   int *first_output; /* shared "nothing printed yet" state, for form feeds */
   int inline_file_names; /* --inline-file-names: " (FILE:LINE)" after names */
   int print_path;   /* -L: those suffixes (and the index's files) with full paths */
-  /* the profile's image, to read source files from when the index or the
-     suffixes need them (statics are printed with their file); NULL: only
-     if read already */
-  lgp_image *srcinfo;
+  /* the owner of the profile's sources (a view's: its base's), to read
+     source files through when the index or the suffixes need them (statics
+     are printed with their file); NULL: only if read already */
+  lgp_sources *sources;
 } lgp_report_opts;
 
 /* Does gprof's flat profile print a row for symbol s? Not if a view

@@ -50,8 +50,8 @@ void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
     any_static = 0; /* line names carry their file already */
   if (any_static && !ro->bsd) { /* statics show their file: read DWARF now */
     lgp_err err = {0, {0}};
-    if (ro->srcinfo != NULL)
-      lgp_image_load_srcinfo(ro->srcinfo, &err);
+    if (ro->sources != NULL)
+      lgp_sources_load_srcinfo(ro->sources, &err);
     if (p->image->srcinfo_state != 1)
       any_static = 0;
   }
