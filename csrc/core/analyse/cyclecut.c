@@ -150,6 +150,31 @@ static int lighter(const void *ctx, uint32_t a, uint32_t b) {
   return a < b ? -1 : a > b;
 }
 
+/* One step of a search inside component c: node v's live arcs inside c,
+** its callees (fwd) or its callers; each end not yet marked in mark (with
+** gen), and marked in within unless that is NULL, is marked and pushed on
+** stack. 1 when an end is marked in meet (not NULL) first, -1 when the
+** budget runs out, else 0. */
+static inline int step(work *w, uint32_t c, uint32_t v, int fwd, uint32_t gen, uint32_t *mark,
+                       const uint32_t *meet, const uint32_t *within, uint32_t *stack,
+                       size_t *sp, size_t *budget) {
+  const uint32_t *off = fwd ? w->out_off : w->in_off, *list = fwd ? w->out_arc : w->in_arc;
+  uint32_t e;
+  for (e = off[v]; e < off[v + 1]; e++) {
+    uint32_t a = list[e], u = fwd ? w->arcs[a].to : w->arcs[a].from;
+    if (*budget == 0)
+      return -1;
+    (*budget)--;
+    if (!inside(w, a, c) || mark[u] == gen || (within != NULL && within[u] != gen))
+      continue;
+    if (meet != NULL && meet[u] == gen)
+      return 1;
+    mark[u] = gen;
+    stack[(*sp)++] = u;
+  }
+  return 0;
+}
+
 /* Would arc k, put back into component c, close a cycle? Does its callee
 ** reach its caller: a search forward from the one and backward from the
 ** other, a step of each in turn, until they meet (yes) or one ends (no).
@@ -158,37 +183,17 @@ static int lighter(const void *ctx, uint32_t a, uint32_t b) {
 static int closes_cycle(work *w, uint32_t c, uint32_t k, size_t *budget) {
   uint32_t from = w->arcs[k].from, to = w->arcs[k].to, gen = ++w->gen;
   size_t fsp = 0, bsp = 0;
+  int rc;
   w->stamp[to] = gen;
   w->dfs[fsp++] = to;
   w->stamp2[from] = gen;
   w->places[bsp++] = from;
   while (fsp > 0 && bsp > 0) {
-    uint32_t v = w->dfs[--fsp], e;
-    for (e = w->out_off[v]; e < w->out_off[v + 1]; e++) {
-      uint32_t a = w->out_arc[e], u = w->arcs[a].to;
-      if (*budget == 0)
-        return -1;
-      (*budget)--;
-      if (!inside(w, a, c) || w->stamp[u] == gen)
-        continue;
-      if (w->stamp2[u] == gen)
-        return 1;
-      w->stamp[u] = gen;
-      w->dfs[fsp++] = u;
-    }
-    v = w->places[--bsp];
-    for (e = w->in_off[v]; e < w->in_off[v + 1]; e++) {
-      uint32_t a = w->in_arc[e], u = w->arcs[a].from;
-      if (*budget == 0)
-        return -1;
-      (*budget)--;
-      if (!inside(w, a, c) || w->stamp2[u] == gen)
-        continue;
-      if (w->stamp[u] == gen)
-        return 1;
-      w->stamp2[u] = gen;
-      w->places[bsp++] = u;
-    }
+    if ((rc = step(w, c, w->dfs[--fsp], 1, gen, w->stamp, w->stamp2, NULL, w->dfs, &fsp,
+                   budget)) != 0 ||
+        (rc = step(w, c, w->places[--bsp], 0, gen, w->stamp2, w->stamp, NULL, w->places, &bsp,
+                   budget)) != 0)
+      return rc;
   }
   return 0;
 }
@@ -205,19 +210,11 @@ static int closes_large_cycle(work *w, uint32_t c, uint32_t k, size_t *budget) {
   w->stamp[to] = gen;
   w->dfs[sp++] = to;
   while (sp > 0) {
-    uint32_t v = w->dfs[--sp], e;
+    uint32_t v = w->dfs[--sp];
     if (v == from)
       found = 1;
-    for (e = w->out_off[v]; e < w->out_off[v + 1]; e++) {
-      uint32_t a = w->out_arc[e], u = w->arcs[a].to;
-      if (*budget == 0)
-        return -1;
-      (*budget)--;
-      if (!inside(w, a, c) || w->stamp[u] == gen)
-        continue;
-      w->stamp[u] = gen;
-      w->dfs[sp++] = u;
-    }
+    if (step(w, c, v, 1, gen, w->stamp, NULL, NULL, w->dfs, &sp, budget) != 0)
+      return -1;
   }
   if (!found)
     return 0;
@@ -225,19 +222,11 @@ static int closes_large_cycle(work *w, uint32_t c, uint32_t k, size_t *budget) {
   w->stamp2[from] = gen;
   w->dfs[sp++] = from;
   while (sp > 0) {
-    uint32_t v = w->dfs[--sp], e;
+    uint32_t v = w->dfs[--sp];
     if (++count >= w->min_members)
       return 1;
-    for (e = w->in_off[v]; e < w->in_off[v + 1]; e++) {
-      uint32_t a = w->in_arc[e], u = w->arcs[a].from;
-      if (*budget == 0)
-        return -1;
-      (*budget)--;
-      if (!inside(w, a, c) || w->stamp[u] != gen || w->stamp2[u] == gen)
-        continue;
-      w->stamp2[u] = gen;
-      w->dfs[sp++] = u;
-    }
+    if (step(w, c, v, 0, gen, w->stamp2, NULL, w->stamp, w->dfs, &sp, budget) != 0)
+      return -1;
   }
   return 0;
 }
