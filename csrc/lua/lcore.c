@@ -596,6 +596,15 @@ static int l_share(lua_State *L) {
   return 1;
 }
 
+void lcore_push_file_or_line(lua_State *L, const char *k, const char *file, int line) {
+  if (k[0] == 'f' && file != NULL)
+    lua_pushstring(L, file);
+  else if (k[0] != 'f' && line > 0)
+    lua_pushinteger(L, line);
+  else
+    lua_pushnil(L);
+}
+
 /* core.gzip(data [, level]): data compressed as one gzip member (the
 ** pprof export's container), written straight into a Lua buffer. */
 static int l_gzip(lua_State *L) {
@@ -651,12 +660,14 @@ static int l_type(lua_State *L) {
 }
 
 
-static void new_type(lua_State *L, const char *tname, const luaL_Reg *methods,
-                     lua_CFunction index, lua_CFunction gc) {
+void lcore_new_type(lua_State *L, const char *tname, const luaL_Reg *methods,
+                    lua_CFunction index, lua_CFunction gc, lua_CFunction tostring) {
   luaL_newmetatable(L, tname);
-  lua_newtable(L);
-  luaL_setfuncs(L, methods, 0);
-  lua_setfield(L, -2, "methods");
+  if (methods != NULL) {
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "methods");
+  }
   lua_pushcfunction(L, index);
   lua_setfield(L, -2, "__index");
   if (gc != NULL) {
@@ -664,14 +675,12 @@ static void new_type(lua_State *L, const char *tname, const luaL_Reg *methods,
     lua_setfield(L, -2, "__gc");
     lua_pushcfunction(L, gc);
     lua_setfield(L, -2, "__close");
-    lua_pushcfunction(L, profile_tostring);
-    lua_setfield(L, -2, "__tostring");
   } else {
     lua_pushcfunction(L, lcore_handle_eq);
     lua_setfield(L, -2, "__eq");
-    lua_pushcfunction(L, lcore_handle_tostring);
-    lua_setfield(L, -2, "__tostring");
   }
+  lua_pushcfunction(L, tostring);
+  lua_setfield(L, -2, "__tostring");
   lua_pop(L, 1);
 }
 
@@ -690,10 +699,12 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
     {NULL, NULL}
   };
   static const luaL_Reg nomethods[] = {{NULL, NULL}};
-  new_type(L, PROFILE_T, profile_methods, profile_index, profile_gc);
-  new_type(L, FUNCTION_T, lcore_function_methods, lcore_handle_index, NULL);
-  new_type(L, ARC_T, nomethods, lcore_handle_index, NULL);
-  new_type(L, CYCLE_T, lcore_cycle_methods, lcore_handle_index, NULL);
+  lcore_new_type(L, PROFILE_T, profile_methods, profile_index, profile_gc, profile_tostring);
+  lcore_new_type(L, FUNCTION_T, lcore_function_methods, lcore_handle_index, NULL,
+                 lcore_handle_tostring);
+  lcore_new_type(L, ARC_T, nomethods, lcore_handle_index, NULL, lcore_handle_tostring);
+  lcore_new_type(L, CYCLE_T, lcore_cycle_methods, lcore_handle_index, NULL,
+                 lcore_handle_tostring);
   lcore_lines_open(L);
   luaL_newmetatable(L, "lgprof.Options");
   lua_pushcfunction(L, options_gc);

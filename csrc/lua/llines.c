@@ -93,14 +93,7 @@ static int line_index(lua_State *L) {
     else
       lua_pushstring(L, p->image->files[f]);
   } else if (strcmp(k, "file") == 0 || strcmp(k, "line") == 0) {
-    const char *file = lgp_line_file(p, l);
-    int line = lgp_line_number(p, l);
-    if (k[0] == 'f' && file != NULL)
-      lua_pushstring(L, file);
-    else if (k[0] == 'l' && line > 0)
-      lua_pushinteger(L, line);
-    else
-      lua_pushnil(L);
+    lcore_push_file_or_line(L, k, lgp_line_file(p, l), lgp_line_number(p, l));
   } else if (strcmp(k, "address") == 0)
     lua_pushinteger(L, (lua_Integer)l->addr);
   else if (strcmp(k, "end_address") == 0) {
@@ -274,14 +267,7 @@ void lcore_lines_release(lua_State *L, int pidx) {
 }
 
 void lcore_lines_open(lua_State *L) {
-  luaL_newmetatable(L, LINE_T);
-  lua_pushcfunction(L, line_index);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, lcore_handle_eq);
-  lua_setfield(L, -2, "__eq");
-  lua_pushcfunction(L, line_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  lcore_new_type(L, LINE_T, NULL, line_index, NULL, line_tostring);
   luaL_newmetatable(L, LINEDATA_T);
   lua_pushcfunction(L, linedata_gc);
   lua_setfield(L, -2, "__gc");

@@ -74,18 +74,9 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     lua_pushinteger(L, n->end_addr >= n->addr ? (lua_Integer)(n->end_addr - n->addr + 1) : 0);
   else if ((strcmp(k, "file") == 0 || strcmp(k, "line") == 0) && !n->is_cycle) {
     /* DWARF is read on first use; unreadable means unknown (nil) */
-    const char *file;
-    int line;
     lgp_err err = {0, ""};
     lgp_sources_load_srcinfo(lp->sources, &err);
-    file = lgp_node_file(p, id);
-    line = lgp_node_line(p, id);
-    if (k[0] == 'f' && file != NULL)
-      lua_pushstring(L, file);
-    else if (k[0] == 'l' && line > 0)
-      lua_pushinteger(L, line);
-    else
-      lua_pushnil(L);
+    lcore_push_file_or_line(L, k, lgp_node_file(p, id), lgp_node_line(p, id));
   } else if (strcmp(k, "is_static") == 0 && !n->is_cycle)
     lua_pushboolean(L, n->is_static);
   else if (strcmp(k, "is_function") == 0 && !n->is_cycle)
