@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyse/cyclecut.h"
+#include "util/hashtab.h"
 #include "lcore.h"
 
 /* {====================================================== symspecs */
@@ -23,13 +24,12 @@ typedef struct endinfo {
   uint32_t file_namesakes; /* of those, the ones in a file of the same base name */
 } endinfo;
 
-/* The ends, found by node (slot) and by name (an open-addressing table). */
+/* The ends, found by node (slot) and by name. */
 typedef struct endset {
   endinfo *v;
   size_t n;
-  uint32_t *slot;  /* nsyms: the end of each node, or UINT32_MAX */
-  uint32_t *hash;  /* nhash: end index + 1, 0 empty */
-  size_t nhash;
+  uint32_t *slot;      /* nsyms: the end of each node, or UINT32_MAX */
+  lgp_hashtab by_name; /* the ends by their node's raw name */
 } endset;
 
 static const char *base_name(const char *path) {
@@ -50,30 +50,35 @@ static void add_end(endset *s, uint32_t node) {
   s->n++;
 }
 
-static size_t name_hash(const char *name) {
-  return lgp_hash_bytes(name, strlen(name));
+static uint32_t name_hash(const char *name) {
+  return lgp_hashtab_hash_bytes(name, strlen(name));
 }
 
-static void index_names(endset *s, const lgp_node *nodes) {
-  size_t i, mask = s->nhash - 1;
+/* The ends by name; 0, or -1 (out of memory). */
+static int index_names(endset *s, const lgp_node *nodes) {
+  size_t i;
+  if (lgp_hashtab_reserve(&s->by_name, s->n) != 0)
+    return -1;
   for (i = 0; i < s->n; i++) {
-    size_t h = name_hash(nodes[s->v[i].node].name) & mask;
-    while (s->hash[h] != 0)
-      h = (h + 1) & mask;
-    s->hash[h] = (uint32_t)i + 1;
+    lgp_hashpos at = lgp_hashtab_probe(&s->by_name, name_hash(nodes[s->v[i].node].name));
+    while (lgp_hashtab_next(&s->by_name, &at) != LGP_HASHTAB_END)
+      ;
+    lgp_hashtab_put(&s->by_name, &at, (uint32_t)i);
   }
+  return 0;
 }
 
 /* For each symbol i and each end of the same name that is not i: counts
 ** a namesake, or (files) one in a file of the same base name; 1 if any. */
 static int visit_namesakes(endset *s, const lgp_profile *p, int files) {
   const lgp_node *nodes = p->graph.nodes;
-  size_t i, mask = s->nhash - 1;
+  size_t i;
   int any = 0;
   for (i = 0; i < p->graph.nsyms; i++) {
-    size_t h = name_hash(nodes[i].name) & mask;
-    for (; s->hash[h] != 0; h = (h + 1) & mask) {
-      endinfo *e = &s->v[s->hash[h] - 1];
+    lgp_hashpos at = lgp_hashtab_probe(&s->by_name, name_hash(nodes[i].name));
+    uint32_t k;
+    while ((k = lgp_hashtab_next(&s->by_name, &at)) != LGP_HASHTAB_END) {
+      endinfo *e = &s->v[k];
       if (e->node == i || strcmp(nodes[e->node].name, nodes[i].name) != 0)
         continue;
       any = 1;
@@ -273,21 +278,22 @@ int lcore_profile_cycle_cuts(lua_State *L) {
   cuts = compute(L, p, (size_t)min_members, one_per_caller, 0, &cc, &ncuts);
   /* the ends, in memory Lua owns */
   memset(&es, 0, sizeof es);
-  for (es.nhash = 16; es.nhash < 4 * ncuts; es.nhash *= 2)
-    ;
   es.v = lua_newuserdatauv(L, (2 * ncuts + 1) * sizeof *es.v, 0);
   es.slot = lua_newuserdatauv(L, (nsyms ? nsyms : 1) * sizeof *es.slot, 0);
-  es.hash = lua_newuserdatauv(L, es.nhash * sizeof *es.hash, 0);
   memset(es.slot, 0xff, nsyms * sizeof *es.slot);
-  memset(es.hash, 0, es.nhash * sizeof *es.hash);
   for (k = 0; k < ncuts; k++) {
     const lgp_arc *a = &p->graph.arcs.arcs[cuts[k]];
     add_end(&es, a->parent);
     add_end(&es, a->child);
     calls += a->count;
   }
-  index_names(&es, p->graph.nodes);
+  /* (no Lua call from here to the free: nothing raises in between) */
+  if (index_names(&es, p->graph.nodes) != 0) {
+    lgp_hashtab_free(&es.by_name);
+    return luaL_error(L, "out of memory");
+  }
   count_namesakes(lp, &es);
+  lgp_hashtab_free(&es.by_name);
 
   if (plain) /* the cuts' ends for _exclude_arcs, below the result */
     pairs = lua_newuserdatauv(L, (2 * ncuts + 1) * sizeof *pairs, 0);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hashtab.h"
 #include "write/export_int.h"
 
 void lgp_export_opts_init(lgp_export_opts *eo) {
@@ -92,35 +93,31 @@ void lgp_export_label(ectx *c, uint32_t s, lgp_out *b, int folded) {
 ** and constructors have several symbols of one name; statics of one name
 ** live in several files). A hash table over the printed names. */
 static int mark_dups(ectx *c) {
-  size_t n = c->p->graph.nsyms, k, cap = 16;
-  uint32_t *slot;
-  while (cap < 2 * n)
-    cap *= 2;
-  slot = lgp_alloc_array(cap, sizeof *slot);
-  if (slot == NULL)
+  size_t n = c->p->graph.nsyms, k;
+  lgp_hashtab names = {0};
+  if (lgp_hashtab_reserve(&names, n) != 0)
     return -1;
-  memset(slot, 0xff, cap * sizeof *slot);
   for (k = 0; k < n; k++) {
-    size_t len, i;
+    size_t len;
     const char *name;
+    lgp_hashpos at;
+    uint32_t other;
     if (!c->listed[k])
       continue;
     name = lgp_names_display_len(c->nm, c->p->graph.nodes, (uint32_t)k, &len);
-    for (i = lgp_hash_bytes(name, len) & (cap - 1);; i = (i + 1) & (cap - 1)) {
+    for (at = lgp_hashtab_probe(&names, lgp_hashtab_hash_bytes(name, len));
+         (other = lgp_hashtab_next(&names, &at)) != LGP_HASHTAB_END;) {
       size_t olen;
-      const char *other;
-      if (slot[i] == LGP_NONE) {
-        slot[i] = (uint32_t)k;
-        break;
-      }
-      other = lgp_names_display_len(c->nm, c->p->graph.nodes, slot[i], &olen);
-      if (olen == len && memcmp(other, name, len) == 0) {
-        c->dup[slot[i]] = c->dup[k] = 1;
+      const char *oname = lgp_names_display_len(c->nm, c->p->graph.nodes, other, &olen);
+      if (olen == len && memcmp(oname, name, len) == 0) {
+        c->dup[other] = c->dup[k] = 1;
         break;
       }
     }
+    if (other == LGP_HASHTAB_END)
+      lgp_hashtab_put(&names, &at, (uint32_t)k);
   }
-  free(slot);
+  lgp_hashtab_free(&names);
   return 0;
 }
 
