@@ -23,8 +23,8 @@ typedef struct lgp_arc {
 ** table reused for the next caller (GROUPING); the hash over all arcs is
 ** built only when a caller comes back (HASHED). */
 typedef enum lgp_arc_mode {
-  LGP_ARCS_HASHED = 0,  /* every arc is in slots */
-  LGP_ARCS_GROUPING,    /* only the current caller's arcs are in grp_slots */
+  LGP_ARCS_HASHED = 0,  /* every arc is in by_ends */
+  LGP_ARCS_GROUPING,    /* only the current caller's arcs are in grp_by_child */
   LGP_ARCS_SEALED       /* complete: no more adding, no lookups */
 } lgp_arc_mode;
 
@@ -34,7 +34,7 @@ typedef struct lgp_arctab {
   lgp_hashtab by_ends;  /* the arcs by (parent, child) */
   lgp_arc_mode mode;
   size_t nnodes;        /* parents are below this */
-  uint32_t grp_parent;   /* the current group's */
+  uint32_t grp_parent;  /* the current group's caller */
   uint8_t *grp_seen;    /* nnodes: parents that had a group */
   lgp_hashtab grp_by_child; /* the current group's arcs by child */
 } lgp_arctab;
