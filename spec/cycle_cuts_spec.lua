@@ -438,6 +438,35 @@ describe("cycle cuts", function()
     return header, kline
   end
 
+  describe("the list's names", function()
+    -- main -> A (1), A -> B (1), B -> A (5), all the time in main: the cut
+    -- is A -> B, after which B has no calls and no time, so gprof's call
+    -- graph prints no entry for B; yet B's print flag stays set, and gprof
+    -- names it "B [3]" among A's callers (print_name: "(3)" is only for an
+    -- entry the graph leaves out by its flag). The list names the cut's
+    -- ends as gprof's report names them.
+    it("are those of gprof's report with the printed -k options", function()
+      if not cmd.HAVE_GPROF then return pending("gprof not installed") end
+      local exe, gmon = write("zero-end", {
+        funcs = { { "main", 10 }, { "A", 0 }, { "B", 0 } },
+        arcs = { { "main", "A", 1 }, { "A", "B", 1 }, { "B", "A", 5 } },
+      })
+      local status, out, err = cmd.lgprof({ "-b", "-q", "--break-cycles", exe, gmon })
+      assert.are.equal(0, status, err)
+      local kline = out:match("\n(%-k [^\n]*)\n")
+      assert.are.equal("-k A/B", kline)
+      local gstatus, gout, gerr = cmd.gprof({ "-b", "-q", "-k", "A/B", exe, gmon })
+      assert.are.equal(0, gstatus, gerr)
+      local from, to = out:match("\t(.-) to (.-) with 1 calls\n")
+      assert.are.equal("A [2]", from)
+      assert.are.equal("B [3]", to)
+      -- as gprof's report prints them, at the end of a call graph line
+      for _, name in ipairs({ from, to }) do
+        assert.truthy(("\n" .. gout):find(" " .. name:gsub("%p", "%%%0") .. "\n"), name)
+      end
+    end)
+  end)
+
   describe("on every fixture program with cycles", function()
     local builds = {}
     setup(function()

@@ -19,6 +19,7 @@ local LIBS = "-lz -liberty -lm -ldl"
 -- library (their definitions win over its copies), extra flags.
 local UNITS = {
   { test = "util.c" },
+  { test = "bytes.c" },
   { test = "symtab.c" },
   { test = "staticcg.c" },
   { test = "source.c" },

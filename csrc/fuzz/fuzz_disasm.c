@@ -1,7 +1,7 @@
 /*
 ** fuzz_disasm.c: libFuzzer harness for the static call graphs over
-** arbitrary machine code: gprof -c's byte scan (lgp_static_gprof_scan) and
-** the Capstone decoding of --static-arcs (lgp_static_decode), with a symbol
+** arbitrary machine code: gprof -c's byte scan (lgp_staticcg_gprof_scan) and
+** the Capstone decoding of --static-arcs (lgp_staticcg_decode), with a symbol
 ** table, histogram records, a PLT and GOT slots all taken from the input.
 ** Layout: byte 0 the number of symbols (1 to 32), then two bytes per
 ** symbol (its offset, and flags: bit 0 a line symbol), four bytes of
@@ -70,8 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   qsort(raw, n, sizeof raw[0], cmp_addr);
   raw[0].is_line = 0;
   for (i = 0; i < n; i++)
-    lgp_node_init(&nodes[i], (uint32_t)i, &raw[i],
-                  i + 1 < n ? raw[i + 1].addr - 1 : TEXT + codesize - 1);
+    lgp_symtab_node_init(&nodes[i], (uint32_t)i, &raw[i],
+                         i + 1 < n ? raw[i + 1].addr - 1 : TEXT + codesize - 1);
   if (lgp_symindex_build(&ix, nodes, n) != 0)
     return 0;
   /* histogram records: [TEXT + a, TEXT + b), [TEXT + b, TEXT + c) and one far off */
@@ -120,8 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sc.arcs = &arcs;
   sc.path = "fuzz";
   sc.lines = (data[0] & 16) != 0;
-  if (lgp_static_gprof_scan(&sc, &code, hist, 1 + (size_t)(data[0] >> 5) % 3, &err) == 0)
-    lgp_static_decode(&sc, &code, &err);
+  if (lgp_staticcg_gprof_scan(&sc, &code, hist, 1 + (size_t)(data[0] >> 5) % 3, &err) == 0)
+    lgp_staticcg_decode(&sc, &code, &err);
   for (i = 0; i < arcs.narcs; i++)
     if (arcs.arcs[i].parent >= n || arcs.arcs[i].child >= n ||
         (arcs.arcs[i].is_static && arcs.arcs[i].count != 0))

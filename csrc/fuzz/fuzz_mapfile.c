@@ -29,10 +29,10 @@ static void orders(const lgp_profile *p) {
   lgp_namelist l = {NULL, 0, 0};
   lgp_ordering_opts oo = {1, 1};
   lgp_err err = {0, ""};
-  if (lgp_file_ordering(p, &p->own->map, &l, &err) == 0)
-    lgp_namelist_free(&l);
-  if (lgp_function_ordering(p, &oo, &l, &err) == 0)
-    lgp_namelist_free(&l);
+  if (lgp_ordering_files(p, &p->own->map, &l, &err) == 0)
+    lgp_ordering_namelist_free(&l);
+  if (lgp_ordering_functions(p, &oo, &l, &err) == 0)
+    lgp_ordering_namelist_free(&l);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (lgp_profile_open(&p, exe_path, (const char *const[]){gmon_path}, 1, &opts, &e2) == 0) {
       if (lgp_profile_analyse(&p, LGP_GRAPH_ALL, &e2) == 0) { /* as the binding does */
         orders(&p);
-        fz_report(&p, &p.own->image, cfg);
+        fz_report(&p, p.own, cfg);
       }
       lgp_profile_free(&p);
     }

@@ -40,7 +40,7 @@ static void fz_write(const char *path, const uint8_t *data, size_t size) {
   fclose(f);
 }
 
-static void fz_report(const lgp_profile *p, lgp_image *srcinfo, int cfg) {
+static void fz_report(const lgp_profile *p, lgp_sources *sources, int cfg) {
   lgp_names nm;
   lgp_report_opts ro;
   lgp_out o;
@@ -57,14 +57,14 @@ static void fz_report(const lgp_profile *p, lgp_image *srcinfo, int cfg) {
   ro.flat = p->gmon->have_hist;
   ro.graph = p->gmon->have_cg;
   ro.first_output = &first;
-  ro.srcinfo = srcinfo;
+  ro.sources = sources;
   lgp_out_init(&o, NULL);
   lgp_report_gprof(&o, p, &nm, &ro);
   lgp_out_free(&o);
   lgp_names_free(&nm);
 }
 
-static void fz_exports(const lgp_profile *p, lgp_image *srcinfo, int cfg) {
+static void fz_exports(const lgp_profile *p, lgp_sources *sources, int cfg) {
   lgp_names nm;
   int fmt;
   if (lgp_names_init(&nm, p->graph.nsyms + p->graph.ncycles, 1, NULL) != 0)
@@ -77,7 +77,7 @@ static void fz_exports(const lgp_profile *p, lgp_image *srcinfo, int cfg) {
     eo.format = fmt;
     eo.zeros = cfg & 1;
     eo.creator = "fuzz";
-    eo.srcinfo = srcinfo;
+    eo.sources = sources;
     if (cfg == 2) {
       eo.max_depth = 1;
       eo.min_weight = 0;
@@ -89,7 +89,7 @@ static void fz_exports(const lgp_profile *p, lgp_image *srcinfo, int cfg) {
   lgp_names_free(&nm);
 }
 
-static void fz_view(const lgp_profile *base, lgp_image *srcinfo, int cfg) {
+static void fz_view(const lgp_profile *base, lgp_sources *sources, int cfg) {
   lgp_view_spec vs;
   lgp_profile v;
   lgp_err err = {0, ""};
@@ -117,8 +117,8 @@ static void fz_view(const lgp_profile *base, lgp_image *srcinfo, int cfg) {
   }
   memset(&v, 0, sizeof v);
   if (lgp_view_build(&v, base, &vs, &err) == 0) {
-    fz_report(&v, srcinfo, cfg);
-    fz_exports(&v, srcinfo, cfg);
+    fz_report(&v, sources, cfg);
+    fz_exports(&v, sources, cfg);
     lgp_profile_free(&v);
   }
 out:
@@ -137,7 +137,7 @@ static void fz_sources(const lgp_profile *p, const char *const *dirs, size_t ndi
   lgp_err err = {0, ""};
   int first = cfg & 1;
   /* as the binding does: no source information is not an error */
-  (void)lgp_image_load_srcinfo(&p->own->image, &err);
+  (void)lgp_sources_load_srcinfo(p->own, &err);
   lgp_out_init(&o, NULL);
   lgp_out_init(&e, NULL);
   (void)lgp_report_exec_counts(&o, p, p->bbcounts, cfg >= 2, &first);
@@ -171,8 +171,8 @@ static void fz_trust(const lgp_profile *p, int cfg) {
       arcs[k].count = p->graph.arcs.arcs[k].count;
     }
     memset(&cc, 0, sizeof cc);
-    if (lgp_cycle_cuts(p->graph.nsyms, arcs, narcs, NULL, cfg & 1 ? 3 : 2, cfg < 2, &cc, &err) == 0)
-      lgp_cyclecuts_free(&cc);
+    if (lgp_cyclecut_find(p->graph.nsyms, arcs, narcs, NULL, cfg & 1 ? 3 : 2, cfg < 2, &cc, &err) == 0)
+      lgp_cyclecut_free(&cc);
     free(arcs);
   }
   memset(&ev, 0, sizeof ev);
@@ -212,7 +212,7 @@ static void fz_pipeline(const char *exe, const char *gmon, int cfg) {
   if (lgp_profile_open(&p, exe, gmons, cfg == 2 ? 2 : 1, &opts, &err) == 0) {
     /* as the binding does: DWARF read on demand through the owner's image
        (in half the configurations) */
-    lgp_image *srcinfo = cfg == 0 || cfg == 3 ? &p.own->image : NULL;
+    lgp_sources *sources = cfg == 0 || cfg == 3 ? p.own : NULL;
     /* the sources' reports first, as the command runs them: on the calls alone */
     fz_sources(&p, NULL, 0, cfg);
     if (lgp_profile_analyse(&p, LGP_GRAPH_ALL, &err) != 0) {
@@ -220,9 +220,9 @@ static void fz_pipeline(const char *exe, const char *gmon, int cfg) {
       lgp_options_free(&opts);
       return;
     }
-    fz_report(&p, srcinfo, cfg);
-    fz_exports(&p, srcinfo, cfg);
-    fz_view(&p, srcinfo, cfg);
+    fz_report(&p, sources, cfg);
+    fz_exports(&p, sources, cfg);
+    fz_view(&p, sources, cfg);
     fz_trust(&p, cfg);
     lgp_profile_free(&p);
   }

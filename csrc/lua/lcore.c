@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/gzip.h"
+#include "util/json.h"
 #include "lcore.h"
 #include "llines.h"
 
@@ -253,13 +254,13 @@ void lcore_set_profile(lua_State *L, lprofile *lp, lgp_profile *p, int demangle,
                        const char *style) {
   lp->p = p; /* owned from here: __gc frees it */
   if (!lgp_is_view(p)) {
-    lp->srcinfo = &p->own->image;
+    lp->sources = p->own;
   } else {
     lprofile *base;
     lua_getiuservalue(L, -1, 1);
     base = lua_touserdata(L, -1);
     base->nviews++;
-    lp->srcinfo = base->srcinfo;
+    lp->sources = base->sources;
     lua_pop(L, 1);
   }
   /* room for the cycles an analysis still to come may add (a cycle has
@@ -292,7 +293,7 @@ static int l_open(lua_State *L) {
     luaL_checktype(L, 3, LUA_TTABLE);
     if (lua_getfield(L, 3, "demangle") == LUA_TSTRING) {
       style = lua_tostring(L, -1);
-      luaL_argcheck(L, lgp_demangle_style_ok(style), 3, "unknown demangling style");
+      luaL_argcheck(L, lgp_names_demangle_style_ok(style), 3, "unknown demangling style");
     } else if (lua_isboolean(L, -1)) {
       demangle = lua_toboolean(L, -1);
     } else if (!lua_isnil(L, -1)) {
@@ -368,7 +369,7 @@ static int iter_nodes(lua_State *L) {
     if (which == 4 && node >= p->graph.nsyms)
       continue; /* functions(): no cycles */
     if (which == 2) {
-      if (lgp_flat_shows(p, node, lua_toboolean(L, lua_upvalueindex(4))))
+      if (lgp_report_flat_shows(p, node, lua_toboolean(L, lua_upvalueindex(4))))
         break; /* flat(): the rows gprof's flat profile prints */
     } else if (!lgp_removed(p, node))
       break; /* a view leaves out what its filters removed */
@@ -581,7 +582,7 @@ static int l_demangle(lua_State *L) {
   char *d;
   if (lgp_names_init(&nm, 0, 1, style) != 0)
     return luaL_argerror(L, 2, "unknown demangling style");
-  d = lgp_demangle(name, nm.options);
+  d = lgp_names_demangle(name, nm.options);
   lgp_names_free(&nm);
   if (d == NULL)
     return 0;
@@ -615,7 +616,15 @@ static int l_share(lua_State *L) {
   return 1;
 }
 
-/* core.type(v) -> "profile", "function", "cycle", "arc", "line" or nil (as io.type) */
+void lcore_push_file_or_line(lua_State *L, const char *k, const char *file, int line) {
+  if (k[0] == 'f' && file != NULL)
+    lua_pushstring(L, file);
+  else if (k[0] != 'f' && line > 0)
+    lua_pushinteger(L, line);
+  else
+    lua_pushnil(L);
+}
+
 /* core.gzip(data [, level]): data compressed as one gzip member (the
 ** pprof export's container), written straight into a Lua buffer. */
 static int l_gzip(lua_State *L) {
@@ -636,6 +645,24 @@ static int l_gzip(lua_State *L) {
   return 1;
 }
 
+/* core.json_string(s): s as a JSON string, quotes included: the one
+** encoder (util/json.h) of every JSON lgprof writes. */
+static int l_json_string(lua_State *L) {
+  size_t n;
+  const char *s = luaL_checklstring(L, 1, &n);
+  lgp_out o;
+  lgp_out_init(&o, NULL);
+  lgp_json_string(&o, s, n);
+  if (o.failed) {
+    lgp_out_free(&o);
+    return luaL_error(L, "not enough memory");
+  }
+  lua_pushlstring(L, o.buf, o.len);
+  lgp_out_free(&o);
+  return 1;
+}
+
+/* core.type(v) -> "profile", "function", "cycle", "arc", "line" or nil (as io.type) */
 static int l_type(lua_State *L) {
   static const struct { const char *tname, *kind; } types[] = {
     {PROFILE_T, "profile"}, {FUNCTION_T, "function"}, {CYCLE_T, "cycle"}, {ARC_T, "arc"},
@@ -653,12 +680,14 @@ static int l_type(lua_State *L) {
 }
 
 
-static void new_type(lua_State *L, const char *tname, const luaL_Reg *methods,
-                     lua_CFunction index, lua_CFunction gc) {
+void lcore_new_type(lua_State *L, const char *tname, const luaL_Reg *methods,
+                    lua_CFunction index, lua_CFunction gc, lua_CFunction tostring) {
   luaL_newmetatable(L, tname);
-  lua_newtable(L);
-  luaL_setfuncs(L, methods, 0);
-  lua_setfield(L, -2, "methods");
+  if (methods != NULL) {
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "methods");
+  }
   lua_pushcfunction(L, index);
   lua_setfield(L, -2, "__index");
   if (gc != NULL) {
@@ -666,14 +695,12 @@ static void new_type(lua_State *L, const char *tname, const luaL_Reg *methods,
     lua_setfield(L, -2, "__gc");
     lua_pushcfunction(L, gc);
     lua_setfield(L, -2, "__close");
-    lua_pushcfunction(L, profile_tostring);
-    lua_setfield(L, -2, "__tostring");
   } else {
     lua_pushcfunction(L, lcore_handle_eq);
     lua_setfield(L, -2, "__eq");
-    lua_pushcfunction(L, lcore_handle_tostring);
-    lua_setfield(L, -2, "__tostring");
   }
+  lua_pushcfunction(L, tostring);
+  lua_setfield(L, -2, "__tostring");
   lua_pop(L, 1);
 }
 
@@ -687,15 +714,18 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
     {"share", l_share},
     {"type", l_type},
     {"gzip", l_gzip},
+    {"json_string", l_json_string},
     {"_list_dir", lcore_list_dir},
     {"glob", lcore_glob},
     {NULL, NULL}
   };
   static const luaL_Reg nomethods[] = {{NULL, NULL}};
-  new_type(L, PROFILE_T, profile_methods, profile_index, profile_gc);
-  new_type(L, FUNCTION_T, lcore_function_methods, lcore_handle_index, NULL);
-  new_type(L, ARC_T, nomethods, lcore_handle_index, NULL);
-  new_type(L, CYCLE_T, lcore_cycle_methods, lcore_handle_index, NULL);
+  lcore_new_type(L, PROFILE_T, profile_methods, profile_index, profile_gc, profile_tostring);
+  lcore_new_type(L, FUNCTION_T, lcore_function_methods, lcore_handle_index, NULL,
+                 lcore_handle_tostring);
+  lcore_new_type(L, ARC_T, nomethods, lcore_handle_index, NULL, lcore_handle_tostring);
+  lcore_new_type(L, CYCLE_T, lcore_cycle_methods, lcore_handle_index, NULL,
+                 lcore_handle_tostring);
   lcore_lines_open(L);
   lcore_stacks_open(L);
   luaL_newmetatable(L, "lgprof.Options");

@@ -24,8 +24,8 @@
 
 typedef struct lprofile {
   lgp_profile *p;          /* NULL once closed */
-  lgp_image *srcinfo;      /* the owning profile's image: reading DWARF on
-                              demand (file, line) writes to it */
+  lgp_sources *sources;    /* the owner of p's sources (a view's: its base
+                              profile's): DWARF is read through it on demand */
   lgp_names names;
   lgp_profile *kept;       /* closed while views still borrow from it */
   int nviews;              /* live views of this profile */
@@ -49,6 +49,14 @@ lprofile *lcore_check_profile(lua_State *L, int idx);
 /* A handle's Profile (its user value), open and analysed. */
 lprofile *lcore_handle_profile(lua_State *L, int idx);
 void lcore_push_handle(lua_State *L, int pidx, const char *tname, uint32_t id);
+/* Registers the metatable tname: methods (NULL: none) in its field
+** "methods", __index, __tostring, and __gc and __close when gc is not NULL
+** (a Profile), else __eq (a handle: lcore_handle_eq). */
+void lcore_new_type(lua_State *L, const char *tname, const luaL_Reg *methods,
+                    lua_CFunction index, lua_CFunction gc, lua_CFunction tostring);
+/* Pushes a file (k "file...") or a line number (else) as fields file and
+** line show them: nil when unknown (NULL, or a line of 0). */
+void lcore_push_file_or_line(lua_State *L, const char *k, const char *file, int line);
 void lcore_push_node(lua_State *L, int pidx, const lgp_profile *p, uint32_t node);
 /* lopts.c: option tables at argument arg (nil or absent: every default).
 ** Each raises "bad argument #arg to 'f' (...)" on a wrong key or value. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyse/cyclecut.h"
+#include "util/hashtab.h"
 #include "lcore.h"
 
 /* {====================================================== symspecs */
@@ -23,13 +24,12 @@ typedef struct endinfo {
   uint32_t file_namesakes; /* of those, the ones in a file of the same base name */
 } endinfo;
 
-/* The ends, found by node (slot) and by name (an open-addressing table). */
+/* The ends, found by node (slot) and by name. */
 typedef struct endset {
   endinfo *v;
   size_t n;
-  uint32_t *slot;  /* nsyms: the end of each node, or UINT32_MAX */
-  uint32_t *hash;  /* nhash: end index + 1, 0 empty */
-  size_t nhash;
+  uint32_t *slot;      /* nsyms: the end of each node, or UINT32_MAX */
+  lgp_hashtab by_name; /* the ends by their node's raw name */
 } endset;
 
 static const char *base_name(const char *path) {
@@ -50,30 +50,35 @@ static void add_end(endset *s, uint32_t node) {
   s->n++;
 }
 
-static size_t name_hash(const char *name) {
-  return lgp_hash_bytes(name, strlen(name));
+static uint32_t name_hash(const char *name) {
+  return lgp_hashtab_hash_bytes(name, strlen(name));
 }
 
-static void index_names(endset *s, const lgp_node *nodes) {
-  size_t i, mask = s->nhash - 1;
+/* The ends by name; 0, or -1 (out of memory). */
+static int index_names(endset *s, const lgp_node *nodes) {
+  size_t i;
+  if (lgp_hashtab_reserve(&s->by_name, s->n) != 0)
+    return -1;
   for (i = 0; i < s->n; i++) {
-    size_t h = name_hash(nodes[s->v[i].node].name) & mask;
-    while (s->hash[h] != 0)
-      h = (h + 1) & mask;
-    s->hash[h] = (uint32_t)i + 1;
+    lgp_hashpos at = lgp_hashtab_probe(&s->by_name, name_hash(nodes[s->v[i].node].name));
+    while (lgp_hashtab_next(&s->by_name, &at) != LGP_HASHTAB_END)
+      ;
+    lgp_hashtab_put(&s->by_name, &at, (uint32_t)i);
   }
+  return 0;
 }
 
 /* For each symbol i and each end of the same name that is not i: counts
 ** a namesake, or (files) one in a file of the same base name; 1 if any. */
 static int visit_namesakes(endset *s, const lgp_profile *p, int files) {
   const lgp_node *nodes = p->graph.nodes;
-  size_t i, mask = s->nhash - 1;
+  size_t i;
   int any = 0;
   for (i = 0; i < p->graph.nsyms; i++) {
-    size_t h = name_hash(nodes[i].name) & mask;
-    for (; s->hash[h] != 0; h = (h + 1) & mask) {
-      endinfo *e = &s->v[s->hash[h] - 1];
+    lgp_hashpos at = lgp_hashtab_probe(&s->by_name, name_hash(nodes[i].name));
+    uint32_t k;
+    while ((k = lgp_hashtab_next(&s->by_name, &at)) != LGP_HASHTAB_END) {
+      endinfo *e = &s->v[k];
       if (e->node == i || strcmp(nodes[e->node].name, nodes[i].name) != 0)
         continue;
       any = 1;
@@ -100,7 +105,7 @@ static void count_namesakes(lprofile *lp, endset *s) {
     return;
   {
     lgp_err err = {0, ""};
-    lgp_image_load_srcinfo(lp->srcinfo, &err); /* unreadable: files unknown */
+    lgp_sources_load_srcinfo(lp->sources, &err); /* unreadable: files unknown */
   }
   visit_namesakes(s, p, 1);
 }
@@ -223,10 +228,10 @@ static uint32_t *compute(lua_State *L, const lgp_profile *p, size_t min_members,
   }
   if (count_only) {
     memset(cc, 0, sizeof *cc);
-    rc = lgp_cycle_stats(p->graph.nsyms, arcs, narcs, skip, min_members, &cc->before, &err);
+    rc = lgp_cyclecut_stats(p->graph.nsyms, arcs, narcs, skip, min_members, &cc->before, &err);
   } else {
-    rc = lgp_cycle_cuts(p->graph.nsyms, arcs, narcs, skip, min_members, one_per_caller, cc,
-                        &err);
+    rc = lgp_cyclecut_find(p->graph.nsyms, arcs, narcs, skip, min_members, one_per_caller, cc,
+                           &err);
   }
   free(arcs);
   free(skip);
@@ -238,7 +243,7 @@ static uint32_t *compute(lua_State *L, const lgp_profile *p, size_t min_members,
   if (cc->ncuts > 0) /* (no cuts: cc->cuts may be NULL) */
     memcpy(cuts, cc->cuts, cc->ncuts * sizeof *cuts);
   *ncuts = cc->ncuts;
-  lgp_cyclecuts_free(cc);
+  lgp_cyclecut_free(cc);
   return cuts;
 }
 
@@ -273,21 +278,22 @@ int lcore_profile_cycle_cuts(lua_State *L) {
   cuts = compute(L, p, (size_t)min_members, one_per_caller, 0, &cc, &ncuts);
   /* the ends, in memory Lua owns */
   memset(&es, 0, sizeof es);
-  for (es.nhash = 16; es.nhash < 4 * ncuts; es.nhash *= 2)
-    ;
   es.v = lua_newuserdatauv(L, (2 * ncuts + 1) * sizeof *es.v, 0);
   es.slot = lua_newuserdatauv(L, (nsyms ? nsyms : 1) * sizeof *es.slot, 0);
-  es.hash = lua_newuserdatauv(L, es.nhash * sizeof *es.hash, 0);
   memset(es.slot, 0xff, nsyms * sizeof *es.slot);
-  memset(es.hash, 0, es.nhash * sizeof *es.hash);
   for (k = 0; k < ncuts; k++) {
     const lgp_arc *a = &p->graph.arcs.arcs[cuts[k]];
     add_end(&es, a->parent);
     add_end(&es, a->child);
     calls += a->count;
   }
-  index_names(&es, p->graph.nodes);
+  /* (no Lua call from here to the free: nothing raises in between) */
+  if (index_names(&es, p->graph.nodes) != 0) {
+    lgp_hashtab_free(&es.by_name);
+    return luaL_error(L, "out of memory");
+  }
   count_namesakes(lp, &es);
+  lgp_hashtab_free(&es.by_name);
 
   if (plain) /* the cuts' ends for _exclude_arcs, below the result */
     pairs = lua_newuserdatauv(L, (2 * ncuts + 1) * sizeof *pairs, 0);
@@ -393,28 +399,16 @@ int lcore_profile_exclude_arcs(lua_State *L) {
   return 0;
 }
 
-/* gprof's way of naming a function in the call graph: NAME <cycle N> [I],
-** (I) when the graph does not print it. */
+/* A function's name as gprof's report prints it (print_name). */
 static void add_print_name(luaL_Buffer *b, lprofile *lp, uint32_t s) {
   const lgp_node *n = &lp->p->graph.nodes[s];
-  char num[48];
+  char tail[LGP_NAMES_TAIL_MAX];
   size_t len;
-  const char *name = lgp_display_name_len(&lp->names, lp->p->graph.nodes, s, &len);
-  int shown = lgp_graph_shows(lp->p, s, !lp->zeros);
+  const char *name = lgp_names_display_len(&lp->names, lp->p->graph.nodes, s, &len);
   luaL_addlstring(b, name, len);
-  /* (the numbers formatted by hand: snprintf took most of the time of
-     the 30,000 lines of B3) */
-  if (n->cyc_num > 0) {
-    luaL_addstring(b, " <cycle ");
-    luaL_addlstring(b, num, lgp_fmt_u64(num, (uint64_t)n->cyc_num, 0, 0));
-    luaL_addchar(b, '>');
-  } else if (n->cyc_num != 0) {
-    snprintf(num, sizeof num, " <cycle %d>", (int)n->cyc_num);
-    luaL_addstring(b, num);
-  }
-  luaL_addstring(b, shown ? " [" : " (");
-  luaL_addlstring(b, num, lgp_fmt_u64(num, (uint64_t)n->index, 0, 0));
-  luaL_addchar(b, shown ? ']' : ')');
+  luaL_addlstring(b, tail, (size_t)(lgp_names_put_tail(tail, n->cyc_num, n->index,
+                                                        (int)n->print_flag,
+                                                        lp->p->gmon->have_cg) - tail));
 }
 
 /* A cut's node number at key of the table on the top. */
@@ -428,20 +422,21 @@ static uint32_t cut_end(lua_State *L, const lprofile *lp, const char *key) {
   return (uint32_t)s;
 }
 
-/* Can a POSIX shell take s as a word as it is? (cyclecuts.shell_quote's
-** rule) */
+/* Can a POSIX shell take s as a word as it is? (letters, digits and
+** _./:+=@%,- only; the one shell quoting of lgprof: the -k options that
+** --break-cycles prints are made here) */
 static int shell_safe(const char *s, size_t len) {
   size_t i;
   if (len == 0)
     return 0;
   for (i = 0; i < len; i++)
-    if (!isalnum((unsigned char)s[i]) && strchr("_./:+=@%,-", s[i]) == NULL)
+    if (s[i] == '\0' || (!isalnum((unsigned char)s[i]) && strchr("_./:+=@%,-", s[i]) == NULL))
       return 0;
   return 1;
 }
 
-/* " -k WORD" (no space before the first), WORD quoted as
-** cyclecuts.shell_quote does. */
+/* " -k WORD" (no space before the first), WORD as it is when a shell
+** takes it so, else single-quoted (a ' as '\'\''). */
 static void add_k_word(luaL_Buffer *b, const char *s, size_t len, int first) {
   size_t i;
   luaL_addstring(b, first ? "-k " : " -k ");

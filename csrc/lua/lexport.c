@@ -61,7 +61,7 @@ int lcore_profile_export(lua_State *L) {
   luaL_argcheck(L, path != NULL || f->closef != NULL, 3, "attempt to use a closed file");
   lgp_export_opts_init(&eo);
   eo.format = codes[which];
-  eo.srcinfo = lp->srcinfo;
+  eo.sources = lp->sources;
   if (!lua_isnoneornil(L, 4)) {
     static const char *const tables[] = {"flat", "arcs", NULL};
     static const char *const grains[] = {"function", "line", NULL};

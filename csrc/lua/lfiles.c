@@ -47,7 +47,7 @@ int lcore_profile_report(lua_State *L) {
   lcore_analyse(L, lp, (ro.flat ? LGP_GRAPH_TIME | LGP_GRAPH_FLAT : 0) |
                  (ro.graph || ro.bsd ? LGP_GRAPH_INDEX : 0));
   ro.first_output = &first;
-  ro.srcinfo = lp->srcinfo;
+  ro.sources = lp->sources;
   lgp_out_init(&o, f->f);
   if (lgp_report_gprof(&o, lp->p, &lp->names, &ro) != 0) {
     lgp_out_free(&o);

@@ -54,7 +54,7 @@ lgp_lines *lcore_get_lines(lua_State *L, int pidx) {
   ls = lua_newuserdatauv(L, sizeof *ls, 0);
   memset(ls, 0, sizeof *ls);
   luaL_setmetatable(L, LINEDATA_T);
-  if (lgp_lines_build(ls, lp->p, lp->srcinfo, &err) != 0)
+  if (lgp_lines_build(ls, lp->p, lp->sources, &err) != 0)
     luaL_error(L, "%s", err.msg);
   if (lgp_is_view(lp->p))
     lua_getiuservalue(L, pidx, 1);
@@ -93,14 +93,7 @@ static int line_index(lua_State *L) {
     else
       lua_pushstring(L, p->image->files[f]);
   } else if (strcmp(k, "file") == 0 || strcmp(k, "line") == 0) {
-    const char *file = lgp_line_file(p, l);
-    int line = lgp_line_number(p, l);
-    if (k[0] == 'f' && file != NULL)
-      lua_pushstring(L, file);
-    else if (k[0] == 'l' && line > 0)
-      lua_pushinteger(L, line);
-    else
-      lua_pushnil(L);
+    lcore_push_file_or_line(L, k, lgp_line_file(p, l), lgp_line_number(p, l));
   } else if (strcmp(k, "address") == 0)
     lua_pushinteger(L, (lua_Integer)l->addr);
   else if (strcmp(k, "end_address") == 0) {
@@ -134,7 +127,7 @@ static int line_index(lua_State *L) {
     lua_pushboolean(L, lgp_line_inlined(p, l) != NULL);
   else if (strcmp(k, "inlined_from") == 0) {
     const char *name = lgp_line_inlined(p, l);
-    char *d = name != NULL && lp->names.enabled ? lgp_demangle(name, lp->names.options) : NULL;
+    char *d = name != NULL && lp->names.enabled ? lgp_names_demangle(name, lp->names.options) : NULL;
     if (name != NULL)
       lua_pushstring(L, d != NULL ? d : name);
     else
@@ -164,7 +157,7 @@ static int line_tostring(lua_State *L) {
     file = strrchr(file, '/') + 1;
   lua_pushfstring(L, "lgprof.Line (%s:%d @ %p in %s)", file != NULL ? file : "??",
                   lgp_line_number(lp->p, l), (void *)(uintptr_t)l->addr,
-                  l->func != LGP_NONE ? lgp_display_name(&lp->names, lp->p->graph.nodes, l->func)
+                  l->func != LGP_NONE ? lgp_names_display(&lp->names, lp->p->graph.nodes, l->func)
                                       : "??");
   return 1;
 }
@@ -246,7 +239,7 @@ int lcore_profile_line(lua_State *L) {
   for (; lo < ls->n && lgp_line_number(lp->p, &ls->v[ls->by_line[lo]]) == n && n > 0; lo++) {
     uint32_t j = ls->by_line[lo];
     const char *file = lgp_line_file(lp->p, &ls->v[j]);
-    if (file == NULL || !lgp_path_matches(file, want) || line_removed(lp->p, ls, j))
+    if (file == NULL || !lgp_lines_path_matches(file, want) || line_removed(lp->p, ls, j))
       continue;
     lcore_push_handle(L, 1, LINE_T, j);
     lua_rawseti(L, -2, ++count);
@@ -274,14 +267,7 @@ void lcore_lines_release(lua_State *L, int pidx) {
 }
 
 void lcore_lines_open(lua_State *L) {
-  luaL_newmetatable(L, LINE_T);
-  lua_pushcfunction(L, line_index);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, lcore_handle_eq);
-  lua_setfield(L, -2, "__eq");
-  lua_pushcfunction(L, line_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  lcore_new_type(L, LINE_T, NULL, line_index, NULL, line_tostring);
   luaL_newmetatable(L, LINEDATA_T);
   lua_pushcfunction(L, linedata_gc);
   lua_setfield(L, -2, "__gc");

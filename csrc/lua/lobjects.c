@@ -63,7 +63,7 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     if (n->is_cycle)
       lua_pushfstring(L, "<cycle %d>", (int)n->cyc_num);
     else
-      lua_pushstring(L, lgp_display_name(&lp->names, p->graph.nodes, id));
+      lua_pushstring(L, lgp_names_display(&lp->names, p->graph.nodes, id));
   } else if (strcmp(k, "symbol") == 0 && !n->is_cycle)
     lua_pushstring(L, n->name);
   else if (strcmp(k, "address") == 0 && !n->is_cycle)
@@ -74,18 +74,9 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     lua_pushinteger(L, n->end_addr >= n->addr ? (lua_Integer)(n->end_addr - n->addr + 1) : 0);
   else if ((strcmp(k, "file") == 0 || strcmp(k, "line") == 0) && !n->is_cycle) {
     /* DWARF is read on first use; unreadable means unknown (nil) */
-    const char *file;
-    int line;
     lgp_err err = {0, ""};
-    lgp_image_load_srcinfo(lp->srcinfo, &err);
-    file = lgp_node_file(p, id);
-    line = lgp_node_line(p, id);
-    if (k[0] == 'f' && file != NULL)
-      lua_pushstring(L, file);
-    else if (k[0] == 'l' && line > 0)
-      lua_pushinteger(L, line);
-    else
-      lua_pushnil(L);
+    lgp_sources_load_srcinfo(lp->sources, &err);
+    lcore_push_file_or_line(L, k, lgp_node_file(p, id), lgp_node_line(p, id));
   } else if (strcmp(k, "is_static") == 0 && !n->is_cycle)
     lua_pushboolean(L, n->is_static);
   else if (strcmp(k, "is_function") == 0 && !n->is_cycle)
@@ -138,7 +129,7 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
   else if (strcmp(k, "printed") == 0 || strcmp(k, "in_graph") == 0)
     lua_pushboolean(L, lgp_graph_shows(p, id, !lp->zeros));
   else if (strcmp(k, "in_flat") == 0 && !n->is_cycle)
-    lua_pushboolean(L, lgp_flat_shows(p, id, !lp->zeros));
+    lua_pushboolean(L, lgp_report_flat_shows(p, id, !lp->zeros));
   else if (strcmp(k, "propagated_fraction") == 0)
     lua_pushnumber(L, n->prop_fract);
   else if (strcmp(k, "cycle") == 0 && !n->is_cycle) {
@@ -330,12 +321,12 @@ int lcore_handle_tostring(lua_State *L) {
     lua_pushfstring(L, "%s (closed profile)", luaL_typename(L, 1));
   } else if (luaL_testudata(L, 1, ARC_T) != NULL) {
     const lgp_arc *a = &lp->p->graph.arcs.arcs[h->id];
-    lua_pushfstring(L, "lgprof.Arc (%s -> %s)", lgp_display_name(&lp->names, lp->p->graph.nodes, a->parent),
-                    lgp_display_name(&lp->names, lp->p->graph.nodes, a->child));
+    lua_pushfstring(L, "lgprof.Arc (%s -> %s)", lgp_names_display(&lp->names, lp->p->graph.nodes, a->parent),
+                    lgp_names_display(&lp->names, lp->p->graph.nodes, a->child));
   } else if (lp->p->graph.nodes[h->id].is_cycle) {
     lua_pushfstring(L, "lgprof.Cycle (<cycle %d>)", (int)lp->p->graph.nodes[h->id].cyc_num);
   } else {
-    lua_pushfstring(L, "lgprof.Function (%s)", lgp_display_name(&lp->names, lp->p->graph.nodes, h->id));
+    lua_pushfstring(L, "lgprof.Function (%s)", lgp_names_display(&lp->names, lp->p->graph.nodes, h->id));
   }
   return 1;
 }

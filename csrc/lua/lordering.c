@@ -21,7 +21,7 @@ static int push_names(lua_State *L, int rc, lgp_namelist *l, const lgp_err *err)
     lua_pushstring(L, l->v[i]);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
-  lgp_namelist_free(l);
+  lgp_ordering_namelist_free(l);
   return 1;
 }
 
@@ -48,7 +48,7 @@ int lcore_profile_function_ordering(lua_State *L) {
     lcore_check_fields(L, 2, order_fields);
   oo.after_graph = lcore_opt_bool(L, 2, "after_graph", 0);
   oo.ignore_zeros = !lcore_opt_bool(L, 2, "zeros", lp->zeros);
-  rc = lgp_function_ordering(p, &oo, &l, &err);
+  rc = lgp_ordering_functions(p, &oo, &l, &err);
   return push_names(L, rc, &l, &err);
 }
 
@@ -61,6 +61,6 @@ int lcore_profile_file_ordering(lua_State *L) {
   int rc;
   if (!p->own->have_map)
     return luaL_error(L, "file_ordering: the profile was opened without a map_file");
-  rc = lgp_file_ordering(p, &p->own->map, &l, &err);
+  rc = lgp_ordering_files(p, &p->own->map, &l, &err);
   return push_names(L, rc, &l, &err);
 }

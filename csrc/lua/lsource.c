@@ -19,7 +19,7 @@ static FILE *check_file(lua_State *L, int idx) {
 /* Both reports need every symbol's source file and line. */
 static void need_srcinfo(lprofile *lp) {
   lgp_err err = {0, ""};
-  lgp_image_load_srcinfo(lp->srcinfo, &err); /* none: "<unknown>" rows, no files */
+  lgp_sources_load_srcinfo(lp->sources, &err); /* none: "<unknown>" rows, no files */
 }
 
 /* Flushes o into its stream; pushes first_output, or fail and a message. */

@@ -76,7 +76,7 @@ static uint8_t *match_set(lua_State *L, lprofile *lp, const char *key) {
     lua_pop(L, 1);
     for (i = 0; i < p->graph.nsyms; i++)
       if (!set[i] && !lgp_removed(p, (uint32_t)i) &&
-          regexec(&re, lgp_display_name(&lp->names, p->graph.nodes, (uint32_t)i), 0, NULL, 0) == 0)
+          regexec(&re, lgp_names_display(&lp->names, p->graph.nodes, (uint32_t)i), 0, NULL, 0) == 0)
         set[i] = 1;
     regfree(&re);
   }
@@ -237,7 +237,7 @@ typedef struct by_name_ctx {
 
 static int cmp_display(const void *ctx, uint32_t x, uint32_t y) {
   const by_name_ctx *c = ctx;
-  return strcmp(lgp_display_name(c->names, c->nodes, x), lgp_display_name(c->names, c->nodes, y));
+  return strcmp(lgp_names_display(c->names, c->nodes, x), lgp_names_display(c->names, c->nodes, y));
 }
 
 /* Does the node's source file end with `file` at a path boundary? */
@@ -263,7 +263,7 @@ int lcore_profile_find(lua_State *L) {
   uint32_t hit = LGP_NONE;
   if (file != NULL) { /* files come from DWARF: say why they are unknown */
     lgp_err err = {0, ""};
-    if (lgp_image_load_srcinfo(lp->srcinfo, &err) != 0) {
+    if (lgp_sources_load_srcinfo(lp->sources, &err) != 0) {
       luaL_pushfail(L);
       lua_pushstring(L, err.set ? err.msg : "no source information");
       return 2;
@@ -288,12 +288,12 @@ int lcore_profile_find(lua_State *L) {
   hi = p->graph.nsyms;
   while (lo < hi) { /* first display name >= name */
     size_t mid = lo + (hi - lo) / 2;
-    if (strcmp(lgp_display_name(&lp->names, p->graph.nodes, lp->by_name[mid]), name) < 0)
+    if (strcmp(lgp_names_display(&lp->names, p->graph.nodes, lp->by_name[mid]), name) < 0)
       lo = mid + 1;
     else
       hi = mid;
   }
-  for (i = lo; i < p->graph.nsyms && strcmp(lgp_display_name(&lp->names, p->graph.nodes, lp->by_name[i]), name) == 0;
+  for (i = lo; i < p->graph.nsyms && strcmp(lgp_names_display(&lp->names, p->graph.nodes, lp->by_name[i]), name) == 0;
        i++) {
     uint32_t s = lp->by_name[i];
     if (lgp_removed(p, s) || (file != NULL && !file_matches(lp, s, file)))
@@ -334,7 +334,7 @@ int lcore_profile_search(lua_State *L) {
   for (k = 0; k < p->graph.nsyms + p->graph.ncycles; k++) {
     uint32_t s = p->graph.time_sorted[k];
     if (s >= p->graph.nsyms || lgp_removed(p, s) ||
-        regexec(&re, lgp_display_name(&lp->names, p->graph.nodes, s), 0, NULL, 0) != 0)
+        regexec(&re, lgp_names_display(&lp->names, p->graph.nodes, s), 0, NULL, 0) != 0)
       continue;
     lcore_push_node(L, 1, p, s);
     lua_rawseti(L, -2, ++n);

@@ -53,7 +53,7 @@ static void check_msort(size_t n, int keyed_percent) {
     it[i].pos = (int)i;
     got[i] = want[i] = (uint32_t)i;
   }
-  CHECK(lgp_glibc_msort(got, n, cmp_item, it) == 0, "n=%zu: out of memory", n);
+  CHECK(lgp_execcount_msort(got, n, cmp_item, it) == 0, "n=%zu: out of memory", n);
   ref_sort(want, tmp, n, it);
   for (i = 0; i < n; i++)
     same &= got[i] == want[i];
@@ -95,14 +95,14 @@ static void check_slots(void) {
   g.bb = (lgp_bbcount *)in;
   g.nbb = sizeof in / sizeof *in;
   CHECK(lgp_bbcounts_build(&b, &g, &ix) == 0, "bbcounts: out of memory");
-  CHECK(lgp_bb_nslots(&b, 0) == 1 && lgp_bb_slots(&b, 0)[0].addr == 0x100 &&
-        lgp_bb_slots(&b, 0)[0].count == 5, "symbol 0: one slot (0x100, 5)");
-  CHECK(lgp_bb_nslots(&b, 1) == 1 && lgp_bb_slots(&b, 1)[0].count == 3,
+  CHECK(lgp_bbcounts_nslots(&b, 0) == 1 && lgp_bbcounts_slots(&b, 0)[0].addr == 0x100 &&
+        lgp_bbcounts_slots(&b, 0)[0].count == 5, "symbol 0: one slot (0x100, 5)");
+  CHECK(lgp_bbcounts_nslots(&b, 1) == 1 && lgp_bbcounts_slots(&b, 1)[0].count == 3,
         "symbol 1: one slot holding 1 + 2");
-  CHECK(lgp_bb_nslots(&b, 2) == LGP_BB_SLOTS, "symbol 2: ten slots, not %zu", lgp_bb_nslots(&b, 2));
-  CHECK(lgp_bb_slots(&b, 2)[0].addr == 0x300 && lgp_bb_slots(&b, 2)[0].count == 5,
+  CHECK(lgp_bbcounts_nslots(&b, 2) == LGP_BB_SLOTS, "symbol 2: ten slots, not %zu", lgp_bbcounts_nslots(&b, 2));
+  CHECK(lgp_bbcounts_slots(&b, 2)[0].addr == 0x300 && lgp_bbcounts_slots(&b, 2)[0].count == 5,
         "symbol 2: 0x300 counted 1 + 4");
-  CHECK(lgp_bb_slots(&b, 2)[9].addr == 0x309, "symbol 2: the tenth slot is 0x309");
+  CHECK(lgp_bbcounts_slots(&b, 2)[9].addr == 0x309, "symbol 2: the tenth slot is 0x309");
   CHECK(b.nslots == 12, "12 slots in all, not %zu", b.nslots);
   lgp_bbcounts_free(&b);
   lgp_symindex_free(&ix);

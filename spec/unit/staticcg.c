@@ -90,8 +90,8 @@ static void setup(fixture *f) {
     f->raw[i].file = -1;
   }
   for (i = 0; i < 6; i++)
-    lgp_node_init(&f->nodes[i], (uint32_t)i, &f->raw[i],
-                  i + 1 < 6 ? f->raw[i + 1].addr - 1 : TEXT + sizeof f->text - 1);
+    lgp_symtab_node_init(&f->nodes[i], (uint32_t)i, &f->raw[i],
+                         i + 1 < 6 ? f->raw[i + 1].addr - 1 : TEXT + sizeof f->text - 1);
   if (lgp_symindex_build(&f->ix, f->nodes, 6) != 0)
     abort();
   lgp_arctab_init(&f->arcs, 6);
@@ -128,7 +128,7 @@ int main(void) {
      jmp into data's; the E8
      byte under data's jmp is decoded as a call too (a linear sweep) */
   lgp_arctab_add(&f.arcs, 0, 1, 7); /* read from gmon first */
-  CHECK(lgp_static_decode(&f.sc, &f.code, &err) == 0, "decode: %s", err.msg);
+  CHECK(lgp_staticcg_decode(&f.sc, &f.code, &err) == 0, "decode: %s", err.msg);
   a = arc(&f, 0, 3);
   CHECK(a != NULL && a->is_static && !a->is_tail && a->count == 0, "caller -> callee (PLT)");
   a = arc(&f, 0, 1);
@@ -147,7 +147,7 @@ int main(void) {
   memset(hist, 0, sizeof hist);
   hist[0].low = TEXT;
   hist[0].high = TEXT + 0x60;
-  CHECK(lgp_static_gprof_scan(&f.sc, &f.code, hist, 1, &err) == 0, "scan: %s", err.msg);
+  CHECK(lgp_staticcg_gprof_scan(&f.sc, &f.code, hist, 1, &err) == 0, "scan: %s", err.msg);
   CHECK(arc(&f, 0, 1) != NULL && arc(&f, 0, 1)->is_static, "scan: caller -> direct");
   CHECK(arc(&f, 4, 5) != NULL, "scan: data -> after");
   CHECK(f.arcs.narcs == 2, "scan: %zu arcs, expected 2", f.arcs.narcs);
@@ -161,7 +161,7 @@ int main(void) {
   hist[0].high = TEXT + 0x05;
   hist[1].low = TEXT + 0x05;
   hist[1].high = TEXT + 0x60;
-  CHECK(lgp_static_gprof_scan(&f.sc, &f.code, hist, 2, &err) == 0, "scan2: %s", err.msg);
+  CHECK(lgp_staticcg_gprof_scan(&f.sc, &f.code, hist, 2, &err) == 0, "scan2: %s", err.msg);
   CHECK(arc(&f, 0, 1) == NULL, "scan2: caller clipped to the first record");
   CHECK(arc(&f, 4, 5) != NULL, "scan2: data -> after");
   teardown(&f);
@@ -172,13 +172,13 @@ int main(void) {
   hist[0].high = TEXT + 0x60;
   hist[1].low = TEXT;
   hist[1].high = TEXT + 0x05;
-  CHECK(lgp_static_gprof_scan(&f.sc, &f.code, hist, 2, &err) == 0, "scan3: %s", err.msg);
+  CHECK(lgp_staticcg_gprof_scan(&f.sc, &f.code, hist, 2, &err) == 0, "scan3: %s", err.msg);
   CHECK(arc(&f, 0, 1) != NULL, "scan3: caller -> direct");
   teardown(&f);
 
   /* no histogram: nothing */
   setup(&f);
-  CHECK(lgp_static_gprof_scan(&f.sc, &f.code, hist, 0, &err) == 0 && f.arcs.narcs == 0,
+  CHECK(lgp_staticcg_gprof_scan(&f.sc, &f.code, hist, 0, &err) == 0 && f.arcs.narcs == 0,
         "no histogram: no arc");
   teardown(&f);
   return unit_done("staticcg");

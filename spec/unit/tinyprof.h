@@ -35,7 +35,7 @@ static inline int tinyprof_init(tinyprof *t, lgp_rawsym *syms, const char *const
     syms[k].addr = TINY_AT(k);
     syms[k].is_func = 1;
     syms[k].file = -1;
-    lgp_node_init(&nodes[k], (uint32_t)k, &syms[k], TINY_AT(k) + 0xff);
+    lgp_symtab_node_init(&nodes[k], (uint32_t)k, &syms[k], TINY_AT(k) + 0xff);
   }
   t->im.syms = syms;
   t->im.nsyms = n;

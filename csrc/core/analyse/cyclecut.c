@@ -20,14 +20,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyse/cyclecut_int.h"
+#include "analyse/cyclelayout.h"
 
-typedef lgp_ccwork work;
-#define inside lgp_cc_inside
+#define NONE UINT32_MAX
+
+/* A cut in progress: the graph, the layouts' space, the layout of the
+** component being broken and the put-back searches' state. */
+typedef struct work {
+  lgp_ccgraph g;
+  lgp_cclayout lay;
+  size_t min_members;
+  uint32_t *pos;      /* n: the component's layout, kept a topological order
+                         of its live arcs as arcs are put back */
+  uint8_t *cut;       /* m: dropped and not put back */
+  uint32_t *back, *dfs, *stamp, *stamp2, gen;
+  uint32_t *back_f, *back_b, *places; /* the nodes a put-back search found */
+  uint32_t *nfrom;    /* cut arcs per caller */
+  int one_per_caller;
+  int minimal;
+} work;
+
+#define inside(w, k, c) lgp_ccgraph_inside(&(w)->g, k, c)
 /* The search for arcs to put back visits at most this many arcs per node
 ** and arc of a component (then the rest stay cut): a valid set in time
 ** linear in the graph, minimal whenever it suffices. On a component of
-** more than BIG_ARCS arcs it never suffices (on the 100,000-member
+** more than LGP_CCGRAPH_BIG_ARCS arcs it never suffices (on the 100,000-member
 ** component of a synthetic profile it ran out after the heaviest sixth of
 ** the 30,000 dropped arcs, having put back 1,200 of them, for a fifth of
 ** the whole search's time), so it gets a sixteenth of that: the heaviest
@@ -39,89 +56,11 @@ typedef lgp_ccwork work;
 
 /* {====================================================== components */
 
-/* Tarjan's algorithm over the live arcs, with an explicit call stack. The
-** callees are copied next to the lists first: one pass in list order lets
-** the memory fetch the arcs ahead, where the search, reading them in its
-** own order, waits for each (a third of its time on a million arcs). */
-static void components(work *w) {
-  uint32_t counter = 0, sp = 0, ncomp = 0, r;
-  size_t i, j, nlisted = w->out_off[w->n];
-  for (j = 0; j < nlisted; j++) {
-    uint32_t k = w->out_arc[j];
-    w->out_to[j] = w->dead[k] ? NONE : w->arcs[k].to;
-  }
-  for (i = 0; i < w->n; i++)
-    w->idx[i] = NONE;
-  for (r = 0; r < w->n; r++) {
-    size_t top = 1;
-    if (w->idx[r] != NONE)
-      continue;
-    w->call_node[0] = r;
-    w->call_edge[0] = w->out_off[r];
-    w->idx[r] = w->low[r] = counter++;
-    w->stack[sp++] = r;
-    w->onstack[r] = 1;
-    while (top > 0) {
-      uint32_t v = w->call_node[top - 1], e = w->call_edge[top - 1];
-      if (e < w->out_off[v + 1]) {
-        uint32_t u = w->out_to[e];
-        w->call_edge[top - 1] = e + 1;
-        if (u == NONE)
-          continue;
-        if (w->idx[u] == NONE) {
-          w->idx[u] = w->low[u] = counter++;
-          w->stack[sp++] = u;
-          w->onstack[u] = 1;
-          w->call_node[top] = u;
-          w->call_edge[top] = w->out_off[u];
-          top++;
-        } else if (w->onstack[u] && w->idx[u] < w->low[v]) {
-          w->low[v] = w->idx[u];
-        }
-      } else {
-        top--;
-        if (w->low[v] == w->idx[v]) {
-          uint32_t x, size = 0;
-          do {
-            x = w->stack[--sp];
-            w->onstack[x] = 0;
-            w->comp[x] = ncomp;
-            size++;
-          } while (x != v);
-          w->csize[ncomp++] = size;
-        }
-        if (top > 0) {
-          uint32_t p = w->call_node[top - 1];
-          if (w->low[v] < w->low[p])
-            w->low[p] = w->low[v];
-        }
-      }
-    }
-  }
-  w->ncomp = ncomp;
-}
-
-/* The members of each component, by node id (after components()). */
-static void list_members(work *w) {
-  size_t i;
-  uint32_t c;
-  memset(w->memb_off, 0, (w->ncomp + 1) * sizeof *w->memb_off);
-  for (i = 0; i < w->n; i++)
-    w->memb_off[w->comp[i] + 1]++;
-  for (c = 0; c < w->ncomp; c++)
-    w->memb_off[c + 1] += w->memb_off[c];
-  /* stack serves as the fill cursor of each component */
-  for (c = 0; c < w->ncomp; c++)
-    w->stack[c] = w->memb_off[c];
-  for (i = 0; i < w->n; i++)
-    w->members[w->stack[w->comp[i]]++] = (uint32_t)i;
-}
-
 static lgp_cyclestats stats_of(const work *w) {
   lgp_cyclestats s = {0, 0, 0};
   uint32_t c;
-  for (c = 0; c < w->ncomp; c++) {
-    size_t k = w->csize[c];
+  for (c = 0; c < w->g.ncomp; c++) {
+    size_t k = w->g.csize[c];
     if (k < 2)
       continue;
     s.cycles++;
@@ -136,18 +75,36 @@ static lgp_cyclestats stats_of(const work *w) {
 
 /* {====================================================== putting back */
 
-int lgp_cc_heavier(const void *ctx, uint32_t a, uint32_t b) {
-  const lgp_cutarc *arcs = ctx;
-  if (arcs[a].count != arcs[b].count)
-    return arcs[a].count > arcs[b].count ? -1 : 1;
-  return a < b ? -1 : a > b;
-}
-
 static int lighter(const void *ctx, uint32_t a, uint32_t b) {
   const lgp_cutarc *arcs = ctx;
   if (arcs[a].count != arcs[b].count)
     return arcs[a].count < arcs[b].count ? -1 : 1;
   return a < b ? -1 : a > b;
+}
+
+/* One step of a search inside component c: node v's live arcs inside c,
+** its callees (fwd) or its callers; each end not yet marked in mark (with
+** gen), and marked in within unless that is NULL, is marked and pushed on
+** stack. 1 when an end is marked in meet (not NULL) first, -1 when the
+** budget runs out, else 0. */
+static inline int step(work *w, uint32_t c, uint32_t v, int fwd, uint32_t gen, uint32_t *mark,
+                       const uint32_t *meet, const uint32_t *within, uint32_t *stack,
+                       size_t *sp, size_t *budget) {
+  const uint32_t *off = fwd ? w->g.out_off : w->g.in_off, *list = fwd ? w->g.out_arc : w->g.in_arc;
+  uint32_t e;
+  for (e = off[v]; e < off[v + 1]; e++) {
+    uint32_t a = list[e], u = fwd ? w->g.arcs[a].to : w->g.arcs[a].from;
+    if (*budget == 0)
+      return -1;
+    (*budget)--;
+    if (!inside(w, a, c) || mark[u] == gen || (within != NULL && within[u] != gen))
+      continue;
+    if (meet != NULL && meet[u] == gen)
+      return 1;
+    mark[u] = gen;
+    stack[(*sp)++] = u;
+  }
+  return 0;
 }
 
 /* Would arc k, put back into component c, close a cycle? Does its callee
@@ -156,39 +113,19 @@ static int lighter(const void *ctx, uint32_t a, uint32_t b) {
 ** 1 yes, 0 no, -1 the budget ran out. places serves as the backward
 ** search's stack. */
 static int closes_cycle(work *w, uint32_t c, uint32_t k, size_t *budget) {
-  uint32_t from = w->arcs[k].from, to = w->arcs[k].to, gen = ++w->gen;
+  uint32_t from = w->g.arcs[k].from, to = w->g.arcs[k].to, gen = ++w->gen;
   size_t fsp = 0, bsp = 0;
+  int rc;
   w->stamp[to] = gen;
   w->dfs[fsp++] = to;
   w->stamp2[from] = gen;
   w->places[bsp++] = from;
   while (fsp > 0 && bsp > 0) {
-    uint32_t v = w->dfs[--fsp], e;
-    for (e = w->out_off[v]; e < w->out_off[v + 1]; e++) {
-      uint32_t a = w->out_arc[e], u = w->arcs[a].to;
-      if (*budget == 0)
-        return -1;
-      (*budget)--;
-      if (!inside(w, a, c) || w->stamp[u] == gen)
-        continue;
-      if (w->stamp2[u] == gen)
-        return 1;
-      w->stamp[u] = gen;
-      w->dfs[fsp++] = u;
-    }
-    v = w->places[--bsp];
-    for (e = w->in_off[v]; e < w->in_off[v + 1]; e++) {
-      uint32_t a = w->in_arc[e], u = w->arcs[a].from;
-      if (*budget == 0)
-        return -1;
-      (*budget)--;
-      if (!inside(w, a, c) || w->stamp2[u] == gen)
-        continue;
-      if (w->stamp[u] == gen)
-        return 1;
-      w->stamp2[u] = gen;
-      w->places[bsp++] = u;
-    }
+    if ((rc = step(w, c, w->dfs[--fsp], 1, gen, w->stamp, w->stamp2, NULL, w->dfs, &fsp,
+                   budget)) != 0 ||
+        (rc = step(w, c, w->places[--bsp], 0, gen, w->stamp2, w->stamp, NULL, w->places, &bsp,
+                   budget)) != 0)
+      return rc;
   }
   return 0;
 }
@@ -197,7 +134,7 @@ static int closes_cycle(work *w, uint32_t c, uint32_t k, size_t *budget) {
 ** more members? 1 yes, 0 no, -1 the budget ran out. The cycle it would
 ** close is the nodes its callee reaches that reach its caller. */
 static int closes_large_cycle(work *w, uint32_t c, uint32_t k, size_t *budget) {
-  uint32_t from = w->arcs[k].from, to = w->arcs[k].to, gen, found = 0;
+  uint32_t from = w->g.arcs[k].from, to = w->g.arcs[k].to, gen, found = 0;
   size_t sp = 0, count = 0;
   if (w->min_members <= 2)
     return closes_cycle(w, c, k, budget);
@@ -205,19 +142,11 @@ static int closes_large_cycle(work *w, uint32_t c, uint32_t k, size_t *budget) {
   w->stamp[to] = gen;
   w->dfs[sp++] = to;
   while (sp > 0) {
-    uint32_t v = w->dfs[--sp], e;
+    uint32_t v = w->dfs[--sp];
     if (v == from)
       found = 1;
-    for (e = w->out_off[v]; e < w->out_off[v + 1]; e++) {
-      uint32_t a = w->out_arc[e], u = w->arcs[a].to;
-      if (*budget == 0)
-        return -1;
-      (*budget)--;
-      if (!inside(w, a, c) || w->stamp[u] == gen)
-        continue;
-      w->stamp[u] = gen;
-      w->dfs[sp++] = u;
-    }
+    if (step(w, c, v, 1, gen, w->stamp, NULL, NULL, w->dfs, &sp, budget) != 0)
+      return -1;
   }
   if (!found)
     return 0;
@@ -225,19 +154,11 @@ static int closes_large_cycle(work *w, uint32_t c, uint32_t k, size_t *budget) {
   w->stamp2[from] = gen;
   w->dfs[sp++] = from;
   while (sp > 0) {
-    uint32_t v = w->dfs[--sp], e;
+    uint32_t v = w->dfs[--sp];
     if (++count >= w->min_members)
       return 1;
-    for (e = w->in_off[v]; e < w->in_off[v + 1]; e++) {
-      uint32_t a = w->in_arc[e], u = w->arcs[a].from;
-      if (*budget == 0)
-        return -1;
-      (*budget)--;
-      if (!inside(w, a, c) || w->stamp[u] != gen || w->stamp2[u] == gen)
-        continue;
-      w->stamp2[u] = gen;
-      w->dfs[sp++] = u;
-    }
+    if (step(w, c, v, 0, gen, w->stamp2, NULL, w->stamp, w->dfs, &sp, budget) != 0)
+      return -1;
   }
   return 0;
 }
@@ -257,7 +178,7 @@ static int by_pos(const void *ctx, uint32_t a, uint32_t b) {
 ** the budget ran out, -2 out of memory. places serves as the backward
 ** search's stack. */
 static int put_back_acyclic(work *w, uint32_t c, uint32_t k, size_t *budget) {
-  uint32_t x = w->arcs[k].from, y = w->arcs[k].to, gen = ++w->gen;
+  uint32_t x = w->g.arcs[k].from, y = w->g.arcs[k].to, gen = ++w->gen;
   uint32_t lb = w->pos[y], ub = w->pos[x];
   size_t fsp = 0, bsp = 0, nf = 0, nb = 0, i, a = 0, b = 0, o = 0;
   w->stamp[y] = gen;
@@ -270,8 +191,8 @@ static int put_back_acyclic(work *w, uint32_t c, uint32_t k, size_t *budget) {
     uint32_t v, e;
     if (fsp > 0) { /* forward from y, up to x's place */
       v = w->dfs[--fsp];
-      for (e = w->out_off[v]; e < w->out_off[v + 1]; e++) {
-        uint32_t arc = w->out_arc[e], u = w->arcs[arc].to;
+      for (e = w->g.out_off[v]; e < w->g.out_off[v + 1]; e++) {
+        uint32_t arc = w->g.out_arc[e], u = w->g.arcs[arc].to;
         if (*budget == 0)
           return -1;
         (*budget)--;
@@ -286,8 +207,8 @@ static int put_back_acyclic(work *w, uint32_t c, uint32_t k, size_t *budget) {
     }
     if (bsp > 0) { /* backward from x, down to y's place */
       v = w->places[--bsp];
-      for (e = w->in_off[v]; e < w->in_off[v + 1]; e++) {
-        uint32_t arc = w->in_arc[e], u = w->arcs[arc].from;
+      for (e = w->g.in_off[v]; e < w->g.in_off[v + 1]; e++) {
+        uint32_t arc = w->g.in_arc[e], u = w->g.arcs[arc].from;
         if (*budget == 0)
           return -1;
         (*budget)--;
@@ -313,7 +234,7 @@ static int put_back_acyclic(work *w, uint32_t c, uint32_t k, size_t *budget) {
     w->pos[w->back_b[i]] = w->places[i];
   for (i = 0; i < nf; i++)
     w->pos[w->back_f[i]] = w->places[nb + i];
-  w->dead[k] = w->cut[k] = 0;
+  w->g.dead[k] = w->cut[k] = 0;
   return 1;
 }
 
@@ -322,24 +243,24 @@ static int put_back_acyclic(work *w, uint32_t c, uint32_t k, size_t *budget) {
 ** min_members above 2 those that close only cycles below it. 0, or -1
 ** (out of memory). */
 static int break_component(work *w, uint32_t c) {
-  const uint32_t *mb = w->members + w->memb_off[c];
-  size_t size = w->csize[c], narcs, nback = 0, i, budget;
-  if (lgp_cc_order(w, c, &narcs) != 0)
+  const uint32_t *mb = w->g.members + w->g.memb_off[c];
+  size_t size = w->g.csize[c], narcs, nback = 0, i, budget;
+  if (lgp_cclayout_order(&w->lay, &w->g, c, w->pos, &narcs) != 0)
     return -1;
   for (i = 0; i < size; i++) {
     uint32_t v = mb[i], e;
-    for (e = w->out_off[v]; e < w->out_off[v + 1]; e++) {
-      uint32_t k = w->out_arc[e];
-      if (inside(w, k, c) && w->pos[w->arcs[k].to] < w->pos[v])
+    for (e = w->g.out_off[v]; e < w->g.out_off[v + 1]; e++) {
+      uint32_t k = w->g.out_arc[e];
+      if (inside(w, k, c) && w->pos[w->g.arcs[k].to] < w->pos[v])
         w->back[nback++] = k;
     }
   }
   for (i = 0; i < nback; i++)
-    w->dead[w->back[i]] = w->cut[w->back[i]] = 1;
-  if (lgp_sort_indices(w->back, nback, lgp_cc_heavier, w->arcs) != 0)
+    w->g.dead[w->back[i]] = w->cut[w->back[i]] = 1;
+  if (lgp_sort_indices(w->back, nback, lgp_ccgraph_heavier, w->g.arcs) != 0)
     return -1;
   budget = BUDGET * (size + narcs);
-  if (narcs > BIG_ARCS)
+  if (narcs > LGP_CCGRAPH_BIG_ARCS)
     budget /= BIG_BUDGET_DIVISOR;
   budget += 4096;
   for (i = 0; i < nback; i++) {
@@ -365,7 +286,7 @@ static int break_component(work *w, uint32_t c) {
       break;
     }
     if (r == 0)
-      w->dead[k] = w->cut[k] = 0;
+      w->g.dead[k] = w->cut[k] = 0;
   }
   return 0;
 }
@@ -387,32 +308,32 @@ static long one_per_caller(work *w) {
   size_t k, ncut = 0, budget;
   uint32_t x;
   long crowded = 0;
-  memset(w->nfrom, 0, w->n * sizeof *w->nfrom);
-  for (k = 0; k < w->m; k++)
+  memset(w->nfrom, 0, w->g.n * sizeof *w->nfrom);
+  for (k = 0; k < w->g.m; k++)
     if (w->cut[k])
-      w->nfrom[w->arcs[k].from]++;
-  for (x = 0; x < w->n; x++) {
-    uint32_t c = w->comp[x], e;
+      w->nfrom[w->g.arcs[k].from]++;
+  for (x = 0; x < w->g.n; x++) {
+    uint32_t c = w->g.comp[x], e;
     int ok = 1;
     if (w->nfrom[x] < 2)
       continue;
-    for (e = w->in_off[x]; e < w->in_off[x + 1] && ok; e++) {
-      uint32_t a = w->in_arc[e];
-      ok = !inside(w, a, c) || w->nfrom[w->arcs[a].from] == 0;
+    for (e = w->g.in_off[x]; e < w->g.in_off[x + 1] && ok; e++) {
+      uint32_t a = w->g.in_arc[e];
+      ok = !inside(w, a, c) || w->nfrom[w->g.arcs[a].from] == 0;
     }
     if (!ok)
       continue;
-    for (e = w->in_off[x]; e < w->in_off[x + 1]; e++) {
-      uint32_t a = w->in_arc[e];
+    for (e = w->g.in_off[x]; e < w->g.in_off[x + 1]; e++) {
+      uint32_t a = w->g.in_arc[e];
       if (!inside(w, a, c))
         continue;
-      w->dead[a] = w->cut[a] = 1;
-      w->nfrom[w->arcs[a].from]++;
+      w->g.dead[a] = w->cut[a] = 1;
+      w->nfrom[w->g.arcs[a].from]++;
     }
-    for (e = w->out_off[x]; e < w->out_off[x + 1]; e++) {
-      uint32_t a = w->out_arc[e];
+    for (e = w->g.out_off[x]; e < w->g.out_off[x + 1]; e++) {
+      uint32_t a = w->g.out_arc[e];
       if (w->cut[a])
-        w->dead[a] = w->cut[a] = 0;
+        w->g.dead[a] = w->cut[a] = 0;
     }
     w->nfrom[x] = 0;
   }
@@ -422,26 +343,26 @@ static long one_per_caller(work *w) {
      component of a synthetic profile it put back none of 30,000 arcs) */
   if (!w->minimal)
     goto count;
-  for (k = 0; k < w->m; k++)
+  for (k = 0; k < w->g.m; k++)
     if (w->cut[k])
       w->back[ncut++] = (uint32_t)k;
-  if (lgp_sort_indices(w->back, ncut, lgp_cc_heavier, w->arcs) != 0)
+  if (lgp_sort_indices(w->back, ncut, lgp_ccgraph_heavier, w->g.arcs) != 0)
     return -1;
-  budget = BUDGET * (w->n + w->m) + 4096;
+  budget = BUDGET * (w->g.n + w->g.m) + 4096;
   for (k = 0; k < ncut; k++) {
     uint32_t a = w->back[k];
-    int r = closes_large_cycle(w, w->comp[w->arcs[a].from], a, &budget);
+    int r = closes_large_cycle(w, w->g.comp[w->g.arcs[a].from], a, &budget);
     if (r < 0) {
       w->minimal = 0;
       break;
     }
     if (r == 0) {
-      w->dead[a] = w->cut[a] = 0;
-      w->nfrom[w->arcs[a].from]--;
+      w->g.dead[a] = w->cut[a] = 0;
+      w->nfrom[w->g.arcs[a].from]--;
     }
   }
 count:
-  for (x = 0; x < w->n; x++)
+  for (x = 0; x < w->g.n; x++)
     crowded += w->nfrom[x] >= 2;
   return crowded;
 }
@@ -449,78 +370,28 @@ count:
 /* }====================================================== */
 
 static void free_work(work *w) {
-  free(w->dead); free(w->cut);
-  free(w->out_off); free(w->out_arc); free(w->out_to); free(w->in_off); free(w->in_arc);
-  free(w->comp); free(w->csize); free(w->idx); free(w->low); free(w->stack);
-  free(w->call_node); free(w->call_edge); free(w->onstack);
-  free(w->memb_off); free(w->members);
-  free(w->wout); free(w->win); free(w->dout); free(w->din); free(w->pos); free(w->pos_alt);
-  free(w->heap); free(w->hpos); free(w->sinks); free(w->sources); free(w->placed);
+  lgp_ccgraph_free(&w->g);
+  lgp_cclayout_free(&w->lay);
+  free(w->pos); free(w->cut);
   free(w->back); free(w->dfs); free(w->stamp); free(w->stamp2);
   free(w->back_f); free(w->back_b); free(w->places); free(w->nfrom);
 }
 
-static int alloc_work(work *w) {
-  size_t n = w->n ? w->n : 1, m = w->m ? w->m : 1;
+static int alloc_work(work *w, size_t nnodes, const lgp_cutarc *arcs, size_t narcs,
+                      const uint8_t *skip) {
+  size_t n = nnodes ? nnodes : 1, m = narcs ? narcs : 1;
+  if (lgp_ccgraph_init(&w->g, nnodes, arcs, narcs, skip) != 0 ||
+      lgp_cclayout_init(&w->lay, nnodes) != 0)
+    return -1;
 #define A(field, count) ((w->field = lgp_calloc_array((count), sizeof *w->field)) == NULL)
-  if (A(dead, m) || A(cut, m) || A(out_off, n + 1) || A(out_arc, m) || A(out_to, m) ||
-      A(in_off, n + 1) ||
-      A(in_arc, m) || A(comp, n) || A(csize, n) || A(idx, n) || A(low, n) || A(stack, n) ||
-      A(call_node, n) || A(call_edge, n) || A(onstack, n) || A(memb_off, n + 1) ||
-      A(members, n) || A(wout, n) || A(win, n) || A(dout, n) || A(din, n) || A(pos, n) || A(pos_alt, n) ||
-      A(heap, n) || A(hpos, n) || A(sinks, n) || A(sources, n) || A(placed, n) ||
-      A(back, m) || A(dfs, n) || A(stamp, n) || A(stamp2, n) || A(back_f, n) ||
-      A(back_b, n) || A(places, n) || A(nfrom, n))
+  if (A(pos, n) || A(cut, m) || A(back, m) || A(dfs, n) || A(stamp, n) || A(stamp2, n) ||
+      A(back_f, n) || A(back_b, n) || A(places, n) || A(nfrom, n))
     return -1;
 #undef A
   return 0;
 }
 
-/* The arcs by caller and by callee (a counting sort by node: one pass to
-** count, one to place; each node's arcs in arc order until
-** lgp_cc_sort_lists orders a component's heaviest first, which only its
-** layouts need); recursive and skipped arcs are left out for good. */
-static void build_adjacency(work *w, const uint8_t *skip) {
-  size_t k, i;
-  for (k = 0; k < w->m; k++) {
-    const lgp_cutarc *a = &w->arcs[k];
-    w->dead[k] = (skip != NULL && skip[k]) || a->from == a->to;
-    if (!w->dead[k]) {
-      w->out_off[a->from + 1]++;
-      w->in_off[a->to + 1]++;
-    }
-  }
-  for (i = 0; i < w->n; i++) {
-    w->out_off[i + 1] += w->out_off[i];
-    w->in_off[i + 1] += w->in_off[i];
-  }
-  /* idx and low serve as the fill cursors */
-  memcpy(w->idx, w->out_off, w->n * sizeof *w->idx);
-  memcpy(w->low, w->in_off, w->n * sizeof *w->low);
-  for (k = 0; k < w->m; k++) {
-    const lgp_cutarc *a = &w->arcs[k];
-    if (w->dead[k])
-      continue;
-    w->out_arc[w->idx[a->from]++] = (uint32_t)k;
-    w->in_arc[w->low[a->to]++] = (uint32_t)k;
-  }
-}
-
-int lgp_cc_sort_lists(work *w, uint32_t c) {
-  const uint32_t *mb = w->members + w->memb_off[c];
-  size_t i;
-  for (i = 0; i < w->csize[c]; i++) {
-    uint32_t v = mb[i];
-    if (lgp_sort_indices(w->out_arc + w->out_off[v], w->out_off[v + 1] - w->out_off[v],
-                         lgp_cc_heavier, w->arcs) != 0 ||
-        lgp_sort_indices(w->in_arc + w->in_off[v], w->in_off[v + 1] - w->in_off[v],
-                         lgp_cc_heavier, w->arcs) != 0)
-      return -1;
-  }
-  return 0;
-}
-
-/* lgp_cycle_cuts, or with count_only the counts before only. */
+/* lgp_cyclecut_find, or with count_only the counts before only. */
 static int cuts_upto(size_t nnodes, const lgp_cutarc *arcs, size_t narcs,
                                const uint8_t *skip, size_t min_members, int one_cut_per_caller,
                                int count_only, lgp_cyclecuts *out, lgp_err *err) {
@@ -531,22 +402,15 @@ static int cuts_upto(size_t nnodes, const lgp_cutarc *arcs, size_t narcs,
   memset(&w, 0, sizeof w);
   if (nnodes >= NONE || narcs >= NONE)
     return lgp_fail(err, NULL, "cycle cuts: the graph is too large");
-  w.n = nnodes;
-  w.m = narcs;
-  w.arcs = arcs;
+  for (k = 0; k < narcs; k++)
+    if (arcs[k].from >= nnodes || arcs[k].to >= nnodes)
+      return lgp_fail(err, NULL, "cycle cuts: arc %zu names node %u of %zu", k,
+                      (unsigned)(arcs[k].from >= nnodes ? arcs[k].from : arcs[k].to), nnodes);
   w.min_members = min_members < 2 ? 2 : min_members;
   w.minimal = 1;
   w.one_per_caller = one_cut_per_caller;
-  if (alloc_work(&w) != 0)
+  if (alloc_work(&w, nnodes, arcs, narcs, skip) != 0)
     goto out;
-  for (k = 0; k < narcs; k++)
-    if (arcs[k].from >= nnodes || arcs[k].to >= nnodes) {
-      lgp_fail(err, NULL, "cycle cuts: arc %zu names node %u of %zu", k,
-               (unsigned)(arcs[k].from >= nnodes ? arcs[k].from : arcs[k].to), nnodes);
-      free_work(&w);
-      return -1;
-    }
-  build_adjacency(&w, skip);
   /* a pass breaks every large component (each put-back arc closes only
      cycles below the threshold), so the second pass finds none; the
      loop is a guard, not an iteration the method relies on. With N = 2
@@ -555,14 +419,13 @@ static int cuts_upto(size_t nnodes, const lgp_cutarc *arcs, size_t narcs,
   for (pass = 0;; pass++) {
     uint32_t c;
     size_t large = 0;
-    components(&w);
-    list_members(&w);
+    lgp_ccgraph_components(&w.g);
     if (pass == 0)
       out->before = stats_of(&w);
     if (count_only)
       break;
-    for (c = 0; c < w.ncomp; c++) {
-      if (w.csize[c] < w.min_members)
+    for (c = 0; c < w.g.ncomp; c++) {
+      if (w.g.csize[c] < w.min_members)
         continue;
       large++;
       if (break_component(&w, c) != 0)
@@ -599,29 +462,29 @@ static int cuts_upto(size_t nnodes, const lgp_cutarc *arcs, size_t narcs,
 out:
   free_work(&w);
   if (rc != 0) {
-    lgp_cyclecuts_free(out);
+    lgp_cyclecut_free(out);
     return lgp_fail(err, NULL, "out of memory");
   }
   return 0;
 }
 
-int lgp_cycle_stats(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const uint8_t *skip,
-                    size_t min_members, lgp_cyclestats *out, lgp_err *err) {
+int lgp_cyclecut_stats(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const uint8_t *skip,
+                       size_t min_members, lgp_cyclestats *out, lgp_err *err) {
   lgp_cyclecuts cc;
   int rc = cuts_upto(nnodes, arcs, narcs, skip, min_members, 0, 1, &cc, err);
   *out = cc.before;
-  lgp_cyclecuts_free(&cc);
+  lgp_cyclecut_free(&cc);
   return rc;
 }
 
-int lgp_cycle_cuts(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const uint8_t *skip,
-                   size_t min_members, int one_cut_per_caller, lgp_cyclecuts *out,
-                   lgp_err *err) {
+int lgp_cyclecut_find(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const uint8_t *skip,
+                      size_t min_members, int one_cut_per_caller, lgp_cyclecuts *out,
+                      lgp_err *err) {
   return cuts_upto(nnodes, arcs, narcs, skip, min_members, one_cut_per_caller, 0, out,
                              err);
 }
 
-void lgp_cyclecuts_free(lgp_cyclecuts *c) {
+void lgp_cyclecut_free(lgp_cyclecuts *c) {
   free(c->cuts);
   c->cuts = NULL;
   c->ncuts = 0;

@@ -41,12 +41,12 @@ typedef struct lgp_cyclecuts {
 ** one_cut_per_caller, a caller gets at most one cut where the method can
 ** arrange it (gprof's -k deletes one callee's arcs per caller). 0, or -1
 ** with a message (out of memory). */
-int lgp_cycle_cuts(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const uint8_t *skip,
-                   size_t min_members, int one_cut_per_caller, lgp_cyclecuts *out,
-                   lgp_err *err);
+int lgp_cyclecut_find(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const uint8_t *skip,
+                      size_t min_members, int one_cut_per_caller, lgp_cyclecuts *out,
+                      lgp_err *err);
 /* Only the cycles' counts (no cuts). 0, or -1 (out of memory). */
-int lgp_cycle_stats(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const uint8_t *skip,
-                    size_t min_members, lgp_cyclestats *out, lgp_err *err);
-void lgp_cyclecuts_free(lgp_cyclecuts *c);
+int lgp_cyclecut_stats(size_t nnodes, const lgp_cutarc *arcs, size_t narcs, const uint8_t *skip,
+                       size_t min_members, lgp_cyclestats *out, lgp_err *err);
+void lgp_cyclecut_free(lgp_cyclecuts *c);
 
 #endif

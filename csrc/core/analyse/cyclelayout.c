@@ -2,7 +2,7 @@
 ** cyclelayout.c: laying out a strongly connected component in a line so
 ** that the arcs pointing backwards, the ones to cut, carry few calls.
 ** Four layouts are tried and the lightest kept (on a huge component the
-** order by id alone when it is good enough: lgp_cc_order): the symbols'
+** order by id alone when it is good enough: lgp_cclayout_order): the symbols'
 ** order and its reverse, a depth-first search following the heaviest arcs
 ** first, and the heuristic of Eades, Lin and Smyth (1993) weighted by call counts:
 ** sinks are peeled to the right end, sources to the left end, otherwise
@@ -10,10 +10,14 @@
 ** heavy arcs tend to point forward. O((V + E) log V) (a binary heap of the
 ** nodes); every walk is iterative.
 */
-#include "analyse/cyclecut_int.h"
+#include <stdlib.h>
+#include <string.h>
 
-typedef lgp_ccwork work;
-#define inside lgp_cc_inside
+#include "analyse/cyclelayout.h"
+
+typedef lgp_cclayout work;
+#define inside(w, k, c) lgp_ccgraph_inside((w)->g, k, c)
+#define NONE UINT32_MAX
 
 /* {====================================================== the ordering */
 
@@ -88,22 +92,22 @@ static void place(work *w, uint32_t c, uint32_t v, size_t *nsinks, size_t *nsour
   uint32_t e;
   w->placed[v] = 1;
   heap_remove(w, v);
-  for (e = w->out_off[v]; e < w->out_off[v + 1]; e++) {
-    uint32_t k = w->out_arc[e], u = w->arcs[k].to;
+  for (e = w->g->out_off[v]; e < w->g->out_off[v + 1]; e++) {
+    uint32_t k = w->g->out_arc[e], u = w->g->arcs[k].to;
     if (!inside(w, k, c) || w->placed[u])
       continue;
     w->din[u]--;
-    w->win[u] -= (double)w->arcs[k].count;
+    w->win[u] -= (double)w->g->arcs[k].count;
     heap_update(w, u);
     if (w->din[u] == 0)
       w->sources[(*nsources)++] = u;
   }
-  for (e = w->in_off[v]; e < w->in_off[v + 1]; e++) {
-    uint32_t k = w->in_arc[e], u = w->arcs[k].from;
+  for (e = w->g->in_off[v]; e < w->g->in_off[v + 1]; e++) {
+    uint32_t k = w->g->in_arc[e], u = w->g->arcs[k].from;
     if (!inside(w, k, c) || w->placed[u])
       continue;
     w->dout[u]--;
-    w->wout[u] -= (double)w->arcs[k].count;
+    w->wout[u] -= (double)w->g->arcs[k].count;
     heap_update(w, u);
     if (w->dout[u] == 0)
       w->sinks[(*nsinks)++] = u;
@@ -112,8 +116,8 @@ static void place(work *w, uint32_t c, uint32_t v, size_t *nsinks, size_t *nsour
 
 /* Eades-Lin-Smyth: lays out component c into pos[] of its members. */
 static void order_els(work *w, uint32_t c, uint32_t *pos) {
-  const uint32_t *mb = w->members + w->memb_off[c];
-  size_t size = w->csize[c], i, left = 0, right = size, nsinks = 0, nsources = 0;
+  const uint32_t *mb = w->g->members + w->g->memb_off[c];
+  size_t size = w->g->csize[c], i, left = 0, right = size, nsinks = 0, nsources = 0;
   size_t placed = 0;
   for (i = 0; i < size; i++) {
     uint32_t v = mb[i];
@@ -123,14 +127,14 @@ static void order_els(work *w, uint32_t c, uint32_t *pos) {
   }
   for (i = 0; i < size; i++) {
     uint32_t v = mb[i], e;
-    for (e = w->out_off[v]; e < w->out_off[v + 1]; e++) {
-      uint32_t k = w->out_arc[e], u = w->arcs[k].to;
+    for (e = w->g->out_off[v]; e < w->g->out_off[v + 1]; e++) {
+      uint32_t k = w->g->out_arc[e], u = w->g->arcs[k].to;
       if (!inside(w, k, c))
         continue;
       w->dout[v]++;
-      w->wout[v] += (double)w->arcs[k].count;
+      w->wout[v] += (double)w->g->arcs[k].count;
       w->din[u]++;
-      w->win[u] += (double)w->arcs[k].count;
+      w->win[u] += (double)w->g->arcs[k].count;
     }
   }
   w->hn = 0;
@@ -169,18 +173,18 @@ static void order_els(work *w, uint32_t c, uint32_t *pos) {
 ** into pos[]. Its back arcs are the calls to a function already on the
 ** search's path, as a recursion returns to a caller. */
 static void order_dfs(work *w, uint32_t c, uint32_t *pos) {
-  const uint32_t *mb = w->members + w->memb_off[c];
-  size_t size = w->csize[c], i, post = 0, r;
+  const uint32_t *mb = w->g->members + w->g->memb_off[c];
+  size_t size = w->g->csize[c], i, post = 0, r;
   uint32_t root = mb[0];
   double best = -1;
   for (i = 0; i < size; i++) {
     uint32_t v = mb[i], e;
     double in = 0;
     w->placed[v] = 0;
-    for (e = w->in_off[v]; e < w->in_off[v + 1]; e++) {
-      uint32_t k = w->in_arc[e];
-      if (!w->dead[k] && w->comp[w->arcs[k].from] != c)
-        in += (double)w->arcs[k].count;
+    for (e = w->g->in_off[v]; e < w->g->in_off[v + 1]; e++) {
+      uint32_t k = w->g->in_arc[e];
+      if (!w->g->dead[k] && w->g->comp[w->g->arcs[k].from] != c)
+        in += (double)w->g->arcs[k].count;
     }
     if (in > best) {
       best = in;
@@ -194,17 +198,17 @@ static void order_dfs(work *w, uint32_t c, uint32_t *pos) {
       continue;
     w->placed[start] = 1;
     w->call_node[0] = start;
-    w->call_edge[0] = w->out_off[start];
+    w->call_edge[0] = w->g->out_off[start];
     while (top > 0) {
       uint32_t v = w->call_node[top - 1], e = w->call_edge[top - 1];
-      if (e < w->out_off[v + 1]) {
-        uint32_t k = w->out_arc[e], u = w->arcs[k].to;
+      if (e < w->g->out_off[v + 1]) {
+        uint32_t k = w->g->out_arc[e], u = w->g->arcs[k].to;
         w->call_edge[top - 1] = e + 1;
         if (!inside(w, k, c) || w->placed[u])
           continue;
         w->placed[u] = 1;
         w->call_node[top] = u;
-        w->call_edge[top] = w->out_off[u];
+        w->call_edge[top] = w->g->out_off[u];
         top++;
       } else {
         pos[v] = (uint32_t)(size - 1 - post++);
@@ -217,19 +221,19 @@ static void order_dfs(work *w, uint32_t c, uint32_t *pos) {
 /* The calls on the back arcs of a layout of component c, and how many
 ** arcs the component has. */
 static double back_weight(const work *w, uint32_t c, const uint32_t *pos, size_t *narcs) {
-  const uint32_t *mb = w->members + w->memb_off[c];
-  size_t size = w->csize[c], i;
+  const uint32_t *mb = w->g->members + w->g->memb_off[c];
+  size_t size = w->g->csize[c], i;
   double sum = 0;
   *narcs = 0;
   for (i = 0; i < size; i++) {
     uint32_t v = mb[i], e;
-    for (e = w->out_off[v]; e < w->out_off[v + 1]; e++) {
-      uint32_t k = w->out_arc[e];
+    for (e = w->g->out_off[v]; e < w->g->out_off[v + 1]; e++) {
+      uint32_t k = w->g->out_arc[e];
       if (!inside(w, k, c))
         continue;
       ++*narcs;
-      if (pos[w->arcs[k].to] < pos[v])
-        sum += (double)w->arcs[k].count + 1e-9 * (double)w->arcs[k].count + 1e-6;
+      if (pos[w->g->arcs[k].to] < pos[v])
+        sum += (double)w->g->arcs[k].count + 1e-9 * (double)w->g->arcs[k].count + 1e-6;
     }
   }
   return sum;
@@ -243,19 +247,19 @@ static double back_weight(const work *w, uint32_t c, const uint32_t *pos, size_t
 ** component's arc count. */
 static size_t id_weights(const work *w, uint32_t c, double *fwd, double *bwd, size_t *nfwd,
                          size_t *nbwd) {
-  const uint32_t *mb = w->members + w->memb_off[c];
-  size_t size = w->csize[c], i, narcs = 0;
+  const uint32_t *mb = w->g->members + w->g->memb_off[c];
+  size_t size = w->g->csize[c], i, narcs = 0;
   *fwd = *bwd = 0;
   *nfwd = *nbwd = 0;
   for (i = 0; i < size; i++) {
     uint32_t v = mb[i], e;
-    for (e = w->out_off[v]; e < w->out_off[v + 1]; e++) {
-      uint32_t k = w->out_arc[e], u = w->arcs[k].to;
+    for (e = w->g->out_off[v]; e < w->g->out_off[v + 1]; e++) {
+      uint32_t k = w->g->out_arc[e], u = w->g->arcs[k].to;
       double cost;
       if (!inside(w, k, c))
         continue;
       narcs++;
-      cost = (double)w->arcs[k].count + 1e-9 * (double)w->arcs[k].count + 1e-6;
+      cost = (double)w->g->arcs[k].count + 1e-9 * (double)w->g->arcs[k].count + 1e-6;
       if (u < v) {
         *fwd += cost;
         ++*nfwd;
@@ -269,8 +273,8 @@ static size_t id_weights(const work *w, uint32_t c, double *fwd, double *bwd, si
 }
 
 static void order_ids(const work *w, uint32_t c, uint32_t *pos, int backwards) {
-  const uint32_t *mb = w->members + w->memb_off[c];
-  size_t size = w->csize[c], i;
+  const uint32_t *mb = w->g->members + w->g->memb_off[c];
+  size_t size = w->g->csize[c], i;
   for (i = 0; i < size; i++)
     pos[mb[i]] = (uint32_t)(backwards ? size - 1 - i : i);
 }
@@ -279,55 +283,57 @@ static void order_ids(const work *w, uint32_t c, uint32_t *pos, int backwards) {
 static void keep_lighter(work *w, uint32_t c, double *best, size_t *narcs) {
   double weight = back_weight(w, c, w->pos_alt, narcs);
   if (weight < *best) {
-    const uint32_t *mb = w->members + w->memb_off[c];
+    const uint32_t *mb = w->g->members + w->g->memb_off[c];
     size_t i;
     *best = weight;
-    for (i = 0; i < w->csize[c]; i++)
+    for (i = 0; i < w->g->csize[c]; i++)
       w->pos[mb[i]] = w->pos_alt[mb[i]];
   }
 }
 
 /* The back arcs of component c laid out in w->pos. */
 static size_t back_count(const work *w, uint32_t c) {
-  const uint32_t *mb = w->members + w->memb_off[c];
+  const uint32_t *mb = w->g->members + w->g->memb_off[c];
   size_t i, nback = 0;
-  for (i = 0; i < w->csize[c]; i++) {
+  for (i = 0; i < w->g->csize[c]; i++) {
     uint32_t v = mb[i], e;
-    for (e = w->out_off[v]; e < w->out_off[v + 1]; e++)
-      nback += inside(w, w->out_arc[e], c) && w->pos[w->arcs[w->out_arc[e]].to] < w->pos[v];
+    for (e = w->g->out_off[v]; e < w->g->out_off[v + 1]; e++)
+      nback += inside(w, w->g->out_arc[e], c) && w->pos[w->g->arcs[w->g->out_arc[e]].to] < w->pos[v];
   }
   return nback;
 }
 
-/* Lays out component c into w->pos: of the layouts tried (the symbols'
+/* Lays out component c into pos (w->pos): of the layouts tried (the symbols'
 ** order and its reverse, a depth-first search, Eades-Lin-Smyth), the one
 ** whose back arcs carry the fewest calls; returns the component's arc
-** count. On a component of more than BIG_ARCS arcs that an order by id
+** count. On a component of more than LGP_CCGRAPH_BIG_ARCS arcs that an order by id
 ** already cuts to at most a tenth of its arcs, the other two, which cost
 ** a walk of the component each (Eades-Lin-Smyth a heap update per arc
 ** too), are left out (on the 100,000-member component of a synthetic
 ** profile they took a third of the search and did not win); and
 ** Eades-Lin-Smyth when the depth-first search does as well. */
-int lgp_cc_order(work *w, uint32_t c, size_t *narcs) {
+int lgp_cclayout_order(work *w, lgp_ccgraph *g, uint32_t c, uint32_t *pos, size_t *narcs) {
   size_t nfwd, nbwd;
   double fwd, bwd, best;
   int sorted = 0;
+  w->g = g;
+  w->pos = pos;
   *narcs = id_weights(w, c, &fwd, &bwd, &nfwd, &nbwd);
-  if (*narcs <= BIG_ARCS) { /* (the sums in the same order as the layouts') */
-    if (lgp_cc_sort_lists(w, c) != 0)
+  if (*narcs <= LGP_CCGRAPH_BIG_ARCS) { /* (the sums in the same order as the layouts') */
+    if (lgp_ccgraph_sort_lists(g, c) != 0)
       return -1;
     sorted = 1;
     id_weights(w, c, &fwd, &bwd, &nfwd, &nbwd);
   }
   order_ids(w, c, w->pos, bwd < fwd);
   best = bwd < fwd ? bwd : fwd;
-  if (*narcs > BIG_ARCS && (bwd < fwd ? nbwd : nfwd) <= *narcs / 10)
+  if (*narcs > LGP_CCGRAPH_BIG_ARCS && (bwd < fwd ? nbwd : nfwd) <= *narcs / 10)
     return 0;
-  if (!sorted && lgp_cc_sort_lists(w, c) != 0) /* the search follows the heaviest first */
+  if (!sorted && lgp_ccgraph_sort_lists(g, c) != 0) /* the search follows the heaviest first */
     return -1;
   order_dfs(w, c, w->pos_alt);
   keep_lighter(w, c, &best, narcs);
-  if (*narcs > BIG_ARCS && back_count(w, c) <= *narcs / 10)
+  if (*narcs > LGP_CCGRAPH_BIG_ARCS && back_count(w, c) <= *narcs / 10)
     return 0;
   order_els(w, c, w->pos_alt);
   keep_lighter(w, c, &best, narcs);
@@ -335,3 +341,23 @@ int lgp_cc_order(work *w, uint32_t c, size_t *narcs) {
 }
 
 /* }====================================================== */
+
+int lgp_cclayout_init(lgp_cclayout *l, size_t nodes) {
+  size_t n = nodes ? nodes : 1;
+  memset(l, 0, sizeof *l);
+#define A(field) ((l->field = lgp_calloc_array(n, sizeof *l->field)) == NULL)
+  if (A(wout) || A(win) || A(dout) || A(din) || A(pos_alt) || A(heap) || A(hpos) || A(sinks) ||
+      A(sources) || A(call_node) || A(call_edge) || A(placed)) {
+    lgp_cclayout_free(l);
+    return -1;
+  }
+#undef A
+  return 0;
+}
+
+void lgp_cclayout_free(lgp_cclayout *l) {
+  free(l->wout); free(l->win); free(l->dout); free(l->din); free(l->pos_alt);
+  free(l->heap); free(l->hpos); free(l->sinks); free(l->sources);
+  free(l->call_node); free(l->call_edge); free(l->placed);
+  memset(l, 0, sizeof *l);
+}

@@ -11,6 +11,7 @@
 
 #include "read/codeimg.h"
 #include "analyse/evidence.h"
+#include "util/bytes.h"
 
 #define MAX_TARGETS 16
 
@@ -36,11 +37,6 @@ static int is_thread_start(const char *name) {
   return name != NULL && (strcmp(name, "pthread_create") == 0 ||
                           strcmp(name, "thrd_create") == 0 ||
                           strstr(name, "_M_start_thread") != NULL);
-}
-
-static int32_t le32(const unsigned char *b) {
-  uint32_t v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-  return (int32_t)v;
 }
 
 static lgp_addr wrap(const arc_ctx *c, lgp_addr a) {
@@ -79,8 +75,8 @@ static void find_mcount_stubs(arc_ctx *c) {
         const unsigned char *b = sec->bytes + off + j;
         if (b[0] == 0xff && b[1] == 0x25) {
           lgp_addr next = sec->vma + off + j + 6;
-          lgp_addr slot = c->addr_bytes == 4 ? (lgp_addr)(uint32_t)le32(b + 2)
-                                             : next + (lgp_addr)(int64_t)le32(b + 2);
+          lgp_addr slot = c->addr_bytes == 4 ? (lgp_addr)(uint32_t)lgp_bytes_s32le(b + 2)
+                                             : next + (lgp_addr)(int64_t)lgp_bytes_s32le(b + 2);
           if (is_mcount(lgp_code_slot_name(c->code, slot)))
             add_target(c, sec->vma + off);
           break;
@@ -98,15 +94,15 @@ static int after_mcount_call(const arc_ctx *c, lgp_addr addr) {
   if (b == NULL)
     return -1;
   if (b[-5] == 0xe8) {
-    lgp_addr target = wrap(c, addr + (lgp_addr)(int64_t)le32(b - 4));
+    lgp_addr target = wrap(c, addr + (lgp_addr)(int64_t)lgp_bytes_s32le(b - 4));
     for (i = 0; i < c->ntargets; i++)
       if (c->targets[i] == target)
         return 1;
   }
   b = code_before(c->code, addr, 6);
   if (b != NULL && b[-6] == 0xff && b[-5] == 0x15) {
-    lgp_addr slot = c->addr_bytes == 4 ? (lgp_addr)(uint32_t)le32(b - 4)
-                                       : addr + (lgp_addr)(int64_t)le32(b - 4);
+    lgp_addr slot = c->addr_bytes == 4 ? (lgp_addr)(uint32_t)lgp_bytes_s32le(b - 4)
+                                       : addr + (lgp_addr)(int64_t)lgp_bytes_s32le(b - 4);
     return is_mcount(lgp_code_slot_name(c->code, slot));
   }
   return 0;
@@ -207,14 +203,14 @@ static int after_import_call(const arc_ctx *c, lgp_addr from) {
     const unsigned char *b = sec->bytes + off + k;
     lgp_addr end = from + k;
     if (off + k >= 5 && b[-5] == 0xe8) {
-      lgp_addr target = wrap(c, end + (lgp_addr)(int64_t)le32(b - 4));
+      lgp_addr target = wrap(c, end + (lgp_addr)(int64_t)lgp_bytes_s32le(b - 4));
       const lgp_codesec *to = lgp_code_section(c->code, target);
       if (to != NULL && to->is_plt)
         return 1;
     }
     if (off + k >= 6 && b[-6] == 0xff && b[-5] == 0x15) {
-      lgp_addr slot = c->addr_bytes == 4 ? (lgp_addr)(uint32_t)le32(b - 4)
-                                         : end + (lgp_addr)(int64_t)le32(b - 4);
+      lgp_addr slot = c->addr_bytes == 4 ? (lgp_addr)(uint32_t)lgp_bytes_s32le(b - 4)
+                                         : end + (lgp_addr)(int64_t)lgp_bytes_s32le(b - 4);
       if (lgp_code_slot_name(c->code, slot) != NULL)
         return 1;
     }

@@ -52,7 +52,7 @@ typedef struct order {
   int multirun;          /* a FROM/TO spec with several runs on a side takes part */
 } order;
 
-void lgp_namelist_free(lgp_namelist *l) {
+void lgp_ordering_namelist_free(lgp_namelist *l) {
   free(l->v);
   memset(l, 0, sizeof *l);
 }
@@ -531,8 +531,8 @@ static void pick_hubs(order *o, const idlist *used, idlist *high, const lgp_orde
   free(by_uses);
 }
 
-int lgp_function_ordering(const lgp_profile *p, const lgp_ordering_opts *oo, lgp_namelist *out,
-                          lgp_err *err) {
+int lgp_ordering_functions(const lgp_profile *p, const lgp_ordering_opts *oo, lgp_namelist *out,
+                           lgp_err *err) {
   order o;
   idlist arcs = {NULL, 0, 0}, used = {NULL, 0, 0}, unused = {NULL, 0, 0};
   idlist high = {NULL, 0, 0}, unplaced = {NULL, 0, 0}, scratch = {NULL, 0, 0};
@@ -590,7 +590,7 @@ int lgp_function_ordering(const lgp_profile *p, const lgp_ordering_opts *oo, lgp
   free(scratch.v);
   order_free(&o);
   if (o.failed) {
-    lgp_namelist_free(out);
+    lgp_ordering_namelist_free(out);
     return lgp_fail(err, NULL, "out of memory");
   }
   return 0;
@@ -621,8 +621,8 @@ static int has_name(const osym *s, const uint32_t *by_name, size_t n, const char
   return 0;
 }
 
-int lgp_file_ordering(const lgp_profile *p, const lgp_mapfile *m, lgp_namelist *out,
-                      lgp_err *err) {
+int lgp_ordering_files(const lgp_profile *p, const lgp_mapfile *m, lgp_namelist *out,
+                       lgp_err *err) {
   order o;
   idlist arcs = {NULL, 0, 0}, scratch = {NULL, 0, 0}, mapped = {NULL, 0, 0};
   size_t i;
@@ -668,7 +668,7 @@ int lgp_file_ordering(const lgp_profile *p, const lgp_mapfile *m, lgp_namelist *
   free(mapped.v);
   order_free(&o);
   if (o.failed) {
-    lgp_namelist_free(out);
+    lgp_ordering_namelist_free(out);
     return lgp_fail(err, NULL, "out of memory");
   }
   return 0;

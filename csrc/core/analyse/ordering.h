@@ -14,7 +14,7 @@ typedef struct lgp_namelist {
   size_t n, cap;
 } lgp_namelist;
 
-void lgp_namelist_free(lgp_namelist *l);
+void lgp_ordering_namelist_free(lgp_namelist *l);
 
 /* What was printed before the order (gprof's call graph sorts the lists
 ** of the entries it prints, and -r reads them). */
@@ -25,11 +25,11 @@ typedef struct lgp_ordering_opts {
 
 /* gprof -r over a profile (not a view); oo may be NULL (nothing printed
 ** before). 0, or -1 (out of memory, or a FROM/TO spec it cannot follow). */
-int lgp_function_ordering(const lgp_profile *p, const lgp_ordering_opts *oo, lgp_namelist *out,
-                          lgp_err *err);
+int lgp_ordering_functions(const lgp_profile *p, const lgp_ordering_opts *oo, lgp_namelist *out,
+                           lgp_err *err);
 /* gprof -R: the profile must have been opened with the map m (its symbols
 ** renamed by it). 0, or -1 (out of memory). */
-int lgp_file_ordering(const lgp_profile *p, const lgp_mapfile *m, lgp_namelist *out,
-                      lgp_err *err);
+int lgp_ordering_files(const lgp_profile *p, const lgp_mapfile *m, lgp_namelist *out,
+                       lgp_err *err);
 
 #endif

@@ -6,6 +6,7 @@
 #define arcs_h
 
 #include "read/gmon.h" /* LGP_ARCS_MAX, LGP_ARCS_FULL: the arc sink's limit */
+#include "util/hashtab.h"
 
 #define LGP_ARC_NONE UINT32_MAX
 
@@ -22,24 +23,20 @@ typedef struct lgp_arc {
 ** table reused for the next caller (GROUPING); the hash over all arcs is
 ** built only when a caller comes back (HASHED). */
 typedef enum lgp_arc_mode {
-  LGP_ARCS_HASHED = 0,  /* every arc is in slots */
-  LGP_ARCS_GROUPING,    /* only the current caller's arcs are in grp_slots */
+  LGP_ARCS_HASHED = 0,  /* every arc is in by_ends */
+  LGP_ARCS_GROUPING,    /* only the current caller's arcs are in grp_by_child */
   LGP_ARCS_SEALED       /* complete: no more adding, no lookups */
 } lgp_arc_mode;
 
 typedef struct lgp_arctab {
   lgp_arc *arcs;        /* in creation order (gprof's list order needs it) */
   size_t narcs, cap;
-  /* (parent, child) -> arc index + 1 in the low half, the key's hash in
-     the high half (probing past other keys does not touch the arcs) */
-  uint64_t *slots;
-  size_t nslots;
+  lgp_hashtab by_ends;  /* the arcs by (parent, child) */
   lgp_arc_mode mode;
   size_t nnodes;        /* parents are below this */
-  uint32_t grp_parent, grp_gen, grp_first;
+  uint32_t grp_parent;  /* the current group's caller */
   uint8_t *grp_seen;    /* nnodes: parents that had a group */
-  uint64_t *grp_slots;  /* gen << 32 | arc + 1, keyed by child */
-  size_t grp_nslots;
+  lgp_hashtab grp_by_child; /* the current group's arcs by child */
 } lgp_arctab;
 
 /* An empty table for arcs between nnodes nodes. */

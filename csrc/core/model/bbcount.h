@@ -26,10 +26,10 @@ typedef struct lgp_bbcounts {
 int lgp_bbcounts_build(lgp_bbcounts *b, const lgp_gmon *g, const lgp_symindex *ix);
 void lgp_bbcounts_free(lgp_bbcounts *b);
 
-static inline size_t lgp_bb_nslots(const lgp_bbcounts *b, uint32_t s) {
+static inline size_t lgp_bbcounts_nslots(const lgp_bbcounts *b, uint32_t s) {
   return b != NULL && s < b->nsyms ? b->first[s + 1] - b->first[s] : 0;
 }
-static inline const lgp_bbcount *lgp_bb_slots(const lgp_bbcounts *b, uint32_t s) {
+static inline const lgp_bbcount *lgp_bbcounts_slots(const lgp_bbcounts *b, uint32_t s) {
   return b->slots + b->first[s];
 }
 

@@ -618,5 +618,5 @@ size_t lgp_graph_bytes(const lgp_graph *g) {
   size_t n = g->nsyms, total = n + g->ncycles, na = g->arcs.narcs;
   return total * (sizeof *g->nodes + 2 * sizeof *g->time_sorted) +
          na * (sizeof *g->arcs.arcs + 6 * sizeof *g->child_arcs) +
-         n * (6 * sizeof *g->child_off) + g->arcs.nslots * sizeof *g->arcs.slots;
+         n * (6 * sizeof *g->child_off) + g->arcs.by_ends.nslots * sizeof *g->arcs.by_ends.slots;
 }

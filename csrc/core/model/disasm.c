@@ -196,7 +196,7 @@ static int visit(decoder *d, uint32_t fn, const cs_insn *in, lgp_err *err) {
   parent = lgp_symindex_lookup(d->s->ix, at);
   if (parent == LGP_NONE)
     return 0;
-  return lgp_static_arc(d->s, parent, child, jump, err);
+  return lgp_staticcg_arc(d->s, parent, child, jump, err);
 }
 
 /* Decodes [start, end) of function fn, from its start on; an undecodable
@@ -251,7 +251,7 @@ static int decode_all(decoder *d, lgp_err *err) {
   return 0;
 }
 
-int lgp_static_decode(const lgp_scan_ctx *s, const lgp_code *code, lgp_err *err) {
+int lgp_staticcg_decode(const lgp_scan_ctx *s, const lgp_code *code, lgp_err *err) {
   decoder d;
   int rc;
   memset(&d, 0, sizeof d);

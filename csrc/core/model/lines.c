@@ -161,14 +161,15 @@ static int cmp_by_line(const void *ctx, uint32_t a, uint32_t b) {
   return a < b ? -1 : a > b;
 }
 
-int lgp_lines_build(lgp_lines *ls, const lgp_profile *p, lgp_image *im, lgp_err *err) {
+int lgp_lines_build(lgp_lines *ls, const lgp_profile *p, lgp_sources *src, lgp_err *err) {
+  const lgp_image *im = p->image; /* src's: read below through src */
   const lgp_node *nodes = p->graph.nodes;
   size_t ns = p->graph.nsyms, j;
   lgp_err ignored = {0, ""};
   int granular = 0;
   memset(ls, 0, sizeof *ls);
   /* without DWARF there are no line symbols: one line per function */
-  lgp_image_load_lines(im, &ignored);
+  lgp_sources_load_lines(src, &ignored);
   for (j = 0; j < ns && !granular; j++)
     granular = nodes[j].is_line;
   ls->first = lgp_alloc_array(ns + 1, sizeof *ls->first);
@@ -266,7 +267,7 @@ int64_t lgp_line_count(const lgp_profile *p, const lgp_line *l) {
   return (int64_t)(n->ncalls + n->self_calls);
 }
 
-int lgp_path_matches(const char *path, const char *want) {
+int lgp_lines_path_matches(const char *path, const char *want) {
   size_t lp = strlen(path), lw = strlen(want);
   if (lw == 0 || lw > lp)
     return 0;

@@ -31,10 +31,11 @@ typedef struct lgp_lines {
   double total;       /* ticks: the sum of every line's (gprof's total time) */
 } lgp_lines;
 
-/* Builds p's line data from its image's line symbols (read now: im is p's
-** image, writable) and its histogram; without DWARF each function is one
-** line of unknown number. 0, or -1 with a message (out of memory). */
-int lgp_lines_build(lgp_lines *ls, const lgp_profile *p, lgp_image *im, lgp_err *err);
+/* Builds p's line data from its image's line symbols (read now through
+** src, the owner of p's sources) and its histogram; without DWARF each
+** function is one line of unknown number. 0, or -1 with a message (out of
+** memory). */
+int lgp_lines_build(lgp_lines *ls, const lgp_profile *p, lgp_sources *src, lgp_err *err);
 void lgp_lines_free(lgp_lines *ls);
 /* Builds ls->by_line (for look-ups by source line) if not yet. 0, or -1
 ** (out of memory). */
@@ -51,6 +52,6 @@ const char *lgp_line_inlined(const lgp_profile *p, const lgp_line *l);
 ** function received (from others and itself); -1 when unknown. */
 int64_t lgp_line_count(const lgp_profile *p, const lgp_line *l);
 /* Does a DWARF path name the file `want` (equal, or ending in "/want")? */
-int lgp_path_matches(const char *path, const char *want);
+int lgp_lines_path_matches(const char *path, const char *want);
 
 #endif

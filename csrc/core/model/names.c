@@ -10,11 +10,44 @@
 
 #include "model/names.h"
 
-int lgp_demangle_style_ok(const char *style) {
+char *lgp_names_put_cycle(char *p, int32_t cyc_num) {
+  memcpy(p, "<cycle ", 7);
+  p += 7;
+  if (cyc_num < 0) {
+    *p++ = '-';
+    p += lgp_fmt_u64(p, (uint64_t)-(int64_t)cyc_num, 0, 0);
+  } else {
+    p += lgp_fmt_u64(p, (uint64_t)cyc_num, 0, 0);
+  }
+  *p++ = '>';
+  return p;
+}
+
+char *lgp_names_put_index(char *p, uint32_t index, int printed) {
+  *p++ = printed ? '[' : '(';
+  p += lgp_fmt_u64(p, index, 0, 0);
+  *p++ = printed ? ']' : ')';
+  return p;
+}
+
+char *lgp_names_put_tail(char *p, int32_t cyc_num, uint32_t index, int print_flag,
+                         int have_cg) {
+  if (cyc_num != 0) {
+    *p++ = ' ';
+    p = lgp_names_put_cycle(p, cyc_num);
+  }
+  if (have_cg && index != 0) {
+    *p++ = ' ';
+    p = lgp_names_put_index(p, index, print_flag);
+  }
+  return p;
+}
+
+int lgp_names_demangle_style_ok(const char *style) {
   return cplus_demangle_name_to_style(style) != unknown_demangling;
 }
 
-char *lgp_demangle(const char *name, int options) {
+char *lgp_names_demangle(const char *name, int options) {
   const char *pre = name, *at;
   size_t pre_len, suf_len;
   char *core = NULL, *res, *out;
@@ -81,8 +114,8 @@ void lgp_names_free(lgp_names *nm) {
   memset(nm, 0, sizeof *nm);
 }
 
-const char *lgp_display_name_len(lgp_names *nm, const lgp_node *nodes, uint32_t node,
-                                 size_t *len) {
+const char *lgp_names_display_len(lgp_names *nm, const lgp_node *nodes, uint32_t node,
+                                  size_t *len) {
   const char *raw;
   char *d;
   if (node < nm->n && nm->disp[node].s != NULL) { /* fast path: no node access */
@@ -95,7 +128,7 @@ const char *lgp_display_name_len(lgp_names *nm, const lgp_node *nodes, uint32_t 
     *len = strlen(raw);
     return raw;
   }
-  d = nm->enabled ? lgp_demangle(raw, nm->options) : NULL;
+  d = nm->enabled ? lgp_names_demangle(raw, nm->options) : NULL;
   nm->owned[node] = d;
   nm->nowned += d != NULL;
   nm->disp[node].s = d != NULL ? d : raw;
@@ -103,18 +136,18 @@ const char *lgp_display_name_len(lgp_names *nm, const lgp_node *nodes, uint32_t 
   return nm->disp[node].s;
 }
 
-const char *lgp_display_name(lgp_names *nm, const lgp_node *nodes, uint32_t node) {
+const char *lgp_names_display(lgp_names *nm, const lgp_node *nodes, uint32_t node) {
   size_t len;
-  return lgp_display_name_len(nm, nodes, node, &len);
+  return lgp_names_display_len(nm, nodes, node, &len);
 }
 
-const char *lgp_print_path(const char *path, int print_path) {
+const char *lgp_names_print_path(const char *path, int print_path) {
   const char *slash = print_path ? NULL : strrchr(path, '/');
   return slash != NULL ? slash + 1 : path;
 }
 
-size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, uint32_t node,
-                       int mode, int print_path) {
+size_t lgp_names_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, uint32_t node,
+                        int mode, int print_path) {
   const lgp_rawsym *s;
   const char *file;
   char *p0, *p;
@@ -130,7 +163,7 @@ size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, u
     file = im->files[s->file] + base;
     n = im->file_len[s->file] - base;
   } else {
-    file = lgp_print_path(im->files[s->file], print_path);
+    file = lgp_names_print_path(im->files[s->file], print_path);
     n = strlen(file);
   }
   /* written in place: reports print tens of thousands of these */

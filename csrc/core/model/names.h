@@ -21,23 +21,35 @@ int lgp_names_init(lgp_names *nm, size_t n, int enabled, const char *style);
 void lgp_names_free(lgp_names *nm);
 /* The printed name of a node (demangled when enabled); cycles' nodes
 ** have no name here (""). */
-const char *lgp_display_name(lgp_names *nm, const lgp_node *nodes, uint32_t node);
+const char *lgp_names_display(lgp_names *nm, const lgp_node *nodes, uint32_t node);
 /* The same, and its length (cached: reports print each name many times). */
-const char *lgp_display_name_len(lgp_names *nm, const lgp_node *nodes, uint32_t node,
-                                 size_t *len);
+const char *lgp_names_display_len(lgp_names *nm, const lgp_node *nodes, uint32_t node,
+                                  size_t *len);
 /* gprof's file suffix after a printed name: " (FILE:LINE @ ADDR)" at line
 ** granularity (LGP_SUFFIX_LINE), " (FILE:LINE)" for --inline-file-names
 ** (LGP_SUFFIX_FILE); FILE is the basename unless print_path (-L). Symbols
 ** without a source file (or an image whose DWARF is not read) get none.
 ** Writes it to o; returns its length. */
 enum { LGP_SUFFIX_NONE, LGP_SUFFIX_FILE, LGP_SUFFIX_LINE };
-size_t lgp_name_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, uint32_t node,
-                       int mode, int print_path);
+size_t lgp_names_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, uint32_t node,
+                        int mode, int print_path);
 /* A source path as gprof prints it: the basename unless print_path. */
-const char *lgp_print_path(const char *path, int print_path);
+const char *lgp_names_print_path(const char *path, int print_path);
+/* gprof's print name, the parts around a printed name. Each writes into
+** p and returns the end. lgp_names_put_cycle: a cycle's name, "<cycle N>"
+** (at most 24 bytes). lgp_names_put_index: "[index]", or "(index)" for an
+** entry the call graph does not print (at most 13 bytes).
+** lgp_names_put_tail: what follows a name: " <cycle N>" for a member of
+** cycle N, then " " and the index when gprof numbered the node: it read
+** arcs (have_cg) and index != 0 (at most LGP_NAMES_TAIL_MAX bytes). */
+#define LGP_NAMES_TAIL_MAX 48
+char *lgp_names_put_cycle(char *p, int32_t cyc_num);
+char *lgp_names_put_index(char *p, uint32_t index, int printed);
+char *lgp_names_put_tail(char *p, int32_t cyc_num, uint32_t index, int print_flag,
+                         int have_cg);
 /* Is style a demangling style libiberty knows? */
-int lgp_demangle_style_ok(const char *style);
+int lgp_names_demangle_style_ok(const char *style);
 /* Demangles one name as gprof does (bfd_demangle); NULL if it is not mangled. */
-char *lgp_demangle(const char *name, int options);
+char *lgp_names_demangle(const char *name, int options);
 
 #endif

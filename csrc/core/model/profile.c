@@ -88,7 +88,7 @@ static int tally(void *ctx, lgp_addr from, lgp_addr self, uint64_t count) {
 static void free_blobs(lgp_sources *src) {
   size_t i;
   for (i = 0; i < src->nblobs; i++)
-    lgp_blob_free(&src->blobs[i]);
+    lgp_gmon_blob_free(&src->blobs[i]);
   free(src->blobs);
   src->blobs = NULL;
   src->nblobs = 0;
@@ -122,7 +122,7 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
      files or lines; the Lua API reads it on demand. Line granularity
      reads the line symbols too (a profile without them keeps only its
      functions, as gprof does for an executable without DWARF). */
-  io.srcinfo = !opts->no_srcinfo && lgp_options_need_srcinfo(opts) && !opts->line_granularity;
+  io.srcinfo = !opts->no_srcinfo && lgp_specs_need_srcinfo(opts) && !opts->line_granularity;
   if (lgp_image_open(&src->image, exe, &io, err) != 0)
     goto fail;
   if (opts->map_file != NULL) { /* gprof reads it as it takes the symbols */
@@ -157,7 +157,7 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
     goto fail;
   }
   for (nloaded = 0; nloaded < ngmons; nloaded++) {
-    if (lgp_blob_load(&blobs[nloaded], gmons[nloaded], &load_err) != 0)
+    if (lgp_gmon_blob_load(&blobs[nloaded], gmons[nloaded], &load_err) != 0)
       break;
     src->nblobs = nloaded + 1;
     ldprofile |= lgp_gmon_is_ldprofile(blobs[nloaded].data, blobs[nloaded].size,
@@ -216,7 +216,7 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
     sc.arcs = &p->graph.arcs;
     sc.path = exe;
     sc.lines = opts->line_granularity;
-    if (lgp_static_arcs_add(&sc, &src->image, &src->gmon, opts, err) != 0)
+    if (lgp_staticcg_add(&sc, &src->image, &src->gmon, opts, err) != 0)
       goto fail;
   }
   /* the rest of the analysis when a report or a query needs it */
@@ -307,9 +307,9 @@ int lgp_profile_exclude_arcs(lgp_profile *p, const lgp_options *extra, lgp_err *
       return lgp_fail(err, NULL, "only -k specs can be added to an open profile");
   if (extra->default_excludes)
     return lgp_fail(err, NULL, "the default excludes are the profile's already");
-  if (lgp_options_need_srcinfo(extra) && p->image->srcinfo_state == 0) {
+  if (lgp_specs_need_srcinfo(extra) && p->image->srcinfo_state == 0) {
     lgp_err ignored = {0, {0}}; /* unreadable: files unknown, as at open */
-    lgp_image_load_srcinfo(&p->own->image, &ignored);
+    lgp_sources_load_srcinfo(p->own, &ignored);
   }
   if (lgp_specs_apply(&add, p->graph.nodes, p->graph.nsyms, p->image, extra, err) != 0) {
     lgp_specs_free(&add);
@@ -326,6 +326,14 @@ int lgp_profile_exclude_arcs(lgp_profile *p, const lgp_options *extra, lgp_err *
   return 0;
 }
 
+int lgp_sources_load_srcinfo(lgp_sources *s, lgp_err *err) {
+  return lgp_image_load_srcinfo(&s->image, err);
+}
+
+int lgp_sources_load_lines(lgp_sources *s, lgp_err *err) {
+  return lgp_image_load_lines(&s->image, err);
+}
+
 int lgp_profile_analyse(lgp_profile *p, unsigned need, lgp_err *err) {
   unsigned had = p->graph.analysed;
   if (lgp_graph_analyse(&p->graph, p->specs, need, err) != 0)
@@ -333,13 +341,6 @@ int lgp_profile_analyse(lgp_profile *p, unsigned need, lgp_err *err) {
   if (!(had & LGP_GRAPH_TIME) && (p->graph.analysed & LGP_GRAPH_TIME) && !lgp_is_view(p))
     p->base_print_time = p->graph.print_time;
   return 0;
-}
-
-int lgp_flat_shows(const lgp_profile *p, uint32_t s, int ignore_zeros) {
-  const lgp_node *n = &p->graph.nodes[s];
-  return s < p->graph.nsyms && !lgp_removed(p, s) &&
-         lgp_specs_in_table(p->specs, n, LGP_INCL_FLAT, LGP_EXCL_FLAT) &&
-         !(ignore_zeros && n->ncalls == 0 && n->hist_time == 0);
 }
 
 int lgp_graph_shows(const lgp_profile *p, uint32_t s, int ignore_zeros) {

@@ -48,6 +48,14 @@ typedef struct lgp_profile {
   double base_print_time; /* and its print_time */
 } lgp_profile;
 
+/* DWARF is read on first need (a file or line to print), into the sources
+** that own the image: views and reports see the image only as const, so
+** what may read it is handed its owner (a view's is its base's). Source
+** files and lines; the same and gprof -l's line symbols. 0, or -1 when
+** they are unavailable (the image records that; err says why). */
+int lgp_sources_load_srcinfo(lgp_sources *s, lgp_err *err);
+int lgp_sources_load_lines(lgp_sources *s, lgp_err *err);
+
 /* Reads the image and the gmon files and counts the calls; the rest of
 ** the analysis is lgp_profile_analyse's. */
 int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
@@ -91,10 +99,6 @@ static inline int lgp_arc_hidden(const lgp_profile *p, uint32_t k) {
   a = &p->graph.arcs.arcs[k];
   return p->removed[a->parent] || p->removed[a->child];
 }
-/* Does gprof's flat profile print a row for symbol s? Not if a view
-** removed it or the -p/-P specs leave it out, nor, with ignore_zeros (no
-** -z), if it has neither samples nor calls. */
-int lgp_flat_shows(const lgp_profile *p, uint32_t s, int ignore_zeros);
 /* Does gprof's call graph print an entry for node s (a symbol or a
 ** cycle)? Not if a view removed it or the -q/-Q specs leave it out (its
 ** print flag), nor, with ignore_zeros, if it has no time and no calls. */

@@ -9,9 +9,10 @@
 #include <string.h>
 
 #include "model/staticcg.h"
+#include "util/bytes.h"
 
-int lgp_static_arc(const lgp_scan_ctx *s, uint32_t parent, uint32_t child, int tail,
-                   lgp_err *err) {
+int lgp_staticcg_arc(const lgp_scan_ctx *s, uint32_t parent, uint32_t child, int tail,
+                     lgp_err *err) {
   size_t before = s->arcs->narcs;
   uint32_t k;
   int rc;
@@ -97,21 +98,20 @@ static int scan_range(const lgp_scan_ctx *s, const lgp_codesec *text, const hist
     uint32_t child;
     if (*b != 0xE8 || end - pc < 5)
       continue;
-    target = ((lgp_addr)b[1] | (lgp_addr)b[2] << 8 | (lgp_addr)b[3] << 16 |
-              (lgp_addr)b[4] << 24) + pc + 5;
+    target = lgp_bytes_u32(b + 1, 0) + pc + 5;
     if (!in_hist(h, (uint32_t)target))
       continue;
     child = lgp_symindex_lookup(s->ix, target);
     if (child == LGP_NONE || s->nodes[child].addr != target)
       continue;
-    if (lgp_static_arc(s, parent, child, 0, err) != 0)
+    if (lgp_staticcg_arc(s, parent, child, 0, err) != 0)
       return -1;
   }
   return 0;
 }
 
-int lgp_static_gprof_scan(const lgp_scan_ctx *s, const lgp_code *code,
-                          const lgp_hist *hist, size_t nhist, lgp_err *err) {
+int lgp_staticcg_gprof_scan(const lgp_scan_ctx *s, const lgp_code *code,
+                            const lgp_hist *hist, size_t nhist, lgp_err *err) {
   const lgp_codesec *text = NULL;
   hist_ix h;
   size_t i;
@@ -146,8 +146,8 @@ int lgp_static_gprof_scan(const lgp_scan_ctx *s, const lgp_code *code,
   return rc;
 }
 
-int lgp_static_arcs_add(const lgp_scan_ctx *s, const lgp_image *im, const lgp_gmon *g,
-                        const lgp_options *opts, lgp_err *err) {
+int lgp_staticcg_add(const lgp_scan_ctx *s, const lgp_image *im, const lgp_gmon *g,
+                     const lgp_options *opts, lgp_err *err) {
   int gprof = opts->static_call_graph && g->have_cg &&
               (im->machine == EM_X86_64 || im->machine == EM_386);
   lgp_code code;
@@ -159,9 +159,9 @@ int lgp_static_arcs_add(const lgp_scan_ctx *s, const lgp_image *im, const lgp_gm
   if (lgp_code_load(&code, im, opts->static_arcs, err) != 0)
     return -1;
   if (gprof)
-    rc = lgp_static_gprof_scan(s, &code, g->hist, g->nhist, err);
+    rc = lgp_staticcg_gprof_scan(s, &code, g->hist, g->nhist, err);
   if (rc == 0 && opts->static_arcs)
-    rc = lgp_static_decode(s, &code, err);
+    rc = lgp_staticcg_decode(s, &code, err);
   lgp_code_free(&code);
   return rc;
 }

@@ -8,32 +8,7 @@
 #include <string.h>
 
 #include "model/symspec.h"
-
-void lgp_options_init(lgp_options *o) {
-  memset(o, 0, sizeof *o);
-  o->default_excludes = 1;
-}
-
-void lgp_options_free(lgp_options *o) {
-  size_t i;
-  for (i = 0; i < o->nspecs; i++)
-    free(o->specs[i].text);
-  free(o->specs);
-  free(o->symbol_file);
-  free(o->map_file);
-  memset(o, 0, sizeof *o);
-}
-
-int lgp_options_add_spec(lgp_options *o, int table, const char *text) {
-  if (lgp_grow((void **)&o->specs, &o->specs_cap, o->nspecs + 1, sizeof *o->specs) != 0)
-    return -1;
-  o->specs[o->nspecs].table = table;
-  o->specs[o->nspecs].text = lgp_strdup(text);
-  if (o->specs[o->nspecs].text == NULL)
-    return -1;
-  o->nspecs++;
-  return 0;
-}
+#include "util/hashtab.h"
 
 static void spec_free(lgp_spec *s) {
   free(s->file);
@@ -122,32 +97,25 @@ static int add_to_run(rangelist *l, const lgp_node *nodes, size_t k, size_t *pre
 
 /* The symbols by raw name, for many specs: a spec with a name then looks
 ** at its namesakes only, not at every symbol (a command line of thousands
-** of -k options, as --break-cycles prints). A hash of the names, each
-** bucket's chain in node order. */
-typedef struct nameindex {
-  uint32_t *head; /* nbuckets: first node + 1 of the bucket, 0 empty; NULL: none, scan */
-  uint32_t *next; /* n: the next node + 1 of the same bucket */
-  size_t mask;
-} nameindex;
+** of -k options, as --break-cycles prints). Namesakes are met in node
+** order (the order they were put). Empty (not built): every symbol is
+** scanned. */
+typedef lgp_hashtab nameindex;
 #define NAMEINDEX_MIN_SPECS 32
 
-static size_t name_bucket(const nameindex *x, const char *name) {
-  return lgp_hash_bytes(name, strlen(name)) & x->mask;
+static uint32_t name_hash(const char *name) {
+  return lgp_hashtab_hash_bytes(name, strlen(name));
 }
 
 static int nameindex_build(nameindex *x, const lgp_node *nodes, size_t n) {
-  size_t k, nb = 16;
-  while (nb < 2 * n)
-    nb *= 2;
-  x->mask = nb - 1;
-  x->head = lgp_calloc_array(nb, sizeof *x->head);
-  x->next = lgp_alloc_array(n ? n : 1, sizeof *x->next);
-  if (x->head == NULL || x->next == NULL)
+  size_t k;
+  if (n >= UINT32_MAX || lgp_hashtab_reserve(x, n) != 0)
     return -1;
-  for (k = n; k-- > 0;) { /* pushed last first: each chain in node order */
-    size_t b = name_bucket(x, nodes[k].name);
-    x->next[k] = x->head[b];
-    x->head[b] = (uint32_t)k + 1;
+  for (k = 0; k < n; k++) {
+    lgp_hashpos at = lgp_hashtab_probe(x, name_hash(nodes[k].name));
+    while (lgp_hashtab_next(x, &at) != LGP_HASHTAB_END)
+      ;
+    lgp_hashtab_put(x, &at, (uint32_t)k);
   }
   return 0;
 }
@@ -156,11 +124,12 @@ static int nameindex_build(nameindex *x, const lgp_node *nodes, size_t n) {
 static int add_runs(rangelist *l, const lgp_image *im, const lgp_spec *s, const lgp_node *nodes,
                     size_t n, uint32_t arcspec, const nameindex *x) {
   size_t k, prev = SIZE_MAX;
-  if (x != NULL && x->head != NULL && s->name != NULL && !s->any) {
+  if (x != NULL && x->n > 0 && s->name != NULL && !s->any) {
+    lgp_hashpos at = lgp_hashtab_probe(x, name_hash(s->name));
     uint32_t j;
-    for (j = x->head[name_bucket(x, s->name)]; j != 0; j = x->next[j - 1])
-      if (strcmp(nodes[j - 1].name, s->name) == 0 && spec_match(im, s, nodes, j - 1) &&
-          add_to_run(l, nodes, j - 1, &prev, arcspec) != 0)
+    while ((j = lgp_hashtab_next(x, &at)) != LGP_HASHTAB_END)
+      if (strcmp(nodes[j].name, s->name) == 0 && spec_match(im, s, nodes, j) &&
+          add_to_run(l, nodes, j, &prev, arcspec) != 0)
         return -1;
     return 0;
   }
@@ -331,7 +300,7 @@ static int text_needs_srcinfo(const char *text, size_t len) {
   return len > 0 && isdigit((unsigned char)text[0]) && atoi(text) != 0;
 }
 
-int lgp_options_need_srcinfo(const lgp_options *opts) {
+int lgp_specs_need_srcinfo(const lgp_options *opts) {
   size_t i;
   for (i = 0; i < opts->nspecs; i++) {
     const char *text = opts->specs[i].text, *slash = strchr(text, '/');
@@ -366,7 +335,7 @@ static int index_arc_table(lgp_specs *sp, int a, const lgp_node *nodes, size_t n
 int lgp_specs_apply(lgp_specs *sp, lgp_node *nodes, size_t n, const lgp_image *im,
                     const lgp_options *opts, lgp_err *err) {
   rangelist tabs[LGP_NTABLES];
-  nameindex x = {NULL, NULL, 0};
+  nameindex x = {0};
   size_t i, narc = 0;
   int t, rc = -1;
   memset(sp, 0, sizeof *sp);
@@ -420,8 +389,7 @@ int lgp_specs_apply(lgp_specs *sp, lgp_node *nodes, size_t n, const lgp_image *i
 out:
   for (t = 0; t < LGP_NTABLES; t++)
     free(tabs[t].v);
-  free(x.head);
-  free(x.next);
+  lgp_hashtab_free(&x);
   return rc == 0 ? 0 : lgp_fail(err, NULL, "out of memory");
 }
 

@@ -5,6 +5,7 @@
 #ifndef symspec_h
 #define symspec_h
 
+#include "model/options.h"
 #include "model/symtab.h"
 
 enum lgp_table {
@@ -45,29 +46,8 @@ typedef struct lgp_arcspec {
   size_t nfrom;
 } lgp_arcspec;
 
-/* What opening a profile is asked for (gprof's options that shape it). */
-typedef struct lgp_options {
-  int no_static;      /* -a */
-  int functions_only; /* -D */
-  int format;         /* -O: enum lgp_gmon_format */
-  int no_srcinfo;
-  int default_excludes; /* add mcount & co. to the exclude tables (gprof does) */
-  int line_granularity; /* gprof -l (and -s): line symbols join the table */
-  char *symbol_file;     /* -S: function symbols from this nm-style file */
-  char *map_file;        /* -R: function -> object file map (nm -A style) */
-  int static_call_graph; /* -c: gprof's scan for call bytes adds count-0 arcs */
-  int static_arcs;       /* --static-arcs: decoded direct calls add count-0 arcs */
-  int keep_clones;       /* gcc's clones (f.isra.0) are functions of their own */
-  /* symspecs, in the order given: table and text */
-  struct { int table; char *text; } *specs;
-  size_t nspecs, specs_cap;
-} lgp_options;
-
-void lgp_options_init(lgp_options *o);
-void lgp_options_free(lgp_options *o);
-int lgp_options_add_spec(lgp_options *o, int table, const char *text);
-/* Does a spec name a file or a line (so it needs DWARF)? */
-int lgp_options_need_srcinfo(const lgp_options *opts);
+/* Does a spec of opts name a file or a line (so it needs DWARF)? */
+int lgp_specs_need_srcinfo(const lgp_options *opts);
 
 /* The tables as applied to one symbol table. The plain tables live in
 ** the nodes' spec bits; the arc tables' FROM runs are kept here. */

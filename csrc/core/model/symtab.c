@@ -74,7 +74,7 @@ out:
   return rc;
 }
 
-void lgp_node_init(lgp_node *n, uint32_t id, const lgp_rawsym *sym, lgp_addr end_addr) {
+void lgp_symtab_node_init(lgp_node *n, uint32_t id, const lgp_rawsym *sym, lgp_addr end_addr) {
   memset(n, 0, sizeof *n);
   n->name = sym->name;
   n->addr = sym->addr;
@@ -215,7 +215,7 @@ int lgp_symtab_build(lgp_image *im, int lines, lgp_node **nodes_out, size_t *n_o
     im->syms = merged;
     im->nsyms = n;
   }
-  nodes = lgp_alloc_array(n ? n : 1, sizeof *nodes); /* lgp_node_init clears each */
+  nodes = lgp_alloc_array(n ? n : 1, sizeof *nodes); /* lgp_symtab_node_init clears each */
   if (nodes == NULL) {
     free(ends);
     return lgp_fail(err, NULL, "out of memory");
@@ -223,8 +223,8 @@ int lgp_symtab_build(lgp_image *im, int lines, lgp_node **nodes_out, size_t *n_o
   /* ELF st_size is never used: a routine runs to the next one (in line
      mode, function symbols keep that end and overlap their lines) */
   for (i = 0; i < n; i++)
-    lgp_node_init(&nodes[i], (uint32_t)i, &im->syms[i],
-                  ends != NULL ? ends[i] : i + 1 < n ? im->syms[i + 1].addr - 1 : text_end);
+    lgp_symtab_node_init(&nodes[i], (uint32_t)i, &im->syms[i],
+                         ends != NULL ? ends[i] : i + 1 < n ? im->syms[i + 1].addr - 1 : text_end);
   free(ends);
   *nodes_out = nodes;
   *n_out = n;

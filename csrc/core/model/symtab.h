@@ -35,7 +35,7 @@ typedef struct lgp_node {
 } lgp_node;
 
 /* Node id for symbol sym (ending at end_addr), before any analysis. */
-void lgp_node_init(lgp_node *n, uint32_t id, const lgp_rawsym *sym, lgp_addr end_addr);
+void lgp_symtab_node_init(lgp_node *n, uint32_t id, const lgp_rawsym *sym, lgp_addr end_addr);
 
 /* Sorts the image's symbols by address, keeps gprof's survivor at each
 ** address (they end up first in im->syms, in node order) and returns

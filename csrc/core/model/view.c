@@ -327,7 +327,7 @@ static int assemble_view(lgp_profile *v, const lgp_profile *base, wgraph *g, lgp
   for (s = 0; s < n; s++) { /* node s is symbol s of the image */
     const lgp_node *b = &base->graph.nodes[s];
     lgp_node *d = &nodes[s];
-    lgp_node_init(d, (uint32_t)s, &base->image->syms[s], b->end_addr);
+    lgp_symtab_node_init(d, (uint32_t)s, &base->image->syms[s], b->end_addr);
     d->spec = b->spec;
     d->hist_time = g->gone[s] ? 0.0 : g->self[s];
     v->removed_own[s] = g->gone[s];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "read/dwfunc_int.h"
+#include "util/bytes.h"
 
 /* The direct walk. libdw's walk spends most of its time finding where each
 ** DIE's attributes end; here each abbreviation's layout is read once, and
@@ -48,26 +49,12 @@ typedef struct unitrd {
   int has_inline;        /* an abbreviation of inlined code or entry points */
 } unitrd;
 
+/* LEB128 at p[*pos] (before p[end]), *pos moved past it; 0 or -1. */
 static int uleb(const unsigned char *p, size_t *pos, size_t end, uint64_t *v) {
-  unsigned shift = 0;
-  *v = 0;
-  while (*pos < end) {
-    unsigned char b = p[(*pos)++];
-    if (shift < 64)
-      *v |= (uint64_t)(b & 0x7f) << shift;
-    shift += 7;
-    if (!(b & 0x80))
-      return 0;
-  }
-  return -1;
-}
-
-static uint64_t fixed(const unsigned char *p, size_t n, int be) {
-  uint64_t v = 0;
-  size_t i;
-  for (i = 0; i < n; i++)
-    v |= (uint64_t)p[be ? n - 1 - i : i] << (8 * i);
-  return v;
+  const unsigned char *q = p + *pos;
+  int rc = lgp_bytes_uleb(&q, p + end, v);
+  *pos = (size_t)(q - p);
+  return rc;
 }
 
 /* A form's size when fixed; -1 when the data says (LEB128, string,
@@ -112,7 +99,7 @@ static int skip_var(const unitrd *u, uint32_t form, size_t *pos) {
     size_t w = form == DW_FORM_block1 ? 1 : form == DW_FORM_block2 ? 2 : 4;
     if (u->end - *pos < w)
       return -1;
-    n = fixed(u->p + *pos, w, be);
+    n = lgp_bytes_uint(u->p + *pos, w, be);
     *pos += w;
     break;
   }
@@ -325,7 +312,7 @@ static int next_sibling(const unitrd *u, size_t die, const lgp_dwabbr *ab, size_
                  sp->form == DW_FORM_ref4 || sp->form == DW_FORM_ref8) {
         if (u->end - pos < (size_t)sp->size)
           return LGP_DWINFO_BAIL;
-        off = fixed(u->p + pos, (size_t)sp->size, u->f->big_endian);
+        off = lgp_bytes_uint(u->p + pos, (size_t)sp->size, u->f->big_endian);
       } else {
         return LGP_DWINFO_BAIL;
       }
@@ -399,13 +386,13 @@ static int read_header(lgp_dwfuncs *f, unitrd *u, Dwarf_Die *cudie, uint64_t uni
   if (unit_off >= size || size - pos < 4)
     return LGP_DWINFO_BAIL;
   u->off_size = 4;
-  len = fixed(f->info + pos, 4, be);
+  len = lgp_bytes_uint(f->info + pos, 4, be);
   pos += 4;
   if (len == 0xffffffffu) {
     if (size - pos < 8)
       return LGP_DWINFO_BAIL;
     u->off_size = 8;
-    len = fixed(f->info + pos, 8, be);
+    len = lgp_bytes_uint(f->info + pos, 8, be);
     pos += 8;
   } else if (len >= 0xfffffff0u) {
     return LGP_DWINFO_BAIL;
@@ -414,7 +401,7 @@ static int read_header(lgp_dwfuncs *f, unitrd *u, Dwarf_Die *cudie, uint64_t uni
     return LGP_DWINFO_BAIL;
   u->start = (size_t)unit_off;
   u->end = pos + (size_t)len;
-  u->version = (unsigned)fixed(f->info + pos, 2, be);
+  u->version = (unsigned)lgp_bytes_uint(f->info + pos, 2, be);
   pos += 2;
   if (u->version < 2 || u->version > 5)
     return LGP_DWINFO_BAIL;
@@ -423,10 +410,10 @@ static int read_header(lgp_dwfuncs *f, unitrd *u, Dwarf_Die *cudie, uint64_t uni
     if (type != DW_UT_compile && type != DW_UT_partial)
       return LGP_DWINFO_BAIL;
     u->addr_size = f->info[pos + 1];
-    aoff = fixed(f->info + pos + 2, u->off_size, be);
+    aoff = lgp_bytes_uint(f->info + pos + 2, u->off_size, be);
     pos += 2 + u->off_size;
   } else {
-    aoff = fixed(f->info + pos, u->off_size, be);
+    aoff = lgp_bytes_uint(f->info + pos, u->off_size, be);
     u->addr_size = f->info[pos + u->off_size];
     pos += u->off_size + 1;
   }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "read/dwline.h"
+#include "util/bytes.h"
 
 typedef struct rd {
   const unsigned char *p, *end;
@@ -16,58 +17,35 @@ typedef struct rd {
 } rd;
 
 static uint64_t rd_fixed(rd *r, size_t n) {
-  uint64_t v = 0;
-  size_t i;
+  uint64_t v;
   if ((size_t)(r->end - r->p) < n) {
     r->bad = 1;
     r->p = r->end;
     return 0;
   }
-  for (i = 0; i < n; i++)
-    v |= (uint64_t)r->p[r->be ? n - 1 - i : i] << (8 * i);
+  v = lgp_bytes_uint(r->p, n, r->be);
   r->p += n;
   return v;
 }
 
 /* Skips a LEB128 number (set_column's, most often). */
 static inline void rd_skip_leb(rd *r) {
-  while (r->p < r->end)
-    if (!(*r->p++ & 0x80))
-      return;
-  r->bad = 1;
+  if (lgp_bytes_skip_leb(&r->p, r->end) != 0)
+    r->bad = 1;
 }
 
 static uint64_t rd_uleb(rd *r) {
-  uint64_t v = 0;
-  unsigned shift = 0;
-  while (r->p < r->end) {
-    unsigned char b = *r->p++;
-    if (shift < 64)
-      v |= (uint64_t)(b & 0x7f) << shift;
-    shift += 7;
-    if (!(b & 0x80))
-      return v;
-  }
-  r->bad = 1;
-  return 0;
+  uint64_t v;
+  if (lgp_bytes_uleb(&r->p, r->end, &v) != 0)
+    r->bad = 1;
+  return v;
 }
 
 static int64_t rd_sleb(rd *r) {
-  uint64_t v = 0;
-  unsigned shift = 0;
-  while (r->p < r->end) {
-    unsigned char b = *r->p++;
-    if (shift < 64)
-      v |= (uint64_t)(b & 0x7f) << shift;
-    shift += 7;
-    if (!(b & 0x80)) {
-      if (shift < 64 && (b & 0x40))
-        v |= ~(uint64_t)0 << shift;
-      return (int64_t)v;
-    }
-  }
-  r->bad = 1;
-  return 0;
+  int64_t v;
+  if (lgp_bytes_sleb(&r->p, r->end, &v) != 0)
+    r->bad = 1;
+  return v;
 }
 
 static const char *rd_cstr(rd *r) {

@@ -38,7 +38,7 @@ static int section_class_is_code(const char *name, uint64_t flags) {
   return (flags & SHF_EXECINSTR) != 0;
 }
 
-int lgp_local_name_ok(const char *strtab, size_t size, size_t off) {
+int lgp_image_local_name_ok(const char *strtab, size_t size, size_t off) {
   static const char clone[] = ".clone.", constprop[] = ".constprop.";
   size_t i = off;
   /* gprof's loop: one character per step while the character is not NUL;
@@ -169,7 +169,7 @@ static int symbol_class(const GElf_Sym *s, Elf32_Word shndx, const secinfo *secs
     return 0;
   /* a clone's name judged within its own string: gprof's scan can run on
      into the next name, and rejects most clone suffixes anyway */
-  if (!lgp_local_name_ok(strtab, strsize, s->st_name)) {
+  if (!lgp_image_local_name_ok(strtab, strsize, s->st_name)) {
     if (strchr(name, '$') != NULL || lgp_clone_origin_len(name) == 0)
       return 0;
     if (!opts->keep_clones) {

@@ -90,7 +90,7 @@ int lgp_image_load_lines(lgp_image *im, lgp_err *err);
 /* The name filter gprof applies to local code symbols, run over the raw
 ** string table from offset off (see the reference, section 3.1: a name
 ** ending in ".digits" makes the scan run on into the next string). */
-int lgp_local_name_ok(const char *strtab, size_t size, size_t off);
+int lgp_image_local_name_ok(const char *strtab, size_t size, size_t off);
 
 /* gcc names the functions it specialises or splits after their origin:
 ** f.constprop.0, f.isra.0, f.part.0, f.cold, f.lto_priv.0, f.localalias,

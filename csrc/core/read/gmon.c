@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "read/gmon.h"
+#include "util/bytes.h"
 
 #define GMON_TAG_TIME_HIST 0
 #define GMON_TAG_CG_ARC 1
@@ -82,7 +83,7 @@ static int slurp(lgp_blob *b, int fd, const char *path, lgp_err *err) {
   return 0;
 }
 
-int lgp_blob_load(lgp_blob *b, const char *path, lgp_err *err) {
+int lgp_gmon_blob_load(lgp_blob *b, const char *path, lgp_err *err) {
   struct stat st;
   int fd, rc = 0;
   memset(b, 0, sizeof *b);
@@ -125,7 +126,7 @@ int lgp_blob_load(lgp_blob *b, const char *path, lgp_err *err) {
   return rc;
 }
 
-void lgp_blob_free(lgp_blob *b) {
+void lgp_gmon_blob_free(lgp_blob *b) {
   if (b->mapped)
     munmap(b->mem, b->size);
   else
@@ -143,23 +144,8 @@ typedef struct reader {
   int big, abytes;
 } reader;
 
-static uint32_t get_u32(const unsigned char *p, int big) {
-  if (big)
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-  return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
-static uint16_t get_u16(const unsigned char *p, int big) {
-  return big ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
-}
-
-static uint64_t get_u64(const unsigned char *p, int big) {
-  uint64_t hi = get_u32(p, big), lo = get_u32(p + 4, big);
-  return big ? hi << 32 | lo : lo << 32 | hi;
-}
-
 static uint64_t get_addr(const unsigned char *p, int abytes, int big) {
-  return abytes == 8 ? get_u64(p, big) : get_u32(p, big);
+  return abytes == 8 ? lgp_bytes_u64(p, big) : lgp_bytes_u32(p, big);
 }
 
 static const unsigned char *take(reader *r, size_t n) {
@@ -289,7 +275,7 @@ static int hist_add_bins(lgp_gmon *g, lgp_hist *h, const unsigned char *p, uint3
         continue;
       }
     }
-    nz += get_u16(p + 2 * (size_t)i, g->big_endian) != 0;
+    nz += lgp_bytes_u16(p + 2 * (size_t)i, g->big_endian) != 0;
   }
   if (nz == 0)
     return 0;
@@ -310,7 +296,7 @@ static int hist_add_bins(lgp_gmon *g, lgp_hist *h, const unsigned char *p, uint3
         continue;
       }
     }
-    v = get_u16(p + 2 * (size_t)i, g->big_endian);
+    v = lgp_bytes_u16(p + 2 * (size_t)i, g->big_endian);
     if (v == 0)
       continue;
     while (a < h->nnz && h->idx[a] < i) {
@@ -361,8 +347,8 @@ static int read_tagged_hist(lgp_gmon *g, reader *r, const char *path,
   low = get_addr(p, r->abytes, r->big);
   high = get_addr(p + r->abytes, r->abytes, r->big);
   p += 2 * r->abytes;
-  nbins = get_u32(p, r->big);
-  rate = get_u32(p + 4, r->big);
+  nbins = lgp_bytes_u32(p, r->big);
+  rate = lgp_bytes_u32(p + 4, r->big);
   memcpy(dimen, p + 8, 15);
   dimen[15] = '\0';
   if ((uint64_t)nbins * 2 > r->left)
@@ -387,7 +373,7 @@ static int read_tagged_bb(lgp_gmon *g, reader *r, const char *path, int version,
   size_t per = 2 * (size_t)r->abytes;
   if (p == NULL)
     return lgp_fail(err, path, "truncated basic-block record");
-  n = get_u32(p, r->big);
+  n = lgp_bytes_u32(p, r->big);
   if (version == 0) {
     /* version 0: a NUL-terminated name, then blocks of ncalls(8) addr(8)
        file name, function name (NUL-terminated) and a 4-byte line */
@@ -410,8 +396,8 @@ static int read_tagged_bb(lgp_gmon *g, reader *r, const char *path, int version,
         return lgp_fail(err, path, "truncated basic-block record");
       if (lgp_grow((void **)&g->bb, &g->bb_cap, g->nbb + 1, sizeof *g->bb) != 0)
         return lgp_fail(err, path, "out of memory");
-      g->bb[g->nbb].count = get_u64(q, r->big);
-      g->bb[g->nbb].addr = get_u64(q + 8, r->big);
+      g->bb[g->nbb].count = lgp_bytes_u64(q, r->big);
+      g->bb[g->nbb].addr = lgp_bytes_u64(q + 8, r->big);
       g->nbb++;
     }
   } else {
@@ -454,7 +440,7 @@ static int read_ldprofile(lgp_gmon *g, reader *r, const char *path, lgp_err *err
   int rc;
   if (p == NULL)
     return lgp_fail(err, path, "truncated LD_PROFILE histogram header");
-  tag = get_u32(p, r->big);
+  tag = lgp_bytes_u32(p, r->big);
   if (tag != GMON_TAG_TIME_HIST)
     return lgp_fail(err, path, "corrupt LD_PROFILE file: histogram tag is %u, not %d",
                     tag, GMON_TAG_TIME_HIST);
@@ -462,8 +448,8 @@ static int read_ldprofile(lgp_gmon *g, reader *r, const char *path, lgp_err *err
   low = get_addr(p, r->abytes, r->big);
   high = get_addr(p + ab, r->abytes, r->big);
   p += 2 * ab;
-  nbins = get_u32(p, r->big);
-  rate = get_u32(p + 4, r->big);
+  nbins = lgp_bytes_u32(p, r->big);
+  rate = lgp_bytes_u32(p + 4, r->big);
   memcpy(dimen, p + 8, 15);
   dimen[15] = '\0';
   if ((uint64_t)nbins * 2 > r->left)
@@ -485,11 +471,11 @@ static int read_ldprofile(lgp_gmon *g, reader *r, const char *path, lgp_err *err
   if (p == NULL)
     return lgp_fail(err, path, "truncated LD_PROFILE file: no call-graph header "
                     "after the histogram");
-  tag = get_u32(p, r->big);
+  tag = lgp_bytes_u32(p, r->big);
   if (tag != GMON_TAG_CG_ARC)
     return lgp_fail(err, path, "corrupt LD_PROFILE file: call-graph tag is %u, not %d",
                     tag, GMON_TAG_CG_ARC);
-  narcs = get_u32(p + LDPROFILE_TAG_SIZE, r->big);
+  narcs = lgp_bytes_u32(p + LDPROFILE_TAG_SIZE, r->big);
   if ((uint64_t)narcs * recsize > r->left)
     return lgp_fail(err, path, "LD_PROFILE file declares %u call-graph arcs but "
                     "only %zu bytes are left in the file", narcs, r->left);
@@ -508,7 +494,7 @@ static int read_ldprofile(lgp_gmon *g, reader *r, const char *path, lgp_err *err
     from = from == 0 ? LGP_LDPROFILE_EXTERNAL : (low + from) & mask;
     self = (low + self) & mask;
     if (g->sink != NULL &&
-        (rc = g->sink(g->sink_ctx, from, self, get_u32(a + 2 * ab, r->big))) != 0)
+        (rc = g->sink(g->sink_ctx, from, self, lgp_bytes_u32(a + 2 * ab, r->big))) != 0)
       return sink_fail(err, path, rc);
   }
   return 0;
@@ -523,7 +509,7 @@ static int read_tagged(lgp_gmon *g, reader *r, const char *path, lgp_err *err) {
     return lgp_fail(err, path, "file too short to be a gmon file");
   if (memcmp(p, "gmon", 4) != 0)
     return lgp_fail(err, path, "not a gmon file (bad magic)");
-  version = (int32_t)get_u32(p + 4, r->big);
+  version = (int32_t)lgp_bytes_u32(p + 4, r->big);
   if ((uint32_t)version == LGP_LDPROFILE_VERSION)
     return read_ldprofile(g, r, path, err);
   if (version != 0 && version != 1)
@@ -548,7 +534,7 @@ static int read_tagged(lgp_gmon *g, reader *r, const char *path, lgp_err *err) {
       if (g->sink != NULL &&
           (rc = g->sink(g->sink_ctx, get_addr(a, r->abytes, r->big),
                         get_addr(a + r->abytes, r->abytes, r->big),
-                        get_u32(a + 2 * r->abytes, r->big))) != 0)
+                        lgp_bytes_u32(a + 2 * r->abytes, r->big))) != 0)
         return sink_fail(err, path, rc);
       break;
     }
@@ -579,8 +565,8 @@ static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
                     : "file too short to be a gmon file");
   low = get_addr(p, r->abytes, r->big);
   high = get_addr(p + ab, r->abytes, r->big);
-  ncnt = get_u32(p + 2 * ab, r->big);
-  is44 = r->left >= 2 * ab + 8 && get_u32(p + 2 * ab + 4, r->big) == BSD44_VERSION;
+  ncnt = lgp_bytes_u32(p + 2 * ab, r->big);
+  is44 = r->left >= 2 * ab + 8 && lgp_bytes_u32(p + 2 * ab + 4, r->big) == BSD44_VERSION;
   if (format == LGP_FMT_BSD44 && !is44)
     return lgp_fail(err, path, "not a 4.4BSD gmon file");
   /* Guessed, not asked for: an old BSD file has no magic number, only a
@@ -594,7 +580,7 @@ static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
   if (is44) {
     if (r->left < hdr44)
       return lgp_fail(err, path, "file too short to be a gmon file");
-    rate = get_u32(p + 2 * ab + 8, r->big);
+    rate = lgp_bytes_u32(p + 2 * ab + 8, r->big);
     hdrsize = hdr44;
   } else {
     rate = g->bsd_hz;
@@ -642,7 +628,7 @@ static int read_bsd(lgp_gmon *g, reader *r, const char *path, int format,
 
 int lgp_gmon_is_ldprofile(const unsigned char *data, size_t size, int big_endian) {
   return size >= 8 && memcmp(data, "gmon", 4) == 0 &&
-         get_u32(data + 4, big_endian) == LGP_LDPROFILE_VERSION;
+         lgp_bytes_u32(data + 4, big_endian) == LGP_LDPROFILE_VERSION;
 }
 
 int lgp_gmon_read_mem(lgp_gmon *g, const unsigned char *data, size_t size,
@@ -662,10 +648,10 @@ int lgp_gmon_read_mem(lgp_gmon *g, const unsigned char *data, size_t size,
 int lgp_gmon_read(lgp_gmon *g, const char *path, int format, lgp_err *err) {
   lgp_blob b;
   int rc;
-  if (lgp_blob_load(&b, path, err) != 0)
+  if (lgp_gmon_blob_load(&b, path, err) != 0)
     return -1;
   rc = lgp_gmon_read_mem(g, b.data, b.size, path, format, err);
-  lgp_blob_free(&b);
+  lgp_gmon_blob_free(&b);
   return rc;
 }
 

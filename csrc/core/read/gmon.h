@@ -97,8 +97,8 @@ typedef struct lgp_blob {
   size_t size;
   int mapped;
 } lgp_blob;
-int lgp_blob_load(lgp_blob *b, const char *path, lgp_err *err);
-void lgp_blob_free(lgp_blob *b);
+int lgp_gmon_blob_load(lgp_blob *b, const char *path, lgp_err *err);
+void lgp_gmon_blob_free(lgp_blob *b);
 
 /* Writing (gprof -s): header, histograms, the given arcs, bb counts.
 ** Counts too large for a record's field are split over several records,

@@ -5,13 +5,13 @@
 #ifndef strset_h
 #define strset_h
 
+#include "util/hashtab.h"
 #include "util/util.h"
 
 typedef struct lgp_strset {
   char **s;          /* s[id] */
   size_t n, cap;
-  size_t *slots;     /* open addressing: id + 1, 0 = empty */
-  size_t nslots;
+  lgp_hashtab ids;   /* the ids by string */
   size_t bytes;      /* the strings' lengths with their NULs */
   int borrow;        /* set before the first add: keep the callers' strings
                         (which outlive the set), not copies */

@@ -206,13 +206,6 @@ int lgp_sort_indices(uint32_t *v, size_t n, lgp_cmp_fn cmp, const void *ctx) {
   return end_passes(v, src, n, tmp);
 }
 
-size_t lgp_hash_bytes(const char *s, size_t len) {
-  size_t h = (size_t)1469598103934665603u, i; /* 64-bit basis; truncated on 32 bits */
-  for (i = 0; i < len; i++)
-    h = (h ^ (unsigned char)s[i]) * (size_t)1099511628211u;
-  return h;
-}
-
 /* {====================================================== buffered output */
 
 /* 64 KB writes: the buffer stays in the cache and its pages are touched

@@ -24,8 +24,6 @@ int lgp_fail(lgp_err *e, const char *file, const char *fmt, ...)
 #endif
   ;
 
-/* FNV-1a over len bytes: for the core's string hash tables. */
-size_t lgp_hash_bytes(const char *s, size_t len);
 
 /* Overflow-checked allocation helpers: NULL on failure or overflow. */
 void *lgp_alloc_array(size_t n, size_t size);

@@ -55,8 +55,8 @@ static size_t put_u64(char *buf, size_t len, uint64_t v) {
 static void count_column(annotator *a, const anno_line *ln, char out[16]) {
   const lgp_node *nd = &a->p->graph.nodes[ln->sym];
   lgp_addr addr = ln->merged ? 0 : nd->addr;
-  size_t nb = lgp_bb_nslots(a->bb, ln->sym), k, len = 0;
-  const lgp_bbcount *slots = nb > 0 ? lgp_bb_slots(a->bb, ln->sym) : NULL;
+  size_t nb = lgp_bbcounts_nslots(a->bb, ln->sym), k, len = 0;
+  const lgp_bbcount *slots = nb > 0 ? lgp_bbcounts_slots(a->bb, ln->sym) : NULL;
   int x = a->ao->all_lines, any = 0, printed = 0;
   uint64_t total = 0, last_print = 0;
   char t[16 * 24 + 8]; /* at most 12 counts of 20 digits, commas, the arrow */

@@ -7,7 +7,7 @@
 
 #include "write/execcount.h"
 
-int lgp_glibc_msort(uint32_t *v, size_t n, lgp_cmp_fn cmp, const void *ctx) {
+int lgp_execcount_msort(uint32_t *v, size_t n, lgp_cmp_fn cmp, const void *ctx) {
   /* the recursion of a top-down merge sort as an explicit stack: each frame
      is a range and whether its halves are sorted yet; a level keeps at most two
      frames (a range waiting to merge, its right half waiting to sort) and halving bounds the
@@ -91,7 +91,7 @@ int lgp_report_exec_counts(lgp_out *o, const lgp_profile *p, const lgp_bbcounts 
   for (i = 0; i < nsyms; i++)
     if (lgp_specs_in_table(p->specs, &p->graph.nodes[i], LGP_INCL_EXEC, LGP_EXCL_EXEC))
       order[n++] = (uint32_t)i;
-  if (lgp_glibc_msort(order, n, cmp_exec, p) != 0) {
+  if (lgp_execcount_msort(order, n, cmp_exec, p) != 0) {
     free(order);
     return -1;
   }
@@ -100,11 +100,11 @@ int lgp_report_exec_counts(lgp_out *o, const lgp_profile *p, const lgp_bbcounts 
     const lgp_node *nd = &p->graph.nodes[s];
     const char *file = lgp_node_file(p, s);
     int line = lgp_node_line(p, s);
-    size_t nb = lgp_bb_nslots(bb, s);
+    size_t nb = lgp_bbcounts_nslots(bb, s);
     if (nd->ncalls > 0 || zeros)
       exec_row(o, file, line, nd->name, nd->addr, nd->ncalls);
     for (k = 0; k < nb; k++) {
-      const lgp_bbcount *blk = &lgp_bb_slots(bb, s)[k];
+      const lgp_bbcount *blk = &lgp_bbcounts_slots(bb, s)[k];
       if (blk->count > 0 || zeros)
         exec_row(o, file, line, nd->name, blk->addr, blk->count);
     }

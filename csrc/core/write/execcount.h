@@ -18,6 +18,6 @@ int lgp_report_exec_counts(lgp_out *o, const lgp_profile *p, const lgp_bbcounts 
 /* glibc's qsort (a top-down merge sort: the left half is the smaller,
 ** ties keep the left element) with cmp on n indices, without recursion:
 ** it orders the same even when cmp is not a total order. 0 or -1. */
-int lgp_glibc_msort(uint32_t *v, size_t n, lgp_cmp_fn cmp, const void *ctx);
+int lgp_execcount_msort(uint32_t *v, size_t n, lgp_cmp_fn cmp, const void *ctx);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hashtab.h"
 #include "write/export_int.h"
 
 void lgp_export_opts_init(lgp_export_opts *eo) {
@@ -45,7 +46,7 @@ static void out_num(lgp_out *o, double v) {
   lgp_out_mem(o, buf, fmt_num(buf, v));
 }
 
-void lgp_ex_out_u64(lgp_out *o, uint64_t v) {
+void lgp_export_out_u64(lgp_out *o, uint64_t v) {
   char buf[32];
   lgp_out_mem(o, buf, lgp_fmt_u64(buf, v, 0, 0));
 }
@@ -63,15 +64,15 @@ static int src_line(const ectx *c, uint32_t s) {
 ** (callgrind, folded): its printed name, followed by its address in
 ** brackets (" [0x401136]") when another listed function prints the same; newlines (and
 ** for folded stacks, the frame separator ';') become other characters. */
-void lgp_ex_label(ectx *c, uint32_t s, lgp_out *b, int folded) {
+void lgp_export_label(ectx *c, uint32_t s, lgp_out *b, int folded) {
   size_t len, i, start = b->len;
   const char *name;
   if (s >= c->p->graph.nsyms) {
-    char buf[48];
-    lgp_out_mem(b, buf, (size_t)snprintf(buf, sizeof buf, "<cycle %d>", (int)c->p->graph.nodes[s].cyc_num));
+    char buf[32];
+    lgp_out_mem(b, buf, (size_t)(lgp_names_put_cycle(buf, c->p->graph.nodes[s].cyc_num) - buf));
     return;
   }
-  name = lgp_display_name_len(c->nm, c->p->graph.nodes, s, &len);
+  name = lgp_names_display_len(c->nm, c->p->graph.nodes, s, &len);
   lgp_out_mem(b, name, len);
   if (c->dup[s]) {
     char buf[48];
@@ -92,35 +93,31 @@ void lgp_ex_label(ectx *c, uint32_t s, lgp_out *b, int folded) {
 ** and constructors have several symbols of one name; statics of one name
 ** live in several files). A hash table over the printed names. */
 static int mark_dups(ectx *c) {
-  size_t n = c->p->graph.nsyms, k, cap = 16;
-  uint32_t *slot;
-  while (cap < 2 * n)
-    cap *= 2;
-  slot = lgp_alloc_array(cap, sizeof *slot);
-  if (slot == NULL)
+  size_t n = c->p->graph.nsyms, k;
+  lgp_hashtab names = {0};
+  if (lgp_hashtab_reserve(&names, n) != 0)
     return -1;
-  memset(slot, 0xff, cap * sizeof *slot);
   for (k = 0; k < n; k++) {
-    size_t len, i;
+    size_t len;
     const char *name;
+    lgp_hashpos at;
+    uint32_t other;
     if (!c->listed[k])
       continue;
-    name = lgp_display_name_len(c->nm, c->p->graph.nodes, (uint32_t)k, &len);
-    for (i = lgp_hash_bytes(name, len) & (cap - 1);; i = (i + 1) & (cap - 1)) {
+    name = lgp_names_display_len(c->nm, c->p->graph.nodes, (uint32_t)k, &len);
+    for (at = lgp_hashtab_probe(&names, lgp_hashtab_hash_bytes(name, len));
+         (other = lgp_hashtab_next(&names, &at)) != LGP_HASHTAB_END;) {
       size_t olen;
-      const char *other;
-      if (slot[i] == LGP_NONE) {
-        slot[i] = (uint32_t)k;
-        break;
-      }
-      other = lgp_display_name_len(c->nm, c->p->graph.nodes, slot[i], &olen);
-      if (olen == len && memcmp(other, name, len) == 0) {
-        c->dup[slot[i]] = c->dup[k] = 1;
+      const char *oname = lgp_names_display_len(c->nm, c->p->graph.nodes, other, &olen);
+      if (olen == len && memcmp(oname, name, len) == 0) {
+        c->dup[other] = c->dup[k] = 1;
         break;
       }
     }
+    if (other == LGP_HASHTAB_END)
+      lgp_hashtab_put(&names, &at, (uint32_t)k);
   }
-  free(slot);
+  lgp_hashtab_free(&names);
   return 0;
 }
 
@@ -156,8 +153,8 @@ static int ctx_init(ectx *c, lgp_out *o, const lgp_profile *p, lgp_names *nm,
     return -1;
   if (want_src) {
     lgp_err err = {0, {0}};
-    if (eo->srcinfo != NULL)
-      lgp_image_load_srcinfo(eo->srcinfo, &err);
+    if (eo->sources != NULL)
+      lgp_sources_load_srcinfo(eo->sources, &err);
     c->have_src = p->image->srcinfo_state == 1;
   }
   return 0;
@@ -174,21 +171,21 @@ static void ctx_free(ectx *c) {
 /* {====================================================== callgrind */
 
 /* Nanoseconds, rounded half up (what callgrind's integer costs hold). */
-unsigned long long lgp_ex_ns_of(const lgp_profile *p, double ticks) {
+unsigned long long lgp_export_ns_of(const lgp_profile *p, double ticks) {
   double v = lgp_seconds(p, ticks) * 1e9;
   return v > 0.0 ? (unsigned long long)floor(v + 0.5) : 0;
 }
 
 static void cg_name(ectx *c, uint32_t s) {
   c->scratch.len = 0;
-  lgp_ex_label(c, s, &c->scratch, 0);
+  lgp_export_label(c, s, &c->scratch, 0);
   lgp_out_mem(c->o, c->scratch.buf, c->scratch.len);
 }
 
 /* "fl=(id) name" the first time, "fl=(id)" later; unknown files are "???".
 ** The name is absolute where DWARF gives a compilation directory, so that
 ** callgrind_annotate and KCachegrind find the source from anywhere. */
-void lgp_ex_cg_file_id(ectx *c, const char *key, int32_t file, uint8_t *file_seen) {
+void lgp_export_cg_file_id(ectx *c, const char *key, int32_t file, uint8_t *file_seen) {
   const lgp_image *im = c->p->image;
   size_t id = c->have_src && file >= 0 && (size_t)file < im->nfiles ? (size_t)file + 1 : 0;
   lgp_out_str(c->o, key);
@@ -206,12 +203,12 @@ void lgp_ex_cg_file_id(ectx *c, const char *key, int32_t file, uint8_t *file_see
   lgp_out_char(c->o, '\n');
 }
 
-int32_t lgp_ex_node_file(const ectx *c, uint32_t s) {
+int32_t lgp_export_node_file(const ectx *c, uint32_t s) {
   return c->have_src && s < c->p->graph.nsyms ? c->p->image->syms[s].file : -1;
 }
 
 static void cg_file(ectx *c, const char *key, uint32_t s, uint8_t *file_seen) {
-  lgp_ex_cg_file_id(c, key, lgp_ex_node_file(c, s), file_seen);
+  lgp_export_cg_file_id(c, key, lgp_export_node_file(c, s), file_seen);
 }
 
 static void cg_fn(ectx *c, const char *key, uint32_t s, uint8_t *fn_seen) {
@@ -240,7 +237,7 @@ static int write_callgrind(ectx *c) {
   /* the flat profile's total (its % time denominator); gprof may credit a
      histogram bin that straddles two functions to both, so the functions'
      costs can add up to a little more */
-  total = lgp_ex_ns_of(p, p->graph.total_time);
+  total = lgp_export_ns_of(p, p->graph.total_time);
   lgp_out_str(o, "# callgrind format\nversion: 1\n");
   if (c->eo->creator != NULL)
     lgp_out_printf(o, "creator: %s\n", c->eo->creator);
@@ -271,9 +268,9 @@ static int write_callgrind(ectx *c) {
     cg_file(c, "fl=", (uint32_t)s, file_seen);
     cg_fn(c, "fn=", (uint32_t)s, fn_seen);
     if (c->eo->lines != NULL)
-      lgp_ex_cg_lines(c, (uint32_t)s, line, file_seen);
+      lgp_export_cg_lines(c, (uint32_t)s, line, file_seen);
     else
-      lgp_out_printf(o, "%d %llu\n", line, lgp_ex_ns_of(p, p->graph.nodes[s].hist_time));
+      lgp_out_printf(o, "%d %llu\n", line, lgp_export_ns_of(p, p->graph.nodes[s].hist_time));
     for (a = lgp_children_begin(&p->graph, s); a < lgp_children_end(&p->graph, s); a++) {
       const lgp_arc *arc = &p->graph.arcs.arcs[*a];
       int in_cycle = lgp_arc_untimed(&p->graph, arc);
@@ -282,9 +279,9 @@ static int write_callgrind(ectx *c) {
       cg_file(c, "cfl=", arc->child, file_seen);
       cg_fn(c, "cfn=", arc->child, fn_seen);
       lgp_out_str(o, "calls=");
-      lgp_ex_out_u64(o, arc->count);
+      lgp_export_out_u64(o, arc->count);
       lgp_out_printf(o, " %d\n%d %llu\n", src_line(c, arc->child), line,
-                     in_cycle ? 0ULL : lgp_ex_ns_of(p, arc->time + arc->child_time));
+                     in_cycle ? 0ULL : lgp_export_ns_of(p, arc->time + arc->child_time));
     }
   }
   lgp_out_printf(o, "\ntotals: %llu\n", total);
@@ -297,80 +294,26 @@ static int write_callgrind(ectx *c) {
 
 /* {====================================================== JSON */
 
-/* A JSON string: UTF-8 copied, bytes that are not valid UTF-8 written as
-** the code points of the same value (as Latin-1 would read them). */
-static void json_str(lgp_out *o, const char *str, size_t len) {
-  const unsigned char *s = (const unsigned char *)str, *e = s + len;
-  lgp_out_char(o, '"');
-  while (s < e) {
-    unsigned b = *s;
-    size_t n = 0, k;
-    if (b < 0x80) {
-      if (b == '"' || b == '\\') {
-        lgp_out_char(o, '\\');
-        lgp_out_char(o, (char)b);
-      } else if (b < 0x20) {
-        lgp_out_printf(o, "\\u%04x", b);
-      } else {
-        lgp_out_char(o, (char)b);
-      }
-      s++;
-      continue;
-    }
-    if (b >= 0xc2 && b <= 0xdf)
-      n = 2;
-    else if (b >= 0xe0 && b <= 0xef)
-      n = 3;
-    else if (b >= 0xf0 && b <= 0xf4)
-      n = 4;
-    if (n != 0 && (size_t)(e - s) >= n) {
-      unsigned b1 = s[1];
-      int ok = (b1 & 0xc0) == 0x80;
-      if (b == 0xe0) ok = ok && b1 >= 0xa0;
-      if (b == 0xed) ok = ok && b1 <= 0x9f;
-      if (b == 0xf0) ok = ok && b1 >= 0x90;
-      if (b == 0xf4) ok = ok && b1 <= 0x8f;
-      for (k = 2; k < n; k++)
-        ok = ok && (s[k] & 0xc0) == 0x80;
-      if (ok) {
-        lgp_out_mem(o, (const char *)s, n);
-        s += n;
-        continue;
-      }
-    }
-    lgp_out_printf(o, "\\u%04x", b);
-    s++;
-  }
-  lgp_out_char(o, '"');
-}
-
-void lgp_ex_json_cstr(lgp_out *o, const char *s) {
-  if (s == NULL)
-    lgp_out_str(o, "null");
-  else
-    json_str(o, s, strlen(s));
-}
-
-void lgp_ex_json_key(lgp_out *o, const char *k) {
+void lgp_export_json_key(lgp_out *o, const char *k) {
   lgp_out_char(o, '"');
   lgp_out_str(o, k);
   lgp_out_str(o, "\":");
 }
 
-void lgp_ex_json_num(lgp_out *o, const char *k, double v) {
-  lgp_ex_json_key(o, k);
+void lgp_export_json_num(lgp_out *o, const char *k, double v) {
+  lgp_export_json_key(o, k);
   out_num(o, v);
   lgp_out_char(o, ',');
 }
 
-void lgp_ex_json_u64(lgp_out *o, const char *k, uint64_t v) {
-  lgp_ex_json_key(o, k);
-  lgp_ex_out_u64(o, v);
+void lgp_export_json_u64(lgp_out *o, const char *k, uint64_t v) {
+  lgp_export_json_key(o, k);
+  lgp_export_out_u64(o, v);
   lgp_out_char(o, ',');
 }
 
-void lgp_ex_json_bool(lgp_out *o, const char *k, int v) {
-  lgp_ex_json_key(o, k);
+void lgp_export_json_bool(lgp_out *o, const char *k, int v) {
+  lgp_export_json_key(o, k);
   lgp_out_str(o, v ? "true," : "false,");
 }
 
@@ -381,10 +324,10 @@ static double percent(const lgp_profile *p, const lgp_node *n) {
 
 /* the fields of a Function and a Cycle that gprof's call graph shows */
 static void json_times(lgp_out *o, const lgp_profile *p, const lgp_node *n) {
-  lgp_ex_json_num(o, "self", lgp_seconds(p, n->prop_self));
-  lgp_ex_json_num(o, "children", lgp_seconds(p, n->prop_child));
-  lgp_ex_json_num(o, "total", lgp_seconds(p, n->prop_self + n->prop_child));
-  lgp_ex_json_num(o, "percent", percent(p, n));
+  lgp_export_json_num(o, "self", lgp_seconds(p, n->prop_self));
+  lgp_export_json_num(o, "children", lgp_seconds(p, n->prop_child));
+  lgp_export_json_num(o, "total", lgp_seconds(p, n->prop_self + n->prop_child));
+  lgp_export_json_num(o, "percent", percent(p, n));
 }
 
 /* node s's upper bound (computed when the bounds were built) */
@@ -399,12 +342,12 @@ static void json_trust(ectx *c, uint32_t s) {
   const lgp_profile *p = c->p;
   int exact;
   const lgp_node *n = &p->graph.nodes[s];
-  lgp_ex_json_num(c->o, "samples", n->hist_time);
-  lgp_ex_json_num(c->o, "self_error", lgp_sampling_error(p, n->hist_time));
-  lgp_ex_json_num(c->o, "total_min", lgp_seconds(p, lgp_bounds_min(c->bounds, s)));
-  lgp_ex_json_num(c->o, "total_max", lgp_seconds(p, ex_max(c, s, &exact)));
-  lgp_ex_json_bool(c->o, "total_max_exact", exact);
-  lgp_ex_json_bool(c->o, "is_spontaneous", lgp_bounds_spontaneous(c->bounds, s));
+  lgp_export_json_num(c->o, "samples", n->hist_time);
+  lgp_export_json_num(c->o, "self_error", lgp_sampling_error(p, n->hist_time));
+  lgp_export_json_num(c->o, "total_min", lgp_seconds(p, lgp_bounds_min(c->bounds, s)));
+  lgp_export_json_num(c->o, "total_max", lgp_seconds(p, ex_max(c, s, &exact)));
+  lgp_export_json_bool(c->o, "total_max_exact", exact);
+  lgp_export_json_bool(c->o, "is_spontaneous", lgp_bounds_spontaneous(c->bounds, s));
 }
 
 static const char json_estimated[] =
@@ -432,34 +375,34 @@ static void write_json(ectx *c) {
   for (i = 0; i < p->graph.nsyms; i++)
     nlisted += c->listed[i];
   lgp_out_str(o, "{\"format\":\"lgprof-profile\",\"version\":3,");
-  lgp_ex_json_key(o, "creator");
-  lgp_ex_json_cstr(o, c->eo->creator);
+  lgp_export_json_key(o, "creator");
+  lgp_json_cstr(o, c->eo->creator);
   lgp_out_str(o, ",\n");
-  lgp_ex_json_key(o, "image");
-  lgp_ex_json_cstr(o, c->p->image->path);
+  lgp_export_json_key(o, "image");
+  lgp_json_cstr(o, c->p->image->path);
   lgp_out_char(o, ',');
-  lgp_ex_json_key(o, "profile_files");
+  lgp_export_json_key(o, "profile_files");
   lgp_out_char(o, '[');
   for (i = 0; i < p->gmon->nfiles; i++) {
     if (i > 0)
       lgp_out_char(o, ',');
-    lgp_ex_json_cstr(o, p->gmon->files[i].path);
+    lgp_json_cstr(o, p->gmon->files[i].path);
   }
   lgp_out_str(o, "],");
-  lgp_ex_json_bool(o, "is_view", lgp_is_view(p));
-  lgp_ex_json_u64(o, "hz", p->gmon->hz);
-  lgp_ex_json_num(o, "sample_period", p->gmon->hz ? 1.0 / p->gmon->hz : 0.0);
+  lgp_export_json_bool(o, "is_view", lgp_is_view(p));
+  lgp_export_json_u64(o, "hz", p->gmon->hz);
+  lgp_export_json_num(o, "sample_period", p->gmon->hz ? 1.0 / p->gmon->hz : 0.0);
   lgp_out_str(o, "\n\"units\":{\"time\":\"seconds\",\"percent\":\"percent\","
                  "\"calls\":\"count\",\"address\":\"byte address\"},\n");
   lgp_out_str(o, "\"totals\":{");
-  lgp_ex_json_num(o, "time", lgp_seconds(p, p->graph.total_time));
-  lgp_ex_json_num(o, "call_graph_time", lgp_seconds(p, p->graph.print_time));
-  lgp_ex_json_num(o, "base_time", lgp_seconds(p, lgp_is_view(p) ? p->base_time : p->graph.total_time));
-  lgp_ex_json_u64(o, "samples", lgp_gmon_sample_count(p->gmon));
-  lgp_ex_json_u64(o, "functions", nlisted);
-  lgp_ex_json_u64(o, "arcs", lgp_profile_arc_count(p));
-  lgp_ex_json_key(o, "cycles");
-  lgp_ex_out_u64(o, p->graph.ncycles);
+  lgp_export_json_num(o, "time", lgp_seconds(p, p->graph.total_time));
+  lgp_export_json_num(o, "call_graph_time", lgp_seconds(p, p->graph.print_time));
+  lgp_export_json_num(o, "base_time", lgp_seconds(p, lgp_is_view(p) ? p->base_time : p->graph.total_time));
+  lgp_export_json_u64(o, "samples", lgp_gmon_sample_count(p->gmon));
+  lgp_export_json_u64(o, "functions", nlisted);
+  lgp_export_json_u64(o, "arcs", lgp_profile_arc_count(p));
+  lgp_export_json_key(o, "cycles");
+  lgp_export_out_u64(o, p->graph.ncycles);
   lgp_out_str(o, "},\n");
   lgp_out_str(o, json_estimated);
   lgp_out_str(o, "\"functions\":[");
@@ -473,38 +416,38 @@ static void write_json(ectx *c) {
       continue;
     lgp_out_str(o, first ? "\n{" : ",\n{");
     first = 0;
-    lgp_ex_json_u64(o, "index", n->index);
-    name = lgp_display_name_len(c->nm, p->graph.nodes, s, &len);
-    lgp_ex_json_key(o, "name");
-    json_str(o, name, len);
+    lgp_export_json_u64(o, "index", n->index);
+    name = lgp_names_display_len(c->nm, p->graph.nodes, s, &len);
+    lgp_export_json_key(o, "name");
+    lgp_json_string(o, name, len);
     lgp_out_char(o, ',');
-    lgp_ex_json_key(o, "symbol");
-    lgp_ex_json_cstr(o, n->name);
+    lgp_export_json_key(o, "symbol");
+    lgp_json_cstr(o, n->name);
     lgp_out_char(o, ',');
-    lgp_ex_json_u64(o, "address", n->addr);
-    lgp_ex_json_u64(o, "size", n->end_addr >= n->addr ? n->end_addr - n->addr + 1 : 0);
-    lgp_ex_json_key(o, "file");
-    lgp_ex_json_cstr(o, src_file(c, s));
+    lgp_export_json_u64(o, "address", n->addr);
+    lgp_export_json_u64(o, "size", n->end_addr >= n->addr ? n->end_addr - n->addr + 1 : 0);
+    lgp_export_json_key(o, "file");
+    lgp_json_cstr(o, src_file(c, s));
     lgp_out_char(o, ',');
-    lgp_ex_json_key(o, "line");
+    lgp_export_json_key(o, "line");
     if (src_line(c, s) > 0)
       lgp_out_printf(o, "%d,", src_line(c, s));
     else
       lgp_out_str(o, "null,");
-    lgp_ex_json_bool(o, "is_static", n->is_static);
-    lgp_ex_json_num(o, "flat_self", lgp_seconds(p, n->hist_time));
-    lgp_ex_json_num(o, "flat_percent", p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
+    lgp_export_json_bool(o, "is_static", n->is_static);
+    lgp_export_json_num(o, "flat_self", lgp_seconds(p, n->hist_time));
+    lgp_export_json_num(o, "flat_percent", p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
     json_times(o, p, n);
     json_trust(c, s);
-    lgp_ex_json_u64(o, "calls", n->ncalls);
-    lgp_ex_json_u64(o, "self_calls", n->self_calls);
-    lgp_ex_json_u64(o, "member_calls", n->member_calls);
-    lgp_ex_json_key(o, "cycle");
+    lgp_export_json_u64(o, "calls", n->ncalls);
+    lgp_export_json_u64(o, "self_calls", n->self_calls);
+    lgp_export_json_u64(o, "member_calls", n->member_calls);
+    lgp_export_json_key(o, "cycle");
     if (n->cyc_num != 0)
       lgp_out_printf(o, "%d,", (int)n->cyc_num);
     else
       lgp_out_str(o, "null,");
-    lgp_ex_json_key(o, "printed"); /* as fn.printed: gprof's call graph (with -z if zeros) prints it */
+    lgp_export_json_key(o, "printed"); /* as fn.printed: gprof's call graph (with -z if zeros) prints it */
     lgp_out_str(o, lgp_graph_shows(p, s, !c->eo->zeros) ? "true}" : "false}");
   }
   lgp_out_str(o, "],\n\"arcs\":[");
@@ -516,46 +459,50 @@ static void write_json(ectx *c) {
       continue;
     lgp_out_str(o, first ? "\n{" : ",\n{");
     first = 0;
-    lgp_ex_json_u64(o, "caller", pn->index);
-    lgp_ex_json_u64(o, "callee", cn->index);
-    lgp_ex_json_u64(o, "count", a->count);
-    lgp_ex_json_num(o, "self", lgp_seconds(p, a->time));
-    lgp_ex_json_num(o, "children", lgp_seconds(p, a->child_time));
-    lgp_ex_json_bool(o, "is_recursive", a->parent == a->child);
-    lgp_ex_json_bool(o, "is_static", a->is_static);
-    lgp_ex_json_bool(o, "is_tail", a->is_tail);
-    lgp_ex_json_bool(o, "is_estimated", lgp_bounds_arc_estimated(c->bounds, (uint32_t)k));
-    lgp_ex_json_key(o, "in_cycle");
+    lgp_export_json_u64(o, "caller", pn->index);
+    lgp_export_json_u64(o, "callee", cn->index);
+    lgp_export_json_u64(o, "count", a->count);
+    lgp_export_json_num(o, "self", lgp_seconds(p, a->time));
+    lgp_export_json_num(o, "children", lgp_seconds(p, a->child_time));
+    lgp_export_json_bool(o, "is_recursive", a->parent == a->child);
+    lgp_export_json_bool(o, "is_static", a->is_static);
+    lgp_export_json_bool(o, "is_tail", a->is_tail);
+    lgp_export_json_bool(o, "is_estimated", lgp_bounds_arc_estimated(c->bounds, (uint32_t)k));
+    lgp_export_json_key(o, "in_cycle");
     lgp_out_str(o, lgp_arc_in_cycle(&p->graph, a) ? "true}" : "false}");
   }
   lgp_out_str(o, "],\n\"cycles\":[");
   for (i = p->graph.nsyms; i < total && !o->failed; i++) {
     const lgp_node *n = &p->graph.nodes[i];
     uint32_t m;
+    char cname[32];
     lgp_out_str(o, i == p->graph.nsyms ? "\n{" : ",\n{");
-    lgp_ex_json_u64(o, "number", (uint64_t)n->cyc_num);
-    lgp_ex_json_u64(o, "index", n->index);
-    lgp_out_printf(o, "\"name\":\"<cycle %d>\",", (int)n->cyc_num);
+    lgp_export_json_u64(o, "number", (uint64_t)n->cyc_num);
+    lgp_export_json_u64(o, "index", n->index);
+    lgp_export_json_key(o, "name");
+    lgp_out_char(o, '"');
+    lgp_out_mem(o, cname, (size_t)(lgp_names_put_cycle(cname, n->cyc_num) - cname));
+    lgp_out_str(o, "\",");
     json_times(o, p, n);
     json_trust(c, (uint32_t)i);
-    lgp_ex_json_u64(o, "calls", n->ncalls);
-    lgp_ex_json_u64(o, "internal_calls", n->self_calls);
-    lgp_ex_json_key(o, "members");
+    lgp_export_json_u64(o, "calls", n->ncalls);
+    lgp_export_json_u64(o, "internal_calls", n->self_calls);
+    lgp_export_json_key(o, "members");
     lgp_out_char(o, '[');
     for (m = n->cyc_next; m != LGP_NONE; m = p->graph.nodes[m].cyc_next) {
       if (m != n->cyc_next)
         lgp_out_char(o, ',');
       lgp_out_str(o, "{\"index\":");
-      lgp_ex_out_u64(o, p->graph.nodes[m].index);
+      lgp_export_out_u64(o, p->graph.nodes[m].index);
       lgp_out_str(o, ",\"calls_from_members\":");
-      lgp_ex_out_u64(o, p->graph.nodes[m].member_calls);
+      lgp_export_out_u64(o, p->graph.nodes[m].member_calls);
       lgp_out_char(o, '}');
     }
     lgp_out_str(o, "]}");
   }
   lgp_out_char(o, ']');
   if (c->eo->lines != NULL)
-    lgp_ex_json_lines(c);
+    lgp_export_json_lines(c);
   lgp_out_str(o, "}\n");
 }
 
@@ -563,7 +510,7 @@ static void write_json(ectx *c) {
 
 /* {====================================================== CSV (RFC 4180) */
 
-void lgp_ex_csv_str(lgp_out *o, const char *s, size_t len) {
+void lgp_export_csv_str(lgp_out *o, const char *s, size_t len) {
   size_t i;
   int quote = 0;
   for (i = 0; i < len && !quote; i++)
@@ -583,24 +530,24 @@ void lgp_ex_csv_str(lgp_out *o, const char *s, size_t len) {
 
 static void csv_name(ectx *c, uint32_t s) {
   size_t len;
-  const char *name = lgp_display_name_len(c->nm, c->p->graph.nodes, s, &len);
-  lgp_ex_csv_str(c->o, name, len);
+  const char *name = lgp_names_display_len(c->nm, c->p->graph.nodes, s, &len);
+  lgp_export_csv_str(c->o, name, len);
 }
 
 /* A CSV field and its separator. */
-void lgp_ex_num_field(lgp_out *o, double v) {
+void lgp_export_num_field(lgp_out *o, double v) {
   out_num(o, v);
   lgp_out_char(o, ',');
 }
 
-void lgp_ex_num_field_last(lgp_out *o, double v) { out_num(o, v); }
+void lgp_export_num_field_last(lgp_out *o, double v) { out_num(o, v); }
 
 static void u64_field(lgp_out *o, uint64_t v) {
-  lgp_ex_out_u64(o, v);
+  lgp_export_out_u64(o, v);
   lgp_out_char(o, ',');
 }
 
-void lgp_ex_csv_addr(lgp_out *o, lgp_addr a) {
+void lgp_export_csv_addr(lgp_out *o, lgp_addr a) {
   lgp_out_printf(o, "0x%llx", (unsigned long long)a);
 }
 
@@ -624,27 +571,27 @@ static void write_csv_flat(ectx *c) {
     csv_name(c, s);
     lgp_out_char(o, ',');
     if ((file = src_file(c, s)) != NULL)
-      lgp_ex_csv_str(o, file, strlen(file));
+      lgp_export_csv_str(o, file, strlen(file));
     lgp_out_char(o, ',');
     if (src_line(c, s) > 0)
       lgp_out_printf(o, "%d", src_line(c, s));
     lgp_out_char(o, ',');
-    lgp_ex_csv_addr(o, n->addr);
+    lgp_export_csv_addr(o, n->addr);
     lgp_out_char(o, ',');
-    lgp_ex_num_field(o, p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
-    lgp_ex_num_field(o, cum);
-    lgp_ex_num_field(o, lgp_seconds(p, n->hist_time));
+    lgp_export_num_field(o, p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
+    lgp_export_num_field(o, cum);
+    lgp_export_num_field(o, lgp_seconds(p, n->hist_time));
     u64_field(o, n->ncalls);
     u64_field(o, n->self_calls);
-    lgp_ex_num_field(o, lgp_seconds(p, n->prop_child));
-    lgp_ex_num_field(o, lgp_seconds(p, n->prop_self + n->prop_child));
+    lgp_export_num_field(o, lgp_seconds(p, n->prop_child));
+    lgp_export_num_field(o, lgp_seconds(p, n->prop_self + n->prop_child));
     u64_field(o, n->index);
     if (n->cyc_num != 0)
       lgp_out_printf(o, "%d", (int)n->cyc_num);
     lgp_out_char(o, ','); /* version 3's columns, last: readers by position keep working */
-    lgp_ex_num_field(o, n->hist_time);
-    lgp_ex_num_field(o, lgp_sampling_error(p, n->hist_time));
-    lgp_ex_num_field(o, lgp_seconds(p, lgp_bounds_min(c->bounds, s)));
+    lgp_export_num_field(o, n->hist_time);
+    lgp_export_num_field(o, lgp_sampling_error(p, n->hist_time));
+    lgp_export_num_field(o, lgp_seconds(p, lgp_bounds_min(c->bounds, s)));
     out_num(o, lgp_seconds(p, ex_max(c, s, NULL)));
     lgp_out_str(o, "\r\n");
   }
@@ -667,17 +614,17 @@ static void write_csv_arcs(ectx *c) {
     csv_name(c, a->child);
     lgp_out_char(o, ',');
     u64_field(o, a->count);
-    lgp_ex_num_field(o, lgp_seconds(p, a->time));
+    lgp_export_num_field(o, lgp_seconds(p, a->time));
     out_num(o, lgp_seconds(p, a->child_time));
     lgp_out_str(o, lgp_arc_in_cycle(&p->graph, a) ? ",1," : ",0,");
     lgp_out_str(o, a->parent == a->child ? "1," : "0,");
-    lgp_ex_out_u64(o, pn->index);
+    lgp_export_out_u64(o, pn->index);
     lgp_out_char(o, ',');
-    lgp_ex_out_u64(o, cn->index);
+    lgp_export_out_u64(o, cn->index);
     lgp_out_char(o, ',');
-    lgp_ex_csv_addr(o, pn->addr);
+    lgp_export_csv_addr(o, pn->addr);
     lgp_out_char(o, ',');
-    lgp_ex_csv_addr(o, cn->addr);
+    lgp_export_csv_addr(o, cn->addr);
     lgp_out_str(o, a->is_static ? ",1" : ",0");
     lgp_out_str(o, a->is_tail ? ",1" : ",0");
     lgp_out_str(o, lgp_bounds_arc_estimated(c->bounds, (uint32_t)k) ? ",1" : ",0");
@@ -733,12 +680,12 @@ int lgp_export(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_export
   case LGP_EXPORT_JSON: write_json(&c); break;
   case LGP_EXPORT_CSV_FLAT:
     if (eo->lines != NULL)
-      lgp_ex_csv_lines(&c);
+      lgp_export_csv_lines(&c);
     else
       write_csv_flat(&c);
     break;
   case LGP_EXPORT_CSV_ARCS: write_csv_arcs(&c); break;
-  default: rc = lgp_ex_write_folded(&c); break; /* LGP_EXPORT_FOLDED */
+  default: rc = lgp_export_write_folded(&c); break; /* LGP_EXPORT_FOLDED */
   }
   rc = rc != 0 || c.scratch.failed ? -1 : 0;
   if (c.bounds != NULL) {

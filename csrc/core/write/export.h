@@ -26,9 +26,9 @@ typedef struct lgp_export_opts {
   int max_depth;       /* frames per stack (at least 1) */
   double min_weight;   /* share of the total below which a subtree is not
                           broken down (its time stays with its top frame) */
-  /* the profile's image, to read source files and lines from on demand;
-     NULL: only if read already */
-  lgp_image *srcinfo;
+  /* the owner of the profile's sources (a view's: its base's), to read
+     source files and lines through on demand; NULL: only if read already */
+  lgp_sources *sources;
   /* line granularity: the profile's line data (lines.h), or NULL. JSON
      gains "lines", CSV's flat table becomes one row per line, callgrind
      gives each function's cost line by line */
@@ -39,7 +39,7 @@ typedef struct lgp_export_opts {
 void lgp_export_opts_init(lgp_export_opts *eo);
 
 /* Writes the profile (or view) p in eo->format. Reads DWARF file and line
-** information through eo->srcinfo (unknown when it cannot be read). 0, or -1 with a
+** information through eo->sources (unknown when it cannot be read). 0, or -1 with a
 ** message in err (out of memory, a write error). */
 int lgp_export(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_export_opts *eo,
                lgp_err *err);

@@ -5,6 +5,7 @@
 #define export_int_h
 
 #include "analyse/bounds.h"
+#include "util/json.h"
 #include "write/export.h"
 
 typedef struct ectx {
@@ -20,30 +21,29 @@ typedef struct ectx {
 } ectx;
 
 /* The name s is written under, into b (folded: for a stack frame). */
-void lgp_ex_label(ectx *c, uint32_t s, lgp_out *b, int folded);
-void lgp_ex_out_u64(lgp_out *o, uint64_t v);
+void lgp_export_label(ectx *c, uint32_t s, lgp_out *b, int folded);
+void lgp_export_out_u64(lgp_out *o, uint64_t v);
 /* Nanoseconds of ticks, rounded (callgrind's integer costs). */
-unsigned long long lgp_ex_ns_of(const lgp_profile *p, double ticks);
+unsigned long long lgp_export_ns_of(const lgp_profile *p, double ticks);
 /* callgrind: "KEY(id) [name]" of a file index (-1: unknown), the name the
 ** first time; a symbol's file index (-1: unknown or not read). */
-void lgp_ex_cg_file_id(ectx *c, const char *key, int32_t file, uint8_t *file_seen);
-int32_t lgp_ex_node_file(const ectx *c, uint32_t s);
-/* JSON: a string or null; "key": ; "key":number, and so on. */
-void lgp_ex_json_cstr(lgp_out *o, const char *s);
-void lgp_ex_json_key(lgp_out *o, const char *k);
-void lgp_ex_json_num(lgp_out *o, const char *k, double v);
-void lgp_ex_json_u64(lgp_out *o, const char *k, uint64_t v);
-void lgp_ex_json_bool(lgp_out *o, const char *k, int v);
+void lgp_export_cg_file_id(ectx *c, const char *key, int32_t file, uint8_t *file_seen);
+int32_t lgp_export_node_file(const ectx *c, uint32_t s);
+/* JSON: "key": ; "key":number, and so on (strings: util/json.h). */
+void lgp_export_json_key(lgp_out *o, const char *k);
+void lgp_export_json_num(lgp_out *o, const char *k, double v);
+void lgp_export_json_u64(lgp_out *o, const char *k, uint64_t v);
+void lgp_export_json_bool(lgp_out *o, const char *k, int v);
 /* CSV: a field quoted as RFC 4180 needs; a number and its comma; an address. */
-void lgp_ex_csv_str(lgp_out *o, const char *s, size_t len);
-void lgp_ex_num_field(lgp_out *o, double v);
-void lgp_ex_num_field_last(lgp_out *o, double v); /* a number, no comma */
-void lgp_ex_csv_addr(lgp_out *o, lgp_addr a);
+void lgp_export_csv_str(lgp_out *o, const char *s, size_t len);
+void lgp_export_num_field(lgp_out *o, double v);
+void lgp_export_num_field_last(lgp_out *o, double v); /* a number, no comma */
+void lgp_export_csv_addr(lgp_out *o, lgp_addr a);
 /* exportlines.c (with eo->lines) */
-void lgp_ex_json_lines(ectx *c);
-void lgp_ex_csv_lines(ectx *c);
-void lgp_ex_cg_lines(ectx *c, uint32_t s, int fn_line, uint8_t *file_seen);
+void lgp_export_json_lines(ectx *c);
+void lgp_export_csv_lines(ectx *c);
+void lgp_export_cg_lines(ectx *c, uint32_t s, int fn_line, uint8_t *file_seen);
 /* folded.c */
-int lgp_ex_write_folded(ectx *c);
+int lgp_export_write_folded(ectx *c);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyse/stacks.h"
+#include "util/hashtab.h"
 #include "write/export_int.h"
 
 /* {====================================================== folded stacks */
@@ -24,8 +25,7 @@ typedef struct flines {
   lgp_out text;
   fline *l;
   size_t n, cap;
-  uint32_t *slot;    /* open addressing: index + 1, 0 = empty */
-  size_t nslots;
+  lgp_hashtab by_text; /* the lines by their stack's text */
 } flines;
 
 /* The text at off (no buffer yet while every stack written is empty). */
@@ -33,36 +33,22 @@ static const char *text_at(const flines *t, size_t off) {
   return t->text.buf != NULL ? t->text.buf + off : "";
 }
 
-static int lines_rehash(flines *t) {
-  size_t ns = t->nslots ? t->nslots * 2 : 256, k;
-  uint32_t *slot = lgp_calloc_array(ns, sizeof *slot);
-  if (slot == NULL)
-    return -1;
-  for (k = 0; k < t->n; k++) {
-    size_t i = lgp_hash_bytes(text_at(t, t->l[k].off), t->l[k].len) & (ns - 1);
-    while (slot[i] != 0)
-      i = (i + 1) & (ns - 1);
-    slot[i] = (uint32_t)k + 1;
-  }
-  free(t->slot);
-  t->slot = slot;
-  t->nslots = ns;
-  return 0;
-}
-
 /* Adds v to the line of the stack held in t->text from off on (len bytes
 ** long), which becomes a new line or is dropped from text if it is one
 ** already. */
 static int lines_add(flines *t, size_t off, uint64_t v) {
-  size_t len = t->text.len - off, i;
+  size_t len = t->text.len - off;
   const char *s;
+  lgp_hashpos at;
+  uint32_t k;
   if (t->text.failed)
     return -1;
   s = text_at(t, off);
-  if (2 * (t->n + 1) > t->nslots && lines_rehash(t) != 0)
+  if (lgp_hashtab_reserve(&t->by_text, 1) != 0)
     return -1;
-  for (i = lgp_hash_bytes(s, len) & (t->nslots - 1); t->slot[i] != 0; i = (i + 1) & (t->nslots - 1)) {
-    fline *l = &t->l[t->slot[i] - 1];
+  for (at = lgp_hashtab_probe(&t->by_text, lgp_hashtab_hash_bytes(s, len));
+       (k = lgp_hashtab_next(&t->by_text, &at)) != LGP_HASHTAB_END;) {
+    fline *l = &t->l[k];
     if (l->len == len && memcmp(text_at(t, l->off), s, len) == 0) {
       l->v += v;
       t->text.len = off;
@@ -75,7 +61,7 @@ static int lines_add(flines *t, size_t off, uint64_t v) {
   t->l[t->n].off = off;
   t->l[t->n].len = len;
   t->l[t->n].v = v;
-  t->slot[i] = (uint32_t)++t->n;
+  lgp_hashtab_put(&t->by_text, &at, (uint32_t)t->n++);
   return 0;
 }
 
@@ -84,7 +70,7 @@ static void lines_write(lgp_out *o, const flines *t) {
   for (k = 0; k < t->n && !o->failed; k++) {
     lgp_out_mem(o, text_at(t, t->l[k].off), t->l[k].len);
     lgp_out_char(o, ' ');
-    lgp_ex_out_u64(o, t->l[k].v);
+    lgp_export_out_u64(o, t->l[k].v);
     lgp_out_char(o, '\n');
   }
 }
@@ -92,10 +78,10 @@ static void lines_write(lgp_out *o, const flines *t) {
 static void lines_free(flines *t) {
   lgp_out_free(&t->text);
   free(t->l);
-  free(t->slot);
+  lgp_hashtab_free(&t->by_text);
 }
 
-int lgp_ex_write_folded(ectx *c) {
+int lgp_export_write_folded(ectx *c) {
   lgp_stacks *it = lgp_stacks_new(c->p, c->eo->max_depth, c->eo->min_weight);
   size_t *plen = NULL; /* plen[k]: the path's length up to frame k */
   flines lines;
@@ -116,7 +102,7 @@ int lgp_ex_write_folded(ectx *c) {
     for (k = s.same; k < s.depth; k++) {
       if (k > 0)
         lgp_out_char(&path, ';');
-      lgp_ex_label(c, s.frames[k], &path, 1);
+      lgp_export_label(c, s.frames[k], &path, 1);
       plen[k] = path.len;
     }
     if (path.failed)

@@ -9,7 +9,7 @@
 #include "write/report_int.h"
 
 /* The report's context; reads the DWARF line tables if the names need them. */
-rctx lgp_rp_ctx(lgp_out *o, const lgp_profile *p, lgp_names *nm,
+rctx lgp_report_ctx(lgp_out *o, const lgp_profile *p, lgp_names *nm,
                       const lgp_report_opts *ro) {
   rctx r;
   r.o = o;
@@ -21,11 +21,18 @@ rctx lgp_rp_ctx(lgp_out *o, const lgp_profile *p, lgp_names *nm,
   r.rn = NULL;
   r.suffix = p->line_granularity ? LGP_SUFFIX_LINE
            : ro->inline_file_names ? LGP_SUFFIX_FILE : LGP_SUFFIX_NONE;
-  if (r.suffix != LGP_SUFFIX_NONE && ro->srcinfo != NULL) {
+  if (r.suffix != LGP_SUFFIX_NONE && ro->sources != NULL) {
     lgp_err err = {0, {0}};
-    lgp_image_load_srcinfo(ro->srcinfo, &err);
+    lgp_sources_load_srcinfo(ro->sources, &err);
   }
   return r;
+}
+
+int lgp_report_flat_shows(const lgp_profile *p, uint32_t s, int ignore_zeros) {
+  const lgp_node *n = &p->graph.nodes[s];
+  return s < p->graph.nsyms && !lgp_removed(p, s) &&
+         lgp_specs_in_table(p->specs, n, LGP_INCL_FLAT, LGP_EXCL_FLAT) &&
+         !(ignore_zeros && n->ncalls == 0 && n->hist_time == 0);
 }
 
 static void form_feed(rctx *r) {
@@ -37,7 +44,7 @@ static void form_feed(rctx *r) {
 
 /* gprof's print_name_only: the name (demangled unless -T) and its file
 ** suffix in the line modes; their length. */
-size_t lgp_rp_name_only(rctx *r, uint32_t node) {
+size_t lgp_report_name_only(rctx *r, uint32_t node) {
   const char *s;
   size_t len;
   if (r->rn != NULL) {
@@ -50,39 +57,24 @@ size_t lgp_rp_name_only(rctx *r, uint32_t node) {
     s = r->p->graph.nodes[node].name;
     len = strlen(s);
   } else {
-    s = lgp_display_name_len(r->nm, r->p->graph.nodes, node, &len);
+    s = lgp_names_display_len(r->nm, r->p->graph.nodes, node, &len);
   }
   lgp_out_mem(r->o, s, len);
   if (r->suffix != LGP_SUFFIX_NONE)
-    len += lgp_name_suffix(r->o, r->p->image, r->p->graph.nodes, node, r->suffix,
-                           r->ro->print_path);
+    len += lgp_names_suffix(r->o, r->p->image, r->p->graph.nodes, node, r->suffix,
+                            r->ro->print_path);
   return len;
 }
 
-/* gprof's print_name: adds " <cycle N>" and " [index]" or " (index)". */
+/* gprof's print_name: the name, " <cycle N>" and " [index]" or " (index)". */
 static void name_full(rctx *r, uint32_t node) {
-  int32_t cyc_num;
-  uint32_t index, print_flag;
-  lgp_rp_name_only(r, node);
-  if (r->rn != NULL) {
-    cyc_num = r->rn[node].cyc_num;
-    index = r->rn[node].index;
-    print_flag = r->rn[node].print_flag;
-  } else {
-    cyc_num = r->p->graph.nodes[node].cyc_num;
-    index = r->p->graph.nodes[node].index;
-    print_flag = r->p->graph.nodes[node].print_flag;
-  }
-  if (cyc_num != 0) {
-    lgp_out_str(r->o, " <cycle ");
-    lgp_out_u64(r->o, (uint64_t)cyc_num, 0, 0);
-    lgp_out_char(r->o, '>');
-  }
-  if (r->have_cg && index != 0) {
-    lgp_out_str(r->o, print_flag ? " [" : " (");
-    lgp_out_u64(r->o, index, 0, 0);
-    lgp_out_char(r->o, print_flag ? ']' : ')');
-  }
+  const lgp_node *n = &r->p->graph.nodes[node];
+  char *p;
+  lgp_report_name_only(r, node);
+  p = lgp_out_reserve(r->o, LGP_NAMES_TAIL_MAX);
+  if (p != NULL)
+    r->o->len += (size_t)(lgp_names_put_tail(p, n->cyc_num, n->index, (int)n->print_flag,
+                                             r->have_cg) - p);
 }
 
 /* Can the call graph print node i's name? At line granularity it prints
@@ -112,7 +104,7 @@ static rnode *make_rnodes(rctx *r, lgp_out *arena) {
     for (i = 0; i < n; i++) {
       off[i] = arena->len;
       /* r->rn is NULL: the name goes into r->o */
-      rn[i].len = graph_names(p, i) ? (uint32_t)lgp_rp_name_only(r, (uint32_t)i) : 0;
+      rn[i].len = graph_names(p, i) ? (uint32_t)lgp_report_name_only(r, (uint32_t)i) : 0;
     }
     for (i = 0; i < n; i++) /* (no name written at all: no buffer either) */
       rn[i].name = arena->buf != NULL ? arena->buf + off[i] : "";
@@ -133,7 +125,7 @@ static rnode *make_rnodes(rctx *r, lgp_out *arena) {
       rn[i].name = nd->name;
       len = strlen(nd->name);
     } else {
-      rn[i].name = lgp_display_name_len(r->nm, p->graph.nodes, (uint32_t)i, &len);
+      rn[i].name = lgp_names_display_len(r->nm, p->graph.nodes, (uint32_t)i, &len);
     }
     rn[i].len = (uint32_t)len;
     rn[i].index = nd->index;
@@ -199,7 +191,7 @@ static void granularity(rctx *r) {
 }
 
 void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = lgp_rp_ctx(o, p, nm, ro);
+  rctx r = lgp_report_ctx(o, p, nm, ro);
   double total = p->graph.total_time, accum = 0.0, scale;
   const char *dimen = p->gmon->dimen;
   char unit[16];
@@ -252,7 +244,7 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
        line with neither on, -z aside, no line is shown */
     if (ro->ignore_zeros && n->hist_time == 0 && n->ncalls == 0)
       break;
-    if (!lgp_flat_shows(p, s, ro->ignore_zeros))
+    if (!lgp_report_flat_shows(p, s, ro->ignore_zeros))
       continue;
     accum += n->hist_time;
     if (ro->bsd) {
@@ -280,7 +272,7 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
     if (ro->bsd)
       name_full(&r, s);
     else
-      lgp_rp_name_only(&r, s);
+      lgp_report_name_only(&r, s);
     lgp_out_char(o, '\n');
   }
   if (!ro->bsd && !ro->brief)
@@ -427,29 +419,10 @@ static size_t sorted_arcs(rctx *r, arcbuf *b, uint32_t s, int parents) {
   return n;
 }
 
-/* "[index]", or "(index)" for an entry the graph does not print, into p;
-** returns the end. */
-char *lgp_rp_put_index(char *p, uint32_t index, int printed) {
-  *p++ = printed ? '[' : '(';
-  p += lgp_fmt_u64(p, index, 0, 0);
-  *p++ = printed ? ']' : ')';
-  return p;
-}
-
 /* " <cycle N>" and " [index]" (or " (index)") after a name, into p. */
 static char *put_name_tail(const rctx *r, char *p, uint32_t node) {
   const rnode *rn = &r->rn[node];
-  if (rn->cyc_num != 0) {
-    memcpy(p, " <cycle ", 8);
-    p += 8;
-    p += lgp_fmt_u64(p, (uint64_t)rn->cyc_num, 0, 0);
-    *p++ = '>';
-  }
-  if (r->have_cg && rn->index != 0) {
-    *p++ = ' ';
-    p = lgp_rp_put_index(p, rn->index, (int)rn->print_flag);
-  }
-  return p;
+  return lgp_names_put_tail(p, rn->cyc_num, rn->index, (int)rn->print_flag, r->have_cg);
 }
 
 /* A parent or child line, formatted straight into the output buffer (the
@@ -490,7 +463,7 @@ static void arc_line(rctx *r, const arc_key *a, uint32_t entry, int is_parent) {
 /* The "[index] %time self children" columns of a primary or cycle line. */
 static void primary_cols(rctx *r, const lgp_node *n, double print_time) {
   char buf[32];
-  *lgp_rp_put_index(buf, n->index, 1) = '\0';
+  *lgp_names_put_index(buf, n->index, 1) = '\0';
   lgp_out_pad(r->o, buf, 6, 6, 1); /* "%-6.6s" */
   lgp_out_char(r->o, ' ');
   lgp_out_fixed(r->o, 100 * (n->prop_self + n->prop_child) / print_time, 5, 1);
@@ -674,7 +647,7 @@ PREFETCH_FN prefetch_lists(const rctx *r, uint32_t s, int stage) {
 }
 
 void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = lgp_rp_ctx(o, p, nm, ro);
+  rctx r = lgp_report_ctx(o, p, nm, ro);
   double print_time = p->graph.print_time;
   lgp_out arena;
   arcbuf b;

@@ -20,11 +20,16 @@ typedef struct lgp_report_opts {
   int *first_output; /* shared "nothing printed yet" state, for form feeds */
   int inline_file_names; /* --inline-file-names: " (FILE:LINE)" after names */
   int print_path;   /* -L: those suffixes (and the index's files) with full paths */
-  /* the profile's image, to read source files from when the index or the
-     suffixes need them (statics are printed with their file); NULL: only
-     if read already */
-  lgp_image *srcinfo;
+  /* the owner of the profile's sources (a view's: its base's), to read
+     source files through when the index or the suffixes need them (statics
+     are printed with their file); NULL: only if read already */
+  lgp_sources *sources;
 } lgp_report_opts;
+
+/* Does gprof's flat profile print a row for symbol s? Not if a view
+** removed it or the -p/-P specs leave it out, nor, with ignore_zeros (no
+** -z), if it has neither samples nor calls. */
+int lgp_report_flat_shows(const lgp_profile *p, uint32_t s, int ignore_zeros);
 
 /* A view's removed symbols are left out. Writes the parts of the report in gprof's order; 0 or -1 (write error). */
 int lgp_report_gprof(lgp_out *o, const lgp_profile *p, lgp_names *nm,

@@ -27,7 +27,7 @@ PREFETCH_FN prefetch_index_row(const rctx *r, const uint32_t *v, size_t row, siz
 }
 
 void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro) {
-  rctx r = lgp_rp_ctx(o, p, nm, ro);
+  rctx r = lgp_report_ctx(o, p, nm, ro);
   size_t nnames = 0, todo, rows, i, j, k;
   size_t column_width = (size_t)(ro->width - 1) / 3;
   uint32_t *v = lgp_alloc_array(p->graph.nsyms + p->graph.ncycles, sizeof *v);
@@ -50,8 +50,8 @@ void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
     any_static = 0; /* line names carry their file already */
   if (any_static && !ro->bsd) { /* statics show their file: read DWARF now */
     lgp_err err = {0, {0}};
-    if (ro->srcinfo != NULL)
-      lgp_image_load_srcinfo(ro->srcinfo, &err);
+    if (ro->sources != NULL)
+      lgp_sources_load_srcinfo(ro->sources, &err);
     if (p->image->srcinfo_state != 1)
       any_static = 0;
   }
@@ -77,7 +77,7 @@ void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
       prefetch_index_row(&r, v, i + 4, rows, todo, 1);
     for (j = i; j < todo; j += rows) {
       const lgp_node *n = &p->graph.nodes[v[j]];
-      char *tag_end = lgp_rp_put_index(buf, n->index, (int)n->print_flag);
+      char *tag_end = lgp_names_put_index(buf, n->index, (int)n->print_flag);
       size_t tag_len = (size_t)(tag_end - buf);
       *tag_end = '\0';
       if (ro->bsd) {
@@ -87,7 +87,7 @@ void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
           lgp_out_pad(o, n->name, 19, 19, 1);
         } else {
           char cbuf[32];
-          snprintf(cbuf, sizeof cbuf, "<cycle %d>", (int)n->cyc_num);
+          *lgp_names_put_cycle(cbuf, n->cyc_num) = '\0';
           lgp_out_pad(o, cbuf, 19, 19, 1);
         }
       } else {
@@ -100,18 +100,18 @@ void lgp_report_index(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
         lgp_out_str(o, buf);
         lgp_out_char(o, ' ');
         if (j < nnames) {
-          col += lgp_rp_name_only(&r, v[j]);
+          col += lgp_report_name_only(&r, v[j]);
           const char *f = any_static && n->is_static ? lgp_node_file(p, v[j]) : NULL;
           if (f != NULL) {
-            f = lgp_print_path(f, ro->print_path);
+            f = lgp_names_print_path(f, ro->print_path);
             lgp_out_printf(o, " (%s)", f);
             col += strlen(f) + 3;
           }
         } else {
           char cbuf[32];
-          snprintf(cbuf, sizeof cbuf, "<cycle %d>", (int)n->cyc_num);
-          lgp_out_str(o, cbuf);
-          col += strlen(cbuf);
+          size_t clen = (size_t)(lgp_names_put_cycle(cbuf, n->cyc_num) - cbuf);
+          lgp_out_mem(o, cbuf, clen);
+          col += clen;
         }
       }
       starting_col += column_width;

@@ -29,12 +29,9 @@ typedef struct rctx {
 } rctx;
 
 /* The report's context; reads the DWARF line tables if the names need them. */
-rctx lgp_rp_ctx(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro);
+rctx lgp_report_ctx(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_report_opts *ro);
 /* gprof's print_name_only: the name (demangled unless -T) and its file
 ** suffix in the line modes; their length. */
-size_t lgp_rp_name_only(rctx *r, uint32_t node);
-/* "[index]", or "(index)" for an entry the graph does not print, into p;
-** returns the end. */
-char *lgp_rp_put_index(char *p, uint32_t index, int printed);
+size_t lgp_report_name_only(rctx *r, uint32_t node);
 
 #endif

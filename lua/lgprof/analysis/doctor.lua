@@ -408,12 +408,8 @@ end
 
 -- {====================================================== JSON
 
-local function json_string(s)
-  return '"' .. s:gsub('[%c"\\]', function(ch)
-    local named = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
-    return named[ch] or ("\\u%04x"):format(ch:byte())
-  end) .. '"'
-end
+-- A JSON string: the core's (bytes that are not UTF-8 read as Latin-1).
+local json_string = require("lgprof.core").json_string
 
 local encode
 local function is_list(t)

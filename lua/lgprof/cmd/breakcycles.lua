@@ -8,13 +8,6 @@ local options = require "lgprof.cli.options"
 
 local cuts = {}
 
---- A word for a POSIX shell: as it is when it is safe, else single-quoted
--- (lcyclecut.c quotes the -k options of profile:_cut_text by the same rule).
-function cuts.shell_quote(s)
-  if s:match("^[%w_./:+=@%%,-]+$") then return s end
-  return "'" .. s:gsub("'", "'\\''") .. "'"
-end
-
 -- The usage errors of the option with the others (nil: none).
 local function refusal(st, fmt, annotate)
   if fmt and fmt ~= "gprof" then return "--break-cycles cannot be combined with --format" end

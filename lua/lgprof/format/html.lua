@@ -34,16 +34,14 @@ local DEFAULTS = { max_functions = 2000, max_arcs = 100, min_weight = 0.0005, ma
 -- JSON (a writer of what this module embeds: tables with string keys,
 -- lists, strings, numbers, booleans)
 
--- A string as JSON text safe inside <script>: '<' is written \u003c, so no
--- "</script" or "<!--" can end or change the element; bytes that are not
--- UTF-8 are read as Latin-1 (names come from symbol tables, not from text).
-local ESC = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t",
-  ["<"] = "\\u003c", [">"] = "\\u003e", ["&"] = "\\u0026" }
+-- A string as JSON text safe inside <script>: the core's JSON string
+-- (core.json_string: bytes that are not UTF-8 read as Latin-1), with '<',
+-- '>' and '&' written \u003c ..., so no "</script" or "<!--" can end or
+-- change the element (outside escapes, they only occur as themselves).
+local ESC = { ["<"] = "\\u003c", [">"] = "\\u003e", ["&"] = "\\u0026" }
+local core_json_string = require("lgprof.core").json_string
 local function json_string(s)
-  s = args.valid_utf8(s, utf8.char)
-  return '"' .. s:gsub('[%c"\\<>&]', function(c)
-    return ESC[c] or ("\\u%04x"):format(c:byte())
-  end) .. '"'
+  return (core_json_string(s):gsub("[<>&]", ESC))
 end
 
 -- Numbers to 9 significant digits: far more than the page shows (times to

@@ -24,20 +24,8 @@ local OPTIONS = { max_depth = true, min_weight = true }
 
 local concat, format = table.concat, string.format
 
-local ESCAPES = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f",
-                  ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
-
--- A JSON string. JSON is UTF-8: a name that is not (symbol names are
--- bytes) has its bytes above 127 written as the Latin-1 characters.
-local function json_string(s)
-  s = s:gsub('[%c"\\]', function(c)
-    return ESCAPES[c] or format("\\u%04x", c:byte())
-  end)
-  if not utf8.len(s) then
-    s = s:gsub("[\128-\255]", function(c) return format("\\u%04x", c:byte()) end)
-  end
-  return '"' .. s .. '"'
-end
+-- A JSON string: the core's (bytes that are not UTF-8 read as Latin-1).
+local json_string = require("lgprof.core").json_string
 
 local basename = args.basename
 

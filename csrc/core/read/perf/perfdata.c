@@ -111,7 +111,7 @@ void lgp_perf_close(lgp_perf_data *pd) {
   free(pd->version);
   free(pd->arch);
   free(pd->cpudesc);
-  lgp_blob_free(&pd->blob);
+  lgp_gmon_blob_free(&pd->blob);
   memset(pd, 0, sizeof *pd);
 }
 
@@ -438,11 +438,11 @@ int lgp_perf_open_bytes(lgp_perf_data *pd, const char *name, const uint8_t *byte
 
 int lgp_perf_open(lgp_perf_data *pd, const char *path, lgp_err *err) {
   lgp_blob blob;
-  if (lgp_blob_load(&blob, path, err) != 0)
+  if (lgp_gmon_blob_load(&blob, path, err) != 0)
     return -1;
   if (lgp_perf_open_bytes(pd, path, blob.data, blob.size, err) != 0) {
     lgp_perf_close(pd);
-    lgp_blob_free(&blob);
+    lgp_gmon_blob_free(&blob);
     return -1;
   }
   pd->blob = blob;
