@@ -376,7 +376,13 @@ describe("diffs and gates across builds", function()
   it("a gate on a renamed function: ^score$ matches score.constprop.0, and a 2x slowdown "
     .. "fails it", function()
     local base = build("O2", "-O2")
-    local slow = build("O2n-slow", "-O2 -fno-ipa-cp -fno-ipa-sra", { { "1", ROUNDS, "2" } })
+    -- the diff's runs three times as long: score's samples then vary by
+    -- sqrt(3) less, and the 2x slowdown stands clear of the base runs' own
+    -- spread even on a loaded machine (0.6 s runs once missed it under a
+    -- load of 15)
+    local LONG = tostring(3 * ROUNDS)
+    local long = build("O2-long", "-O2", { { "1", LONG }, { "2", LONG }, { "3", LONG } })
+    local slow = build("O2n-slow", "-O2 -fno-ipa-cp -fno-ipa-sra", { { "1", LONG, "2" } })
     -- calls are exact: the gate holds the clone's count under its origin's name
     local s, out, err = cmd.lgprof({ "check", "--max-calls=^score$=" .. CALLED, base.exe,
       base.gmons[1] })
@@ -390,7 +396,7 @@ describe("diffs and gates across builds", function()
     assert.equal(3, s, out .. err)
     assert.truthy(err:find("no function matches", 1, true), err)
     -- the slowdown (score's loop runs twice as long) is caught through the match
-    s, out, err = cmd.lgprof(diff_args(base, slow, 1, { "--max-growth=^score$=5%" }))
+    s, out, err = cmd.lgprof(diff_args(long, slow, 1, { "--max-growth=^score$=5%" }))
     assert.equal(3, s, out .. err)
     assert.truthy(err:find("score (clones.c) <- score.constprop.0 (clones.c)", 1, true), err)
     assert.same({}, new_or_gone(out), out)
