@@ -128,7 +128,9 @@ function File:finished_round() return self:raw(record(68, 0, "")) end
 
 --- A SAMPLE of attr s.attr (default 1): fields in perf's order, those of
 -- its sample_type. s: ip, pid, tid, time, addr, id, cpu, period, chain (a
--- list of u64, context markers included), misc (default 2, user).
+-- list of u64, context markers included; nchain: the count written, when
+-- it must lie), branches (a list of { from, to, flags }: the branch stack),
+-- misc (default 2, user).
 function File:sample(s)
   local a = self.attrs[s.attr or 1]
   local st, t = a.sample_type, {}
@@ -143,11 +145,16 @@ function File:sample(s)
   if st & M.PERIOD ~= 0 then t[#t + 1] = u64(s.period) end
   if st & M.CALLCHAIN ~= 0 then
     local chain = s.chain or {}
-    t[#t + 1] = u64(#chain)
+    t[#t + 1] = u64(s.nchain or #chain)
     for _, v in ipairs(chain) do t[#t + 1] = u64(v) end
   end
+  if st & M.BRANCH_STACK ~= 0 then
+    local br = s.branches or {}
+    t[#t + 1] = u64(#br)
+    for _, b in ipairs(br) do t[#t + 1] = u64(b.from) .. u64(b.to) .. u64(b.flags or 0) end
+  end
   assert(st & ~(M.IP | M.TID | M.TIME | M.ADDR | M.ID | M.STREAM_ID | M.CPU | M.PERIOD
-    | M.CALLCHAIN | M.IDENTIFIER) == 0, "perfwriter: sample field not written")
+    | M.CALLCHAIN | M.IDENTIFIER | M.BRANCH_STACK) == 0, "perfwriter: sample field not written")
   return self:raw(record(9, s.misc or 2, table.concat(t)))
 end
 

@@ -8,6 +8,7 @@
 ** mappings as the samples meet them. Addresses are resolved once per
 ** (binary, address) and cached; binaries are opened once, on first use.
 */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <gelf.h>
@@ -217,6 +218,8 @@ static int file_eq(const void *ctx, uint32_t v, const void *key) {
   return strcmp(s->out->files[v], key) == 0;
 }
 
+/* The id of a source file name; LGP_ST_NOFILE without a name, and after
+** a failure (then s->err is set). */
 static uint32_t file_id(ps *s, const char *name) {
   uint64_t h;
   uint32_t v;
@@ -355,7 +358,7 @@ static int try_elf(ps *s, uint32_t d, const char *file, int *mismatch) {
   const unsigned char *bits;
   GElf_Addr vaddr, bias;
   Elf *elf;
-  size_t nph, i;
+  size_t nph, i, segs_cap = 0;
   int n;
   if (!is_file(file))
     return 0;
@@ -382,17 +385,18 @@ static int try_elf(ps *s, uint32_t d, const char *file, int *mismatch) {
   for (i = 0; i < nph; i++) {
     GElf_Phdr ph;
     if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
-      if (GROW(s, x->segs, x->nsegs, x->nsegs + 1) != 0) {
+      if (GROW(s, x->segs, segs_cap, x->nsegs + 1) != 0) {
         dwfl_end(dwfl);
         return -1;
       }
-      x->segs[x->nsegs - 1].off = ph.p_offset;
-      x->segs[x->nsegs - 1].filesz = ph.p_filesz;
-      x->segs[x->nsegs - 1].vaddr = ph.p_vaddr;
+      x->segs[x->nsegs].off = ph.p_offset;
+      x->segs[x->nsegs].filesz = ph.p_filesz;
+      x->segs[x->nsegs++].vaddr = ph.p_vaddr;
     }
   }
   free(sd->found);
-  if (!(sd->found = lgp_strdup(file))) {
+  /* the file itself, not the build-id cache's link to it */
+  if (!(sd->found = realpath(file, NULL)) && !(sd->found = lgp_strdup(file))) {
     dwfl_end(dwfl);
     return oom(s);
   }
@@ -525,7 +529,10 @@ static int cframe_push(ps *s, uint32_t fd) {
 static int unknown_frame(ps *s, uint32_t dso, uint64_t off) {
   char name[300];
   uint32_t f;
-  snprintf(name, sizeof name, "[unknown] %.250s+0x%" PRIx64, s->dx[dso].label, off);
+  if (dso == s->unknown_dso)    /* in no mapping: the address alone */
+    snprintf(name, sizeof name, "[unknown] 0x%" PRIx64, off);
+  else
+    snprintf(name, sizeof name, "[unknown] %.250s+0x%" PRIx64, s->dx[dso].label, off);
   f = func_get(s, dso, name, 0, 1, off, off + 1, LGP_ST_NOFILE, 0);
   return cframe_push(s, fdef_add(s, f, off, LGP_ST_NOFILE, 0));
 }
@@ -564,12 +571,30 @@ static int elf_frames(ps *s, uint32_t dso, uint64_t addr) {
   if ((ln = dwfl_module_getsrc(x->mod, addr)) != NULL)
     src = dwfl_lineinfo(ln, NULL, &lineno, NULL, NULL, NULL);
   if (src) {
-    if ((cur_file = file_id(s, src)) == NONE)
+    cur_file = file_id(s, src);
+    if (s->err->set)
       return -1;
     cur_line = lineno > 0 ? (uint32_t)lineno : 0;
   }
   if ((cu = dwfl_module_addrdie(x->mod, addr, &bias)) != NULL)
     nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
+  /* libdw follows an inlined instance with its abstract definition's
+     scopes, not with the code around it: from the innermost instance on,
+     take the DIEs that hold it instead */
+  for (i = 0; i < nscopes; i++) {
+    int tag = dwarf_tag(&scopes[i]);
+    if (tag == DW_TAG_inlined_subroutine) {
+      Dwarf_Die inner = scopes[i];
+      Dwarf_Die *held = NULL;
+      int nheld = dwarf_getscopes_die(&inner, &held);
+      free(scopes);
+      scopes = held;
+      nscopes = nheld > 0 ? nheld : 0;
+      break;
+    }
+    if (tag == DW_TAG_subprogram)
+      break;
+  }
   for (i = 0; i < nscopes; i++) {
     int tag = dwarf_tag(&scopes[i]);
     if (tag == DW_TAG_subprogram) {
@@ -597,7 +622,7 @@ static int elf_frames(ps *s, uint32_t dso, uint64_t addr) {
       if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf) == 0
           && dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && cf < nfiles)
         cur_file = file_id(s, dwarf_filesrc(files, cf, NULL, NULL));
-      if (cur_file == NONE) {
+      if (s->err->set) {
         free(scopes);
         return -1;
       }
@@ -606,7 +631,7 @@ static int elf_frames(ps *s, uint32_t dso, uint64_t addr) {
   if (subprogram)
     ffile = decl_file(s, subprogram, &fline);
   free(scopes);
-  if (ffile == NONE)
+  if (s->err->set)
     return -1;
   f = func_get(s, dso, name, 0, 0, addr - off, addr - off + (sym.st_size ? sym.st_size : 1),
                ffile, fline);
