@@ -272,7 +272,7 @@ FUZZ_CFLAGS   ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recove
 FUZZ_SECONDS  ?= 60
 FUZZ_JOBS     ?= 2
 FUZZ_DIR       = $(BUILD)/fuzz
-FUZZ_HARNESSES = gmon elf profile exe source symfile mapfile disasm
+FUZZ_HARNESSES = gmon elf profile exe source symfile mapfile disasm perf
 FUZZ_LIB_SRCS  = $(CORE_SRCS)
 FUZZ_BINS      = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_HARNESSES))
 

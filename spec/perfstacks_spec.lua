@@ -61,7 +61,10 @@ local function stacks(path, opts)
   local r = { funcs = {}, arcs = {}, dsos = {}, threads = {}, stacks = {} }
   for _, l in ipairs(lines_of(out)) do
     local f = fields(l)
-    if f[1] == "event" then
+    if f[1] == "progress" then
+      r.progress = { calls = tonumber(f[2]), bytes = tonumber(f[3]), samples = tonumber(f[4]),
+        binaries = tonumber(f[5]) }
+    elseif f[1] == "event" then
       r.event = { name = f[2], samples = tonumber(f[3]), weight = tonumber(f[4]), lost = tonumber(f[5]),
         no_chain = tonumber(f[6]), depth_one = tonumber(f[7]), truncated = tonumber(f[8]),
         kernel_unresolved = tonumber(f[9]), truncated_file = tonumber(f[10]), nstacks = tonumber(f[11]) }
@@ -301,6 +304,26 @@ describe("perf.data to stacks", function()
       assert.same({ 1, 1000, 1, 1000 }, r.funcs["[unknown] other.so+0x1"], out)
       assert.same({ 1, 1000, 1, 1000 }, r.funcs[lo], out)
       assert.equal("missing", r.dsos["/nonexistent/other.so"].status)
+    end)
+
+    it("replays samples without a time in file order", function()
+      local f = recording({ st = pw.IP | pw.TID | pw.PERIOD | pw.CALLCHAIN })
+      f:sample({ ip = rt("leaf", 4), pid = PID, tid = PID, period = 1000, chain = { U, rt("leaf", 4) } })
+      f:comm(PID, PID, "again", 0, true)   -- an exec: the mappings are gone
+      f:sample({ ip = rt("leaf", 4), pid = PID, tid = PID, period = 1000, chain = { U, rt("leaf", 4) } })
+      local status, r, out, err = stacks(write("notime.data", f))
+      assert.equal(0, status, err)
+      assert.same({ leaf = 1, [("[unknown] 0x%x"):format(rt("leaf", 4))] = 1 }, shapes(r), out)
+      assert.same({ "100/100 again" }, r.threads)
+    end)
+
+    it("reports progress: the whole file read, the samples, the binaries opened", function()
+      local path = write("progress.data", basic(recording()))
+      local status, r, out, err = stacks(path, { "--progress" })
+      assert.equal(0, status, err)
+      local size = #util.slurp(path)
+      assert.same({ calls = r.progress.calls, bytes = size, samples = 6, binaries = 1 }, r.progress, out)
+      assert.truthy(r.progress.calls >= 1)
     end)
 
     it("names an address in no mapping by itself", function()

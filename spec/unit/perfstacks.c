@@ -3,10 +3,11 @@
 ** perf.data file (csrc/core/read/perf/perfstacks.c), for
 ** spec/perfstacks_spec.lua:
 **   perfstacks [--event E] [--symfs D] [--buildid-dir D] [--kallsyms F]
-**              [--jit-dir D] [--no-inline] FILE
+**              [--jit-dir D] [--no-inline] [--progress] FILE
 ** Tab-separated lines:
 **   event NAME samples weight lost no_chain depth_one truncated
 **         kernel_unresolved truncated_file nstacks
+**   progress CALLS BYTES SAMPLES BINARIES (--progress: the last call's)
 **   dso PATH STATUS FOUND
 **   thread PID TID COMM
 **   func DSO NAME self_samples self_weight children_samples children_weight
@@ -27,6 +28,19 @@ static const char *const status_names[] = {
   "ok", "missing", "mismatch", "stripped", "kernel", "vdso", "jit", "unknown"
 };
 
+typedef struct seen {
+  unsigned long calls;
+  uint64_t bytes, samples, binaries;
+} seen;
+
+static void on_progress(void *ud, uint64_t bytes, uint64_t samples, uint64_t binaries) {
+  seen *p = ud;
+  p->calls++;
+  p->bytes = bytes;
+  p->samples = samples;
+  p->binaries = binaries;
+}
+
 static const char *base(const char *p) {
   const char *s = strrchr(p, '/');
   return s ? s + 1 : p;
@@ -39,10 +53,12 @@ int main(int argc, char **argv) {
   const char *path = NULL;
   uint64_t *self_s, *self_w, *ch_s, *ch_w;
   size_t *stamp, i, j, k;
-  int a;
+  int a, show_progress = 0;
+  seen prog = { 0, 0, 0, 0 };
   memset(&o, 0, sizeof o);
   for (a = 1; a < argc; a++) {
     if (strcmp(argv[a], "--no-inline") == 0) o.no_inline = 1;
+    else if (strcmp(argv[a], "--progress") == 0) show_progress = 1;
     else if (a + 1 < argc && strcmp(argv[a], "--event") == 0) o.event = argv[++a];
     else if (a + 1 < argc && strcmp(argv[a], "--symfs") == 0) o.symfs = argv[++a];
     else if (a + 1 < argc && strcmp(argv[a], "--buildid-dir") == 0) o.buildid_dir = argv[++a];
@@ -54,6 +70,10 @@ int main(int argc, char **argv) {
   if (!path) {
     fprintf(stderr, "usage: perfstacks [options] FILE\n");
     return 2;
+  }
+  if (show_progress) {
+    o.progress = on_progress;
+    o.progress_ud = &prog;
   }
   if (lgp_perf_stacks(&t, path, &o, &err) != 0) {
     fprintf(stderr, "%s\n", err.msg);
@@ -69,6 +89,9 @@ int main(int argc, char **argv) {
            t.no_chain, t.depth_one, t.truncated, t.kernel_unresolved, t.truncated_file,
            t.nstacks);
   }
+  if (show_progress)
+    printf("progress\t%lu\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", prog.calls, prog.bytes,
+           prog.samples, prog.binaries);
   for (i = 0; i < t.ndsos; i++)
     printf("dso\t%s\t%s\t%s\n", t.dsos[i].path,
            t.dsos[i].status < 8 ? status_names[t.dsos[i].status] : "?",
