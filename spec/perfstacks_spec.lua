@@ -326,6 +326,16 @@ describe("perf.data to stacks", function()
       assert.truthy(r.progress.calls >= 1)
     end)
 
+    it("takes the sample's PC when its chain holds only context markers", function()
+      local f = recording()
+      f:fork(PID + 5, PID + 4, PID + 5, PID + 4, 30)   -- a parent never seen: nothing to copy
+      f:sample({ ip = rt("leaf", 4), pid = PID, tid = PID, time = 100, period = 1000, chain = { U } })
+      f:sample({ ip = rt("leaf", 4), pid = PID + 5, tid = PID + 5, time = 101, period = 1000, chain = { K, U } })
+      local status, r, out, err = stacks(write("markers.data", f))
+      assert.equal(0, status, err)
+      assert.same({ leaf = 1, [("[unknown] 0x%x"):format(rt("leaf", 4))] = 1 }, shapes(r), out)
+    end)
+
     it("names an address in no mapping by itself", function()
       local f = recording()
       f:sample({ ip = 0x1234, pid = PID, tid = PID, time = 100, period = 1000,
@@ -553,6 +563,20 @@ int main(void) { outer(100); return 0; }
       for k = 1, 40 do
         local cut = bytes:sub(1, math.floor(#bytes * k / 41))
         hostile("cut" .. k .. ".data", cut)
+      end
+    end)
+
+    it("what the fuzzer found (spec/fuzz/regress/perf/)", function()
+      local dir = cmd.ROOT .. "/spec/fuzz/regress/perf"
+      local names = util.ls(dir)
+      assert.truthy(#names > 0)
+      for _, name in ipairs(names) do
+        local status, out, err = cmd.shell(q(dump) .. " " .. q(dir .. "/" .. name))
+        assert.truthy(status == 0 or status == 1, name .. ": status " .. tostring(status))
+        if status == 1 then
+          assert.equal("", out)
+          assert.truthy(err:match("^[^\n]+\n$"), err)
+        end
       end
     end)
 

@@ -297,15 +297,19 @@ static int feature(lgp_perf_data *pd, unsigned bit, const uint8_t *p, size_t len
 /* File mode: the attrs section and the feature table. */
 static int read_file_header(lgp_perf_data *pd, lgp_err *err) {
   const uint8_t *h = pd->bytes;
-  uint64_t hsize = lgp_perf_u64(h + 8), attr_size = lgp_perf_u64(h + 16);
-  uint64_t attrs_off = lgp_perf_u64(h + 24), attrs_len = lgp_perf_u64(h + 32);
-  uint64_t data_off = lgp_perf_u64(h + 40), data_len = lgp_perf_u64(h + 48);
+  uint64_t hsize = lgp_perf_u64(h + 8), attr_size, attrs_off, attrs_len, data_off, data_len;
   uint64_t i, nattrs;
   unsigned bit;
   size_t ftab;
+  /* the fields below are read only once the file is known to hold them */
   if (pd->size < FILE_HEADER || (hsize != FILE_HEADER && hsize != 72))
     return lgp_fail(err, pd->path, "not a perf.data file (header of %llu bytes)",
                     (unsigned long long)hsize);
+  attr_size = lgp_perf_u64(h + 16);
+  attrs_off = lgp_perf_u64(h + 24);
+  attrs_len = lgp_perf_u64(h + 32);
+  data_off = lgp_perf_u64(h + 40);
+  data_len = lgp_perf_u64(h + 48);
   if (hsize == FILE_HEADER)
     for (bit = 0; bit < 4; bit++)
       pd->features[bit] = lgp_perf_u64(h + 72 + 8 * bit);

@@ -982,7 +982,8 @@ static int stack_eq(const void *ctx, uint32_t v, const void *key) {
   const stackkey *k = key;
   const lgp_st_stack *st = &s->out->stacks[v];
   return st->thread == k->thread && st->depth == k->depth
-         && memcmp(s->out->frames + st->first, k->ids, k->depth * sizeof *k->ids) == 0;
+         && (k->depth == 0
+             || memcmp(s->out->frames + st->first, k->ids, k->depth * sizeof *k->ids) == 0);
 }
 
 static int stack_add(ps *s, uint32_t thread, size_t depth, uint64_t weight, int truncated) {
@@ -1006,7 +1007,8 @@ static int stack_add(ps *s, uint32_t thread, size_t depth, uint64_t weight, int 
     st->event = 0;
     st->first = (uint32_t)s->out->nframes;
     st->depth = (uint32_t)depth;
-    memcpy(s->out->frames + s->out->nframes, s->scratch, depth * sizeof *s->scratch);
+    if (depth)
+      memcpy(s->out->frames + s->out->nframes, s->scratch, depth * sizeof *s->scratch);
     s->out->nframes += depth;
     if (ht_put(&s->stack_ht, h, v) != 0)
       return oom(s);
@@ -1124,6 +1126,12 @@ static int do_sample(ps *s, const lgp_perf_sample *sm) {
     addrs = 1;
     user = mode == MODE_USER;
   }
+  if (n == 0) {
+    /* a chain of context markers only: the sample's PC */
+    kernel_open = 0;
+    if (chain_addr(s, p, mode, sm->ip, 1, &n, &kernel_open) != 0)
+      return -1;
+  }
   if (addrs == 1 && user == 1 && sm->nchain > 0)
     s->out->depth_one++;
   if (addrs >= MAX_STACK || (sm->nchain == 0 && sm->stack_size > 0)) {
@@ -1199,7 +1207,8 @@ static int do_task(ps *s, const lgp_perf_record *rec) {
       child = proc_get(s, t.pid);   /* procs may have moved */
       if (GROW(s, child->maps, child->cap, par->n + 1) != 0)
         return -1;
-      memcpy(child->maps, par->maps, par->n * sizeof *par->maps);
+      if (par->n)
+        memcpy(child->maps, par->maps, par->n * sizeof *par->maps);
       child->n = par->n;
     }
   }
