@@ -204,6 +204,10 @@ describe("perf.data to stacks", function()
       -- equal stacks are merged: the 3 and the 2 samples are one stack each
       assert.equal(3, r.event.nstacks)
       assert.equal("ok", r.dsos[exe].status)
+      -- only binaries that frames resolved to
+      local dsos = {}
+      for path in pairs(r.dsos) do dsos[#dsos + 1] = path end
+      assert.same({ exe }, dsos)
       assert.same({ PID .. "/" .. PID .. " prog" }, r.threads)
       assert.equal(0, r.event.no_chain)
       assert.equal(0, r.event.truncated)

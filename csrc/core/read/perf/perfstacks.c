@@ -1039,6 +1039,11 @@ static int chain_addr(ps *s, const proc *p, int mode, uint64_t a, int exact, siz
       if (*kernel_open)
         return 0;
       *kernel_open = 1;
+      if (s->kernel_frame == NONE) {
+        uint32_t f = func_get(s, s->kernel_dso, "[kernel]", 0, 1, 0, 0, LGP_ST_NOFILE, 0);
+        if ((s->kernel_frame = fdef_add(s, f, 0, LGP_ST_NOFILE, 0)) == NONE)
+          return -1;
+      }
       if (GROW(s, s->scratch, s->scratch_cap, *n + 1) != 0)
         return -1;
       s->scratch[(*n)++] = s->kernel_frame;
@@ -1327,15 +1332,11 @@ static int run(ps *s) {
     /* cpu-clock and task-clock count nanoseconds */
     s->out->events[0].is_time = a->type == 1 && a->config <= 1;
   }
-  /* the special binaries and the one frame of a kernel chain part without symbols */
+  /* the special binaries */
   if ((s->kernel_dso = dso_get(s, "[kernel.kallsyms]", 0, DK_KERNEL)) == NONE
       || (s->unknown_dso = dso_get(s, "[unknown]", 0, DK_UNKNOWN)) == NONE)
     goto done;
-  {
-    uint32_t f = func_get(s, s->kernel_dso, "[kernel]", 0, 1, 0, 0, LGP_ST_NOFILE, 0);
-    if ((s->kernel_frame = fdef_add(s, f, 0, LGP_ST_NOFILE, 0)) == NONE)
-      goto done;
-  }
+  s->kernel_frame = NONE;
   /* pass 2: in time order, file order among equal times */
   if (!(keys = lgp_alloc_array(nents ? nents : 1, sizeof *keys))
       || !(idx = lgp_alloc_array(nents ? nents : 1, sizeof *idx)))
@@ -1423,6 +1424,33 @@ static void state_free(ps *s) {
   free(s->buildid_dir);
 }
 
+/* Leaves out the binaries no frame resolved to (mapped, never sampled:
+** their files were not even looked for). */
+static int drop_unused_dsos(lgp_stacktab *out, lgp_err *err, const char *path) {
+  uint32_t *to = lgp_alloc_array(out->ndsos ? out->ndsos : 1, sizeof *to);
+  size_t i, n = 0;
+  if (!to)
+    return lgp_fail(err, path, "out of memory");
+  for (i = 0; i < out->ndsos; i++)
+    to[i] = NONE;
+  for (i = 0; i < out->nfuncs; i++)
+    to[out->funcs[i].dso] = 0;
+  for (i = 0; i < out->ndsos; i++) {
+    if (to[i] == NONE) {
+      free(out->dsos[i].path);
+      free(out->dsos[i].found);
+      continue;
+    }
+    to[i] = (uint32_t)n;
+    out->dsos[n++] = out->dsos[i];
+  }
+  out->ndsos = n;
+  for (i = 0; i < out->nfuncs; i++)
+    out->funcs[i].dso = to[out->funcs[i].dso];
+  free(to);
+  return 0;
+}
+
 static int stacks(lgp_stacktab *out, lgp_perf_data *pd, const lgp_perf_opts *opts,
                   lgp_err *err) {
   ps s;
@@ -1441,6 +1469,8 @@ static int stacks(lgp_stacktab *out, lgp_perf_data *pd, const lgp_perf_opts *opt
   }
   rc = s.buildid_dir ? run(&s) : oom(&s);
   state_free(&s);
+  if (rc == 0)
+    rc = drop_unused_dsos(out, err, pd->path);
   return rc;
 }
 
