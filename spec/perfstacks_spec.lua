@@ -707,6 +707,44 @@ int main(void) {
       assert.truthy(compared >= 5)
     end)
 
+    it("differs from perf where a call is a function's last instruction: perf 6.1 does not subtract 1", function()
+      if not HAVE_PERF then return pending("perf is not installed") end
+      local dir = tmp .. "/noret"
+      util.spit(tmp .. "/noret.c", [=[
+#include <stdlib.h>
+volatile unsigned long sink;
+__attribute__((noinline, noreturn)) void spin_then_exit(long n) { for (long i = 0; i < n; i++) sink += i; exit(0); }
+__attribute__((noinline)) void caller(long n) { spin_then_exit(n); }
+__attribute__((noinline)) void next_function(long n) { sink = (unsigned long)n; }
+int main(int argc, char **argv) { next_function(argc); caller(100000000L * argc); }
+]=])
+      local status, out, err = cmd.shell(("mkdir -p %s && cd %s && cc -O1 -g -fno-omit-frame-pointer -o noret %s"):format(
+        q(dir), q(dir), q(tmp .. "/noret.c")))
+      assert(status == 0, out .. err)
+      local nsyms = {}
+      for addr, size, name in util.read_cmd("nm -S " .. q(dir .. "/noret")):gmatch("(%x+) (%x+) [Tt] ([%w_]+)") do
+        nsyms[name] = { addr = tonumber(addr, 16), size = tonumber(size, 16) }
+      end
+      -- caller's call to the noreturn function is its last instruction, and
+      -- next_function starts where caller ends: the return address is there
+      if nsyms.caller.addr + nsyms.caller.size ~= nsyms.next_function.addr then
+        return pending("the compiler did not put next_function right after caller")
+      end
+      status, out, err = cmd.shell(("cd %s && perf record -e cpu-clock -F 999 -g -o noret.data ./noret"):format(q(dir)))
+      if status ~= 0 then return pending("perf record does not work here: " .. out .. err) end
+      local path = dir .. "/noret.data"
+      local st, r, o2, e2 = stacks(path, { "--no-inline" })
+      assert.equal(0, st, e2)
+      local spin = 100 * r.funcs.spin_then_exit[2] / r.event.weight
+      assert.truthy(spin > 50, o2)
+      local children = perf_shares(path, true)
+      -- lgprof: spin_then_exit <- caller; perf: spin_then_exit <- next_function
+      assert.is_true(100 * r.funcs.caller[4] / r.event.weight >= spin - 0.01)
+      assert.is_nil(r.funcs.next_function)
+      assert.is_true((children.next_function or 0) >= spin - 0.01)
+      assert.is_nil(children.caller)
+    end)
+
     it("reads the same recording through a pipe to the same stacks", function()
       local dir, why = recorded()
       if not dir then return pending(why) end
