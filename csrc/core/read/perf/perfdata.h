@@ -85,6 +85,8 @@ typedef struct lgp_perf_data {
   uint64_t features[4];   /* file mode: the feature bitmap */
   lgp_perf_attr *attrs;
   size_t nattrs, attrs_cap;
+  struct lgp_perf_idattr *id_index; /* every attr's ids, sorted: which attr has an id */
+  size_t nid_index;
   lgp_perf_buildid *buildids;
   size_t nbuildids, buildids_cap;
   char *hostname, *osrelease, *version, *arch, *cpudesc;
