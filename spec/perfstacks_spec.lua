@@ -434,6 +434,17 @@ describe("perf.data to stacks", function()
       assert.equal("ok", r.dsos[gone].status, out)
       assert.equal(util.read_cmd("realpath " .. q(dir .. "/elf")):gsub("\n$", ""), r.dsos[gone].found)
       assert.same({ 4, 4000, 4, 4000 }, r.funcs.leaf, out)
+      -- the build-id in a record of the stream, as perf inject writes it
+      -- (no length flag: the length is what is left without zero words)
+      f = recording({ path = gone })
+      f:raw(pw.record(67, 2, string.pack("<i4", -1) .. id .. "\0\0\0\0" .. pw.padded(gone, 64)))
+      status, r, out, err = stacks(write("record67.data", basic(f)), { "--buildid-dir", cache })
+      assert.equal(0, status, err)
+      assert.equal("ok", r.dsos[gone].status, out)
+      assert.same({ 4, 4000, 4, 4000 }, r.funcs.leaf, out)
+      status, r, out = stacks(write("nobuildid.data", basic(recording({ path = gone }))),
+        { "--buildid-dir", cache })
+      assert.equal("missing", r.dsos[gone].status, out)
       -- and under --symfs, by its recorded path
       assert(cmd.shell(("mkdir -p %s/root/nonexistent && cp %s %s/root/nonexistent/prog"):format(
         q(tmp), q(exe), q(tmp))) == 0)

@@ -800,6 +800,11 @@ int lgp_perf_task_decode(const lgp_perf_data *pd, const lgp_perf_record *rec,
   return 0;
 }
 
+int lgp_perf_buildid_record(lgp_perf_data *pd, const lgp_perf_record *rec, lgp_err *err) {
+  /* the entry is the whole record, its header included */
+  return buildid_add(pd, rec->body - 8, rec->size, err);
+}
+
 uint64_t lgp_perf_lost_count(const lgp_perf_record *rec) {
   if (rec->type == LGP_PERF_LOST && rec->body_len >= 16)
     return lgp_perf_u64(rec->body + 8);

@@ -187,6 +187,10 @@ int lgp_perf_mmap_decode(const lgp_perf_data *pd, const lgp_perf_record *rec,
                          lgp_perf_mmap *m, lgp_err *err);
 int lgp_perf_task_decode(const lgp_perf_data *pd, const lgp_perf_record *rec,
                          lgp_perf_task *t, lgp_err *err);
+/* Adds the build-id a HEADER_BUILD_ID (67) record of the stream carries
+** (`perf inject --buildid-all` writes them) to pd->buildids. 0, or -1
+** with a message. */
+int lgp_perf_buildid_record(lgp_perf_data *pd, const lgp_perf_record *rec, lgp_err *err);
 /* The number of samples a LOST (2) or LOST_SAMPLES (13) record reports. */
 uint64_t lgp_perf_lost_count(const lgp_perf_record *rec);
 /* The event's name: EVENT_DESC's, else one made from type and config. */

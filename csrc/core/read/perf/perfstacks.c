@@ -174,7 +174,7 @@ typedef struct recref {
 } recref;
 
 typedef struct ps {
-  lgp_perf_data pd;
+  lgp_perf_data *pd;
   lgp_perf_opts opts;
   lgp_stacktab *out;
   lgp_err *err;
@@ -205,7 +205,7 @@ typedef struct ps {
 } ps;
 
 static int oom(ps *s) {
-  return lgp_fail(s->err, s->pd.path, "out of memory");
+  return lgp_fail(s->err, s->pd->path, "out of memory");
 }
 
 #define GROW(s, arr, cap, need) \
@@ -300,9 +300,9 @@ static uint32_t dso_get(ps *s, const char *path, uint32_t pid, int kind) {
               : kind == DK_JIT ? LGP_DSO_JIT : kind == DK_UNKNOWN ? LGP_DSO_UNKNOWN
               : LGP_DSO_MISSING;
   /* the build-id the recording lists for this path */
-  for (i = 0; i < s->pd.nbuildids; i++)
-    if (s->pd.buildids[i].path && strcmp(s->pd.buildids[i].path, path) == 0) {
-      const lgp_perf_buildid *b = &s->pd.buildids[i];
+  for (i = 0; i < s->pd->nbuildids; i++)
+    if (s->pd->buildids[i].path && strcmp(s->pd->buildids[i].path, path) == 0) {
+      const lgp_perf_buildid *b = &s->pd->buildids[i];
       size_t len = b->len;
       if (len == 0 || len > 20) {
         /* length unknown: trailing zero words are not part of it */
@@ -1087,7 +1087,7 @@ static int do_sample(ps *s, const lgp_perf_sample *sm) {
   int mode = sm->cpumode == 1 ? MODE_KERNEL : sm->cpumode == 2 ? MODE_USER : MODE_OTHER;
   int first = 1, kernel_open = 0, truncated = 0;
   uint64_t weight = sm->has_period ? sm->period
-                    : (s->pd.attrs[s->attr].flags & LGP_PERF_ATTR_FREQ) ? 1 : sm->period;
+                    : (s->pd->attrs[s->attr].flags & LGP_PERF_ATTR_FREQ) ? 1 : sm->period;
   if (!(p = proc_get(s, sm->pid)))
     return -1;
   if ((thread = thread_get(s, sm->pid, sm->tid)) == NONE)
@@ -1154,7 +1154,7 @@ static int do_mmap(ps *s, const lgp_perf_record *rec) {
   pmap pm;
   proc *p;
   int kernel = (rec->misc & 7) == 1;
-  if (lgp_perf_mmap_decode(&s->pd, rec, &m, s->err) != 0)
+  if (lgp_perf_mmap_decode(s->pd, rec, &m, s->err) != 0)
     return -1;
   if (!(m.prot & 4) || (rec->type == LGP_PERF_MMAP2 && (rec->misc & 0x2000)))
     return 0;
@@ -1183,7 +1183,7 @@ static int do_mmap(ps *s, const lgp_perf_record *rec) {
 static int do_task(ps *s, const lgp_perf_record *rec) {
   lgp_perf_task t;
   tidname *tn;
-  if (lgp_perf_task_decode(&s->pd, rec, &t, s->err) != 0)
+  if (lgp_perf_task_decode(s->pd, rec, &t, s->err) != 0)
     return -1;
   if (rec->type == LGP_PERF_COMM) {
     if (!(tn = tid_get(s, t.tid, 1)))
@@ -1252,10 +1252,10 @@ static int run(ps *s) {
   size_t nents = 0, ents_cap = 0, pos = 0, i, nrec = 0;
   int rc = -1;
   char buf[64];
-  if (!(nsamples = lgp_calloc_array(s->pd.nattrs, sizeof *nsamples)))
+  if (!(nsamples = lgp_calloc_array(s->pd->nattrs, sizeof *nsamples)))
     return oom(s);
   /* pass 1: index the records that matter, with their times */
-  while ((i = (size_t)lgp_perf_next(&s->pd, &pos, &rec, s->err)) == 1) {
+  while ((i = (size_t)lgp_perf_next(s->pd, &pos, &rec, s->err)) == 1) {
     uint64_t t = last_time;
     if ((++nrec & 0xffff) == 0)
       progress(s, rec.offset);
@@ -1267,16 +1267,22 @@ static int run(ps *s) {
       lost_samples += lgp_perf_lost_count(&rec);
       continue;
     }
+    if (rec.type == LGP_PERF_HEADER_BUILD_ID) {
+      /* too short an entry is no build-id, not a reason to give up */
+      if (rec.size >= 36 && lgp_perf_buildid_record(s->pd, &rec, s->err) != 0)
+        goto done;
+      continue;
+    }
     if (!want(rec.type))
       continue;
     if (rec.type == LGP_PERF_SAMPLE) {
-      if (lgp_perf_sample_decode(&s->pd, &rec, &sm, s->err) != 0)
+      if (lgp_perf_sample_decode(s->pd, &rec, &sm, s->err) != 0)
         goto done;
       nsamples[sm.attr]++;
-      if (s->pd.attrs[sm.attr].sample_type & LGP_PS_TIME)
+      if (s->pd->attrs[sm.attr].sample_type & LGP_PS_TIME)
         t = sm.time;
     } else {
-      const lgp_perf_attr *a = &s->pd.attrs[lgp_perf_record_attr(&s->pd, &rec)];
+      const lgp_perf_attr *a = &s->pd->attrs[lgp_perf_record_attr(s->pd, &rec)];
       uint64_t st = a->sample_type;
       size_t nslots = (size_t)(!!(st & LGP_PS_TID) + !!(st & LGP_PS_TIME) + !!(st & LGP_PS_ID)
                                + !!(st & LGP_PS_STREAM_ID) + !!(st & LGP_PS_CPU)
@@ -1298,25 +1304,25 @@ static int run(ps *s) {
   if (s->err->set)
     goto done;
   if (nents >= UINT32_MAX) {
-    lgp_fail(s->err, s->pd.path, "too many records");
+    lgp_fail(s->err, s->pd->path, "too many records");
     goto done;
   }
-  s->out->truncated_file = s->pd.truncated;
+  s->out->truncated_file = s->pd->truncated;
   /* LOST and LOST_SAMPLES report the same losses */
   s->out->lost = lost > lost_samples ? lost : lost_samples;
   /* the event */
   s->attr = 0;
   if (s->opts.event) {
-    for (i = 0; i < s->pd.nattrs; i++)
-      if (event_matches(lgp_perf_attr_name(&s->pd.attrs[i], buf, sizeof buf), s->opts.event))
+    for (i = 0; i < s->pd->nattrs; i++)
+      if (event_matches(lgp_perf_attr_name(&s->pd->attrs[i], buf, sizeof buf), s->opts.event))
         break;
-    if (i == s->pd.nattrs) {
-      lgp_fail(s->err, s->pd.path, "no event '%s' in the recording", s->opts.event);
+    if (i == s->pd->nattrs) {
+      lgp_fail(s->err, s->pd->path, "no event '%s' in the recording", s->opts.event);
       goto done;
     }
     s->attr = i;
   } else {
-    for (i = 0; i < s->pd.nattrs; i++)
+    for (i = 0; i < s->pd->nattrs; i++)
       if (nsamples[i]) {
         s->attr = i;
         break;
@@ -1326,7 +1332,7 @@ static int run(ps *s) {
     goto oom_done;
   s->out->nevents = 1;
   {
-    const lgp_perf_attr *a = &s->pd.attrs[s->attr];
+    const lgp_perf_attr *a = &s->pd->attrs[s->attr];
     if (!(s->out->events[0].name = lgp_strdup(lgp_perf_attr_name(a, buf, sizeof buf))))
       goto oom_done;
     /* cpu-clock and task-clock count nanoseconds */
@@ -1349,14 +1355,14 @@ static int run(ps *s) {
     goto oom_done;
   for (i = 0; i < nents; i++) {
     size_t at = ents[idx[i]].off;
-    if (lgp_perf_next(&s->pd, &at, &rec, s->err) != 1) {
-      lgp_fail(s->err, s->pd.path, "offset %zu: record not found again", ents[idx[i]].off);
+    if (lgp_perf_next(s->pd, &at, &rec, s->err) != 1) {
+      lgp_fail(s->err, s->pd->path, "offset %zu: record not found again", ents[idx[i]].off);
       goto done;
     }
     if ((i & 0xfff) == 0)
       progress(s, at);
     if (rec.type == LGP_PERF_SAMPLE) {
-      if (lgp_perf_sample_decode(&s->pd, &rec, &sm, s->err) != 0)
+      if (lgp_perf_sample_decode(s->pd, &rec, &sm, s->err) != 0)
         goto done;
       if (sm.attr == s->attr && do_sample(s, &sm) != 0)
         goto done;
@@ -1378,7 +1384,7 @@ static int run(ps *s) {
     if (!(s->out->threads[i].comm = lgp_strdup(c)))
       goto oom_done;
   }
-  progress(s, s->pd.size);
+  progress(s, s->pd->size);
   rc = 0;
   goto done;
 oom_done:
@@ -1456,7 +1462,7 @@ static int stacks(lgp_stacktab *out, lgp_perf_data *pd, const lgp_perf_opts *opt
   ps s;
   int rc;
   memset(&s, 0, sizeof s);
-  s.pd = *pd;
+  s.pd = pd;
   s.out = out;
   s.err = err;
   if (opts)
