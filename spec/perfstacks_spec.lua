@@ -581,6 +581,17 @@ int main(void) { outer(100); return 0; }
       end
     end)
 
+    it("records compressed with zstd: refused, saying so", function()
+      local f = basic(recording())
+      f:raw(pw.record(81, 0, "\40\181\47\253" .. ("\0"):rep(12)))
+      local path = write("z.data", f)
+      local status, out, err = cmd.shell(q(dump) .. " " .. q(path))
+      assert.equal(1, status)
+      assert.equal("", out)
+      assert.equal(path .. ": records compressed with zstd (perf record -z): not supported; "
+        .. "record without -z\n", err)
+    end)
+
     it("what the fuzzer found (spec/fuzz/regress/perf/)", function()
       local dir = cmd.ROOT .. "/spec/fuzz/regress/perf"
       local names = util.ls(dir)
