@@ -1062,7 +1062,8 @@ static int chain_addr(ps *s, const proc *p, int mode, uint64_t a, int exact, siz
         return frames_of(s, m->dso, look, n);
       if ((x->kind == DK_ELF || x->kind == DK_VDSO) && dso_open(s, m->dso) != 0)
         return -1;
-      /* the file offset to the address in the binary, by its PT_LOADs */
+      /* the file offset to the address in the binary, by its PT_LOADs
+         (a binary not found keeps the file offset) */
       for (i = 0; i < x->nsegs; i++)
         if (off >= x->segs[i].off && off - x->segs[i].off < x->segs[i].filesz) {
           vaddr = off - x->segs[i].off + x->segs[i].vaddr;
@@ -1255,7 +1256,7 @@ static int run(ps *s) {
   if (!(nsamples = lgp_calloc_array(s->pd->nattrs, sizeof *nsamples)))
     return oom(s);
   /* pass 1: index the records that matter, with their times */
-  while ((i = (size_t)lgp_perf_next(s->pd, &pos, &rec, s->err)) == 1) {
+  while (lgp_perf_next(s->pd, &pos, &rec, s->err) == 1) {
     uint64_t t = last_time;
     if ((++nrec & 0xffff) == 0)
       progress(s, rec.offset);
