@@ -479,6 +479,49 @@ describe("perf.data to stacks", function()
       assert.equal(0, r.event.no_chain)
     end)
 
+    it("unwinds a user stack copy (--call-graph dwarf) through the binary's CFI", function()
+      -- where each call returns: the instruction after it (objdump)
+      local dis = util.read_cmd("objdump -d --no-show-raw-insn " .. q(exe))
+      local function after_call(fn, callee)
+        local body = dis:match("\n%x+ <" .. fn .. ">:\n(.-)\n\n")
+        local lines = {}
+        for l in (body .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
+        for k, l in ipairs(lines) do
+          if l:find("call%s+%x+ <" .. callee .. ">") then
+            return tonumber(lines[k + 1]:match("^%s*(%x+):"), 16)
+          end
+        end
+        error("no call of " .. callee .. " in " .. fn)
+      end
+      local ret_middle = BIAS + after_call("middle", "leaf")
+      local ret_main = BIAS + after_call("main", "middle")
+      -- at leaf's first instruction: the return address at the stack
+      -- pointer; middle and main keep frame pointers (rbp: saved rbp, then
+      -- the return address), main's own return address 0 ends the chain
+      local S = 0x7ffff0000000
+      local stack = string.pack("<I8I8I8I8I8", ret_middle, S + 24, ret_main, 0, 0)
+      -- perf's x86 mask 0xff0fff: AX BX CX DX SI DI BP SP IP FLAGS CS SS R8-R15
+      local regs = { 0, 0, 0, 0, 0, 0, S + 8, S, rt("leaf"), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+      local st = ST | pw.REGS_USER | pw.STACK_USER
+      local f = recording({ attrs = { { sample_type = st, period = 1000, ids = { 1 }, regs_user = 0xff0fff,
+        stack_user = 8192 } } })
+      for k = 1, 2 do
+        f:sample({ ip = rt("leaf"), pid = PID, tid = PID, time = 100 + k, period = 1000, chain = {},
+          regs = regs, stack = stack .. ("\0"):rep(24), dyn_size = #stack })
+      end
+      -- no registers (a kernel thread): the PC alone, not a chain cut short
+      f:sample({ ip = rt("other", 2), pid = PID, tid = PID, time = 200, period = 1000, chain = {} })
+      -- a process without mappings: nothing to unwind with, the chain cut
+      f:sample({ ip = 0x1234, pid = 999, tid = 999, time = 300, period = 1000, chain = {},
+        regs = regs, stack = stack, dyn_size = #stack })
+      local status, r, out, err = stacks(write("dwarf.data", f))
+      assert.equal(0, status, err)
+      assert.same({ ["leaf;middle;main"] = 2, other = 1, ["[unknown] 0x1234"] = 1 }, shapes(r), out)
+      assert.same({ 0, 0, 2, 2000 }, r.funcs.middle)
+      assert.equal(1, r.event.truncated)
+      assert.equal(2, r.event.no_chain)
+    end)
+
     it("takes the first event with samples, or the one named", function()
       local st = ST | pw.ID
       local attrs = { { sample_type = st, period = 1000, ids = { 11 }, name = "cpu-clock" },
@@ -765,6 +808,34 @@ int main(int argc, char **argv) { next_function(argc); caller(100000000L * argc)
       assert.is_nil(r.funcs.next_function)
       assert.is_true((children.next_function or 0) >= spin - 0.01)
       assert.is_nil(children.caller)
+    end)
+
+    it("unwinds --call-graph dwarf recordings as perf does", function()
+      local dir, why = recorded()
+      if not dir then return pending(why) end
+      local status, out, err = cmd.shell(("cd %s && perf record -e cpu-clock -F 999 --call-graph dwarf -o dwarf.data ./mt"):format(q(dir)))
+      if status ~= 0 then return pending("perf record --call-graph dwarf failed: " .. out .. err) end
+      local path = dir .. "/dwarf.data"
+      local st, r, o2, e2 = stacks(path, { "--no-inline" })
+      assert.equal(0, st, e2)
+      local self, children = perf_shares(path, false), perf_shares(path, true)
+      local mine = {}
+      for name, e in pairs(r.funcs) do
+        local m = mine[alias(name)] or { 0, 0, 0, 0 }
+        for k = 1, 4 do m[k] = m[k] + e[k] end
+        mine[alias(name)] = m
+      end
+      for name, e in pairs(mine) do
+        if not name:find("^%[") then
+          local ms, mc = 100 * e[2] / r.event.weight, 100 * e[4] / r.event.weight
+          assert.is_true(math.abs((self[name] or 0) - ms) <= 0.01,
+            ("%s: self %.4f%%, perf %s%%"):format(name, ms, tostring(self[name])))
+          assert.is_true(math.abs((children[name] or 0) - mc) <= 0.01,
+            ("%s: children %.4f%%, perf %s%%"):format(name, mc, tostring(children[name])))
+        end
+      end
+      -- what frame pointers miss: lib_hot's caller
+      assert.truthy(r.funcs.lib_entry, o2)
     end)
 
     it("reads the same recording through a pipe to the same stacks", function()

@@ -156,4 +156,12 @@ do
   lbr:sample({ ip = B + 0x1100, pid = P, tid = P, time = 100, period = 1,
     branches = { { from = B + 0x1200, to = B + 0x1100 }, { from = B + 0x1300, to = B + 0x1200 } } })
   put("perf", "branch-stack", lbr:bytes())
+  -- a user stack copy to unwind (--call-graph dwarf)
+  local dw = rec({ { sample_type = ST | pw.REGS_USER | pw.STACK_USER, period = 1, ids = { 1 },
+    regs_user = 0xff0fff, stack_user = 64 } })
+  local S = 0x7ffff0000000
+  dw:sample({ ip = B + 0x1100, pid = P, tid = P, time = 100, period = 1, chain = {},
+    regs = { 0, 0, 0, 0, 0, 0, S + 8, S, B + 0x1100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+    stack = string.pack("<I8I8I8I8", B + 0x1205, S + 24, B + 0x1305, 0), dyn_size = 32 })
+  put("perf", "dwarf-stack", dw:bytes())
 end

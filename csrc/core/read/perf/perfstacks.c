@@ -5,8 +5,12 @@
 ** (samples, mappings, tasks) with their times and counts losses; they are
 ** then sorted by time (stable: equal times and records without a time keep
 ** their file order) and replayed, rebuilding each process's executable
-** mappings as the samples meet them. Addresses are resolved once per
-** (binary, address) and cached; binaries are opened once, on first use.
+** mappings as the samples meet them. A sample's chain is the kernel's
+** (frame pointers), else its branch stack, else its copy of the user stack
+** unwound through the binaries' CFI (libdwfl, one address space per
+** process, made again when its mappings change). Addresses are resolved
+** once per (binary, address) and cached; binaries are opened once for
+** their symbols, on first use.
 */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <elfutils/libdwfl.h>
@@ -16,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include "read/perf/perfdata.h"
 #include "read/perf/perfstacks.h"
@@ -112,10 +118,15 @@ typedef struct pmap {        /* an executable mapping of a process */
   uint32_t dso;
 } pmap;
 
+struct unw;
+
 typedef struct proc {        /* an address space: mappings sorted, disjoint */
   uint32_t pid;
   pmap *maps;
   size_t n, cap;
+  Dwfl *dwfl;                /* its binaries where they are, for unwinding */
+  struct unw *unw;           /* the sample being unwound (the Dwfl's argument) */
+  int stale;                 /* the mappings changed since dwfl was made */
 } proc;
 
 typedef struct tidname {
@@ -136,6 +147,7 @@ enum { DK_ELF, DK_KERNEL, DK_VDSO, DK_JIT, DK_UNKNOWN };
 
 typedef struct dsox {        /* what is known of out->dsos[i] beside the table */
   int kind, opened;
+  uint64_t reported;         /* the last unwinding address space it was put in */
   uint32_t pid;              /* JIT: the process */
   Dwfl *dwfl;
   Dwfl_Module *mod;
@@ -201,6 +213,8 @@ typedef struct ps {
   uint32_t *scratch;
   size_t scratch_cap;
   uint64_t binaries;
+  uint64_t spaces;           /* unwinding address spaces made */
+  int can_unwind;            /* x86-64 registers and stack copies */
   char *buildid_dir;
 } ps;
 
@@ -904,6 +918,7 @@ static int map_add(ps *s, proc *p, const pmap *m) {
     memmove(p->maps + i + add, p->maps + j, (p->n - j) * sizeof *p->maps);
     p->n = p->n - removed + add;
   }
+  p->stale = 1;
   if (keep_left)
     p->maps[i++] = left;
   p->maps[i++] = *m;
@@ -1075,6 +1090,152 @@ static int chain_addr(ps *s, const proc *p, int mode, uint64_t a, int exact, siz
   return frames_of(s, s->unknown_dso, look, n);
 }
 
+/* ---- unwinding the stack copies of `perf record --call-graph dwarf` ---- */
+
+/* What an unwind reads (the sample's registers and stack copy) and finds. */
+typedef struct unw {
+  const lgp_perf_sample *sm;
+  uint64_t mask;             /* the attr's sample_regs_user */
+  uint64_t sp;
+  uint64_t pcs[MAX_STACK];
+  uint8_t activation[MAX_STACK];
+  size_t n;
+} unw;
+
+/* perf's x86 register bits of DWARF registers 0-16 (rax, rdx, rcx, rbx,
+** rsi, rdi, rbp, rsp, r8-r15, and the return address column: rip) */
+static const int dwarf_to_perf[17] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
+
+static int reg_of(const unw *u, int bit, uint64_t *v) {
+  uint64_t below = u->mask & (((uint64_t)1 << bit) - 1);
+  size_t idx = 0;
+  if (!(u->mask >> bit & 1))
+    return -1;
+  while (below) {
+    below &= below - 1;
+    idx++;
+  }
+  if (idx >= u->sm->nregs)
+    return -1;
+  *v = lgp_perf_u64(u->sm->regs + 8 * idx);
+  return 0;
+}
+
+static pid_t unw_next_thread(Dwfl *dwfl, void *arg, void **thread_arg) {
+  if (*thread_arg)
+    return 0;                /* one thread per unwind */
+  *thread_arg = arg;
+  return dwfl_pid(dwfl);
+}
+
+/* Only the stack copy is memory: the unwind stops where it ends. */
+static bool unw_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg) {
+  const unw *u = arg;
+  uint64_t len = u->sm->stack_dyn_size;
+  (void)dwfl;
+  if (addr < u->sp || addr - u->sp > len || len - (addr - u->sp) < 8)
+    return false;
+  memcpy(out, u->sm->stack + (addr - u->sp), 8);
+  return true;
+}
+
+static bool unw_registers(Dwfl_Thread *thread, void *arg) {
+  const unw *u = arg;
+  Dwarf_Word dw[17];
+  uint64_t v;
+  int i;
+  for (i = 0; i < 17; i++) {
+    if (reg_of(u, dwarf_to_perf[i], &v) != 0)
+      return false;
+    dw[i] = v;
+  }
+  return dwfl_thread_state_registers(thread, 0, 17, dw);
+}
+
+static const Dwfl_Thread_Callbacks unw_cbs = {
+  unw_next_thread, NULL, unw_read, unw_registers, NULL, NULL
+};
+
+static int unw_frame(Dwfl_Frame *frame, void *arg) {
+  unw *u = arg;
+  Dwarf_Addr pc;
+  bool activation;
+  if (!dwfl_frame_pc(frame, &pc, &activation) || pc == 0)
+    return DWARF_CB_ABORT;
+  u->pcs[u->n] = pc;
+  u->activation[u->n] = activation;
+  return ++u->n < MAX_STACK ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+/* The unwinding address space of p: its binaries reported where they are
+** mapped, made again when its mappings changed. NULL when there is none
+** (no binary found: no unwinding, not an error unless s->err is set). */
+static Dwfl *proc_dwfl(ps *s, proc *p) {
+  Dwfl *dwfl;
+  size_t i, j;
+  if (p->dwfl && !p->stale)
+    return p->dwfl;
+  if (p->dwfl)
+    dwfl_end(p->dwfl);
+  p->dwfl = NULL;
+  p->stale = 0;
+  if (!p->unw && !(p->unw = calloc(1, sizeof *p->unw))) {
+    oom(s);
+    return NULL;
+  }
+  if (!(dwfl = dwfl_begin(&dwfl_cbs)))
+    return NULL;
+  s->spaces++;
+  dwfl_report_begin(dwfl);
+  for (i = 0; i < p->n; i++) {
+    const pmap *m = &p->maps[i];
+    dsox *x = &s->dx[m->dso];
+    if (x->kind != DK_ELF && x->kind != DK_VDSO)
+      continue;
+    if (dso_open(s, m->dso) != 0) {
+      dwfl_end(dwfl);
+      return NULL;
+    }
+    /* once per binary: libdwfl reports a module over all its segments */
+    if (!x->mod || x->reported == s->spaces)
+      continue;
+    for (j = 0; j < x->nsegs; j++)
+      if (m->pgoff >= x->segs[j].off && m->pgoff - x->segs[j].off < x->segs[j].filesz) {
+        uint64_t bias = m->start - (m->pgoff - x->segs[j].off + x->segs[j].vaddr);
+        x->reported = s->spaces;
+        dwfl_report_elf(dwfl, x->label, s->out->dsos[m->dso].found, -1, bias, true);
+        break;
+      }
+  }
+  dwfl_report_end(dwfl, NULL, NULL);
+  if (!dwfl_attach_state(dwfl, NULL, (pid_t)p->pid, &unw_cbs, p->unw)) {
+    dwfl_end(dwfl);
+    return NULL;
+  }
+  p->dwfl = dwfl;
+  return dwfl;
+}
+
+/* Unwinds the user stack copy of sm into u->pcs. 0 (u->n frames, maybe
+** none), or -1 with s->err set. */
+static int unwind(ps *s, proc *p, const lgp_perf_sample *sm, unw **out) {
+  Dwfl *dwfl = proc_dwfl(s, p);
+  unw *u = p->unw;
+  *out = u;
+  if (u)
+    u->n = 0;
+  if (!dwfl)
+    return s->err->set ? -1 : 0;
+  u->sm = sm;
+  u->mask = s->pd->attrs[s->attr].sample_regs_user;
+  if (reg_of(u, 7, &u->sp) != 0)
+    return 0;
+  /* the end of the stack, or a frame it could not unwind: what was found
+     before it is the chain */
+  dwfl_getthread_frames(dwfl, (pid_t)p->pid, unw_frame, u);
+  return 0;
+}
+
 static int mode_of(uint64_t marker) {
   return marker == LGP_PERF_CONTEXT_KERNEL ? MODE_KERNEL
          : marker == LGP_PERF_CONTEXT_USER ? MODE_USER : MODE_OTHER;
@@ -1086,7 +1247,10 @@ static int do_sample(ps *s, const lgp_perf_sample *sm) {
   uint32_t thread;
   size_t n = 0, addrs = 0, user = 0, i;
   int mode = sm->cpumode == 1 ? MODE_KERNEL : sm->cpumode == 2 ? MODE_USER : MODE_OTHER;
-  int first = 1, kernel_open = 0, truncated = 0;
+  int first = 1, kernel_open = 0, truncated = 0, user_part = 0;
+  /* a stack copy to unwind (--call-graph dwarf): the chain holds only the
+     kernel's part */
+  int stack_copy = s->can_unwind && sm->regs_abi == 2 && sm->stack_dyn_size > 0;
   uint64_t weight = sm->has_period ? sm->period
                     : (s->pd->attrs[s->attr].flags & LGP_PERF_ATTR_FREQ) ? 1 : sm->period;
   if (!(p = proc_get(s, sm->pid)))
@@ -1109,8 +1273,9 @@ static int do_sample(ps *s, const lgp_perf_sample *sm) {
       first = 0;
       addrs++;
       user += mode == MODE_USER;
+      user_part |= mode == MODE_USER;
     }
-  } else if (sm->nbranch > 0) {
+  } else if (sm->nbranch > 0 && !stack_copy) {
     /* a call stack from the branch records: the sample's PC, then the
        call sites (exact: the calls themselves) */
     if (chain_addr(s, p, mode, sm->ip, 1, &n, &kernel_open) != 0)
@@ -1125,12 +1290,35 @@ static int do_sample(ps *s, const lgp_perf_sample *sm) {
       addrs++;
       user += m == MODE_USER;
     }
-  } else {
+  } else if (!stack_copy) {
     s->out->no_chain++;
     if (chain_addr(s, p, mode, sm->ip, 1, &n, &kernel_open) != 0)
       return -1;
     addrs = 1;
     user = mode == MODE_USER;
+  }
+  if (stack_copy && !user_part) {
+    unw *u;
+    if (unwind(s, p, sm, &u) != 0)
+      return -1;
+    if (u && u->n > 0) {
+      /* a frame that is not an activation was left by a call: less 1 */
+      for (i = 0; i < u->n; i++)
+        if (chain_addr(s, p, MODE_USER, u->pcs[i], u->activation[i], &n, &kernel_open) != 0)
+          return -1;
+      addrs += u->n;
+      user += u->n;
+      truncated = u->n >= MAX_STACK;
+    } else {
+      /* nothing unwound: the PC alone, and the chain is cut */
+      if (sm->nchain == 0)
+        s->out->no_chain++;
+      if (chain_addr(s, p, mode, sm->ip, 1, &n, &kernel_open) != 0)
+        return -1;
+      addrs++;
+      user += mode == MODE_USER;
+      truncated = 1;
+    }
   }
   if (n == 0) {
     /* a chain of context markers only: the sample's PC */
@@ -1138,13 +1326,12 @@ static int do_sample(ps *s, const lgp_perf_sample *sm) {
     if (chain_addr(s, p, mode, sm->ip, 1, &n, &kernel_open) != 0)
       return -1;
   }
-  if (addrs == 1 && user == 1 && sm->nchain > 0)
+  if (addrs == 1 && user == 1 && (sm->nchain > 0 || stack_copy))
     s->out->depth_one++;
-  if (addrs >= MAX_STACK || (sm->nchain == 0 && sm->stack_size > 0)) {
-    /* cut at perf's depth limit, or a stack copy this reader does not unwind */
+  if (addrs >= MAX_STACK)      /* cut at perf's depth limit */
     truncated = 1;
+  if (truncated)
     s->out->truncated++;
-  }
   return stack_add(s, thread, n, weight, truncated);
 }
 
@@ -1196,6 +1383,7 @@ static int do_task(ps *s, const lgp_perf_record *rec) {
       if (!p)
         return -1;
       p->n = 0;
+      p->stale = 1;
     }
     return 0;
   }
@@ -1216,6 +1404,7 @@ static int do_task(ps *s, const lgp_perf_record *rec) {
       if (par->n)
         memcpy(child->maps, par->maps, par->n * sizeof *par->maps);
       child->n = par->n;
+      child->stale = 1;
     }
   }
   return 0;
@@ -1343,6 +1532,11 @@ static int run(ps *s) {
       goto oom_done;
     /* cpu-clock and task-clock count nanoseconds */
     s->out->events[0].is_time = a->type == 1 && a->config <= 1;
+    /* stack copies this reader can unwind: x86-64's registers, all of
+       those DWARF numbers 0 to 16 name */
+    s->can_unwind = (a->sample_type & LGP_PS_REGS_USER) && (a->sample_type & LGP_PS_STACK_USER)
+                    && (a->sample_regs_user & 0xff01ffu) == 0xff01ffu
+                    && (!s->pd->arch || strcmp(s->pd->arch, "x86_64") == 0);
   }
   /* the special binaries */
   if ((s->kernel_dso = dso_get(s, "[kernel.kallsyms]", 0, DK_KERNEL)) == NONE
@@ -1415,8 +1609,12 @@ static void state_free(ps *s) {
     free(s->dx[i].label);
   }
   free(s->dx);
-  for (i = 0; i < s->nprocs; i++)
+  for (i = 0; i < s->nprocs; i++) {
     free(s->procs[i].maps);
+    if (s->procs[i].dwfl)
+      dwfl_end(s->procs[i].dwfl);
+    free(s->procs[i].unw);
+  }
   free(s->procs);
   ht_free(&s->dso_ht);
   ht_free(&s->func_ht);

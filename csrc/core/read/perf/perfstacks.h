@@ -2,8 +2,9 @@
 ** perfstacks.h: a perf.data recording turned into a table of sampled
 ** stacks (read/stacktab.h): the records put in time order, the address
 ** spaces of the processes rebuilt from them, each sample's call chain
-** resolved to (binary, function, source line) frames, inlined frames
-** included, and equal stacks merged.
+** (frame pointers, branch stack, or the user stack copy of
+** --call-graph dwarf unwound) resolved to (binary, function, source line)
+** frames, inlined frames included, and equal stacks merged.
 */
 #ifndef perfstacks_h
 #define perfstacks_h
