@@ -712,8 +712,26 @@ int main(void) {
     -- Where several symbols name one address, perf and libdwfl may pick
     -- different ones: perf 6.1 prefers fewer leading underscores (it showed
     -- libc's clone3 where lgprof takes __clone3, from libc's debug file).
-    -- Names are compared without them.
-    local function alias(name) return (name:gsub("^_+", "")) end
+    -- Names are compared without them, and kernel names by the first of
+    -- the names kallsyms gives their address (common_interrupt_return and
+    -- swapgs_restore_regs_and_return_to_usermode are one place).
+    local kernel_alias
+    local function alias(name)
+      if not kernel_alias then
+        kernel_alias = {}
+        local first = {}
+        local fh = io.open("/proc/kallsyms")
+        for line in fh and fh:lines() or function() end do
+          local a, t, n = line:match("^(%x+) (%a) (%S+)")
+          if a and a ~= "0000000000000000" and t:find("[tTwW]") then
+            first[a] = first[a] or n
+            kernel_alias[n] = first[a]
+          end
+        end
+        if fh then fh:close() end
+      end
+      return ((kernel_alias[name] or name):gsub("^_+", ""))
+    end
 
     -- perf report's shares by symbol name: name -> percentage
     local function perf_shares(path, children)
