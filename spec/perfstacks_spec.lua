@@ -7,7 +7,8 @@
 -- expected number below is counted by hand from the samples written.
 -- (b) Real recordings made here with perf (skipped, with the reason, when
 -- perf cannot record): each symbol's self and children shares equal
--- perf report's on the same file.
+-- perf report's on the same file. (perf record -N: the spec's binaries are
+-- not copied into the user's build-id cache.)
 -- (c) Hostile files: one line on stderr, no crash.
 local H = require "helpers"
 local util, cmd = H.util, H.cmd
@@ -701,7 +702,7 @@ int main(void) {
         q(rec_dir), q(rec_dir), q(tmp .. "/work.c"), q(tmp .. "/mt.c"), q(rec_dir))
       local status, out, err = cmd.shell(build)
       assert(status == 0, out .. err)
-      status, out, err = cmd.shell(("cd %s && perf record -e cpu-clock -F 999 -g -o mt.data ./mt"):format(q(rec_dir)))
+      status, out, err = cmd.shell(("cd %s && perf record -N -e cpu-clock -F 999 -g -o mt.data ./mt"):format(q(rec_dir)))
       if status ~= 0 then
         why_not = "perf record does not work here: " .. (out .. err):gsub("\n", " ")
         rec_dir = nil
@@ -813,7 +814,7 @@ int main(int argc, char **argv) { next_function(argc); caller(100000000L * argc)
       if nsyms.caller.addr + nsyms.caller.size ~= nsyms.next_function.addr then
         return pending("the compiler did not put next_function right after caller")
       end
-      status, out, err = cmd.shell(("cd %s && perf record -e cpu-clock -F 999 -g -o noret.data ./noret"):format(q(dir)))
+      status, out, err = cmd.shell(("cd %s && perf record -N -e cpu-clock -F 999 -g -o noret.data ./noret"):format(q(dir)))
       if status ~= 0 then return pending("perf record does not work here: " .. out .. err) end
       local path = dir .. "/noret.data"
       local st, r, o2, e2 = stacks(path, { "--no-inline" })
@@ -831,7 +832,7 @@ int main(int argc, char **argv) { next_function(argc); caller(100000000L * argc)
     it("unwinds --call-graph dwarf recordings as perf does", function()
       local dir, why = recorded()
       if not dir then return pending(why) end
-      local status, out, err = cmd.shell(("cd %s && perf record -e cpu-clock -F 999 --call-graph dwarf -o dwarf.data ./mt"):format(q(dir)))
+      local status, out, err = cmd.shell(("cd %s && perf record -N -e cpu-clock -F 999 --call-graph dwarf -o dwarf.data ./mt"):format(q(dir)))
       if status ~= 0 then return pending("perf record --call-graph dwarf failed: " .. out .. err) end
       local path = dir .. "/dwarf.data"
       local st, r, o2, e2 = stacks(path, { "--no-inline" })
