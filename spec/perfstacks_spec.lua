@@ -455,6 +455,37 @@ describe("perf.data to stacks", function()
       assert.same({ 4, 4000, 4, 4000 }, r.funcs.leaf, out)
     end)
 
+    it("reads the vdso from the build-id cache, else names its addresses by offset", function()
+      -- the program stands for a vdso image: what matters is where it is found
+      local id = ""
+      for k = 1, #buildid, 2 do id = id .. string.char(tonumber(buildid:sub(k, k + 1), 16)) end
+      local function vdso_recording()
+        local f = recording()
+        local start = 0x7ff70bc70000
+        f:mmap2(PID, PID, start, 0x2000, 0, "[vdso]", 30, { flags = 1 })
+        -- the vdso is mapped from offset 0: its addresses are file offsets
+        -- mapped through the image's PT_LOAD
+        local addr = start + syms.leaf.addr - text.vaddr + text.offset + 4
+        f:sample({ ip = addr, pid = PID, tid = PID, time = 100, period = 1000, chain = { U, addr } })
+        f:feature("buildids", { { id = id, path = "[vdso]" } })
+        return f, addr - start
+      end
+      local cache = tmp .. "/vdsocache"
+      local dir = cache .. "/[vdso]/" .. buildid
+      assert(cmd.shell(("mkdir -p %s %s/.build-id/%s && cp %s %s/vdso && ln -s %s %s/.build-id/%s/%s"):format(
+        q(dir), q(cache), buildid:sub(1, 2), q(exe), q(dir), q(dir), q(cache), buildid:sub(1, 2),
+        buildid:sub(3))) == 0)
+      local f, off = vdso_recording()
+      local status, r, out, err = stacks(write("vdso.data", f), { "--buildid-dir", cache })
+      assert.equal(0, status, err)
+      assert.same({ leaf = 1 }, shapes(r), out)
+      assert.equal("ok", r.dsos["[vdso]"].status)
+      status, r, out, err = stacks(write("vdso2.data", f), { "--buildid-dir", tmp .. "/none" })
+      assert.equal(0, status, err)
+      assert.same({ [("[unknown] [vdso]+0x%x"):format(off)] = 1 }, shapes(r), out)
+      assert.equal("vdso", r.dsos["[vdso]"].status)
+    end)
+
     it("names JIT code from the process's perf-PID.map", function()
       local f = recording()
       f:mmap2(PID, PID, 0x7fe4e16b6000, 0x1000, 0x7fe4e16b6000, "//anon", 30, { prot = 7 })
