@@ -486,6 +486,25 @@ describe("perf.data to stacks", function()
       assert.equal("vdso", r.dsos["[vdso]"].status)
     end)
 
+    it("reads symbols from a separate debug file (.gnu_debuglink), else calls the binary stripped", function()
+      local dir = tmp .. "/stripped"
+      local stripped = dir .. "/prog"
+      assert(cmd.shell(("mkdir -p %s && cd %s && objcopy --only-keep-debug %s prog.debug && cp %s prog"
+        .. " && strip --strip-all prog && objcopy --add-gnu-debuglink=prog.debug prog"):format(
+        q(dir), q(dir), q(exe), q(exe))) == 0)
+      local path = write("debuglink.data", basic(recording({ path = stripped })))
+      local status, r, out, err = stacks(path)
+      assert.equal(0, status, err)
+      assert.same({ 4, 4000, 4, 4000 }, r.funcs.leaf, out)
+      assert.equal("ok", r.dsos[stripped].status)
+      os.remove(dir .. "/prog.debug")
+      status, r, out, err = stacks(path)
+      assert.equal(0, status, err)
+      assert.equal("stripped", r.dsos[stripped].status, out)
+      assert.is_nil(r.funcs.leaf)
+      assert.truthy(out:find("[unknown] prog+0x", 1, true), out)
+    end)
+
     it("names JIT code from the process's perf-PID.map", function()
       local f = recording()
       f:mmap2(PID, PID, 0x7fe4e16b6000, 0x1000, 0x7fe4e16b6000, "//anon", 30, { prot = 7 })

@@ -362,6 +362,19 @@ static const Dwfl_Callbacks dwfl_cbs = {
   NULL, dwfl_standard_find_debuginfo, dwfl_offline_section_address, NULL
 };
 
+/* Does the module define any function (a stripped file's .dynsym may
+** hold only the functions it imports)? */
+static int defines_functions(Dwfl_Module *mod) {
+  int n = dwfl_module_getsymtab(mod), i;
+  for (i = 1; i < n; i++) {
+    GElf_Sym sym;
+    if (dwfl_module_getsym(mod, i, &sym, NULL) && GELF_ST_TYPE(sym.st_info) == STT_FUNC
+        && sym.st_shndx != SHN_UNDEF)
+      return 1;
+  }
+  return 0;
+}
+
 /* Opens file as the ELF of dso d: 1 used, 0 not an ELF or another
 ** build-id (*mismatch set), -1 out of memory. */
 static int try_elf(ps *s, uint32_t d, const char *file, int *mismatch) {
@@ -416,7 +429,7 @@ static int try_elf(ps *s, uint32_t d, const char *file, int *mismatch) {
   }
   x->dwfl = dwfl;
   x->mod = mod;
-  sd->status = dwfl_module_getsymtab(mod) > 0 ? LGP_DSO_OK : LGP_DSO_STRIPPED;
+  sd->status = defines_functions(mod) ? LGP_DSO_OK : LGP_DSO_STRIPPED;
   s->binaries++;
   return 1;
 }
