@@ -181,11 +181,8 @@ typedef struct stackkey {
   const uint32_t *ids;
 } stackkey;
 
-typedef struct recref {
-  size_t off;
-} recref;
-
-typedef struct ps {
+/* Everything one reading of a recording keeps. */
+typedef struct reader {
   lgp_perf_data *pd;
   lgp_perf_opts opts;
   lgp_stacktab *out;
@@ -216,9 +213,9 @@ typedef struct ps {
   uint64_t spaces;           /* unwinding address spaces made */
   int can_unwind;            /* x86-64 registers and stack copies */
   char *buildid_dir;
-} ps;
+} reader;
 
-static int oom(ps *s) {
+static int oom(reader *s) {
   return lgp_fail(s->err, s->pd->path, "out of memory");
 }
 
@@ -228,13 +225,13 @@ static int oom(ps *s) {
 /* ---- source files ---- */
 
 static int file_eq(const void *ctx, uint32_t v, const void *key) {
-  const ps *s = ctx;
+  const reader *s = ctx;
   return strcmp(s->out->files[v], key) == 0;
 }
 
 /* The id of a source file name; LGP_ST_NOFILE without a name, and after
 ** a failure (then s->err is set). */
-static uint32_t file_id(ps *s, const char *name) {
+static uint32_t file_id(reader *s, const char *name) {
   uint64_t h;
   uint32_t v;
   if (!name || !*name)
@@ -263,7 +260,7 @@ typedef struct dsokey {
 } dsokey;
 
 static int dso_eq(const void *ctx, uint32_t v, const void *key) {
-  const ps *s = ctx;
+  const reader *s = ctx;
   const dsokey *k = key;
   return s->dx[v].pid == k->pid && strcmp(s->out->dsos[v].path, k->path) == 0;
 }
@@ -275,7 +272,7 @@ static int is_anon(const char *path) {
 }
 
 /* The binary of this path (JIT code: of this process), made on first use. */
-static uint32_t dso_get(ps *s, const char *path, uint32_t pid, int kind) {
+static uint32_t dso_get(reader *s, const char *path, uint32_t pid, int kind) {
   dsokey k;
   uint64_t h;
   uint32_t v;
@@ -377,7 +374,7 @@ static int defines_functions(Dwfl_Module *mod) {
 
 /* Opens file as the ELF of dso d: 1 used, 0 not an ELF or another
 ** build-id (*mismatch set), -1 out of memory. */
-static int try_elf(ps *s, uint32_t d, const char *file, int *mismatch) {
+static int try_elf(reader *s, uint32_t d, const char *file, int *mismatch) {
   dsox *x = &s->dx[d];
   lgp_st_dso *sd = &s->out->dsos[d];
   Dwfl *dwfl;
@@ -436,7 +433,7 @@ static int try_elf(ps *s, uint32_t d, const char *file, int *mismatch) {
 
 /* Finds and opens the ELF of dso d, once: the build-id cache, the
 ** recorded path (under symfs), the distribution's debug files. */
-static int dso_open(ps *s, uint32_t d) {
+static int dso_open(reader *s, uint32_t d) {
   dsox *x = &s->dx[d];
   lgp_st_dso *sd = &s->out->dsos[d];
   char hex[41], *path = NULL, *p2;
@@ -492,14 +489,14 @@ static int dso_open(ps *s, uint32_t d) {
 /* ---- functions and frames ---- */
 
 static int func_eq(const void *ctx, uint32_t v, const void *key) {
-  const ps *s = ctx;
+  const reader *s = ctx;
   const funckey *k = key;
   const lgp_st_func *f = &s->out->funcs[v];
   return f->dso == k->dso && f->is_inline == k->is_inline && f->start == k->start
          && strcmp(f->name, k->name) == 0;
 }
 
-static uint32_t func_get(ps *s, uint32_t dso, const char *name, int is_inline, int is_unknown,
+static uint32_t func_get(reader *s, uint32_t dso, const char *name, int is_inline, int is_unknown,
                          uint64_t start, uint64_t end, uint32_t file, uint32_t line) {
   funckey k;
   uint64_t h;
@@ -533,7 +530,7 @@ static uint32_t func_get(ps *s, uint32_t dso, const char *name, int is_inline, i
   return v;
 }
 
-static uint32_t fdef_add(ps *s, uint32_t func, uint64_t addr, uint32_t file, uint32_t line) {
+static uint32_t fdef_add(reader *s, uint32_t func, uint64_t addr, uint32_t file, uint32_t line) {
   lgp_st_frame *fr;
   if (func == NONE || GROW(s, s->out->frame_defs, s->fdefs_cap, s->out->nframe_defs + 1) != 0)
     return NONE;
@@ -545,7 +542,7 @@ static uint32_t fdef_add(ps *s, uint32_t func, uint64_t addr, uint32_t file, uin
   return (uint32_t)s->out->nframe_defs++;
 }
 
-static int cframe_push(ps *s, uint32_t fd) {
+static int cframe_push(reader *s, uint32_t fd) {
   if (fd == NONE || GROW(s, s->cframes, s->cframes_cap, s->ncframes + 1) != 0)
     return -1;
   s->cframes[s->ncframes++] = fd;
@@ -553,7 +550,7 @@ static int cframe_push(ps *s, uint32_t fd) {
 }
 
 /* "[unknown] label+0xOFF": one function per address no symbol covers. */
-static int unknown_frame(ps *s, uint32_t dso, uint64_t off) {
+static int unknown_frame(reader *s, uint32_t dso, uint64_t off) {
   char name[300];
   uint32_t f;
   if (dso == s->unknown_dso)    /* in no mapping: the address alone */
@@ -573,7 +570,7 @@ static const char *die_name(Dwarf_Die *die) {
   return n ? n : dwarf_diename(die);
 }
 
-static uint32_t decl_file(ps *s, Dwarf_Die *die, uint32_t *line) {
+static uint32_t decl_file(reader *s, Dwarf_Die *die, uint32_t *line) {
   int l = 0;
   const char *f = dwarf_decl_file(die);
   *line = dwarf_decl_line(die, &l) == 0 && l > 0 ? (uint32_t)l : 0;
@@ -582,7 +579,7 @@ static uint32_t decl_file(ps *s, Dwarf_Die *die, uint32_t *line) {
 
 /* The frames at addr of an ELF: the inlined functions there, innermost
 ** first, then the function of the symbol, each at its source line. */
-static int elf_frames(ps *s, uint32_t dso, uint64_t addr) {
+static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
   dsox *x = &s->dx[dso];
   GElf_Off off;
   GElf_Sym sym;
@@ -674,7 +671,7 @@ static int kaddr_cmp(const void *a, const void *b) {
 
 /* Reads the kernel's text symbols once; unusable (all addresses zero, as
 ** a user without the right sees them, or another boot's) means none. */
-static int kernel_load(ps *s) {
+static int kernel_load(reader *s) {
   const char *path = s->opts.kallsyms ? s->opts.kallsyms : "/proc/kallsyms";
   FILE *f;
   char line[512];
@@ -699,6 +696,8 @@ static int kernel_load(ps *s) {
       continue;
     if (l == 5 && memcmp(name, "_text", 5) == 0)
       text = a;
+    if (nlen > UINT32_MAX - sizeof line)   /* names are found by 32-bit offsets */
+      break;
     nonzero |= a;
     if (GROW(s, s->ksyms, cap, s->nksyms + 1) != 0 || GROW(s, s->knames, ncap, nlen + l + 1) != 0) {
       fclose(f);
@@ -718,7 +717,7 @@ static int kernel_load(ps *s) {
   return 0;
 }
 
-static int kernel_frames(ps *s, uint64_t addr) {
+static int kernel_frames(reader *s, uint64_t addr) {
   size_t lo = 0, hi = s->nksyms;
   const ksym *k;
   uint64_t end;
@@ -747,7 +746,7 @@ static int jit_cmp(const void *a, const void *b) {
   return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static int jit_load(ps *s, uint32_t d) {
+static int jit_load(reader *s, uint32_t d) {
   dsox *x = &s->dx[d];
   char path[4200], line[1024];
   size_t cap = 0;
@@ -788,7 +787,7 @@ static int jit_load(ps *s, uint32_t d) {
   return 0;
 }
 
-static int jit_frames(ps *s, uint32_t d, uint64_t addr) {
+static int jit_frames(reader *s, uint32_t d, uint64_t addr) {
   const dsox *x = &s->dx[d];
   size_t lo = 0, hi = x->njit;
   while (lo < hi) {
@@ -809,14 +808,14 @@ static int jit_frames(ps *s, uint32_t d, uint64_t addr) {
 /* ---- the address cache ---- */
 
 static int cache_eq(const void *ctx, uint32_t v, const void *key) {
-  const ps *s = ctx;
+  const reader *s = ctx;
   const acache *k = key;
   return s->cache[v].dso == k->dso && s->cache[v].addr == k->addr;
 }
 
 /* The frames of addr (an address of binary dso), resolved once: appends
 ** their ids to the scratch chain at *n. */
-static int frames_of(ps *s, uint32_t dso, uint64_t addr, size_t *n) {
+static int frames_of(reader *s, uint32_t dso, uint64_t addr, size_t *n) {
   acache k, *c;
   uint64_t h;
   uint32_t v, i;
@@ -863,11 +862,11 @@ static int frames_of(ps *s, uint32_t dso, uint64_t addr, size_t *n) {
 /* ---- address spaces ---- */
 
 static int proc_eq(const void *ctx, uint32_t v, const void *key) {
-  const ps *s = ctx;
+  const reader *s = ctx;
   return s->procs[v].pid == *(const uint32_t *)key;
 }
 
-static proc *proc_get(ps *s, uint32_t pid) {
+static proc *proc_get(reader *s, uint32_t pid) {
   uint64_t h = mix64(pid);
   uint32_t v = ht_get(&s->proc_ht, h, proc_eq, s, &pid);
   if (v != NONE)
@@ -904,7 +903,7 @@ static const pmap *map_find(const proc *p, uint64_t addr) {
 }
 
 /* Adds m to p; what it overlaps of older mappings is gone. */
-static int map_add(ps *s, proc *p, const pmap *m) {
+static int map_add(reader *s, proc *p, const pmap *m) {
   size_t i = map_after(p, m->start), j = i, keep_left, keep_right, removed;
   pmap left, right;
   if (m->end <= m->start)
@@ -943,11 +942,11 @@ static int map_add(ps *s, proc *p, const pmap *m) {
 /* ---- threads ---- */
 
 static int tid_eq(const void *ctx, uint32_t v, const void *key) {
-  const ps *s = ctx;
+  const reader *s = ctx;
   return s->tids[v].tid == *(const uint32_t *)key;
 }
 
-static tidname *tid_get(ps *s, uint32_t tid, int make) {
+static tidname *tid_get(reader *s, uint32_t tid, int make) {
   uint64_t h = mix64((uint64_t)tid + 1);
   uint32_t v = ht_get(&s->tid_ht, h, tid_eq, s, &tid);
   if (v != NONE)
@@ -969,12 +968,12 @@ typedef struct threadkey {
 } threadkey;
 
 static int thread_eq(const void *ctx, uint32_t v, const void *key) {
-  const ps *s = ctx;
+  const reader *s = ctx;
   const threadkey *k = key;
   return s->out->threads[v].pid == k->pid && s->out->threads[v].tid == k->tid;
 }
 
-static uint32_t thread_get(ps *s, uint32_t pid, uint32_t tid) {
+static uint32_t thread_get(reader *s, uint32_t pid, uint32_t tid) {
   threadkey k;
   uint64_t h = mix64((uint64_t)pid << 32 | tid);
   uint32_t v;
@@ -1006,7 +1005,7 @@ static uint32_t thread_get(ps *s, uint32_t pid, uint32_t tid) {
 /* ---- stacks ---- */
 
 static int stack_eq(const void *ctx, uint32_t v, const void *key) {
-  const ps *s = ctx;
+  const reader *s = ctx;
   const stackkey *k = key;
   const lgp_st_stack *st = &s->out->stacks[v];
   return st->thread == k->thread && st->depth == k->depth
@@ -1014,7 +1013,7 @@ static int stack_eq(const void *ctx, uint32_t v, const void *key) {
              || memcmp(s->out->frames + st->first, k->ids, k->depth * sizeof *k->ids) == 0);
 }
 
-static int stack_add(ps *s, uint32_t thread, size_t depth, uint64_t weight, int truncated) {
+static int stack_add(reader *s, uint32_t thread, size_t depth, uint64_t weight, int truncated) {
   stackkey k;
   uint64_t h;
   uint32_t v;
@@ -1055,7 +1054,7 @@ enum { MODE_USER, MODE_KERNEL, MODE_OTHER };
 
 /* One address of a chain in the given mode; exact: the sample's PC (else
 ** a return address, looked up less 1). */
-static int chain_addr(ps *s, const proc *p, int mode, uint64_t a, int exact, size_t *n,
+static int chain_addr(reader *s, const proc *p, int mode, uint64_t a, int exact, size_t *n,
                       int *kernel_open) {
   uint64_t look = exact || a == 0 ? a : a - 1;
   if (mode == MODE_KERNEL) {
@@ -1183,7 +1182,7 @@ static int unw_frame(Dwfl_Frame *frame, void *arg) {
 /* The unwinding address space of p: its binaries reported where they are
 ** mapped, made again when its mappings changed. NULL when there is none
 ** (no binary found: no unwinding, not an error unless s->err is set). */
-static Dwfl *proc_dwfl(ps *s, proc *p) {
+static Dwfl *proc_dwfl(reader *s, proc *p) {
   Dwfl *dwfl;
   size_t i, j;
   if (p->dwfl && !p->stale)
@@ -1231,7 +1230,7 @@ static Dwfl *proc_dwfl(ps *s, proc *p) {
 
 /* Unwinds the user stack copy of sm into u->pcs. 0 (u->n frames, maybe
 ** none), or -1 with s->err set. */
-static int unwind(ps *s, proc *p, const lgp_perf_sample *sm, unw **out) {
+static int unwind(reader *s, proc *p, const lgp_perf_sample *sm, unw **out) {
   Dwfl *dwfl = proc_dwfl(s, p);
   unw *u = p->unw;
   *out = u;
@@ -1254,7 +1253,7 @@ static int mode_of(uint64_t marker) {
          : marker == LGP_PERF_CONTEXT_USER ? MODE_USER : MODE_OTHER;
 }
 
-static int do_sample(ps *s, const lgp_perf_sample *sm) {
+static int do_sample(reader *s, const lgp_perf_sample *sm) {
   proc *p;
   tidname *tn;
   uint32_t thread;
@@ -1350,7 +1349,7 @@ static int do_sample(ps *s, const lgp_perf_sample *sm) {
 
 /* ---- records ---- */
 
-static int do_mmap(ps *s, const lgp_perf_record *rec) {
+static int do_mmap(reader *s, const lgp_perf_record *rec) {
   lgp_perf_mmap m;
   pmap pm;
   proc *p;
@@ -1381,7 +1380,7 @@ static int do_mmap(ps *s, const lgp_perf_record *rec) {
   return map_add(s, p, &pm);
 }
 
-static int do_task(ps *s, const lgp_perf_record *rec) {
+static int do_task(reader *s, const lgp_perf_record *rec) {
   lgp_perf_task t;
   tidname *tn;
   if (lgp_perf_task_decode(s->pd, rec, &t, s->err) != 0)
@@ -1441,12 +1440,12 @@ static int event_matches(const char *name, const char *want_name) {
          || (strncmp(name, want_name, l) == 0 && name[l] == ':');
 }
 
-static void progress(ps *s, uint64_t bytes) {
+static void progress(reader *s, uint64_t bytes) {
   if (s->opts.progress)
     s->opts.progress(s->opts.progress_ud, bytes, s->out->samples, s->binaries);
 }
 
-static int run(ps *s) {
+static int run(reader *s) {
   lgp_perf_record rec;
   lgp_perf_sample sm;
   entry *ents = NULL;
@@ -1610,7 +1609,7 @@ done:
   return rc;
 }
 
-static void state_free(ps *s) {
+static void state_free(reader *s) {
   size_t i, j;
   for (i = 0; s->dx && i < s->out->ndsos; i++) {
     if (s->dx[i].dwfl)
@@ -1676,7 +1675,7 @@ static int drop_unused_dsos(lgp_stacktab *out, lgp_err *err, const char *path) {
 
 static int stacks(lgp_stacktab *out, lgp_perf_data *pd, const lgp_perf_opts *opts,
                   lgp_err *err) {
-  ps s;
+  reader s;
   int rc;
   memset(&s, 0, sizeof s);
   s.pd = pd;
