@@ -666,7 +666,9 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
 
 static int kaddr_cmp(const void *a, const void *b) {
   const ksym *x = a, *y = b;
-  return x->addr < y->addr ? -1 : x->addr > y->addr ? 1 : x->name < y->name ? -1 : x->name > y->name;
+  if (x->addr != y->addr)
+    return x->addr < y->addr ? -1 : 1;
+  return x->name < y->name ? -1 : x->name > y->name;   /* the file's order among aliases */
 }
 
 /* Reads the kernel's text symbols once; unusable (all addresses zero, as
