@@ -128,7 +128,11 @@ function File:finished_round() return self:raw(record(68, 0, "")) end
 
 --- A SAMPLE of attr s.attr (default 1): fields in perf's order, those of
 -- its sample_type. s: ip, pid, tid, time, addr, id, cpu, period, chain (a
--- list of u64, context markers included), misc (default 2, user).
+-- list of u64, context markers included; nchain: the count written, when
+-- it must lie), branches (a list of { from, to, flags }: the branch stack),
+-- regs (the user registers of the attr's regs_user mask, in bit order; abi
+-- 2 unless given), stack (the bytes of the user stack copy; dyn_size, how
+-- many of them are real, all unless given), misc (default 2, user).
 function File:sample(s)
   local a = self.attrs[s.attr or 1]
   local st, t = a.sample_type, {}
@@ -143,11 +147,27 @@ function File:sample(s)
   if st & M.PERIOD ~= 0 then t[#t + 1] = u64(s.period) end
   if st & M.CALLCHAIN ~= 0 then
     local chain = s.chain or {}
-    t[#t + 1] = u64(#chain)
+    t[#t + 1] = u64(s.nchain or #chain)
     for _, v in ipairs(chain) do t[#t + 1] = u64(v) end
   end
+  if st & M.BRANCH_STACK ~= 0 then
+    local br = s.branches or {}
+    t[#t + 1] = u64(#br)
+    for _, b in ipairs(br) do t[#t + 1] = u64(b.from) .. u64(b.to) .. u64(b.flags or 0) end
+  end
+  if st & M.REGS_USER ~= 0 then
+    local regs = s.regs or {}
+    t[#t + 1] = u64(#regs > 0 and (s.abi or 2) or 0)
+    for _, v in ipairs(regs) do t[#t + 1] = u64(v) end
+  end
+  if st & M.STACK_USER ~= 0 then
+    local stack = s.stack or ""
+    t[#t + 1] = u64(#stack)
+    if #stack > 0 then t[#t + 1] = stack .. u64(s.dyn_size or #stack) end
+  end
   assert(st & ~(M.IP | M.TID | M.TIME | M.ADDR | M.ID | M.STREAM_ID | M.CPU | M.PERIOD
-    | M.CALLCHAIN | M.IDENTIFIER) == 0, "perfwriter: sample field not written")
+    | M.CALLCHAIN | M.IDENTIFIER | M.BRANCH_STACK | M.REGS_USER | M.STACK_USER) == 0,
+    "perfwriter: sample field not written")
   return self:raw(record(9, s.misc or 2, table.concat(t)))
 end
 

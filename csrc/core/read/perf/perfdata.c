@@ -95,8 +95,41 @@ static void attr_free(lgp_perf_attr *a) {
   free(a->name);
 }
 
+/* An event id and the attr it belongs to. */
+struct lgp_perf_idattr {
+  uint64_t id;
+  size_t attr;
+};
+
+static int idattr_cmp(const void *a, const void *b) {
+  const struct lgp_perf_idattr *x = a, *y = b;
+  if (x->id != y->id)
+    return x->id < y->id ? -1 : 1;
+  return x->attr < y->attr ? -1 : x->attr > y->attr;
+}
+
+/* Sorts every attr's ids once, so that a record's attr is found by a
+** binary search rather than a scan of all ids (one per event and CPU). */
+static int id_index_build(lgp_perf_data *pd, lgp_err *err) {
+  size_t i, j, n = 0;
+  for (i = 0; i < pd->nattrs; i++)
+    n += pd->attrs[i].nids;
+  if (pd->nattrs < 2 || n == 0)
+    return 0;
+  if (!(pd->id_index = lgp_alloc_array(n, sizeof *pd->id_index)))
+    return lgp_fail(err, pd->path, "out of memory");
+  for (i = 0; i < pd->nattrs; i++)
+    for (j = 0; j < pd->attrs[i].nids; j++) {
+      pd->id_index[pd->nid_index].id = pd->attrs[i].ids[j];
+      pd->id_index[pd->nid_index++].attr = i;
+    }
+  qsort(pd->id_index, pd->nid_index, sizeof *pd->id_index, idattr_cmp);
+  return 0;
+}
+
 void lgp_perf_close(lgp_perf_data *pd) {
   size_t i;
+  free(pd->id_index);
   for (i = 0; i < pd->nattrs; i++)
     attr_free(&pd->attrs[i]);
   free(pd->attrs);
@@ -297,15 +330,19 @@ static int feature(lgp_perf_data *pd, unsigned bit, const uint8_t *p, size_t len
 /* File mode: the attrs section and the feature table. */
 static int read_file_header(lgp_perf_data *pd, lgp_err *err) {
   const uint8_t *h = pd->bytes;
-  uint64_t hsize = lgp_perf_u64(h + 8), attr_size = lgp_perf_u64(h + 16);
-  uint64_t attrs_off = lgp_perf_u64(h + 24), attrs_len = lgp_perf_u64(h + 32);
-  uint64_t data_off = lgp_perf_u64(h + 40), data_len = lgp_perf_u64(h + 48);
+  uint64_t hsize = lgp_perf_u64(h + 8), attr_size, attrs_off, attrs_len, data_off, data_len;
   uint64_t i, nattrs;
   unsigned bit;
   size_t ftab;
+  /* the fields below are read only once the file is known to hold them */
   if (pd->size < FILE_HEADER || (hsize != FILE_HEADER && hsize != 72))
     return lgp_fail(err, pd->path, "not a perf.data file (header of %llu bytes)",
                     (unsigned long long)hsize);
+  attr_size = lgp_perf_u64(h + 16);
+  attrs_off = lgp_perf_u64(h + 24);
+  attrs_len = lgp_perf_u64(h + 32);
+  data_off = lgp_perf_u64(h + 40);
+  data_len = lgp_perf_u64(h + 48);
   if (hsize == FILE_HEADER)
     for (bit = 0; bit < 4; bit++)
       pd->features[bit] = lgp_perf_u64(h + 72 + 8 * bit);
@@ -433,7 +470,7 @@ int lgp_perf_open_bytes(lgp_perf_data *pd, const char *name, const uint8_t *byte
   }
   if (pd->nattrs == 0)
     return lgp_fail(err, name, "perf.data file without events");
-  return 0;
+  return id_index_build(pd, err);
 }
 
 int lgp_perf_open(lgp_perf_data *pd, const char *path, lgp_err *err) {
@@ -520,13 +557,17 @@ static int trailer_id_slot(uint64_t st) {
   return 1 + !!(st & LGP_PS_CPU) + !!(st & LGP_PS_STREAM_ID);
 }
 
+/* The first attr that has id (the first attr when none has). */
 static size_t attr_of_id(const lgp_perf_data *pd, uint64_t id) {
-  size_t i, j;
-  for (i = 0; i < pd->nattrs; i++)
-    for (j = 0; j < pd->attrs[i].nids; j++)
-      if (pd->attrs[i].ids[j] == id)
-        return i;
-  return 0;
+  size_t lo = 0, hi = pd->nid_index;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (pd->id_index[mid].id < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < pd->nid_index && pd->id_index[lo].id == id ? pd->id_index[lo].attr : 0;
 }
 
 size_t lgp_perf_record_attr(const lgp_perf_data *pd, const lgp_perf_record *rec) {
@@ -757,6 +798,11 @@ int lgp_perf_task_decode(const lgp_perf_data *pd, const lgp_perf_record *rec,
   t->ptid = u32_at(b + 12);
   t->time = lgp_perf_u64(b + 16);
   return 0;
+}
+
+int lgp_perf_buildid_record(lgp_perf_data *pd, const lgp_perf_record *rec, lgp_err *err) {
+  /* the entry is the whole record, its header included */
+  return buildid_add(pd, rec->body - 8, rec->size, err);
 }
 
 uint64_t lgp_perf_lost_count(const lgp_perf_record *rec) {

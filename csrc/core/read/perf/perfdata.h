@@ -85,6 +85,8 @@ typedef struct lgp_perf_data {
   uint64_t features[4];   /* file mode: the feature bitmap */
   lgp_perf_attr *attrs;
   size_t nattrs, attrs_cap;
+  struct lgp_perf_idattr *id_index; /* every attr's ids, sorted: which attr has an id */
+  size_t nid_index;
   lgp_perf_buildid *buildids;
   size_t nbuildids, buildids_cap;
   char *hostname, *osrelease, *version, *arch, *cpudesc;
@@ -185,6 +187,10 @@ int lgp_perf_mmap_decode(const lgp_perf_data *pd, const lgp_perf_record *rec,
                          lgp_perf_mmap *m, lgp_err *err);
 int lgp_perf_task_decode(const lgp_perf_data *pd, const lgp_perf_record *rec,
                          lgp_perf_task *t, lgp_err *err);
+/* Adds the build-id a HEADER_BUILD_ID (67) record of the stream carries
+** (`perf inject --buildid-all` writes them) to pd->buildids. 0, or -1
+** with a message. */
+int lgp_perf_buildid_record(lgp_perf_data *pd, const lgp_perf_record *rec, lgp_err *err);
 /* The number of samples a LOST (2) or LOST_SAMPLES (13) record reports. */
 uint64_t lgp_perf_lost_count(const lgp_perf_record *rec);
 /* The event's name: EVENT_DESC's, else one made from type and config. */

@@ -1,0 +1,1725 @@
+/*
+** perfstacks.c: perf.data -> a table of sampled stacks (see perfstacks.h).
+**
+** Two passes over the records: the first indexes the ones that matter
+** (samples, mappings, tasks) with their times and counts losses; they are
+** then sorted by time (stable: equal times and records without a time keep
+** their file order) and replayed, rebuilding each process's executable
+** mappings as the samples meet them. A sample's chain is the kernel's
+** (frame pointers), else its branch stack, else its copy of the user stack
+** unwound through the binaries' CFI (libdwfl, one address space per
+** process, made again when its mappings change). Addresses are resolved
+** once per (binary, address) and cached; binaries are opened once for
+** their symbols, on first use.
+*/
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "read/perf/perfdata.h"
+#include "read/perf/perfstacks.h"
+
+#define NONE UINT32_MAX
+/* perf's default perf_event_max_stack: a chain this deep was cut */
+#define MAX_STACK 127
+
+/* ---- an open-addressing hash table of ids; keys live with the caller ---- */
+
+typedef struct htab {
+  uint64_t *hash;
+  uint32_t *val;   /* NONE: empty */
+  size_t cap, n;
+} htab;
+
+typedef int (*ht_eq_fn)(const void *ctx, uint32_t val, const void *key);
+
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  size_t i;
+  h ^= 0xcbf29ce484222325ULL;
+  for (i = 0; i < n; i++) {
+    h ^= b[i];
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+static uint32_t ht_get(const htab *t, uint64_t h, ht_eq_fn eq, const void *ctx, const void *key) {
+  size_t i;
+  if (t->cap == 0)
+    return NONE;
+  for (i = (size_t)h & (t->cap - 1); t->val[i] != NONE; i = (i + 1) & (t->cap - 1))
+    if (t->hash[i] == h && eq(ctx, t->val[i], key))
+      return t->val[i];
+  return NONE;
+}
+
+static void ht_place(uint64_t *hash, uint32_t *val, size_t cap, uint64_t h, uint32_t v) {
+  size_t i = (size_t)h & (cap - 1);
+  while (val[i] != NONE)
+    i = (i + 1) & (cap - 1);
+  hash[i] = h;
+  val[i] = v;
+}
+
+static int ht_put(htab *t, uint64_t h, uint32_t v) {
+  if (2 * (t->n + 1) > t->cap) {
+    size_t cap = t->cap ? 2 * t->cap : 64, i;
+    uint64_t *nh = lgp_alloc_array(cap, sizeof *nh);
+    uint32_t *nv = lgp_alloc_array(cap, sizeof *nv);
+    if (!nh || !nv) {
+      free(nh);
+      free(nv);
+      return -1;
+    }
+    for (i = 0; i < cap; i++)
+      nv[i] = NONE;
+    for (i = 0; i < t->cap; i++)
+      if (t->val[i] != NONE)
+        ht_place(nh, nv, cap, t->hash[i], t->val[i]);
+    free(t->hash);
+    free(t->val);
+    t->hash = nh;
+    t->val = nv;
+    t->cap = cap;
+  }
+  ht_place(t->hash, t->val, t->cap, h, v);
+  t->n++;
+  return 0;
+}
+
+static void ht_free(htab *t) {
+  free(t->hash);
+  free(t->val);
+  memset(t, 0, sizeof *t);
+}
+
+/* ---- state ---- */
+
+typedef struct pmap {        /* an executable mapping of a process */
+  uint64_t start, end, pgoff;
+  uint32_t dso;
+} pmap;
+
+struct unw;
+
+typedef struct proc {        /* an address space: mappings sorted, disjoint */
+  uint32_t pid;
+  pmap *maps;
+  size_t n, cap;
+  Dwfl *dwfl;                /* its binaries where they are, for unwinding */
+  struct unw *unw;           /* the sample being unwound (the Dwfl's argument) */
+  int stale;                 /* the mappings changed since dwfl was made */
+} proc;
+
+typedef struct tidname {
+  uint32_t tid;
+  const char *comm;          /* in the file's bytes */
+} tidname;
+
+typedef struct seg {         /* a PT_LOAD: file offsets -> addresses */
+  uint64_t off, filesz, vaddr;
+} seg;
+
+typedef struct jitsym {
+  uint64_t start, size;
+  char *name;
+} jitsym;
+
+enum { DK_ELF, DK_KERNEL, DK_VDSO, DK_JIT, DK_UNKNOWN };
+
+typedef struct dsox {        /* what is known of out->dsos[i] beside the table */
+  int kind, opened;
+  uint64_t reported;         /* the last unwinding address space it was put in */
+  uint32_t pid;              /* JIT: the process */
+  Dwfl *dwfl;
+  Dwfl_Module *mod;
+  seg *segs;
+  size_t nsegs;
+  jitsym *jit;
+  size_t njit;
+  char *label;               /* the base name in "[unknown] label+0x..." */
+} dsox;
+
+typedef struct ksym {
+  uint64_t addr;
+  uint32_t name;             /* offset in knames */
+} ksym;
+
+typedef struct acache {      /* (binary, address) -> frames */
+  uint32_t dso;
+  uint64_t addr;
+  uint32_t first, n;         /* in cframes */
+} acache;
+
+typedef struct funckey {
+  uint32_t dso;
+  uint8_t is_inline;
+  uint64_t start;
+  const char *name;
+} funckey;
+
+typedef struct stackkey {
+  uint32_t thread, depth;
+  const uint32_t *ids;
+} stackkey;
+
+/* Everything one reading of a recording keeps. */
+typedef struct reader {
+  lgp_perf_data *pd;
+  lgp_perf_opts opts;
+  lgp_stacktab *out;
+  lgp_err *err;
+  size_t attr;               /* the chosen event */
+  size_t dsos_cap, funcs_cap, fdefs_cap, frames_cap, stacks_cap, threads_cap, files_cap;
+  dsox *dx;
+  size_t dx_cap;
+  htab dso_ht, func_ht, file_ht, stack_ht, thread_ht, tid_ht, proc_ht, cache_ht;
+  proc *procs;
+  size_t nprocs, procs_cap;
+  uint32_t kernel_dso, unknown_dso, kernel_frame;
+  uint64_t kernel_text;      /* runtime _text from the kernel's MMAP, 0 unknown */
+  ksym *ksyms;
+  size_t nksyms;
+  char *knames;
+  int kstate;                /* 0 not read, 1 usable, -1 none */
+  tidname *tids;
+  size_t ntids, tids_cap;
+  const char **thread_comm;  /* out->threads' current names */
+  acache *cache;
+  size_t ncache, cache_cap;
+  uint32_t *cframes;
+  size_t ncframes, cframes_cap;
+  uint32_t *scratch;
+  size_t scratch_cap;
+  uint64_t binaries;
+  uint64_t spaces;           /* unwinding address spaces made */
+  int can_unwind;            /* x86-64 registers and stack copies */
+  char *buildid_dir;
+} reader;
+
+static int oom(reader *s) {
+  return lgp_fail(s->err, s->pd->path, "out of memory");
+}
+
+#define GROW(s, arr, cap, need) \
+  (lgp_grow((void **)&(arr), &(cap), (need), sizeof *(arr)) != 0 ? oom(s) : 0)
+
+/* ---- source files ---- */
+
+static int file_eq(const void *ctx, uint32_t v, const void *key) {
+  const reader *s = ctx;
+  return strcmp(s->out->files[v], key) == 0;
+}
+
+/* The id of a source file name; LGP_ST_NOFILE without a name, and after
+** a failure (then s->err is set). */
+static uint32_t file_id(reader *s, const char *name) {
+  uint64_t h;
+  uint32_t v;
+  if (!name || !*name)
+    return LGP_ST_NOFILE;
+  h = hash_bytes(0, name, strlen(name));
+  v = ht_get(&s->file_ht, h, file_eq, s, name);
+  if (v != NONE)
+    return v;
+  if (GROW(s, s->out->files, s->files_cap, s->out->nfiles + 1) != 0)
+    return NONE;
+  v = (uint32_t)s->out->nfiles;
+  if (!(s->out->files[v] = lgp_strdup(name)) || ht_put(&s->file_ht, h, v) != 0) {
+    free(s->out->files[v]);
+    oom(s);
+    return NONE;
+  }
+  s->out->nfiles++;
+  return v;
+}
+
+/* ---- binaries ---- */
+
+typedef struct dsokey {
+  const char *path;
+  uint32_t pid;
+} dsokey;
+
+static int dso_eq(const void *ctx, uint32_t v, const void *key) {
+  const reader *s = ctx;
+  const dsokey *k = key;
+  return s->dx[v].pid == k->pid && strcmp(s->out->dsos[v].path, k->path) == 0;
+}
+
+static int is_anon(const char *path) {
+  return strcmp(path, "//anon") == 0 || strncmp(path, "[anon:", 6) == 0
+         || strncmp(path, "/memfd:", 7) == 0 || strcmp(path, "[heap]") == 0
+         || strcmp(path, "[stack]") == 0;
+}
+
+/* The binary of this path (JIT code: of this process), made on first use. */
+static uint32_t dso_get(reader *s, const char *path, uint32_t pid, int kind) {
+  dsokey k;
+  uint64_t h;
+  uint32_t v;
+  lgp_st_dso *d;
+  const char *base;
+  size_t i;
+  if (kind == DK_ELF && is_anon(path))
+    kind = DK_JIT;
+  if (kind == DK_ELF && strcmp(path, "[vdso]") == 0)
+    kind = DK_VDSO;
+  k.path = path;
+  k.pid = kind == DK_JIT ? pid : 0;
+  h = hash_bytes(k.pid, path, strlen(path));
+  v = ht_get(&s->dso_ht, h, dso_eq, s, &k);
+  if (v != NONE)
+    return v;
+  if (GROW(s, s->out->dsos, s->dsos_cap, s->out->ndsos + 1) != 0
+      || GROW(s, s->dx, s->dx_cap, s->out->ndsos + 1) != 0)
+    return NONE;
+  v = (uint32_t)s->out->ndsos;
+  d = &s->out->dsos[v];
+  memset(d, 0, sizeof *d);
+  memset(&s->dx[v], 0, sizeof s->dx[v]);
+  s->dx[v].kind = kind;
+  s->dx[v].pid = k.pid;
+  base = strrchr(path, '/');
+  base = base && base[1] ? base + 1 : path;
+  if (!(d->path = lgp_strdup(path)) || !(s->dx[v].label = lgp_strdup(base))) {
+    free(d->path);
+    free(s->dx[v].label);
+    oom(s);
+    return NONE;
+  }
+  d->is_kernel = kind == DK_KERNEL;
+  d->status = kind == DK_KERNEL ? LGP_DSO_KERNEL : kind == DK_VDSO ? LGP_DSO_VDSO
+              : kind == DK_JIT ? LGP_DSO_JIT : kind == DK_UNKNOWN ? LGP_DSO_UNKNOWN
+              : LGP_DSO_MISSING;
+  /* the build-id the recording lists for this path */
+  for (i = 0; i < s->pd->nbuildids; i++)
+    if (s->pd->buildids[i].path && strcmp(s->pd->buildids[i].path, path) == 0) {
+      const lgp_perf_buildid *b = &s->pd->buildids[i];
+      size_t len = b->len;
+      if (len == 0 || len > 20) {
+        /* length unknown: trailing zero words are not part of it */
+        len = 20;
+        while (len >= 4 && !b->id[len - 1] && !b->id[len - 2] && !b->id[len - 3]
+               && !b->id[len - 4])
+          len -= 4;
+      }
+      memcpy(d->build_id, b->id, 20);
+      d->build_id_len = (uint8_t)len;
+      break;
+    }
+  s->out->ndsos++;
+  if (ht_put(&s->dso_ht, h, v) != 0) {
+    oom(s);
+    return NONE;
+  }
+  return v;
+}
+
+static char *joined(const char *a, const char *b, const char *c) {
+  size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+  char *p = malloc(la + lb + lc + 1);
+  if (!p)
+    return NULL;
+  memcpy(p, a, la);
+  memcpy(p + la, b, lb);
+  memcpy(p + la + lb, c, lc + 1);
+  return p;
+}
+
+static int is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static const Dwfl_Callbacks dwfl_cbs = {
+  NULL, dwfl_standard_find_debuginfo, dwfl_offline_section_address, NULL
+};
+
+/* Does the module define any function (a stripped file's .dynsym may
+** hold only the functions it imports)? */
+static int defines_functions(Dwfl_Module *mod) {
+  int n = dwfl_module_getsymtab(mod), i;
+  for (i = 1; i < n; i++) {
+    GElf_Sym sym;
+    if (dwfl_module_getsym(mod, i, &sym, NULL) && GELF_ST_TYPE(sym.st_info) == STT_FUNC
+        && sym.st_shndx != SHN_UNDEF)
+      return 1;
+  }
+  return 0;
+}
+
+/* Opens file as the ELF of dso d: 1 used, 0 not an ELF or another
+** build-id (*mismatch set), -1 out of memory. */
+static int try_elf(reader *s, uint32_t d, const char *file, int *mismatch) {
+  dsox *x = &s->dx[d];
+  lgp_st_dso *sd = &s->out->dsos[d];
+  Dwfl *dwfl;
+  Dwfl_Module *mod;
+  const unsigned char *bits;
+  GElf_Addr vaddr, bias;
+  Elf *elf;
+  size_t nph, i, segs_cap = 0;
+  int n;
+  if (!is_file(file))
+    return 0;
+  if (!(dwfl = dwfl_begin(&dwfl_cbs)))
+    return 0;
+  dwfl_report_begin(dwfl);
+  mod = dwfl_report_elf(dwfl, sd->path, file, -1, 0, true);
+  dwfl_report_end(dwfl, NULL, NULL);
+  if (!mod) {
+    dwfl_end(dwfl);
+    return 0;
+  }
+  n = dwfl_module_build_id(mod, &bits, &vaddr);
+  if (sd->build_id_len
+      && (n != sd->build_id_len || memcmp(bits, sd->build_id, sd->build_id_len) != 0)) {
+    *mismatch = 1;
+    dwfl_end(dwfl);
+    return 0;
+  }
+  if (!(elf = dwfl_module_getelf(mod, &bias)) || elf_getphdrnum(elf, &nph) != 0) {
+    dwfl_end(dwfl);
+    return 0;
+  }
+  for (i = 0; i < nph; i++) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
+      if (GROW(s, x->segs, segs_cap, x->nsegs + 1) != 0) {
+        dwfl_end(dwfl);
+        return -1;
+      }
+      x->segs[x->nsegs].off = ph.p_offset;
+      x->segs[x->nsegs].filesz = ph.p_filesz;
+      x->segs[x->nsegs++].vaddr = ph.p_vaddr;
+    }
+  }
+  free(sd->found);
+  /* the file itself, not the build-id cache's link to it */
+  if (!(sd->found = realpath(file, NULL)) && !(sd->found = lgp_strdup(file))) {
+    dwfl_end(dwfl);
+    return oom(s);
+  }
+  x->dwfl = dwfl;
+  x->mod = mod;
+  sd->status = defines_functions(mod) ? LGP_DSO_OK : LGP_DSO_STRIPPED;
+  s->binaries++;
+  return 1;
+}
+
+/* Finds and opens the ELF of dso d, once: the build-id cache, the
+** recorded path (under symfs), the distribution's debug files. */
+static int dso_open(reader *s, uint32_t d) {
+  dsox *x = &s->dx[d];
+  lgp_st_dso *sd = &s->out->dsos[d];
+  char hex[41], *path = NULL, *p2;
+  int mismatch = 0, rc = 0;
+  size_t i, plen;
+  if (x->opened)
+    return 0;
+  x->opened = 1;
+  for (i = 0; i < sd->build_id_len; i++)
+    snprintf(hex + 2 * i, 3, "%02x", sd->build_id[i]);
+  if (sd->build_id_len > 1) {
+    char sub[64];
+    snprintf(sub, sizeof sub, "/.build-id/%.2s/%s", hex, hex + 2);
+    if (!(path = joined(s->buildid_dir, sub, "")))
+      return oom(s);
+    if (is_dir(path)) {
+      if (!(p2 = joined(path, x->kind == DK_VDSO ? "/vdso" : "/elf", "")))
+        rc = -1;
+      else
+        rc = try_elf(s, d, p2, &mismatch);
+      free(p2);
+    } else {
+      rc = try_elf(s, d, path, &mismatch);
+    }
+    free(path);
+    if (rc != 0)
+      return rc < 0 ? -1 : 0;
+  }
+  if (x->kind == DK_ELF) {
+    plen = strlen(sd->path);
+    if (!(path = joined(s->opts.symfs ? s->opts.symfs : "", sd->path, "")))
+      return oom(s);
+    /* an unlinked file is looked for where it was */
+    if (plen > 10 && strcmp(path + strlen(path) - 10, " (deleted)") == 0)
+      path[strlen(path) - 10] = '\0';
+    rc = try_elf(s, d, path, &mismatch);
+    free(path);
+    if (rc != 0)
+      return rc < 0 ? -1 : 0;
+  }
+  if (sd->build_id_len > 1) {
+    char sub[96];
+    snprintf(sub, sizeof sub, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+    rc = try_elf(s, d, sub, &mismatch);
+    if (rc != 0)
+      return rc < 0 ? -1 : 0;
+  }
+  if (mismatch)
+    sd->status = LGP_DSO_MISMATCH;
+  return 0;
+}
+
+/* ---- functions and frames ---- */
+
+static int func_eq(const void *ctx, uint32_t v, const void *key) {
+  const reader *s = ctx;
+  const funckey *k = key;
+  const lgp_st_func *f = &s->out->funcs[v];
+  return f->dso == k->dso && f->is_inline == k->is_inline && f->start == k->start
+         && strcmp(f->name, k->name) == 0;
+}
+
+static uint32_t func_get(reader *s, uint32_t dso, const char *name, int is_inline, int is_unknown,
+                         uint64_t start, uint64_t end, uint32_t file, uint32_t line) {
+  funckey k;
+  uint64_t h;
+  uint32_t v;
+  lgp_st_func *f;
+  k.dso = dso;
+  k.is_inline = (uint8_t)is_inline;
+  k.start = is_inline ? 0 : start;
+  k.name = name;
+  h = hash_bytes(mix64(((uint64_t)dso << 1 | (unsigned)is_inline) ^ k.start), name, strlen(name));
+  v = ht_get(&s->func_ht, h, func_eq, s, &k);
+  if (v != NONE)
+    return v;
+  if (GROW(s, s->out->funcs, s->funcs_cap, s->out->nfuncs + 1) != 0)
+    return NONE;
+  v = (uint32_t)s->out->nfuncs;
+  f = &s->out->funcs[v];
+  memset(f, 0, sizeof *f);
+  f->dso = dso;
+  f->start = k.start;
+  f->end = is_inline ? 0 : end;
+  f->file = file;
+  f->line = line;
+  f->is_inline = (uint8_t)is_inline;
+  f->is_unknown = (uint8_t)is_unknown;
+  if (!(f->name = lgp_strdup(name)))
+    return (uint32_t)oom(s);
+  s->out->nfuncs++;
+  if (ht_put(&s->func_ht, h, v) != 0)
+    return (uint32_t)oom(s);
+  return v;
+}
+
+static uint32_t fdef_add(reader *s, uint32_t func, uint64_t addr, uint32_t file, uint32_t line) {
+  lgp_st_frame *fr;
+  if (func == NONE || GROW(s, s->out->frame_defs, s->fdefs_cap, s->out->nframe_defs + 1) != 0)
+    return NONE;
+  fr = &s->out->frame_defs[s->out->nframe_defs];
+  fr->func = func;
+  fr->addr = addr;
+  fr->file = file;
+  fr->line = line;
+  return (uint32_t)s->out->nframe_defs++;
+}
+
+static int cframe_push(reader *s, uint32_t fd) {
+  if (fd == NONE || GROW(s, s->cframes, s->cframes_cap, s->ncframes + 1) != 0)
+    return -1;
+  s->cframes[s->ncframes++] = fd;
+  return 0;
+}
+
+/* "[unknown] label+0xOFF": one function per address no symbol covers. */
+static int unknown_frame(reader *s, uint32_t dso, uint64_t off) {
+  char name[300];
+  uint32_t f;
+  if (dso == s->unknown_dso)    /* in no mapping: the address alone */
+    snprintf(name, sizeof name, "[unknown] 0x%" PRIx64, off);
+  else
+    snprintf(name, sizeof name, "[unknown] %.250s+0x%" PRIx64, s->dx[dso].label, off);
+  f = func_get(s, dso, name, 0, 1, off, off + 1, LGP_ST_NOFILE, 0);
+  return cframe_push(s, fdef_add(s, f, off, LGP_ST_NOFILE, 0));
+}
+
+static const char *die_name(Dwarf_Die *die) {
+  Dwarf_Attribute a;
+  const char *n = NULL;
+  if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a)
+      || dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+    n = dwarf_formstring(&a);
+  return n ? n : dwarf_diename(die);
+}
+
+static uint32_t decl_file(reader *s, Dwarf_Die *die, uint32_t *line) {
+  int l = 0;
+  const char *f = dwarf_decl_file(die);
+  *line = dwarf_decl_line(die, &l) == 0 && l > 0 ? (uint32_t)l : 0;
+  return file_id(s, f);
+}
+
+/* The frames at addr of an ELF: the inlined functions there, innermost
+** first, then the function of the symbol, each at its source line. */
+static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
+  dsox *x = &s->dx[dso];
+  GElf_Off off;
+  GElf_Sym sym;
+  Dwarf_Addr bias = 0;
+  Dwarf_Die *cu, *scopes = NULL, *subprogram = NULL;
+  Dwfl_Line *ln;
+  const char *name, *src = NULL;
+  uint32_t cur_file = LGP_ST_NOFILE, cur_line = 0, ffile = LGP_ST_NOFILE, fline = 0, f;
+  int lineno = 0, nscopes = 0, i;
+  name = dwfl_module_addrinfo(x->mod, addr, &off, &sym, NULL, NULL, NULL);
+  if (!name || !*name)
+    return unknown_frame(s, dso, addr);
+  if ((ln = dwfl_module_getsrc(x->mod, addr)) != NULL)
+    src = dwfl_lineinfo(ln, NULL, &lineno, NULL, NULL, NULL);
+  if (src) {
+    cur_file = file_id(s, src);
+    if (s->err->set)
+      return -1;
+    cur_line = lineno > 0 ? (uint32_t)lineno : 0;
+  }
+  if ((cu = dwfl_module_addrdie(x->mod, addr, &bias)) != NULL)
+    nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
+  /* libdw follows an inlined instance with its abstract definition's
+     scopes, not with the code around it: from the innermost instance on,
+     take the DIEs that hold it instead */
+  for (i = 0; i < nscopes; i++) {
+    int tag = dwarf_tag(&scopes[i]);
+    if (tag == DW_TAG_inlined_subroutine) {
+      Dwarf_Die inner = scopes[i];
+      Dwarf_Die *held = NULL;
+      int nheld = dwarf_getscopes_die(&inner, &held);
+      free(scopes);
+      scopes = held;
+      nscopes = nheld > 0 ? nheld : 0;
+      break;
+    }
+    if (tag == DW_TAG_subprogram)
+      break;
+  }
+  for (i = 0; i < nscopes; i++) {
+    int tag = dwarf_tag(&scopes[i]);
+    if (tag == DW_TAG_subprogram) {
+      subprogram = &scopes[i];
+      break;
+    }
+    if (tag == DW_TAG_inlined_subroutine && !s->opts.no_inline) {
+      Dwarf_Attribute a;
+      Dwarf_Word cf = 0, cl = 0;
+      Dwarf_Files *files;
+      size_t nfiles;
+      uint32_t ifile, iline;
+      const char *iname = die_name(&scopes[i]);
+      ifile = decl_file(s, &scopes[i], &iline);
+      f = func_get(s, dso, iname ? iname : "[inlined]", 1, 0, 0, 0, ifile, iline);
+      if (cframe_push(s, fdef_add(s, f, addr, cur_file, cur_line)) != 0) {
+        free(scopes);
+        return -1;
+      }
+      /* the enclosing function is at the call site */
+      cur_file = LGP_ST_NOFILE;
+      cur_line = 0;
+      if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl) == 0)
+        cur_line = (uint32_t)cl;
+      if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf) == 0
+          && dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && cf < nfiles)
+        cur_file = file_id(s, dwarf_filesrc(files, cf, NULL, NULL));
+      if (s->err->set) {
+        free(scopes);
+        return -1;
+      }
+    }
+  }
+  if (subprogram)
+    ffile = decl_file(s, subprogram, &fline);
+  free(scopes);
+  if (s->err->set)
+    return -1;
+  f = func_get(s, dso, name, 0, 0, addr - off, addr - off + (sym.st_size ? sym.st_size : 1),
+               ffile, fline);
+  return cframe_push(s, fdef_add(s, f, addr, cur_file, cur_line));
+}
+
+/* ---- kernel symbols ---- */
+
+static int kaddr_cmp(const void *a, const void *b) {
+  const ksym *x = a, *y = b;
+  if (x->addr != y->addr)
+    return x->addr < y->addr ? -1 : 1;
+  return x->name < y->name ? -1 : x->name > y->name;   /* the file's order among aliases */
+}
+
+/* Reads the kernel's text symbols once; unusable (all addresses zero, as
+** a user without the right sees them, or another boot's) means none. */
+static int kernel_load(reader *s) {
+  const char *path = s->opts.kallsyms ? s->opts.kallsyms : "/proc/kallsyms";
+  FILE *f;
+  char line[512];
+  size_t cap = 0, ncap = 0, nlen = 0;
+  uint64_t nonzero = 0, text = 0;
+  if (s->kstate)
+    return 0;
+  s->kstate = -1;
+  if (!*path || !(f = fopen(path, "r")))
+    return 0;
+  while (fgets(line, sizeof line, f)) {
+    char *end, *name;
+    uint64_t a = strtoull(line, &end, 16);
+    size_t l;
+    if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+      continue;
+    if (end[1] != 't' && end[1] != 'T' && end[1] != 'w' && end[1] != 'W')
+      continue;
+    name = end + 3;
+    l = strcspn(name, " \t\r\n");
+    if (l == 0)
+      continue;
+    if (l == 5 && memcmp(name, "_text", 5) == 0)
+      text = a;
+    if (nlen > UINT32_MAX - sizeof line)   /* names are found by 32-bit offsets */
+      break;
+    nonzero |= a;
+    if (GROW(s, s->ksyms, cap, s->nksyms + 1) != 0 || GROW(s, s->knames, ncap, nlen + l + 1) != 0) {
+      fclose(f);
+      return -1;
+    }
+    s->ksyms[s->nksyms].addr = a;
+    s->ksyms[s->nksyms++].name = (uint32_t)nlen;
+    memcpy(s->knames + nlen, name, l);
+    s->knames[nlen + l] = '\0';
+    nlen += l + 1;
+  }
+  fclose(f);
+  if (!nonzero || s->nksyms == 0 || (text && s->kernel_text && text != s->kernel_text))
+    return 0;
+  qsort(s->ksyms, s->nksyms, sizeof *s->ksyms, kaddr_cmp);
+  s->kstate = 1;
+  return 0;
+}
+
+static int kernel_frames(reader *s, uint64_t addr) {
+  size_t lo = 0, hi = s->nksyms;
+  const ksym *k;
+  uint64_t end;
+  uint32_t f;
+  while (lo < hi) {        /* the last symbol at or below addr */
+    size_t mid = lo + (hi - lo) / 2;
+    if (s->ksyms[mid].addr <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0) {
+    s->out->kernel_unresolved++;
+    return unknown_frame(s, s->kernel_dso, addr);
+  }
+  k = &s->ksyms[lo - 1];
+  end = lo < s->nksyms ? s->ksyms[lo].addr : addr + 1;
+  f = func_get(s, s->kernel_dso, s->knames + k->name, 0, 0, k->addr, end, LGP_ST_NOFILE, 0);
+  return cframe_push(s, fdef_add(s, f, addr, LGP_ST_NOFILE, 0));
+}
+
+/* ---- JIT map files ---- */
+
+static int jit_cmp(const void *a, const void *b) {
+  const jitsym *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int jit_load(reader *s, uint32_t d) {
+  dsox *x = &s->dx[d];
+  char path[4200], line[1024];
+  size_t cap = 0;
+  FILE *f;
+  if (x->opened)
+    return 0;
+  x->opened = 1;
+  snprintf(path, sizeof path, "%s/perf-%u.map", s->opts.jit_dir ? s->opts.jit_dir : "/tmp",
+           x->pid);
+  if (!(f = fopen(path, "r")))
+    return 0;
+  while (fgets(line, sizeof line, f)) {
+    char *e1, *e2, *name;
+    uint64_t start = strtoull(line, &e1, 16), size;
+    if (e1 == line || *e1 != ' ')
+      continue;
+    size = strtoull(e1 + 1, &e2, 16);
+    if (e2 == e1 + 1 || *e2 != ' ')
+      continue;
+    name = e2 + 1;
+    name[strcspn(name, "\r\n")] = '\0';
+    if (GROW(s, x->jit, cap, x->njit + 1) != 0) {
+      fclose(f);
+      return -1;
+    }
+    if (!(x->jit[x->njit].name = lgp_strdup(name))) {
+      fclose(f);
+      return oom(s);
+    }
+    x->jit[x->njit].start = start;
+    x->jit[x->njit++].size = size;
+  }
+  fclose(f);
+  qsort(x->jit, x->njit, sizeof *x->jit, jit_cmp);
+  free(s->out->dsos[d].found);
+  if (!(s->out->dsos[d].found = lgp_strdup(path)))
+    return oom(s);
+  return 0;
+}
+
+static int jit_frames(reader *s, uint32_t d, uint64_t addr) {
+  const dsox *x = &s->dx[d];
+  size_t lo = 0, hi = x->njit;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (x->jit[mid].start <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo > 0 && addr - x->jit[lo - 1].start < x->jit[lo - 1].size) {
+    const jitsym *j = &x->jit[lo - 1];
+    uint32_t f = func_get(s, d, j->name, 0, 0, j->start, j->start + j->size, LGP_ST_NOFILE, 0);
+    return cframe_push(s, fdef_add(s, f, addr, LGP_ST_NOFILE, 0));
+  }
+  return unknown_frame(s, d, addr);
+}
+
+/* ---- the address cache ---- */
+
+static int cache_eq(const void *ctx, uint32_t v, const void *key) {
+  const reader *s = ctx;
+  const acache *k = key;
+  return s->cache[v].dso == k->dso && s->cache[v].addr == k->addr;
+}
+
+/* The frames of addr (an address of binary dso), resolved once: appends
+** their ids to the scratch chain at *n. */
+static int frames_of(reader *s, uint32_t dso, uint64_t addr, size_t *n) {
+  acache k, *c;
+  uint64_t h;
+  uint32_t v, i;
+  int rc;
+  k.dso = dso;
+  k.addr = addr;
+  h = mix64(addr * 31 + dso);
+  v = ht_get(&s->cache_ht, h, cache_eq, s, &k);
+  if (v == NONE) {
+    size_t first = s->ncframes;
+    dsox *x = &s->dx[dso];
+    if (x->kind == DK_ELF || x->kind == DK_VDSO) {
+      if (dso_open(s, dso) != 0)
+        return -1;
+      rc = x->mod ? elf_frames(s, dso, addr) : unknown_frame(s, dso, addr);
+    } else if (x->kind == DK_JIT) {
+      rc = jit_load(s, dso) != 0 ? -1 : jit_frames(s, dso, addr);
+    } else if (x->kind == DK_KERNEL) {
+      rc = kernel_frames(s, addr);
+    } else {
+      rc = unknown_frame(s, dso, addr);
+    }
+    if (rc != 0)
+      return s->err->set ? -1 : oom(s);
+    if (GROW(s, s->cache, s->cache_cap, s->ncache + 1) != 0)
+      return -1;
+    v = (uint32_t)s->ncache;
+    c = &s->cache[s->ncache++];
+    c->dso = dso;
+    c->addr = addr;
+    c->first = (uint32_t)first;
+    c->n = (uint32_t)(s->ncframes - first);
+    if (ht_put(&s->cache_ht, h, v) != 0)
+      return oom(s);
+  }
+  c = &s->cache[v];
+  if (GROW(s, s->scratch, s->scratch_cap, *n + c->n) != 0)
+    return -1;
+  for (i = 0; i < c->n; i++)
+    s->scratch[(*n)++] = s->cframes[c->first + i];
+  return 0;
+}
+
+/* ---- address spaces ---- */
+
+static int proc_eq(const void *ctx, uint32_t v, const void *key) {
+  const reader *s = ctx;
+  return s->procs[v].pid == *(const uint32_t *)key;
+}
+
+static proc *proc_get(reader *s, uint32_t pid) {
+  uint64_t h = mix64(pid);
+  uint32_t v = ht_get(&s->proc_ht, h, proc_eq, s, &pid);
+  if (v != NONE)
+    return &s->procs[v];
+  if (GROW(s, s->procs, s->procs_cap, s->nprocs + 1) != 0)
+    return NULL;
+  v = (uint32_t)s->nprocs;
+  memset(&s->procs[v], 0, sizeof s->procs[v]);
+  s->procs[v].pid = pid;
+  s->nprocs++;
+  if (ht_put(&s->proc_ht, h, v) != 0) {
+    oom(s);
+    return NULL;
+  }
+  return &s->procs[v];
+}
+
+/* The first mapping of p ending after addr. */
+static size_t map_after(const proc *p, uint64_t addr) {
+  size_t lo = 0, hi = p->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (p->maps[mid].end <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static const pmap *map_find(const proc *p, uint64_t addr) {
+  size_t i = map_after(p, addr);
+  return i < p->n && p->maps[i].start <= addr ? &p->maps[i] : NULL;
+}
+
+/* Adds m to p; what it overlaps of older mappings is gone. */
+static int map_add(reader *s, proc *p, const pmap *m) {
+  size_t i = map_after(p, m->start), j = i, keep_left, keep_right, removed;
+  pmap left, right;
+  if (m->end <= m->start)
+    return 0;
+  while (j < p->n && p->maps[j].start < m->end)
+    j++;
+  /* maps[i .. j) overlap m; the first may stick out before it, the last after */
+  keep_left = i < j && p->maps[i].start < m->start;
+  keep_right = i < j && p->maps[j - 1].end > m->end;
+  if (keep_left) {
+    left = p->maps[i];
+    left.end = m->start;
+  }
+  if (keep_right) {
+    right = p->maps[j - 1];
+    right.pgoff += m->end - right.start;
+    right.start = m->end;
+  }
+  removed = j - i;
+  if (GROW(s, p->maps, p->cap, p->n - removed + 1 + (size_t)keep_left + (size_t)keep_right) != 0)
+    return -1;
+  {
+    size_t add = 1 + (size_t)keep_left + (size_t)keep_right;
+    memmove(p->maps + i + add, p->maps + j, (p->n - j) * sizeof *p->maps);
+    p->n = p->n - removed + add;
+  }
+  p->stale = 1;
+  if (keep_left)
+    p->maps[i++] = left;
+  p->maps[i++] = *m;
+  if (keep_right)
+    p->maps[i] = right;
+  return 0;
+}
+
+/* ---- threads ---- */
+
+static int tid_eq(const void *ctx, uint32_t v, const void *key) {
+  const reader *s = ctx;
+  return s->tids[v].tid == *(const uint32_t *)key;
+}
+
+static tidname *tid_get(reader *s, uint32_t tid, int make) {
+  uint64_t h = mix64((uint64_t)tid + 1);
+  uint32_t v = ht_get(&s->tid_ht, h, tid_eq, s, &tid);
+  if (v != NONE)
+    return &s->tids[v];
+  if (!make || GROW(s, s->tids, s->tids_cap, s->ntids + 1) != 0)
+    return NULL;
+  v = (uint32_t)s->ntids++;
+  s->tids[v].tid = tid;
+  s->tids[v].comm = NULL;
+  if (ht_put(&s->tid_ht, h, v) != 0) {
+    oom(s);
+    return NULL;
+  }
+  return &s->tids[v];
+}
+
+typedef struct threadkey {
+  uint32_t pid, tid;
+} threadkey;
+
+static int thread_eq(const void *ctx, uint32_t v, const void *key) {
+  const reader *s = ctx;
+  const threadkey *k = key;
+  return s->out->threads[v].pid == k->pid && s->out->threads[v].tid == k->tid;
+}
+
+static uint32_t thread_get(reader *s, uint32_t pid, uint32_t tid) {
+  threadkey k;
+  uint64_t h = mix64((uint64_t)pid << 32 | tid);
+  uint32_t v;
+  size_t cap;
+  k.pid = pid;
+  k.tid = tid;
+  v = ht_get(&s->thread_ht, h, thread_eq, s, &k);
+  if (v != NONE)
+    return v;
+  cap = s->threads_cap;
+  if (GROW(s, s->out->threads, s->threads_cap, s->out->nthreads + 1) != 0)
+    return NONE;
+  if (s->threads_cap != cap) {
+    const char **nc = realloc(s->thread_comm, s->threads_cap * sizeof *nc);
+    if (!nc)
+      return (uint32_t)oom(s);
+    s->thread_comm = nc;
+  }
+  v = (uint32_t)s->out->nthreads++;
+  s->out->threads[v].pid = pid;
+  s->out->threads[v].tid = tid;
+  s->out->threads[v].comm = NULL;
+  s->thread_comm[v] = NULL;
+  if (ht_put(&s->thread_ht, h, v) != 0)
+    return (uint32_t)oom(s);
+  return v;
+}
+
+/* ---- stacks ---- */
+
+static int stack_eq(const void *ctx, uint32_t v, const void *key) {
+  const reader *s = ctx;
+  const stackkey *k = key;
+  const lgp_st_stack *st = &s->out->stacks[v];
+  return st->thread == k->thread && st->depth == k->depth
+         && (k->depth == 0
+             || memcmp(s->out->frames + st->first, k->ids, k->depth * sizeof *k->ids) == 0);
+}
+
+static int stack_add(reader *s, uint32_t thread, size_t depth, uint64_t weight, int truncated) {
+  stackkey k;
+  uint64_t h;
+  uint32_t v;
+  lgp_st_stack *st;
+  k.thread = thread;
+  k.depth = (uint32_t)depth;
+  k.ids = s->scratch;
+  h = hash_bytes(mix64((uint64_t)thread << 32 | depth), s->scratch, depth * sizeof *s->scratch);
+  v = ht_get(&s->stack_ht, h, stack_eq, s, &k);
+  if (v == NONE) {
+    if (GROW(s, s->out->stacks, s->stacks_cap, s->out->nstacks + 1) != 0
+        || GROW(s, s->out->frames, s->frames_cap, s->out->nframes + depth) != 0)
+      return -1;
+    v = (uint32_t)s->out->nstacks++;
+    st = &s->out->stacks[v];
+    memset(st, 0, sizeof *st);
+    st->thread = thread;
+    st->event = 0;
+    st->first = (uint32_t)s->out->nframes;
+    st->depth = (uint32_t)depth;
+    if (depth)
+      memcpy(s->out->frames + s->out->nframes, s->scratch, depth * sizeof *s->scratch);
+    s->out->nframes += depth;
+    if (ht_put(&s->stack_ht, h, v) != 0)
+      return oom(s);
+  }
+  st = &s->out->stacks[v];
+  st->samples++;
+  st->weight += weight;
+  if (truncated)
+    st->truncated = 1;
+  return 0;
+}
+
+/* ---- samples ---- */
+
+enum { MODE_USER, MODE_KERNEL, MODE_OTHER };
+
+/* One address of a chain in the given mode; exact: the sample's PC (else
+** a return address, looked up less 1). */
+static int chain_addr(reader *s, const proc *p, int mode, uint64_t a, int exact, size_t *n,
+                      int *kernel_open) {
+  uint64_t look = exact || a == 0 ? a : a - 1;
+  if (mode == MODE_KERNEL) {
+    if (kernel_load(s) != 0)
+      return -1;
+    if (s->kstate != 1) {
+      /* no kernel symbols: one frame per kernel part of the chain */
+      s->out->kernel_unresolved++;
+      if (*kernel_open)
+        return 0;
+      *kernel_open = 1;
+      if (s->kernel_frame == NONE) {
+        uint32_t f = func_get(s, s->kernel_dso, "[kernel]", 0, 1, 0, 0, LGP_ST_NOFILE, 0);
+        if ((s->kernel_frame = fdef_add(s, f, 0, LGP_ST_NOFILE, 0)) == NONE)
+          return -1;
+      }
+      if (GROW(s, s->scratch, s->scratch_cap, *n + 1) != 0)
+        return -1;
+      s->scratch[(*n)++] = s->kernel_frame;
+      return 0;
+    }
+    return frames_of(s, s->kernel_dso, look, n);
+  }
+  *kernel_open = 0;
+  if (mode == MODE_USER && p) {
+    const pmap *m = map_find(p, look);
+    if (m) {
+      dsox *x = &s->dx[m->dso];
+      uint64_t off = look - m->start + m->pgoff, vaddr = off;
+      size_t i;
+      if (x->kind == DK_JIT)
+        return frames_of(s, m->dso, look, n);
+      if ((x->kind == DK_ELF || x->kind == DK_VDSO) && dso_open(s, m->dso) != 0)
+        return -1;
+      /* the file offset to the address in the binary, by its PT_LOADs
+         (a binary not found keeps the file offset) */
+      for (i = 0; i < x->nsegs; i++)
+        if (off >= x->segs[i].off && off - x->segs[i].off < x->segs[i].filesz) {
+          vaddr = off - x->segs[i].off + x->segs[i].vaddr;
+          break;
+        }
+      return frames_of(s, m->dso, vaddr, n);
+    }
+  }
+  return frames_of(s, s->unknown_dso, look, n);
+}
+
+/* ---- unwinding the stack copies of `perf record --call-graph dwarf` ---- */
+
+/* What an unwind reads (the sample's registers and stack copy) and finds. */
+typedef struct unw {
+  const lgp_perf_sample *sm;
+  uint64_t mask;             /* the attr's sample_regs_user */
+  uint64_t sp;
+  uint64_t pcs[MAX_STACK];
+  uint8_t activation[MAX_STACK];
+  size_t n;
+} unw;
+
+/* perf's x86 register bits of DWARF registers 0-16 (rax, rdx, rcx, rbx,
+** rsi, rdi, rbp, rsp, r8-r15, and the return address column: rip) */
+static const int dwarf_to_perf[17] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
+
+static int reg_of(const unw *u, int bit, uint64_t *v) {
+  uint64_t below = u->mask & (((uint64_t)1 << bit) - 1);
+  size_t idx = 0;
+  if (!(u->mask >> bit & 1))
+    return -1;
+  while (below) {
+    below &= below - 1;
+    idx++;
+  }
+  if (idx >= u->sm->nregs)
+    return -1;
+  *v = lgp_perf_u64(u->sm->regs + 8 * idx);
+  return 0;
+}
+
+static pid_t unw_next_thread(Dwfl *dwfl, void *arg, void **thread_arg) {
+  if (*thread_arg)
+    return 0;                /* one thread per unwind */
+  *thread_arg = arg;
+  return dwfl_pid(dwfl);
+}
+
+/* Only the stack copy is memory: the unwind stops where it ends. */
+static bool unw_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg) {
+  const unw *u = arg;
+  uint64_t len = u->sm->stack_dyn_size;
+  (void)dwfl;
+  if (addr < u->sp || addr - u->sp > len || len - (addr - u->sp) < 8)
+    return false;
+  memcpy(out, u->sm->stack + (addr - u->sp), 8);
+  return true;
+}
+
+static bool unw_registers(Dwfl_Thread *thread, void *arg) {
+  const unw *u = arg;
+  Dwarf_Word dw[17];
+  uint64_t v;
+  int i;
+  for (i = 0; i < 17; i++) {
+    if (reg_of(u, dwarf_to_perf[i], &v) != 0)
+      return false;
+    dw[i] = v;
+  }
+  return dwfl_thread_state_registers(thread, 0, 17, dw);
+}
+
+static const Dwfl_Thread_Callbacks unw_cbs = {
+  unw_next_thread, NULL, unw_read, unw_registers, NULL, NULL
+};
+
+static int unw_frame(Dwfl_Frame *frame, void *arg) {
+  unw *u = arg;
+  Dwarf_Addr pc;
+  bool activation;
+  if (!dwfl_frame_pc(frame, &pc, &activation) || pc == 0)
+    return DWARF_CB_ABORT;
+  u->pcs[u->n] = pc;
+  u->activation[u->n] = activation;
+  return ++u->n < MAX_STACK ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+/* The unwinding address space of p: its binaries reported where they are
+** mapped, made again when its mappings changed. NULL when there is none
+** (no binary found: no unwinding, not an error unless s->err is set). */
+static Dwfl *proc_dwfl(reader *s, proc *p) {
+  Dwfl *dwfl;
+  size_t i, j;
+  if (p->dwfl && !p->stale)
+    return p->dwfl;
+  if (p->dwfl)
+    dwfl_end(p->dwfl);
+  p->dwfl = NULL;
+  p->stale = 0;
+  if (!p->unw && !(p->unw = calloc(1, sizeof *p->unw))) {
+    oom(s);
+    return NULL;
+  }
+  if (!(dwfl = dwfl_begin(&dwfl_cbs)))
+    return NULL;
+  s->spaces++;
+  dwfl_report_begin(dwfl);
+  for (i = 0; i < p->n; i++) {
+    const pmap *m = &p->maps[i];
+    dsox *x = &s->dx[m->dso];
+    if (x->kind != DK_ELF && x->kind != DK_VDSO)
+      continue;
+    if (dso_open(s, m->dso) != 0) {
+      dwfl_end(dwfl);
+      return NULL;
+    }
+    /* once per binary: libdwfl reports a module over all its segments */
+    if (!x->mod || x->reported == s->spaces)
+      continue;
+    for (j = 0; j < x->nsegs; j++)
+      if (m->pgoff >= x->segs[j].off && m->pgoff - x->segs[j].off < x->segs[j].filesz) {
+        uint64_t bias = m->start - (m->pgoff - x->segs[j].off + x->segs[j].vaddr);
+        x->reported = s->spaces;
+        dwfl_report_elf(dwfl, x->label, s->out->dsos[m->dso].found, -1, bias, true);
+        break;
+      }
+  }
+  dwfl_report_end(dwfl, NULL, NULL);
+  if (!dwfl_attach_state(dwfl, NULL, (pid_t)p->pid, &unw_cbs, p->unw)) {
+    dwfl_end(dwfl);
+    return NULL;
+  }
+  p->dwfl = dwfl;
+  return dwfl;
+}
+
+/* Unwinds the user stack copy of sm into u->pcs. 0 (u->n frames, maybe
+** none), or -1 with s->err set. */
+static int unwind(reader *s, proc *p, const lgp_perf_sample *sm, unw **out) {
+  Dwfl *dwfl = proc_dwfl(s, p);
+  unw *u = p->unw;
+  *out = u;
+  if (u)
+    u->n = 0;
+  if (!dwfl)
+    return s->err->set ? -1 : 0;
+  u->sm = sm;
+  u->mask = s->pd->attrs[s->attr].sample_regs_user;
+  if (reg_of(u, 7, &u->sp) != 0)
+    return 0;
+  /* the end of the stack, or a frame it could not unwind: what was found
+     before it is the chain */
+  dwfl_getthread_frames(dwfl, (pid_t)p->pid, unw_frame, u);
+  return 0;
+}
+
+static int mode_of(uint64_t marker) {
+  return marker == LGP_PERF_CONTEXT_KERNEL ? MODE_KERNEL
+         : marker == LGP_PERF_CONTEXT_USER ? MODE_USER : MODE_OTHER;
+}
+
+static int do_sample(reader *s, const lgp_perf_sample *sm) {
+  proc *p;
+  tidname *tn;
+  uint32_t thread;
+  size_t n = 0, addrs = 0, user = 0, i;
+  int mode = sm->cpumode == 1 ? MODE_KERNEL : sm->cpumode == 2 ? MODE_USER : MODE_OTHER;
+  int first = 1, kernel_open = 0, truncated = 0, user_part = 0;
+  /* a stack copy to unwind (--call-graph dwarf): the chain holds only the
+     kernel's part */
+  int stack_copy = s->can_unwind && sm->regs_abi == 2 && sm->stack_dyn_size > 0;
+  uint64_t weight = sm->has_period ? sm->period
+                    : (s->pd->attrs[s->attr].flags & LGP_PERF_ATTR_FREQ) ? 1 : sm->period;
+  if (!(p = proc_get(s, sm->pid)))
+    return -1;
+  if ((thread = thread_get(s, sm->pid, sm->tid)) == NONE)
+    return -1;
+  tn = tid_get(s, sm->tid, 0);
+  s->thread_comm[thread] = tn ? tn->comm : NULL;
+  s->out->samples++;
+  if (sm->nchain > 0) {
+    for (i = 0; i < sm->nchain; i++) {
+      uint64_t v = lgp_perf_u64(sm->chain + 8 * i);
+      if (v >= LGP_PERF_CONTEXT_MAX) {
+        mode = mode_of(v);
+        first = 1;
+        continue;
+      }
+      if (chain_addr(s, mode == MODE_KERNEL ? NULL : p, mode, v, first, &n, &kernel_open) != 0)
+        return -1;
+      first = 0;
+      addrs++;
+      user += mode == MODE_USER;
+      user_part |= mode == MODE_USER;
+    }
+  } else if (sm->nbranch > 0 && !stack_copy) {
+    /* a call stack from the branch records: the sample's PC, then the
+       call sites (exact: the calls themselves) */
+    if (chain_addr(s, p, mode, sm->ip, 1, &n, &kernel_open) != 0)
+      return -1;
+    addrs = 1;
+    user = mode == MODE_USER;
+    for (i = 0; i < sm->nbranch; i++) {
+      uint64_t from = lgp_perf_u64(sm->branches + 24 * i);
+      int m = from >= 0xffff800000000000ULL ? MODE_KERNEL : MODE_USER;
+      if (chain_addr(s, m == MODE_KERNEL ? NULL : p, m, from, 1, &n, &kernel_open) != 0)
+        return -1;
+      addrs++;
+      user += m == MODE_USER;
+    }
+  } else if (!stack_copy) {
+    s->out->no_chain++;
+    if (chain_addr(s, p, mode, sm->ip, 1, &n, &kernel_open) != 0)
+      return -1;
+    addrs = 1;
+    user = mode == MODE_USER;
+  }
+  if (stack_copy && !user_part) {
+    unw *u;
+    if (unwind(s, p, sm, &u) != 0)
+      return -1;
+    if (u && u->n > 0) {
+      /* a frame that is not an activation was left by a call: less 1 */
+      for (i = 0; i < u->n; i++)
+        if (chain_addr(s, p, MODE_USER, u->pcs[i], u->activation[i], &n, &kernel_open) != 0)
+          return -1;
+      addrs += u->n;
+      user += u->n;
+      truncated = u->n >= MAX_STACK;
+    } else {
+      /* nothing unwound: the PC alone, and the chain is cut */
+      if (sm->nchain == 0)
+        s->out->no_chain++;
+      if (chain_addr(s, p, mode, sm->ip, 1, &n, &kernel_open) != 0)
+        return -1;
+      addrs++;
+      user += mode == MODE_USER;
+      truncated = 1;
+    }
+  }
+  if (n == 0) {
+    /* a chain of context markers only: the sample's PC */
+    kernel_open = 0;
+    if (chain_addr(s, p, mode, sm->ip, 1, &n, &kernel_open) != 0)
+      return -1;
+  }
+  if (addrs == 1 && user == 1 && (sm->nchain > 0 || stack_copy))
+    s->out->depth_one++;
+  if (addrs >= MAX_STACK)      /* cut at perf's depth limit */
+    truncated = 1;
+  if (truncated)
+    s->out->truncated++;
+  return stack_add(s, thread, n, weight, truncated);
+}
+
+/* ---- records ---- */
+
+static int do_mmap(reader *s, const lgp_perf_record *rec) {
+  lgp_perf_mmap m;
+  pmap pm;
+  proc *p;
+  int kernel = (rec->misc & 7) == 1;
+  if (lgp_perf_mmap_decode(s->pd, rec, &m, s->err) != 0)
+    return -1;
+  if (!(m.prot & 4) || (rec->type == LGP_PERF_MMAP2 && (rec->misc & 0x2000)))
+    return 0;
+  pm.start = m.start;
+  pm.end = m.start + m.len < m.start ? UINT64_MAX : m.start + m.len;
+  pm.pgoff = m.pgoff;
+  if (kernel) {
+    /* old perf wrote the kernel's start in pgoff and 0 as the address */
+    if (pm.start < (1ULL << 63) && pm.pgoff >= (1ULL << 63))
+      pm.start = pm.pgoff;
+    if (strncmp(m.filename, "[kernel.kallsyms]", 17) == 0 && !s->kernel_text)
+      s->kernel_text = m.pgoff;
+    return 0;
+  }
+  if ((pm.dso = dso_get(s, m.filename, m.pid, DK_ELF)) == NONE)
+    return -1;
+  if (m.has_buildid && !s->out->dsos[pm.dso].build_id_len && m.buildid_len) {
+    memcpy(s->out->dsos[pm.dso].build_id, m.buildid, 20);
+    s->out->dsos[pm.dso].build_id_len = m.buildid_len;
+  }
+  if (!(p = proc_get(s, m.pid)))
+    return -1;
+  return map_add(s, p, &pm);
+}
+
+static int do_task(reader *s, const lgp_perf_record *rec) {
+  lgp_perf_task t;
+  tidname *tn;
+  if (lgp_perf_task_decode(s->pd, rec, &t, s->err) != 0)
+    return -1;
+  if (rec->type == LGP_PERF_COMM) {
+    if (!(tn = tid_get(s, t.tid, 1)))
+      return -1;
+    tn->comm = t.comm;
+    if (rec->misc & 0x2000) {
+      /* exec: the process's old mappings are gone */
+      proc *p = proc_get(s, t.pid);
+      if (!p)
+        return -1;
+      p->n = 0;
+      p->stale = 1;
+    }
+    return 0;
+  }
+  if (rec->type == LGP_PERF_FORK) {
+    const tidname *parent = tid_get(s, t.ptid, 0);
+    const char *comm = parent ? parent->comm : NULL;
+    if (!(tn = tid_get(s, t.tid, 1)))
+      return -1;
+    tn->comm = comm;
+    if (t.pid != t.ppid) {
+      /* a new process: a copy of its parent's address space */
+      proc *child = proc_get(s, t.pid), *par;
+      if (!child || !(par = proc_get(s, t.ppid)))
+        return -1;
+      child = proc_get(s, t.pid);   /* procs may have moved */
+      if (GROW(s, child->maps, child->cap, par->n + 1) != 0)
+        return -1;
+      if (par->n)
+        memcpy(child->maps, par->maps, par->n * sizeof *par->maps);
+      child->n = par->n;
+      child->stale = 1;
+    }
+  }
+  return 0;
+}
+
+/* ---- the two passes ---- */
+
+typedef struct entry {
+  uint64_t time;
+  size_t off;
+} entry;
+
+static int want(uint32_t type) {
+  return type == LGP_PERF_SAMPLE || type == LGP_PERF_MMAP || type == LGP_PERF_MMAP2
+         || type == LGP_PERF_COMM || type == LGP_PERF_FORK;
+}
+
+static int event_matches(const char *name, const char *want_name) {
+  size_t l = strlen(want_name);
+  return strcmp(name, want_name) == 0
+         || (strncmp(name, want_name, l) == 0 && name[l] == ':');
+}
+
+static void progress(reader *s, uint64_t bytes) {
+  if (s->opts.progress)
+    s->opts.progress(s->opts.progress_ud, bytes, s->out->samples, s->binaries);
+}
+
+static int run(reader *s) {
+  lgp_perf_record rec;
+  lgp_perf_sample sm;
+  entry *ents = NULL;
+  uint64_t *keys = NULL, *nsamples = NULL, last_time = 0, lost = 0, lost_samples = 0;
+  uint32_t *idx = NULL;
+  size_t nents = 0, ents_cap = 0, pos = 0, i, nrec = 0;
+  int rc = -1;
+  char buf[64];
+  if (!(nsamples = lgp_calloc_array(s->pd->nattrs, sizeof *nsamples)))
+    return oom(s);
+  /* pass 1: index the records that matter, with their times */
+  while (lgp_perf_next(s->pd, &pos, &rec, s->err) == 1) {
+    uint64_t t = last_time;
+    if ((++nrec & 0xffff) == 0)
+      progress(s, rec.offset);
+    if (rec.type == LGP_PERF_LOST) {
+      lost += lgp_perf_lost_count(&rec);
+      continue;
+    }
+    if (rec.type == LGP_PERF_LOST_SAMPLES) {
+      lost_samples += lgp_perf_lost_count(&rec);
+      continue;
+    }
+    if (rec.type == LGP_PERF_COMPRESSED || rec.type == LGP_PERF_COMPRESSED2) {
+      lgp_fail(s->err, s->pd->path, "records compressed with zstd (perf record -z): not "
+               "supported; record without -z");
+      goto done;
+    }
+    if (rec.type == LGP_PERF_HEADER_BUILD_ID) {
+      /* too short an entry is no build-id, not a reason to give up */
+      if (rec.size >= 36 && lgp_perf_buildid_record(s->pd, &rec, s->err) != 0)
+        goto done;
+      continue;
+    }
+    if (!want(rec.type))
+      continue;
+    if (rec.type == LGP_PERF_SAMPLE) {
+      if (lgp_perf_sample_decode(s->pd, &rec, &sm, s->err) != 0)
+        goto done;
+      nsamples[sm.attr]++;
+      if (s->pd->attrs[sm.attr].sample_type & LGP_PS_TIME)
+        t = sm.time;
+    } else {
+      const lgp_perf_attr *a = &s->pd->attrs[lgp_perf_record_attr(s->pd, &rec)];
+      uint64_t st = a->sample_type;
+      size_t nslots = (size_t)(!!(st & LGP_PS_TID) + !!(st & LGP_PS_TIME) + !!(st & LGP_PS_ID)
+                               + !!(st & LGP_PS_STREAM_ID) + !!(st & LGP_PS_CPU)
+                               + !!(st & LGP_PS_IDENTIFIER));
+      if ((a->flags & LGP_PERF_ATTR_SAMPLE_ID_ALL) && (st & LGP_PS_TIME)
+          && rec.body_len >= 8 * nslots) {
+        /* the trailer's time, counted back from the end */
+        size_t back = 8 * (1 + !!(st & LGP_PS_ID) + !!(st & LGP_PS_STREAM_ID)
+                           + !!(st & LGP_PS_CPU) + !!(st & LGP_PS_IDENTIFIER));
+        t = lgp_perf_u64(rec.body + rec.body_len - back);
+      }
+    }
+    last_time = t;
+    if (GROW(s, ents, ents_cap, nents + 1) != 0)
+      goto done;
+    ents[nents].time = t;
+    ents[nents++].off = rec.offset;
+  }
+  if (s->err->set)
+    goto done;
+  if (nents >= UINT32_MAX) {
+    lgp_fail(s->err, s->pd->path, "too many records");
+    goto done;
+  }
+  s->out->truncated_file = s->pd->truncated;
+  /* LOST and LOST_SAMPLES report the same losses */
+  s->out->lost = lost > lost_samples ? lost : lost_samples;
+  /* the event */
+  s->attr = 0;
+  if (s->opts.event) {
+    for (i = 0; i < s->pd->nattrs; i++)
+      if (event_matches(lgp_perf_attr_name(&s->pd->attrs[i], buf, sizeof buf), s->opts.event))
+        break;
+    if (i == s->pd->nattrs) {
+      lgp_fail(s->err, s->pd->path, "no event '%s' in the recording", s->opts.event);
+      goto done;
+    }
+    s->attr = i;
+  } else {
+    for (i = 0; i < s->pd->nattrs; i++)
+      if (nsamples[i]) {
+        s->attr = i;
+        break;
+      }
+  }
+  if (!(s->out->events = calloc(1, sizeof *s->out->events)))
+    goto oom_done;
+  s->out->nevents = 1;
+  {
+    const lgp_perf_attr *a = &s->pd->attrs[s->attr];
+    if (!(s->out->events[0].name = lgp_strdup(lgp_perf_attr_name(a, buf, sizeof buf))))
+      goto oom_done;
+    /* cpu-clock and task-clock count nanoseconds */
+    s->out->events[0].is_time = a->type == 1 && a->config <= 1;
+    /* stack copies this reader can unwind: x86-64's registers, all of
+       those DWARF numbers 0 to 16 name */
+    s->can_unwind = (a->sample_type & LGP_PS_REGS_USER) && (a->sample_type & LGP_PS_STACK_USER)
+                    && (a->sample_regs_user & 0xff01ffu) == 0xff01ffu
+                    && (!s->pd->arch || strcmp(s->pd->arch, "x86_64") == 0);
+  }
+  /* the special binaries */
+  if ((s->kernel_dso = dso_get(s, "[kernel.kallsyms]", 0, DK_KERNEL)) == NONE
+      || (s->unknown_dso = dso_get(s, "[unknown]", 0, DK_UNKNOWN)) == NONE)
+    goto done;
+  s->kernel_frame = NONE;
+  /* pass 2: in time order, file order among equal times */
+  if (!(keys = lgp_alloc_array(nents ? nents : 1, sizeof *keys))
+      || !(idx = lgp_alloc_array(nents ? nents : 1, sizeof *idx)))
+    goto oom_done;
+  for (i = 0; i < nents; i++) {
+    keys[i] = ents[i].time;
+    idx[i] = (uint32_t)i;
+  }
+  if (lgp_radix_sort(idx, keys, nents) != 0)
+    goto oom_done;
+  for (i = 0; i < nents; i++) {
+    size_t at = ents[idx[i]].off;
+    if (lgp_perf_next(s->pd, &at, &rec, s->err) != 1) {
+      lgp_fail(s->err, s->pd->path, "offset %zu: record not found again", ents[idx[i]].off);
+      goto done;
+    }
+    if ((i & 0xfff) == 0)
+      progress(s, at);
+    if (rec.type == LGP_PERF_SAMPLE) {
+      if (lgp_perf_sample_decode(s->pd, &rec, &sm, s->err) != 0)
+        goto done;
+      if (sm.attr == s->attr && do_sample(s, &sm) != 0)
+        goto done;
+    } else if (rec.type == LGP_PERF_MMAP || rec.type == LGP_PERF_MMAP2) {
+      if (do_mmap(s, &rec) != 0)
+        goto done;
+    } else if (do_task(s, &rec) != 0) {
+      goto done;
+    }
+  }
+  /* each thread's name at its last sample */
+  for (i = 0; i < s->out->nthreads; i++) {
+    const char *c = s->thread_comm[i];
+    char tmp[32];
+    if (!c) {
+      snprintf(tmp, sizeof tmp, ":%u", s->out->threads[i].tid);
+      c = tmp;
+    }
+    if (!(s->out->threads[i].comm = lgp_strdup(c)))
+      goto oom_done;
+  }
+  progress(s, s->pd->size);
+  rc = 0;
+  goto done;
+oom_done:
+  oom(s);
+done:
+  free(ents);
+  free(keys);
+  free(idx);
+  free(nsamples);
+  return rc;
+}
+
+static void state_free(reader *s) {
+  size_t i, j;
+  for (i = 0; s->dx && i < s->out->ndsos; i++) {
+    if (s->dx[i].dwfl)
+      dwfl_end(s->dx[i].dwfl);
+    free(s->dx[i].segs);
+    for (j = 0; j < s->dx[i].njit; j++)
+      free(s->dx[i].jit[j].name);
+    free(s->dx[i].jit);
+    free(s->dx[i].label);
+  }
+  free(s->dx);
+  for (i = 0; i < s->nprocs; i++) {
+    free(s->procs[i].maps);
+    if (s->procs[i].dwfl)
+      dwfl_end(s->procs[i].dwfl);
+    free(s->procs[i].unw);
+  }
+  free(s->procs);
+  ht_free(&s->dso_ht);
+  ht_free(&s->func_ht);
+  ht_free(&s->file_ht);
+  ht_free(&s->stack_ht);
+  ht_free(&s->thread_ht);
+  ht_free(&s->tid_ht);
+  ht_free(&s->proc_ht);
+  ht_free(&s->cache_ht);
+  free(s->ksyms);
+  free(s->knames);
+  free(s->tids);
+  free(s->thread_comm);
+  free(s->cache);
+  free(s->cframes);
+  free(s->scratch);
+  free(s->buildid_dir);
+}
+
+/* Leaves out the binaries no frame resolved to (mapped, never sampled:
+** their files were not even looked for). */
+static int drop_unused_dsos(lgp_stacktab *out, lgp_err *err, const char *path) {
+  uint32_t *to = lgp_alloc_array(out->ndsos ? out->ndsos : 1, sizeof *to);
+  size_t i, n = 0;
+  if (!to)
+    return lgp_fail(err, path, "out of memory");
+  for (i = 0; i < out->ndsos; i++)
+    to[i] = NONE;
+  for (i = 0; i < out->nfuncs; i++)
+    to[out->funcs[i].dso] = 0;
+  for (i = 0; i < out->ndsos; i++) {
+    if (to[i] == NONE) {
+      free(out->dsos[i].path);
+      free(out->dsos[i].found);
+      continue;
+    }
+    to[i] = (uint32_t)n;
+    out->dsos[n++] = out->dsos[i];
+  }
+  out->ndsos = n;
+  for (i = 0; i < out->nfuncs; i++)
+    out->funcs[i].dso = to[out->funcs[i].dso];
+  free(to);
+  return 0;
+}
+
+static int stacks(lgp_stacktab *out, lgp_perf_data *pd, const lgp_perf_opts *opts,
+                  lgp_err *err) {
+  reader s;
+  int rc;
+  memset(&s, 0, sizeof s);
+  s.pd = pd;
+  s.out = out;
+  s.err = err;
+  if (opts)
+    s.opts = *opts;
+  if (s.opts.buildid_dir) {
+    s.buildid_dir = lgp_strdup(s.opts.buildid_dir);
+  } else {
+    const char *home = getenv("HOME");
+    s.buildid_dir = joined(home ? home : "", "/.debug", "");
+  }
+  rc = s.buildid_dir ? run(&s) : oom(&s);
+  state_free(&s);
+  if (rc == 0)
+    rc = drop_unused_dsos(out, err, pd->path);
+  return rc;
+}
+
+int lgp_perf_stacks_bytes(lgp_stacktab *out, const char *name, const uint8_t *bytes, size_t n,
+                          const lgp_perf_opts *opts, lgp_err *err) {
+  lgp_perf_data pd;
+  int rc;
+  memset(out, 0, sizeof *out);
+  if (lgp_perf_open_bytes(&pd, name, bytes, n, err) != 0) {
+    lgp_perf_close(&pd);
+    return -1;
+  }
+  rc = stacks(out, &pd, opts, err);
+  lgp_perf_close(&pd);
+  return rc;
+}
+
+int lgp_perf_stacks(lgp_stacktab *out, const char *path, const lgp_perf_opts *opts,
+                    lgp_err *err) {
+  lgp_perf_data pd;
+  int rc;
+  memset(out, 0, sizeof *out);
+  if (lgp_perf_open(&pd, path, err) != 0)
+    return -1;
+  rc = stacks(out, &pd, opts, err);
+  lgp_perf_close(&pd);
+  return rc;
+}

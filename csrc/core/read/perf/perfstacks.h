@@ -1,0 +1,42 @@
+/*
+** perfstacks.h: a perf.data recording turned into a table of sampled
+** stacks (read/stacktab.h): the records put in time order, the address
+** spaces of the processes rebuilt from them, each sample's call chain
+** (frame pointers, branch stack, or the user stack copy of
+** --call-graph dwarf unwound) resolved to (binary, function, source line)
+** frames, inlined frames included, and equal stacks merged.
+*/
+#ifndef perfstacks_h
+#define perfstacks_h
+
+#include <stdint.h>
+#include "read/stacktab.h"
+#include "util/util.h"
+
+/* Called now and then while reading: bytes of records read, samples of
+** the chosen event so far, binaries opened so far. */
+typedef void (*lgp_perf_progress_fn)(void *ud, uint64_t bytes, uint64_t samples,
+                                     uint64_t binaries);
+
+typedef struct lgp_perf_opts {
+  const char *event;       /* the event's name; NULL: the first one that has samples */
+  const char *symfs;       /* a root put before every recorded path, or NULL */
+  const char *buildid_dir; /* the build-id cache; NULL: $HOME/.debug */
+  const char *kallsyms;    /* kernel symbols; NULL: /proc/kallsyms; "": none */
+  const char *jit_dir;     /* where perf-PID.map files are; NULL: /tmp */
+  int no_inline;           /* do not expand inlined frames */
+  lgp_perf_progress_fn progress;
+  void *progress_ud;
+} lgp_perf_opts;
+
+/* Reads the recording at path into *out (which the caller frees with
+** lgp_stacktab_free, also after a failure). opts may be NULL (defaults).
+** 0, or -1 with "PATH: what is wrong" (not a perf.data file, no such
+** event, no samples, out of memory). */
+int lgp_perf_stacks(lgp_stacktab *out, const char *path, const lgp_perf_opts *opts,
+                    lgp_err *err);
+/* The same over bytes in memory (name: for messages). */
+int lgp_perf_stacks_bytes(lgp_stacktab *out, const char *name, const uint8_t *bytes, size_t n,
+                          const lgp_perf_opts *opts, lgp_err *err);
+
+#endif
