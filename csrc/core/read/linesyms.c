@@ -60,11 +60,7 @@ static int first_per_addr(linesyms *L) {
   out = lgp_alloc_array(n ? n : 1, sizeof *out);
   if (keys == NULL || idx == NULL || out == NULL)
     goto out;
-  for (i = 0; i < n; i++) {
-    keys[i] = L->cs[i].addr;
-    idx[i] = (uint32_t)i;
-  }
-  if (lgp_radix_sort(idx, keys, n) != 0)
+  if (lgp_addr_order(idx, keys, L->cs, n, sizeof *L->cs, offsetof(codesym, addr)) != 0)
     goto out;
   for (i = 0; i < n; i = j) {
     size_t best = idx[i];
@@ -141,14 +137,7 @@ static int code_syms(linesyms *L) {
 
 /* The code symbol at or below addr (its index), or SIZE_MAX. */
 static size_t code_sym_at(const linesyms *L, lgp_addr addr) {
-  size_t lo = 0, hi = L->ncs;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (L->cs[mid].addr <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = lgp_addr_count_le(L->cs, L->ncs, sizeof *L->cs, offsetof(codesym, addr), addr);
   return lo > 0 ? lo - 1 : SIZE_MAX;
 }
 
@@ -171,13 +160,8 @@ static int32_t fn_at(const linesyms *L, uint32_t u, lgp_addr addr, lgp_addr *nex
     *next = lo < L->f->ptbeg[u + 1] ? L->f->fx.pts[lo].addr : ~(lgp_addr)0;
     return L->f->fx.pts[lo - 1].fn;
   }
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (L->f->fx.pts[mid].addr <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  lo += lgp_addr_count_le(L->f->fx.pts + lo, hi - lo, sizeof *L->f->fx.pts,
+                          offsetof(lgp_dwfpoint, addr), addr);
   *next = lo < L->f->ptbeg[u + 1] ? L->f->fx.pts[lo].addr : ~(lgp_addr)0;
   if (cur != NULL && lo > b)
     *cur = lo - 1;

@@ -326,14 +326,8 @@ static int cmp_addr(const void *a, const void *b) {
 
 /* Unit u's point at or below addr (its index), or SIZE_MAX. */
 static size_t unit_point(const loader *L, uint32_t u, lgp_addr addr) {
-  size_t lo = L->ebeg[u], hi = L->ebeg[u + 1];
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (L->ents[mid].addr <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = L->ebeg[u] + lgp_addr_count_le(L->ents + L->ebeg[u], L->ebeg[u + 1] - L->ebeg[u],
+                                              sizeof *L->ents, offsetof(ment, addr), addr);
   return lo > L->ebeg[u] ? lo - 1 : SIZE_MAX;
 }
 
@@ -472,28 +466,16 @@ static const lgp_dwrow *row_at(const loader *L, lgp_addr addr, row_cursor *cur) 
     hi = lo + step < end ? lo + step : end;
     lo++;
   } else {
-    lo = b = L->sbeg[u];
-    hi = L->sbeg[u + 1];
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (L->lc.seqs[mid].start <= addr)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    b = L->sbeg[u];
+    lo = b + lgp_addr_count_le(L->lc.seqs + b, L->sbeg[u + 1] - b, sizeof *L->lc.seqs,
+                               offsetof(lgp_dwseq, start), addr);
     if (lo == b || addr >= L->lc.seqs[lo - 1].end)
       return NULL;
     sq = &L->lc.seqs[lo - 1];
     lo = sq->first;
     hi = sq->first + sq->n;
   }
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (rows[mid].addr <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  lo += lgp_addr_count_le(rows + lo, hi - lo, sizeof *rows, offsetof(lgp_dwrow, addr), addr);
   cur->sq = sq;
   cur->row = lo - 1;
   return &rows[lo - 1];
@@ -513,11 +495,7 @@ static int assign_lines(loader *L) {
     if (n > UINT32_MAX || (idx = lgp_alloc_array(n, sizeof *idx)) == NULL ||
         (keys = lgp_alloc_array(n, sizeof *keys)) == NULL)
       goto out;
-    for (i = 0; i < n; i++) {
-      idx[i] = (uint32_t)i;
-      keys[i] = im->syms[i].addr;
-    }
-    if (lgp_radix_sort(idx, keys, n) != 0)
+    if (lgp_addr_order(idx, keys, im->syms, n, sizeof *im->syms, offsetof(lgp_rawsym, addr)) != 0)
       goto out;
   }
   for (i = 0; i < n; i++) {
@@ -536,14 +514,8 @@ out:
 }
 
 int64_t lgp_unitmap_owner_at(const lgp_unitmap *m, lgp_addr addr) {
-  size_t lo = 0, hi = m->nowners;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (m->owners[mid].lo <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo =
+    lgp_addr_count_le(m->owners, m->nowners, sizeof *m->owners, offsetof(crange, lo), addr);
   return lo > 0 && addr < m->owners[lo - 1].hi ? (int64_t)m->owners[lo - 1].cu : -1;
 }
 
@@ -585,7 +557,8 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
       if (intern(&L.files, im->files[i]) != (int)i)
         goto oom;
   }
-  if (read_units(&L) != 0 || (lines && (unitfns_init(&L) != 0 || lgp_unitfns_read(&L.fns, 1) != 0)) ||
+  if (read_units(&L) != 0 ||
+      (lines && (unitfns_init(&L) != 0 || lgp_unitfns_read(&L.fns, 1) != 0)) ||
       unit_maps(&L) != 0 || global_map(&L) != 0)
     goto oom;
   if (im->files == NULL && assign_lines(&L) != 0)
