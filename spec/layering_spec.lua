@@ -24,7 +24,7 @@ local function problems(layer, name, text)
       if LUA_HEADERS[base] then
         out[#out + 1] = ("%s:%d: includes the Lua header %s"):format(name, n, target)
       elseif quote == '"' then
-        local folder = target:match("^([^/]+)/[^/]+$")
+        local folder = target:match("^([^/]+)/[^/]") -- a layer's subfolder (read/perf/) is the layer's
         if not folder or not RANK[folder] then
           out[#out + 1] = ("%s:%d: \"%s\" does not name a layer's folder"):format(name, n, target)
         elseif RANK[folder] > RANK[layer] then
@@ -40,6 +40,8 @@ describe("csrc/core's layering", function()
   it("the check finds what breaks the rules", function()
     assert.same({}, problems("model", "m.c", '#include "util/util.h"\n#include "model/x.h"\n#include <stdio.h>'))
     assert.equal(1, #problems("read", "r.c", '#include "model/profile.h"'))
+    assert.same({}, problems("read", "r.c", '#include "read/perf/perfdata.h"'))
+    assert.equal(1, #problems("util", "u.c", '#include "read/perf/perfdata.h"'))
     assert.equal(1, #problems("util", "u.c", '  #  include "write/export.h"'))
     assert.equal(1, #problems("write", "w.c", '#include "profile.h"'))
     assert.equal(1, #problems("write", "w.c", '#include "lua/lcore.h"'))
