@@ -1,7 +1,9 @@
 /*
 ** util.c: csrc/core/util/util.c's number formatting (lgp_fmt_fixed, lgp_fmt_u64,
 ** lgp_out_fixed: printf without snprintf, byte for byte) and its sorts
-** (lgp_sort_indices, lgp_radix_sort: stable, checked against a reference).
+** (lgp_sort_indices, lgp_radix_sort: stable, checked against a reference)
+** and searches (lgp_addr_count_le, lgp_addr_count_lt, lgp_addr_order:
+** checked against a count of every record).
 */
 #include <float.h>
 #include <math.h>
@@ -210,11 +212,99 @@ static void radix_sort(void) {
 
 /* }====================================================== */
 
+/* {====================================================== searches */
+
+/* A record with its key between other fields, as the callers' are. */
+typedef struct keyed {
+  uint32_t before;
+  lgp_addr key;
+  uint8_t after;
+} keyed;
+
+static void addr_counts(void) {
+  static const size_t sizes[] = {0, 1, 2, 3, 7, 64, 1000};
+  size_t s, i, j;
+  for (s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+    size_t n = sizes[s];
+    keyed *v = malloc((n ? n : 1) * sizeof *v);
+    lgp_addr *plain = malloc((n ? n : 1) * sizeof *plain);
+    lgp_addr k = 5;
+    if (v == NULL || plain == NULL)
+      abort();
+    for (i = 0; i < n; i++) { /* ascending, with runs of equal keys and a top key */
+      if (unit_rand() % 3 != 0)
+        k += unit_rand() % 4;
+      if (i + 1 == n && n > 3)
+        k = ~(lgp_addr)0;
+      v[i].before = (uint32_t)i;
+      v[i].key = plain[i] = k;
+      v[i].after = 0xff;
+    }
+    for (j = 0; j < 2 * n + 4; j++) {
+      lgp_addr x = j < 2 * n + 2 && n > 0 ? v[j % n].key - 1 + j % 3 : j % 2 ? 0 : ~(lgp_addr)0;
+      size_t le = 0, lt = 0;
+      for (i = 0; i < n; i++) {
+        le += v[i].key <= x;
+        lt += v[i].key < x;
+      }
+      CHECK(lgp_addr_count_le(v, n, sizeof *v, offsetof(keyed, key), x) == le,
+            "lgp_addr_count_le(n = %zu, x = %llu): not %zu", n, (unsigned long long)x, le);
+      CHECK(lgp_addr_count_lt(v, n, sizeof *v, offsetof(keyed, key), x) == lt,
+            "lgp_addr_count_lt(n = %zu, x = %llu): not %zu", n, (unsigned long long)x, lt);
+      CHECK(lgp_addr_count_le(plain, n, sizeof *plain, 0, x) == le,
+            "lgp_addr_count_le over keys (n = %zu, x = %llu): not %zu", n,
+            (unsigned long long)x, le);
+    }
+    free(v);
+    free(plain);
+  }
+}
+
+/* lgp_addr_order: the records' order by key, stable, as a count of the
+** smaller keys and of the equal ones before says. */
+static void addr_order(void) {
+  static const size_t sizes[] = {0, 1, 2, 5, 300};
+  size_t s, i, j;
+  for (s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+    size_t n = sizes[s];
+    keyed *v = malloc((n ? n : 1) * sizeof *v);
+    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
+    if (v == NULL || idx == NULL || keys == NULL)
+      abort();
+    for (i = 0; i < n; i++) {
+      v[i].before = (uint32_t)i;
+      v[i].key = i % 4 == 3 ? ~(lgp_addr)0 - unit_rand() % 3 : unit_rand() % 50;
+      v[i].after = 0xff;
+    }
+    CHECK(lgp_addr_order(idx, keys, v, n, sizeof *v, offsetof(keyed, key)) == 0,
+          "lgp_addr_order(n = %zu) failed", n);
+    for (i = 0; i < n; i++) {
+      size_t want = 0;
+      uint32_t r = idx[i];
+      CHECK(keys[i] == v[i].key, "lgp_addr_order(n = %zu): key %zu not filled", n, i);
+      if (r >= n)
+        continue;
+      for (j = 0; j < n; j++)
+        want += v[j].key < v[r].key || (v[j].key == v[r].key && j < r);
+      CHECK(want == i, "lgp_addr_order(n = %zu): record %u at %zu, not %zu", n, (unsigned)r,
+            i, want);
+    }
+    free(v);
+    free(idx);
+    free(keys);
+  }
+}
+
+/* }====================================================== */
+
 int main(void) {
   fixed();
   out_fixed();
   u64();
   sort_indices();
   radix_sort();
+  addr_counts();
+  addr_order();
   return unit_done("util");
 }

@@ -132,14 +132,7 @@ static int cmp_stub(const void *a, const void *b) {
 }
 
 static const char *stub_name(const decoder *d, lgp_addr addr) {
-  size_t lo = 0, hi = d->nstubs;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (d->stubs[mid].addr < addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = lgp_addr_count_lt(d->stubs, d->nstubs, sizeof *d->stubs, offsetof(stub, addr), addr);
   return lo < d->nstubs && d->stubs[lo].addr == addr ? d->stubs[lo].name : NULL;
 }
 

@@ -111,14 +111,7 @@ static int assign_samples(lgp_lines *ls, const lgp_profile *p) {
 
 /* The line holding addr: the last one at or below it, or LGP_NONE. */
 static uint32_t line_at(const lgp_lines *ls, lgp_addr addr) {
-  size_t lo = 0, hi = ls->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (ls->v[mid].addr <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = lgp_addr_count_le(ls->v, ls->n, sizeof *ls->v, offsetof(lgp_line, addr), addr);
   return lo == 0 ? LGP_NONE : (uint32_t)(lo - 1);
 }
 

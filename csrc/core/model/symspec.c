@@ -477,15 +477,7 @@ int lgp_specs_in_table(const lgp_specs *s, const lgp_node *node, int incl, int e
 
 /* How many entries of v (ascending by lo) start at or below addr. */
 static size_t count_at_or_below(const lgp_specrange *v, size_t n, lgp_addr addr) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (v[mid].lo <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return lgp_addr_count_le(v, n, sizeof *v, offsetof(lgp_specrange, lo), addr);
 }
 
 /* Does an entry of v (ascending by lo, reach set) hold [lo_q, hi_q]? From

@@ -308,13 +308,7 @@ uint32_t lgp_symindex_lookup(const lgp_symindex *ix, lgp_addr addr) {
       hi = lo;
     }
   }
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (ix->addrs[mid] <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  lo += lgp_addr_count_le(ix->addrs + lo, hi - lo, sizeof *ix->addrs, 0, addr);
   /* a routine ends where the next begins: only the last one has an end of
      its own to check */
   if (lo == 0 || (lo == ix->n && addr > ix->last_end) ||

@@ -177,15 +177,9 @@ void lgp_code_free(lgp_code *c) {
 }
 
 const lgp_codesec *lgp_code_section(const lgp_code *c, lgp_addr addr) {
-  size_t lo = 0, hi = c->nsecs;
+  size_t lo = /* the sections starting at or below addr */
+    lgp_addr_count_le(c->secs, c->nsecs, sizeof *c->secs, offsetof(lgp_codesec, vma), addr);
   const lgp_codesec *s;
-  while (lo < hi) { /* the first section starting above addr */
-    size_t mid = lo + (hi - lo) / 2;
-    if (c->secs[mid].vma <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
   if (lo == 0)
     return NULL;
   s = &c->secs[lo - 1];
@@ -193,13 +187,7 @@ const lgp_codesec *lgp_code_section(const lgp_code *c, lgp_addr addr) {
 }
 
 const char *lgp_code_slot_name(const lgp_code *c, lgp_addr slot) {
-  size_t lo = 0, hi = c->nslots;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (c->slots[mid].slot < slot)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo =
+    lgp_addr_count_lt(c->slots, c->nslots, sizeof *c->slots, offsetof(lgp_gotslot, slot), slot);
   return lo < c->nslots && c->slots[lo].slot == slot ? c->names + c->slots[lo].name : NULL;
 }

@@ -243,22 +243,14 @@ static int sort_ranges(lgp_dwfuncs *f) {
   if (k < n) {
     if ((tmp = lgp_alloc_array(n, sizeof *tmp)) == NULL)
       goto out;
-    for (k = 0; k < n; k++) {
-      keys[k] = f->ar[k].lo;
-      idx[k] = (uint32_t)k;
-    }
-    if (lgp_radix_sort(idx, keys, n) != 0)
+    if (lgp_addr_order(idx, keys, f->ar, n, sizeof *f->ar, offsetof(lgp_dwarange, lo)) != 0)
       goto out;
     for (k = 0; k < n; k++)
       tmp[k] = f->ar[idx[k]];
     memcpy(f->ar, tmp, n * sizeof *tmp);
   }
   if (s < n) {
-    for (k = 0; k < n; k++) {
-      keys[k] = f->byhi[k];
-      idx[k] = (uint32_t)k;
-    }
-    if (lgp_radix_sort(idx, keys, n) != 0)
+    if (lgp_addr_order(idx, keys, f->byhi, n, sizeof *f->byhi, 0) != 0)
       goto out;
     for (k = 0; k < n; k++)
       f->byhi[k] = keys[idx[k]];

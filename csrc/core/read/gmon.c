@@ -334,16 +334,25 @@ static int add_file(lgp_gmon *g, const char *path, int version, lgp_err *err) {
   return 0;
 }
 
-static int read_tagged_hist(lgp_gmon *g, reader *r, const char *path,
-                            lgp_gmon_file *f, lgp_err *err) {
-  const unsigned char *p = take(r, 2 * (size_t)r->abytes + 8 + 16);
+/* The bytes of a histogram's header after its tag: low and high pc, the
+** number of bins, the rate, the dimension and its abbreviation. */
+static size_t hist_header_size(const reader *r) {
+  return 2 * (size_t)r->abytes + 8 + 16;
+}
+
+/* A histogram after its tag: its header and bins, into g and counted in
+** f; *low_pc: its low pc. The messages name it as truncated (for a short
+** header) and what (for bins past the end) say. */
+static int read_hist(lgp_gmon *g, reader *r, const char *path, lgp_gmon_file *f,
+                     lgp_addr *low_pc, const char *truncated, const char *what, lgp_err *err) {
+  const unsigned char *p = take(r, hist_header_size(r));
   const unsigned char *bins;
   lgp_addr low, high;
   uint32_t nbins, rate;
   char dimen[16];
   lgp_hist *h;
   if (p == NULL)
-    return lgp_fail(err, path, "truncated histogram record");
+    return lgp_fail(err, path, "%s", truncated);
   low = get_addr(p, r->abytes, r->big);
   high = get_addr(p + r->abytes, r->abytes, r->big);
   p += 2 * r->abytes;
@@ -352,8 +361,8 @@ static int read_tagged_hist(lgp_gmon *g, reader *r, const char *path,
   memcpy(dimen, p + 8, 15);
   dimen[15] = '\0';
   if ((uint64_t)nbins * 2 > r->left)
-    return lgp_fail(err, path, "histogram record declares %u bins but only "
-                    "%zu bytes are left in the file", nbins, r->left);
+    return lgp_fail(err, path, "%s declares %u bins but only %zu bytes are left in the file",
+                    what, nbins, r->left);
   bins = take(r, (size_t)nbins * 2);
   g->last_hist_high = high;
   g->last_hist_count = nbins;
@@ -363,6 +372,7 @@ static int read_tagged_hist(lgp_gmon *g, reader *r, const char *path,
   if (hist_add_bins(g, h, bins, nbins) != 0)
     return lgp_fail(err, path, "out of memory");
   f->nhist++;
+  *low_pc = low;
   return 0;
 }
 
@@ -430,43 +440,25 @@ static int sink_fail(lgp_err *err, const char *path, int rc) {
 static int read_ldprofile(lgp_gmon *g, reader *r, const char *path, lgp_err *err) {
   size_t ab = (size_t)r->abytes, recsize = 2 * ab + 4;
   lgp_addr mask = ab == 4 ? UINT32_MAX : UINT64_MAX;
-  const unsigned char *p = take(r, LDPROFILE_TAG_SIZE + 2 * ab + 8 + 16);
-  const unsigned char *bins;
-  lgp_addr low, high;
-  uint32_t tag, nbins, rate, narcs, i;
-  char dimen[16];
-  lgp_hist *h;
+  const unsigned char *p;
+  lgp_addr low;
+  uint32_t tag, narcs, i;
   lgp_gmon_file *f;
   int rc;
-  if (p == NULL)
+  /* a short header is truncated whatever its tag says */
+  if (r->left < LDPROFILE_TAG_SIZE + hist_header_size(r))
     return lgp_fail(err, path, "truncated LD_PROFILE histogram header");
+  p = take(r, LDPROFILE_TAG_SIZE);
   tag = lgp_bytes_u32(p, r->big);
   if (tag != GMON_TAG_TIME_HIST)
     return lgp_fail(err, path, "corrupt LD_PROFILE file: histogram tag is %u, not %d",
                     tag, GMON_TAG_TIME_HIST);
-  p += LDPROFILE_TAG_SIZE;
-  low = get_addr(p, r->abytes, r->big);
-  high = get_addr(p + ab, r->abytes, r->big);
-  p += 2 * ab;
-  nbins = lgp_bytes_u32(p, r->big);
-  rate = lgp_bytes_u32(p + 4, r->big);
-  memcpy(dimen, p + 8, 15);
-  dimen[15] = '\0';
-  if ((uint64_t)nbins * 2 > r->left)
-    return lgp_fail(err, path, "LD_PROFILE histogram declares %u bins but only "
-                    "%zu bytes are left in the file", nbins, r->left);
-  bins = take(r, (size_t)nbins * 2);
   if (add_file(g, path, (int)LGP_LDPROFILE_VERSION, err) != 0)
     return -1;
   f = &g->files[g->nfiles - 1];
-  g->last_hist_high = high;
-  g->last_hist_count = nbins;
-  h = hist_begin(g, path, low, high, nbins, rate, dimen, (char)p[23], err);
-  if (h == NULL)
+  if (read_hist(g, r, path, f, &low, "truncated LD_PROFILE histogram header",
+                "LD_PROFILE histogram", err) != 0)
     return -1;
-  if (hist_add_bins(g, h, bins, nbins) != 0)
-    return lgp_fail(err, path, "out of memory");
-  f->nhist = 1;
   p = take(r, 2 * LDPROFILE_TAG_SIZE);
   if (p == NULL)
     return lgp_fail(err, path, "truncated LD_PROFILE file: no call-graph header "
@@ -505,6 +497,7 @@ static int read_tagged(lgp_gmon *g, reader *r, const char *path, lgp_err *err) {
   int32_t version;
   int rc;
   lgp_gmon_file *f;
+  lgp_addr low;
   if (p == NULL)
     return lgp_fail(err, path, "file too short to be a gmon file");
   if (memcmp(p, "gmon", 4) != 0)
@@ -521,7 +514,8 @@ static int read_tagged(lgp_gmon *g, reader *r, const char *path, lgp_err *err) {
     int tag = *take(r, 1);
     switch (tag) {
     case GMON_TAG_TIME_HIST:
-      if (read_tagged_hist(g, r, path, f, err) != 0)
+      if (read_hist(g, r, path, f, &low, "truncated histogram record", "histogram record",
+                    err) != 0)
         return -1;
       break;
     case GMON_TAG_CG_ARC: {

@@ -3,12 +3,37 @@
 ** line) for an address changes, a new one starts; the names are those BFD
 ** settles on (the DWARF function's, or the ELF code symbol's), and the
 ** DWARF functions of a unit walked without its subprograms' children are
-** checked against the code symbols first.
+** checked against the code symbols first. Gets the units' map and
+** functions from srcinfo.c's load (dwunits.h); holds only its own: the
+** code symbols and the names it gives.
 */
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/srcinfo_int.h"
+#include "read/dwunits.h"
+#include "util/strset.h"
+
+/* A code symbol as BFD's ELF function lookup sees it: the last one at or
+** below an address (of several at one address, the largest, then the
+** first) names it. */
+typedef struct codesym {
+  lgp_addr addr, size;
+  const char *name;  /* the ELF's */
+  uint32_t order;
+  int32_t id;        /* name id, -2 until used */
+} codesym;
+
+/* One making of line symbols: what it reads (the units' map and
+** functions, the ELF's code symbols) and the names it gives. */
+typedef struct linesyms {
+  lgp_image *im;
+  Elf *elf;
+  const lgp_unitmap *m;
+  lgp_unitfns *f;
+  codesym *cs;       /* by address, one per address */
+  size_t ncs;
+  lgp_strset nm;     /* the line symbols' names */
+} linesyms;
 
 static int cmp_codesym(const void *a, const void *b) {
   const codesym *l = a, *r = b;
@@ -22,7 +47,7 @@ static int cmp_codesym(const void *a, const void *b) {
 /* Keeps, of the code symbols at each address, the one that names it: the
 ** largest, then the first. A stable radix sort by address (they are
 ** gathered in .symtab order) and a pick in each run of one address. */
-static int first_per_addr(loader *L) {
+static int first_per_addr(linesyms *L) {
   size_t n = L->ncs, i, j, k = 0;
   uint64_t *keys = NULL;
   uint32_t *idx = NULL;
@@ -35,11 +60,7 @@ static int first_per_addr(loader *L) {
   out = lgp_alloc_array(n ? n : 1, sizeof *out);
   if (keys == NULL || idx == NULL || out == NULL)
     goto out;
-  for (i = 0; i < n; i++) {
-    keys[i] = L->cs[i].addr;
-    idx[i] = (uint32_t)i;
-  }
-  if (lgp_radix_sort(idx, keys, n) != 0)
+  if (lgp_addr_order(idx, keys, L->cs, n, sizeof *L->cs, offsetof(codesym, addr)) != 0)
     goto out;
   for (i = 0; i < n; i = j) {
     size_t best = idx[i];
@@ -62,7 +83,7 @@ out:
 
 /* The symbols BFD's ELF function lookup may name code of .text by: all of
 ** .symtab's in .text but sections, files, objects and thread data. */
-static int code_syms(loader *L) {
+static int code_syms(linesyms *L) {
   size_t shstrndx, n, i;
   Elf_Scn *scn = NULL, *symscn = NULL;
   GElf_Shdr symhdr;
@@ -115,48 +136,36 @@ static int code_syms(loader *L) {
 }
 
 /* The code symbol at or below addr (its index), or SIZE_MAX. */
-static size_t code_sym_at(const loader *L, lgp_addr addr) {
-  size_t lo = 0, hi = L->ncs;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (L->cs[mid].addr <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+static size_t code_sym_at(const linesyms *L, lgp_addr addr) {
+  size_t lo = lgp_addr_count_le(L->cs, L->ncs, sizeof *L->cs, offsetof(codesym, addr), addr);
   return lo > 0 ? lo - 1 : SIZE_MAX;
 }
 
-static int32_t code_sym_name(loader *L, size_t i) {
+static int32_t code_sym_name(linesyms *L, size_t i) {
   if (L->cs[i].id == -2)
     L->cs[i].id = lgp_strset_add(&L->nm, L->cs[i].name, NULL);
   return L->cs[i].id;
 }
 
-/* Unit u's innermost function at addr (an index of L->fx.fns, or -1) and
+/* Unit u's innermost function at addr (an index of L->f->fx.fns, or -1) and
 ** where that can next change. With a cursor (*cur, an index into the
 ** unit's points, for addresses that only grow) the search starts there. */
-static int32_t fn_at(const loader *L, uint32_t u, lgp_addr addr, lgp_addr *next, size_t *cur) {
-  size_t lo = L->ptbeg[u], hi = L->ptbeg[u + 1], b = lo;
-  if (cur != NULL && *cur >= lo && *cur < hi && L->fx.pts[*cur].addr <= addr) {
+static int32_t fn_at(const linesyms *L, uint32_t u, lgp_addr addr, lgp_addr *next, size_t *cur) {
+  size_t lo = L->f->ptbeg[u], hi = L->f->ptbeg[u + 1], b = lo;
+  if (cur != NULL && *cur >= lo && *cur < hi && L->f->fx.pts[*cur].addr <= addr) {
     lo = *cur;
-    while (lo < hi && L->fx.pts[lo].addr <= addr)
+    while (lo < hi && L->f->fx.pts[lo].addr <= addr)
       lo++;
     *cur = lo - 1;
-    *next = lo < L->ptbeg[u + 1] ? L->fx.pts[lo].addr : ~(lgp_addr)0;
-    return L->fx.pts[lo - 1].fn;
+    *next = lo < L->f->ptbeg[u + 1] ? L->f->fx.pts[lo].addr : ~(lgp_addr)0;
+    return L->f->fx.pts[lo - 1].fn;
   }
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (L->fx.pts[mid].addr <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  *next = lo < L->ptbeg[u + 1] ? L->fx.pts[lo].addr : ~(lgp_addr)0;
+  lo += lgp_addr_count_le(L->f->fx.pts + lo, hi - lo, sizeof *L->f->fx.pts,
+                          offsetof(lgp_dwfpoint, addr), addr);
+  *next = lo < L->f->ptbeg[u + 1] ? L->f->fx.pts[lo].addr : ~(lgp_addr)0;
   if (cur != NULL && lo > b)
     *cur = lo - 1;
-  return lo > b ? L->fx.pts[lo - 1].fn : -1;
+  return lo > b ? L->f->fx.pts[lo - 1].fn : -1;
 }
 
 
@@ -169,8 +178,8 @@ static int32_t fn_at(const loader *L, uint32_t u, lgp_addr addr, lgp_addr *next,
 ** twice, counting, then making the symbols: these see settled names. (The
 ** first lookup itself answers with the ELF symbol's name: when that makes
 ** the two passes count differently, gprof stops, "somebody miscounted".) */
-static int settle(loader *L, int32_t *ids, uint8_t *seen, int32_t f, lgp_addr at) {
-  const lgp_dwfn *d = &L->fx.fns[f];
+static int settle(linesyms *L, int32_t *ids, uint8_t *seen, int32_t f, lgp_addr at) {
+  const lgp_dwfn *d = &L->f->fx.fns[f];
   size_t c = code_sym_at(L, at);
   seen[f] = 1;
   if (!d->is_linkage && c != SIZE_MAX && L->cs[c].addr == d->low)
@@ -180,33 +189,33 @@ static int settle(loader *L, int32_t *ids, uint8_t *seen, int32_t f, lgp_addr at
   return ids[f] == -2 ? -1 : 0;
 }
 
-static int settle_names(loader *L, int32_t *ids) {
+static int settle_names(linesyms *L, int32_t *ids) {
   lgp_image *im = L->im;
   lgp_addr tlo = im->text_vma, thi = im->text_vma + im->text_size, next;
-  size_t n = L->fx.nfns ? L->fx.nfns : 1, i, k;
+  size_t n = L->f->fx.nfns ? L->f->fx.nfns : 1, i, k;
   uint8_t *seen = lgp_calloc_array(n, 1);
   int rc = -1;
   if (seen == NULL)
     goto out;
   for (i = 0; i < im->nsyms; i++) { /* gprof's lookups at its function symbols */
-    int64_t u = lgp_srcinfo_owner_at(L, im->syms[i].addr);
+    int64_t u = lgp_unitmap_owner_at(L->m, im->syms[i].addr);
     int32_t f = u < 0 ? -1 : fn_at(L, (uint32_t)u, im->syms[i].addr, &next, NULL);
     if (f >= 0 && !seen[f] && settle(L, ids, seen, f, im->syms[i].addr) != 0)
       goto out;
   }
-  for (i = 0; i < L->nowners; i++) { /* then its probes of .text, in order */
-    const crange *o = &L->owners[i];
+  for (i = 0; i < L->m->nowners; i++) { /* then its probes of .text, in order */
+    const crange *o = &L->m->owners[i];
     lgp_addr lo = o->lo < tlo ? tlo : o->lo, hi = o->hi > thi ? thi : o->hi;
     if (lo >= hi)
       continue;
-    k = L->ptbeg[o->cu];
+    k = L->f->ptbeg[o->cu];
     {
       int32_t f = fn_at(L, o->cu, lo, &next, NULL);
       if (f >= 0 && !seen[f] && settle(L, ids, seen, f, lo) != 0)
         goto out;
     }
-    for (; k < L->ptbeg[o->cu + 1]; k++) {
-      const lgp_dwfpoint *p = &L->fx.pts[k];
+    for (; k < L->f->ptbeg[o->cu + 1]; k++) {
+      const lgp_dwfpoint *p = &L->f->fx.pts[k];
       if (p->addr <= lo)
         continue;
       if (p->addr >= hi)
@@ -215,8 +224,8 @@ static int settle_names(loader *L, int32_t *ids) {
         goto out;
     }
   }
-  for (i = 0; i < L->fx.nfns; i++) /* never probed: its own name */
-    if (!seen[i] && settle(L, ids, seen, (int32_t)i, L->fx.fns[i].low) != 0)
+  for (i = 0; i < L->f->fx.nfns; i++) /* never probed: its own name */
+    if (!seen[i] && settle(L, ids, seen, (int32_t)i, L->f->fx.fns[i].low) != 0)
       goto out;
   rc = 0;
 out:
@@ -245,22 +254,22 @@ static int add_line(lgp_image *im, size_t *cap, lgp_addr addr, int32_t name, int
 ** parent's ranges, under its own symbol); else every unit is walked again
 ** whole. A unit walked whole is not checked: a symbol in no function there
 ** (an assembler label) is what BFD finds too. 0, or -1. */
-static int check_shallow(loader *L) {
+static int check_shallow(linesyms *L) {
   size_t k;
-  if (!L->any_shallow)
+  if (!L->f->any_shallow)
     return 0;
-  for (k = 0; k < L->ncr; k++) {
-    const crange *r = &L->cr[k];
+  for (k = 0; k < L->m->ncr; k++) {
+    const crange *r = &L->m->cr[k];
     size_t c;
     lgp_addr next;
-    if (!L->shallow[r->cu])
+    if (!L->f->shallow[r->cu])
       continue;
     c = code_sym_at(L, r->lo);
     if (c == SIZE_MAX || L->cs[c].addr < r->lo)
       c = c == SIZE_MAX ? 0 : c + 1;
     for (; c < L->ncs && L->cs[c].addr < r->hi; c++)
       if (fn_at(L, r->cu, L->cs[c].addr, &next, NULL) < 0)
-        return lgp_srcinfo_read_functions(L, 0);
+        return lgp_unitfns_read(L->f, 0);
   }
   return 0;
 }
@@ -269,7 +278,7 @@ static int check_shallow(loader *L) {
 ** where BFD's (function name, file, line) differs from the last one made;
 ** probes with no line, line 0, no file or no name are skipped. Only the
 ** points where one of them can change are visited. */
-static int make_line_syms(loader *L) {
+static int make_line_syms(linesyms *L) {
   lgp_image *im = L->im;
   lgp_addr tlo = im->text_vma, thi = im->text_vma + im->text_size;
   int32_t last_name = -1, last_file = -1, last_line = -1, fcur = -1;
@@ -278,17 +287,17 @@ static int make_line_syms(loader *L) {
   size_t i, cap = 0;
   char *buf, *p;
   /* about a line symbol per point of the map */
-  if (L->nmap > 0 && lgp_grow((void **)&im->lines, &cap, L->nmap, sizeof *im->lines) != 0)
+  if (L->m->nmap > 0 && lgp_grow((void **)&im->lines, &cap, L->m->nmap, sizeof *im->lines) != 0)
     return -1;
   size_t *offs;
-  int32_t *ids = lgp_alloc_array(L->fx.nfns ? L->fx.nfns : 1, sizeof *ids);
-  size_t *curs = lgp_calloc_array((size_t)L->nunits + 1, sizeof *curs);
+  int32_t *ids = lgp_alloc_array(L->f->fx.nfns ? L->f->fx.nfns : 1, sizeof *ids);
+  size_t *curs = lgp_calloc_array((size_t)L->m->nunits + 1, sizeof *curs);
   int rc = -1;
   if (ids == NULL || curs == NULL || settle_names(L, ids) != 0)
     goto out;
-  for (i = 0; i < L->nmap; i++) {
-    const ment *e = &L->map[i];
-    lgp_addr pos = e->addr < tlo ? tlo : e->addr, end = i + 1 < L->nmap ? L->map[i + 1].addr : thi;
+  for (i = 0; i < L->m->nmap; i++) {
+    const ment *e = &L->m->map[i];
+    lgp_addr pos = e->addr < tlo ? tlo : e->addr, end = i + 1 < L->m->nmap ? L->m->map[i + 1].addr : thi;
     if (end > thi)
       end = thi;
     if (e->file < 0 || e->line <= 0)
@@ -318,7 +327,7 @@ static int make_line_syms(loader *L) {
       if (name == -2)
         goto out;
       if (name >= 0 && (name != last_name || e->file != last_file || e->line != last_line)) {
-        if (add_line(im, &cap, pos, name, e->file, e->line, f >= 0 && L->fx.fns[f].is_inlined) != 0)
+        if (add_line(im, &cap, pos, name, e->file, e->line, f >= 0 && L->f->fx.fns[f].is_inlined) != 0)
           goto out;
         last_name = name;
         last_file = e->file;
@@ -352,8 +361,17 @@ out:
   return rc;
 }
 
-int lgp_srcinfo_line_syms(loader *L) {
-  if (code_syms(L) != 0 || check_shallow(L) != 0)
-    return -1;
-  return make_line_syms(L);
+int lgp_linesyms_make(lgp_image *im, Elf *elf, const lgp_unitmap *m, lgp_unitfns *f) {
+  linesyms L;
+  int rc;
+  memset(&L, 0, sizeof L);
+  L.im = im;
+  L.elf = elf;
+  L.m = m;
+  L.f = f;
+  L.nm.borrow = 1; /* libdw's and libelf's names: alive until the load is done */
+  rc = code_syms(&L) != 0 || check_shallow(&L) != 0 ? -1 : make_line_syms(&L);
+  free(L.cs);
+  lgp_strset_free(&L.nm);
+  return rc;
 }

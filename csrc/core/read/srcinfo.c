@@ -1,7 +1,9 @@
 /*
-** srcinfo.c: BFD's nearest-line lookup over the DWARF line tables: the
-** (file, line) of each function symbol; gprof's line symbols are made
-** from the map by linesyms.c.
+** srcinfo.c: the load of the DWARF: the line tables and the files they
+** name, the units' map (lgp_unitmap) and functions (lgp_unitfns), BFD's
+** (file, line) of each function symbol, and, handing linesyms.c the map
+** and the functions, gprof's line symbols. Holds all it reads in one
+** loader, freed when the load is done.
 ** At an address BFD asks the first unit whose ranges hold it; in that
 ** unit's line table, the sequence [first row, end) that holds it, and in
 ** it the last row at or below it. The units' sequences are merged into one
@@ -13,7 +15,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/srcinfo_int.h"
+#include "read/dwline.h"
+#include "read/dwunits.h"
+#include "read/srcinfo.h"
+#include "util/strset.h"
+
+/* The source files: names as BFD spells them, and absolute paths. */
+typedef struct interner {
+  lgp_strset set;
+  char **paths; /* absolute form of set.s[i] (see file_path), or NULL */
+  size_t pcap;
+} interner;
+
+/* One reading of the DWARF: the line tables (each unit's sequences and
+** points), the files they name, and what it hands linesyms.c: the units'
+** map and their functions. */
+typedef struct loader {
+  lgp_image *im;
+  Elf *elf;
+  interner files;
+  lgp_dwline_ctx lc;
+  int lines;           /* make the global map and the line symbols */
+  size_t *sbeg;        /* unit u's sequences: lc.seqs[sbeg[u] .. sbeg[u + 1]) */
+  size_t *ebeg;        /* unit u's points: ents[ebeg[u] .. ebeg[u + 1]) */
+  ment *ents;
+  size_t nents, ents_cap;
+  lgp_unitmap um;
+  size_t cr_cap, owners_cap, map_cap;
+  lgp_unitfns fns;
+} loader;
 
 /* Appends the segments of q to buf at *len as "/seg", leaving out empty
 ** and "." segments. */
@@ -112,17 +142,17 @@ static lgp_dwsect section(Elf *elf, const char *want) {
 static int add_crange(loader *L, lgp_addr lo, lgp_addr hi, uint32_t cu) {
   if (lo >= hi)
     return 0;
-  if (lgp_grow((void **)&L->cr, &L->cr_cap, L->ncr + 1, sizeof *L->cr) != 0)
+  if (lgp_grow((void **)&L->um.cr, &L->cr_cap, L->um.ncr + 1, sizeof *L->um.cr) != 0)
     return -1;
-  L->cr[L->ncr].lo = lo;
-  L->cr[L->ncr].hi = hi;
-  L->cr[L->ncr].cu = cu;
-  L->ncr++;
+  L->um.cr[L->um.ncr].lo = lo;
+  L->um.cr[L->um.ncr].hi = hi;
+  L->um.cr[L->um.ncr].cu = cu;
+  L->um.ncr++;
   return 0;
 }
 
 /* Every compilation unit: its line program and its ranges (its functions
-** are lgp_srcinfo_read_functions'). 0, or -1 out of memory. */
+** are lgp_unitfns_read's). 0, or -1 out of memory. */
 static int read_units(loader *L) {
   Dwarf_Off off = 0, next;
   size_t hsize;
@@ -138,19 +168,19 @@ static int read_units(loader *L) {
     return -1;
   L->lc.file_id = file_id;
   L->lc.ud = L;
-  for (; dwarf_next_unit(L->dw, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL) == 0;
+  for (; dwarf_next_unit(L->fns.dw, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL) == 0;
        off = next) {
     Dwarf_Die cudie;
     Dwarf_Attribute at;
     Dwarf_Word stmt;
     Dwarf_Addr base, lo, hi;
     ptrdiff_t roff = 0;
-    uint32_t u = L->nunits;
-    size_t seq0 = L->lc.nseqs, cr0 = L->ncr, k;
+    uint32_t u = L->um.nunits;
+    size_t seq0 = L->lc.nseqs, cr0 = L->um.ncr, k;
     if (u == UINT32_MAX)
       return -1;
-    L->nunits++;
-    if (dwarf_offdie(L->dw, off + hsize, &cudie) == NULL)
+    L->um.nunits++;
+    if (dwarf_offdie(L->fns.dw, off + hsize, &cudie) == NULL)
       continue;
     if (dwarf_formudata(dwarf_attr(&cudie, DW_AT_stmt_list, &at), &stmt) == 0 &&
         lgp_dwline_read(&L->lc, stmt, u, comp_dir_of(&cudie)) < 0)
@@ -158,7 +188,7 @@ static int read_units(loader *L) {
     while ((roff = dwarf_ranges(&cudie, roff, &base, &lo, &hi)) > 0)
       if (add_crange(L, lo, hi, u) != 0)
         return -1;
-    if (L->ncr == cr0) /* no ranges given: its sequences are its ranges */
+    if (L->um.ncr == cr0) /* no ranges given: its sequences are its ranges */
       for (k = seq0; k < L->lc.nseqs; k++)
         if (add_crange(L, L->lc.seqs[k].start, L->lc.seqs[k].end, u) != 0)
           return -1;
@@ -166,38 +196,43 @@ static int read_units(loader *L) {
   return 0;
 }
 
-int lgp_srcinfo_read_functions(loader *L, int shallow) {
+/* Makes ready to read the units' functions (lgp_unitfns_read). 0, or -1. */
+static int unitfns_init(loader *L) {
+  lgp_unitfns *f = &L->fns;
+  lgp_dwsect info = section(L->elf, ".debug_info"), abbrev = section(L->elf, ".debug_abbrev");
+  f->nunits = L->um.nunits;
+  f->ptbeg = lgp_calloc_array((size_t)f->nunits + 1, sizeof *f->ptbeg);
+  f->shallow = lgp_calloc_array((size_t)f->nunits + 1, sizeof *f->shallow);
+  if (f->ptbeg == NULL || f->shallow == NULL)
+    return -1;
+  f->fx.info = info.p;
+  f->fx.info_size = info.size;
+  f->fx.abbrev = abbrev.p;
+  f->fx.abbrev_size = abbrev.size;
+  f->fx.big_endian = L->im->big_endian;
+  return 0;
+}
+
+int lgp_unitfns_read(lgp_unitfns *f, int shallow) {
   Dwarf_Off off = 0, next;
   size_t hsize;
   uint32_t u = 0;
-  if (L->ptbeg == NULL) {
-    lgp_dwsect info = section(L->elf, ".debug_info"), abbrev = section(L->elf, ".debug_abbrev");
-    L->ptbeg = lgp_calloc_array((size_t)L->nunits + 1, sizeof *L->ptbeg);
-    L->shallow = lgp_calloc_array((size_t)L->nunits + 1, sizeof *L->shallow);
-    if (L->ptbeg == NULL || L->shallow == NULL)
-      return -1;
-    L->fx.info = info.p;
-    L->fx.info_size = info.size;
-    L->fx.abbrev = abbrev.p;
-    L->fx.abbrev_size = abbrev.size;
-    L->fx.big_endian = L->im->big_endian;
-  }
-  L->fx.nfns = 0;
-  L->fx.npts = 0;
-  L->any_shallow = 0;
-  for (; u < L->nunits &&
-         dwarf_next_unit(L->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0;
+  f->fx.nfns = 0;
+  f->fx.npts = 0;
+  f->any_shallow = 0;
+  for (; u < f->nunits &&
+         dwarf_next_unit(f->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0;
        off = next, u++) {
     Dwarf_Die cudie;
     int r;
-    L->ptbeg[u] = L->ptbeg[u + 1] = L->fx.npts;
-    if (dwarf_offdie(L->dw, off + hsize, &cudie) == NULL)
+    f->ptbeg[u] = f->ptbeg[u + 1] = f->fx.npts;
+    if (dwarf_offdie(f->dw, off + hsize, &cudie) == NULL)
       continue;
-    if ((r = lgp_dwfuncs_add_unit(&L->fx, &cudie, off, shallow)) < 0)
+    if ((r = lgp_dwfuncs_add_unit(&f->fx, &cudie, off, shallow)) < 0)
       return -1;
-    L->any_shallow |= r;
-    L->shallow[u] = (uint8_t)r;
-    L->ptbeg[u + 1] = L->fx.npts;
+    f->any_shallow |= r;
+    f->shallow[u] = (uint8_t)r;
+    f->ptbeg[u + 1] = f->fx.npts;
   }
   return 0;
 }
@@ -241,18 +276,18 @@ static int unit_maps(loader *L) {
       break;
   if (k < L->lc.nseqs)
     qsort(sq, L->lc.nseqs, sizeof *sq, cmp_seq);
-  L->sbeg = lgp_alloc_array((size_t)L->nunits + 1, sizeof *L->sbeg);
+  L->sbeg = lgp_alloc_array((size_t)L->um.nunits + 1, sizeof *L->sbeg);
   if (L->sbeg == NULL)
     return -1;
   for (k = 0; k < L->lc.nseqs; k++)
     while (u <= sq[k].cu)
       L->sbeg[u++] = k;
-  while (u <= L->nunits)
+  while (u <= L->um.nunits)
     L->sbeg[u++] = L->lc.nseqs;
   if (!L->lines)
     return 0;
   u = 0;
-  L->ebeg = lgp_alloc_array((size_t)L->nunits + 1, sizeof *L->ebeg);
+  L->ebeg = lgp_alloc_array((size_t)L->um.nunits + 1, sizeof *L->ebeg);
   if (L->ebeg == NULL || lgp_grow((void **)&L->ents, &L->ents_cap,
                                   L->lc.nrows + L->lc.nseqs, sizeof *L->ents) != 0)
     return -1;
@@ -272,7 +307,7 @@ static int unit_maps(loader *L) {
     if (push_ent(&L->ents, &L->nents, &L->ents_cap, L->ebeg[s->cu], s->end, -1, 0, s->cu) != 0)
       return -1;
   }
-  while (u <= L->nunits)
+  while (u <= L->um.nunits)
     L->ebeg[u++] = L->nents;
   return 0;
 }
@@ -291,14 +326,8 @@ static int cmp_addr(const void *a, const void *b) {
 
 /* Unit u's point at or below addr (its index), or SIZE_MAX. */
 static size_t unit_point(const loader *L, uint32_t u, lgp_addr addr) {
-  size_t lo = L->ebeg[u], hi = L->ebeg[u + 1];
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (L->ents[mid].addr <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = L->ebeg[u] + lgp_addr_count_le(L->ents + L->ebeg[u], L->ebeg[u + 1] - L->ebeg[u],
+                                              sizeof *L->ents, offsetof(ment, addr), addr);
   return lo > L->ebeg[u] ? lo - 1 : SIZE_MAX;
 }
 
@@ -306,17 +335,17 @@ static size_t unit_point(const loader *L, uint32_t u, lgp_addr addr) {
 static int own(loader *L, uint32_t u, lgp_addr a, lgp_addr b) {
   size_t i, j;
   const ment *e;
-  if (lgp_grow((void **)&L->owners, &L->owners_cap, L->nowners + 1, sizeof *L->owners) != 0)
+  if (lgp_grow((void **)&L->um.owners, &L->owners_cap, L->um.nowners + 1, sizeof *L->um.owners) != 0)
     return -1;
-  L->owners[L->nowners].lo = a;
-  L->owners[L->nowners].hi = b;
-  L->owners[L->nowners].cu = u;
-  L->nowners++;
+  L->um.owners[L->um.nowners].lo = a;
+  L->um.owners[L->um.nowners].hi = b;
+  L->um.owners[L->um.nowners].cu = u;
+  L->um.nowners++;
   if (!L->lines)
     return 0;
   i = unit_point(L, u, a);
   e = i == SIZE_MAX ? NULL : &L->ents[i];
-  if (push_ent(&L->map, &L->nmap, &L->map_cap, 0, a, e ? e->file : -1, e ? e->line : 0, u) != 0)
+  if (push_ent(&L->um.map, &L->um.nmap, &L->map_cap, 0, a, e ? e->file : -1, e ? e->line : 0, u) != 0)
     return -1;
   /* the unit's points after a and before b: ascending, one per address,
      above a: copied as they are */
@@ -324,12 +353,12 @@ static int own(loader *L, uint32_t u, lgp_addr a, lgp_addr b) {
   for (j = i; j < L->ebeg[u + 1] && L->ents[j].addr < b; j++)
     ;
   if (j > i) {
-    if (lgp_grow((void **)&L->map, &L->map_cap, L->nmap + (j - i), sizeof *L->map) != 0)
+    if (lgp_grow((void **)&L->um.map, &L->map_cap, L->um.nmap + (j - i), sizeof *L->um.map) != 0)
       return -1;
-    memcpy(L->map + L->nmap, L->ents + i, (j - i) * sizeof *L->map);
-    L->nmap += j - i;
+    memcpy(L->um.map + L->um.nmap, L->ents + i, (j - i) * sizeof *L->um.map);
+    L->um.nmap += j - i;
   }
-  return push_ent(&L->map, &L->nmap, &L->map_cap, 0, b, -1, 0, u);
+  return push_ent(&L->um.map, &L->um.nmap, &L->map_cap, 0, b, -1, 0, u);
 }
 
 /* The global map: at each address, BFD asks the first unit (in
@@ -338,36 +367,36 @@ static int own(loader *L, uint32_t u, lgp_addr a, lgp_addr b) {
 ** overlap. A sweep over the range bounds with the owning candidates in a
 ** heap (least unit first). */
 static int global_map(loader *L) {
-  size_t i = 0, j = 0, nh = 0, n = L->ncr;
+  size_t i = 0, j = 0, nh = 0, n = L->um.ncr;
   uint32_t *heap;
   lgp_addr *ends, cur_lo = 0;
   int64_t cur = -1;
   int rc = -1;
   if (n == 0)
     return 0;
-  qsort(L->cr, n, sizeof *L->cr, cmp_crange);
+  qsort(L->um.cr, n, sizeof *L->um.cr, cmp_crange);
   /* the map holds each unit's points once at most, and two more for each
      of the 2n + 1 stretches at most that the units' ranges cut */
   if (L->lines &&
-      lgp_grow((void **)&L->map, &L->map_cap, L->nents + 4 * n + 2, sizeof *L->map) != 0)
+      lgp_grow((void **)&L->um.map, &L->map_cap, L->nents + 4 * n + 2, sizeof *L->um.map) != 0)
     return -1;
   heap = lgp_alloc_array(n, sizeof *heap);
   ends = lgp_alloc_array(n, sizeof *ends);
   if (heap == NULL || ends == NULL)
     goto out;
   for (i = 0; i < n; i++)
-    ends[i] = L->cr[i].hi;
+    ends[i] = L->um.cr[i].hi;
   qsort(ends, n, sizeof *ends, cmp_addr);
   i = 0;
   while (i < n || j < n) {
     lgp_addr pos = j < n ? ends[j] : ~(lgp_addr)0;
     int64_t top;
-    if (i < n && L->cr[i].lo < pos)
-      pos = L->cr[i].lo;
-    while (i < n && L->cr[i].lo == pos) { /* push by unit */
+    if (i < n && L->um.cr[i].lo < pos)
+      pos = L->um.cr[i].lo;
+    while (i < n && L->um.cr[i].lo == pos) { /* push by unit */
       size_t c = nh++;
       uint32_t v = (uint32_t)i++;
-      while (c > 0 && L->cr[heap[(c - 1) / 2]].cu > L->cr[v].cu) {
+      while (c > 0 && L->um.cr[heap[(c - 1) / 2]].cu > L->um.cr[v].cu) {
         heap[c] = heap[(c - 1) / 2];
         c = (c - 1) / 2;
       }
@@ -375,16 +404,16 @@ static int global_map(loader *L) {
     }
     while (j < n && ends[j] == pos)
       j++;
-    while (nh > 0 && L->cr[heap[0]].hi <= pos) { /* pop */
+    while (nh > 0 && L->um.cr[heap[0]].hi <= pos) { /* pop */
       uint32_t v = heap[--nh];
       size_t c = 0;
       for (;;) {
         size_t d = 2 * c + 1;
         if (d >= nh)
           break;
-        if (d + 1 < nh && L->cr[heap[d + 1]].cu < L->cr[heap[d]].cu)
+        if (d + 1 < nh && L->um.cr[heap[d + 1]].cu < L->um.cr[heap[d]].cu)
           d++;
-        if (L->cr[heap[d]].cu >= L->cr[v].cu)
+        if (L->um.cr[heap[d]].cu >= L->um.cr[v].cu)
           break;
         heap[c] = heap[d];
         c = d;
@@ -392,7 +421,7 @@ static int global_map(loader *L) {
       if (nh > 0)
         heap[c] = v;
     }
-    top = nh > 0 ? (int64_t)L->cr[heap[0]].cu : -1;
+    top = nh > 0 ? (int64_t)L->um.cr[heap[0]].cu : -1;
     if (top != cur) {
       if (cur >= 0 && pos > cur_lo && own(L, (uint32_t)cur, cur_lo, pos) != 0)
         goto out;
@@ -420,7 +449,7 @@ typedef struct row_cursor {
 ** is found by galloping forward from the last row, in rows just read
 ** (a binary search of the megabytes of rows misses the cache each time). */
 static const lgp_dwrow *row_at(const loader *L, lgp_addr addr, row_cursor *cur) {
-  int64_t u = lgp_srcinfo_owner_at(L, addr);
+  int64_t u = lgp_unitmap_owner_at(&L->um, addr);
   const lgp_dwrow *rows = L->lc.rows;
   const lgp_dwseq *sq = cur->sq;
   size_t lo, hi, b;
@@ -437,28 +466,16 @@ static const lgp_dwrow *row_at(const loader *L, lgp_addr addr, row_cursor *cur) 
     hi = lo + step < end ? lo + step : end;
     lo++;
   } else {
-    lo = b = L->sbeg[u];
-    hi = L->sbeg[u + 1];
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (L->lc.seqs[mid].start <= addr)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    b = L->sbeg[u];
+    lo = b + lgp_addr_count_le(L->lc.seqs + b, L->sbeg[u + 1] - b, sizeof *L->lc.seqs,
+                               offsetof(lgp_dwseq, start), addr);
     if (lo == b || addr >= L->lc.seqs[lo - 1].end)
       return NULL;
     sq = &L->lc.seqs[lo - 1];
     lo = sq->first;
     hi = sq->first + sq->n;
   }
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (rows[mid].addr <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  lo += lgp_addr_count_le(rows + lo, hi - lo, sizeof *rows, offsetof(lgp_dwrow, addr), addr);
   cur->sq = sq;
   cur->row = lo - 1;
   return &rows[lo - 1];
@@ -478,11 +495,7 @@ static int assign_lines(loader *L) {
     if (n > UINT32_MAX || (idx = lgp_alloc_array(n, sizeof *idx)) == NULL ||
         (keys = lgp_alloc_array(n, sizeof *keys)) == NULL)
       goto out;
-    for (i = 0; i < n; i++) {
-      idx[i] = (uint32_t)i;
-      keys[i] = im->syms[i].addr;
-    }
-    if (lgp_radix_sort(idx, keys, n) != 0)
+    if (lgp_addr_order(idx, keys, im->syms, n, sizeof *im->syms, offsetof(lgp_rawsym, addr)) != 0)
       goto out;
   }
   for (i = 0; i < n; i++) {
@@ -500,40 +513,32 @@ out:
   return rc;
 }
 
-int64_t lgp_srcinfo_owner_at(const loader *L, lgp_addr addr) {
-  size_t lo = 0, hi = L->nowners;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (L->owners[mid].lo <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo > 0 && addr < L->owners[lo - 1].hi ? (int64_t)L->owners[lo - 1].cu : -1;
+int64_t lgp_unitmap_owner_at(const lgp_unitmap *m, lgp_addr addr) {
+  size_t lo =
+    lgp_addr_count_le(m->owners, m->nowners, sizeof *m->owners, offsetof(crange, lo), addr);
+  return lo > 0 && addr < m->owners[lo - 1].hi ? (int64_t)m->owners[lo - 1].cu : -1;
 }
 
 static void loader_free(loader *L) {
   size_t i;
   lgp_dwline_free(&L->lc);
-  lgp_dwfuncs_free(&L->fx);
-  free(L->ptbeg);
-  free(L->shallow);
+  lgp_dwfuncs_free(&L->fns.fx);
+  free(L->fns.ptbeg);
+  free(L->fns.shallow);
   free(L->ebeg);
   free(L->sbeg);
-  free(L->cr);
-  free(L->owners);
+  free(L->um.cr);
+  free(L->um.owners);
   free(L->ents);
-  free(L->map);
-  free(L->cs);
-  lgp_strset_free(&L->nm);
+  free(L->um.map);
   if (L->files.paths != NULL) {
     for (i = 0; i < L->files.set.n; i++)
       free(L->files.paths[i]);
     free(L->files.paths);
   }
   lgp_strset_free(&L->files.set);
-  if (L->dw != NULL)
-    dwarf_end(L->dw);
+  if (L->fns.dw != NULL)
+    dwarf_end(L->fns.dw);
 }
 
 int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
@@ -541,24 +546,24 @@ int lgp_srcinfo_load(lgp_image *im, Elf *elf, int lines, lgp_err *err) {
   size_t i;
   int rc = -1;
   memset(&L, 0, sizeof L);
-  L.nm.borrow = 1; /* libdw's and libelf's names: alive until loader_free */
   L.im = im;
   L.elf = elf;
   L.lines = lines;
-  L.dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-  if (L.dw == NULL) /* no DWARF: no source info, as with gprof */
+  L.fns.dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+  if (L.fns.dw == NULL) /* no DWARF: no source info, as with gprof */
     return 0;
   if (im->files != NULL) { /* read before: keep its ids */
     for (i = 0; i < im->nfiles; i++)
       if (intern(&L.files, im->files[i]) != (int)i)
         goto oom;
   }
-  if (read_units(&L) != 0 || (lines && lgp_srcinfo_read_functions(&L, 1) != 0) ||
+  if (read_units(&L) != 0 ||
+      (lines && (unitfns_init(&L) != 0 || lgp_unitfns_read(&L.fns, 1) != 0)) ||
       unit_maps(&L) != 0 || global_map(&L) != 0)
     goto oom;
   if (im->files == NULL && assign_lines(&L) != 0)
     goto oom;
-  if (lines && lgp_srcinfo_line_syms(&L) != 0)
+  if (lines && lgp_linesyms_make(im, elf, &L.um, &L.fns) != 0)
     goto oom;
   if (im->files == NULL) {
     im->files = L.files.set.s;

@@ -166,6 +166,19 @@ int lgp_radix_sort(uint32_t *idx, const uint64_t *keys, size_t n) {
   return end_passes(idx, src, n, tmp);
 }
 
+int lgp_addr_order(uint32_t *idx, uint64_t *keys, const void *base, size_t n, size_t stride,
+                   size_t off) {
+  const unsigned char *b = base;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    lgp_addr k;
+    memcpy(&k, b + i * stride + off, sizeof k);
+    keys[i] = k;
+    idx[i] = (uint32_t)i;
+  }
+  return lgp_radix_sort(idx, keys, n);
+}
+
 int lgp_sort_indices(uint32_t *v, size_t n, lgp_cmp_fn cmp, const void *ctx) {
   uint32_t *tmp, *src = v, *dst;
   size_t width;

@@ -1,6 +1,7 @@
 /*
 ** util.h: types and helpers every module of the core uses: errors,
-** checked allocation, sorts, prefetch hints, buffered output, numbers.
+** checked allocation, sorts and searches, prefetch hints, buffered
+** output, numbers.
 */
 #ifndef util_h
 #define util_h
@@ -8,8 +9,39 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef uint64_t lgp_addr;
+
+/* Binary searches over n records (stride bytes apart) ascending by the
+** lgp_addr at byte offset off of each: how many have a key <= x
+** (lgp_addr_count_le: the last one at or below x is the one before), or
+** a key < x (lgp_addr_count_lt: the first one at or above x). Inline:
+** symbol and line lookups run them per sample, and with a constant stride
+** and offset the key's load is a plain one. */
+static inline size_t lgp_addr_count_(const void *base, size_t n, size_t stride, size_t off,
+                                     lgp_addr x, int below) {
+  const unsigned char *b = base;
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    lgp_addr k;
+    memcpy(&k, b + mid * stride + off, sizeof k);
+    if (below ? k < x : k <= x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+static inline size_t lgp_addr_count_le(const void *base, size_t n, size_t stride, size_t off,
+                                       lgp_addr x) {
+  return lgp_addr_count_(base, n, stride, off, x, 0);
+}
+static inline size_t lgp_addr_count_lt(const void *base, size_t n, size_t stride, size_t off,
+                                       lgp_addr x) {
+  return lgp_addr_count_(base, n, stride, off, x, 1);
+}
 
 /* Error state: the first failure's message, "FILE: what is wrong". */
 typedef struct lgp_err {
@@ -43,6 +75,11 @@ int lgp_sort_indices(uint32_t *v, size_t n, lgp_cmp_fn cmp, const void *ctx);
 ** first, 11 at a time (bits where every key is the same are skipped);
 ** 0 or -1. */
 int lgp_radix_sort(uint32_t *idx, const uint64_t *keys, size_t n);
+/* The order of n records (stride bytes apart) by the lgp_addr at byte
+** offset off of each, equal ones as they come: into idx, with keys (room
+** for n) filled on the way (lgp_radix_sort). 0 or -1. */
+int lgp_addr_order(uint32_t *idx, uint64_t *keys, const void *base, size_t n, size_t stride,
+                   size_t off);
 
 /* A hint to fetch memory a loop will read soon (random accesses into big
 ** arrays are what costs at a million arcs). */
