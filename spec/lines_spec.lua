@@ -136,10 +136,9 @@ describe("line symbols", function()
     tmp = util.mktempdir("lgprof-lines")
     linesyms = tmp .. "/linesyms"
     local pkg = util.read_cmd("pkg-config --cflags --libs libelf libdw 2>/dev/null"):gsub("%s+$", "")
-    local words = { "cc -std=c99 -Wall -Wextra -Werror -O1 -g -D_POSIX_C_SOURCE=200809L",
+    local words = { cmd.CORE_CC,
       "-I" .. q(cmd.ROOT .. "/csrc/core"), "-o", q(linesyms), q(cmd.ROOT .. "/spec/unit/linesyms.c") }
-    local lib = (os.getenv("LGPROF_BUILD") or "build") .. "/liblgprof-core.a"
-    words[#words + 1] = q(lib:sub(1, 1) == "/" and lib or cmd.ROOT .. "/" .. lib)
+    words[#words + 1] = q(cmd.CORE_LIB)
     words[#words + 1] = pkg .. " -lz -liberty -lm -ldl"
     local status, out, err = cmd.shell(table.concat(words, " "))
     assert(status == 0, out .. err)

@@ -64,11 +64,9 @@ describe("perf.data reader", function()
   setup(function()
     tmp = util.mktempdir("lgprof perf-data")
     dump = tmp .. "/perfdump"
-    local lib = (os.getenv("LGPROF_BUILD") or "build") .. "/liblgprof-core.a"
-    if lib:sub(1, 1) ~= "/" then lib = cmd.ROOT .. "/" .. lib end
+    local lib = cmd.CORE_LIB
     local pkg = util.read_cmd("pkg-config --cflags --libs libelf libdw 2>/dev/null"):gsub("%s+$", "")
-    local status, out, err = cmd.shell(table.concat({ "cc -std=c99 -Wall -Wextra -Werror -O1 -g",
-      "-D_POSIX_C_SOURCE=200809L", "-I" .. q(cmd.ROOT .. "/csrc/core"), "-o", q(dump),
+    local status, out, err = cmd.shell(table.concat({ cmd.CORE_CC, "-I" .. q(cmd.ROOT .. "/csrc/core"), "-o", q(dump),
       q(cmd.ROOT .. "/spec/unit/perfdump.c"), q(lib), pkg, "-lz -liberty -lm -ldl" }, " "))
     assert(status == 0, out .. err)
   end)

@@ -11,8 +11,8 @@ local q = fx.shquote
 -- The core's headers (included as "layer/name.h") and its static library,
 -- which `make` builds (make test builds first).
 local CORE = "csrc/core"
-local CORE_LIB = (os.getenv("LGPROF_BUILD") or "build") .. "/liblgprof-core.a"
-local CC = "cc -std=c99 -Wall -Wextra -Werror -O1 -g -D_POSIX_C_SOURCE=200809L"
+local CORE_LIB = cmd.CORE_LIB
+local CC = cmd.CORE_CC
 local PKGS = "libelf libdw"
 local LIBS = "-lz -liberty -lm -ldl"
 -- Each test: its file in spec/unit/; sources compiled in front of the
@@ -45,8 +45,7 @@ describe("C unit tests", function()
       local words = { CC, u.flags or "", "-I" .. q(cmd.ROOT .. "/" .. CORE),
         "-I" .. q(cmd.ROOT .. "/spec/unit"), "-o", q(exe), q(cmd.ROOT .. "/spec/unit/" .. u.test) }
       for _, s in ipairs(u.sources or {}) do words[#words + 1] = q(cmd.ROOT .. "/" .. CORE .. "/" .. s) end
-      local lib = CORE_LIB:sub(1, 1) == "/" and CORE_LIB or cmd.ROOT .. "/" .. CORE_LIB
-      words[#words + 1] = q(lib)
+      words[#words + 1] = q(CORE_LIB)
       words[#words + 1] = pkg
       words[#words + 1] = LIBS
       local build = util.read_cmd(table.concat(words, " ") .. " 2>&1; echo \"status=$?\"")

@@ -29,6 +29,13 @@ if not M.BUILD or M.BUILD == "" then M.BUILD = M.ROOT .. "/build" end
 M.LGPROF = os.getenv("LGPROF_BUILD") and M.BUILD ~= M.ROOT .. "/build"
   and M.BUILD .. "/bin/lgprof" or M.ROOT .. "/bin/lgprof"
 
+--- The compiler line for the C test programs that link the core's library
+-- (M.CORE_LIB): under make test-asan (LGPROF_SANITIZER) with the sanitizers
+-- the library was built with, which it needs to link.
+M.CORE_CC = "cc -std=c99 -Wall -Wextra -Werror -O1 -g -D_POSIX_C_SOURCE=200809L"
+  .. (os.getenv("LGPROF_SANITIZER") and " -fsanitize=address,undefined -fno-omit-frame-pointer" or "")
+M.CORE_LIB = M.BUILD .. "/liblgprof-core.a"
+
 --- Runs the shell command line `line` (already quoted) with stdout and
 -- stderr captured; opts.cwd, opts.prefix. Returns status (128 + signal
 -- number when killed), stdout, stderr.
