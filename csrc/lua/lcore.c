@@ -11,6 +11,7 @@
 #include "util/gzip.h"
 #include "lcore.h"
 #include "llines.h"
+#include "lstacks.h"
 
 
 #if defined(__GNUC__)
@@ -188,6 +189,19 @@ static void read_options(lua_State *L, int t, lgp_options *o) {
     lua_pop(L, 1);
   }
   order_specs(L, t, o);
+}
+
+/* Options read from the table at t (0 or nil: the defaults), in a
+** userdata pushed on the stack that frees them when collected. */
+lgp_options *lcore_new_options(lua_State *L, int t) {
+  lgp_options *opts;
+  t = t ? lua_absindex(L, t) : 0;
+  opts = lua_newuserdatauv(L, sizeof *opts, 0);
+  lgp_options_init(opts);
+  luaL_setmetatable(L, "lgprof.Options");
+  if (t != 0)
+    read_options(L, t, opts);
+  return opts;
 }
 
 static int options_gc(lua_State *L) {
@@ -672,6 +686,10 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
   };
   static const luaL_Reg nomethods[] = {{NULL, NULL}};
   new_type(L, PROFILE_T, profile_methods, profile_index, profile_gc);
+  luaL_getmetatable(L, PROFILE_T); /* the methods of profiles of stacks */
+  lua_getfield(L, -1, "methods");
+  luaL_setfuncs(L, lcore_stack_profile_methods, 0);
+  lua_pop(L, 2);
   new_type(L, FUNCTION_T, lcore_function_methods, lcore_handle_index, NULL);
   new_type(L, ARC_T, nomethods, lcore_handle_index, NULL);
   new_type(L, CYCLE_T, lcore_cycle_methods, lcore_handle_index, NULL);
@@ -684,7 +702,9 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
   lua_pushliteral(L, "v");
   lua_setfield(L, -2, "__mode");
   lua_pop(L, 1);
+  lcore_stacks_register(L);
   luaL_newlib(L, funcs);
+  luaL_setfuncs(L, lcore_stack_funcs, 0);
   lua_pushliteral(L, LGPROF_VERSION);
   lua_setfield(L, -2, "VERSION");
   return 1;

@@ -25,6 +25,7 @@ typedef struct lgp_sources {
   lgp_bbcounts bbcounts;  /* at line granularity (gprof ignores blocks otherwise) */
   lgp_mapfile map;        /* -R: the symbols' names point into it */
   int have_map;
+  struct lgp_stackprof *stackprof; /* a profile of sampled stacks (stackprofile.h) */
 } lgp_sources;
 
 typedef struct lgp_profile {
@@ -44,6 +45,7 @@ typedef struct lgp_profile {
   uint8_t *arc_removed_own;
   double base_time;       /* the unfiltered profile's total_time */
   double base_print_time; /* and its print_time */
+  const struct lgp_stackprof *stacks; /* sampled stacks (stackprofile.h), or NULL */
 } lgp_profile;
 
 /* Reads the image and the gmon files and counts the calls; the rest of
