@@ -335,8 +335,65 @@ describe("a profile of sampled stacks", function()
     end)
   end)
 
-  it("is not what a gmon profile answers", function()
+  it("says where its times come from", function()
     local p = recursion()
-    assert.is_true(lgprof.type(p) == "profile")
+    assert.equal("profile", lgprof.type(p))
+    assert.equal("stacks", p.source)
+    assert.equal(5, p.samples) -- 2 + 1 + 1 + 1
+    near(8 * MS / 1e9, p.total_time, "total_time")
+    assert.has_error(function() p:filter { pid = 1, focus = "a" } end)
+  end)
+end)
+
+describe("lgprof.open of a perf.data file", function()
+  local H = require "helpers"
+  local pw = require "helpers.perfwriter"
+  local TMP = H.util.mktempdir("lgprof-stackprofile")
+  local perf = TMP .. "/perf.data"
+  local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.PERIOD, period = 1000000,
+                                 ids = { 1 } } } })
+  f:comm(42, 42, "prog", 0, true)
+  f:sample({ ip = 0x1000, pid = 42, tid = 42, period = 1000000 })
+  pw.write(perf, f:bytes())
+
+  it("knows the file by its magic, with or without an executable", function()
+    assert.is_true(lgprof._core.is_perfdata(perf))
+    assert.is_false(lgprof._core.is_perfdata(H.fixtures.root .. "/README.md"))
+    -- whatever the reader says of this file, it is the reader's one line
+    -- about it, not the gmon reader's
+    for _, exe in ipairs({ false, "a.out" }) do
+      local p, err = lgprof.open(exe or nil, perf)
+      if p == nil then
+        assert.matches("^" .. perf:gsub("%p", "%%%0") .. ": ", err)
+        assert.is_nil(err:find("gmon", 1, true))
+      else
+        assert.equal("stacks", p.source)
+      end
+    end
+  end)
+
+  it("refuses what sampled stacks cannot do", function()
+    local p, err = lgprof.open(nil, perf, { granularity = "line" })
+    assert.is_nil(p)
+    assert.matches("line granularity is not available", err)
+    p, err = lgprof.open(nil, { perf, perf })
+    assert.is_nil(p)
+    assert.matches("read alone", err)
+    p, err = lgprof.open(nil, perf, { exclude_arcs = "a/b" })
+    assert.is_nil(p)
+    assert.matches("arc specs", err)
+  end)
+
+  it("makes -s, -c, -r, -R (and -l) a usage error of the command", function()
+    for _, args in ipairs({ { "-s" }, { "-c" }, { "-r" }, { "-R", "map" }, { "-l" } }) do
+      local argv = table.move(args, 1, #args, 1, {})
+      argv[#argv + 1] = "a.out"
+      argv[#argv + 1] = perf
+      local status, out, err = H.cmd.lgprof(argv)
+      assert.equal(2, status, H.cmd.show(status, out, err))
+      assert.equal("", out)
+      assert.matches("^lgprof: " .. perf:gsub("%p", "%%%0") .. " records sampled stacks, no calls: "
+        .. args[1]:gsub("%p", "%%%0") .. " ", err)
+    end
   end)
 end)

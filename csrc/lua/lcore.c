@@ -471,7 +471,7 @@ static const char *const profile_fields[] = {
   "total_time", "print_time", "hz", "sample_period", "have_histogram", "have_call_graph",
   "have_bb_counts", "function_count", "cycle_count", "arc_count", "arc_records", "text_start",
   "text_end", "address_bits", "big_endian", "dimension", "files", "image", "is_view",
-  "base_time", "base_print_time", "samples", NULL
+  "base_time", "base_print_time", "samples", "source", NULL
 };
 static const luaL_Reg profile_methods[] = {
   {"close", profile_close},
@@ -565,8 +565,12 @@ static int profile_index(lua_State *L) {
     lua_pushstring(L, p->image->path);
   else if (strcmp(k, "is_view") == 0)
     lua_pushboolean(L, lgp_is_view(p));
+  else if (strcmp(k, "samples") == 0 && p->stacks != NULL)
+    lua_pushinteger(L, (lua_Integer)lcore_stack_sample_count(p));
   else if (strcmp(k, "samples") == 0)
     lua_pushinteger(L, (lua_Integer)lgp_gmon_sample_count(p->gmon));
+  else if (strcmp(k, "source") == 0) /* what the times are from: the command asks */
+    lua_pushstring(L, p->stacks != NULL ? "stacks" : "gmon");
   else if (strcmp(k, "base_time") == 0)
     lua_pushnumber(L, lgp_seconds(p, p->base_time));
   else if (strcmp(k, "base_print_time") == 0)

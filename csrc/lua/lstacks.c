@@ -251,16 +251,56 @@ static int l_is_perfdata(lua_State *L) {
   return 1;
 }
 
-/* core.open_stacks(exe | nil, path [, options]) -> Profile | nil, message */
+/* What a profile of stacks cannot do with open's options: NULL, or why. */
+static const char *unsupported(const lgp_options *o) {
+  size_t i;
+  if (o->line_granularity)
+    return "line granularity";
+  if (o->static_call_graph || o->static_arcs)
+    return "a static call graph";
+  if (o->map_file != NULL)
+    return "a map file";
+  if (o->symbol_file != NULL)
+    return "a symbol file";
+  for (i = 0; i < o->nspecs; i++)
+    if (o->specs[i].table == LGP_INCL_ARCS || o->specs[i].table == LGP_EXCL_ARCS)
+      return "arc specs (-k)";
+  return NULL;
+}
+
+/* core.open_stacks(exe | nil, path [, options]) -> Profile | nil, message:
+** options as core.open's (demangle, zeros, the symspecs), less those
+** unsupported() names. */
 static int l_open_stacks(lua_State *L) {
   const char *exe = luaL_optstring(L, 1, NULL);
   const char *path = luaL_checkstring(L, 2);
+  const char *style = NULL, *why;
+  int demangle = 1, zeros;
   lgp_perf_stack_opts po;
   lgp_stacktab *tab;
   lgp_options *opts;
+  lprofile *lp;
   lgp_err err = {0, ""};
   lua_settop(L, 3);
+  if (!lua_isnil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    if (lua_getfield(L, 3, "demangle") == LUA_TSTRING) {
+      style = lua_tostring(L, -1);
+      luaL_argcheck(L, lgp_demangle_style_ok(style), 3, "unknown demangling style");
+    } else if (lua_isboolean(L, -1)) {
+      demangle = lua_toboolean(L, -1);
+    } else if (!lua_isnil(L, -1)) {
+      luaL_argerror(L, 3, "option 'demangle' must be a boolean or a style name");
+    }
+    lua_pop(L, 1);
+  }
+  zeros = lcore_opt_bool(L, 3, "zeros", 0);
   opts = lcore_new_options(L, 3);
+  if ((why = unsupported(opts)) != NULL) {
+    luaL_pushfail(L);
+    lua_pushfstring(L, "%s: %s is not available for sampled stacks (perf.data)", path, why);
+    return 2;
+  }
   tab = lua_newuserdatauv(L, sizeof *tab, 0);
   memset(tab, 0, sizeof *tab);
   luaL_setmetatable(L, "lgprof.StackTable");
@@ -272,7 +312,17 @@ static int l_open_stacks(lua_State *L) {
     lua_pushstring(L, err.msg);
     return 2;
   }
-  return push_stack_profile(L, tab, opts);
+  if (push_stack_profile(L, tab, opts) != 1)
+    return 2;
+  lp = lua_touserdata(L, -1);
+  if (!demangle || style != NULL) { /* names as asked */
+    lgp_names_free(&lp->names);
+    if (lgp_names_init(&lp->names, lp->p->graph.nsyms + lp->p->graph.nsyms / 2 + 1, demangle,
+                       style) != 0)
+      return luaL_error(L, "out of memory");
+  }
+  lp->zeros = zeros;
+  return 1;
 }
 
 /* }====================================================== */
@@ -568,6 +618,10 @@ int lcore_stack_filter(lua_State *L) {
   if (lgp_stacktab_subset(sub, t, keep) != 0)
     return luaL_error(L, "out of memory");
   return push_stack_profile(L, sub, opts);
+}
+
+uint64_t lcore_stack_sample_count(const lgp_profile *p) {
+  return lgp_stacks_of(p)->samples;
 }
 
 /* Function fields of a profile of stacks (-1: the field is the common

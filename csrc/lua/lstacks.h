@@ -20,4 +20,7 @@ int lcore_stack_filter(lua_State *L);
 ** the value pushed, or -1 (the common field). */
 int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, const char *k);
 
+/* The samples of a profile of stacks. */
+uint64_t lcore_stack_sample_count(const lgp_profile *p);
+
 #endif
