@@ -271,7 +271,6 @@ describe("a profile of sampled stacks", function()
     -- keys combine: pid 7 and binary prog: S1
     near(1 * MS / 1e9, fn(assert(p:filter { pid = 7, dso = "/bin/prog" }), "main").total, "pid7 prog")
     assert.has_error(function() p:filter { tid = "x" } end)
-    assert.has_error(function() p:filter { focus = "main" } end)
   end)
 
   it("prints gprof's report with the calls columns blank", function()
@@ -322,6 +321,37 @@ describe("a profile of sampled stacks", function()
     assert.equal(want, text)
   end)
 
+  it("applies the flat profile's symspecs and -z", function()
+    local t = {
+      funcs = { { name = "main", start = 0x100 }, { name = "work", start = 0x200 },
+                { name = "idle", start = 0x300 } },
+      stacks = {
+        { frames = { 2, 1 }, samples = 3, weight = 30 * MS },
+        { frames = { 1 }, samples = 1, weight = 10 * MS },
+      },
+    }
+    local function flat(p, opts)
+      local fh = io.tmpfile()
+      opts.brief, opts.graph = true, false
+      p:gprof_report(fh, opts)
+      fh:seek("set")
+      local lines = {}
+      for line in fh:lines() do
+        if line:match("^ *%d") then lines[#lines + 1] = line end
+      end
+      fh:close()
+      return lines
+    end
+    -- -P work: the flat profile's total is main's 10 ms alone
+    assert.same({ "100.00      0.01     0.01                             main" },
+      flat(build(t, { excl_flat = { "work" } }), {}))
+    -- -z: idle (no sample) too, after the others
+    assert.same({ " 75.00      0.03     0.03                             work",
+                  " 25.00      0.04     0.01                             main",
+                  "  0.00      0.04     0.00                             idle" },
+      flat(build(t), { zeros = true }))
+  end)
+
   it("rejects a malformed table with a clear error", function()
     -- a function in no binary: the core's check
     local p, err = core._profile_from_stacks { funcs = { { name = "x" } } }
@@ -341,7 +371,11 @@ describe("a profile of sampled stacks", function()
     assert.equal("stacks", p.source)
     assert.equal(5, p.samples) -- 2 + 1 + 1 + 1
     near(8 * MS / 1e9, p.total_time, "total_time")
-    assert.has_error(function() p:filter { pid = 1, focus = "a" } end)
+    -- a gmon profile's views are not done on stacks: nil and why
+    local v, err = p:filter { pid = 1, focus = "a" }
+    assert.is_nil(v)
+    assert.matches("'focus' is not available for sampled stacks", err)
+    assert.has_error(function() p:filter { pids = 1 } end)
   end)
 end)
 

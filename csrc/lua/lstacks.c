@@ -545,6 +545,11 @@ static int profile_stacks(lua_State *L) {
 }
 
 static const char *const stack_filter_keys[] = {"pid", "tid", "comm", "dso", NULL};
+/* a gmon profile's views (lview.c), not done on stacks */
+static const char *const gmon_filter_keys[] = {
+  "focus", "ignore", "hide", "prune_from", "node_fraction", "edge_fraction", "top", "min_calls",
+  NULL
+};
 
 /* Does the value at idx (a value or a list of values) hold n / s? */
 static int wanted(lua_State *L, int idx, lua_Integer n, const char *s) {
@@ -592,8 +597,16 @@ int lcore_stack_filter(lua_State *L) {
   size_t i;
   int k;
   luaL_checktype(L, 2, LUA_TTABLE);
-  lcore_check_fields(L, 2, stack_filter_keys);
   lua_settop(L, 2);
+  for (k = 0; gmon_filter_keys[k] != NULL; k++)
+    if (lua_getfield(L, 2, gmon_filter_keys[k]) != LUA_TNIL) {
+      luaL_pushfail(L);
+      lua_pushfstring(L, "filter: '%s' is not available for sampled stacks (perf.data) yet; "
+                      "pid, tid, comm and dso are", gmon_filter_keys[k]);
+      return 2;
+    }
+  lua_settop(L, 2);
+  lcore_check_fields(L, 2, stack_filter_keys);
   for (k = 0; stack_filter_keys[k] != NULL; k++) {
     int ty = lua_getfield(L, 2, stack_filter_keys[k]);
     int str = k >= 2;
