@@ -26,8 +26,9 @@
 ** - Nothing is estimated: an arc's share is measured, so the attribution
 **   bounds are the times themselves and no callee is ambiguous.
 ** - Calls are not recorded: every node's ncalls is 0 (the reports leave
-**   the calls columns blank); an arc's count is the number of samples
-**   through it (internal: it only marks the arc as seen).
+**   the calls columns blank); an arc's count is the samples of the stacks
+**   it is on, once per place on each (internal: it only marks the arc as
+**   seen).
 **
 ** Time: for time events (cpu-clock, task-clock: weights in nanoseconds)
 ** the profile's rate is 1e9 per second, so seconds = weight / 1e9; for
