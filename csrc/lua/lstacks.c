@@ -276,7 +276,6 @@ static int l_open_stacks(lua_State *L) {
   const char *path = luaL_checkstring(L, 2);
   const char *style = NULL, *why;
   int demangle = 1, zeros;
-  lgp_perf_stack_opts po;
   lgp_stacktab *tab;
   lgp_options *opts;
   lprofile *lp;
@@ -304,9 +303,8 @@ static int l_open_stacks(lua_State *L) {
   tab = lua_newuserdatauv(L, sizeof *tab, 0);
   memset(tab, 0, sizeof *tab);
   luaL_setmetatable(L, "lgprof.StackTable");
-  memset(&po, 0, sizeof po);
-  po.exe = exe;
-  if (lgp_perf_stacks(tab, path, &po, &err) != 0) {
+  (void)exe; /* the binaries are those the recording names */
+  if (lgp_perf_stacks(tab, path, NULL, &err) != 0) {
     lgp_stacktab_free(tab);
     luaL_pushfail(L);
     lua_pushstring(L, err.msg);

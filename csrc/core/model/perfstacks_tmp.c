@@ -6,9 +6,9 @@
 
 #include "model/perfstacks_tmp.h"
 
-int lgp_perf_stacks(lgp_stacktab *t, const char *path, const lgp_perf_stack_opts *opts,
+int lgp_perf_stacks(lgp_stacktab *out, const char *path, const lgp_perf_opts *opts,
                     lgp_err *err) {
   (void)opts;
-  memset(t, 0, sizeof *t);
+  memset(out, 0, sizeof *out);
   return lgp_fail(err, path, "perf.data files cannot be read by this build yet");
 }
