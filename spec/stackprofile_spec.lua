@@ -228,6 +228,36 @@ describe("a profile of sampled stacks", function()
                   seconds = 0.006 }, d[2])
   end)
 
+  it("names the binary most samples end in as its image, for the exports", function()
+    local p = threads()
+    -- leaf samples: prog S1 1 + S4 4, libm S2 2 + S3 1
+    assert.equal("/bin/prog", p.image)
+    for _, format in ipairs({ "json", "csv", "callgrind", "folded" }) do
+      local fh = io.tmpfile()
+      assert.is_true(lgprof.report[format](p, fh), format)
+      fh:close()
+    end
+  end)
+
+  it("goes through every writer and analysis that takes a Profile", function()
+    -- (a function without samples too: idle; none has calls)
+    local t = threads()
+    local p = build {
+      funcs = { { name = "main" }, { name = "work", start = 16 }, { name = "idle", start = 32 } },
+      stacks = { { frames = { 2, 1 }, samples = 2, weight = 2 * MS } },
+    }
+    for _, format in ipairs(lgprof.report.formats) do
+      local fh = io.tmpfile()
+      assert.is_true(lgprof.report[format](p, fh), format)
+      fh:close()
+    end
+    assert.is_table(lgprof.diff(t, p))
+    assert.is_table(lgprof.doctor(p))
+    assert.is_table(lgprof.spread({ p, p }))
+    -- no calls are counted: a limit on them holds
+    assert.is_true((lgprof.check.max_calls(p, "^work$", 0)))
+  end)
+
   it("gives the real stacks, root first", function()
     local p = threads()
     local s = p:stacks()

@@ -225,6 +225,29 @@ out:
   return rc;
 }
 
+/* The image's path, which the exports name as the program's: the binary
+** most samples end in (the first of equals), or "" without samples. */
+static int set_image_path(lgp_image *im, const lgp_stacktab *t) {
+  uint64_t *leaf = lgp_calloc_array(t->ndsos ? t->ndsos : 1, sizeof *leaf);
+  const char *path = "";
+  size_t i, best = 0, len;
+  if (leaf == NULL)
+    return -1;
+  for (i = 0; i < t->nstacks; i++)
+    leaf[t->funcs[t->frame_defs[t->frames[t->stacks[i].first]].func].dso] += t->stacks[i].samples;
+  for (i = 1; i < t->ndsos; i++)
+    if (leaf[i] > leaf[best])
+      best = i;
+  if (t->ndsos > 0 && leaf[best] > 0 && t->dsos[best].path != NULL)
+    path = t->dsos[best].path;
+  free(leaf);
+  len = strlen(path) + 1;
+  if ((im->path = malloc(len)) == NULL)
+    return -1;
+  memcpy(im->path, path, len);
+  return 0;
+}
+
 int lgp_profile_from_stacks(lgp_profile *p, lgp_stacktab *tab, const lgp_options *opts,
                             lgp_err *err) {
   lgp_sources *src;
@@ -266,6 +289,10 @@ int lgp_profile_from_stacks(lgp_profile *p, lgp_stacktab *tab, const lgp_options
     goto fail;
   }
   lgp_graph_init(&p->graph, nodes, sp->tab.nfuncs);
+  if (set_image_path(&src->image, &sp->tab) != 0) {
+    lgp_fail(err, NULL, "out of memory");
+    goto fail;
+  }
   if (lgp_symindex_build(&src->index, nodes, sp->tab.nfuncs) != 0) {
     lgp_fail(err, NULL, "out of memory");
     goto fail;

@@ -181,7 +181,7 @@ local function calls_of(profile)
       else
         fn = profile:find(name)
       end
-      c = fn and fn.calls + fn.self_calls
+      c = fn and fn.calls and fn.calls + fn.self_calls -- (nil: sampled stacks, no calls)
     end
     cache[name] = c or false
     return c
