@@ -436,6 +436,17 @@ describe("lgprof.open of a perf.data file", function()
     end
   end)
 
+  it("looks at regular files only: a FIFO is left to the gmon reader, unread", function()
+    local fifo = TMP .. "/fifo"
+    os.remove(fifo)
+    assert(os.execute("mkfifo " .. H.util.q(fifo)))
+    -- no writer: answered at once (a blocking open would hang here)
+    assert.is_false(lgprof._core.is_perfdata(fifo))
+    assert.is_false(lgprof._core.is_perfdata(TMP .. "/none"))
+    assert.is_false(lgprof._core.is_perfdata(TMP))
+    os.remove(fifo)
+  end)
+
   it("refuses what sampled stacks cannot do", function()
     local p, err = lgprof.open(nil, perf, { granularity = "line" })
     assert.is_nil(p)

@@ -6,10 +6,13 @@
 ** stacks, the filter by pid, tid, comm and dso, and the Function fields
 ** that differ from a gmon profile's.
 */
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "lcore.h"
 #include "lstacks.h"
@@ -237,17 +240,21 @@ static int l_profile_from_stacks(lua_State *L) {
   return push_stack_profile(L, tab, opts);
 }
 
-/* core.is_perfdata(path) -> boolean: is it a perf.data file, by its magic? */
+/* core.is_perfdata(path) -> boolean: is it a perf.data file, by its magic?
+** Only a regular file is looked at: a FIFO or a pipe (standard input) is
+** read once, by the gmon reader, and one without a writer must not block. */
 static int l_is_perfdata(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   uint8_t head[8];
-  size_t n = 0;
-  FILE *f = fopen(path, "rb");
-  if (f != NULL) {
-    n = fread(head, 1, sizeof head, f);
-    fclose(f);
+  ssize_t n = 0;
+  struct stat st;
+  int fd = open(path, O_RDONLY | O_NONBLOCK);
+  if (fd >= 0) {
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+      n = read(fd, head, sizeof head);
+    close(fd);
   }
-  lua_pushboolean(L, n == sizeof head && lgp_perf_is_perfdata(head, n));
+  lua_pushboolean(L, n == (ssize_t)sizeof head && lgp_perf_is_perfdata(head, sizeof head));
   return 1;
 }
 
