@@ -18,17 +18,18 @@ external_dependencies = {
    LIBIBERTY = { header = "libiberty/demangle.h", library = "iberty" },
    CAPSTONE = { header = "capstone/capstone.h", library = "capstone" },
    ZLIB = { header = "zlib.h", library = "z" },
+   ZSTD = { header = "zstd.h", library = "zstd" },
 }
 build = {
    type = "builtin",
    modules = {
       ["lgprof.core"] = {
          sources = { "csrc/core/analyse/bounds.c", "csrc/core/analyse/cyclecut.c", "csrc/core/analyse/cyclelayout.c", "csrc/core/analyse/evidence.c", "csrc/core/analyse/ordering.c", "csrc/core/model/arcs.c", "csrc/core/model/bbcount.c", "csrc/core/model/cgorder.c", "csrc/core/model/cgraph.c", "csrc/core/model/disasm.c", "csrc/core/model/hist.c", "csrc/core/model/lines.c", "csrc/core/model/names.c", "csrc/core/model/profile.c", "csrc/core/model/select.c", "csrc/core/model/staticcg.c", "csrc/core/model/symspec.c", "csrc/core/model/symtab.c", "csrc/core/model/view.c", "csrc/core/read/codeimg.c", "csrc/core/read/dwfunc.c", "csrc/core/read/dwinfo.c", "csrc/core/read/dwline.c", "csrc/core/read/elfsym.c", "csrc/core/read/gmon.c", "csrc/core/read/linesyms.c", "csrc/core/read/mapfile.c", "csrc/core/read/nmsyms.c", "csrc/core/read/perf/perfdata.c", "csrc/core/read/perf/perfstacks.c", "csrc/core/read/srcinfo.c", "csrc/core/read/stacktab.c", "csrc/core/util/atomicfile.c", "csrc/core/util/gzip.c", "csrc/core/util/strset.c", "csrc/core/util/util.c", "csrc/core/write/annotate.c", "csrc/core/write/blurbs.c", "csrc/core/write/execcount.c", "csrc/core/write/export.c", "csrc/core/write/exportlines.c", "csrc/core/write/folded.c", "csrc/core/write/gmonsum.c", "csrc/core/write/report.c", "csrc/core/write/report_index.c", "csrc/lua/lbounds.c", "csrc/lua/lcore.c", "csrc/lua/lcyclecut.c", "csrc/lua/ldoctor.c", "csrc/lua/lexport.c", "csrc/lua/lfiles.c", "csrc/lua/lglob.c", "csrc/lua/llines.c", "csrc/lua/lobjects.c", "csrc/lua/lopts.c", "csrc/lua/lordering.c", "csrc/lua/lsource.c", "csrc/lua/lview.c" },
-         libraries = { "dw", "elf", "z", "iberty", "m", "dl" },
+         libraries = { "dw", "elf", "zstd", "z", "iberty", "m", "dl" },
          incdirs = { "csrc/core", "$(LIBELF_INCDIR)", "$(LIBDW_INCDIR)", "$(LIBIBERTY_INCDIR)",
-                     "$(CAPSTONE_INCDIR)", "$(ZLIB_INCDIR)" },
+                     "$(CAPSTONE_INCDIR)", "$(ZLIB_INCDIR)", "$(ZSTD_INCDIR)" },
          libdirs = { "$(LIBELF_LIBDIR)", "$(LIBDW_LIBDIR)", "$(LIBIBERTY_LIBDIR)",
-                     "$(CAPSTONE_LIBDIR)", "$(ZLIB_LIBDIR)" },
+                     "$(CAPSTONE_LIBDIR)", "$(ZLIB_LIBDIR)", "$(ZSTD_LIBDIR)" },
       },
       ["lgprof.analysis.check"] = "lua/lgprof/analysis/check.lua",
       ["lgprof.analysis.diff"] = "lua/lgprof/analysis/diff.lua",

@@ -154,7 +154,7 @@ describe("perf.data to stacks", function()
     local pkg = util.read_cmd("pkg-config --cflags --libs libelf libdw 2>/dev/null"):gsub("%s+$", "")
     local status, out, err = cmd.shell(table.concat({ "cc -std=c99 -Wall -Wextra -Werror -O1 -g",
       "-D_POSIX_C_SOURCE=200809L", "-I" .. q(cmd.ROOT .. "/csrc/core"), "-o", q(dump),
-      q(cmd.ROOT .. "/spec/unit/perfstacks.c"), q(lib), pkg, "-lz -liberty -lm -ldl" }, " "))
+      q(cmd.ROOT .. "/spec/unit/perfstacks.c"), q(lib), pkg, "-lzstd -lz -liberty -lm -ldl" }, " "))
     assert(status == 0, out .. err)
     -- the program whose symbols the synthetic recordings use
     exe = tmp .. "/prog"
@@ -581,15 +581,31 @@ int main(void) { outer(100); return 0; }
       end
     end)
 
-    it("records compressed with zstd: refused, saying so", function()
+    it("records compressed with zstd whose payload is not zstd's: refused, saying so", function()
       local f = basic(recording())
-      f:raw(pw.record(81, 0, "\40\181\47\253" .. ("\0"):rep(12)))
+      -- no zstd frame's magic
+      f:raw(pw.record(81, 0, ("\255"):rep(16)))
       local path = write("z.data", f)
       local status, out, err = cmd.shell(q(dump) .. " " .. q(path))
       assert.equal(1, status)
       assert.equal("", out)
-      assert.equal(path .. ": records compressed with zstd (perf record -z): not supported; "
-        .. "record without -z\n", err)
+      assert.truthy(err:find("^" .. path:gsub("%p", "%%%0") .. ": offset %d+: compressed record: [^\n]+\n$"), err)
+    end)
+
+    it("records compressed with zstd (perf record -z) give the same stacks as uncompressed", function()
+      local plain = write("z-plain.data", basic(recording()))
+      local f = basic(recording())
+      local zs, why = pw.zstd(f:take_records(0))
+      if not zs then return pending(why) end
+      -- two COMPRESSED records: perf's continuation of one zstd stream
+      f:compressed(zs:sub(1, #zs // 2)):finished_round():compressed(zs:sub(#zs // 2 + 1))
+      local path = write("z-basic.data", f:feature("compressed", {}))
+      local s1, _, out1, err1 = stacks(plain)
+      local s2, r, out2, err2 = stacks(path)
+      assert.equal(0, s1, err1)
+      assert.equal(0, s2, err2)
+      assert.equal(6, r.event.samples)
+      assert.equal(out1, out2)
     end)
 
     it("what the fuzzer found (spec/fuzz/regress/perf/)", function()
@@ -765,6 +781,26 @@ int main(int argc, char **argv) { next_function(argc); caller(100000000L * argc)
       assert.is_nil(r.funcs.next_function)
       assert.is_true((children.next_function or 0) >= spin - 0.01)
       assert.is_nil(children.caller)
+    end)
+
+    it("reads the same recording made with -z (zstd-compressed records) to the same shares as perf", function()
+      local dir, why = recorded()
+      if not dir then return pending(why) end
+      local status, out, err = cmd.shell(("cd %s && perf record -z -e cpu-clock -F 999 -g -o z.data ./mt"):format(q(dir)))
+      if status ~= 0 then return pending("perf record -z failed: " .. out .. err) end
+      local st, r, o2, e2 = stacks(dir .. "/z.data", { "--no-inline" })
+      assert.equal(0, st, e2)
+      assert.truthy(r.funcs.spin, o2)
+      local self = perf_shares(dir .. "/z.data", false)
+      local compared = 0
+      for name, e in pairs(r.funcs) do
+        local p = self[alias(name)]
+        if p and e[2] > 0 then
+          assert.is_true(math.abs(p - 100 * e[2] / r.event.weight) <= 0.01, name)
+          compared = compared + 1
+        end
+      end
+      assert.truthy(compared >= 3)
     end)
 
     it("reads the same recording through a pipe to the same stacks", function()

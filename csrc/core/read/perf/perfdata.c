@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 #include "read/perf/perfdata.h"
 
 #define MAGIC 0x32454c4946524550ULL   /* "PERFILE2" read in this byte order */
@@ -144,6 +145,7 @@ void lgp_perf_close(lgp_perf_data *pd) {
   free(pd->version);
   free(pd->arch);
   free(pd->cpudesc);
+  free(pd->expanded);
   lgp_blob_free(&pd->blob);
   memset(pd, 0, sizeof *pd);
 }
@@ -433,6 +435,170 @@ static int pipe_record(lgp_perf_data *pd, const lgp_perf_record *rec, lgp_err *e
   return 0;
 }
 
+/* perf record -z. Decompressed bytes allowed: EXPAND_FLOOR plus
+** EXPAND_RATIO per byte of the file. perf's own ratios are near 10, but
+** a zstd block of a few bytes can claim 128 KiB, and a hostile file must
+** not exhaust memory. */
+#define EXPAND_FLOOR ((size_t)64 << 20)
+#define EXPAND_RATIO 256
+
+/* A growing byte buffer. */
+typedef struct bytebuf {
+  uint8_t *p;
+  size_t n, cap;
+} bytebuf;
+
+static int buf_reserve(bytebuf *b, size_t more) {
+  if (more > SIZE_MAX - b->n)
+    return -1;
+  return lgp_grow((void **)&b->p, &b->cap, b->n + more, 1);
+}
+
+static int buf_add(bytebuf *b, const uint8_t *p, size_t n) {
+  if (n == 0)
+    return 0;
+  if (buf_reserve(b, n) != 0)
+    return -1;
+  memcpy(b->p + b->n, p, n);
+  b->n += n;
+  return 0;
+}
+
+/* The decompression of one file's COMPRESSED records: their payloads form
+** one zstd stream whose frame perf never closes, and a record may begin in
+** one payload and end in the next, so the bytes after the last whole
+** record wait in `pending` for the next payload. */
+typedef struct expander {
+  lgp_perf_data *pd;
+  ZSTD_DCtx *dctx;
+  bytebuf out, pending;
+  size_t limit;
+  lgp_err *err;
+} expander;
+
+static int expand_payload(expander *x, const lgp_perf_record *rec) {
+  const uint8_t *data = rec->body;
+  size_t len = rec->body_len, whole = 0;
+  ZSTD_inBuffer in;
+  if (rec->type == LGP_PERF_COMPRESSED2) {
+    /* the zstd data's size first, the record padded to 8 bytes */
+    uint64_t n = len >= 8 ? lgp_perf_u64(data) : 0;
+    if (len < 8 || n > len - 8)
+      return lgp_fail(x->err, x->pd->path, "offset %zu: compressed record of %u bytes "
+                      "claims %llu", rec->offset, rec->size, (unsigned long long)n);
+    data += 8;
+    len = (size_t)n;
+  }
+  x->pd->compressed_records++;
+  in.src = data;
+  in.size = len;
+  in.pos = 0;
+  for (;;) {
+    ZSTD_outBuffer o;
+    size_t rc, room = ZSTD_DStreamOutSize();
+    if (x->out.n + x->pending.n > x->limit)
+      return lgp_fail(x->err, x->pd->path, "compressed records (perf record -z) decompress "
+                      "to more than %zu bytes: refused", x->limit);
+    if (buf_reserve(&x->pending, room) != 0)
+      return lgp_fail(x->err, x->pd->path, "out of memory");
+    o.dst = x->pending.p + x->pending.n;
+    o.size = room;
+    o.pos = 0;
+    rc = ZSTD_decompressStream(x->dctx, &o, &in);
+    if (ZSTD_isError(rc))
+      return lgp_fail(x->err, x->pd->path, "offset %zu: compressed record: %s", rec->offset,
+                      ZSTD_getErrorName(rc));
+    x->pending.n += o.pos;
+    /* all input read and the output not full: nothing more is held back */
+    if (in.pos == in.size && o.pos < o.size)
+      break;
+  }
+  /* the whole records go out; a record begun stays for the next payload */
+  while (x->pending.n - whole >= 8) {
+    uint16_t size = u16_at(x->pending.p + whole + 6);
+    if (size < 8)
+      return lgp_fail(x->err, x->pd->path, "offset %zu: compressed record holds a record "
+                      "of %u bytes", rec->offset, size);
+    if (size > x->pending.n - whole)
+      break;
+    whole += size;
+  }
+  if (buf_add(&x->out, x->pending.p, whole) != 0)
+    return lgp_fail(x->err, x->pd->path, "out of memory");
+  memmove(x->pending.p, x->pending.p + whole, x->pending.n - whole);
+  x->pending.n -= whole;
+  return 0;
+}
+
+/* Replaces the stream by one where every COMPRESSED record is replaced by
+** the records it holds (nothing to do without one). Counts and truncation
+** are those the expanded stream will show when read. */
+static int expand(lgp_perf_data *pd, lgp_err *err) {
+  expander x;
+  lgp_perf_record rec;
+  size_t pos = 0, truncated_at = pd->truncated_at;
+  int rc, found = 0, truncated = pd->truncated;
+  while ((rc = lgp_perf_next(pd, &pos, &rec, err)) == 1)
+    if (rec.type == LGP_PERF_COMPRESSED || rec.type == LGP_PERF_COMPRESSED2) {
+      found = 1;
+      break;
+    }
+  memset(pd->record_counts, 0, sizeof pd->record_counts);
+  pd->other_records = 0;
+  if (rc < 0 || !found) {
+    /* whoever reads the records sees the same again */
+    pd->truncated = truncated;
+    pd->truncated_at = truncated_at;
+    return rc < 0 ? -1 : 0;
+  }
+  memset(&x, 0, sizeof x);
+  x.pd = pd;
+  x.err = err;
+  x.limit = pd->size > (SIZE_MAX - EXPAND_FLOOR) / EXPAND_RATIO
+            ? SIZE_MAX : EXPAND_FLOOR + EXPAND_RATIO * pd->size;
+  if (!(x.dctx = ZSTD_createDCtx())) {
+    lgp_fail(err, pd->path, "out of memory");
+    goto fail;
+  }
+  /* the bytes before the records, so that those before the first
+     COMPRESSED record keep their file offsets */
+  if (buf_add(&x.out, pd->bytes, pd->data_start) != 0) {
+    lgp_fail(err, pd->path, "out of memory");
+    goto fail;
+  }
+  pos = 0;
+  while ((rc = lgp_perf_next(pd, &pos, &rec, err)) == 1) {
+    if (rec.type == LGP_PERF_COMPRESSED || rec.type == LGP_PERF_COMPRESSED2) {
+      if (expand_payload(&x, &rec) != 0)
+        goto fail;
+    } else if (buf_add(&x.out, pd->bytes + rec.offset, pos - rec.offset) != 0) {
+      lgp_fail(err, pd->path, "out of memory");
+      goto fail;
+    }
+  }
+  if (rc < 0)
+    goto fail;
+  /* the file ended inside a record, or the last payload inside one */
+  pd->cut_short = pd->truncated || x.pending.n > 0;
+  pd->truncated = 0;
+  pd->truncated_at = 0;
+  memset(pd->record_counts, 0, sizeof pd->record_counts);
+  pd->other_records = 0;
+  ZSTD_freeDCtx(x.dctx);
+  free(x.pending.p);
+  pd->file_size = pd->size;
+  pd->expanded = x.out.p;
+  pd->bytes = x.out.p;
+  pd->size = x.out.n;
+  pd->data_end = x.out.n;
+  return 0;
+fail:
+  ZSTD_freeDCtx(x.dctx);
+  free(x.pending.p);
+  free(x.out.p);
+  return -1;
+}
+
 int lgp_perf_open_bytes(lgp_perf_data *pd, const char *name, const uint8_t *bytes, size_t n,
                         lgp_err *err) {
   uint64_t magic, hsize;
@@ -440,6 +606,7 @@ int lgp_perf_open_bytes(lgp_perf_data *pd, const char *name, const uint8_t *byte
   pd->path = name;
   pd->bytes = bytes;
   pd->size = n;
+  pd->file_size = n;
   if (n < PIPE_HEADER)
     return lgp_fail(err, name, "not a perf.data file (%zu bytes)", n);
   magic = lgp_perf_u64(bytes);
@@ -470,7 +637,9 @@ int lgp_perf_open_bytes(lgp_perf_data *pd, const char *name, const uint8_t *byte
   }
   if (pd->nattrs == 0)
     return lgp_fail(err, name, "perf.data file without events");
-  return id_index_build(pd, err);
+  if (id_index_build(pd, err) != 0)
+    return -1;
+  return expand(pd, err);
 }
 
 int lgp_perf_open(lgp_perf_data *pd, const char *path, lgp_err *err) {
@@ -490,8 +659,13 @@ int lgp_perf_next(lgp_perf_data *pd, size_t *pos, lgp_perf_record *rec, lgp_err 
   size_t at = *pos ? *pos : pd->data_start, left;
   const uint8_t *p;
   (void)err;
-  if (at >= pd->data_end)
+  if (at >= pd->data_end) {
+    if (pd->cut_short) {
+      pd->truncated = 1;
+      pd->truncated_at = pd->data_end;
+    }
     return 0;
+  }
   left = pd->data_end - at;
   p = pd->bytes + at;
   if (left < 8) {

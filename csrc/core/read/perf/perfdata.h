@@ -95,6 +95,13 @@ typedef struct lgp_perf_data {
   uint32_t nrcpus_online, nrcpus_avail;
   uint64_t first_time, last_time;   /* SAMPLE_TIME, 0 when absent */
   int compressed;         /* the COMPRESSED feature (zstd records) */
+  /* perf record -z: the file's bytes up to its records, then its records
+  ** with each COMPRESSED record replaced by the records it holds; bytes,
+  ** size and data_end then point here, and record offsets are in it */
+  uint8_t *expanded;
+  size_t file_size;       /* the file's own size */
+  uint64_t compressed_records; /* COMPRESSED and COMPRESSED2 records read */
+  int cut_short;          /* the expanded stream's source ended inside a record */
   int truncated;          /* the stream ended inside a record, or data.size was 0 */
   size_t truncated_at;    /* where the last whole record ended */
   uint64_t record_counts[LGP_PERF_RECORD_TYPES];
@@ -165,7 +172,9 @@ static inline uint64_t lgp_perf_u64(const uint8_t *p) {
 /* Is this file a perf.data (file or pipe mode), by its first 8 bytes? */
 int lgp_perf_is_perfdata(const uint8_t *bytes, size_t n);
 /* Opens path: maps it, reads the header, the attrs and the features (in
-** pipe mode, the attr and feature records at the start of the stream).
+** pipe mode, the attr and feature records at the start of the stream),
+** and decompresses the records of a `perf record -z` file (zstd), so
+** that the stream handed out holds no COMPRESSED record.
 ** 0, or -1 with "PATH: what is wrong". */
 int lgp_perf_open(lgp_perf_data *pd, const char *path, lgp_err *err);
 /* The same over bytes the caller keeps alive (name: for messages). */
