@@ -325,25 +325,32 @@ describe("perf.data reader", function()
       assert.same({ "compressed 1 records" }, grep(out, "^compressed"))
     end)
 
-    it("a file cut inside its second compressed record: the records of the first, truncated", function()
+    it("a file cut inside its second compressed record: the records whole before the cut, truncated", function()
       local s = stream_of(minimal())
       local first = s:find("\9\0\0\0\2\0", 1, true)
       local size = string.unpack("<I2", s, first + 6)
       local cut = first - 1 + 3 * size + 20
-      local a, b = z(s:sub(1, cut)), z(s:sub(cut + 1))
+      local six = first - 1 + 6 * size
+      -- the second payload: two frames, the rest of sample 4 to the end of
+      -- sample 6, then the others; the file ends in the middle of the second
+      local a, b1, b2 = z(s:sub(1, cut)), z(s:sub(cut + 1, six)), z(s:sub(six + 1))
       if not a then return end
-      -- the second COMPRESSED record starts after the first and its round
-      local _, full = zfile("z-full.data", { a, b }, { no_features = true })
+      local _, full = zfile("z-full.data", { a, b1 .. b2 }, { no_features = true })
       local second = full:find(pw.record(68, 0, "") .. "\81\0\0\0", 1, true) + 8
-      local path = zfile("z-cut.data", { a, b }, { no_features = true,
-        cut = function() return second + 8 + #b // 2 end })
+      local path = zfile("z-cut.data", { a, b1 .. b2 }, { no_features = true,
+        cut = function() return second - 1 + 8 + #b1 + #b2 // 2 end })
       local out = dump_ok(path)
-      -- COMM, MMAP2 and 3 samples were whole in the first payload
-      assert.equal(3, #grep(out, "^sample"))
+      assert.equal(6, #grep(out, "^sample"))
       assert.equal(1, #grep(out, "^comm"))
       assert.equal(1, #grep(out, "^mmap"))
       assert.equal(1, #grep(out, "^truncated"))
-      assert.same({ "compressed 1 records" }, grep(out, "^compressed"))
+      assert.same({ "compressed 2 records" }, grep(out, "^compressed"))
+      -- cut inside the first frame of the second payload: samples 1 to 3
+      path = zfile("z-cut1.data", { a, b1 .. b2 }, { no_features = true,
+        cut = function() return second - 1 + 8 + #b1 // 2 end })
+      out = dump_ok(path)
+      assert.equal(3, #grep(out, "^sample"))
+      assert.equal(1, #grep(out, "^truncated"))
     end)
 
     it("a stream that ends inside a record: the whole records, truncated", function()
@@ -486,6 +493,43 @@ int main(int c, char **v) { int n = c > 1 ? atoi(v[1]) : 100; for (int i = 0; i 
           assert.equal(counts[name], mine[name], mode .. " " .. name)
         end
         assert.truthy((mine.SAMPLE or 0) > 0)
+      end
+    end)
+
+    it("counts every record of real recordings with and without -z as perf does", function()
+      if not HAVE_PERF then return pending("perf is not installed") end
+      local src = tmp .. "/busyz.c"
+      util.spit(src, [[
+#include <stdlib.h>
+volatile long s;
+void leaf(int n) { for (int i = 0; i < n; i++) s += i; }
+void middle(int n) { leaf(n); leaf(n); }
+int main(int c, char **v) { int n = c > 1 ? atoi(v[1]) : 100; for (int i = 0; i < n; i++) middle(100000); return 0; }
+]])
+      local exe = tmp .. "/busyz"
+      assert.equal(0, (cmd.shell("gcc -O1 -g -fno-omit-frame-pointer -o " .. q(exe) .. " " .. q(src))))
+      for _, z in ipairs({ "", "-z " }) do
+        local path = tmp .. "/real" .. (z ~= "" and "-z" or "") .. ".data"
+        local status, out, err = cmd.shell("perf record " .. z .. "-e cpu-clock -F 999 -g -o " .. q(path)
+          .. " " .. q(exe) .. " 2000 2>&1")
+        if status ~= 0 then return pending("perf record does not work here: " .. out .. err) end
+        -- perf report -D lists the records it decompressed, not the COMPRESSED ones
+        local counts, why = perf_counts(path)
+        assert.truthy(counts, why)
+        local dstatus, dout, derr = perfdump(path)
+        assert.equal(0, dstatus, derr)
+        local mine = {}
+        for name, n in dout:gmatch("count %d+ ([A-Z_0-9]+) (%d+)") do mine[name] = tonumber(n) end
+        for _, name in ipairs({ "SAMPLE", "MMAP", "MMAP2", "COMM", "EXIT", "FORK", "FINISHED_ROUND" }) do
+          assert.equal(counts[name], mine[name], z .. name)
+        end
+        assert.truthy((mine.SAMPLE or 0) > 0, z .. "no samples")
+        local nz = tonumber(dout:match("compressed (%d+) records"))
+        if z ~= "" then
+          assert.truthy(nz and nz > 0, dout)
+        else
+          assert.is_nil(nz)
+        end
       end
     end)
   end)

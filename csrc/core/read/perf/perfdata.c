@@ -476,13 +476,17 @@ typedef struct expander {
   lgp_err *err;
 } expander;
 
-static int expand_payload(expander *x, const lgp_perf_record *rec) {
+/* Decompresses rec's payload; `cut`: the file ends inside rec, whose
+** body_len is then what is left of it. */
+static int expand_payload(expander *x, const lgp_perf_record *rec, int cut) {
   const uint8_t *data = rec->body;
   size_t len = rec->body_len, whole = 0;
   ZSTD_inBuffer in;
   if (rec->type == LGP_PERF_COMPRESSED2) {
     /* the zstd data's size first, the record padded to 8 bytes */
     uint64_t n = len >= 8 ? lgp_perf_u64(data) : 0;
+    if (cut && len >= 8 && n > len - 8)
+      n = len - 8;
     if (len < 8 || n > len - 8)
       return lgp_fail(x->err, x->pd->path, "offset %zu: compressed record of %u bytes "
                       "claims %llu", rec->offset, rec->size, (unsigned long long)n);
@@ -569,7 +573,7 @@ static int expand(lgp_perf_data *pd, lgp_err *err) {
   pos = 0;
   while ((rc = lgp_perf_next(pd, &pos, &rec, err)) == 1) {
     if (rec.type == LGP_PERF_COMPRESSED || rec.type == LGP_PERF_COMPRESSED2) {
-      if (expand_payload(&x, &rec) != 0)
+      if (expand_payload(&x, &rec, 0) != 0)
         goto fail;
     } else if (buf_add(&x.out, pd->bytes + rec.offset, pos - rec.offset) != 0) {
       lgp_fail(err, pd->path, "out of memory");
@@ -578,6 +582,20 @@ static int expand(lgp_perf_data *pd, lgp_err *err) {
   }
   if (rc < 0)
     goto fail;
+  if (pd->truncated && pd->data_end - pd->truncated_at >= 8) {
+    /* the file ends inside a COMPRESSED record: the records whole in
+       what is left of its payload */
+    const uint8_t *p = pd->bytes + pd->truncated_at;
+    rec.type = u32_at(p);
+    rec.misc = u16_at(p + 4);
+    rec.size = u16_at(p + 6);
+    rec.offset = pd->truncated_at;
+    rec.body = p + 8;
+    rec.body_len = pd->data_end - pd->truncated_at - 8;
+    if ((rec.type == LGP_PERF_COMPRESSED || rec.type == LGP_PERF_COMPRESSED2)
+        && rec.size > 8 + rec.body_len && expand_payload(&x, &rec, 1) != 0)
+      goto fail;
+  }
   /* the file ended inside a record, or the last payload inside one */
   pd->cut_short = pd->truncated || x.pending.n > 0;
   pd->truncated = 0;
