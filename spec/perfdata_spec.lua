@@ -402,6 +402,117 @@ describe("perf.data reader", function()
     end)
   end)
 
+  describe("directory recordings (perf record --threads -o DIR)", function()
+    -- minimal()'s COMM and MMAP2 in DIR/data, samples 1, 3, 5, 7 in data.0,
+    -- 2, 4, 6, 8 in data.1 (compressed with zcompress)
+    local function dir_of(name, opts)
+      opts = opts or {}
+      local f = minimal()
+      local records = {}
+      for k = 1, #f.records do records[k] = f.records[k] end
+      f:take_records(2)
+      local s0, s1 = {}, {}
+      for k = 1, 8 do table.insert(k % 2 == 1 and s0 or s1, records[2 + k]) end
+      local streams = { table.concat(s0), table.concat(s1) }
+      if opts.zcompress then
+        local zs, why = pw.zstd(streams[2])
+        if not zs then return nil, why end
+        streams[2] = pw.record(81, 0, zs:sub(1, 10)) .. pw.record(81, 0, zs:sub(11))
+      end
+      if opts.edit then opts.edit(streams) end
+      local dir = tmp .. "/" .. name
+      pw.write_dir(dir, f:bytes(), streams)
+      return dir
+    end
+    local function sorted(t) table.sort(t) return t end
+
+    it("reads DIR/data's header and records, then data.0, data.1, ... as one stream", function()
+      local plain = tmp .. "/dir-plain.data"
+      pw.write(plain, minimal():bytes())
+      local _, pout = perfdump(plain)
+      for _, z in ipairs({ false, true }) do
+        local dir, why = dir_of(z and "dirz.data" or "dir.data", { zcompress = z })
+        if not dir then return pending(why) end
+        local status, out, err = perfdump(dir)
+        assert.equal(0, status, err)
+        -- the same records; data.0's samples, then data.1's
+        assert.same(sorted(grep(pout, "^sample")), sorted(grep(out, "^sample")))
+        assert.same(grep(pout, "^comm"), grep(out, "^comm"))
+        assert.same(grep(pout, "^mmap"), grep(out, "^mmap"))
+        assert.truthy(grep(out, "^sample")[2]:find("time 3003000", 1, true))
+        assert.same({ "count 3 COMM 1", "count 9 SAMPLE 8", "count 10 MMAP2 1", "count other 0" },
+          grep(out, "^count"))
+        assert.same(z and { "compressed 2 records" } or {}, grep(out, "^compressed"))
+        assert.same({}, grep(out, "^truncated"))
+      end
+    end)
+
+    it("a stream cut inside a record: the whole records, truncated", function()
+      local dir = dir_of("dircut.data", { edit = function(s) s[1] = s[1]:sub(1, #s[1] - 20) end })
+      local status, out, err = perfdump(dir)
+      assert.equal(0, status, err)
+      assert.equal(7, #grep(out, "^sample"))
+      assert.equal(1, #grep(out, "^truncated"))
+    end)
+
+    it("refuses a directory without data or without data.0, with one line", function()
+      local empty = tmp .. "/dir-empty"
+      assert.equal(0, (cmd.shell("mkdir -p " .. q(empty))))
+      local status, out, err = perfdump(empty)
+      assert.equal(1, status, out)
+      assert.equal(1, #lines_of(err), err)
+      assert.truthy(err:find(empty .. "/data", 1, true), err)
+      pw.write(empty .. "/data", minimal():bytes())
+      status, out, err = perfdump(empty)
+      assert.equal(1, status, out)
+      assert.same({ empty .. ": a directory without data.0 (perf record --threads writes data and "
+        .. "data.0, data.1, ...)" }, lines_of(err))
+    end)
+
+    it("refuses a bomb in data.1 with one line", function()
+      local dir, why = dir_of("dirbomb.data", { edit = function(s)
+        local zs = assert(pw.zstd(pw.record(68, 0, ""):rep(12 << 20), { level = 19 }))
+        local t = {}
+        for at = 1, #zs, 60000 do t[#t + 1] = pw.record(81, 0, zs:sub(at, at + 59999)) end
+        s[2] = table.concat(t)
+      end })
+      if not dir then return pending(why) end
+      local status, out, err = perfdump(dir)
+      assert.equal(1, status, out)
+      assert.equal(1, #lines_of(err), err)
+      assert.truthy(err:find(dir .. "/data.1: compressed records", 1, true), err)
+    end)
+
+    it("counts every record of real directory recordings, with and without -z, as perf does", function()
+      if not HAVE_PERF then return pending("perf is not installed") end
+      local src = tmp .. "/busyd.c"
+      util.spit(src, [[
+#include <stdlib.h>
+volatile long s;
+void leaf(int n) { for (int i = 0; i < n; i++) s += i; }
+int main(int c, char **v) { int n = c > 1 ? atoi(v[1]) : 100; for (int i = 0; i < n; i++) leaf(200000); return 0; }
+]])
+      local exe = tmp .. "/busyd"
+      assert.equal(0, (cmd.shell("gcc -O1 -g -fno-omit-frame-pointer -o " .. q(exe) .. " " .. q(src))))
+      for _, z in ipairs({ "", "-z " }) do
+        local dir = tmp .. "/realdir" .. (z ~= "" and "-z" or "") .. ".data"
+        local status, out, err = cmd.shell("perf record --threads " .. z .. "-e cpu-clock -F 999 -g -o "
+          .. q(dir) .. " " .. q(exe) .. " 2000 2>&1")
+        if status ~= 0 then return pending("perf record --threads does not work here: " .. out .. err) end
+        local counts, why = perf_counts(dir)
+        assert.truthy(counts, why)
+        local dstatus, dout, derr = perfdump(dir)
+        assert.equal(0, dstatus, derr)
+        local mine = {}
+        for name, n in dout:gmatch("count %d+ ([A-Z_0-9]+) (%d+)") do mine[name] = tonumber(n) end
+        for _, name in ipairs({ "SAMPLE", "MMAP", "MMAP2", "COMM", "EXIT", "FORK", "FINISHED_ROUND" }) do
+          assert.equal(counts[name], mine[name], z .. name)
+        end
+        assert.truthy((mine.SAMPLE or 0) > 0, z .. "no samples")
+      end
+    end)
+  end)
+
   describe("refuses with one line, no crash", function()
     local function refused(name, bytes, pattern)
       local path = tmp .. "/" .. name

@@ -608,6 +608,25 @@ int main(void) { outer(100); return 0; }
       assert.equal(out1, out2)
     end)
 
+    it("a directory recording (perf record --threads) gives the same stacks, its streams merged by time", function()
+      local plain = write("dir-plain.data", basic(recording()))
+      local f = basic(recording())
+      local r = {}
+      for k = 1, #f.records do r[k] = f.records[k] end
+      f:take_records(1)
+      -- data: COMM; data.0: samples 1, 3, 5; data.1: samples 2, 4, 6 and
+      -- last the MMAP2 that precedes them all in time
+      local dir = tmp .. "/threads-dir.data"
+      pw.write_dir(dir, f:bytes(), { r[3] .. r[5] .. r[7], r[4] .. r[6] .. r[8] .. r[2] })
+      local s1, _, out1, err1 = stacks(plain)
+      local s2, rr, out2, err2 = stacks(dir)
+      assert.equal(0, s1, err1)
+      assert.equal(0, s2, err2)
+      assert.equal(6, rr.event.samples)
+      assert.same({ 4, 4000, 4, 4000 }, rr.funcs.leaf)
+      assert.equal(out1, out2)
+    end)
+
     it("what the fuzzer found (spec/fuzz/regress/perf/)", function()
       local dir = cmd.ROOT .. "/spec/fuzz/regress/perf"
       local names = util.ls(dir)
@@ -800,7 +819,31 @@ int main(int argc, char **argv) { next_function(argc); caller(100000000L * argc)
           compared = compared + 1
         end
       end
-      assert.truthy(compared >= 3)
+      assert.truthy(compared >= 2) -- spin and lib_hot, where samples fall
+    end)
+
+    it("reads a directory recording (perf record --threads, with and without -z) to perf's shares", function()
+      local dir, why = recorded()
+      if not dir then return pending(why) end
+      for _, z in ipairs({ "", "-z " }) do
+        local out_dir = dir .. "/threads" .. (z ~= "" and "-z" or "") .. ".data"
+        local status, out, err = cmd.shell(("cd %s && perf record --threads %s-e cpu-clock -F 999 -g -o %s ./mt"):format(
+          q(dir), z, q(out_dir)))
+        if status ~= 0 then return pending("perf record --threads failed: " .. out .. err) end
+        local st, r, o2, e2 = stacks(out_dir, { "--no-inline" })
+        assert.equal(0, st, e2)
+        assert.truthy(r.funcs.spin, o2)
+        local self = perf_shares(out_dir, false)
+        local compared = 0
+        for name, e in pairs(r.funcs) do
+          local p = self[alias(name)]
+          if p and e[2] > 0 then
+            assert.is_true(math.abs(p - 100 * e[2] / r.event.weight) <= 0.01, z .. name)
+            compared = compared + 1
+          end
+        end
+        assert.truthy(compared >= 2) -- spin and lib_hot, where samples fall
+      end
     end)
 
     it("reads the same recording through a pipe to the same stacks", function()

@@ -308,4 +308,12 @@ function M.write(path, bytes)
   assert(fh:close())
 end
 
+--- A directory recording (perf record --threads -o DIR): DIR/data holds
+-- data (a file's bytes), DIR/data.N the (N+1)th of streams (bare records).
+function M.write_dir(dir, data, streams)
+  assert(os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "'"))
+  M.write(dir .. "/data", data)
+  for k, s in ipairs(streams) do M.write(("%s/data.%d"):format(dir, k - 1), s) end
+end
+
 return M
