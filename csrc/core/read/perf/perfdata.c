@@ -620,7 +620,8 @@ static void expander_finish(expander *x, lgp_perf_data *pd) {
 }
 
 /* A file with COMPRESSED records reads the expanded stream (nothing to
-** do without one). */
+** do without one). The records are looked at rather than the COMPRESSED
+** feature: a file perf did not finish has no feature table. */
 static int expand(lgp_perf_data *pd, lgp_err *err) {
   expander x;
   lgp_perf_record rec;
@@ -654,7 +655,6 @@ static int open_bytes(lgp_perf_data *pd, const char *name, const uint8_t *bytes,
   pd->path = name;
   pd->bytes = bytes;
   pd->size = n;
-  pd->file_size = n;
   if (n < PIPE_HEADER)
     return lgp_fail(err, name, "not a perf.data file (%zu bytes)", n);
   magic = lgp_perf_u64(bytes);
