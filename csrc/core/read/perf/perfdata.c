@@ -563,7 +563,8 @@ static int expand_stream(expander *x, lgp_perf_data *src) {
   }
   if (rc < 0)
     return -1;
-  if (src->truncated && src->data_end - src->truncated_at >= 8) {
+  if (src->truncated && src->truncated_at >= src->data_start
+      && src->truncated_at <= src->data_end && src->data_end - src->truncated_at >= 8) {
     /* the file ends inside a COMPRESSED record: the records whole in
        what is left of its payload */
     const uint8_t *p = src->bytes + src->truncated_at;
