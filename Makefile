@@ -55,7 +55,7 @@ PKG_LIBS       = $(shell $(PKG_CONFIG) --libs libdw libelf 2>/dev/null)
 BASE_CFLAGS    = $(WARNFLAGS) $(CFLAGS) $(CPPFLAGS) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden
 CORE_CFLAGS    = $(BASE_CFLAGS) $(CORE_PKG_CFLAGS) -Icsrc/core
 BIND_CFLAGS    = $(BASE_CFLAGS) $(CORE_PKG_CFLAGS) $(LUA_PKG_CFLAGS) -Icsrc/core
-LDLIBS         = $(PKG_LIBS) -lz -liberty -lm -ldl
+LDLIBS         = $(PKG_LIBS) -lzstd -lz -liberty -lm -ldl
 
 BUILD         ?= build
 CORE_SO        = $(BUILD)/lgprof/core.so
@@ -95,6 +95,11 @@ DW_ARCHIVES    = $(foreach l,$(sort $(DW_STATIC_LIBS)),$(shell $(CC) \
                  -print-file-name=lib$(patsubst -l%,%,$l).a 2>/dev/null))
 LAUNCHER_DW_LIBS ?= $(if $(DW_ARCHIVES),$(if $(filter-out /%,$(DW_ARCHIVES)),$(PKG_LIBS),\
                     -Wl,-Bstatic $(DW_STATIC_LIBS) -Wl,-Bdynamic),$(PKG_LIBS))
+# libzstd (perf record -z's records) statically too when libzstd-dev's
+# archive is there (-print-file-name answers a bare name when it is not)
+ZSTD_ARCHIVE   = $(shell $(CC) -print-file-name=libzstd.a 2>/dev/null)
+ZSTD_STATIC    = -Wl,-Bstatic -lzstd -Wl,-Bdynamic
+LAUNCHER_ZSTD_LIBS ?= $(if $(filter /%,$(ZSTD_ARCHIVE)),$(ZSTD_STATIC),-lzstd)
 # Capstone (the x86-64 decoder of --static-arcs) is not linked: the core
 # loads its shared library (libcapstone4) when --static-arcs first decodes,
 # so that its relocated tables cost nothing to every other run; its header
@@ -125,10 +130,11 @@ endif
 # Debian packages: what the build and the demo need, and what only the tests,
 # benchmarks and fuzzing add.
 DEMO_PACKAGES  = gcc libc6-dev make pkg-config lua5.4 liblua5.4-dev libelf-dev libdw-dev \
-                 libbz2-dev libiberty-dev libcapstone-dev zlib1g-dev
+                 libbz2-dev libiberty-dev libcapstone-dev zlib1g-dev libzstd-dev
 TEST_PACKAGES  = lua-busted luarocks lua-cjson binutils g++ graphviz valgrind time clang \
                  libclang-rt-14-dev libasan8 libubsan1 chromium golang-go \
                  python3-jsonschema groff-base man-db
+TEST_PACKAGES += zstd # the command: spec/helpers/perfwriter.lua compresses perf record -z streams
 TEST_PACKAGES += python3 # xml.etree: the SVG flame graphs are parsed (spec/svg_spec.lua)
 
 .PHONY: test-asan test-valgrind
@@ -154,7 +160,7 @@ $(BUILD)/obj/cli/embedded.o: $(CLI_DIR)/embedded.c csrc/cli/embedded.h
 	$(CC) $(CLI_CFLAGS) -c $< -o $@
 
 link_launcher = $(CC) -o $@ $^ $(LDFLAGS) $(LAUNCHER_LDFLAGS) $(LUA_STATIC_LIBS) \
-                $(LAUNCHER_DW_LIBS) -lz -liberty -lm -ldl
+                $(LAUNCHER_DW_LIBS) $(LAUNCHER_ZSTD_LIBS) -lz -liberty -lm -ldl
 
 $(CORE_LIB): $(CORE_OBJS)
 	@mkdir -p $(@D)

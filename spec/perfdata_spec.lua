@@ -67,7 +67,7 @@ describe("perf.data reader", function()
     local lib = cmd.CORE_LIB
     local pkg = util.read_cmd("pkg-config --cflags --libs libelf libdw 2>/dev/null"):gsub("%s+$", "")
     local status, out, err = cmd.shell(table.concat({ cmd.CORE_CC, "-I" .. q(cmd.ROOT .. "/csrc/core"), "-o", q(dump),
-      q(cmd.ROOT .. "/spec/unit/perfdump.c"), q(lib), pkg, "-lz -liberty -lm -ldl" }, " "))
+      q(cmd.ROOT .. "/spec/unit/perfdump.c"), q(lib), pkg, "-lzstd -lz -liberty -lm -ldl" }, " "))
     assert(status == 0, out .. err)
   end)
   teardown(function() util.rmtree(tmp) end)
@@ -202,6 +202,315 @@ describe("perf.data reader", function()
     assert.same({ "lost 7", "lost 74" }, grep(out, "^lost"))
   end)
 
+  describe("perf record -z (zstd-compressed records)", function()
+    -- minimal()'s records but its final FINISHED_ROUND, which perf keeps
+    -- outside the compressed records
+    local function stream_of(f)
+      local s = f:take_records(0)
+      assert(s:sub(-8) == pw.record(68, 0, ""))
+      return s:sub(1, -9)
+    end
+    local function z(bytes, opts)
+      local out, why = pw.zstd(bytes, opts)
+      if not out then pending(why) end
+      return out
+    end
+    -- what perfdump prints, but the compressed-record count and the counts
+    -- of FINISHED_ROUND (placed differently)
+    local function body_of(out)
+      local t = {}
+      for _, l in ipairs(lines_of(out)) do
+        if not l:find("^compressed") and not l:find("^count 68 ") then t[#t + 1] = l end
+      end
+      return t
+    end
+    local plain
+    local function read_plain()
+      local path = tmp .. "/z-plain.data"
+      pw.write(path, minimal():bytes())
+      local status, out, err = perfdump(path)
+      assert.equal(0, status, err)
+      return out
+    end
+    -- the file made of minimal()'s header, then payloads as COMPRESSED
+    -- records (COMPRESSED2 with v2), a FINISHED_ROUND after each
+    local function zfile(name, payloads, opts)
+      opts = opts or {}
+      local f = minimal():feature("compressed", {})
+      stream_of(f)
+      for _, p in ipairs(payloads) do
+        f:compressed(p, opts.v2)
+        f:finished_round()
+      end
+      local path = tmp .. "/" .. name
+      local bytes = f:bytes({ no_features = opts.no_features })
+      if opts.cut then bytes = bytes:sub(1, opts.cut(bytes)) end
+      pw.write(path, bytes)
+      return path, bytes
+    end
+    local function dump_ok(path)
+      local status, out, err = perfdump(path)
+      assert.equal(0, status, err)
+      return out
+    end
+
+    it("reads one compressed record exactly as the same records uncompressed", function()
+      plain = plain or read_plain()
+      local zs = z(stream_of(minimal()))
+      if not zs then return end
+      local out = dump_ok((zfile("z-one.data", { zs })))
+      assert.same(body_of(plain), body_of(out))
+      assert.same({ "compressed 1 records" }, grep(out, "^compressed"))
+      assert.same({ "count 68 FINISHED_ROUND 1" }, grep(out, "^count 68 "))
+      assert.equal(8, #grep(out, "^sample"))
+    end)
+
+    it("reads a record split across two compressed records, a round between them", function()
+      plain = plain or read_plain()
+      local s = stream_of(minimal())
+      -- the 4th sample starts after COMM, MMAP2 and 3 samples; cut 20 bytes into it
+      local first = s:find("\9\0\0\0\2\0", 1, true)
+      local size = string.unpack("<I2", s, first + 6)
+      local cut = first - 1 + 3 * size + 20
+      local a, b = z(s:sub(1, cut)), z(s:sub(cut + 1))
+      if not a then return end
+      local out = dump_ok((zfile("z-split.data", { a, b })))
+      assert.same(body_of(plain), body_of(out))
+      assert.same({ "compressed 2 records" }, grep(out, "^compressed"))
+      assert.same({ "count 68 FINISHED_ROUND 2" }, grep(out, "^count 68 "))
+    end)
+
+    it("reads one zstd stream cut anywhere into several records (perf's continuations)", function()
+      plain = plain or read_plain()
+      local zs = z(stream_of(minimal()), { level = 1 })
+      if not zs then return end
+      local n = #zs
+      local cuts = { 1, 7, n // 3, n // 2 + 5, n - 1 }
+      local pieces, from = {}, 1
+      for _, c in ipairs(cuts) do
+        pieces[#pieces + 1] = zs:sub(from, c)
+        from = c + 1
+      end
+      pieces[#pieces + 1] = zs:sub(from)
+      local out = dump_ok((zfile("z-pieces.data", pieces)))
+      assert.same(body_of(plain), body_of(out))
+      assert.same({ "compressed 6 records" }, grep(out, "^compressed"))
+    end)
+
+    it("reads COMPRESSED2 records (their size first, padded to 8 bytes) the same", function()
+      plain = plain or read_plain()
+      local zs = z(stream_of(minimal()))
+      if not zs then return end
+      local pieces = { zs:sub(1, 13), zs:sub(14) }
+      local out = dump_ok((zfile("z-v2.data", pieces, { v2 = true })))
+      assert.same(body_of(plain), body_of(out))
+      assert.same({ "compressed 2 records" }, grep(out, "^compressed"))
+    end)
+
+    it("reads compressed records in pipe mode the same", function()
+      local zs = z(stream_of(minimal()))
+      if not zs then return end
+      local f = minimal():feature("compressed", {})
+      stream_of(f)
+      f:compressed(zs)
+      f:finished_round()
+      local path, plain_path = tmp .. "/z-pipe.data", tmp .. "/z-plain-pipe.data"
+      pw.write(path, f:bytes({ pipe = true }))
+      pw.write(plain_path, minimal():feature("compressed", {}):bytes({ pipe = true }))
+      local out = dump_ok(path)
+      assert.same(body_of(dump_ok(plain_path)), body_of(out))
+      assert.equal("mode pipe", lines_of(out)[1])
+      assert.same({ "compressed 1 records" }, grep(out, "^compressed"))
+    end)
+
+    it("a file cut inside its second compressed record: the records whole before the cut, truncated", function()
+      local s = stream_of(minimal())
+      local first = s:find("\9\0\0\0\2\0", 1, true)
+      local size = string.unpack("<I2", s, first + 6)
+      local cut = first - 1 + 3 * size + 20
+      local six = first - 1 + 6 * size
+      -- the second payload: two frames, the rest of sample 4 to the end of
+      -- sample 6, then the others; the file ends in the middle of the second
+      local a, b1, b2 = z(s:sub(1, cut)), z(s:sub(cut + 1, six)), z(s:sub(six + 1))
+      if not a then return end
+      local _, full = zfile("z-full.data", { a, b1 .. b2 }, { no_features = true })
+      local second = full:find(pw.record(68, 0, "") .. "\81\0\0\0", 1, true) + 8
+      local path = zfile("z-cut.data", { a, b1 .. b2 }, { no_features = true,
+        cut = function() return second - 1 + 8 + #b1 + #b2 // 2 end })
+      local out = dump_ok(path)
+      assert.equal(6, #grep(out, "^sample"))
+      assert.equal(1, #grep(out, "^comm"))
+      assert.equal(1, #grep(out, "^mmap"))
+      assert.equal(1, #grep(out, "^truncated"))
+      assert.same({ "compressed 2 records" }, grep(out, "^compressed"))
+      -- cut inside the first frame of the second payload: samples 1 to 3
+      path = zfile("z-cut1.data", { a, b1 .. b2 }, { no_features = true,
+        cut = function() return second - 1 + 8 + #b1 // 2 end })
+      out = dump_ok(path)
+      assert.equal(3, #grep(out, "^sample"))
+      assert.equal(1, #grep(out, "^truncated"))
+    end)
+
+    it("a stream that ends inside a record: the whole records, truncated", function()
+      local s = stream_of(minimal())
+      local a = z(s:sub(1, #s - 30))
+      if not a then return end
+      local out = dump_ok((zfile("z-tail.data", { a })))
+      assert.equal(7, #grep(out, "^sample"))
+      assert.equal(1, #grep(out, "^truncated"))
+    end)
+
+    describe("refuses with one line, no crash", function()
+      local function refused(path, pattern)
+        local status, out, err = perfdump(path)
+        assert.equal(1, status, out .. err)
+        assert.equal(1, #lines_of(err), err)
+        assert.truthy(err:find(pattern), err)
+        assert.truthy(err:find(path, 1, true), err)
+      end
+      it("a payload that is not zstd", function()
+        local path = zfile("z-garbage.data", { ("\40\181\47\253") .. ("garbage!"):rep(20) })
+        refused(path, "compressed record: ")
+        refused((zfile("z-garbage2.data", { ("x"):rep(100) })), "compressed record: ")
+      end)
+      it("decompressed bytes that are no records", function()
+        local zs = z(("\0"):rep(64))
+        if not zs then return end
+        refused((zfile("z-zero.data", { zs })), "holds a record of 0 bytes")
+      end)
+      it("a COMPRESSED2 record claiming more bytes than it holds", function()
+        local f = minimal()
+        stream_of(f)
+        f:raw(pw.record(83, 0, string.pack("<I8", 1000) .. ("\0"):rep(16)))
+        local path = tmp .. "/z-v2-claim.data"
+        pw.write(path, f:bytes())
+        refused(path, "claims 1000")
+      end)
+      it("a decompression bomb: valid records, far more than the file's size allows", function()
+        -- 96 MiB of FINISHED_ROUND records: past the 64 MiB floor plus 256
+        -- times a file of a few KiB
+        local zs = z(pw.record(68, 0, ""):rep(12 << 20), { level = 19 })
+        if not zs then return end
+        local pieces = {}
+        for at = 1, #zs, 60000 do pieces[#pieces + 1] = zs:sub(at, at + 59999) end
+        local path, bytes = zfile("z-bomb.data", pieces)
+        assert.truthy(#bytes < 1 << 20)
+        refused(path, "decompress to more than")
+      end)
+    end)
+  end)
+
+  describe("directory recordings (perf record --threads -o DIR)", function()
+    -- minimal()'s COMM and MMAP2 in DIR/data, samples 1, 3, 5, 7 in data.0,
+    -- 2, 4, 6, 8 in data.1 (compressed with zcompress)
+    local function dir_of(name, opts)
+      opts = opts or {}
+      local f = minimal()
+      local records = {}
+      for k = 1, #f.records do records[k] = f.records[k] end
+      f:take_records(2)
+      local s0, s1 = {}, {}
+      for k = 1, 8 do table.insert(k % 2 == 1 and s0 or s1, records[2 + k]) end
+      local streams = { table.concat(s0), table.concat(s1) }
+      if opts.zcompress then
+        local zs, why = pw.zstd(streams[2])
+        if not zs then return nil, why end
+        streams[2] = pw.record(81, 0, zs:sub(1, 10)) .. pw.record(81, 0, zs:sub(11))
+      end
+      if opts.edit then opts.edit(streams) end
+      local dir = tmp .. "/" .. name
+      pw.write_dir(dir, f:bytes(), streams)
+      return dir
+    end
+    local function sorted(t) table.sort(t) return t end
+
+    it("reads DIR/data's header and records, then data.0, data.1, ... as one stream", function()
+      local plain = tmp .. "/dir-plain.data"
+      pw.write(plain, minimal():bytes())
+      local _, pout = perfdump(plain)
+      for _, z in ipairs({ false, true }) do
+        local dir, why = dir_of(z and "dirz.data" or "dir.data", { zcompress = z })
+        if not dir then return pending(why) end
+        local status, out, err = perfdump(dir)
+        assert.equal(0, status, err)
+        -- the same records; data.0's samples, then data.1's
+        assert.same(sorted(grep(pout, "^sample")), sorted(grep(out, "^sample")))
+        assert.same(grep(pout, "^comm"), grep(out, "^comm"))
+        assert.same(grep(pout, "^mmap"), grep(out, "^mmap"))
+        assert.truthy(grep(out, "^sample")[2]:find("time 3003000", 1, true))
+        assert.same({ "count 3 COMM 1", "count 9 SAMPLE 8", "count 10 MMAP2 1", "count other 0" },
+          grep(out, "^count"))
+        assert.same(z and { "compressed 2 records" } or {}, grep(out, "^compressed"))
+        assert.same({}, grep(out, "^truncated"))
+      end
+    end)
+
+    it("a stream cut inside a record: the whole records, truncated", function()
+      local dir = dir_of("dircut.data", { edit = function(s) s[1] = s[1]:sub(1, #s[1] - 20) end })
+      local status, out, err = perfdump(dir)
+      assert.equal(0, status, err)
+      assert.equal(7, #grep(out, "^sample"))
+      assert.equal(1, #grep(out, "^truncated"))
+    end)
+
+    it("refuses a directory without data or without data.0, with one line", function()
+      local empty = tmp .. "/dir-empty"
+      assert.equal(0, (cmd.shell("mkdir -p " .. q(empty))))
+      local status, out, err = perfdump(empty)
+      assert.equal(1, status, out)
+      assert.equal(1, #lines_of(err), err)
+      assert.truthy(err:find(empty .. "/data", 1, true), err)
+      pw.write(empty .. "/data", minimal():bytes())
+      status, out, err = perfdump(empty)
+      assert.equal(1, status, out)
+      assert.same({ empty .. ": a directory without data.0 (perf record --threads writes data and "
+        .. "data.0, data.1, ...)" }, lines_of(err))
+    end)
+
+    it("refuses a bomb in data.1 with one line", function()
+      local dir, why = dir_of("dirbomb.data", { edit = function(s)
+        local zs = assert(pw.zstd(pw.record(68, 0, ""):rep(12 << 20), { level = 19 }))
+        local t = {}
+        for at = 1, #zs, 60000 do t[#t + 1] = pw.record(81, 0, zs:sub(at, at + 59999)) end
+        s[2] = table.concat(t)
+      end })
+      if not dir then return pending(why) end
+      local status, out, err = perfdump(dir)
+      assert.equal(1, status, out)
+      assert.equal(1, #lines_of(err), err)
+      assert.truthy(err:find(dir .. "/data.1: compressed records", 1, true), err)
+    end)
+
+    it("counts every record of real directory recordings, with and without -z, as perf does", function()
+      if not HAVE_PERF then return pending("perf is not installed") end
+      local src = tmp .. "/busyd.c"
+      util.spit(src, [[
+#include <stdlib.h>
+volatile long s;
+void leaf(int n) { for (int i = 0; i < n; i++) s += i; }
+int main(int c, char **v) { int n = c > 1 ? atoi(v[1]) : 100; for (int i = 0; i < n; i++) leaf(200000); return 0; }
+]])
+      local exe = tmp .. "/busyd"
+      assert.equal(0, (cmd.shell("gcc -O1 -g -fno-omit-frame-pointer -o " .. q(exe) .. " " .. q(src))))
+      for _, z in ipairs({ "", "-z " }) do
+        local dir = tmp .. "/realdir" .. (z ~= "" and "-z" or "") .. ".data"
+        local status, out, err = cmd.shell("perf record --threads " .. z .. "-e cpu-clock -F 999 -g -o "
+          .. q(dir) .. " " .. q(exe) .. " 2000 2>&1")
+        if status ~= 0 then return pending("perf record --threads does not work here: " .. out .. err) end
+        local counts, why = perf_counts(dir)
+        assert.truthy(counts, why)
+        local dstatus, dout, derr = perfdump(dir)
+        assert.equal(0, dstatus, derr)
+        local mine = {}
+        for name, n in dout:gmatch("count %d+ ([A-Z_0-9]+) (%d+)") do mine[name] = tonumber(n) end
+        for _, name in ipairs({ "SAMPLE", "MMAP", "MMAP2", "COMM", "EXIT", "FORK", "FINISHED_ROUND" }) do
+          assert.equal(counts[name], mine[name], z .. name)
+        end
+        assert.truthy((mine.SAMPLE or 0) > 0, z .. "no samples")
+      end
+    end)
+  end)
+
   describe("refuses with one line, no crash", function()
     local function refused(name, bytes, pattern)
       local path = tmp .. "/" .. name
@@ -293,6 +602,43 @@ int main(int c, char **v) { int n = c > 1 ? atoi(v[1]) : 100; for (int i = 0; i 
           assert.equal(counts[name], mine[name], mode .. " " .. name)
         end
         assert.truthy((mine.SAMPLE or 0) > 0)
+      end
+    end)
+
+    it("counts every record of real recordings with and without -z as perf does", function()
+      if not HAVE_PERF then return pending("perf is not installed") end
+      local src = tmp .. "/busyz.c"
+      util.spit(src, [[
+#include <stdlib.h>
+volatile long s;
+void leaf(int n) { for (int i = 0; i < n; i++) s += i; }
+void middle(int n) { leaf(n); leaf(n); }
+int main(int c, char **v) { int n = c > 1 ? atoi(v[1]) : 100; for (int i = 0; i < n; i++) middle(100000); return 0; }
+]])
+      local exe = tmp .. "/busyz"
+      assert.equal(0, (cmd.shell("gcc -O1 -g -fno-omit-frame-pointer -o " .. q(exe) .. " " .. q(src))))
+      for _, z in ipairs({ "", "-z " }) do
+        local path = tmp .. "/real" .. (z ~= "" and "-z" or "") .. ".data"
+        local status, out, err = cmd.shell("perf record " .. z .. "-e cpu-clock -F 999 -g -o " .. q(path)
+          .. " " .. q(exe) .. " 2000 2>&1")
+        if status ~= 0 then return pending("perf record does not work here: " .. out .. err) end
+        -- perf report -D lists the records it decompressed, not the COMPRESSED ones
+        local counts, why = perf_counts(path)
+        assert.truthy(counts, why)
+        local dstatus, dout, derr = perfdump(path)
+        assert.equal(0, dstatus, derr)
+        local mine = {}
+        for name, n in dout:gmatch("count %d+ ([A-Z_0-9]+) (%d+)") do mine[name] = tonumber(n) end
+        for _, name in ipairs({ "SAMPLE", "MMAP", "MMAP2", "COMM", "EXIT", "FORK", "FINISHED_ROUND" }) do
+          assert.equal(counts[name], mine[name], z .. name)
+        end
+        assert.truthy((mine.SAMPLE or 0) > 0, z .. "no samples")
+        local nz = tonumber(dout:match("compressed (%d+) records"))
+        if z ~= "" then
+          assert.truthy(nz and nz > 0, dout)
+        else
+          assert.is_nil(nz)
+        end
       end
     end)
   end)

@@ -153,7 +153,7 @@ describe("perf.data to stacks", function()
     local lib = cmd.CORE_LIB
     local pkg = util.read_cmd("pkg-config --cflags --libs libelf libdw 2>/dev/null"):gsub("%s+$", "")
     local status, out, err = cmd.shell(table.concat({ cmd.CORE_CC, "-I" .. q(cmd.ROOT .. "/csrc/core"), "-o", q(dump),
-      q(cmd.ROOT .. "/spec/unit/perfstacks.c"), q(lib), pkg, "-lz -liberty -lm -ldl" }, " "))
+      q(cmd.ROOT .. "/spec/unit/perfstacks.c"), q(lib), pkg, "-lzstd -lz -liberty -lm -ldl" }, " "))
     assert(status == 0, out .. err)
     -- the program whose symbols the synthetic recordings use
     exe = tmp .. "/prog"
@@ -673,15 +673,50 @@ int main(void) { outer(100); return 0; }
       end
     end)
 
-    it("records compressed with zstd: refused, saying so", function()
+    it("records compressed with zstd whose payload is not zstd's: refused, saying so", function()
       local f = basic(recording())
-      f:raw(pw.record(81, 0, "\40\181\47\253" .. ("\0"):rep(12)))
+      -- no zstd frame's magic
+      f:raw(pw.record(81, 0, ("\255"):rep(16)))
       local path = write("z.data", f)
       local status, out, err = cmd.shell(q(dump) .. " " .. q(path))
       assert.equal(1, status)
       assert.equal("", out)
-      assert.equal(path .. ": records compressed with zstd (perf record -z): not supported; "
-        .. "record without -z\n", err)
+      assert.truthy(err:find("^" .. path:gsub("%p", "%%%0") .. ": offset %d+: compressed record: [^\n]+\n$"), err)
+    end)
+
+    it("records compressed with zstd (perf record -z) give the same stacks as uncompressed", function()
+      local plain = write("z-plain.data", basic(recording()))
+      local f = basic(recording())
+      local zs, why = pw.zstd(f:take_records(0))
+      if not zs then return pending(why) end
+      -- two COMPRESSED records: perf's continuation of one zstd stream
+      f:compressed(zs:sub(1, #zs // 2)):finished_round():compressed(zs:sub(#zs // 2 + 1))
+      local path = write("z-basic.data", f:feature("compressed", {}))
+      local s1, _, out1, err1 = stacks(plain)
+      local s2, r, out2, err2 = stacks(path)
+      assert.equal(0, s1, err1)
+      assert.equal(0, s2, err2)
+      assert.equal(6, r.event.samples)
+      assert.equal(out1, out2)
+    end)
+
+    it("a directory recording (perf record --threads) gives the same stacks, its streams merged by time", function()
+      local plain = write("dir-plain.data", basic(recording()))
+      local f = basic(recording())
+      local r = {}
+      for k = 1, #f.records do r[k] = f.records[k] end
+      f:take_records(1)
+      -- data: COMM; data.0: samples 1, 3, 5; data.1: samples 2, 4, 6 and
+      -- last the MMAP2 that precedes them all in time
+      local dir = tmp .. "/threads-dir.data"
+      pw.write_dir(dir, f:bytes(), { r[3] .. r[5] .. r[7], r[4] .. r[6] .. r[8] .. r[2] })
+      local s1, _, out1, err1 = stacks(plain)
+      local s2, rr, out2, err2 = stacks(dir)
+      assert.equal(0, s1, err1)
+      assert.equal(0, s2, err2)
+      assert.equal(6, rr.event.samples)
+      assert.same({ 4, 4000, 4, 4000 }, rr.funcs.leaf)
+      assert.equal(out1, out2)
     end)
 
     it("what the fuzzer found (spec/fuzz/regress/perf/)", function()
@@ -903,6 +938,48 @@ int main(int argc, char **argv) { next_function(argc); caller(100000000L * argc)
       end
       -- what frame pointers miss: lib_hot's caller
       assert.truthy(r.funcs.lib_entry, o2)
+    it("reads the same recording made with -z (zstd-compressed records) to the same shares as perf", function()
+      local dir, why = recorded()
+      if not dir then return pending(why) end
+      local status, out, err = cmd.shell(("cd %s && perf record -z -e cpu-clock -F 999 -g -o z.data ./mt"):format(q(dir)))
+      if status ~= 0 then return pending("perf record -z failed: " .. out .. err) end
+      local st, r, o2, e2 = stacks(dir .. "/z.data", { "--no-inline" })
+      assert.equal(0, st, e2)
+      assert.truthy(r.funcs.spin, o2)
+      local self = perf_shares(dir .. "/z.data", false)
+      local compared = 0
+      for name, e in pairs(r.funcs) do
+        local p = self[alias(name)]
+        if p and e[2] > 0 then
+          assert.is_true(math.abs(p - 100 * e[2] / r.event.weight) <= 0.01, name)
+          compared = compared + 1
+        end
+      end
+      assert.truthy(compared >= 2) -- spin and lib_hot, where samples fall
+    end)
+
+    it("reads a directory recording (perf record --threads, with and without -z) to perf's shares", function()
+      local dir, why = recorded()
+      if not dir then return pending(why) end
+      for _, z in ipairs({ "", "-z " }) do
+        local out_dir = dir .. "/threads" .. (z ~= "" and "-z" or "") .. ".data"
+        local status, out, err = cmd.shell(("cd %s && perf record --threads %s-e cpu-clock -F 999 -g -o %s ./mt"):format(
+          q(dir), z, q(out_dir)))
+        if status ~= 0 then return pending("perf record --threads failed: " .. out .. err) end
+        local st, r, o2, e2 = stacks(out_dir, { "--no-inline" })
+        assert.equal(0, st, e2)
+        assert.truthy(r.funcs.spin, o2)
+        local self = perf_shares(out_dir, false)
+        local compared = 0
+        for name, e in pairs(r.funcs) do
+          local p = self[alias(name)]
+          if p and e[2] > 0 then
+            assert.is_true(math.abs(p - 100 * e[2] / r.event.weight) <= 0.01, z .. name)
+            compared = compared + 1
+          end
+        end
+        assert.truthy(compared >= 2) -- spin and lib_hot, where samples fall
+      end
     end)
 
     it("reads the same recording through a pipe to the same stacks", function()

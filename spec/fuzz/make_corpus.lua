@@ -116,7 +116,7 @@ put("symfile", "empty", "")
 -- perf.data files (fuzz_perf): the demo mapped as a PIE, samples with call
 -- chains through it, the kernel and nowhere, threads, a fork and an exec,
 -- overlapping maps out of time order, two events, branch stacks, pipe mode,
--- and a cut one
+-- a cut one and a compressed one
 do
   local pw = require "helpers.perfwriter"
   local U, K = pw.CONTEXT_USER, pw.CONTEXT_KERNEL
@@ -149,6 +149,16 @@ do
   local bytes = f:bytes()
   put("perf", "chains-cut", bytes:sub(1, #bytes - 300))
   put("perf", "chains-killed", f:bytes({ data_size = 0 }))
+  -- perf record -z: the same records as one zstd stream in a COMPRESSED and
+  -- a COMPRESSED2 record (needs the zstd command)
+  do
+    local z = pw.new({ attrs = f.attrs })
+    z.features = f.features
+    local zs = assert(pw.zstd(table.concat(f.records)))
+    z:compressed(zs:sub(1, #zs // 2)):finished_round():compressed(zs:sub(#zs // 2 + 1), true)
+    z:feature("compressed", {})
+    put("perf", "chains-zstd", z:bytes())
+  end
   local two = rec({ { sample_type = ST | pw.ID, period = 1000, ids = { 11 }, name = "cpu-clock" },
     { sample_type = ST | pw.ID, period = 500, ids = { 21 }, name = "task-clock", config = 1 } })
   two:sample({ ip = B + 0x1100, pid = P, tid = P, time = 100, period = 500, id = 21, attr = 2,

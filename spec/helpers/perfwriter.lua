@@ -126,6 +126,27 @@ end
 
 function File:finished_round() return self:raw(record(68, 0, "")) end
 
+--- perf record -z's records: a COMPRESSED (81) record holding payload, a
+-- piece of the file's zstd stream; with v2, a COMPRESSED2 (83): the
+-- payload's size first, the record padded to 8 bytes.
+function File:compressed(payload, v2)
+  if v2 then
+    return self:raw(record(83, 0, u64(#payload) .. payload .. ("\0"):rep((8 - #payload % 8) % 8)))
+  end
+  return self:raw(record(81, 0, payload))
+end
+
+--- The records appended since the first `keep` ones, as bytes, taken out of
+-- the file (to be compressed and put back with File:compressed).
+function File:take_records(keep)
+  local t = {}
+  for k = keep + 1, #self.records do
+    t[#t + 1] = self.records[k]
+    self.records[k] = nil
+  end
+  return table.concat(t)
+end
+
 --- A SAMPLE of attr s.attr (default 1): fields in perf's order, those of
 -- its sample_type. s: ip, pid, tid, time, addr, id, cpu, period, chain (a
 -- list of u64, context markers included; nchain: the count written, when
@@ -180,7 +201,7 @@ function File:feature(name, value)
 end
 
 local FEATURE_BITS = { buildids = 2, hostname = 3, osrelease = 4, version = 5, arch = 6,
-  nrcpus = 7, cmdline = 11, event_desc = 12, sample_time = 21 }
+  nrcpus = 7, cmdline = 11, event_desc = 12, sample_time = 21, compressed = 27 }
 
 local function attr_bytes(a)
   local flags = a.flags or 0
@@ -202,6 +223,9 @@ function File:feature_payload(name, v)
     return u32(v[1]) .. u32(v[2])
   elseif name == "sample_time" then
     return u64(v[1]) .. u64(v[2])
+  elseif name == "compressed" then
+    -- version 0, zstd (1), level, ratio, mmap_len: as perf record -z -F ... writes
+    return u32(0) .. u32(1) .. u32(v.level or 1) .. u32(v.ratio or 9) .. u32(v.mmap_len or 528384)
   elseif name == "event_desc" then
     local t = { u32(#self.attrs), u32(128) }
     for _, a in ipairs(self.attrs) do
@@ -275,10 +299,34 @@ function File:bytes(opts)
     .. table.concat(payloads)
 end
 
+--- bytes compressed into one zstd frame by the zstd command (TEST_PACKAGES):
+-- nil and why when it is missing or fails. opts.level (default 3).
+function M.zstd(bytes, opts)
+  local input, output = os.tmpname(), os.tmpname()
+  M.write(input, bytes)
+  local ok = os.execute(("zstd -q -f -c -%d '%s' > '%s' 2>/dev/null")
+    :format(opts and opts.level or 3, input, output))
+  local fh = io.open(output, "rb")
+  local z = fh and fh:read("a")
+  if fh then fh:close() end
+  os.remove(input)
+  os.remove(output)
+  if not ok or not z or #z == 0 then return nil, "zstd (the command) failed or is missing" end
+  return z
+end
+
 function M.write(path, bytes)
   local fh = assert(io.open(path, "wb"))
   assert(fh:write(bytes))
   assert(fh:close())
+end
+
+--- A directory recording (perf record --threads -o DIR): DIR/data holds
+-- data (a file's bytes), DIR/data.N the (N+1)th of streams (bare records).
+function M.write_dir(dir, data, streams)
+  assert(os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "'"))
+  M.write(dir .. "/data", data)
+  for k, s in ipairs(streams) do M.write(("%s/data.%d"):format(dir, k - 1), s) end
 end
 
 return M

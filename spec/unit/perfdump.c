@@ -101,6 +101,8 @@ int main(int argc, char **argv) {
       printf("count %zu %s %" PRIu64 "\n", i, name_of((uint32_t)i) ? name_of((uint32_t)i) : "-",
              pd.record_counts[i]);
   printf("count other %" PRIu64 "\n", pd.other_records);
+  if (pd.compressed_records)
+    printf("compressed %" PRIu64 " records\n", pd.compressed_records);
   if (pd.truncated)
     printf("truncated at %zu\n", pd.truncated_at);
   lgp_perf_close(&pd);

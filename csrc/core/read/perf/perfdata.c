@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <zstd.h>
 #include "read/perf/perfdata.h"
 
 #define MAGIC 0x32454c4946524550ULL   /* "PERFILE2" read in this byte order */
@@ -144,6 +146,7 @@ void lgp_perf_close(lgp_perf_data *pd) {
   free(pd->version);
   free(pd->arch);
   free(pd->cpudesc);
+  free(pd->expanded);
   lgp_gmon_blob_free(&pd->blob);
   memset(pd, 0, sizeof *pd);
 }
@@ -433,8 +436,221 @@ static int pipe_record(lgp_perf_data *pd, const lgp_perf_record *rec, lgp_err *e
   return 0;
 }
 
-int lgp_perf_open_bytes(lgp_perf_data *pd, const char *name, const uint8_t *bytes, size_t n,
-                        lgp_err *err) {
+/* perf record -z. Decompressed bytes allowed: EXPAND_FLOOR plus
+** EXPAND_RATIO per byte of the files. perf's own ratios are near 10, but
+** a zstd block of a few bytes can claim 128 KiB, and a hostile file must
+** not exhaust memory. */
+#define EXPAND_FLOOR ((size_t)64 << 20)
+#define EXPAND_RATIO 256
+
+/* A growing byte buffer. */
+typedef struct bytebuf {
+  uint8_t *p;
+  size_t n, cap;
+} bytebuf;
+
+static int buf_reserve(bytebuf *b, size_t more) {
+  if (more > SIZE_MAX - b->n)
+    return -1;
+  return lgp_grow((void **)&b->p, &b->cap, b->n + more, 1);
+}
+
+static int buf_add(bytebuf *b, const uint8_t *p, size_t n) {
+  if (n == 0)
+    return 0;
+  if (buf_reserve(b, n) != 0)
+    return -1;
+  memcpy(b->p + b->n, p, n);
+  b->n += n;
+  return 0;
+}
+
+/* Builds the expanded stream: record streams (the file's; in a directory,
+** data's and then each data.N's) appended with their COMPRESSED records
+** decompressed. A stream's payloads form one zstd stream whose frame perf
+** never closes, and a record may begin in one payload and end in the
+** next, so the bytes after the last whole record wait in `pending`. */
+typedef struct expander {
+  const char *path;       /* the stream's, for messages */
+  ZSTD_DCtx *dctx;
+  bytebuf out, pending;
+  size_t limit;
+  uint64_t ncompressed;
+  int cut;                /* a stream ended inside a record */
+  lgp_err *err;
+} expander;
+
+static void limit_add(expander *x, size_t file_size) {
+  size_t more = file_size > SIZE_MAX / EXPAND_RATIO ? SIZE_MAX : EXPAND_RATIO * file_size;
+  x->limit = more > SIZE_MAX - x->limit ? SIZE_MAX : x->limit + more;
+}
+
+/* Decompresses rec's payload; `cut`: the file ends inside rec, whose
+** body_len is then what is left of it. */
+static int expand_payload(expander *x, const lgp_perf_record *rec, int cut) {
+  const uint8_t *data = rec->body;
+  size_t len = rec->body_len, whole = 0;
+  ZSTD_inBuffer in;
+  if (rec->type == LGP_PERF_COMPRESSED2) {
+    /* the zstd data's size first, the record padded to 8 bytes */
+    uint64_t n = len >= 8 ? lgp_perf_u64(data) : 0;
+    if (cut && len >= 8 && n > len - 8)
+      n = len - 8;
+    if (len < 8 || n > len - 8)
+      return lgp_fail(x->err, x->path, "offset %zu: compressed record of %u bytes "
+                      "claims %llu", rec->offset, rec->size, (unsigned long long)n);
+    data += 8;
+    len = (size_t)n;
+  }
+  x->ncompressed++;
+  in.src = data;
+  in.size = len;
+  in.pos = 0;
+  for (;;) {
+    ZSTD_outBuffer o;
+    size_t rc, room = ZSTD_DStreamOutSize();
+    if (x->out.n + x->pending.n > x->limit)
+      return lgp_fail(x->err, x->path, "compressed records (perf record -z) decompress "
+                      "to more than %zu bytes: refused", x->limit);
+    if (buf_reserve(&x->pending, room) != 0)
+      return lgp_fail(x->err, x->path, "out of memory");
+    o.dst = x->pending.p + x->pending.n;
+    o.size = room;
+    o.pos = 0;
+    rc = ZSTD_decompressStream(x->dctx, &o, &in);
+    if (ZSTD_isError(rc))
+      return lgp_fail(x->err, x->path, "offset %zu: compressed record: %s", rec->offset,
+                      ZSTD_getErrorName(rc));
+    x->pending.n += o.pos;
+    /* all input read and the output not full: nothing more is held back */
+    if (in.pos == in.size && o.pos < o.size)
+      break;
+  }
+  /* the whole records go out; a record begun stays for the next payload */
+  while (x->pending.n - whole >= 8) {
+    uint16_t size = u16_at(x->pending.p + whole + 6);
+    if (size < 8)
+      return lgp_fail(x->err, x->path, "offset %zu: compressed record holds a record "
+                      "of %u bytes", rec->offset, size);
+    if (size > x->pending.n - whole)
+      break;
+    whole += size;
+  }
+  if (buf_add(&x->out, x->pending.p, whole) != 0)
+    return lgp_fail(x->err, x->path, "out of memory");
+  memmove(x->pending.p, x->pending.p + whole, x->pending.n - whole);
+  x->pending.n -= whole;
+  return 0;
+}
+
+/* Appends src's records to x->out, each COMPRESSED one replaced by the
+** records it holds, with a zstd context of its own. */
+static int expand_stream(expander *x, lgp_perf_data *src) {
+  lgp_perf_record rec;
+  size_t pos = 0;
+  int rc;
+  x->path = src->path;
+  x->pending.n = 0;
+  if (ZSTD_isError(ZSTD_DCtx_reset(x->dctx, ZSTD_reset_session_only)))
+    return lgp_fail(x->err, x->path, "zstd context reset failed");
+  while ((rc = lgp_perf_next(src, &pos, &rec, x->err)) == 1) {
+    if (rec.type == LGP_PERF_COMPRESSED || rec.type == LGP_PERF_COMPRESSED2) {
+      if (expand_payload(x, &rec, 0) != 0)
+        return -1;
+    } else if (buf_add(&x->out, src->bytes + rec.offset, pos - rec.offset) != 0) {
+      return lgp_fail(x->err, x->path, "out of memory");
+    }
+  }
+  if (rc < 0)
+    return -1;
+  if (src->truncated && src->truncated_at >= src->data_start
+      && src->truncated_at <= src->data_end && src->data_end - src->truncated_at >= 8) {
+    /* the file ends inside a COMPRESSED record: the records whole in
+       what is left of its payload */
+    const uint8_t *p = src->bytes + src->truncated_at;
+    rec.type = u32_at(p);
+    rec.misc = u16_at(p + 4);
+    rec.size = u16_at(p + 6);
+    rec.offset = src->truncated_at;
+    rec.body = p + 8;
+    rec.body_len = src->data_end - src->truncated_at - 8;
+    if ((rec.type == LGP_PERF_COMPRESSED || rec.type == LGP_PERF_COMPRESSED2)
+        && rec.size > 8 + rec.body_len && expand_payload(x, &rec, 1) != 0)
+      return -1;
+  }
+  /* the file ended inside a record, or the last payload inside one */
+  if (src->truncated || x->pending.n > 0)
+    x->cut = 1;
+  return 0;
+}
+
+/* Starts the expanded stream with pd's bytes before its records, so that
+** records before the first COMPRESSED one keep their file offsets. */
+static int expander_init(expander *x, lgp_perf_data *pd, lgp_err *err) {
+  memset(x, 0, sizeof *x);
+  x->err = err;
+  x->path = pd->path;
+  x->limit = EXPAND_FLOOR;
+  limit_add(x, pd->size);
+  if (!(x->dctx = ZSTD_createDCtx()) || buf_add(&x->out, pd->bytes, pd->data_start) != 0)
+    return lgp_fail(err, pd->path, "out of memory");
+  return 0;
+}
+
+static void expander_free(expander *x) {
+  ZSTD_freeDCtx(x->dctx);
+  free(x->pending.p);
+  free(x->out.p);
+}
+
+/* pd reads the expanded stream from now on; counts and truncation are
+** those it will show when read. */
+static void expander_finish(expander *x, lgp_perf_data *pd) {
+  pd->cut_short = x->cut;
+  pd->truncated = 0;
+  pd->truncated_at = 0;
+  memset(pd->record_counts, 0, sizeof pd->record_counts);
+  pd->other_records = 0;
+  pd->compressed_records = x->ncompressed;
+  pd->expanded = x->out.p;
+  pd->bytes = x->out.p;
+  pd->size = x->out.n;
+  pd->data_end = x->out.n;
+  x->out.p = NULL;
+  expander_free(x);
+}
+
+/* A file with COMPRESSED records reads the expanded stream (nothing to
+** do without one). The records are looked at rather than the COMPRESSED
+** feature: a file perf did not finish has no feature table. */
+static int expand(lgp_perf_data *pd, lgp_err *err) {
+  expander x;
+  lgp_perf_record rec;
+  size_t pos = 0, truncated_at = pd->truncated_at;
+  int rc, found = 0, truncated = pd->truncated;
+  while ((rc = lgp_perf_next(pd, &pos, &rec, err)) == 1)
+    if (rec.type == LGP_PERF_COMPRESSED || rec.type == LGP_PERF_COMPRESSED2) {
+      found = 1;
+      break;
+    }
+  memset(pd->record_counts, 0, sizeof pd->record_counts);
+  pd->other_records = 0;
+  /* whoever reads the records sees the same again */
+  pd->truncated = truncated;
+  pd->truncated_at = truncated_at;
+  if (rc < 0 || !found)
+    return rc < 0 ? -1 : 0;
+  if (expander_init(&x, pd, err) != 0 || expand_stream(&x, pd) != 0) {
+    expander_free(&x);
+    return -1;
+  }
+  expander_finish(&x, pd);
+  return 0;
+}
+
+/* The header, attrs and features; the records expanded when `records`. */
+static int open_bytes(lgp_perf_data *pd, const char *name, const uint8_t *bytes, size_t n,
+                      int records, lgp_err *err) {
   uint64_t magic, hsize;
   memset(pd, 0, sizeof *pd);
   pd->path = name;
@@ -470,11 +686,82 @@ int lgp_perf_open_bytes(lgp_perf_data *pd, const char *name, const uint8_t *byte
   }
   if (pd->nattrs == 0)
     return lgp_fail(err, name, "perf.data file without events");
-  return id_index_build(pd, err);
+  if (id_index_build(pd, err) != 0)
+    return -1;
+  return records ? expand(pd, err) : 0;
+}
+
+int lgp_perf_open_bytes(lgp_perf_data *pd, const char *name, const uint8_t *bytes, size_t n,
+                        lgp_err *err) {
+  return open_bytes(pd, name, bytes, n, 1, err);
+}
+
+/* `perf record --threads -o DIR`: DIR/data (header, attrs, features and
+** the records synthesized at start), then DIR/data.0, data.1, ... (bare
+** record streams, one per writer thread), read as one stream; readers
+** order records by time. */
+static int open_dir(lgp_perf_data *pd, const char *path, lgp_err *err) {
+  size_t len = strlen(path);
+  char *name = malloc(len + 32);
+  lgp_blob blob;
+  expander x;
+  unsigned k;
+  memset(pd, 0, sizeof *pd);
+  memset(&x, 0, sizeof x);
+  if (!name)
+    return lgp_fail(err, path, "out of memory");
+  snprintf(name, len + 32, "%s/data", path);
+  if (lgp_gmon_blob_load(&blob, name, err) != 0) {
+    free(name);
+    return -1;
+  }
+  if (open_bytes(pd, path, blob.data, blob.size, 0, err) != 0) {
+    lgp_gmon_blob_free(&blob);
+    goto fail;
+  }
+  pd->blob = blob;
+  if (expander_init(&x, pd, err) != 0 || expand_stream(&x, pd) != 0)
+    goto fail;
+  for (k = 0;; k++) {
+    lgp_perf_data part;
+    struct stat st;
+    int rc;
+    snprintf(name, len + 32, "%s/data.%u", path, k);
+    if (stat(name, &st) != 0)
+      break;
+    if (lgp_gmon_blob_load(&blob, name, err) != 0)
+      goto fail;
+    memset(&part, 0, sizeof part);
+    part.path = name;
+    part.bytes = blob.data;
+    part.size = blob.size;
+    part.data_end = blob.size;
+    limit_add(&x, blob.size);
+    rc = expand_stream(&x, &part);
+    lgp_gmon_blob_free(&blob);
+    if (rc != 0)
+      goto fail;
+  }
+  if (k == 0) {
+    lgp_fail(err, path, "a directory without data.0 (perf record --threads writes data and "
+             "data.0, data.1, ...)");
+    goto fail;
+  }
+  free(name);
+  expander_finish(&x, pd);
+  return 0;
+fail:
+  free(name);
+  expander_free(&x);
+  lgp_perf_close(pd);
+  return -1;
 }
 
 int lgp_perf_open(lgp_perf_data *pd, const char *path, lgp_err *err) {
   lgp_blob blob;
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return open_dir(pd, path, err);
   if (lgp_gmon_blob_load(&blob, path, err) != 0)
     return -1;
   if (lgp_perf_open_bytes(pd, path, blob.data, blob.size, err) != 0) {
@@ -490,8 +777,13 @@ int lgp_perf_next(lgp_perf_data *pd, size_t *pos, lgp_perf_record *rec, lgp_err 
   size_t at = *pos ? *pos : pd->data_start, left;
   const uint8_t *p;
   (void)err;
-  if (at >= pd->data_end)
+  if (at >= pd->data_end) {
+    if (pd->cut_short) {
+      pd->truncated = 1;
+      pd->truncated_at = pd->data_end;
+    }
     return 0;
+  }
   left = pd->data_end - at;
   p = pd->bytes + at;
   if (left < 8) {

@@ -1,6 +1,6 @@
 /*
-** perfdata.h: the container of perf.data files (`perf record`), file mode
-** and pipe mode: the header, the event attributes and their ids, the
+** perfdata.h: the container of perf.data files (`perf record`), file mode,
+** pipe mode and directories (--threads), zstd-compressed or not: the header, the event attributes and their ids, the
 ** feature sections lgprof uses, and the record stream, with each record's
 ** fields decoded on request. Nothing here resolves an address: that is the
 ** address spaces' and symbols' work, on the records this hands out in file
@@ -95,6 +95,13 @@ typedef struct lgp_perf_data {
   uint32_t nrcpus_online, nrcpus_avail;
   uint64_t first_time, last_time;   /* SAMPLE_TIME, 0 when absent */
   int compressed;         /* the COMPRESSED feature (zstd records) */
+  /* perf record -z, or a directory: the file's bytes up to its records,
+  ** then its records (a directory's data, data.0, data.1, ...) with each
+  ** COMPRESSED record replaced by the records it holds; bytes, size and
+  ** data_end then point here, and record offsets are in it */
+  uint8_t *expanded;
+  uint64_t compressed_records; /* COMPRESSED and COMPRESSED2 records read */
+  int cut_short;          /* the expanded stream's source ended inside a record */
   int truncated;          /* the stream ended inside a record, or data.size was 0 */
   size_t truncated_at;    /* where the last whole record ended */
   uint64_t record_counts[LGP_PERF_RECORD_TYPES];
@@ -105,7 +112,7 @@ typedef struct lgp_perf_data {
 typedef struct lgp_perf_record {
   uint32_t type;
   uint16_t misc, size;
-  size_t offset;          /* in the file */
+  size_t offset;          /* in bytes: the file, or the expanded stream */
   const uint8_t *body;
   size_t body_len;        /* size - 8 */
 } lgp_perf_record;
@@ -165,10 +172,15 @@ static inline uint64_t lgp_perf_u64(const uint8_t *p) {
 /* Is this file a perf.data (file or pipe mode), by its first 8 bytes? */
 int lgp_perf_is_perfdata(const uint8_t *bytes, size_t n);
 /* Opens path: maps it, reads the header, the attrs and the features (in
-** pipe mode, the attr and feature records at the start of the stream).
+** pipe mode, the attr and feature records at the start of the stream),
+** and decompresses the records of a `perf record -z` file (zstd), so
+** that the stream handed out holds no COMPRESSED record. A directory
+** (`perf record --threads -o DIR`) reads as DIR/data with the records of
+** DIR/data.0, data.1, ... after its own (not in time order).
 ** 0, or -1 with "PATH: what is wrong". */
 int lgp_perf_open(lgp_perf_data *pd, const char *path, lgp_err *err);
-/* The same over bytes the caller keeps alive (name: for messages). */
+/* The same over a file's bytes the caller keeps alive (name: for
+** messages). */
 int lgp_perf_open_bytes(lgp_perf_data *pd, const char *name, const uint8_t *bytes, size_t n,
                         lgp_err *err);
 void lgp_perf_close(lgp_perf_data *pd);

@@ -1471,11 +1471,6 @@ static int run(reader *s) {
       lost_samples += lgp_perf_lost_count(&rec);
       continue;
     }
-    if (rec.type == LGP_PERF_COMPRESSED || rec.type == LGP_PERF_COMPRESSED2) {
-      lgp_fail(s->err, s->pd->path, "records compressed with zstd (perf record -z): not "
-               "supported; record without -z");
-      goto done;
-    }
     if (rec.type == LGP_PERF_HEADER_BUILD_ID) {
       /* too short an entry is no build-id, not a reason to give up */
       if (rec.size >= 36 && lgp_perf_buildid_record(s->pd, &rec, s->err) != 0)
