@@ -938,6 +938,8 @@ int main(int argc, char **argv) { next_function(argc); caller(100000000L * argc)
       end
       -- what frame pointers miss: lib_hot's caller
       assert.truthy(r.funcs.lib_entry, o2)
+    end)
+
     it("reads the same recording made with -z (zstd-compressed records) to the same shares as perf", function()
       local dir, why = recorded()
       if not dir then return pending(why) end
