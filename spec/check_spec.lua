@@ -68,7 +68,7 @@ describe("lgprof.analysis.check", function()
     c = fn_named(p, "c")
     -- c has 10% to 99% of every run's samples (the fixture's needs), so of their sum too
     assert(c.flat_percent >= 10 and c.flat_percent <= 99 and c.calls > 100, "unexpected fixture")
-    tmp = util.mktempdir("lgprof.analysis.check")
+    tmp = util.mktempdir("lgprof-check")
     -- the measures themselves, at confidence 0 (every breach of the
     -- estimate fails): the confidence is spec/noise_spec.lua's
     lgprof.check.confidence = 0
@@ -287,11 +287,11 @@ print("still running")
   end)
 end)
 
-describe("lgprof.analysis.check", function()
+describe("lgprof check", function()
   local build, tmp, self_share, total_share, calls
   setup(function()
     build = classic()
-    tmp = util.mktempdir("lgprof.analysis.check")
+    tmp = util.mktempdir("lgprof-check")
     local p <close> = assert(lgprof.open(build.exe, build.gmon[1]))
     local c = fn_named(p, "c")
     self_share, total_share, calls = c.flat_percent / 100, c.percent / 100, c.calls + c.self_calls

@@ -242,7 +242,7 @@ describe("lgprof --diff", function()
   local build, tmp
   setup(function()
     build = assert(fx.build("cycles", "O0g-nopie"))
-    tmp = util.mktempdir("lgprof.analysis.diff")
+    tmp = util.mktempdir("lgprof-diff")
   end)
   teardown(function() util.rmtree(tmp) end)
 

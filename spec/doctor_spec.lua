@@ -100,7 +100,7 @@ local SCHEMA = [[{
   "type": "object",
   "required": ["format", "version", "image", "profiles", "status", "summary", "findings"],
   "properties": {
-    "format": {"const": "lgprof.analysis.doctor"}, "version": {"const": 1},
+    "format": {"const": "lgprof-doctor"}, "version": {"const": 1},
     "image": {"type": "string"}, "profiles": {"type": "array", "items": {"type": "string"}},
     "status": {"enum": [0, 3]},
     "summary": {"type": "object", "required": ["error", "warning", "info"],

@@ -250,7 +250,7 @@ end
 
 describe("lgprof.format.dot", function()
   setup(function()
-    TMP = util.mktempdir("lgprof.format.dot")
+    TMP = util.mktempdir("lgprof-dot")
     fx.build_all({ VARIANT })
   end)
   teardown(function() util.rmtree(TMP) end)

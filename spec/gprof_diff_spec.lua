@@ -31,7 +31,7 @@ local quote_args = util.qwords
 -- run gprof as "gprof" (argv[0] appears in its usage text and messages)
 local GPROF_CMD, LGPROF_CMD = cmd.GPROF_CMD, cmd.LGPROF_CMD
 
-local function mktemp() return util.mktempdir("lgprof.analysis.diff") end
+local function mktemp() return util.mktempdir("lgprof-diff") end
 
 -- Raw names of the two heaviest functions (flat profile order), from
 -- `gprof -b -p --no-demangle exe gmon.1.out`; "main" when there are fewer.

@@ -39,9 +39,9 @@ local function sorted_arcs(data)
   return arcs
 end
 
-describe("lgprof.analysis.merge", function()
+describe("lgprof merge", function()
   local tmp
-  setup(function() tmp = util.mktempdir("lgprof.analysis.merge") end)
+  setup(function() tmp = util.mktempdir("lgprof-merge") end)
   teardown(function() util.rmtree(tmp) end)
 
   for _, name in ipairs(PROGRAMS) do

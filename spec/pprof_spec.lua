@@ -15,7 +15,7 @@ local HAVE_DOT = util.have("dot")
 local TOP_VARIANTS = { "O0g-nopie", "O2-pie" }
 local LIST_VARIANT = "O0g-nopie"
 
-local TMP = util.mktempdir("lgprof.format.pprof")
+local TMP = util.mktempdir("lgprof-pprof")
 local seq = 0
 local function tmpfile(ext)
   seq = seq + 1

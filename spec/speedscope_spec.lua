@@ -15,7 +15,7 @@ local HAVE_JSONSCHEMA = util.have(PYTHON)
   and util.exec_ok(util.q(PYTHON) .. " -c 'import jsonschema' 2>/dev/null")
 local VARIANTS = { "O0g-nopie", "O2-pie" }
 
-local TMP = util.mktempdir("lgprof.format.speedscope")
+local TMP = util.mktempdir("lgprof-speedscope")
 local seq = 0
 local function tmpfile(ext)
   seq = seq + 1

@@ -424,7 +424,7 @@ if want("B3") then
   -- analysis plus its checks, which may cost one analysis more
   local dr = measure("B3 lgprof doctor", "bash -c " .. q(q(LGPROF) .. " doctor " .. q(in3.exe) .. " "
     .. q(in3.gmon) .. " || [ $? = 3 ]"), OUT .. "/B3.doctor.txt")
-  row { "B3", "lgprof.analysis.doctor", l = dr, lt = true, lr = true,
+  row { "B3", "lgprof doctor", l = dr, lt = true, lr = true,
         target = "<= 2 x open + analysis", ok = dr.t <= 2 * o.t }
   row { "B3", "full report: wall time", l = l, g = g, lt = true, gt = g ~= nil, ratio = g and g.t / l.t,
         target = "lgprof <= 1.5 s", ok = l.t <= 1.5 }
@@ -435,7 +435,7 @@ if want("B3") then
   row { "B3", "full report: peak RSS", l = l, g = g, lr = true, gr = g ~= nil, ratio = g and g.rss / l.rss,
         target = "<= 200 MB", ok = l.rss <= 200 * 1024 }
   -- --format=pprof: the analysis, the estimated stacks encoded (lgprof.pprof) and gzipped
-  local pp = report(LGPROF, "lgprof.format.pprof", "B3", in3, "--format=pprof")
+  local pp = report(LGPROF, "lgprof-pprof", "B3", in3, "--format=pprof")
   row { "B3", "--format=pprof: wall time, peak RSS", l = pp, lt = true, lr = true,
         target = "<= 1.5 s, <= 200 MB", ok = pp.t <= 1.5 and pp.rss <= 200 * 1024 }
   done_with(pp.out)

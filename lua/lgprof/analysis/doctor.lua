@@ -453,12 +453,12 @@ function encode(v, out)
 end
 
 --- The JSON document of lgprof doctor --format=json: { format =
--- "lgprof.analysis.doctor", version = 1, image, profiles, status, summary =
+-- "lgprof-doctor", version = 1, image, profiles, status, summary =
 -- { error, warning, info } (counts by severity), findings = [...] }.
 function doctor.json(findings, image, profiles)
   local c = counts(findings)
   local doc = {
-    format = "lgprof.analysis.doctor", version = 1, image = image,
+    format = "lgprof-doctor", version = 1, image = image,
     profiles = profiles or {},
     status = doctor.status(findings),
     summary = { error = c.error, warning = c.warning, info = c.info },
