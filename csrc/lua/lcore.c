@@ -305,15 +305,7 @@ static int l_open(lua_State *L) {
   luaL_argcheck(L, n >= 1 && n < (1 << 24), 2, "expected a non-empty list of profile files");
   if (!lua_isnoneornil(L, 3)) {
     luaL_checktype(L, 3, LUA_TTABLE);
-    if (lua_getfield(L, 3, "demangle") == LUA_TSTRING) {
-      style = lua_tostring(L, -1);
-      luaL_argcheck(L, lgp_names_demangle_style_ok(style), 3, "unknown demangling style");
-    } else if (lua_isboolean(L, -1)) {
-      demangle = lua_toboolean(L, -1);
-    } else if (!lua_isnil(L, -1)) {
-      luaL_argerror(L, 3, "option 'demangle' must be a boolean or a style name");
-    }
-    lua_pop(L, 1);
+    demangle = lcore_opt_demangle(L, 3, &style);
   }
   lua_settop(L, 3);
   opts = lua_newuserdatauv(L, sizeof *opts, 0); /* freed by __gc on any error */

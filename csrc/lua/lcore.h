@@ -62,6 +62,9 @@ void lcore_push_node(lua_State *L, int pidx, const lgp_profile *p, uint32_t node
 ** Each raises "bad argument #arg to 'f' (...)" on a wrong key or value. */
 void lcore_check_fields(lua_State *L, int arg, const char *const names[]);
 int lcore_opt_bool(lua_State *L, int arg, const char *key, int def);
+/* The option `demangle` of the table at arg: false (0), true (1), or a
+** style name (1, *style set; the style checked); misuse raises. */
+int lcore_opt_demangle(lua_State *L, int arg, const char **style);
 lua_Integer lcore_opt_int(lua_State *L, int arg, const char *key, lua_Integer def,
                           lua_Integer min, lua_Integer max);
 double lcore_opt_number(lua_State *L, int arg, const char *key, double def, double min,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lcore.h"
+#include "model/names.h"
 
 void lcore_check_fields(lua_State *L, int arg, const char *const names[]) {
   luaL_checktype(L, arg, LUA_TTABLE);
@@ -41,6 +42,20 @@ int lcore_opt_bool(lua_State *L, int arg, const char *key, int def) {
     bad_option(L, arg, key, "a boolean");
   lua_pop(L, 1);
   return v;
+}
+
+int lcore_opt_demangle(lua_State *L, int arg, const char **style) {
+  int demangle = 1;
+  if (lua_getfield(L, arg, "demangle") == LUA_TSTRING) {
+    *style = lua_tostring(L, -1); /* the options table keeps the string alive */
+    luaL_argcheck(L, lgp_names_demangle_style_ok(*style), arg, "unknown demangling style");
+  } else if (lua_isboolean(L, -1)) {
+    demangle = lua_toboolean(L, -1);
+  } else if (!lua_isnil(L, -1)) {
+    luaL_argerror(L, arg, "option 'demangle' must be a boolean or a style name");
+  }
+  lua_pop(L, 1);
+  return demangle;
 }
 
 lua_Integer lcore_opt_int(lua_State *L, int arg, const char *key, lua_Integer def,

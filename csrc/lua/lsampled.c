@@ -290,15 +290,7 @@ static int l_open_stacks(lua_State *L) {
   lua_settop(L, 3);
   if (!lua_isnil(L, 3)) {
     luaL_checktype(L, 3, LUA_TTABLE);
-    if (lua_getfield(L, 3, "demangle") == LUA_TSTRING) {
-      style = lua_tostring(L, -1);
-      luaL_argcheck(L, lgp_names_demangle_style_ok(style), 3, "unknown demangling style");
-    } else if (lua_isboolean(L, -1)) {
-      demangle = lua_toboolean(L, -1);
-    } else if (!lua_isnil(L, -1)) {
-      luaL_argerror(L, 3, "option 'demangle' must be a boolean or a style name");
-    }
-    lua_pop(L, 1);
+    demangle = lcore_opt_demangle(L, 3, &style);
   }
   zeros = lcore_opt_bool(L, 3, "zeros", 0);
   opts = lcore_new_options(L, 3);
