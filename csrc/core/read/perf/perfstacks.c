@@ -18,6 +18,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdbool.h>
@@ -791,14 +792,7 @@ static int jit_load(reader *s, uint32_t d) {
 
 static int jit_frames(reader *s, uint32_t d, uint64_t addr) {
   const dsox *x = &s->dx[d];
-  size_t lo = 0, hi = x->njit;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (x->jit[mid].start <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = lgp_addr_count_le(x->jit, x->njit, sizeof *x->jit, offsetof(jitsym, start), addr);
   if (lo > 0 && addr - x->jit[lo - 1].start < x->jit[lo - 1].size) {
     const jitsym *j = &x->jit[lo - 1];
     uint32_t f = func_get(s, d, j->name, 0, 0, j->start, j->start + j->size, LGP_ST_NOFILE, 0);
@@ -888,15 +882,7 @@ static proc *proc_get(reader *s, uint32_t pid) {
 
 /* The first mapping of p ending after addr. */
 static size_t map_after(const proc *p, uint64_t addr) {
-  size_t lo = 0, hi = p->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (p->maps[mid].end <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return lgp_addr_count_le(p->maps, p->n, sizeof *p->maps, offsetof(pmap, end), addr);
 }
 
 static const pmap *map_find(const proc *p, uint64_t addr) {
