@@ -99,6 +99,7 @@ end
 local COMMANDS = {
   gprof = "lgprof.cmd.report", diff = "lgprof.cmd.diff", script = "lgprof.cmd.script",
   check = "lgprof.cmd.check", merge = "lgprof.cmd.merge", doctor = "lgprof.cmd.doctor",
+  record = "lgprof.cmd.record",
 }
 
 --- Runs the command with a list of arguments (@FILE response files
@@ -112,7 +113,7 @@ function cli.main(args, out, err)
   end
   args = expanded
   local mode
-  if args[1] == "check" or args[1] == "merge" or args[1] == "doctor" then
+  if args[1] == "check" or args[1] == "merge" or args[1] == "doctor" or args[1] == "record" then
     mode = args[1]
     args = table.move(args, 2, #args, 1, {})
   else

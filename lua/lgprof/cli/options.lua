@@ -98,12 +98,12 @@ local function spec_of(mode)
 end
 options.spec = spec_of
 -- the modes where the words after "--" are the script's arguments
-local SCRIPT_ARGS = { script = true, standalone = true }
+local SCRIPT_ARGS = { script = true, standalone = true, record = true }
 
 -- How each mode is asked for its help (the pointer of a usage error).
 local HELP_COMMAND = {
   gprof = "lgprof --help", check = "lgprof check --help", merge = "lgprof merge --help",
-  doctor = "lgprof doctor --help",
+  doctor = "lgprof doctor --help", record = "lgprof record --help",
   diff = "lgprof --diff --help", script = "lgprof --script --help",
 }
 
