@@ -48,6 +48,14 @@ describe("lgprof record's perf command", function()
     local none, why = record.frame_pointers(TMP .. "/p.c")
     assert.is_nil(none)
     assert.equal("not an ELF file", why)
+    -- cut short, and cut inside its section headers: no error escapes
+    local elf = util.slurp(FP)
+    for _, n in ipairs({ 6, 64, #elf - 100 }) do
+      util.spit(TMP .. "/cut", elf:sub(1, n))
+      none, why = record.frame_pointers(TMP .. "/cut")
+      assert.is_nil(none)
+      assert.is_string(why)
+    end
   end)
 
   local function dry(args)

@@ -4,9 +4,10 @@
 -- the mode's command with a context: run(ctx), ctx = { opts = the typed
 -- options, out, err, mode, cli = this module } (ctx:fail(status, msg)).
 -- Commands (loaded when used): lgprof.cmd.report (gprof's, and --format
--- through lgprof.cmd.export), check, merge, doctor, --script, --diff
--- (lgprof.cmd.check, ...).
--- Exit statuses: 0 success, 1 bad input, 2 usage error, 3 a threshold failed.
+-- through lgprof.cmd.export), check, merge, doctor, record, --script,
+-- --diff (lgprof.cmd.check, ...).
+-- Exit statuses: 0 success, 1 bad input, 2 usage error, 3 a threshold failed,
+-- 4 the program lgprof record ran failed.
 local lgprof = require "lgprof"
 local getopt = require "lgprof.cli.getopt"
 local options = require "lgprof.cli.options"

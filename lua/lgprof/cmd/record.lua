@@ -80,7 +80,7 @@ local function function_starts(data, limit)
     local sec = sections[shndx]
     -- defined functions of some size in a section with contents (not NOBITS)
     if info & 0xf == 2 and size >= 8 and sec and sec.type == 1 and strtab then
-      local name = data:match("^[^%z]*", strtab.off + nameoff + 1)
+      local name = data:match("^[^%z]*", strtab.off + nameoff + 1) or ""
       local at = sec.off + (value - sec.addr) + 1
       -- the C library's start-up code is no sign of how the program was built
       if not name:match("^_") and name ~= "frame_dummy" and not name:match("_tm_clones$")
@@ -110,7 +110,10 @@ function cmd.frame_pointers(path)
   if not f then return nil, ferr end
   local data = f:read("a")
   f:close()
-  local list, why = function_starts(data or "", 64)
+  -- a cut or corrupt file makes string.unpack raise: the program cannot be
+  -- read this way, and perf will say what it makes of it
+  local ok, list, why = pcall(function_starts, data or "", 64)
+  if not ok then return nil, "a cut or corrupt ELF file" end
   if not list then return nil, why end
   local kept = 0
   for _, fn in ipairs(list) do
