@@ -176,6 +176,15 @@ describe("a live lgprof record", function()
     assert.is_nil(line:find("dwarf", 1, true))
   end)
 
+  it("says perf's own failure in one line, an earlier recording in -o FILE kept as FILE.old", function()
+    local file = TMP .. "/stale.data"
+    assert(util.exec_ok(("cp %s %s"):format(q(TMP .. "/probe.data"), q(file))))
+    local line = cmd.one_line_error(1, cmd.lgprof({ "record", "--event=no-such-event", "-o", file, "--", FP },
+      { cwd = TMP }))
+    assert.matches("^perf record failed %(exit status %d+%): ", line)
+    assert.equal(util.slurp(TMP .. "/probe.data"), util.slurp(file .. ".old"))
+  end)
+
   it("records the -O2 -fomit-frame-pointer build with DWARF", function()
     local file = TMP .. "/nofp.data"
     local status, out, err = cmd.lgprof({ "record", "-o", file, "--", NOFP }, { cwd = TMP })

@@ -376,8 +376,8 @@ registry.OPTIONS = {
     group = "merge", metavar = "OUT", help = "the file to write" },
   -- lgprof record
   { short = "o", long = "output", arg = "required", type = "path", key = "output", modes = modes("record"),
-    group = "record", metavar = "FILE", help = "keep the recording in FILE (perf's rule: an older FILE"
-      .. " becomes FILE.old)" },
+    group = "record", metavar = "FILE", help = "keep the recording in FILE (an earlier FILE becomes"
+      .. " FILE.old, as perf does)" },
   { long = "fp", arg = "none", key = "fp", modes = modes("record"), group = "record",
     help = "unwind the stacks by frame pointers (perf record -g)" },
   { long = "dwarf", arg = "none", key = "dwarf", modes = modes("record"), group = "record",

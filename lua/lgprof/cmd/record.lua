@@ -160,7 +160,7 @@ end
 local function diagnose(text, paranoid)
   if text:find("perf_event_paranoid", 1, true) then return "paranoid", paranoid or "too strict" end
   local denied = text:match("[^\n]*[Pp]ermission denied[^\n]*") or text:match("[^\n]*not permitted[^\n]*")
-  if denied then return "permission", denied:gsub("^%s+", "") end
+  if denied then return "permission", (denied:gsub("^%s+", "")) end
   local first = text:match("[^\n]*%S[^\n]*") or "no message"
   return "perf", (first:gsub("^%s+", ""))
 end
@@ -231,6 +231,14 @@ function cmd.run(ctx)
   if paranoid and paranoid > 2 and not is_root() then
     cleanup()
     return ctx:fail(1, cmd.failure_message("paranoid", paranoid))
+  end
+  -- a kept FILE from an earlier run must not pass for this run's recording
+  -- when perf fails before writing: it becomes FILE.old, as perf would do
+  local earlier = keep and io.open(keep, "rb")
+  if earlier then
+    earlier:close()
+    local moved, merr = os.rename(keep, keep .. ".old")
+    if not moved then return ctx:fail(1, merr) end
   end
   -- perf's messages (and the program's own stderr) are read back: perf's
   -- failures are said in one line, the program's output is passed on
