@@ -185,6 +185,14 @@ describe("a live lgprof record", function()
     assert.equal(util.slurp(TMP .. "/probe.data"), util.slurp(file .. ".old"))
   end)
 
+  it("takes the report options of lgprof FILE: --format=folded writes stacks", function()
+    local status, out, err = cmd.lgprof({ "record", "--format=folded", "-F", "199", "--", FP }, { cwd = TMP })
+    assert.equal(0, status, cmd.show(status, out, err))
+    assert.matches("^done\n", out)
+    assert.matches("\n[^\n]*hot_loop[^\n]* %d+\n", out)
+    assert.is_nil(out:find("Flat profile", 1, true))
+  end)
+
   it("records the -O2 -fomit-frame-pointer build with DWARF", function()
     local file = TMP .. "/nofp.data"
     local status, out, err = cmd.lgprof({ "record", "-o", file, "--", NOFP }, { cwd = TMP })
