@@ -136,7 +136,8 @@ describe("the help written from the registry", function()
       local cells = select(2, r:gsub("\\|", ""):gsub("|", "|"))
       assert.equal(4, cells, r)
     end
-    assert.truthy(md:find("| `--noise-floor=N` | gprof |", 1, true))
+    assert.truthy(md:find("| `--noise-floor=N` | gprof, record |", 1, true))
+    assert.truthy(md:find("| `-F NAME` | all but record |", 1, true))
   end)
 end)
 

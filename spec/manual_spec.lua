@@ -21,6 +21,7 @@ local BEGIN, END = docgen.MAN_BEGIN, docgen.MAN_END
 -- mode's (their usages: messages_spec).
 local HELPS = {
   { "--help" }, { "check", "--help" }, { "merge", "--help" }, { "doctor", "--help" },
+  { "record", "--help" },
   { "--diff", "x", "--help" }, { "--script", "x", "--help" },
 }
 

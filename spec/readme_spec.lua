@@ -88,6 +88,8 @@ local NOT_RUN = {
   ["lgprof --format=FMT [options] [image-file [profile-file...]]"] = "a synopsis",
   ["lgprof --annotate-lines[=FILE] [options] [image-file [profile-file...]]"] = "a synopsis",
   ["{"] = "the JSON schema, annotated with // comments",
+  ["lgprof record -- ./myprog input.txt          # perf record, then the report"] =
+    "needs perf, which make deps does not install (record_spec runs lgprof record where perf can)",
   ["files ──> image (read/elfsym.c, read/srcinfo.c)        gmon (read/gmon.c)"] = "a diagram",
   ["index % time    self  children    called     name"] =
     "the gprof paper's call graph (doc/trust.md): docexample_spec compares it with lgprof's output",

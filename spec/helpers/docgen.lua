@@ -76,6 +76,8 @@ local SECTIONS = {
       .. " the estimate alone is a warning." },
   { group = "merge", title = "Options of merge" },
   { group = "doctor", title = "Options of doctor" },
+  { group = "record", title = "Options of record",
+    intro = "Also the report options of the command (not \\-F, which is record's)." },
   { group = "launcher", title = "Alone on the command line" },
 }
 

@@ -104,7 +104,7 @@ end
 
 -- The modes of an entry, as the Markdown table names them.
 local function modes_of(e)
-  if e.gprof then return "all" end
+  if e.gprof then return e.not_in and "all but " .. e.not_in or "all" end
   local list = {}
   for _, m in ipairs(registry.MODES) do
     if e.modes[m] then list[#list + 1] = m end

@@ -4,9 +4,10 @@
 -- the mode's command with a context: run(ctx), ctx = { opts = the typed
 -- options, out, err, mode, cli = this module } (ctx:fail(status, msg)).
 -- Commands (loaded when used): lgprof.cmd.report (gprof's, and --format
--- through lgprof.cmd.export), check, merge, doctor, --script, --diff
--- (lgprof.cmd.check, ...).
--- Exit statuses: 0 success, 1 bad input, 2 usage error, 3 a threshold failed.
+-- through lgprof.cmd.export), check, merge, doctor, record, --script,
+-- --diff (lgprof.cmd.check, ...).
+-- Exit statuses: 0 success, 1 bad input, 2 usage error, 3 a threshold failed,
+-- 4 the program lgprof record ran failed.
 local lgprof = require "lgprof"
 local getopt = require "lgprof.cli.getopt"
 local options = require "lgprof.cli.options"
@@ -99,6 +100,7 @@ end
 local COMMANDS = {
   gprof = "lgprof.cmd.report", diff = "lgprof.cmd.diff", script = "lgprof.cmd.script",
   check = "lgprof.cmd.check", merge = "lgprof.cmd.merge", doctor = "lgprof.cmd.doctor",
+  record = "lgprof.cmd.record",
 }
 
 --- Runs the command with a list of arguments (@FILE response files
@@ -112,7 +114,7 @@ function cli.main(args, out, err)
   end
   args = expanded
   local mode
-  if args[1] == "check" or args[1] == "merge" or args[1] == "doctor" then
+  if args[1] == "check" or args[1] == "merge" or args[1] == "doctor" or args[1] == "record" then
     mode = args[1]
     args = table.move(args, 2, #args, 1, {})
   else

@@ -55,6 +55,10 @@ lgprof's own modes (each prints its own usage with --help):
                       sum profile files into one (gprof -s)
   lgprof doctor [--format=text|json] [options] [image-file [profile-file...]]
                       what is wrong with a profile, and how to fix it
+  lgprof record [--fp|--dwarf] [-F HZ] [-o FILE] [options] -- PROGRAM [ARGS...]
+                      run PROGRAM under perf record (cpu-clock, 999 Hz) and
+                      print the report of its recording (exit 4: PROGRAM
+                      failed)
   lgprof --lua-env    print LUA_PATH/LUA_CPATH lines for standalone scripts
 
 Views, for every --format=FMT and --annotate-lines (not gprof's report;
@@ -65,7 +69,7 @@ SPEC: FUNC, FILE, LINE, FILE:FUNC or FILE:LINE (gprof's symspecs).
 backslashes as in a shell; a file that cannot be opened stays @FILE).
 
 Exit status: 0 success, 1 bad input, 2 usage error, 3 a threshold failed
-(doctor: an error or a warning found).
+(doctor: an error or a warning found), 4 (record) the program failed.
 ]==]
 --- lgprof's bug-report address (as README.md and doc/lgprof.1 give it).
 options.BUGS = "Report bugs to <https://github.com/lgprof/lgprof/issues>.\n"
@@ -98,12 +102,12 @@ local function spec_of(mode)
 end
 options.spec = spec_of
 -- the modes where the words after "--" are the script's arguments
-local SCRIPT_ARGS = { script = true, standalone = true }
+local SCRIPT_ARGS = { script = true, standalone = true, record = true }
 
 -- How each mode is asked for its help (the pointer of a usage error).
 local HELP_COMMAND = {
   gprof = "lgprof --help", check = "lgprof check --help", merge = "lgprof merge --help",
-  doctor = "lgprof doctor --help",
+  doctor = "lgprof doctor --help", record = "lgprof record --help",
   diff = "lgprof --diff --help", script = "lgprof --script --help",
 }
 

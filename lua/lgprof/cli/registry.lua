@@ -34,7 +34,7 @@ local registry = {}
 
 --- The modes: gprof's (lgprof [options] ..., --format=FMT and the other
 -- lgprof options of that command line), then lgprof's own.
-registry.MODES = { "gprof", "diff", "check", "doctor", "merge", "script", "standalone" }
+registry.MODES = { "gprof", "diff", "check", "doctor", "merge", "script", "standalone", "record" }
 
 local ALL = {}
 for _, m in ipairs(registry.MODES) do ALL[m] = true end
@@ -171,9 +171,14 @@ local EXPORT_FORMATS = { "gprof", "text", "callgrind", "json", "csv", "csv-arcs"
                          "html", "svg", "pprof", "speedscope" }
 registry.EXPORT_FORMATS = EXPORT_FORMATS
 
--- gprof's options: every mode reads the files with them.
+-- gprof's options: every mode reads the files with them (not_in: but
+-- that mode, whose own option has the letter: record's -F HZ).
 local function g(e)
   e.gprof, e.modes, e.group = true, ALL, "gprof"
+  if e.not_in then
+    e.modes = {}
+    for m in pairs(ALL) do e.modes[m] = m ~= e.not_in or nil end
+  end
   e.arg = e.arg or "none"
   return e
 end
@@ -197,7 +202,7 @@ registry.OPTIONS = {
       help = "hide NAME from the call graph, and its time" },
   g { short = "f", arg = "required", type = "symspec", metavar = "NAME",
       help = "graph only NAME and its descendants" },
-  g { short = "F", arg = "required", type = "symspec", metavar = "NAME",
+  g { short = "F", arg = "required", type = "symspec", metavar = "NAME", not_in = "record",
       help = "graph only NAME and its descendants, and only their time" },
   g { short = "k", arg = "required", type = "symspec", metavar = "FROM/TO",
       help = "delete the arcs from FROM to TO" },
@@ -369,6 +374,24 @@ registry.OPTIONS = {
   -- lgprof merge
   { short = "o", long = "output", arg = "required", type = "path", key = "output", modes = modes("merge"),
     group = "merge", metavar = "OUT", help = "the file to write" },
+  -- lgprof record
+  { short = "o", long = "output", arg = "required", type = "path", key = "output", modes = modes("record"),
+    group = "record", metavar = "FILE", help = "keep the recording in FILE (an earlier FILE becomes"
+      .. " FILE.old, as perf does)" },
+  { long = "fp", arg = "none", key = "fp", modes = modes("record"), group = "record",
+    help = "unwind the stacks by frame pointers (perf record -g)" },
+  { long = "dwarf", arg = "none", key = "dwarf", modes = modes("record"), group = "record",
+    help = "unwind the stacks with DWARF (perf record --call-graph dwarf)" },
+  { short = "F", long = "freq", arg = "required", type = "integer", min = 1, max = 1000000, key = "freq",
+    modes = modes("record"), group = "record", metavar = "HZ",
+    help = "samples a second (default 999)" },
+  { long = "event", arg = "required", type = "string", nonempty = true, key = "event",
+    modes = modes("record"), group = "record", metavar = "EVENT",
+    help = "the event to sample (default cpu-clock, the one that works in virtual machines)" },
+  { long = "gmon", arg = "none", key = "gmon", modes = modes("record"), group = "record",
+    help = "a -pg program: keep its gmon.out and the recording (default perf.data) side by side" },
+  { long = "dry-run", arg = "none", key = "dry_run", modes = modes("record"), group = "record",
+    help = "print the perf command and run nothing" },
   -- answered by the launcher (bin/lgprof.lua) when it is the only word
   { long = "lua-env", arg = "none", key = "lua_env", modes = modes("gprof"), group = "launcher",
     launcher = true, help = "print LUA_PATH/LUA_CPATH lines for standalone scripts (the only argument)" },
@@ -377,6 +400,12 @@ registry.OPTIONS = {
     needs = "script", group = "script", metavar = "FILE.lua", asks_help = true,
     help = "the Lua report script to run with the profile" },
 }
+
+-- lgprof record reports its recording as gprof's command line would: it
+-- takes that command line's own options too (--format, the views...)
+for _, e in ipairs(registry.OPTIONS) do
+  if e.modes.gprof and not e.gprof and not e.launcher then e.modes.record = true end
+end
 
 --- The entries of a mode: those it takes, and (in gprof's mode) those that
 -- say which mode they need. Returns a list in the registry's order.
