@@ -33,9 +33,14 @@ void lcore_bounds_release(lprofile *lp) {
 ** several callers by its equal-cost assumption, heaviest first */
 int lcore_profile_ambiguous(lua_State *L) {
   lprofile *lp = lcore_check_profile(L, 1);
-  lgp_bounds *b = lcore_bounds(L, lp);
+  lgp_bounds *b;
   uint32_t *ids;
   size_t n, i;
+  if (lp->p->stacks != NULL) { /* measured stacks: every share is known */
+    lua_newtable(L);
+    return 1;
+  }
+  b = lcore_bounds(L, lp);
   if (lgp_bounds_ambiguous(b, &ids, &n) != 0)
     return luaL_error(L, "out of memory");
   lua_createtable(L, n < INT32_MAX ? (int)n : INT32_MAX, 0);

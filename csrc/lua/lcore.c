@@ -12,6 +12,7 @@
 #include "util/json.h"
 #include "lcore.h"
 #include "llines.h"
+#include "lsampled.h"
 
 
 #if defined(__GNUC__)
@@ -191,6 +192,19 @@ static void read_options(lua_State *L, int t, lgp_options *o) {
     lua_pop(L, 1);
   }
   order_specs(L, t, o);
+}
+
+/* Options read from the table at t (0 or nil: the defaults), in a
+** userdata pushed on the stack that frees them when collected. */
+lgp_options *lcore_new_options(lua_State *L, int t) {
+  lgp_options *opts;
+  t = t ? lua_absindex(L, t) : 0;
+  opts = lua_newuserdatauv(L, sizeof *opts, 0);
+  lgp_options_init(opts);
+  luaL_setmetatable(L, "lgprof.Options");
+  if (t != 0)
+    read_options(L, t, opts);
+  return opts;
 }
 
 static int options_gc(lua_State *L) {
@@ -460,7 +474,7 @@ static const char *const profile_fields[] = {
   "total_time", "print_time", "hz", "sample_period", "have_histogram", "have_call_graph",
   "have_bb_counts", "function_count", "cycle_count", "arc_count", "arc_records", "text_start",
   "text_end", "address_bits", "big_endian", "dimension", "files", "image", "is_view",
-  "base_time", "base_print_time", "samples", "clones", "folded_clones", NULL
+  "base_time", "base_print_time", "samples", "clones", "folded_clones", "source", NULL
 };
 static const luaL_Reg profile_methods[] = {
   {"close", profile_close},
@@ -556,12 +570,16 @@ static int profile_index(lua_State *L) {
     lua_pushstring(L, p->image->path);
   else if (strcmp(k, "is_view") == 0)
     lua_pushboolean(L, lgp_is_view(p));
+  else if (strcmp(k, "samples") == 0 && p->stacks != NULL)
+    lua_pushinteger(L, (lua_Integer)lcore_stack_sample_count(p));
   else if (strcmp(k, "samples") == 0)
     lua_pushinteger(L, (lua_Integer)lgp_gmon_sample_count(p->gmon));
   else if (strcmp(k, "clones") == 0)
     lua_pushstring(L, p->image->keep_clones ? "keep" : "gprof");
   else if (strcmp(k, "folded_clones") == 0)
     lua_pushinteger(L, (lua_Integer)p->image->folded_clones);
+  else if (strcmp(k, "source") == 0) /* what the times are from: the command asks */
+    lua_pushstring(L, p->stacks != NULL ? "stacks" : "gmon");
   else if (strcmp(k, "base_time") == 0)
     lua_pushnumber(L, lgp_seconds(p, p->base_time));
   else if (strcmp(k, "base_print_time") == 0)
@@ -721,6 +739,10 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
   };
   static const luaL_Reg nomethods[] = {{NULL, NULL}};
   lcore_new_type(L, PROFILE_T, profile_methods, profile_index, profile_gc, profile_tostring);
+  luaL_getmetatable(L, PROFILE_T); /* the methods of profiles of stacks */
+  lua_getfield(L, -1, "methods");
+  luaL_setfuncs(L, lcore_stack_profile_methods, 0);
+  lua_pop(L, 2);
   lcore_new_type(L, FUNCTION_T, lcore_function_methods, lcore_handle_index, NULL,
                  lcore_handle_tostring);
   lcore_new_type(L, ARC_T, nomethods, lcore_handle_index, NULL, lcore_handle_tostring);
@@ -736,7 +758,9 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
   lua_pushliteral(L, "v");
   lua_setfield(L, -2, "__mode");
   lua_pop(L, 1);
+  lcore_stacks_register(L);
   luaL_newlib(L, funcs);
+  luaL_setfuncs(L, lcore_stack_funcs, 0);
   lua_pushliteral(L, LGPROF_VERSION);
   lua_setfield(L, -2, "VERSION");
   return 1;

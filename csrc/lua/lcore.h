@@ -73,6 +73,9 @@ int lcore_to_share(lua_State *L, int idx, double max, double *v);
 double lcore_opt_share(lua_State *L, int arg, const char *key, double def);
 const char *lcore_opt_string(lua_State *L, int arg, const char *key, const char *def);
 int lcore_opt_enum(lua_State *L, int arg, const char *key, int def, const char *const names[]);
+/* lcore.c: open's options from the table at t (0: none), in a userdata
+** pushed on the stack (collected with it). */
+lgp_options *lcore_new_options(lua_State *L, int t);
 /* Pushes a closed Profile userdata (a view of the Profile at base_idx when
 ** base_idx != 0), then gives it its profile, which it owns from there. */
 lprofile *lcore_new_profile(lua_State *L, int base_idx);

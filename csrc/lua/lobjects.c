@@ -7,6 +7,7 @@
 #include "analyse/bounds.h"
 #include "lcore.h"
 #include "llines.h"
+#include "lsampled.h"
 
 /* The documented fields of each handle: reading any other raises an error
 ** that names them (a misspelt field must not read as nil). */
@@ -15,7 +16,7 @@ static const char *const function_fields[] = {
   "is_function", "index", "self", "children", "total", "percent", "profile_percent",
   "flat_self", "flat_percent", "calls", "self_calls", "member_calls", "cycle", "printed",
   "in_flat", "in_graph", "propagated_fraction", "samples", "self_error", "total_min",
-  "total_max", "total_max_exact", "is_spontaneous", NULL
+  "total_max", "total_max_exact", "is_spontaneous", "dso", "is_inline", NULL
 };
 static const char *const cycle_fields[] = {
   "kind", "name", "number", "index", "self", "children", "total", "percent",
@@ -57,6 +58,8 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
   const lgp_profile *p = lp->p;
   const lgp_node *n = &p->graph.nodes[id];
   double print_time = p->graph.print_time > 0 ? p->graph.print_time : 1.0;
+  if (p->stacks != NULL && lcore_stack_node_field(L, p, id, k) > 0)
+    return 1;
   if (strcmp(k, "kind") == 0) {
     lua_pushstring(L, n->is_cycle ? "cycle" : "function");
   } else if (strcmp(k, "name") == 0) {
@@ -139,7 +142,11 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     } else {
       lua_pushnil(L);
     }
-  } else if (n->is_cycle)
+  } else if (strcmp(k, "dso") == 0 && !n->is_cycle) /* a gmon profile's: its executable */
+    lua_pushstring(L, p->image->path);
+  else if (strcmp(k, "is_inline") == 0 && !n->is_cycle)
+    lua_pushboolean(L, 0);
+  else if (n->is_cycle)
     return lcore_no_field(L, "Cycle", k, cycle_fields, lcore_cycle_methods);
   else
     return lcore_no_field(L, "Function", k, function_fields, lcore_function_methods);
@@ -165,6 +172,8 @@ int lcore_handle_index(lua_State *L) {
       lcore_push_node(L, -1, lp->p, a->parent);
     else if (strcmp(k, "callee") == 0)
       lcore_push_node(L, -1, lp->p, a->child);
+    else if (strcmp(k, "count") == 0 && lp->p->stacks != NULL)
+      lua_pushnil(L); /* sampled stacks record no calls */
     else if (strcmp(k, "count") == 0)
       lua_pushinteger(L, (lua_Integer)a->count);
     else if (strcmp(k, "self") == 0)
@@ -179,6 +188,8 @@ int lcore_handle_index(lua_State *L) {
       lua_pushboolean(L, a->is_static);
     else if (strcmp(k, "is_tail") == 0)
       lua_pushboolean(L, a->is_tail);
+    else if (strcmp(k, "is_estimated") == 0 && lp->p->stacks != NULL)
+      lua_pushboolean(L, 0); /* measured from the stacks */
     else if (strcmp(k, "is_estimated") == 0)
       lua_pushboolean(L, lgp_bounds_arc_estimated(lcore_bounds(L, lp), h->id));
     else

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lcore.h"
+#include "lsampled.h"
 #include "model/select.h"
 
 /* Compiles pattern or raises a Lua error that quotes regerror's text. */
@@ -86,11 +87,14 @@ static uint8_t *match_set(lua_State *L, lprofile *lp, const char *key) {
 
 /* profile:filter{...} -> a view (a Profile), or nil, message */
 int lcore_profile_filter(lua_State *L) {
-  lprofile *lp = lcore_check_profile(L, 1), *vp;
+  lprofile *lp, *vp;
   lgp_view_spec spec;
   lgp_profile *v;
   lgp_err err;
   int root_idx = 1;
+  if (lcore_is_stack_filter(L))
+    return lcore_stack_filter(L);
+  lp = lcore_check_profile(L, 1);
   lcore_check_fields(L, 2, filter_keys);
   lua_settop(L, 2);
   memset(&spec, 0, sizeof spec);

@@ -55,20 +55,36 @@ end
 -- record goes with it).
 local opened = setmetatable({}, { __mode = "k" })
 
+-- The perf.data file among the profile files (known by its magic), or nil.
+local function perf_file(files)
+  for _, path in ipairs(files) do
+    if type(path) == "string" and core.is_perfdata(path) then return path end
+  end
+end
+
 --- Opens and analyses a profile.
--- @param exe path of the executable (default "a.out")
--- @param gmon a path or a list of paths (default "gmon.out"); several are summed
+-- @param exe path of the executable (default "a.out"; for a perf.data file,
+-- nil: the binaries the recording names)
+-- @param gmon a path or a list of paths (default "gmon.out"); several are
+-- summed. A perf.data file (one, alone) gives a profile of sampled stacks.
 -- @param options table of gprof knobs (see doc/scripting.md, lgprof.open)
 -- @return a Profile, or nil and a message "FILE: what is wrong"
 function lgprof.open(exe, gmon, options)
-  exe = exe or "a.out"
-  args.check(type(exe) == "string", 1, "open", "string expected, got " .. type(exe))
+  args.check(exe == nil or type(exe) == "string", 1, "open", "string expected, got " .. type(exe))
   if gmon == nil then gmon = { "gmon.out" } end
   if type(gmon) == "string" then gmon = { gmon } end
   args.check(type(gmon) == "table", 2, "open", "string or list expected, got " .. type(gmon))
   args.check(options == nil or type(options) == "table", 3, "open",
     "table expected, got " .. type(options))
   local o = core_options(options or {})
+  local perf = perf_file(gmon)
+  if perf then
+    if #gmon > 1 then
+      return nil, perf .. ": a perf.data file is read alone (profiles of stacks are not summed)"
+    end
+    return args.call(function() return core.open_stacks(exe, perf, o) end)
+  end
+  exe = exe or "a.out"
   local profile, err = args.call(function()
     local p, e = core.open(exe, gmon, o)
     return p, e

@@ -8,6 +8,7 @@
 
 #include "model/hist.h"
 #include "model/profile.h"
+#include "model/stackprofile.h"
 #include "model/staticcg.h"
 
 /* A histogram that covers no routine of the executable means the profile
@@ -369,6 +370,7 @@ void lgp_profile_borrow(lgp_profile *view, const lgp_profile *src) {
   view->bbcounts = src->bbcounts;
   view->base_time = src->base_time;
   view->base_print_time = src->base_print_time;
+  view->stacks = src->stacks;
 }
 
 void lgp_profile_free(lgp_profile *p) {
@@ -380,6 +382,10 @@ void lgp_profile_free(lgp_profile *p) {
     lgp_image_free(&p->own->image);
     lgp_gmon_free(&p->own->gmon);
     lgp_mapfile_free(&p->own->map);
+    if (p->own->stackprof != NULL) {
+      lgp_stackprof_free(p->own->stackprof);
+      free(p->own->stackprof);
+    }
     free(p->own);
   }
   free(p->removed_own);

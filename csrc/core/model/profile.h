@@ -27,6 +27,7 @@ typedef struct lgp_sources {
   int have_map;
   lgp_blob *blobs;        /* the gmon files while they are read */
   size_t nblobs;
+  struct lgp_stackprof *stackprof; /* a profile of sampled stacks (stackprofile.h) */
 } lgp_sources;
 
 typedef struct lgp_profile {
@@ -46,6 +47,7 @@ typedef struct lgp_profile {
   uint8_t *arc_removed_own;
   double base_time;       /* the unfiltered profile's total_time */
   double base_print_time; /* and its print_time */
+  const struct lgp_stackprof *stacks; /* sampled stacks (stackprofile.h), or NULL */
 } lgp_profile;
 
 /* DWARF is read on first need (a file or line to print), into the sources

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/stackprofile.h"
 #include "write/report_int.h"
 
 /* The report's context; reads the DWARF line tables if the names need them. */
@@ -184,7 +185,21 @@ static double unit_scale(int log_scale) {
   return log_scale < SI_COUNT ? si_table[log_scale].scale : 1.0877989367040056e+243;
 }
 
+/* The event of a profile of sampled stacks (they record no calls: the
+** calls columns are blank), or NULL for gmon's. */
+static const char *stack_event(const rctx *r) {
+  const lgp_stackprof *sp = lgp_stacks_of(r->p);
+  if (sp == NULL)
+    return NULL;
+  return sp->tab.nevents > 0 && sp->tab.events[0].name != NULL ? sp->tab.events[0].name : "?";
+}
+
 static void granularity(rctx *r) {
+  if (stack_event(r) != NULL) {
+    lgp_out_printf(r->o, "\ngranularity: each sample is one stack from perf.data (%s)",
+                   stack_event(r));
+    return;
+  }
   lgp_out_str(r->o, "\ngranularity: each sample hit covers ");
   lgp_out_printf(r->o, "%ld", (long)r->p->gmon->hist_scale * 2L);
   lgp_out_str(r->o, " byte(s)");
@@ -208,7 +223,11 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
       lgp_out_printf(o, " for %.2f%% of %.2f %s\n\n", 100.0 / total, total / r.hz, dimen);
   } else {
     lgp_out_str(o, "Flat profile:\n");
-    lgp_out_printf(o, "\nEach sample counts as %g %s.\n", 1.0 / r.hz, dimen);
+    if (stack_event(&r) != NULL)
+      lgp_out_printf(o, "\nEach sample is a stack from perf.data (%s): times are measured, "
+                     "calls were not recorded.\n", stack_event(&r));
+    else
+      lgp_out_printf(o, "\nEach sample counts as %g %s.\n", 1.0 / r.hz, dimen);
   }
   if (total <= 0.0) {
     lgp_out_str(o, " no time accumulated\n\n");
@@ -439,7 +458,12 @@ static void arc_line(rctx *r, const arc_key *a, uint32_t entry, int is_parent) {
   if (other == entry || same_cycle(r->rn, other, entry)) {
     memset(p, ' ', 7 + 1 + w2 + 1);
     p += 7 + 1 + w2 + 1;
-    p += lgp_fmt_u64(p, a->count, 7, 0);
+    if (r->p->stacks != NULL) { /* no calls recorded */
+      memset(p, ' ', 7);
+      p += 7;
+    } else {
+      p += lgp_fmt_u64(p, a->count, 7, 0);
+    }
     memset(p, ' ', 1 + 7 + 5);
     p += 1 + 7 + 5;
   } else {
@@ -448,9 +472,14 @@ static void arc_line(rctx *r, const arc_key *a, uint32_t entry, int is_parent) {
     *p++ = ' ';
     p += lgp_fmt_fixed(p, a->child_time / r->hz, (int)w2, 2);
     *p++ = ' ';
-    p += lgp_fmt_u64(p, a->count, 7, 0);
-    *p++ = '/';
-    p += lgp_fmt_u64(p, r->rn[callee].head_calls, 7, 1);
+    if (r->p->stacks != NULL) { /* no calls recorded */
+      memset(p, ' ', 7 + 1 + 7);
+      p += 7 + 1 + 7;
+    } else {
+      p += lgp_fmt_u64(p, a->count, 7, 0);
+      *p++ = '/';
+      p += lgp_fmt_u64(p, r->rn[callee].head_calls, 7, 1);
+    }
     memset(p, ' ', 5);
     p += 5;
   }
@@ -505,8 +534,12 @@ static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b)
   size_t nmem = 0, i;
   primary_cols(r, cyc, print_time);
   lgp_out_char(r->o, ' ');
-  lgp_out_u64(r->o, cyc->ncalls, 7, 0);
-  self_calls_col(r, cyc->self_calls);
+  if (r->p->stacks != NULL) /* no calls recorded */
+    lgp_out_chars(r->o, ' ', 7 + 8);
+  else {
+    lgp_out_u64(r->o, cyc->ncalls, 7, 0);
+    self_calls_col(r, cyc->self_calls);
+  }
   lgp_out_printf(r->o, " <cycle %d as a whole> [%u]\n", (int)cyc->cyc_num, (unsigned)cyc->index);
   /* members: descending by time, then calls; ties in chain order */
   for (m = cyc->cyc_next; m != LGP_NONE; m = p->graph.chain[m])
@@ -557,8 +590,12 @@ static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b)
     lgp_out_char(r->o, ' ');
     col_time2(r, n->prop_child / r->hz);
     lgp_out_char(r->o, ' ');
-    lgp_out_u64(r->o, n->ncalls, 7, 0);
-    self_calls_col(r, n->self_calls);
+    if (r->p->stacks != NULL) /* no calls recorded */
+      lgp_out_chars(r->o, ' ', 7 + 8);
+    else {
+      lgp_out_u64(r->o, n->ncalls, 7, 0);
+      self_calls_col(r, n->self_calls);
+    }
     lgp_out_chars(r->o, ' ', 5);
     name_full(r, b->v[i]);
     lgp_out_char(r->o, '\n');

@@ -238,7 +238,8 @@ end, percent)
 -- matching pattern was called more than n times (calls from other functions
 -- plus recursive calls). Counts are exact: no confidence applies.
 Checker.max_calls = function_check("max_calls", function(fn)
-  return { label = label_of(fn), v = fn.calls + fn.self_calls, se = 0, cc = 0 }
+  -- (a profile of sampled stacks has no calls: none counted)
+  return { label = label_of(fn), v = (fn.calls or 0) + (fn.self_calls or 0), se = 0, cc = 0 }
 end, tostring, true)
 
 --- Fails if, in a result of lgprof.diff, a function matching pattern grew

@@ -159,7 +159,8 @@ function diff.diff(base, new, opts)
         e = e or b
         present = present + 1
         local fn = b.fn
-        sb, tb, cb = sb + fn.flat_self, tb + fn.total, cb + fn.calls + fn.self_calls
+        -- (a profile of sampled stacks has no calls: none counted)
+        sb, tb, cb = sb + fn.flat_self, tb + fn.total, cb + (fn.calls or 0) + (fn.self_calls or 0)
         selfs[i] = fn.samples
         totals[i] = period > 0 and fn.total / period or 0
       end
@@ -169,7 +170,7 @@ function diff.diff(base, new, opts)
     local ns, nt, nc, nsamples = 0, 0, 0, 0
     if n then
       local fn = n.fn
-      ns, nt, nc, nsamples = fn.flat_self, fn.total, fn.calls + fn.self_calls, fn.samples
+      ns, nt, nc, nsamples = fn.flat_self, fn.total, (fn.calls or 0) + (fn.self_calls or 0), fn.samples
     end
     local label, base_name = e.label, nil
     for i = 1, k do -- matched through a clone's name: "NEW <- BASE"

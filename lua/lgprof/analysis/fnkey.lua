@@ -13,7 +13,8 @@ local fnkey = {}
 
 --- Is a function active: sampled, or called at least once?
 function fnkey.active(fn)
-  return fn.flat_self ~= 0 or fn.total ~= 0 or fn.calls + fn.self_calls ~= 0
+  -- (a profile of sampled stacks has no calls: nil)
+  return fn.flat_self ~= 0 or fn.total ~= 0 or (fn.calls or 0) + (fn.self_calls or 0) ~= 0
 end
 
 -- The last k components of path ("/" separated), or all of them.

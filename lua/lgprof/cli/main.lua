@@ -30,6 +30,8 @@ end
 function cli.open(st, err, exe, gmons)
   local status = cli.refuse_format(st, err)
   if status then return nil, status end
+  status = require("lgprof.cli.stacks").refuse(st, err, gmons or st.gmons, options)
+  if status then return nil, status end
   local opts = options.open_options(st)
   -- a run over line tables (line granularity, annotated source) gets the
   -- command's heap for big runs (bin/lgprof preloads the module; under

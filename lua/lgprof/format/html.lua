@@ -156,7 +156,7 @@ local function collect(profile, o)
   for fn in profile:functions() do
     nfunctions = nfunctions + 1
     local total = fn.total
-    if total > 0 or fn.flat_self > 0 or fn.calls > 0 or fn.self_calls > 0 then
+    if total > 0 or fn.flat_self > 0 or (fn.calls or 0) > 0 or (fn.self_calls or 0) > 0 then
       candidates[#candidates + 1] = fn
       totals[#totals + 1] = total
     end
@@ -263,7 +263,7 @@ local function collect(profile, o)
       local flags = (a.is_recursive and 1 or 0) | (a.in_cycle and 2 or 0) | (a.is_static and 4 or 0)
       -- (written as JSON text here: a page can hold 100,000 of them)
       out[i] = ("[%d,%s,%s,%d,%d]"):format(embed(a[far], false), json_number(a.self),
-        json_number(a.children), a.count, flags)
+        json_number(a.children), a.count or 0, flags) -- (nil: sampled stacks, no calls)
     end
     return { __raw = "[" .. table.concat(out, ",") .. "]" }, #list - #out
   end

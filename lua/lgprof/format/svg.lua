@@ -157,10 +157,11 @@ local ROOT_COLOUR = "rgb(220,220,220)"
 -- Calls, for the tooltips
 
 -- The calls of a frame's function (its calls and recursive calls) or
--- cycle (calls from outside it).
+-- cycle (calls from outside it); nil when unknown (a profile of sampled
+-- stacks counts no calls).
 local function calls_of(obj)
   if obj.kind == "cycle" then return obj.calls end
-  return obj.calls + obj.self_calls
+  return obj.calls and obj.calls + obj.self_calls -- (nil: sampled stacks, no calls)
 end
 
 ---------------------------------------------------------------------------

@@ -71,7 +71,7 @@ local function pad_right(s, w) return s .. (" "):rep(w - width(s)) end
 local function cells(fn, sec)
   local total = sec(fn.total) .. " [" .. sec(fn.total_min) .. " .. " .. sec(fn.total_max) .. "]"
   local calls = ""
-  if fn.calls > 0 or fn.self_calls > 0 then
+  if fn.calls and (fn.calls > 0 or fn.self_calls > 0) then -- (nil: sampled stacks, no calls)
     calls = tostring(fn.calls) .. (fn.self_calls > 0 and "+" .. fn.self_calls or "")
   end
   return {

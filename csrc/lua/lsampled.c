@@ -1,0 +1,702 @@
+/*
+** lsampled.c: profiles of sampled stacks (model/stackprofile.h) in Lua:
+** core._profile_from_stacks (a table of stacks given as Lua data, for
+** exact hand-built cases), core.is_perfdata and core.open_stacks (a
+** perf.data file), and the Profile methods processes, threads, dsos and
+** stacks, the filter by pid, tid, comm and dso, and the Function fields
+** that differ from a gmon profile's.
+*/
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lcore.h"
+#include "lsampled.h"
+#include "read/perf/perfstacks.h"
+#include "model/stackprofile.h"
+#include "read/perf/perfdata.h"
+
+/* {====================================================== building a table */
+
+/* A copy of the string field k of the table on top (NULL when absent). */
+static char *field_string(lua_State *L, const char *k, int required, const char *what) {
+  const char *s;
+  char *d;
+  size_t len;
+  lua_getfield(L, -1, k);
+  if (lua_isnil(L, -1) && !required) {
+    lua_pop(L, 1);
+    return NULL;
+  }
+  if (lua_type(L, -1) != LUA_TSTRING)
+    luaL_error(L, "bad stack table: %s: field '%s' must be a string", what, k);
+  s = lua_tolstring(L, -1, &len);
+  d = malloc(len + 1);
+  if (d == NULL)
+    luaL_error(L, "out of memory");
+  memcpy(d, s, len + 1);
+  lua_pop(L, 1);
+  return d;
+}
+
+/* The integer field k of the table on top, from min to max (def when absent). */
+static lua_Integer field_int(lua_State *L, const char *k, lua_Integer def, lua_Integer min,
+                             lua_Integer max, const char *what) {
+  lua_Integer v;
+  int isnum;
+  lua_getfield(L, -1, k);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return def;
+  }
+  v = lua_tointegerx(L, -1, &isnum);
+  if (!isnum || v < min || v > max)
+    luaL_error(L, "bad stack table: %s: field '%s' must be an integer from %I to %I", what, k,
+               min, max);
+  lua_pop(L, 1);
+  return v;
+}
+
+/* The list field k of table t: its length (0 when absent), pushed. */
+static size_t push_list(lua_State *L, int t, const char *k) {
+  lua_Integer n;
+  if (lua_getfield(L, t, k) == LUA_TNIL)
+    return 0;
+  if (!lua_istable(L, -1))
+    luaL_error(L, "bad stack table: field '%s' must be a list", k);
+  n = luaL_len(L, -1);
+  return n > 0 ? (size_t)n : 0;
+}
+
+static void *alloc_list(lua_State *L, size_t n, size_t size) {
+  void *p = lgp_calloc_array(n ? n : 1, size);
+  if (p == NULL)
+    luaL_error(L, "out of memory");
+  return p;
+}
+
+/* The table userdata: its __gc frees what an error leaves behind. */
+static int tab_gc(lua_State *L) {
+  lgp_stacktab_free(luaL_checkudata(L, 1, "lgprof.StackTable"));
+  return 0;
+}
+
+#define U32MAX ((lua_Integer)UINT32_MAX)
+
+/* Reads the Lua description at index t (stackprofile_spec.lua, lsampled.h)
+** into tab; raises on a malformed one. Each function is one frame of its
+** own (its start address, first line). */
+static void read_table(lua_State *L, int t, lgp_stacktab *tab) {
+  size_t i, n, j;
+  n = push_list(L, t, "dsos");
+  tab->dsos = alloc_list(L, n, sizeof *tab->dsos);
+  for (i = 0; i < n; i++) {
+    lua_geti(L, -1, (lua_Integer)i + 1);
+    luaL_checktype(L, -1, LUA_TTABLE);
+    tab->ndsos = i + 1;
+    tab->dsos[i].path = field_string(L, "path", 1, "dso");
+    tab->dsos[i].status = (uint8_t)field_int(L, "status", LGP_DSO_OK, 0, LGP_DSO_UNKNOWN, "dso");
+    tab->dsos[i].is_kernel = (uint8_t)field_int(L, "is_kernel", 0, 0, 1, "dso");
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  n = push_list(L, t, "files");
+  tab->files = alloc_list(L, n, sizeof *tab->files);
+  for (i = 0; i < n; i++) {
+    lua_geti(L, -1, (lua_Integer)i + 1);
+    if (lua_type(L, -1) != LUA_TSTRING)
+      luaL_error(L, "bad stack table: files must be strings");
+    tab->files[i] = malloc(luaL_len(L, -1) + 1);
+    if (tab->files[i] == NULL)
+      luaL_error(L, "out of memory");
+    strcpy(tab->files[i], lua_tostring(L, -1));
+    tab->nfiles = i + 1;
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  n = push_list(L, t, "funcs");
+  tab->funcs = alloc_list(L, n, sizeof *tab->funcs);
+  tab->frame_defs = alloc_list(L, n, sizeof *tab->frame_defs);
+  for (i = 0; i < n; i++) {
+    lgp_st_func *f = &tab->funcs[i];
+    lua_geti(L, -1, (lua_Integer)i + 1);
+    luaL_checktype(L, -1, LUA_TTABLE);
+    tab->nfuncs = tab->nframe_defs = i + 1;
+    f->name = field_string(L, "name", 1, "function");
+    f->dso = (uint32_t)(field_int(L, "dso", 1, 1, (lua_Integer)tab->ndsos, "function") - 1);
+    f->start = (uint64_t)field_int(L, "start", 0, 0, LUA_MAXINTEGER, "function");
+    f->end = (uint64_t)field_int(L, "end", (lua_Integer)f->start, 0, LUA_MAXINTEGER, "function");
+    f->file = (uint32_t)(field_int(L, "file", 0, 0, (lua_Integer)tab->nfiles, "function") - 1);
+    f->line = (uint32_t)field_int(L, "line", 0, 0, U32MAX, "function");
+    f->is_inline = (uint8_t)field_int(L, "is_inline", 0, 0, 1, "function");
+    f->is_unknown = (uint8_t)field_int(L, "is_unknown", 0, 0, 1, "function");
+    tab->frame_defs[i].func = (uint32_t)i;
+    tab->frame_defs[i].addr = f->start;
+    tab->frame_defs[i].file = f->file;
+    tab->frame_defs[i].line = f->line;
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  n = push_list(L, t, "threads");
+  tab->threads = alloc_list(L, n, sizeof *tab->threads);
+  for (i = 0; i < n; i++) {
+    lua_geti(L, -1, (lua_Integer)i + 1);
+    luaL_checktype(L, -1, LUA_TTABLE);
+    tab->nthreads = i + 1;
+    tab->threads[i].pid = (uint32_t)field_int(L, "pid", 0, 0, U32MAX, "thread");
+    tab->threads[i].tid = (uint32_t)field_int(L, "tid", tab->threads[i].pid, 0, U32MAX, "thread");
+    tab->threads[i].comm = field_string(L, "comm", 0, "thread");
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  n = push_list(L, t, "events");
+  tab->events = alloc_list(L, n, sizeof *tab->events);
+  for (i = 0; i < n; i++) {
+    lua_geti(L, -1, (lua_Integer)i + 1);
+    luaL_checktype(L, -1, LUA_TTABLE);
+    tab->nevents = i + 1;
+    tab->events[i].name = field_string(L, "name", 1, "event");
+    lua_getfield(L, -1, "is_time");
+    tab->events[i].is_time = lua_toboolean(L, -1);
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 1);
+  n = push_list(L, t, "stacks");
+  tab->stacks = alloc_list(L, n, sizeof *tab->stacks);
+  for (i = 0; i < n; i++) { /* frame counts first */
+    lua_geti(L, -1, (lua_Integer)i + 1);
+    luaL_checktype(L, -1, LUA_TTABLE);
+    if (lua_getfield(L, -1, "frames") != LUA_TTABLE || luaL_len(L, -1) < 1)
+      luaL_error(L, "bad stack table: a stack's frames must be a non-empty list");
+    tab->nframes += (size_t)luaL_len(L, -1);
+    lua_pop(L, 2);
+  }
+  tab->frames = alloc_list(L, tab->nframes, sizeof *tab->frames);
+  tab->nframes = 0;
+  for (i = 0; i < n; i++) {
+    lgp_st_stack *s = &tab->stacks[i];
+    size_t depth;
+    lua_geti(L, -1, (lua_Integer)i + 1);
+    s->thread = (uint32_t)(field_int(L, "thread", 1, 1, (lua_Integer)tab->nthreads, "stack") - 1);
+    s->event = (uint32_t)(field_int(L, "event", 1, 1, (lua_Integer)tab->nevents, "stack") - 1);
+    s->samples = (uint64_t)field_int(L, "samples", 1, 0, LUA_MAXINTEGER, "stack");
+    s->weight = (uint64_t)field_int(L, "weight", 0, 0, LUA_MAXINTEGER, "stack");
+    s->truncated = (uint8_t)field_int(L, "truncated", 0, 0, 1, "stack");
+    lua_getfield(L, -1, "frames");
+    depth = (size_t)luaL_len(L, -1);
+    s->first = (uint32_t)tab->nframes;
+    s->depth = (uint32_t)depth;
+    for (j = 0; j < depth; j++) { /* leaf first, function numbers */
+      lua_Integer f;
+      int isnum;
+      lua_geti(L, -1, (lua_Integer)j + 1);
+      f = lua_tointegerx(L, -1, &isnum);
+      if (!isnum || f < 1 || (size_t)f > tab->nfuncs)
+        luaL_error(L, "bad stack table: a frame must be a function number");
+      tab->frames[tab->nframes++] = (uint32_t)(f - 1);
+      lua_pop(L, 1);
+    }
+    tab->nstacks = i + 1;
+    tab->samples += s->samples;
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 1);
+}
+
+/* Pushes a Profile built from *tab (emptied); nil, message on failure. */
+static int push_stack_profile(lua_State *L, lgp_stacktab *tab, const lgp_options *opts) {
+  lprofile *lp = lcore_new_profile(L, 0);
+  lgp_profile *p = malloc(sizeof *p);
+  lgp_err err = {0, ""};
+  if (p == NULL) {
+    lgp_stacktab_free(tab);
+    return luaL_error(L, "out of memory");
+  }
+  if (lgp_profile_from_stacks(p, tab, opts, &err) != 0) {
+    free(p);
+    luaL_pushfail(L);
+    lua_pushstring(L, err.msg);
+    return 2;
+  }
+  lcore_set_profile(L, lp, p, 1, NULL);
+  return 1;
+}
+
+/* core._profile_from_stacks(table [, options]) -> Profile | nil, message */
+static int l_profile_from_stacks(lua_State *L) {
+  lgp_stacktab *tab;
+  lgp_options *opts;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 2);
+  opts = lcore_new_options(L, 2);
+  tab = lua_newuserdatauv(L, sizeof *tab, 0);
+  memset(tab, 0, sizeof *tab);
+  luaL_setmetatable(L, "lgprof.StackTable");
+  read_table(L, 1, tab);
+  return push_stack_profile(L, tab, opts);
+}
+
+/* core.is_perfdata(path) -> boolean: is it a perf.data file, by its magic?
+** Only a regular file is looked at: a FIFO or a pipe (standard input) is
+** read once, by the gmon reader, and one without a writer must not block. */
+static int l_is_perfdata(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  uint8_t head[8];
+  ssize_t n = 0;
+  struct stat st;
+  int fd = open(path, O_RDONLY | O_NONBLOCK);
+  if (fd >= 0) {
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+      n = read(fd, head, sizeof head);
+    close(fd);
+  }
+  lua_pushboolean(L, n == (ssize_t)sizeof head && lgp_perf_is_perfdata(head, sizeof head));
+  return 1;
+}
+
+/* What a profile of stacks cannot do with open's options: NULL, or why. */
+static const char *unsupported(const lgp_options *o) {
+  size_t i;
+  if (o->line_granularity)
+    return "line granularity";
+  if (o->static_call_graph || o->static_arcs)
+    return "a static call graph";
+  if (o->map_file != NULL)
+    return "a map file";
+  if (o->symbol_file != NULL)
+    return "a symbol file";
+  for (i = 0; i < o->nspecs; i++)
+    if (o->specs[i].table == LGP_INCL_ARCS || o->specs[i].table == LGP_EXCL_ARCS)
+      return "arc specs (-k)";
+  return NULL;
+}
+
+/* core.open_stacks(exe | nil, path [, options]) -> Profile | nil, message:
+** options as core.open's (demangle, zeros, the symspecs), less those
+** unsupported() names. */
+static int l_open_stacks(lua_State *L) {
+  const char *exe = luaL_optstring(L, 1, NULL);
+  const char *path = luaL_checkstring(L, 2);
+  const char *style = NULL, *why;
+  int demangle = 1, zeros;
+  lgp_stacktab *tab;
+  lgp_options *opts;
+  lprofile *lp;
+  lgp_err err = {0, ""};
+  lua_settop(L, 3);
+  if (!lua_isnil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    if (lua_getfield(L, 3, "demangle") == LUA_TSTRING) {
+      style = lua_tostring(L, -1);
+      luaL_argcheck(L, lgp_names_demangle_style_ok(style), 3, "unknown demangling style");
+    } else if (lua_isboolean(L, -1)) {
+      demangle = lua_toboolean(L, -1);
+    } else if (!lua_isnil(L, -1)) {
+      luaL_argerror(L, 3, "option 'demangle' must be a boolean or a style name");
+    }
+    lua_pop(L, 1);
+  }
+  zeros = lcore_opt_bool(L, 3, "zeros", 0);
+  opts = lcore_new_options(L, 3);
+  if ((why = unsupported(opts)) != NULL) {
+    luaL_pushfail(L);
+    lua_pushfstring(L, "%s: %s is not available for sampled stacks (perf.data)", path, why);
+    return 2;
+  }
+  tab = lua_newuserdatauv(L, sizeof *tab, 0);
+  memset(tab, 0, sizeof *tab);
+  luaL_setmetatable(L, "lgprof.StackTable");
+  (void)exe; /* the binaries are those the recording names */
+  if (lgp_perf_stacks(tab, path, NULL, &err) != 0) {
+    lgp_stacktab_free(tab);
+    luaL_pushfail(L);
+    lua_pushstring(L, err.msg);
+    return 2;
+  }
+  if (push_stack_profile(L, tab, opts) != 1)
+    return 2;
+  lp = lua_touserdata(L, -1);
+  if (!demangle || style != NULL) { /* names as asked */
+    lgp_names_free(&lp->names);
+    if (lgp_names_init(&lp->names, lp->p->graph.nsyms + lp->p->graph.nsyms / 2 + 1, demangle,
+                       style) != 0)
+      return luaL_error(L, "out of memory");
+  }
+  lp->zeros = zeros;
+  return 1;
+}
+
+/* }====================================================== */
+
+/* {====================================================== profile methods */
+
+static const lgp_stackprof *check_stacks(lua_State *L, lprofile **lpp) {
+  lprofile *lp = lcore_check_profile(L, 1);
+  const lgp_stackprof *sp = lgp_stacks_of(lp->p);
+  if (sp == NULL)
+    luaL_error(L, "not a profile of sampled stacks (perf.data): a gmon profile has no stacks, "
+               "threads or binaries");
+  if (lpp != NULL)
+    *lpp = lp;
+  return sp;
+}
+
+static void set_int(lua_State *L, const char *k, lua_Integer v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, k);
+}
+
+static void set_str(lua_State *L, const char *k, const char *v) {
+  if (v == NULL)
+    return;
+  lua_pushstring(L, v);
+  lua_setfield(L, -2, k);
+}
+
+/* weight in seconds for time events, else the event's count */
+static void set_weight(lua_State *L, const lgp_profile *p, uint64_t samples, uint64_t weight) {
+  set_int(L, "samples", (lua_Integer)samples);
+  set_int(L, "weight", (lua_Integer)weight);
+  lua_pushnumber(L, lgp_seconds(p, (double)weight));
+  lua_setfield(L, -2, "seconds");
+}
+
+/* profile:threads(): a list, in the table's order, of { pid, tid, comm,
+** samples, weight, seconds }, of the threads with samples. */
+static int profile_threads(lua_State *L) {
+  lprofile *lp;
+  const lgp_stackprof *sp = check_stacks(L, &lp);
+  const lgp_stacktab *t = &sp->tab;
+  uint64_t *samples = lgp_calloc_array(t->nthreads + 1, sizeof *samples);
+  uint64_t *weight = lgp_calloc_array(t->nthreads + 1, sizeof *weight);
+  size_t i;
+  lua_Integer k;
+  if (samples == NULL || weight == NULL) {
+    free(samples);
+    free(weight);
+    return luaL_error(L, "out of memory");
+  }
+  for (i = 0; i < t->nstacks; i++) {
+    samples[t->stacks[i].thread] += t->stacks[i].samples;
+    weight[t->stacks[i].thread] += t->stacks[i].weight;
+  }
+  lua_createtable(L, (int)t->nthreads, 0);
+  for (i = 0, k = 0; i < t->nthreads; i++) {
+    if (samples[i] == 0)
+      continue; /* a thread no sample of this profile (or view) is from */
+    lua_createtable(L, 0, 6);
+    set_int(L, "pid", t->threads[i].pid);
+    set_int(L, "tid", t->threads[i].tid);
+    set_str(L, "comm", t->threads[i].comm);
+    set_weight(L, lp->p, samples[i], weight[i]);
+    lua_rawseti(L, -2, ++k);
+  }
+  free(samples);
+  free(weight);
+  return 1;
+}
+
+/* profile:processes(): a list by pid of { pid, comm (its main thread's,
+** else its first thread's), threads (how many), samples, weight, seconds },
+** built from threads(). */
+static int profile_processes(lua_State *L) {
+  lua_Integer n, i, k = 0;
+  profile_threads(L);
+  n = luaL_len(L, -1);
+  lua_newtable(L);   /* pid -> entry */
+  lua_newtable(L);   /* the list */
+  for (i = 1; i <= n; i++) {
+    lua_Integer pid, tid;
+    lua_geti(L, -3, i);
+    lua_getfield(L, -1, "pid");
+    pid = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "tid");
+    tid = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    if (lua_rawgeti(L, -3, pid) == LUA_TNIL) {
+      lua_pop(L, 1);
+      lua_createtable(L, 0, 6);
+      set_int(L, "pid", pid);
+      set_int(L, "threads", 0);
+      set_int(L, "samples", 0);
+      set_int(L, "weight", 0);
+      lua_pushnumber(L, 0.0);
+      lua_setfield(L, -2, "seconds");
+      lua_pushvalue(L, -1);
+      lua_rawseti(L, -5, pid);   /* bypid */
+      lua_pushvalue(L, -1);
+      lua_rawseti(L, -4, ++k);   /* the list */
+    }
+    /* stack: threads, bypid, list, thread, process */
+    {
+      const char *fields[] = {"threads", "samples", "weight", "seconds"};
+      int f;
+      for (f = 0; f < 4; f++) {
+        lua_getfield(L, -1, fields[f]);
+        if (f == 0)
+          lua_pushinteger(L, 1);
+        else
+          lua_getfield(L, -3, fields[f]);
+        lua_arith(L, LUA_OPADD);
+        lua_setfield(L, -2, fields[f]);
+      }
+    }
+    lua_getfield(L, -1, "comm");
+    if (lua_isnil(L, -1) || tid == pid) {
+      lua_getfield(L, -3, "comm");
+      lua_setfield(L, -3, "comm");
+    }
+    lua_pop(L, 3);
+  }
+  /* by pid */
+  lua_getglobal(L, "table");
+  lua_getfield(L, -1, "sort");
+  lua_pushvalue(L, -3);
+  luaL_loadstring(L, "local a, b = ... return a.pid < b.pid");
+  lua_call(L, 2, 0);
+  lua_pop(L, 1);
+  return 1;
+}
+
+static const char *const dso_status[] = {
+  "ok", "missing", "mismatch", "stripped", "kernel", "vdso", "jit", "unknown"
+};
+
+/* profile:dsos(): a list, in the table's order, of { path, found, build_id
+** (hex), status, is_kernel, samples, weight, seconds } where samples and
+** weight are those of the samples whose leaf is in the binary. */
+static int profile_dsos(lua_State *L) {
+  lprofile *lp;
+  const lgp_stackprof *sp = check_stacks(L, &lp);
+  const lgp_stacktab *t = &sp->tab;
+  uint64_t *samples = lgp_calloc_array(t->ndsos + 1, sizeof *samples);
+  uint64_t *weight = lgp_calloc_array(t->ndsos + 1, sizeof *weight);
+  size_t i, b;
+  if (samples == NULL || weight == NULL) {
+    free(samples);
+    free(weight);
+    return luaL_error(L, "out of memory");
+  }
+  for (i = 0; i < t->nstacks; i++) {
+    uint32_t d = t->funcs[t->frame_defs[t->frames[t->stacks[i].first]].func].dso;
+    samples[d] += t->stacks[i].samples;
+    weight[d] += t->stacks[i].weight;
+  }
+  lua_createtable(L, (int)t->ndsos, 0);
+  for (i = 0; i < t->ndsos; i++) {
+    const lgp_st_dso *d = &t->dsos[i];
+    lua_createtable(L, 0, 8);
+    set_str(L, "path", d->path);
+    set_str(L, "found", d->found);
+    if (d->build_id_len > 0) {
+      char hex[41];
+      for (b = 0; b < d->build_id_len && b < 20; b++)
+        snprintf(hex + 2 * b, 3, "%02x", d->build_id[b]);
+      set_str(L, "build_id", hex);
+    }
+    set_str(L, "status", dso_status[d->status <= LGP_DSO_UNKNOWN ? d->status : LGP_DSO_UNKNOWN]);
+    lua_pushboolean(L, d->is_kernel);
+    lua_setfield(L, -2, "is_kernel");
+    set_weight(L, lp->p, samples[i], weight[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  free(samples);
+  free(weight);
+  return 1;
+}
+
+/* profile:stacks(): a list, in the table's order, of { frames = {
+** Function, ... } (root first, as lgprof.stacks), samples, weight,
+** seconds, value (microseconds, as lgprof.stacks; time events only), pid,
+** tid, comm, event, truncated }. */
+static int profile_stacks(lua_State *L) {
+  lprofile *lp;
+  const lgp_stackprof *sp = check_stacks(L, &lp);
+  const lgp_stacktab *t = &sp->tab;
+  size_t i;
+  uint32_t d;
+  lua_settop(L, 1);
+  lua_createtable(L, (int)t->nstacks, 0);
+  for (i = 0; i < t->nstacks; i++) {
+    const lgp_st_stack *s = &t->stacks[i];
+    const lgp_st_thread *th = &t->threads[s->thread];
+    lua_createtable(L, 0, 10);
+    lua_createtable(L, (int)s->depth, 0);
+    for (d = 0; d < s->depth; d++) {
+      uint32_t f = t->frame_defs[t->frames[s->first + s->depth - 1 - d]].func;
+      lcore_push_node(L, 1, lp->p, sp->node_of[f]);
+      lua_rawseti(L, -2, (lua_Integer)d + 1);
+    }
+    lua_setfield(L, -2, "frames");
+    set_weight(L, lp->p, s->samples, s->weight);
+    if (sp->is_time) {
+      lua_pushinteger(L, (lua_Integer)((s->weight + 500) / 1000));
+      lua_setfield(L, -2, "value");
+    }
+    set_int(L, "pid", th->pid);
+    set_int(L, "tid", th->tid);
+    set_str(L, "comm", th->comm);
+    set_str(L, "event", t->events[s->event].name);
+    lua_pushboolean(L, s->truncated);
+    lua_setfield(L, -2, "truncated");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
+static const char *const stack_filter_keys[] = {"pid", "tid", "comm", "dso", NULL};
+/* a gmon profile's views (lview.c), not done on stacks */
+static const char *const gmon_filter_keys[] = {
+  "focus", "ignore", "hide", "prune_from", "node_fraction", "edge_fraction", "top", "min_calls",
+  NULL
+};
+
+/* Does the value at idx (a value or a list of values) hold n / s? */
+static int wanted(lua_State *L, int idx, lua_Integer n, const char *s) {
+  lua_Integer i, len;
+  int hit = 0;
+  if (!lua_istable(L, idx)) {
+    lua_pushvalue(L, idx);
+    len = 0;
+  } else {
+    len = luaL_len(L, idx);
+    lua_pushnil(L);
+  }
+  for (i = 0; i <= len && !hit; i++) {
+    if (i > 0) {
+      lua_pop(L, 1);
+      lua_geti(L, idx, i);
+    } else if (len > 0) {
+      continue;
+    }
+    if (s != NULL)
+      hit = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), s) == 0;
+    else
+      hit = lua_isinteger(L, -1) && lua_tointeger(L, -1) == n;
+  }
+  lua_pop(L, 1);
+  return hit;
+}
+
+int lcore_is_stack_filter(lua_State *L) {
+  lprofile *lp = lcore_open_profile(L, 1);
+  return lgp_stacks_of(lp->p) != NULL;
+}
+
+/* profile:filter{pid=, tid=, comm=, dso=} on a profile of stacks: a new
+** profile from the stacks whose thread (pid, tid, comm) and leaf binary
+** (dso: its recorded path) match every key given (a key's value: one
+** value or a list of them). */
+int lcore_stack_filter(lua_State *L) {
+  lprofile *lp;
+  const lgp_stackprof *sp = check_stacks(L, &lp);
+  const lgp_stacktab *t = &sp->tab;
+  lgp_stacktab *sub;
+  lgp_options *opts;
+  uint8_t *keep;
+  size_t i;
+  int k;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_settop(L, 2);
+  for (k = 0; gmon_filter_keys[k] != NULL; k++)
+    if (lua_getfield(L, 2, gmon_filter_keys[k]) != LUA_TNIL) {
+      luaL_pushfail(L);
+      lua_pushfstring(L, "filter: '%s' is not available for sampled stacks (perf.data) yet; "
+                      "pid, tid, comm and dso are", gmon_filter_keys[k]);
+      return 2;
+    }
+  lua_settop(L, 2);
+  lcore_check_fields(L, 2, stack_filter_keys);
+  for (k = 0; stack_filter_keys[k] != NULL; k++) {
+    int ty = lua_getfield(L, 2, stack_filter_keys[k]);
+    int str = k >= 2;
+    if (ty != LUA_TNIL && !(ty == LUA_TTABLE || (str ? ty == LUA_TSTRING : lua_isinteger(L, -1))))
+      luaL_error(L, "bad argument #1 to 'filter' (option '%s' must be %s or a list of them)",
+                 stack_filter_keys[k], str ? "a string" : "an integer");
+  } /* 3..6: pid, tid, comm, dso */
+  opts = lcore_new_options(L, 0);
+  keep = lua_newuserdatauv(L, t->nstacks ? t->nstacks : 1, 0);
+  for (i = 0; i < t->nstacks; i++) {
+    const lgp_st_stack *s = &t->stacks[i];
+    const lgp_st_thread *th = &t->threads[s->thread];
+    const lgp_st_dso *dso = &t->dsos[t->funcs[t->frame_defs[t->frames[s->first]].func].dso];
+    keep[i] = (lua_isnil(L, 3) || wanted(L, 3, th->pid, NULL)) &&
+              (lua_isnil(L, 4) || wanted(L, 4, th->tid, NULL)) &&
+              (lua_isnil(L, 5) || (th->comm != NULL && wanted(L, 5, 0, th->comm))) &&
+              (lua_isnil(L, 6) || wanted(L, 6, 0, dso->path));
+  }
+  sub = lua_newuserdatauv(L, sizeof *sub, 0);
+  memset(sub, 0, sizeof *sub);
+  luaL_setmetatable(L, "lgprof.StackTable");
+  if (lgp_stacktab_subset(sub, t, keep) != 0)
+    return luaL_error(L, "out of memory");
+  return push_stack_profile(L, sub, opts);
+}
+
+uint64_t lcore_stack_sample_count(const lgp_profile *p) {
+  return lgp_stacks_of(p)->samples;
+}
+
+/* Function fields of a profile of stacks (-1: the field is the common
+** one); p's stack model is sp. */
+int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, const char *k) {
+  const lgp_stackprof *sp = lgp_stacks_of(p);
+  const lgp_node *n = &p->graph.nodes[id];
+  const lgp_st_func *f = n->is_cycle ? NULL : &sp->tab.funcs[sp->func_of[id]];
+  if (strcmp(k, "calls") == 0 || strcmp(k, "self_calls") == 0 ||
+      strcmp(k, "member_calls") == 0 || strcmp(k, "internal_calls") == 0)
+    lua_pushnil(L); /* not recorded */
+  else if (strcmp(k, "samples") == 0)
+    lua_pushinteger(L, (lua_Integer)sp->self_samples[id]);
+  else if (strcmp(k, "self_error") == 0) {
+    /* sqrt(samples) x the mean period: weight / sqrt(samples) */
+    uint64_t s = sp->self_samples[id];
+    lua_pushnumber(L, s > 0 ? lgp_seconds(p, n->prop_self / sqrt((double)s)) : 0.0);
+  } else if (strcmp(k, "total_min") == 0 || strcmp(k, "total_max") == 0)
+    lua_pushnumber(L, lgp_seconds(p, n->prop_self + n->prop_child)); /* measured */
+  else if (strcmp(k, "total_max_exact") == 0)
+    lua_pushboolean(L, 1);
+  else if (f != NULL && strcmp(k, "address") == 0)
+    lua_pushinteger(L, (lua_Integer)f->start);
+  else if (f != NULL && strcmp(k, "end_address") == 0)
+    lua_pushinteger(L, (lua_Integer)f->end);
+  else if (f != NULL && strcmp(k, "size") == 0)
+    lua_pushinteger(L, f->end >= f->start ? (lua_Integer)(f->end - f->start + 1) : 0);
+  else if (f != NULL && strcmp(k, "dso") == 0)
+    lua_pushstring(L, sp->tab.dsos[f->dso].path);
+  else if (f != NULL && strcmp(k, "is_inline") == 0)
+    lua_pushboolean(L, f->is_inline);
+  else
+    return -1;
+  return 1;
+}
+
+/* }====================================================== */
+
+const luaL_Reg lcore_stack_profile_methods[] = {
+  {"processes", profile_processes},
+  {"threads", profile_threads},
+  {"dsos", profile_dsos},
+  {"stacks", profile_stacks},
+  {NULL, NULL}
+};
+
+const luaL_Reg lcore_stack_funcs[] = {
+  {"_profile_from_stacks", l_profile_from_stacks},
+  {"is_perfdata", l_is_perfdata},
+  {"open_stacks", l_open_stacks},
+  {NULL, NULL}
+};
+
+void lcore_stacks_register(lua_State *L) {
+  if (luaL_newmetatable(L, "lgprof.StackTable")) {
+    lua_pushcfunction(L, tab_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_pop(L, 1);
+}

@@ -1,0 +1,31 @@
+--- lgprof.cli.stacks: what the command refuses for a perf.data file. Its
+-- samples are whole stacks with no call counts: gprof's options that are
+-- built on call counts or on the executable's code have nothing to work on.
+local lgprof = require "lgprof"
+
+local stacks = {}
+
+-- the parsed command line's options that need what perf.data lacks
+local function refused(st, options)
+  if st.style & options.SUM ~= 0 then return "-s (a gmon.sum holds call counts)" end
+  if st.static_call_graph then return "-c (a static call graph adds arcs to call counts)" end
+  if st.style & options.FUNC_ORDER ~= 0 then return "-r (the function order is made from call counts)" end
+  if st.style & options.FILE_ORDER ~= 0 then return "-R (the file order is made from call counts)" end
+  if st.line then return "-l (line granularity reads gmon.out's histogram by address)" end
+end
+
+--- A usage error (status 2, written) when a perf.data file is among the
+-- profile files and an option needs call counts; nil otherwise.
+function stacks.refuse(st, err, gmons, options)
+  local perf
+  for _, path in ipairs(gmons or {}) do
+    if lgprof._core.is_perfdata(path) then perf = path end
+  end
+  local why = perf and refused(st, options)
+  if why then
+    return options.usage_error(err, ("%s records sampled stacks, no calls: %s cannot be used")
+      :format(perf, why))
+  end
+end
+
+return stacks
