@@ -105,4 +105,63 @@ describe("the command with a perf.data file", function()
       assert.is_nil(io.open(TMP .. "/sum"))
     end
   end)
+
+  it("reads the event asked for, and says when the recording has none of that name", function()
+    local s1, o1 = run({ "-b", "-p", "perf.data" })
+    local s2, o2, e2 = run({ "--event=cpu-clock", "-b", "-p", "perf.data" })
+    assert.equal(0, s1)
+    assert.equal(0, s2, e2)
+    assert.equal(o1, o2)
+    local status, out, err = run({ "--event=no-such-event", "perf.data" })
+    assert.equal(1, status)
+    assert.equal("", out)
+    assert.equal("lgprof: perf.data: no event 'no-such-event' in the recording\n", err)
+  end)
+
+  it("selects samples by thread and by the leaf's binary (--tid, --dso)", function()
+    local p = assert(require("lgprof").open(nil, TMP .. "/perf.data"))
+    local tids = {}
+    for _, t in ipairs(p:threads()) do tids[#tids + 1] = t.tid end
+    p:close()
+    assert.equal(1, #tids) -- one thread: it holds every sample
+    local _, all = run({ "--format=folded", "perf.data" })
+    local status, out, err = run({ "--format=folded", "--tid=" .. tids[1], "perf.data" })
+    assert.equal(0, status, err)
+    assert.equal(all, out)
+    status, out, err = run({ "--format=folded", "--tid=" .. tids[1], "--tid=" .. tids[1] + 1, "perf.data" })
+    assert.equal(0, status, err)
+    assert.equal(all, out)
+    status, out = run({ "--format=folded", "--tid=" .. tids[1] + 1, "perf.data" })
+    assert.equal(0, status)
+    assert.equal("", out)
+    -- the leaves in the program itself: its functions only
+    status, out, err = run({ "--format=folded", "--dso=" .. TMP .. "/prog", "perf.data" })
+    assert.equal(0, status, err)
+    local n = 0
+    for leaf in out:gmatch("([^;\n ]+) %d+\n") do
+      assert.is_truthy(({ leaf = true, a = true, b = true, main = true })[leaf], leaf)
+      n = n + 1
+    end
+    assert.is_true(n > 0)
+  end)
+
+  it("makes perf.data's options a usage error with gmon.out", function()
+    for _, o in ipairs({ "--event=cpu-clock", "--symfs=/", "--buildid-dir=/", "--no-inline", "--pid=1",
+        "--tid=1", "--comm=prog", "--dso=prog" }) do
+      local status, out, err = run({ o, "prog", "gmon.out" })
+      assert.equal(2, status, o)
+      assert.equal("", out)
+      assert.matches("^lgprof: " .. o:match("^%-%-[%a-]+"):gsub("%p", "%%%0")
+        .. " needs a perf.data profile", err)
+    end
+    local p, msg = require("lgprof").open("prog", TMP .. "/gmon.out", { event = "cpu-clock" })
+    assert.is_nil(p)
+    assert.matches("option 'event' is for a perf.data file", msg)
+  end)
+
+  it("writes no progress when stderr is not a terminal", function()
+    local status, _, err = run({ "-b", "-p", "perf.data" })
+    assert.equal(0, status)
+    assert.equal("", err)
+  end)
 end)

@@ -275,14 +275,26 @@ static const char *unsupported(const lgp_options *o) {
   return NULL;
 }
 
+/* The reader's progress on stderr, one line rewritten in place (only ever
+** set up when stderr is a terminal). */
+static void show_progress(void *ud, uint64_t bytes, uint64_t samples, uint64_t binaries) {
+  (void)ud;
+  fprintf(stderr, "\rlgprof: %llu bytes read, %llu samples, %llu binaries",
+          (unsigned long long)bytes, (unsigned long long)samples, (unsigned long long)binaries);
+  fflush(stderr);
+}
+
 /* core.open_stacks(exe | nil, path [, options]) -> Profile | nil, message:
 ** options as core.open's (demangle, zeros, the symspecs), less those
-** unsupported() names. */
+** unsupported() names, and the reader's: event, symfs, buildid_dir,
+** no_inline, progress (true: the reader's progress on stderr when stderr
+** is a terminal). */
 static int l_open_stacks(lua_State *L) {
   const char *exe = luaL_optstring(L, 1, NULL);
   const char *path = luaL_checkstring(L, 2);
   const char *style = NULL, *why;
-  int demangle = 1, zeros;
+  int demangle = 1, zeros, progress, rc;
+  lgp_perf_opts popts;
   lgp_stacktab *tab;
   lgp_options *opts;
   lprofile *lp;
@@ -301,6 +313,14 @@ static int l_open_stacks(lua_State *L) {
     lua_pop(L, 1);
   }
   zeros = lcore_opt_bool(L, 3, "zeros", 0);
+  memset(&popts, 0, sizeof popts);
+  popts.event = lcore_opt_string(L, 3, "event", NULL);
+  popts.symfs = lcore_opt_string(L, 3, "symfs", NULL);
+  popts.buildid_dir = lcore_opt_string(L, 3, "buildid_dir", NULL);
+  popts.no_inline = lcore_opt_bool(L, 3, "no_inline", 0);
+  progress = lcore_opt_bool(L, 3, "progress", 0) && isatty(STDERR_FILENO);
+  if (progress)
+    popts.progress = show_progress;
   opts = lcore_new_options(L, 3);
   if ((why = unsupported(opts)) != NULL) {
     luaL_pushfail(L);
@@ -311,7 +331,10 @@ static int l_open_stacks(lua_State *L) {
   memset(tab, 0, sizeof *tab);
   luaL_setmetatable(L, "lgprof.StackTable");
   (void)exe; /* the binaries are those the recording names */
-  if (lgp_perf_stacks(tab, path, NULL, &err) != 0) {
+  rc = lgp_perf_stacks(tab, path, &popts, &err);
+  if (progress) /* the progress line cleared */
+    fputs("\r\033[K", stderr);
+  if (rc != 0) {
     lgp_stacktab_free(tab);
     luaL_pushfail(L);
     lua_pushstring(L, err.msg);

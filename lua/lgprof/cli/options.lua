@@ -59,7 +59,11 @@ lgprof's own modes (each prints its own usage with --help):
 
 Views, for every --format=FMT and --annotate-lines (not gprof's report;
 RE: a POSIX extended regular expression; the patterns are repeatable):
-]==] .. help.group("views") .. "\ngprof's options:\n" .. help.group("gprof") .. [==[
+]==] .. help.group("views") .. [==[
+
+perf.data (lgprof [options] [image-file] perf.data; the selections
+--pid, --tid, --comm, --dso are repeatable and apply to every output):
+]==] .. help.group("perf") .. "\ngprof's options:\n" .. help.group("gprof") .. [==[
 SPEC: FUNC, FILE, LINE, FILE:FUNC or FILE:LINE (gprof's symspecs).
 @FILE (any argument, in every mode): the words of FILE instead (quotes and
 backslashes as in a shell; a file that cannot be opened stays @FILE).
@@ -336,6 +340,9 @@ function options.open_options(st)
     granularity = (st.line or st.style & SUM ~= 0) and "line" or "function",
     map_file = st.style & FILE_ORDER ~= 0 and st.map_file or nil,
     clones = st.clones, -- gcc's clones: "keep", or gprof's rule (nil, "gprof")
+    -- perf.data's reader (a gmon profile has none of them: lgprof.cli.main)
+    event = st.event, symfs = st.symfs, buildid_dir = st.buildid_dir, no_inline = st.no_inline,
+    progress = true, -- on stderr, only when it is a terminal (csrc/lua/lsampled.c)
   }
   local order = {}
   for _, s in ipairs(st.specs) do

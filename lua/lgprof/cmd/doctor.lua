@@ -63,6 +63,8 @@ function cmd.run(ctx)
   local status
   status = cli.refuse_format(st, err)
   if status then return status end
+  status = cli.refuse_perf(st, err, st.gmons)
+  if status then return status end
   local findings, present = {}, {}
   local image = st.exe -- (nil for a perf.data alone: the binaries it names)
   for _, g in ipairs(st.gmons) do
