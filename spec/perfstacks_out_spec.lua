@@ -68,6 +68,18 @@ describe("the stacks of a perf.data profile", function()
     assert.matches('"measured":true', written("html"))
   end)
 
+  it("are the folded text's", function()
+    local p = profile()
+    local path = os.tmpname()
+    assert(lgprof.report.folded(p, path))
+    local text = H.util.slurp(path)
+    os.remove(path)
+    local got = {}
+    for line in text:gmatch("[^\n]+") do got[#got + 1] = line end
+    table.sort(got)
+    assert.same({ "main;a;c;leaf 3000", "main;b;c 1000" }, got)
+  end)
+
   it("says in JSON that the samples are perf.data's, schema version 4", function()
     local p = profile()
     local path = os.tmpname()
