@@ -80,6 +80,12 @@ describe("the stacks of a perf.data profile", function()
     assert.same({ "main;a;c;leaf 3000", "main;b;c 1000" }, got)
   end)
 
+  it("says in the text report that samples are measured stacks", function()
+    local text = assert(require("lgprof.format.text").render(profile()))
+    assert.matches("Samples are stacks recorded in perf.data: self and total are measured", text, 1, true)
+    assert.is_nil(text:find("gprof's estimate", 1, true))
+  end)
+
   it("says in JSON that the samples are perf.data's, schema version 4", function()
     local p = profile()
     local path = os.tmpname()
