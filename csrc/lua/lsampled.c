@@ -287,7 +287,7 @@ static void show_progress(void *ud, uint64_t bytes, uint64_t samples, uint64_t b
 /* core.open_stacks(exe | nil, path [, options]) -> Profile | nil, message:
 ** options as core.open's (demangle, zeros, the symspecs), less those
 ** unsupported() names, and the reader's: event, symfs, buildid_dir,
-** no_inline, progress (true: the reader's progress on stderr when stderr
+** no_inline, kallsyms ("": none), progress (true: the reader's progress on stderr when stderr
 ** is a terminal). */
 static int l_open_stacks(lua_State *L) {
   const char *exe = luaL_optstring(L, 1, NULL);
@@ -318,6 +318,7 @@ static int l_open_stacks(lua_State *L) {
   popts.symfs = lcore_opt_string(L, 3, "symfs", NULL);
   popts.buildid_dir = lcore_opt_string(L, 3, "buildid_dir", NULL);
   popts.no_inline = lcore_opt_bool(L, 3, "no_inline", 0);
+  popts.kallsyms = lcore_opt_string(L, 3, "kallsyms", NULL);
   progress = lcore_opt_bool(L, 3, "progress", 0) && isatty(STDERR_FILENO);
   if (progress)
     popts.progress = show_progress;
@@ -701,7 +702,29 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
 
 /* }====================================================== */
 
+/* profile:_stack_evidence(): the reader's counters for lgprof doctor:
+** { samples, lost, no_chain, depth_one, truncated, kernel_unresolved,
+** truncated_file, event }. */
+static int profile_stack_evidence(lua_State *L) {
+  lprofile *lp;
+  const lgp_stackprof *sp = check_stacks(L, &lp);
+  const lgp_stacktab *t = &sp->tab;
+  lua_createtable(L, 0, 8);
+  set_int(L, "samples", (lua_Integer)t->samples);
+  set_int(L, "lost", (lua_Integer)t->lost);
+  set_int(L, "no_chain", (lua_Integer)t->no_chain);
+  set_int(L, "depth_one", (lua_Integer)t->depth_one);
+  set_int(L, "truncated", (lua_Integer)t->truncated);
+  set_int(L, "kernel_unresolved", (lua_Integer)t->kernel_unresolved);
+  lua_pushboolean(L, t->truncated_file);
+  lua_setfield(L, -2, "truncated_file");
+  if (t->nevents > 0)
+    set_str(L, "event", t->events[0].name);
+  return 1;
+}
+
 const luaL_Reg lcore_stack_profile_methods[] = {
+  {"_stack_evidence", profile_stack_evidence},
   {"processes", profile_processes},
   {"threads", profile_threads},
   {"dsos", profile_dsos},

@@ -87,7 +87,7 @@ function lgprof.open(exe, gmon, options)
   -- perf.data's reader's options: progress is only a wish, the others
   -- would be ignored silently
   o.progress = nil
-  for _, k in ipairs({ "event", "symfs", "buildid_dir", "no_inline" }) do
+  for _, k in ipairs({ "event", "symfs", "buildid_dir", "no_inline", "kallsyms" }) do
     if o[k] ~= nil then
       return nil, tostring(gmon[1]) .. ": option '" .. k .. "' is for a perf.data file"
     end
