@@ -1,6 +1,6 @@
 -- lgprof doctor on perf.data files written with helpers.perfwriter: each
 -- finding of a recording (no-callchains, broken-stacks, lost-samples,
--- unresolved-dso, kernel-hidden, few-samples, truncated) with a file that
+-- unresolved-dso, kernel-hidden, few-samples, truncated, mixed-events) with a file that
 -- must produce it and the clean file that must not.
 local lgprof = require "lgprof"
 local doctor = require "lgprof.analysis.doctor"
@@ -16,7 +16,7 @@ local CHAIN = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN
 -- user frames in no mapping), sample_type st
 local function recording(o)
   o = o or {}
-  local f = pw.new({ attrs = { { sample_type = o.st or CHAIN, period = 1000000, ids = { 1 } } } })
+  local f = pw.new({ attrs = o.attrs or { { sample_type = o.st or CHAIN, period = 1000000, ids = { 1 } } } })
   f:comm(PID, PID, "prog", 10, true)
   if o.before then o.before(f) end
   for k = 1, o.n or 200 do
@@ -42,7 +42,7 @@ local function ids(path, options)
   return set
 end
 
-local ALL = { "no-callchains", "broken-stacks", "lost-samples", "unresolved-dso", "kernel-hidden",
+local ALL = { "mixed-events", "no-callchains", "broken-stacks", "lost-samples", "unresolved-dso", "kernel-hidden",
               "few-samples", "truncated" }
 
 describe("lgprof doctor on a perf.data", function()
@@ -74,6 +74,17 @@ describe("lgprof doctor on a perf.data", function()
     end,
     ["few-samples"] = function() return write("few.data", recording({ n = 20 })) end,
     ["truncated"] = function() return write("cut.data", recording(), 8) end,
+    ["mixed-events"] = function()
+      local st = CHAIN | pw.ID
+      return write("mixed.data", recording({
+        attrs = { { sample_type = st, period = 1000000, ids = { 11 }, name = "cpu-clock" },
+                  { sample_type = st, period = 1000000, ids = { 21 }, name = "task-clock", config = 1 } },
+        after = function(f)
+          f:feature("event_desc", true)
+          f:sample({ ip = 0x1234, pid = PID, tid = PID, time = 900, period = 1000000, id = 21, attr = 2,
+            chain = { U, 0x1234, 0x2234 } })
+        end }))
+    end,
   }
 
   for _, id in ipairs(ALL) do

@@ -704,7 +704,7 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
 
 /* profile:_stack_evidence(): the reader's counters for lgprof doctor:
 ** { samples, lost, no_chain, depth_one, truncated, kernel_unresolved,
-** truncated_file, event }. */
+** truncated_file, other_samples (of the other events), event }. */
 static int profile_stack_evidence(lua_State *L) {
   lprofile *lp;
   const lgp_stackprof *sp = check_stacks(L, &lp);
@@ -718,6 +718,7 @@ static int profile_stack_evidence(lua_State *L) {
   set_int(L, "kernel_unresolved", (lua_Integer)t->kernel_unresolved);
   lua_pushboolean(L, t->truncated_file);
   lua_setfield(L, -2, "truncated_file");
+  set_int(L, "other_samples", (lua_Integer)t->other_samples);
   if (t->nevents > 0)
     set_str(L, "event", t->events[0].name);
   return 1;

@@ -353,6 +353,13 @@ local function check_stacks(list, profile, th)
       "keep the binaries the recording ran (same build-id), give their root with --symfs or their "
         .. "cache with --buildid-dir, or install their debug symbols", { binaries = bad })
   end
+  if (ev.other_samples or 0) > 0 then
+    list[#list + 1] = finding("mixed-events", "info",
+      ("the recording holds %d samples of other events than %s, which this profile leaves out"):format(
+        ev.other_samples, tostring(ev.event)),
+      "choose the event with --event=NAME (perf report --stat lists them)",
+      { event = ev.event, other_samples = ev.other_samples })
+  end
   if ev.kernel_unresolved > 0 then
     list[#list + 1] = finding("kernel-hidden", "info",
       ("%d kernel frames have no symbol: the kernel's symbols were not readable"):format(
