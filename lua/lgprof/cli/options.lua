@@ -310,15 +310,11 @@ function options.parse(args, out, err, mode)
     -- a perf.data file names its binaries: the image is optional, and an
     -- operand that is a perf.data is the profile (st.exe nil)
     st.gmons = table.move(operands, 1, #operands, 1, {})
-    st.perf = operands[1]
     return st
   end
   st.exe = operands[1] or "a.out"
   st.gmons = table.move(operands, 2, #operands, 1, {})
   if #st.gmons == 0 then st.gmons[1] = "gmon.out" end
-  for _, g in ipairs(st.gmons) do
-    if lgprof._core.is_perfdata(g) then st.perf = g; break end
-  end
   return st
 end
 

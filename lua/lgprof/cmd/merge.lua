@@ -24,8 +24,10 @@ function cmd.run(ctx)
   if refused then return refused end
   local path = st.output
   if not path then return ctx:fail(2, "merge: no output file (-o OUT)") end
-  if st.perf then -- (lgprof.cli.options finds it among the operands)
-    return ctx:fail(1, st.perf .. ": perf.data files are not summed (merge sums gmon.out files)")
+  for _, path in ipairs(st.operands) do
+    if require("lgprof")._core.is_perfdata(path) then
+      return ctx:fail(1, path .. ": perf.data files are not summed (merge sums gmon.out files)")
+    end
   end
   if #st.operands < 2 then
     return ctx:fail(2, "merge: needs an image file and at least one profile file")
