@@ -76,6 +76,7 @@ local SKIPPED = {
   eval = "sets the shell's LUA_PATH: packaging_spec runs eval \"$(bin/lgprof --lua-env)\" "
     .. "and a script from other folders",
   ["lua5.4"] = "a standalone script after --lua-env (packaging_spec; the scripts: examples_spec)",
+  perf = "records a profile: a block that names perf.data gets one recorded of myprog (when perf can)",
 }
 
 -- Blocks that are neither ```lua nor ```sh, by first line: why they are not run.
@@ -97,7 +98,20 @@ local NOT_RUN = {
     "the folders' drawing (doc/internals.md; manual_spec checks it against the tree)",
   ["Flat profile with sampling error and attribution bounds"] =
     "what lgprof --format=text prints (an illustration)",
+  ["gmon.out: Each sample counts as 0.01 seconds."] =
+    "gmon.out's and perf.data's flat profiles side by side (an illustration)",
 }
+
+-- A block naming perf.data runs with one, recorded of the fixture in dir
+-- (in a subfolder: myprog writes a gmon.out); nil and why not when perf
+-- cannot record here.
+local function record_perf(dir)
+  if not util.have("perf") then return nil, "perf is not installed" end
+  local ok = util.exec_ok(("cd %s && mkdir -p perf-run && cd perf-run && perf record -q -e cpu-clock -F 999 -g"
+    .. " -o ../perf.data ../myprog >/dev/null 2>&1"):format(q(dir)))
+  if not ok then return nil, "perf record cannot run here" end
+  return true
+end
 
 -- Functions of the readme fixture that the demo does not have.
 local FIXTURE_ONLY = { "parse", "lex", "work", "helper" }
@@ -380,6 +394,10 @@ describe("README and doc/ examples", function()
         it(name, function()
           local dir = workdir(fixture())
           finally(function() util.rmtree(dir) end)
+          if b.code:find("perf.data", 1, true) then
+            local recorded, why = record_perf(dir)
+            if not recorded then return pending(why) end
+          end
           -- every line runs (in order, later ones may use earlier ones' files);
           -- all the failures are reported
           local failures = {}

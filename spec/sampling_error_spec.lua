@@ -75,12 +75,12 @@ describe("sampling error", function()
     assert.equal(0, p:find("f").self_error)
   end)
 
-  it("json: version 3 carries samples, self_error and the profile's samples", function()
+  it("json: version 4 carries samples, self_error and the profile's samples", function()
     if not HAVE_CJSON then pending("lua-cjson not installed") return end
     local status, out, err = cmd.lgprof({ "--format=json", exe, gmon })
     assert.equal(0, status, err)
     local j = cjson.decode(out)
-    assert.equal(3, j.version)
+    assert.equal(4, j.version)
     assert.equal(426, j.totals.samples)
     local by = {}
     for _, f in ipairs(j.functions) do by[f.name] = f end

@@ -244,12 +244,12 @@ describe("--static-arcs", function()
     assert.is_false(a["maybe -> leaf"].is_tail)
     assert.is_false(a["main -> maybe"].is_static)
     assert.is_false(a["main -> maybe"].is_tail)
-    -- JSON: schema 3, the two flags on every arc, as the API says
+    -- JSON: schema 4 (3 gained "source"), the two flags on every arc, as the API says
     local status, out, err = cmd.lgprof({ "--static-arcs", "--format=json", "-z", exe, gmon })
     assert.are.equal(0, status, err)
     local cjson = require "cjson"
     local j = cjson.decode(out)
-    assert.are.equal(3, j.version)
+    assert.are.equal(4, j.version)
     local by_index = {}
     for _, f in ipairs(j.functions) do by_index[f.index] = f.symbol end
     local seen = 0

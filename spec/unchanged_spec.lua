@@ -26,6 +26,7 @@ local CHANGED = {
   { "^%-%-help", "--help and each mode's usage are generated from the option registry" },
   { "^check %-%-help", "--help and each mode's usage are generated from the option registry" },
   { "%-%-break%-cycles", "--break-cycles no longer prints [index] where gprof's report prints none" },
+  { "%-%-format=json", "JSON schema version 4: a \"source\" field says gmon or perf.data" },
   { "^doctor", "the doctor no longer calls merged, summed and shared-library profiles wrong-image, "
       .. "and judges static-no-debug on the program's own units" },
   { "%-%-format=html", "the HTML page's #fN fragments name gprof's index; the doctor's findings it embeds changed" },

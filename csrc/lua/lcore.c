@@ -107,7 +107,9 @@ static const char *const open_fields[] = {
   "no_static", "functions_only", "no_srcinfo", "default_excludes", "granularity", "format",
   "demangle", "zeros", "incl_graph", "excl_graph", "incl_arcs", "excl_arcs", "incl_flat",
   "excl_flat", "incl_time", "excl_time", "incl_anno", "excl_anno", "incl_exec", "excl_exec",
-  "symbol_file", "map_file", "spec_order", "static_call_graph", "static_arcs", "clones", NULL
+  "symbol_file", "map_file", "spec_order", "static_call_graph", "static_arcs", "clones",
+  /* perf.data's reader (lsampled.c); lgprof.open refuses them for gmon.out */
+  "event", "symfs", "buildid_dir", "no_inline", "kallsyms", "progress", NULL
 };
 
 /* spec_order: the tables of the specs in the order they were given (the

@@ -275,14 +275,26 @@ static const char *unsupported(const lgp_options *o) {
   return NULL;
 }
 
+/* The reader's progress on stderr, one line rewritten in place (only ever
+** set up when stderr is a terminal). */
+static void show_progress(void *ud, uint64_t bytes, uint64_t samples, uint64_t binaries) {
+  (void)ud;
+  fprintf(stderr, "\rlgprof: %llu bytes read, %llu samples, %llu binaries",
+          (unsigned long long)bytes, (unsigned long long)samples, (unsigned long long)binaries);
+  fflush(stderr);
+}
+
 /* core.open_stacks(exe | nil, path [, options]) -> Profile | nil, message:
 ** options as core.open's (demangle, zeros, the symspecs), less those
-** unsupported() names. */
+** unsupported() names, and the reader's: event, symfs, buildid_dir,
+** no_inline, kallsyms ("": none), progress (true: the reader's progress on stderr when stderr
+** is a terminal). */
 static int l_open_stacks(lua_State *L) {
   const char *exe = luaL_optstring(L, 1, NULL);
   const char *path = luaL_checkstring(L, 2);
   const char *style = NULL, *why;
-  int demangle = 1, zeros;
+  int demangle = 1, zeros, progress, rc;
+  lgp_perf_opts popts;
   lgp_stacktab *tab;
   lgp_options *opts;
   lprofile *lp;
@@ -293,6 +305,15 @@ static int l_open_stacks(lua_State *L) {
     demangle = lcore_opt_demangle(L, 3, &style);
   }
   zeros = lcore_opt_bool(L, 3, "zeros", 0);
+  memset(&popts, 0, sizeof popts);
+  popts.event = lcore_opt_string(L, 3, "event", NULL);
+  popts.symfs = lcore_opt_string(L, 3, "symfs", NULL);
+  popts.buildid_dir = lcore_opt_string(L, 3, "buildid_dir", NULL);
+  popts.no_inline = lcore_opt_bool(L, 3, "no_inline", 0);
+  popts.kallsyms = lcore_opt_string(L, 3, "kallsyms", NULL);
+  progress = lcore_opt_bool(L, 3, "progress", 0) && isatty(STDERR_FILENO);
+  if (progress)
+    popts.progress = show_progress;
   opts = lcore_new_options(L, 3);
   if ((why = unsupported(opts)) != NULL) {
     luaL_pushfail(L);
@@ -303,7 +324,10 @@ static int l_open_stacks(lua_State *L) {
   memset(tab, 0, sizeof *tab);
   luaL_setmetatable(L, "lgprof.StackTable");
   (void)exe; /* the binaries are those the recording names */
-  if (lgp_perf_stacks(tab, path, NULL, &err) != 0) {
+  rc = lgp_perf_stacks(tab, path, &popts, &err);
+  if (progress) /* the progress line cleared */
+    fputs("\r\033[K", stderr);
+  if (rc != 0) {
     lgp_stacktab_free(tab);
     luaL_pushfail(L);
     lua_pushstring(L, err.msg);
@@ -670,7 +694,30 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
 
 /* }====================================================== */
 
+/* profile:_stack_evidence(): the reader's counters for lgprof doctor:
+** { samples, lost, no_chain, depth_one, truncated, kernel_unresolved,
+** truncated_file, other_samples (of the other events), event }. */
+static int profile_stack_evidence(lua_State *L) {
+  lprofile *lp;
+  const lgp_stackprof *sp = check_stacks(L, &lp);
+  const lgp_stacktab *t = &sp->tab;
+  lua_createtable(L, 0, 8);
+  set_int(L, "samples", (lua_Integer)t->samples);
+  set_int(L, "lost", (lua_Integer)t->lost);
+  set_int(L, "no_chain", (lua_Integer)t->no_chain);
+  set_int(L, "depth_one", (lua_Integer)t->depth_one);
+  set_int(L, "truncated", (lua_Integer)t->truncated);
+  set_int(L, "kernel_unresolved", (lua_Integer)t->kernel_unresolved);
+  lua_pushboolean(L, t->truncated_file);
+  lua_setfield(L, -2, "truncated_file");
+  set_int(L, "other_samples", (lua_Integer)t->other_samples);
+  if (t->nevents > 0)
+    set_str(L, "event", t->events[0].name);
+  return 1;
+}
+
 const luaL_Reg lcore_stack_profile_methods[] = {
+  {"_stack_evidence", profile_stack_evidence},
   {"processes", profile_processes},
   {"threads", profile_threads},
   {"dsos", profile_dsos},

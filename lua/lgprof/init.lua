@@ -84,6 +84,14 @@ function lgprof.open(exe, gmon, options)
     end
     return args.call(function() return core.open_stacks(exe, perf, o) end)
   end
+  -- perf.data's reader's options: progress is only a wish, the others
+  -- would be ignored silently
+  o.progress = nil
+  for _, k in ipairs({ "event", "symfs", "buildid_dir", "no_inline", "kallsyms" }) do
+    if o[k] ~= nil then
+      return nil, tostring(gmon[1]) .. ": option '" .. k .. "' is for a perf.data file"
+    end
+  end
   exe = exe or "a.out"
   local profile, err = args.call(function()
     local p, e = core.open(exe, gmon, o)

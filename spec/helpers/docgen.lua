@@ -62,6 +62,10 @@ local SECTIONS = {
   { group = "clones", title = "gcc's clones (\\-\\-format, \\-\\-diff, check)",
     intro = "gprof's report, \\-\\-annotate\\-lines, \\-\\-break\\-cycles and \\-\\-script"
       .. " keep gprof's rule." },
+  { group = "perf", title = "perf.data (its reading, and the selections of every mode but \\-\\-diff)",
+    intro = "For a perf.data profile only; with gmon.out they are a usage error."
+      .. " \\-\\-pid, \\-\\-tid, \\-\\-comm and \\-\\-dso are repeatable: a sample is kept"
+      .. " when it matches one value of each." },
   { group = "script", title = "Options of \\-\\-script" },
   { group = "check", title = "Options of check", intro = table.concat({
     ".I PATTERN",

@@ -102,6 +102,7 @@ typedef struct lgp_stacktab {
   uint64_t truncated;         /* chains that stopped early */
   uint64_t kernel_unresolved; /* kernel frames without symbols */
   int truncated_file;         /* the file ended inside a record */
+  uint64_t other_samples;     /* samples of the recording's other events */
 } lgp_stacktab;
 
 void lgp_stacktab_free(lgp_stacktab *t);

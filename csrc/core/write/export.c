@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/stackprofile.h"
 #include "util/hashtab.h"
 #include "write/export_int.h"
 
@@ -367,6 +368,17 @@ static const char json_estimated[] =
   "the lower bounds assume nothing unprofiled calls in. self_error is sqrt(samples) "
   "sample periods.\"},\n";
 
+/* A perf.data's profile: its stacks were recorded, nothing is propagated. */
+static const char json_measured[] =
+  "\"estimated\":{\"propagated_times_are_estimates\":false,"
+  "\"method\":\"recorded_stacks\",\"fields\":[],"
+  "\"note\":\"each sample is a stack recorded in perf.data: self, total and arc times are "
+  "measured (sampled); calls were not recorded.\"},\n"
+  "\"bounds\":{\"fields\":[\"functions.total_min\",\"functions.total_max\","
+  "\"cycles.total_min\",\"cycles.total_max\",\"arcs.is_estimated\"],"
+  "\"note\":\"measured stacks: total_min and total_max are the total. self_error is "
+  "sqrt(samples) sample periods.\"},\n";
+
 static void write_json(ectx *c) {
   lgp_out *o = c->o;
   const lgp_profile *p = c->p;
@@ -374,9 +386,13 @@ static void write_json(ectx *c) {
   int first;
   for (i = 0; i < p->graph.nsyms; i++)
     nlisted += c->listed[i];
-  lgp_out_str(o, "{\"format\":\"lgprof-profile\",\"version\":3,");
+  const lgp_stackprof *sp = lgp_stacks_of(p);
+  lgp_out_str(o, "{\"format\":\"lgprof-profile\",\"version\":4,");
   lgp_export_json_key(o, "creator");
   lgp_json_cstr(o, c->eo->creator);
+  lgp_out_char(o, ',');
+  lgp_export_json_key(o, "source"); /* what the samples are: gmon.out's or perf.data's */
+  lgp_json_cstr(o, sp != NULL ? "perf.data" : "gmon");
   lgp_out_str(o, ",\n");
   lgp_export_json_key(o, "image");
   lgp_json_cstr(o, c->p->image->path);
@@ -398,13 +414,13 @@ static void write_json(ectx *c) {
   lgp_export_json_num(o, "time", lgp_seconds(p, p->graph.total_time));
   lgp_export_json_num(o, "call_graph_time", lgp_seconds(p, p->graph.print_time));
   lgp_export_json_num(o, "base_time", lgp_seconds(p, lgp_is_view(p) ? p->base_time : p->graph.total_time));
-  lgp_export_json_u64(o, "samples", lgp_gmon_sample_count(p->gmon));
+  lgp_export_json_u64(o, "samples", sp != NULL ? sp->samples : lgp_gmon_sample_count(p->gmon));
   lgp_export_json_u64(o, "functions", nlisted);
   lgp_export_json_u64(o, "arcs", lgp_profile_arc_count(p));
   lgp_export_json_key(o, "cycles");
   lgp_export_out_u64(o, p->graph.ncycles);
   lgp_out_str(o, "},\n");
-  lgp_out_str(o, json_estimated);
+  lgp_out_str(o, sp != NULL ? json_measured : json_estimated);
   lgp_out_str(o, "\"functions\":[");
   first = 1;
   for (i = 0; i < total && !o->failed; i++) {

@@ -15,6 +15,8 @@ doctor.THRESHOLDS = {
   uninstrumented = 0.05,  -- share of the samples in functions without arcs
   big_cycle = 0.25,       -- share of the time held by one cycle
   wrong_image = 0.05,     -- share of the arc addresses (or samples) that do not fit
+  broken_stacks = 0.25,   -- perf.data: share of the chains of one frame or cut short
+  lost_samples = 0.01,    -- perf.data: share of the samples lost
 }
 
 local RANK = { error = 1, warning = 2, info = 3 }
@@ -295,6 +297,78 @@ end
 local KEYS = {}
 for k in pairs(doctor.THRESHOLDS) do KEYS[k] = true end
 
+-- The findings errors first, then warnings, then notes; found order within.
+local function sorted(list)
+  local order = {}
+  for i, f in ipairs(list) do order[f] = i end
+  table.sort(list, function(a, b)
+    if RANK[a.severity] ~= RANK[b.severity] then return RANK[a.severity] < RANK[b.severity] end
+    return order[a] < order[b]
+  end)
+  return list
+end
+
+-- A perf.data's findings: from the reader's counters and the binaries.
+local function check_stacks(list, profile, th)
+  local ev = profile:_stack_evidence()
+  local n = ev.samples
+  if ev.truncated_file then
+    list[#list + 1] = finding("truncated", "warning",
+      "the recording ends inside a record: perf record was stopped before it finished writing",
+      "let perf record end normally (Ctrl-C once, then wait), or check the disk was not full", {})
+  end
+  if n > 0 and ev.no_chain == n then
+    list[#list + 1] = finding("no-callchains", "warning",
+      "the samples have no call chains: the recording was made without -g, so every total is "
+        .. "the function's self time and there is no call graph",
+      "record with perf record -e cpu-clock -F 999 -g (or --call-graph dwarf)",
+      { samples = n })
+  elseif n > 0 and (ev.depth_one + ev.truncated) / n > th.broken_stacks then
+    local share = (ev.depth_one + ev.truncated) / n
+    list[#list + 1] = finding("broken-stacks", "warning",
+      ("%s of the call chains are one frame deep or stop inside a binary: the code has no frame "
+        .. "pointers, so callers are missing and totals are too low"):format(pct(share)),
+      "compile with -fno-omit-frame-pointer, or record with perf record --call-graph dwarf",
+      { depth_one = ev.depth_one, truncated = ev.truncated, samples = n, share = share })
+  end
+  if ev.lost > 0 and ev.lost / (n + ev.lost) > th.lost_samples then
+    local share = ev.lost / (n + ev.lost)
+    list[#list + 1] = finding("lost-samples", "warning",
+      ("perf lost %d samples (%s): the profile misses whatever ran then"):format(ev.lost, pct(share)),
+      "record at a lower frequency (-F 999 or less), with a bigger buffer (-m), or fewer events",
+      { lost = ev.lost, share = share })
+  end
+  local bad = {}
+  for _, d in ipairs(profile:dsos()) do
+    if (d.status == "missing" or d.status == "mismatch" or d.status == "stripped")
+        and (d.samples or 0) > 0 then
+      bad[#bad + 1] = { name = d.path .. " (" .. d.status .. ")", path = d.path, status = d.status,
+                        samples = d.samples }
+    end
+  end
+  if #bad > 0 then
+    list[#list + 1] = finding("unresolved-dso", "warning",
+      ("%d binar%s with samples cannot be symbolized: %s"):format(#bad, #bad == 1 and "y" or "ies",
+        names(bad)),
+      "keep the binaries the recording ran (same build-id), give their root with --symfs or their "
+        .. "cache with --buildid-dir, or install their debug symbols", { binaries = bad })
+  end
+  if (ev.other_samples or 0) > 0 then
+    list[#list + 1] = finding("mixed-events", "info",
+      ("the recording holds %d samples of other events than %s, which this profile leaves out"):format(
+        ev.other_samples, tostring(ev.event)),
+      "choose the event with --event=NAME (perf report --stat lists them)",
+      { event = ev.event, other_samples = ev.other_samples })
+  end
+  if ev.kernel_unresolved > 0 then
+    list[#list + 1] = finding("kernel-hidden", "info",
+      ("%d kernel frames have no symbol: the kernel's symbols were not readable"):format(
+        ev.kernel_unresolved),
+      "read it as root, or lower kernel.kptr_restrict (sysctl kernel.kptr_restrict=0) and "
+        .. "kernel.perf_event_paranoid", { frames = ev.kernel_unresolved })
+  end
+end
+
 --- The findings of a Profile (or a view), errors first, then warnings, then
 -- notes; an empty list for a healthy profile. thresholds (optional) overrides
 -- doctor.THRESHOLDS' entries.
@@ -310,6 +384,11 @@ function doctor.diagnose(profile, thresholds)
     th[k] = v
   end
   local list = {}
+  if profile.source == "stacks" then -- a perf.data: its own findings
+    check_stacks(list, profile, th)
+    check_samples(list, profile, th)
+    return sorted(list)
+  end
   local ev = profile:_evidence()
   check_image(list, profile, ev, th)
   -- another program's samples and arcs: what they say is not about this one
@@ -324,13 +403,7 @@ function doctor.diagnose(profile, thresholds)
   end
   if not foreign then check_statics(list, profile, ev) end
   if not foreign then check_clones(list, profile) end
-  local order = {}
-  for i, f in ipairs(list) do order[f] = i end
-  table.sort(list, function(a, b)
-    if RANK[a.severity] ~= RANK[b.severity] then return RANK[a.severity] < RANK[b.severity] end
-    return order[a] < order[b]
-  end)
-  return list
+  return sorted(list)
 end
 
 -- Profile files (gmon.out.PID, PREFIX.PID) in dir: names that look like a

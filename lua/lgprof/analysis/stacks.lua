@@ -3,11 +3,11 @@
 -- Function and Cycle objects of the profile (root first), and its weight:
 -- functions are told apart by what they are, never by their names, so two
 -- functions of one name are two frames and a name holding ';' or blanks is
--- kept whole. gmon.out records arcs, not stacks: today every stack is the
+-- kept whole. gmon.out records arcs, not stacks: its stacks are the
 -- estimate of the folded synthesis (lgprof.report.folded, doc/formats.md
 -- "Folded stacks: an estimate"), a cycle one frame with its members' self
--- time as leaves below it. Nothing here depends on how the stacks were made: a
--- profile that records real stacks would give them the same way.
+-- time as leaves below it. A perf.data records stacks: its stacks are
+-- those (profile:stacks()), measured.
 local args = require "lgprof.util.args"
 
 local stacks = {}
@@ -37,7 +37,71 @@ function stacks.each(profile, options)
       args.check(false, 2, "stacks.each", ("unknown option '%s'"):format(tostring(k)))
     end
   end
+  if profile.source == "stacks" then return stacks.measured(profile, options) end
   return args.call(function() return profile:_stacks(options) end)
+end
+
+--- The recorded stacks of a profile of sampled stacks (a perf.data), as
+-- stacks.each gives them: profile:stacks(), measured, not estimated. Of
+-- options, max_depth keeps a stack's frames nearest the root, and
+-- min_weight (a share of the total) cuts a stack below the first frame
+-- whose path from the root weighs less, its weight then charged to the
+-- frame above (no weight is lost). Equal stacks after the cuts are one.
+function stacks.measured(profile, options)
+  local o = options or {}
+  local max_depth = o.max_depth or 64
+  local list = profile:stacks()
+  local total = 0
+  for _, st in ipairs(list) do total = total + st.seconds end
+  local least = (o.min_weight and args.share(o.min_weight) or 1e-4) * total
+  -- the weight of each path from the root: a tree of the frames
+  local root = { kids = {}, weight = 0 }
+  for _, st in ipairs(list) do
+    local node = root
+    for d = 1, math.min(#st.frames, max_depth) do
+      local f = st.frames[d]
+      local kid = node.kids[f]
+      if not kid then
+        kid = { kids = {}, weight = 0 }
+        node.kids[f] = kid
+      end
+      kid.weight = kid.weight + st.seconds
+      node = kid
+    end
+  end
+  -- the cut stacks, equal ones summed, in the order first met
+  local merged, order = {}, {}
+  for _, st in ipairs(list) do
+    local node, frames = root, {}
+    for d = 1, math.min(#st.frames, max_depth) do
+      local kid = node.kids[st.frames[d]]
+      if kid.weight < least then break end
+      frames[d], node = st.frames[d], kid
+    end
+    if #frames > 0 then -- (the path's node names the cut stack)
+      local m = merged[node]
+      if not m then
+        m = { frames = frames, seconds = 0 }
+        merged[node] = m
+        order[#order + 1] = m
+      end
+      m.seconds = m.seconds + st.seconds
+    end
+  end
+  -- microseconds rounded so that the running sum stays within one of the
+  -- exact one; stacks rounding to 0 are left out (as stacks.each's)
+  local i, exact, given = 0, 0, 0
+  return function()
+    while true do
+      i = i + 1
+      local m = order[i]
+      if not m then return nil end
+      exact = exact + m.seconds * 1e6
+      local us = math.floor(exact + 0.5) - given
+      given = given + us
+      if us > 0 then return table.move(m.frames, 1, #m.frames, 1, {}), us, m.seconds end
+    end
+  end
 end
 
 -- Each profile's shared names, asked of the core once (a labeller per

@@ -26,6 +26,18 @@ function cli.refuse_format(st, err)
   end
 end
 
+--- A usage error (status 2, written) when perf.data's options (--event,
+-- --pid...) are given and no profile file is a perf.data; nil otherwise.
+function cli.refuse_perf(st, err, gmons)
+  local given = options.first_given(st, "perf")
+  if not given then return nil end
+  for _, g in ipairs(gmons) do
+    if lgprof._core.is_perfdata(g) then return nil end
+  end
+  return options.usage_error(err, ("--%s needs a perf.data profile (gmon.out records no"
+    .. " events, threads or binaries)"):format(given.long), st.mode)
+end
+
 --- Opens the profile of a parsed command line; on failure writes
 -- "lgprof: FILE: what is wrong" and returns nil, 1.
 function cli.open(st, err, exe, gmons)
@@ -41,10 +53,21 @@ function cli.open(st, err, exe, gmons)
      and package.preload["lgprof.memory"] then
     require("lgprof.memory").big_heap()
   end
+  status = cli.refuse_perf(st, err, gmons or st.gmons)
+  if status then return nil, status end
   local profile, msg = lgprof.open(exe or st.exe, gmons or st.gmons, opts)
   if not profile then
     err:write("lgprof: ", msg, "\n")
     return nil, 1
+  end
+  if st.pid or st.tid or st.comm or st.dso then
+    local sub, ferr = profile:filter({ pid = st.pid, tid = st.tid, comm = st.comm, dso = st.dso })
+    profile:close()
+    if not sub then
+      err:write("lgprof: ", tostring(ferr), "\n")
+      return nil, 1
+    end
+    return sub
   end
   return profile
 end

@@ -63,7 +63,11 @@ lgprof's own modes (each prints its own usage with --help):
 
 Views, for every --format=FMT and --annotate-lines (not gprof's report;
 RE: a POSIX extended regular expression; the patterns are repeatable):
-]==] .. help.group("views") .. "\ngprof's options:\n" .. help.group("gprof") .. [==[
+]==] .. help.group("views") .. [==[
+
+perf.data (lgprof [options] [image-file] perf.data; the selections
+--pid, --tid, --comm, --dso are repeatable and apply to every output):
+]==] .. help.group("perf") .. "\ngprof's options:\n" .. help.group("gprof") .. [==[
 SPEC: FUNC, FILE, LINE, FILE:FUNC or FILE:LINE (gprof's symspecs).
 @FILE (any argument, in every mode): the words of FILE instead (quotes and
 backslashes as in a shell; a file that cannot be opened stays @FILE).
@@ -306,6 +310,12 @@ function options.parse(args, out, err, mode)
     return nil, 1
   end
   st.operands, st.rest = operands, rest
+  if operands[1] and lgprof._core.is_perfdata(operands[1]) then
+    -- a perf.data file names its binaries: the image is optional, and an
+    -- operand that is a perf.data is the profile (st.exe nil)
+    st.gmons = table.move(operands, 1, #operands, 1, {})
+    return st
+  end
   st.exe = operands[1] or "a.out"
   st.gmons = table.move(operands, 2, #operands, 1, {})
   if #st.gmons == 0 then st.gmons[1] = "gmon.out" end
@@ -330,6 +340,9 @@ function options.open_options(st)
     granularity = (st.line or st.style & SUM ~= 0) and "line" or "function",
     map_file = st.style & FILE_ORDER ~= 0 and st.map_file or nil,
     clones = st.clones, -- gcc's clones: "keep", or gprof's rule (nil, "gprof")
+    -- perf.data's reader (a gmon profile has none of them: lgprof.cli.main)
+    event = st.event, symfs = st.symfs, buildid_dir = st.buildid_dir, no_inline = st.no_inline,
+    progress = true, -- on stderr, only when it is a terminal (csrc/lua/lsampled.c)
   }
   local order = {}
   for _, s in ipairs(st.specs) do

@@ -63,7 +63,10 @@ function cmd.run(ctx)
   local status
   status = cli.refuse_format(st, err)
   if status then return status end
+  status = cli.refuse_perf(st, err, st.gmons)
+  if status then return status end
   local findings, present = {}, {}
+  local image = st.exe -- (nil for a perf.data alone: the binaries it names)
   for _, g in ipairs(st.gmons) do
     if missing(g) then
       findings[#findings + 1] = doctor.missing(g)
@@ -81,6 +84,7 @@ function cmd.run(ctx)
       end
       findings[#findings + 1] = f
     else
+      image = image or profile.image
       for _, f in ipairs(doctor.diagnose(profile)) do findings[#findings + 1] = f end
     end
   else
@@ -91,7 +95,7 @@ function cmd.run(ctx)
     end
     f:close()
   end
-  doctor.write(findings, out, { format = format, image = st.exe, profiles = st.gmons })
+  doctor.write(findings, out, { format = format, image = image, profiles = st.gmons })
   return doctor.status(findings)
 end
 

@@ -24,6 +24,11 @@ function cmd.run(ctx)
   if refused then return refused end
   local path = st.output
   if not path then return ctx:fail(2, "merge: no output file (-o OUT)") end
+  for _, path in ipairs(st.operands) do
+    if require("lgprof")._core.is_perfdata(path) then
+      return ctx:fail(1, path .. ": perf.data files are not summed (merge sums gmon.out files)")
+    end
+  end
   if #st.operands < 2 then
     return ctx:fail(2, "merge: needs an image file and at least one profile file")
   end

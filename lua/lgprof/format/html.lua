@@ -428,6 +428,7 @@ function html.write(profile, file, options)
       max_arcs = o.max_arcs == math.huge and -1 or o.max_arcs,
       min_weight = o.min_weight, max_depth = o.max_depth,
       flame_total = data.tree.value, generator = "lgprof " .. lgprof.VERSION,
+      measured = profile.source == "stacks", -- perf.data's recorded stacks
     },
     view = view, findings = findings, doctor_error = ferr,
     fns = fns, cycles = data.cycles, frames = data.frames, labels = data.labels,

@@ -338,10 +338,12 @@ assets.js = [==[
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(flame, 100);
   });
-  $("flame-note").textContent = "gmon.out records arcs (caller \u2192 callee with a count), not stacks: these " +
+  $("flame-note").textContent = (M.measured
+    ? "These stacks are the ones perf.data recorded (measured). Width is time. Subtrees under "
+    : "gmon.out records arcs (caller \u2192 callee with a count), not stacks: these " +
     "stacks are estimated from the arcs with gprof's model (each function's time is split among its callers " +
     "by their calls), so two stacks that look alike may never have happened. Width is time; a cycle is one " +
-    "frame <cycle N> (its members' self time below it). Subtrees under " + (100 * M.min_weight).toFixed(2) +
+    "frame <cycle N> (its members' self time below it). Subtrees under ") + (100 * M.min_weight).toFixed(2) +
     "% of the time, or deeper than " + M.max_depth + " frames, stay with their top frame. Click a frame to zoom " +
     "and see its call graph; search highlights frames. Total: " + nice(M.flame_total / 1e6) + ".";
 
@@ -496,9 +498,12 @@ assets.js = [==[
   sortRows(); flatHead(); flatBody();
   flame();
   cycles();
-  $("foot").textContent = "Written by " + M.generator + ". Self time and samples come from the histogram " +
+  $("foot").textContent = "Written by " + M.generator + (M.measured
+    ? ". Samples are stacks recorded in perf.data: self, total, arc times and stacks are measured (sampled: " +
+      "\u00b1 is sqrt(samples) \u00d7 sample period); calls were not recorded."
+    : ". Self time and samples come from the histogram " +
     "(sampled: \u00b1 is sqrt(samples) \u00d7 sample period); call counts are exact; children, total time, " +
-    "arc times and stacks are gprof's estimates from arcs.";
+    "arc times and stacks are gprof's estimates from arcs.");
   if (location.hash) show();
   window.lgprofReady = true;
 })();

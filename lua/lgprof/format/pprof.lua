@@ -155,7 +155,8 @@ function pprof.encode(profile, options)
   for i, f in ipairs(profile.files or {}) do files[i] = basename(f) end
   local comments = {
     ("lgprof %s: %s %s"):format(lgprof.VERSION, basename(profile.image), concat(files, " ")),
-    "stacks are estimated: gmon.out records caller-callee arcs, not stacks; each function's "
+    profile.source == "stacks" and "stacks are measured: perf.data records each sample's stack"
+      or "stacks are estimated: gmon.out records caller-callee arcs, not stacks; each function's "
       .. "time is spread over the paths to it as gprof propagates time",
     ("total: the call graph's time (print_time) %.6f s; the histogram's (total_time) %.6f s")
       :format(profile.print_time, profile.total_time),

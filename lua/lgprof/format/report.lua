@@ -40,7 +40,30 @@ end
 report.callgrind = exporter("callgrind")
 report.json = exporter("json")
 report.csv = exporter("csv")
-report.folded = exporter("folded")
+local folded_gmon = exporter("folded")
+--- Folded stacks: a perf.data's are the recorded ones (lgprof.analysis.stacks),
+-- written here; gmon.out's are the core's estimate.
+function report.folded(profile, file, options)
+  args.check_profile(profile, 1, "folded")
+  if profile.source ~= "stacks" then return folded_gmon(profile, file, options) end
+  args.check_output(file, "folded")
+  args.check(options == nil or type(options) == "table", 3, "folded",
+    "table expected, got " .. type(options))
+  local o = {}
+  for k, v in pairs(options or {}) do
+    if k == "max_depth" or k == "min_weight" then o[k] = v end
+  end
+  local stacks = require "lgprof.analysis.stacks"
+  local label = stacks.labeller(profile)
+  local lines = {}
+  for funcs, us in stacks.each(profile, o) do
+    local names = {}
+    -- a frame's name as the folded text prints it: no line breaks, no ';'
+    for i, f in ipairs(funcs) do names[i] = (label(f):gsub(";", ":")) end
+    lines[#lines + 1] = table.concat(names, ";") .. " " .. us .. "\n"
+  end
+  return args.write_output(file, table.concat(lines))
+end
 
 --- Graphviz DOT, written by the module lgprof.dot (its own options).
 function report.dot(profile, file, options)

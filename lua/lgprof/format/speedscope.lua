@@ -85,7 +85,8 @@ function speedscope.encode(profile, options)
   end
 
   local program = basename(profile.image)
-  local title = program .. " (lgprof: stacks estimated from gmon.out's call arcs)"
+  local title = program .. (profile.source == "stacks" and " (lgprof: stacks recorded in perf.data)"
+    or " (lgprof: stacks estimated from gmon.out's call arcs)")
   return concat {
     '{"$schema":"https://www.speedscope.app/file-format-schema.json",\n',
     '"name":', json_string(title), ',\n',

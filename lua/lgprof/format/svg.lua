@@ -342,7 +342,9 @@ local function render(profile, o)
   local total = root.value
 
   local title = o.title or ((o.icicle and "Icicle graph: " or "Flame graph: ") .. basename(profile.image))
-  local sub = o.subtitle or ("Stacks estimated from gprof's arcs (gmon.out has none):"
+  local sub = o.subtitle or (profile.source == "stacks"
+    and "Stacks recorded in perf.data (measured). Total " .. time_text(total) .. "."
+    or "Stacks estimated from gprof's arcs (gmon.out has none):"
     .. " time split over callers by calls. Total " .. time_text(total) .. ".")
   local top = fs * 4 + 10 + (o.view_description and fs + 4 or 0)  -- title, subtitle, view line
   local bottom = fs * 2 + 10 + (omitted > 0 and fs + 4 or 0)

@@ -103,6 +103,18 @@ local LEGEND = [[
           bounds below it assume nothing else calls in
 ]]
 
+-- The legend for a perf.data's profile: its samples are recorded stacks.
+local LEGEND_STACKS = [[
+ Samples are stacks recorded in perf.data: self and total are measured
+ (sampled), nothing is estimated from arcs; calls were not recorded.
+ % time   the function's share of the samples
+ self     seconds sampled in the function itself, ± one standard error:
+          sqrt(samples) sample periods; a second run differs by about that
+ samples  samples whose leaf is in it
+ total    seconds of the samples with the function on their stack: [min ..
+          max] are the total itself
+]]
+
 --- The report as a string (a Profile or a view).
 function textreport.render(profile, options)
   args.check_profile(profile, 1, "text")
@@ -171,7 +183,7 @@ function textreport.render(profile, options)
   put(("Noise floor: %s (relative error %s at the floor).\n"):format(
     plural(o.noise_floor, "sample"),
     o.noise_floor > 0 and ("%.0f%%"):format(100 / math.sqrt(o.noise_floor)) or "unbounded"))
-  if not o.brief then put("\n", LEGEND) end
+  if not o.brief then put("\n", profile.source == "stacks" and LEGEND_STACKS or LEGEND) end
   put("\n", "Times in seconds.\n\n", heading, "\n")
   for _, r in ipairs(rows_ranked) do put(line(r), "\n") end
   if #ranked == 0 then put("  (no function has as many samples as the noise floor)\n") end

@@ -1441,7 +1441,7 @@ static int run(reader *s) {
   uint32_t *idx = NULL;
   size_t nents = 0, ents_cap = 0, pos = 0, i, nrec = 0;
   int rc = -1;
-  char buf[64];
+  char buf[64], buf2[64];
   if (!(nsamples = lgp_calloc_array(s->pd->nattrs, sizeof *nsamples)))
     return oom(s);
   /* pass 1: index the records that matter, with their times */
@@ -1518,6 +1518,10 @@ static int run(reader *s) {
         break;
       }
   }
+  for (i = 0; i < s->pd->nattrs; i++) /* (several attrs may be one event) */
+    if (strcmp(lgp_perf_attr_name(&s->pd->attrs[i], buf, sizeof buf),
+               lgp_perf_attr_name(&s->pd->attrs[s->attr], buf2, sizeof buf2)) != 0)
+      s->out->other_samples += nsamples[i];
   if (!(s->out->events = calloc(1, sizeof *s->out->events)))
     goto oom_done;
   s->out->nevents = 1;
