@@ -248,7 +248,14 @@ static int l_is_perfdata(lua_State *L) {
   uint8_t head[8];
   ssize_t n = 0;
   struct stat st;
-  int fd = open(path, O_RDONLY | O_NONBLOCK);
+  int fd;
+  /* stat first: even a non-blocking open of a FIFO lets its writer go on,
+     and its bytes are lost when this end closes unread */
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  fd = open(path, O_RDONLY | O_NONBLOCK);
   if (fd >= 0) {
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
       n = read(fd, head, sizeof head);
