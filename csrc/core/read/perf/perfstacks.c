@@ -166,6 +166,10 @@ typedef struct symaddr {     /* a symbol's address and its index in the module *
   uint64_t max_end;          /* the highest end of the sized symbols up to here */
   int index;
   int sizeless;              /* a sizeless symbol up to here */
+  size_t group;              /* the first symbol at this address */
+  /* on a group's first symbol: all of the group sized alike, and the
+     symbol libdwfl chose among them (0: not asked yet) */
+  int uniform, chosen;
 } symaddr;
 
 typedef struct ksym {
@@ -624,6 +628,15 @@ static int syms_make(reader *s, dsox *x) {
     uint64_t end = y->size ? y->value + y->size : 0;
     y->max_end = i > 0 && y[-1].max_end > end ? y[-1].max_end : end;
     y->sizeless = (i > 0 && y[-1].sizeless) || y->size == 0;
+    y->chosen = 0;
+    if (i > 0 && y[-1].value == y->value) {
+      y->group = y[-1].group;
+      if (y->size != x->syms[y->group].size)
+        x->syms[y->group].uniform = 0;
+    } else {
+      y->group = (size_t)i;
+      y->uniform = y->size > 0;
+    }
   }
   return 0;
 }
@@ -650,6 +663,28 @@ static const char *sym_at(reader *s, dsox *x, uint64_t addr, GElf_Off *off, GElf
     const char *name = dwfl_module_getsym(x->mod, x->syms[lo - 1].index, sym, NULL);
     if (name && sym->st_size > 0 && addr - sym->st_value < sym->st_size) {
       *off = addr - sym->st_value;
+      return name;
+    }
+  } else if (lo > 0) {
+    /* aliases, all covering addr: libdwfl's choice among them does not
+       depend on where in them addr is; asked once per group */
+    symaddr *g = &x->syms[x->syms[lo - 1].group];
+    if (g->uniform && addr - g->value < g->size) {
+      const char *name;
+      size_t j;
+      if (g->chosen && (name = dwfl_module_getsym(x->mod, g->chosen, sym, NULL)) != NULL) {
+        *off = addr - sym->st_value;
+        return name;
+      }
+      name = dwfl_module_addrinfo(x->mod, addr, off, sym, NULL, NULL, NULL);
+      for (j = x->syms[lo - 1].group; name && sym->st_value == g->value && j < lo; j++) {
+        GElf_Sym other;
+        const char *n2 = dwfl_module_getsym(x->mod, x->syms[j].index, &other, NULL);
+        if (n2 && strcmp(n2, name) == 0 && other.st_size == sym->st_size) {
+          g->chosen = x->syms[j].index;
+          break;
+        }
+      }
       return name;
     }
   }
