@@ -193,9 +193,24 @@ end
 
 -- Runs `cmd > out` RUNS times; returns median wall seconds and peak RSS (KB).
 -- A failing command ends the benchmarks, unless may_fail: then it returns
--- nil and the exit status.
-local function measure(label, cmd, out, may_fail)
+-- nil and the exit status. once: a command of minutes (perf report
+-- resolving inlined frames through addr2line) runs once, under GNU time
+-- alone (its wall time and peak RSS from the same run).
+local function measure(label, cmd, out, may_fail, once)
   local ts, rss = {}, {}
+  if once then
+    local tf, ef = out .. ".time", out .. ".stderr"
+    local script = ENV .. ("rm -f %s; /usr/bin/time -f '%%e %%M' -o %s %s > %s 2> %s; echo $?")
+      :format(q(out), q(tf), cmd, q(out), q(ef))
+    local rc = capture("bash -c " .. q(script)):match("^(%d+)")
+    local t, kb = (slurp(tf) or ""):match("([%d.]+) (%d+)%s*$")
+    if rc ~= "0" or not kb then
+      io.stderr:write(slurp(ef) or "", slurp(tf) or "")
+      die("%s failed (status %s): %s", label, tostring(rc), cmd)
+    end
+    log("%-28s one run: %.2f s, %.1f MB", label, tonumber(t), tonumber(kb) / 1024)
+    return { t = tonumber(t), rss = tonumber(kb), out = out, once = true }
+  end
   -- a command of a few tens of milliseconds is at the mercy of the page
   -- cache and the scheduler: after a short first run, take SHORT_RUNS runs
   -- so the median means something (long commands keep RUNS)
@@ -549,8 +564,8 @@ if want("P1", "P2", "P3", "P4", "PL") then
       return tonumber(s), tonumber(w)
     end
     local function perf_cmd(inp, args) return q(PERF) .. " " .. args:gsub("FILE", q(inp.gmon)) end
-    local function perf_run(label, inp, args, tag)
-      return measure(label, perf_cmd(inp, args), OUT .. "/" .. tag .. ".perf.txt")
+    local function perf_run(label, inp, args, tag, once)
+      return measure(label, perf_cmd(inp, args), OUT .. "/" .. tag .. ".perf.txt", false, once)
     end
     local fp = want("P1", "P2", "P3", "PL") and recording(6000, "fp", "-e cpu-clock -F 4000 -g")
     local half = want("PL") and recording(6000, "fp-half", "-e cpu-clock -F 2000 -g")
@@ -603,14 +618,15 @@ if want("P1", "P2", "P3", "P4", "PL") then
     end
     if want("P4") then
       local l = lgprof_report("P4", dw)
-      local p = perf_run("P4 perf report", dw, "report -i FILE --stdio", "P4")
+      -- (perf resolves inlined frames through addr2line: minutes; one run)
+      local p = perf_run("P4 perf report", dw, "report -i FILE --stdio", "P4", true)
       local pn = perf_run("P4 perf report --no-inline", dw, "report -i FILE --stdio --no-inline", "P4n")
       local ps, pw = perf_totals(dw)
       local same = ps == dw.samples and pw == dw.weight
       local note = same and ("same totals: %d samples, weight %d"):format(ps, pw)
         or ("MISMATCH: lgprof %s samples, weight %s; perf %s, %s"):format(dw.samples, dw.weight, ps, pw)
-      vs("P4", "dwarf: report vs perf report", l, p, 50, note)
-      rss_row("P4", "dwarf: report vs perf report", l, p)
+      vs("P4", "dwarf: report vs perf report (1 run)", l, p, 50, note)
+      rss_row("P4", "dwarf: report vs perf report (1 run)", l, p)
       vs("P4", "dwarf: report vs perf --no-inline", l, pn, 1, note)
       if not same then notes[#notes + 1] = "P4: " .. note end
       done_with(l.out, p.out, pn.out)
