@@ -560,7 +560,7 @@ if want("P1", "P2", "P3", "P4", "PL") then
     -- and as perf reads them: every sample's period (no unwinding)
     local function perf_totals(inp)
       local s, w = capture(ENV .. q(PERF) .. " script -i " .. q(inp.gmon) .. " -F period 2>/dev/null"
-        .. " | awk '{ n++; w += $1 } END { printf \"%d %d\", n, w }'"):match("(%d+) (%d+)")
+        .. " | awk '{ n++; w += $1 } END { printf \"%.0f %.0f\", n, w }'"):match("(%d+) (%d+)")
       return tonumber(s), tonumber(w)
     end
     local function perf_cmd(inp, args) return q(PERF) .. " " .. args:gsub("FILE", q(inp.gmon)) end
@@ -579,7 +579,7 @@ if want("P1", "P2", "P3", "P4", "PL") then
     io.stdout:flush()
     local function vs(name, what, l, p, speedup, note)
       local fast = p.t / l.t
-      row { name, what .. ": wall time", l = l, g = p, lt = true, gt = true, ratio = fast,
+      row { name, what .. ": wall", l = l, g = p, lt = true, gt = true, ratio = fast,
             target = speedup == 1 and "no slower" or (">= %dx faster"):format(speedup),
             ok = fast >= speedup, note = note }
     end
@@ -591,14 +591,14 @@ if want("P1", "P2", "P3", "P4", "PL") then
     if want("P1", "P2", "PL") then lfp = lgprof_report("P1", fp) end
     if want("P1") then
       local p = perf_run("P1 perf report --no-inline", fp, "report -i FILE --stdio --no-inline", "P1")
-      vs("P1", "report vs perf report --no-inline", lfp, p, 10)
-      rss_row("P1", "report vs perf report --no-inline", lfp, p)
+      vs("P1", "vs perf report --no-inline", lfp, p, 10)
+      rss_row("P1", "vs perf report --no-inline", lfp, p)
       done_with(p.out)
     end
     if want("P2") then
       local p = perf_run("P2 perf report", fp, "report -i FILE --stdio", "P2")
-      vs("P2", "report vs perf report (inline)", lfp, p, 50)
-      rss_row("P2", "report vs perf report (inline)", lfp, p)
+      vs("P2", "vs perf report (inline)", lfp, p, 50)
+      rss_row("P2", "vs perf report (inline)", lfp, p)
       done_with(p.out)
     end
     if want("P3") then
@@ -611,7 +611,7 @@ if want("P1", "P2", "P3", "P4", "PL") then
         .. perf_cmd(fp, "script -i FILE") .. " 2>/dev/null | LC_ALL=C " .. fold), OUT .. "/P3.perf.txt")
       for _, fmt in ipairs { "folded", "pprof" } do
         local l = report(LGPROF, "lgprof." .. fmt, "P3", fp, "--format=" .. fmt)
-        vs("P3", "--format=" .. fmt .. " vs perf script | fold", l, p, 10)
+        vs("P3", fmt .. " vs perf script | awk", l, p, 10)
         done_with(l.out)
       end
       done_with(p.out)
@@ -625,9 +625,10 @@ if want("P1", "P2", "P3", "P4", "PL") then
       local same = ps == dw.samples and pw == dw.weight
       local note = same and ("same totals: %d samples, weight %d"):format(ps, pw)
         or ("MISMATCH: lgprof %s samples, weight %s; perf %s, %s"):format(dw.samples, dw.weight, ps, pw)
-      vs("P4", "dwarf: report vs perf report (1 run)", l, p, 50, note)
-      rss_row("P4", "dwarf: report vs perf report (1 run)", l, p)
-      vs("P4", "dwarf: report vs perf --no-inline", l, pn, 1, note)
+      row { "P4", "samples and weight vs perf script", target = "equal", ok = same, note = note }
+      vs("P4", "vs perf report (1 run)", l, p, 50)
+      rss_row("P4", "vs perf report (1 run)", l, p)
+      vs("P4", "vs perf report --no-inline", l, pn, 1)
       if not same then notes[#notes + 1] = "P4: " .. note end
       done_with(l.out, p.out, pn.out)
     end
