@@ -21,7 +21,24 @@
 --   B5  line granularity and annotated source on the B1 program (built with
 --       -g): `-b -l -p`, `-b -l -q` and `-A`, each against gprof
 --
--- BENCH_ONLY=B1s,B5 (a comma-separated list) runs only those benchmarks.
+-- and lgprof against perf on the same perf.data (gprof's columns show
+-- perf), recordings of gcc (cc1: its own frames) compiling one C file made
+-- of gen_program.lua's parts, recorded once and cached; skipped, saying
+-- why, when perf cannot record:
+--   P1  6,000 functions, `perf record -e cpu-clock -F 4000 -g` (frame
+--       pointers): the default report against `perf report --stdio
+--       --no-inline`; peak RSS
+--   P2  the same recording against `perf report --stdio` (its default:
+--       inlined frames resolved, as lgprof's report)
+--   P3  the same recording: --format=folded and --format=pprof against
+--       `perf script | awk` folding the stacks as stackcollapse-perf does
+--   P4  1,500 functions, `--call-graph dwarf`: the report against `perf
+--       report --stdio` and `--no-inline`; the sample count and the total
+--       weight (lgprof's against `perf script -F period`'s) must agree
+--   PL  P1's compile recorded again at -F 2000: t(2n)/t(n) of the report
+--
+-- BENCH_ONLY=B1s,B5 (a comma-separated list) runs only those benchmarks
+-- (P1,P2,P3,P4,PL for the perf.data rows).
 -- Each command runs BENCH_RUNS times (default and minimum 3; 11 when its
 -- first run took under 1 s, so short commands get a steadier median); the table
 -- shows the medians of wall time (bash's $EPOCHREALTIME around the command,
@@ -176,9 +193,24 @@ end
 
 -- Runs `cmd > out` RUNS times; returns median wall seconds and peak RSS (KB).
 -- A failing command ends the benchmarks, unless may_fail: then it returns
--- nil and the exit status.
-local function measure(label, cmd, out, may_fail)
+-- nil and the exit status. once: a command of minutes (perf report
+-- resolving inlined frames through addr2line) runs once, under GNU time
+-- alone (its wall time and peak RSS from the same run).
+local function measure(label, cmd, out, may_fail, once)
   local ts, rss = {}, {}
+  if once then
+    local tf, ef = out .. ".time", out .. ".stderr"
+    local script = ENV .. ("rm -f %s; /usr/bin/time -f '%%e %%M' -o %s %s > %s 2> %s; echo $?")
+      :format(q(out), q(tf), cmd, q(out), q(ef))
+    local rc = capture("bash -c " .. q(script)):match("^(%d+)")
+    local t, kb = (slurp(tf) or ""):match("([%d.]+) (%d+)%s*$")
+    if rc ~= "0" or not kb then
+      io.stderr:write(slurp(ef) or "", slurp(tf) or "")
+      die("%s failed (status %s): %s", label, tostring(rc), cmd)
+    end
+    log("%-28s one run: %.2f s, %.1f MB", label, tonumber(t), tonumber(kb) / 1024)
+    return { t = tonumber(t), rss = tonumber(kb), out = out, once = true }
+  end
   -- a command of a few tens of milliseconds is at the mercy of the page
   -- cache and the scheduler: after a short first run, take SHORT_RUNS runs
   -- so the median means something (long commands keep RUNS)
@@ -313,7 +345,7 @@ if want("B4") then
   for i, s in ipairs(B4) do in4[i] = synth(s.n, s.arcs) end
 end
 
-print(("lgprof benchmarks: median of %d runs each (%d for commands under 1 s; B0: %d pairs); wall time (s), peak RSS (MB); ratio = gprof / lgprof (B0: lgprof / gprof; B4: t(2n) / t(n))")
+print(("lgprof benchmarks: median of %d runs each (%d for commands under 1 s; B0: %d pairs); wall time (s), peak RSS (MB); ratio = gprof / lgprof (B0: lgprof / gprof; B4: t(2n) / t(n); P rows: perf in gprof's columns, perf / lgprof; PL: t(2n) / t(n))")
       :format(RUNS, math.max(RUNS, SHORT_RUNS), B0_PAIRS))
 print(("tools: bin/lgprof; %s; gcc %s; %s CPUs"):format(
   capture(GPROF .. " --version | head -1"):gsub("\n", ""), capture("gcc -dumpfullversion"):gsub("\n", ""),
@@ -477,6 +509,138 @@ if want("B4") then
           ratio = r, target = r and "t(2n)/t(n) <= 2.2x", ok = ok }
     done_with(l.out)
     prev = l
+  end
+end
+
+---------------------------------------------------------------------------
+-- P1-P4, linear: perf.data recordings of gcc compiling a generated file,
+-- lgprof against perf on the same file
+---------------------------------------------------------------------------
+if want("P1", "P2", "P3", "P4", "PL") then
+  local PERF = capture("command -v perf || true"):gsub("\n$", "")
+  local why
+  if PERF == "" then
+    why = "perf is not installed"
+  elseif not os.execute("cd " .. q(OUT) .. " && " .. q(PERF) .. " record -q -o pcheck.data -e cpu-clock -g -- true"
+                        .. " > /dev/null 2>&1") then
+    why = "perf cannot record here (perf_event_paranoid, or no perf events in this container)"
+  end
+  os.remove(OUT .. "/pcheck.data")
+  if why then
+    row { "P", "perf.data rows skipped: " .. why }
+  else
+    local CC1 = capture("gcc -print-prog-name=cc1"):gsub("\n$", "")
+    -- one C file of n functions: gen_program.lua's parts, concatenated
+    -- (gcc compiles it; gcc itself is the workload)
+    local function recording(n, name, flags)
+      local dir = ("%s/perf-gcc-n%d-%s"):format(BENCH, n, name)
+      local gen = HERE .. "/gen_program.lua"
+      local stamp = capture("cksum " .. q(gen) .. " " .. q(ROOT .. "/spec/helpers/prng.lua")
+                            .. " | cut -d' ' -f1,2; gcc -dumpfullversion; " .. q(PERF) .. " --version")
+                    .. ("gen_program.lua %d 1; perf record %s -- gcc -O1 -g -c one.c\n"):format(n, flags)
+      cached(dir, stamp, { "one.c", "perf.data" }, function()
+        sh(("%s %s %d 1 %s 1 >&2"):format(q(LUA), q(gen), n, q(dir)))
+        sh(("cd %s && cat prog.h prog_*.c | grep -v '^#include \"prog.h\"' > one.c"):format(q(dir)))
+        log("recording gcc -O1 -g -c %s/one.c (%s)", dir, flags)
+        sh(("cd %s && %s record -q -o perf.data %s -- gcc -O1 -g -c one.c -o one.o >&2")
+           :format(q(dir), q(PERF), flags))
+      end)
+      return { exe = CC1, gmon = dir .. "/perf.data", dir = dir, n = n, flags = flags }
+    end
+    -- the sample count and the total weight, as lgprof reads them
+    local function lg_totals(inp)
+      local code = ("package.path = %q .. package.path; package.cpath = %q .. package.cpath; " ..
+        "local lgprof = require 'lgprof'; local p = assert(lgprof.open(%q, %q)); local s, w = 0, 0; " ..
+        "for _, t in ipairs(p:threads()) do s = s + t.samples; w = w + t.weight end; " ..
+        "io.write(('%%d %%d'):format(s, w)); p:close()")
+        :format(ROOT .. "/lua/?.lua;" .. ROOT .. "/lua/?/init.lua;", BUILD .. "/?.so;", inp.exe, inp.gmon)
+      local s, w = capture(ENV .. q(LUA) .. " -e " .. q(code)):match("(%d+) (%d+)")
+      return tonumber(s), tonumber(w)
+    end
+    -- and as perf reads them: every sample's period (no unwinding)
+    local function perf_totals(inp)
+      local s, w = capture(ENV .. q(PERF) .. " script -i " .. q(inp.gmon) .. " -F period 2>/dev/null"
+        .. " | awk '{ n++; w += $1 } END { printf \"%.0f %.0f\", n, w }'"):match("(%d+) (%d+)")
+      return tonumber(s), tonumber(w)
+    end
+    local function perf_cmd(inp, args) return q(PERF) .. " " .. args:gsub("FILE", q(inp.gmon)) end
+    local function perf_run(label, inp, args, tag, once)
+      return measure(label, perf_cmd(inp, args), OUT .. "/" .. tag .. ".perf.txt", false, once)
+    end
+    local fp = want("P1", "P2", "P3", "PL") and recording(6000, "fp", "-e cpu-clock -F 4000 -g")
+    local half = want("PL") and recording(6000, "fp-half", "-e cpu-clock -F 2000 -g")
+    local dw = want("P4") and recording(1500, "dwarf", "-e cpu-clock -F 4000 --call-graph dwarf")
+    for _, inp in ipairs { fp or nil, half or nil, dw or nil } do
+      local ls, lw = lg_totals(inp)
+      print(("  P   %-40s gen_program.lua %d 1, one file; perf record %s -- gcc -O1 -g -c; %d samples, weight %d")
+            :format(inp.dir:match("[^/]*$"), inp.n, inp.flags, ls, lw))
+      inp.samples, inp.weight = ls, lw
+    end
+    io.stdout:flush()
+    local function vs(name, what, l, p, speedup, note)
+      local fast = p.t / l.t
+      row { name, what .. ": wall", l = l, g = p, lt = true, gt = true, ratio = fast,
+            target = speedup == 1 and "no slower" or (">= %dx faster"):format(speedup),
+            ok = fast >= speedup, note = note }
+    end
+    local function rss_row(name, what, l, p)
+      row { name, what .. ": peak RSS", l = l, g = p, lr = true, gr = true, ratio = p.rss / l.rss,
+            target = "lgprof < perf", ok = l.rss < p.rss }
+    end
+    local lfp
+    if want("P1", "P2", "PL") then lfp = lgprof_report("P1", fp) end
+    if want("P1") then
+      local p = perf_run("P1 perf report --no-inline", fp, "report -i FILE --stdio --no-inline", "P1")
+      vs("P1", "vs perf report --no-inline", lfp, p, 10)
+      rss_row("P1", "vs perf report --no-inline", lfp, p)
+      done_with(p.out)
+    end
+    if want("P2") then
+      local p = perf_run("P2 perf report", fp, "report -i FILE --stdio", "P2")
+      vs("P2", "vs perf report (inline)", lfp, p, 50)
+      rss_row("P2", "vs perf report (inline)", lfp, p)
+      done_with(p.out)
+    end
+    if want("P3") then
+      -- stackcollapse-perf's folding: comm;root;...;leaf and a sample count
+      local fold = [[awk '/^[^ \t]/ { if (c != "") n[c s]++; c = $1; s = ""; next }
+        /^[ \t]*$/ { if (c != "") n[c s]++; c = ""; next }
+        { f = $2; sub(/\+0x[0-9a-f]+$/, "", f); s = ";" f s }
+        END { if (c != "") n[c s]++; for (k in n) print k, n[k] }']]
+      local p = measure("P3 perf script | fold", "bash -c " .. q("set -o pipefail; "
+        .. perf_cmd(fp, "script -i FILE") .. " 2>/dev/null | LC_ALL=C " .. fold), OUT .. "/P3.perf.txt")
+      for _, fmt in ipairs { "folded", "pprof" } do
+        local l = report(LGPROF, "lgprof." .. fmt, "P3", fp, "--format=" .. fmt)
+        vs("P3", fmt .. " vs perf script | awk", l, p, 10)
+        done_with(l.out)
+      end
+      done_with(p.out)
+    end
+    if want("P4") then
+      local l = lgprof_report("P4", dw)
+      -- (perf resolves inlined frames through addr2line: minutes; one run)
+      local p = perf_run("P4 perf report", dw, "report -i FILE --stdio", "P4", true)
+      local pn = perf_run("P4 perf report --no-inline", dw, "report -i FILE --stdio --no-inline", "P4n")
+      local ps, pw = perf_totals(dw)
+      local same = ps == dw.samples and pw == dw.weight
+      local note = same and ("same totals: %d samples, weight %d"):format(ps, pw)
+        or ("MISMATCH: lgprof %s samples, weight %s; perf %s, %s"):format(dw.samples, dw.weight, ps, pw)
+      row { "P4", "samples and weight vs perf script", target = "equal", ok = same, note = note }
+      vs("P4", "vs perf report (1 run)", l, p, 50)
+      rss_row("P4", "vs perf report (1 run)", l, p)
+      vs("P4", "vs perf report --no-inline", l, pn, 1)
+      if not same then notes[#notes + 1] = "P4: " .. note end
+      done_with(l.out, p.out, pn.out)
+    end
+    if want("PL") then
+      local lh = lgprof_report("PL-half", half)
+      local r = lfp.t / lh.t
+      row { "PL", ("report: %d samples (-F 2000)"):format(half.samples), l = lh, lt = true, lr = true }
+      row { "PL", ("report: %d samples (-F 4000)"):format(fp.samples), l = lfp, lt = true, lr = true,
+            ratio = r, target = "t(2n)/t(n) <= 2.2x", ok = r <= 2.2 }
+      done_with(lh.out)
+    end
+    if lfp then done_with(lfp.out) end
   end
 end
 

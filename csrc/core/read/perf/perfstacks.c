@@ -157,7 +157,21 @@ typedef struct dsox {        /* what is known of out->dsos[i] beside the table *
   jitsym *jit;
   size_t njit;
   char *label;               /* the base name in "[unknown] label+0x..." */
+  struct symaddr *syms;      /* its symbols by address, made on first use */
+  size_t nsyms;
+  int syms_made;
 } dsox;
+
+typedef struct symaddr {     /* a symbol's address and its index in the module */
+  uint64_t value, size;
+  uint64_t max_end;          /* the highest end of the sized symbols up to here */
+  int index;
+  int sizeless;              /* a sizeless symbol up to here */
+  size_t group;              /* the first symbol at this address */
+  /* on a group's first symbol: all of the group sized alike, and the
+     symbol libdwfl chose among them (0: not asked yet) */
+  int uniform, chosen;
+} symaddr;
 
 typedef struct ksym {
   uint64_t addr;
@@ -578,6 +592,108 @@ static uint32_t decl_file(reader *s, Dwarf_Die *die, uint32_t *line) {
   return file_id(s, f);
 }
 
+/* ---- symbols by address ---- */
+
+static int symaddr_cmp(const void *a, const void *b) {
+  const symaddr *x = a, *y = b;
+  if (x->value != y->value)
+    return x->value < y->value ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The module's defined symbols sorted by address, once: libdwfl's own
+** search by address visits every symbol, which over the distinct
+** addresses of a large recording was most of the reading. */
+static int syms_make(reader *s, dsox *x) {
+  int n = dwfl_module_getsymtab(x->mod), i;
+  size_t cap = 0;
+  x->syms_made = 1;
+  for (i = 1; i < n; i++) {
+    GElf_Sym sym;
+    int type;
+    if (!dwfl_module_getsym(x->mod, i, &sym, NULL) || sym.st_shndx == SHN_UNDEF)
+      continue;
+    type = GELF_ST_TYPE(sym.st_info);
+    if (type == STT_SECTION || type == STT_FILE || type == STT_TLS)
+      continue;
+    if (GROW(s, x->syms, cap, x->nsyms + 1) != 0)
+      return -1;
+    x->syms[x->nsyms].value = sym.st_value;
+    x->syms[x->nsyms].size = sym.st_size;
+    x->syms[x->nsyms++].index = i;
+  }
+  if (x->nsyms > 1)
+    qsort(x->syms, x->nsyms, sizeof *x->syms, symaddr_cmp);
+  for (i = 0; (size_t)i < x->nsyms; i++) {
+    symaddr *y = &x->syms[i];
+    uint64_t end = y->size ? y->value + y->size : 0;
+    y->max_end = i > 0 && y[-1].max_end > end ? y[-1].max_end : end;
+    y->sizeless = (i > 0 && y[-1].sizeless) || y->size == 0;
+    y->chosen = 0;
+    if (i > 0 && y[-1].value == y->value) {
+      y->group = y[-1].group;
+      if (y->size != x->syms[y->group].size)
+        x->syms[y->group].uniform = 0;
+    } else {
+      y->group = (size_t)i;
+      y->uniform = y->size > 0;
+    }
+  }
+  return 0;
+}
+
+/* The symbol at addr: when the last symbol at or below addr is alone at
+** its address and its size covers addr, it is the one (no other sized
+** symbol covering addr starts closer, no sizeless one is nearer); when no
+** symbol at or below addr covers it and none is sizeless, there is none
+** (a stripped binary's static functions); in every other case libdwfl
+** decides, by its own rules. */
+static const char *sym_at(reader *s, dsox *x, uint64_t addr, GElf_Off *off, GElf_Sym *sym) {
+  size_t lo = 0, hi;
+  if (!x->syms_made && syms_make(s, x) != 0)
+    return NULL;
+  hi = x->nsyms;
+  while (lo < hi) {          /* the first symbol above addr */
+    size_t mid = lo + (hi - lo) / 2;
+    if (x->syms[mid].value <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo > 0 && (lo < 2 || x->syms[lo - 2].value != x->syms[lo - 1].value)) {
+    const char *name = dwfl_module_getsym(x->mod, x->syms[lo - 1].index, sym, NULL);
+    if (name && sym->st_size > 0 && addr - sym->st_value < sym->st_size) {
+      *off = addr - sym->st_value;
+      return name;
+    }
+  } else if (lo > 0) {
+    /* aliases, all covering addr: libdwfl's choice among them does not
+       depend on where in them addr is; asked once per group */
+    symaddr *g = &x->syms[x->syms[lo - 1].group];
+    if (g->uniform && addr - g->value < g->size) {
+      const char *name;
+      size_t j;
+      if (g->chosen && (name = dwfl_module_getsym(x->mod, g->chosen, sym, NULL)) != NULL) {
+        *off = addr - sym->st_value;
+        return name;
+      }
+      name = dwfl_module_addrinfo(x->mod, addr, off, sym, NULL, NULL, NULL);
+      for (j = x->syms[lo - 1].group; name && sym->st_value == g->value && j < lo; j++) {
+        GElf_Sym other;
+        const char *n2 = dwfl_module_getsym(x->mod, x->syms[j].index, &other, NULL);
+        if (n2 && strcmp(n2, name) == 0 && other.st_size == sym->st_size) {
+          g->chosen = x->syms[j].index;
+          break;
+        }
+      }
+      return name;
+    }
+  }
+  if (lo == 0 || (x->syms[lo - 1].max_end <= addr && !x->syms[lo - 1].sizeless))
+    return NULL;
+  return dwfl_module_addrinfo(x->mod, addr, off, sym, NULL, NULL, NULL);
+}
+
 /* The frames at addr of an ELF: the inlined functions there, innermost
 ** first, then the function of the symbol, each at its source line. */
 static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
@@ -590,7 +706,9 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
   const char *name, *src = NULL;
   uint32_t cur_file = LGP_ST_NOFILE, cur_line = 0, ffile = LGP_ST_NOFILE, fline = 0, f;
   int lineno = 0, nscopes = 0, i;
-  name = dwfl_module_addrinfo(x->mod, addr, &off, &sym, NULL, NULL, NULL);
+  name = sym_at(s, x, addr, &off, &sym);
+  if (s->err->set)
+    return -1;
   if (!name || !*name)
     return unknown_frame(s, dso, addr);
   if ((ln = dwfl_module_getsrc(x->mod, addr)) != NULL)
@@ -1602,6 +1720,7 @@ static void state_free(reader *s) {
     if (s->dx[i].dwfl)
       dwfl_end(s->dx[i].dwfl);
     free(s->dx[i].segs);
+    free(s->dx[i].syms);
     for (j = 0; j < s->dx[i].njit; j++)
       free(s->dx[i].jit[j].name);
     free(s->dx[i].jit);
