@@ -9,25 +9,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Two, four and eight bytes at p as an unsigned number, big-endian if big:
+** written out, as the compiler turns them into one load (and a byte swap),
+** which a loop over the bytes with the order decided inside it is not (the
+** gmon reader decodes every arc record with them). */
+static inline uint16_t lgp_bytes_u16(const unsigned char *p, int big) {
+  return big ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+}
+
+static inline uint32_t lgp_bytes_u32(const unsigned char *p, int big) {
+  if (big)
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+  return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static inline uint64_t lgp_bytes_u64(const unsigned char *p, int big) {
+  uint64_t hi = lgp_bytes_u32(p, big), lo = lgp_bytes_u32(p + 4, big);
+  return big ? hi << 32 | lo : lo << 32 | hi;
+}
+
 /* The n (at most 8) bytes at p as an unsigned number, big-endian if big. */
 static inline uint64_t lgp_bytes_uint(const unsigned char *p, size_t n, int big) {
   uint64_t v = 0;
   size_t i;
-  for (i = 0; i < n; i++)
-    v |= (uint64_t)p[big ? n - 1 - i : i] << (8 * i);
-  return v;
-}
-
-static inline uint16_t lgp_bytes_u16(const unsigned char *p, int big) {
-  return (uint16_t)lgp_bytes_uint(p, 2, big);
-}
-
-static inline uint32_t lgp_bytes_u32(const unsigned char *p, int big) {
-  return (uint32_t)lgp_bytes_uint(p, 4, big);
-}
-
-static inline uint64_t lgp_bytes_u64(const unsigned char *p, int big) {
-  return lgp_bytes_uint(p, 8, big);
+  switch (n) {
+  case 2: return lgp_bytes_u16(p, big);
+  case 4: return lgp_bytes_u32(p, big);
+  case 8: return lgp_bytes_u64(p, big);
+  default:
+    for (i = 0; i < n; i++)
+      v |= (uint64_t)p[big ? n - 1 - i : i] << (8 * i);
+    return v;
+  }
 }
 
 /* A little-endian 32-bit two's complement number (x86 displacements). */
