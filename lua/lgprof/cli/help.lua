@@ -59,6 +59,17 @@ function help.text(entries, column)
   return table.concat(out)
 end
 
+--- Gives module m a field USAGE whose text make() writes on first use (the
+-- option lists are formatted from the registry, which most runs never print).
+function help.lazy_usage(m, make)
+  return setmetatable(m, { __index = function(t, k)
+    if k ~= "USAGE" then return nil end
+    local text = make()
+    rawset(t, k, text)
+    return text
+  end })
+end
+
 --- The help lines of the registry's group `group` (help.text).
 function help.group(group, column)
   return help.text(registry.group(group), column)

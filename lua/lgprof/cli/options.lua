@@ -10,7 +10,10 @@ local options = {}
 
 -- lgprof --help: lgprof's modes, then the view options and gprof's options
 -- (written from the registry: lgprof.cli.help).
-options.USAGE = [==[
+-- (the usage text is written on first use: the option lists come from the
+-- registry, and most runs never print them)
+help.lazy_usage(options, function()
+  return [==[
 Usage: lgprof [options] [image-file [profile-file...]]
   A drop-in GNU gprof 2.40: the same options and the same reports.
   image-file defaults to a.out, profile-file to gmon.out; several profile
@@ -75,6 +78,7 @@ backslashes as in a shell; a file that cannot be opened stays @FILE).
 Exit status: 0 success, 1 bad input, 2 usage error, 3 a threshold failed
 (doctor: an error or a warning found), 4 (record) the program failed.
 ]==]
+end)
 --- lgprof's bug-report address (as README.md and doc/lgprof.1 give it).
 options.BUGS = "Report bugs to <https://github.com/lgprof/lgprof/issues>.\n"
 local VERSION_TEXT = [==[

@@ -14,7 +14,10 @@ local help = require "lgprof.cli.help"
 
 local cmd = {}
 
-cmd.USAGE = [==[
+-- (the usage text is written on first use: the option lists come from the
+-- registry, and most runs never print them)
+help.lazy_usage(cmd, function()
+  return [==[
 Usage: lgprof check [options] [--max-self=PATTERN=SHARE]... [--max-total=PATTERN=SHARE]...
 	[--max-calls=PATTERN=N]... [--thresholds=FILE.lua] [--confidence=C]
 	[image-file [profile-file...]]
@@ -30,6 +33,7 @@ Usage: lgprof check [options] [--max-self=PATTERN=SHARE]... [--max-total=PATTERN
   gprof's options that change how the files are read apply (lgprof --help).
 Exit status: 0 all passed, 1 bad input, 2 usage error, 3 a threshold failed.
 ]==]
+end)
 
 local KINDS = { "max_self", "max_total", "max_calls" }
 local KIND_NAMES = {}

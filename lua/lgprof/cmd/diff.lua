@@ -15,7 +15,10 @@ local help = require "lgprof.cli.help"
 
 local cmd = {}
 
-cmd.USAGE = [==[
+-- (the usage text is written on first use: the option lists come from the
+-- registry, and most runs never print them)
+help.lazy_usage(cmd, function()
+  return [==[
 Usage: lgprof --diff BASE-PROFILE [--diff BASE-PROFILE]... [--diff-image=EXE]
 	[--max-growth=[PATTERN=]SHARE]... [--confidence=C] [options]
 	[image-file [profile-file...]]
@@ -29,6 +32,7 @@ Usage: lgprof --diff BASE-PROFILE [--diff BASE-PROFILE]... [--diff-image=EXE]
   gprof's options that change how the files are read apply (lgprof --help).
 Exit status: 0 success, 1 bad input, 2 usage error, 3 a growth limit failed.
 ]==]
+end)
 
 -- The base files an argument of --diff names: itself, or, when it is not a
 -- file and holds a glob character, the files the pattern matches (sorted).

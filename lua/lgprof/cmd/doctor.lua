@@ -8,7 +8,10 @@ local help = require "lgprof.cli.help"
 
 local cmd = {}
 
-cmd.USAGE = [==[
+-- (the usage text is written on first use: the option lists come from the
+-- registry, and most runs never print them)
+help.lazy_usage(cmd, function()
+  return [==[
 Usage: lgprof doctor [options] [--format=text|json] [image-file [profile-file...]]
   Checks a profile and says what is wrong with it and how to fix it: one
   block per finding (its ID, severity, explanation and advice), then a
@@ -20,6 +23,7 @@ Usage: lgprof doctor [options] [--format=text|json] [image-file [profile-file...
 Exit status: 0 no warning, 1 bad input, 2 usage error, 3 an error or a
 warning found.
 ]==]
+end)
 
 -- Does path name nothing (as opposed to a file that cannot be read, which
 -- the opening reports)?

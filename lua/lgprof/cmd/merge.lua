@@ -8,7 +8,10 @@ local help = require "lgprof.cli.help"
 
 local cmd = {}
 
-cmd.USAGE = [==[
+-- (the usage text is written on first use: the option lists come from the
+-- registry, and most runs never print them)
+help.lazy_usage(cmd, function()
+  return [==[
 Usage: lgprof merge [options] -o OUT image-file profile-file...
   Sums the profile files into OUT, a GNU gmon.out (as gprof -s writes
   gmon.sum); OUT is replaced in one step once the sum is complete.
@@ -16,6 +19,7 @@ Usage: lgprof merge [options] -o OUT image-file profile-file...
   gprof's options that change how the files are read apply (lgprof --help).
 Exit status: 0 success, 1 bad input (or OUT cannot be written), 2 usage error.
 ]==]
+end)
 
 --- The command (ctx: lgprof.cli.main's); returns the exit status.
 function cmd.run(ctx)

@@ -10,7 +10,10 @@ local help = require "lgprof.cli.help"
 
 local cmd = {}
 
-cmd.USAGE = [==[
+-- (the usage text is written on first use: the option lists come from the
+-- registry, and most runs never print them)
+help.lazy_usage(cmd, function()
+  return [==[
 Usage: lgprof record [options] [report options] -- PROGRAM [ARGS...]
   Runs PROGRAM under perf record and prints the report of its recording
   (the one `lgprof FILE` prints; report options: lgprof --help). PROGRAM is
@@ -23,6 +26,7 @@ Exit status: 0 success, 1 bad input (perf missing or refused, PROGRAM not
 found), 2 usage error, 4 PROGRAM exited non-zero or was killed (the report
 is printed first).
 ]==]
+end)
 
 cmd.PROGRAM_FAILED = 4
 
