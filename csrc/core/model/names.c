@@ -10,39 +10,6 @@
 
 #include "model/names.h"
 
-char *lgp_names_put_cycle(char *p, int32_t cyc_num) {
-  memcpy(p, "<cycle ", 7);
-  p += 7;
-  if (cyc_num < 0) {
-    *p++ = '-';
-    p += lgp_fmt_u64(p, (uint64_t)-(int64_t)cyc_num, 0, 0);
-  } else {
-    p += lgp_fmt_u64(p, (uint64_t)cyc_num, 0, 0);
-  }
-  *p++ = '>';
-  return p;
-}
-
-char *lgp_names_put_index(char *p, uint32_t index, int printed) {
-  *p++ = printed ? '[' : '(';
-  p += lgp_fmt_u64(p, index, 0, 0);
-  *p++ = printed ? ']' : ')';
-  return p;
-}
-
-char *lgp_names_put_tail(char *p, int32_t cyc_num, uint32_t index, int print_flag,
-                         int have_cg) {
-  if (cyc_num != 0) {
-    *p++ = ' ';
-    p = lgp_names_put_cycle(p, cyc_num);
-  }
-  if (have_cg && index != 0) {
-    *p++ = ' ';
-    p = lgp_names_put_index(p, index, print_flag);
-  }
-  return p;
-}
-
 int lgp_names_demangle_style_ok(const char *style) {
   return cplus_demangle_name_to_style(style) != unknown_demangling;
 }

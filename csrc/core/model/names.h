@@ -5,7 +5,9 @@
 #ifndef names_h
 #define names_h
 
+#include <string.h>
 #include "model/symtab.h"
+#include "util/util.h"
 
 /* Demangled names, computed once per node on first use. */
 typedef struct lgp_names {
@@ -43,10 +45,40 @@ const char *lgp_names_print_path(const char *path, int print_path);
 ** cycle N, then " " and the index when gprof numbered the node: it read
 ** arcs (have_cg) and index != 0 (at most LGP_NAMES_TAIL_MAX bytes). */
 #define LGP_NAMES_TAIL_MAX 48
-char *lgp_names_put_cycle(char *p, int32_t cyc_num);
-char *lgp_names_put_index(char *p, uint32_t index, int printed);
-char *lgp_names_put_tail(char *p, int32_t cyc_num, uint32_t index, int print_flag,
-                         int have_cg);
+/* (inline: the call graph writes them for every line) */
+static inline char *lgp_names_put_cycle(char *p, int32_t cyc_num) {
+  memcpy(p, "<cycle ", 7);
+  p += 7;
+  if (cyc_num < 0) {
+    *p++ = '-';
+    p += lgp_fmt_u64(p, (uint64_t)-(int64_t)cyc_num, 0, 0);
+  } else {
+    p += lgp_fmt_u64(p, (uint64_t)cyc_num, 0, 0);
+  }
+  *p++ = '>';
+  return p;
+}
+
+static inline char *lgp_names_put_index(char *p, uint32_t index, int printed) {
+  *p++ = printed ? '[' : '(';
+  p += lgp_fmt_u64(p, index, 0, 0);
+  *p++ = printed ? ']' : ')';
+  return p;
+}
+
+static inline char *lgp_names_put_tail(char *p, int32_t cyc_num, uint32_t index, int print_flag,
+                                       int have_cg) {
+  if (cyc_num != 0) {
+    *p++ = ' ';
+    p = lgp_names_put_cycle(p, cyc_num);
+  }
+  if (have_cg && index != 0) {
+    *p++ = ' ';
+    p = lgp_names_put_index(p, index, print_flag);
+  }
+  return p;
+}
+
 /* Is style a demangling style libiberty knows? */
 int lgp_names_demangle_style_ok(const char *style);
 /* Demangles one name as gprof does (bfd_demangle); NULL if it is not mangled. */
