@@ -64,11 +64,7 @@ describe("perf.data reader", function()
   setup(function()
     tmp = util.mktempdir("lgprof perf-data")
     dump = tmp .. "/perfdump"
-    local lib = cmd.CORE_LIB
-    local pkg = util.read_cmd("pkg-config --cflags --libs libelf libdw 2>/dev/null"):gsub("%s+$", "")
-    local status, out, err = cmd.shell(table.concat({ cmd.CORE_CC, "-I" .. q(cmd.ROOT .. "/csrc/core"), "-o", q(dump),
-      q(cmd.ROOT .. "/spec/unit/perfdump.c"), q(lib), pkg, "-lzstd -lz -liberty -lm -ldl" }, " "))
-    assert(status == 0, out .. err)
+    cmd.build_core_program(cmd.ROOT .. "/spec/unit/perfdump.c", dump)
   end)
   teardown(function() util.rmtree(tmp) end)
 

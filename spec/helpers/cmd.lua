@@ -36,6 +36,16 @@ M.CORE_CC = "cc -std=c99 -Wall -Wextra -Werror -O1 -g -D_POSIX_C_SOURCE=200809L"
   .. (os.getenv("LGPROF_SANITIZER") and " -fsanitize=address,undefined -fno-omit-frame-pointer" or "")
 M.CORE_LIB = M.BUILD .. "/liblgprof-core.a"
 
+--- Compiles the C test program src (a path) against the core's library into
+-- exe (with the core's headers and the libraries it needs); raises with the
+-- compiler's output when that fails.
+function M.build_core_program(src, exe)
+  local pkg = util.read_cmd("pkg-config --cflags --libs libelf libdw 2>/dev/null"):gsub("%s+$", "")
+  local status, out, err = M.shell(table.concat({ M.CORE_CC, "-I" .. q(M.ROOT .. "/csrc/core"),
+    "-o", q(exe), q(src), q(M.CORE_LIB), pkg, "-lzstd -lz -liberty -lm -ldl" }, " "))
+  assert(status == 0, out .. err)
+end
+
 --- Runs the shell command line `line` (already quoted) with stdout and
 -- stderr captured; opts.cwd, opts.prefix. Returns status (128 + signal
 -- number when killed), stdout, stderr.
