@@ -7,16 +7,7 @@ local cmd = H.cmd
 local registry = require "lgprof.cli.registry"
 local help = require "lgprof.cli.help"
 
-local function has_word(text, word)
-  local i = 1
-  while true do
-    local s, e = text:find(word, i, true)
-    if not s then return false end
-    local before, after = text:sub(s - 1, s - 1), text:sub(e + 1, e + 1)
-    if not before:match("[%w-]") and not after:match("[%w-]") then return true end
-    i = e + 1
-  end
-end
+local has_word = require("helpers.util").has_word
 
 describe("the option registry", function()
   it("has, for every entry, its names, argument, type, modes, help and key", function()

@@ -13,17 +13,8 @@ local BAD = "bad pattern 'bu(rn': Unmatched ( or \\("
 
 local function pointer(help) return ("Try '%s' for more information.\n"):format(help) end
 
--- the line of text that holds `word` as a whole word (options: "-a", "--brief")
-local function has_word(text, word)
-  local i = 1
-  while true do
-    local s, e = text:find(word, i, true)
-    if not s then return false end
-    local before, after = text:sub(s - 1, s - 1), text:sub(e + 1, e + 1)
-    if not before:match("[%w-]") and not after:match("[%w-]") then return true end
-    i = e + 1
-  end
-end
+-- (options as whole words: "-a", "--brief")
+local has_word = require("helpers.util").has_word
 
 describe("the help", function()
   for _, flag in ipairs({ "--help", "-h", "--format=--help" }) do

@@ -142,4 +142,17 @@ function util.lines(text)
   return t
 end
 
+--- Does text hold word as a whole word (no letter, digit or '-' on either
+-- side: an option "-a" is not found in "--all")?
+function util.has_word(text, word)
+  local i = 1
+  while true do
+    local s, e = text:find(word, i, true)
+    if not s then return false end
+    local before, after = text:sub(s - 1, s - 1), text:sub(e + 1, e + 1)
+    if not before:match("[%w-]") and not after:match("[%w-]") then return true end
+    i = e + 1
+  end
+end
+
 return util
