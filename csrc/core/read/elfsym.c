@@ -120,6 +120,8 @@ size_t lgp_clone_origin_len(const char *name) {
   /* raw: the first '.' after which the rest is a chain of suffixes. A
      failed parse fails from each '.' it passed too (words hold no '.'), so
      the scan goes on from where it stopped: linear in the name. */
+  if (name[0] == '\0')
+    return 0;
   for (i = 1; name[i] != '\0';) {
     if (name[i] != '.') {
       i++;
