@@ -1251,6 +1251,7 @@ typedef struct unw {
   uint8_t activation[MAX_STACK];
   size_t n;
   int past_end;              /* a read past the stack copy since the last frame */
+  int refused;               /* a read outside the stack copy since the last frame */
   int stop;                  /* why it stopped early (LGP_TRUNC_*), or STOP_NONE */
   const char *why;           /* LGP_TRUNC_OTHER: the failure, in libdwfl's words */
 } unw;
@@ -1289,10 +1290,9 @@ static bool unw_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg) {
   unw *u = arg;
   uint64_t len = u->sm->stack_dyn_size;
   (void)dwfl;
-  if (addr < u->sp)
-    return false;
-  if (addr - u->sp > len || len - (addr - u->sp) < 8) {
-    u->past_end = 1;
+  if (addr < u->sp || addr - u->sp > len || len - (addr - u->sp) < 8) {
+    u->refused = 1;
+    u->past_end |= addr >= u->sp;
     return false;
   }
   memcpy(out, u->sm->stack + (addr - u->sp), 8);
@@ -1321,7 +1321,7 @@ static int unw_frame(Dwfl_Frame *frame, void *arg) {
   Dwarf_Addr pc;
   bool activation;
   /* the reads from here on unwind this frame (dwfl_frame_pc may start it) */
-  u->past_end = 0;
+  u->past_end = u->refused = 0;
   if (!dwfl_frame_pc(frame, &pc, &activation) || pc == 0)
     return DWARF_CB_ABORT;
   u->pcs[u->n] = pc;
@@ -1425,7 +1425,7 @@ static int unwind(reader *s, proc *p, const lgp_perf_sample *sm, unw **out) {
   if (u) {
     u->n = 0;
     u->why = NULL;
-    u->past_end = 0;
+    u->past_end = u->refused = 0;
     /* no address space: not one binary of the process could be read */
     u->stop = LGP_TRUNC_NO_BINARY;
   }
@@ -1442,8 +1442,15 @@ static int unwind(reader *s, proc *p, const lgp_perf_sample *sm, unw **out) {
   rc = dwfl_getthread_frames(dwfl, (pid_t)p->pid, unw_frame, u);
   if (rc == 0 || (rc == DWARF_CB_ABORT && u->n < MAX_STACK)) {
     /* the outermost frame: CFI left the return address undefined, or it
-       is 0 */
+       is 0; but libdwfl says so too of a return address it could not
+       read, so a read refused in the last step cut the chain */
     u->stop = STOP_NONE;
+    if (u->past_end)
+      u->stop = LGP_TRUNC_STACK_COPY;
+    else if (u->refused) {
+      u->stop = LGP_TRUNC_OTHER;
+      u->why = "unwinding read memory below the stack pointer";
+    }
   } else if (rc == DWARF_CB_ABORT) {
     u->stop = LGP_TRUNC_DEPTH;
   } else if (u->n > 0) {

@@ -1,0 +1,200 @@
+-- Why a --call-graph dwarf chain stops before its root
+-- (csrc/core/read/perf/perfstacks.c), and what lgprof doctor says of it.
+--
+-- Files written with helpers.perfwriter: samples with user registers and
+-- stack copies for a program compiled here (its return addresses taken
+-- from objdump, its segment from readelf), so that each sample's chain is
+-- known: one that unwinds to main's return address 0 (complete), one whose
+-- stack copy ends before main's return address (the copy too small), one
+-- whose PC is in a library built without unwind tables (readelf shows it
+-- has none), one at an address in no mapping, one in a mapped binary that
+-- is missing. rbp is 0 in the samples that stop at their first frame, so
+-- that libdwfl's frame-pointer fallback cannot go on. Every expected count
+-- is counted by hand from the samples written.
+local lgprof = require "lgprof"
+local doctor = require "lgprof.analysis.doctor"
+local H = require "helpers"
+local util, cmd = H.util, H.cmd
+local pw = require "helpers.perfwriter"
+
+local q = util.q
+
+local SRC = [[
+volatile unsigned long sink;
+__attribute__((noinline)) void leaf(long n) { for (long i = 0; i < n; i++) sink += i; }
+__attribute__((noinline)) void middle(long n) { leaf(n); leaf(n + 1); }
+int main(int argc, char **argv) { (void)argv; middle(argc); return 0; }
+]]
+local NOEH = [[
+volatile unsigned long noeh_sink;
+void noeh_leaf(long n) { for (long i = 0; i < n; i++) noeh_sink += i; }
+]]
+
+local BIAS = 0x555555554000
+local LIB = 0x7f0000000000      -- where the library without unwind tables is mapped
+local GONE = 0x7e0000000000     -- a mapping of a binary that does not exist
+local PID = 100
+local S = 0x7ffff0000000        -- the stack pointer of every sample
+local ST = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN | pw.REGS_USER | pw.STACK_USER
+
+local tmp, dump, exe, lib
+local syms, text, libsym, libtext = {}, nil, nil, nil
+
+local function fields(line)
+  local t = {}
+  for f in (line .. "\t"):gmatch("([^\t]*)\t") do t[#t + 1] = f end
+  return t
+end
+
+-- the dump tool's verdict: the reasons, the binaries' stops, the stacks
+local function stacks(path)
+  local status, out, err = cmd.shell(q(dump) .. " --no-inline " .. q(path))
+  local r = { dsos = {}, shapes = {}, errors = {} }
+  for l in out:gmatch("[^\n]+") do
+    local f = fields(l)
+    if f[1] == "event" then
+      r.samples, r.truncated = tonumber(f[3]), tonumber(f[8])
+    elseif f[1] == "why" then
+      r.unwound, r.size = tonumber(f[2]), tonumber(f[3])
+      r.why = { stack_copy = tonumber(f[4]), no_cfi = tonumber(f[5]), no_binary = tonumber(f[6]),
+                depth = tonumber(f[7]), other = tonumber(f[8]) }
+    elseif f[1] == "unwind_error" then
+      r.errors[f[3]] = tonumber(f[2])
+    elseif f[1] == "dso" then
+      r.dsos[f[2]] = { status = f[3], no_cfi = tonumber(f[5]), no_binary = tonumber(f[6]) }
+    elseif f[1] == "stack" then
+      local names = {}
+      for fr in (f[7] .. ";"):gmatch("([^;]*);") do names[#names + 1] = fr:gsub("@[^@]*$", "") end
+      local key = table.concat(names, ";") .. (f[6] == "1" and " (cut)" or "")
+      r.shapes[key] = (r.shapes[key] or 0) + tonumber(f[4])
+    end
+  end
+  return status, r, out, err
+end
+
+-- the executable segment of an ELF: { offset, vaddr, filesz }
+local function text_of(path)
+  for off, va, fsz, flg in util.read_cmd("readelf -lW " .. q(path)):gmatch(
+      "LOAD%s+0x(%x+)%s+0x(%x+)%s+0x%x+%s+0x(%x+)%s+0x%x+%s+([RWE ]+)") do
+    if flg:find("E") then return { offset = tonumber(off, 16), vaddr = tonumber(va, 16), filesz = tonumber(fsz, 16) } end
+  end
+  error("no executable segment in " .. path)
+end
+
+local function symbols(path)
+  local t = {}
+  for addr, name in util.read_cmd("nm " .. q(path)):gmatch("(%x+) [Tt] ([%w_]+)") do t[name] = tonumber(addr, 16) end
+  return t
+end
+
+-- maps the executable segment t of path at base (the loader's page rounding)
+local function map(f, base, t, path, time)
+  local start = base + (t.vaddr & ~0xfff)
+  local len = ((t.vaddr + t.filesz + 0xfff) & ~0xfff) - (t.vaddr & ~0xfff)
+  f:mmap2(PID, PID, start, len, t.offset & ~0xfff, path, time)
+end
+
+-- where the call of callee in fn returns: the instruction after it (objdump)
+local function after_call(dis, fn, callee)
+  local body = dis:match("\n%x+ <" .. fn .. ">:\n(.-)\n\n")
+  local lines = {}
+  for l in (body .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
+  for k, l in ipairs(lines) do
+    if l:find("call%s+%x+ <" .. callee .. ">") then return tonumber(lines[k + 1]:match("^%s*(%x+):"), 16) end
+  end
+  error("no call of " .. callee .. " in " .. fn)
+end
+
+-- perf's x86 register mask 0xff0fff: AX BX CX DX SI DI BP SP IP FLAGS CS SS R8-R15
+local function regs(ip, bp)
+  return { 0, 0, 0, 0, 0, 0, bp, S, ip, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+end
+
+-- The recording: per kind, how many samples (hand-counted below).
+local N = { complete = 2, cut = 3, no_cfi = 4, nowhere = 1, gone = 1 }
+
+local function recording()
+  local dis = util.read_cmd("objdump -d --no-show-raw-insn " .. q(exe))
+  local ret_middle = BIAS + after_call(dis, "middle", "leaf")
+  local ret_main = BIAS + after_call(dis, "main", "middle")
+  -- at leaf's first instruction: its return address at the stack pointer;
+  -- middle keeps a frame pointer (rbp = S + 8: the saved rbp, then the
+  -- return address into main); main's saved rbp and return address 0 end
+  -- the chain
+  local stack = string.pack("<I8I8I8I8I8", ret_middle, S + 24, ret_main, 0, 0)
+  local f = pw.new({ attrs = { { sample_type = ST, period = 1000, ids = { 1 }, regs_user = 0xff0fff,
+    stack_user = 8192 } } })
+  f:comm(PID, PID, "prog", 10, true)
+  map(f, BIAS, text, exe, 20)
+  map(f, LIB, libtext, lib, 21)
+  f:mmap2(PID, PID, GONE, 0x1000, 0, tmp .. "/no-such-lib.so", 22)
+  local t = 100
+  local function sample(ip, bp, bytes, dyn)
+    t = t + 1
+    f:sample({ ip = ip, pid = PID, tid = PID, time = t, period = 1000, chain = {},
+      regs = regs(ip, bp), stack = bytes, dyn_size = dyn })
+  end
+  local leaf = BIAS + syms.leaf
+  for _ = 1, N.complete do sample(leaf, S + 8, stack, #stack) end
+  -- 16 bytes: leaf's return address and middle's saved rbp; main's return
+  -- address (at S + 16) is past the copy
+  for _ = 1, N.cut do sample(leaf, S + 8, stack .. ("\0"):rep(24), 16) end
+  for _ = 1, N.no_cfi do sample(LIB + libsym + 4, 0, stack, #stack) end
+  for _ = 1, N.nowhere do sample(0x1234, 0, stack, #stack) end
+  for _ = 1, N.gone do sample(GONE + 0x10, 0, stack, #stack) end
+  return f
+end
+
+describe("why --call-graph dwarf chains stop", function()
+  local path
+
+  setup(function()
+    tmp = util.mktempdir("lgprof perf-unwind")
+    dump = tmp .. "/perfstacks"
+    cmd.build_core_program(cmd.ROOT .. "/spec/unit/perfstacks.c", dump)
+    exe, lib = tmp .. "/prog", tmp .. "/libnoeh.so"
+    util.spit(tmp .. "/prog.c", SRC)
+    util.spit(tmp .. "/noeh.c", NOEH)
+    local status, out, err = cmd.shell(("cc -O1 -g -fno-omit-frame-pointer -fno-inline -o %s %s"):format(
+      q(exe), q(tmp .. "/prog.c")))
+    assert(status == 0, out .. err)
+    -- no -g: gcc would write .debug_frame instead
+    status, out, err = cmd.shell(("cc -O1 -fno-asynchronous-unwind-tables -fno-unwind-tables -shared -fPIC"
+      .. " -nostdlib -o %s %s"):format(q(lib), q(tmp .. "/noeh.c")))
+    assert(status == 0, out .. err)
+    syms, text = symbols(exe), text_of(exe)
+    libsym, libtext = symbols(lib).noeh_leaf, text_of(lib)
+    assert(syms.leaf and syms.middle and syms.main and libsym)
+    path = tmp .. "/dwarf.data"
+    pw.write(path, recording():bytes())
+  end)
+  teardown(function() util.rmtree(tmp) end)
+
+  it("the library really has no unwind tables, the program has them", function()
+    local frames = util.read_cmd("readelf -wf " .. q(lib) .. " 2>&1")
+    assert.is_nil(frames:find("FDE", 1, true), frames)
+    assert.truthy(util.read_cmd("readelf -wf " .. q(exe) .. " 2>&1"):find("FDE", 1, true))
+  end)
+
+  it("counts each reason in samples, and the binaries the chains stopped in", function()
+    local status, r, out, err = stacks(path)
+    assert.equal(0, status, err)
+    assert.same({
+      ["leaf;middle;main"] = N.complete,
+      ["leaf;middle (cut)"] = N.cut,
+      ["noeh_leaf (cut)"] = N.no_cfi,
+      ["[unknown] 0x1234 (cut)"] = N.nowhere,
+      ["[unknown] no-such-lib.so+0x10 (cut)"] = N.gone,
+    }, r.shapes, out)
+    assert.equal(11, r.samples)
+    assert.equal(11, r.unwound)
+    assert.equal(8192, r.size)
+    assert.equal(3 + 4 + 1 + 1, r.truncated)
+    assert.same({ stack_copy = 3, no_cfi = 4, no_binary = 2, depth = 0, other = 0 }, r.why)
+    assert.same({}, r.errors)
+    assert.same({ status = "ok", no_cfi = 4, no_binary = 0 }, r.dsos[lib])
+    assert.same({ status = "missing", no_cfi = 0, no_binary = 1 }, r.dsos[tmp .. "/no-such-lib.so"])
+    assert.same({ status = "unknown", no_cfi = 0, no_binary = 1 }, r.dsos["[unknown]"])
+    assert.same({ status = "ok", no_cfi = 0, no_binary = 0 }, r.dsos[exe])
+  end)
+end)
