@@ -197,4 +197,82 @@ describe("why --call-graph dwarf chains stop", function()
     assert.same({ status = "unknown", no_cfi = 0, no_binary = 1 }, r.dsos["[unknown]"])
     assert.same({ status = "ok", no_cfi = 0, no_binary = 0 }, r.dsos[exe])
   end)
+
+  it("counts a frame-pointer chain of 127 frames as cut at perf's depth limit, not shorter ones", function()
+    local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN,
+      period = 1000, ids = { 1 } } } })
+    f:comm(PID, PID, "prog", 10, true)
+    map(f, BIAS, text, exe, 20)
+    local leaf, ret_middle = BIAS + syms.leaf, BIAS + syms.middle + 4
+    for k, depth in ipairs({ 127, 126 }) do
+      local chain = { pw.CONTEXT_USER, leaf }
+      for _ = 2, depth do chain[#chain + 1] = ret_middle end
+      f:sample({ ip = leaf, pid = PID, tid = PID, time = 100 + k, period = 1000, chain = chain })
+    end
+    local deep = tmp .. "/deep.data"
+    pw.write(deep, f:bytes())
+    local status, r, out, err = stacks(deep)
+    assert.equal(0, status, err)
+    assert.equal(1, r.truncated, out)
+    assert.same({ stack_copy = 0, no_cfi = 0, no_binary = 0, depth = 1, other = 0 }, r.why)
+    assert.equal(0, r.unwound)
+  end)
+
+  describe("lgprof doctor", function()
+    local function finding(file, id)
+      local p = assert(lgprof.open(nil, file, { kallsyms = "" }))
+      local found
+      for _, f in ipairs(doctor.diagnose(p)) do
+        if f.id == id then found = f end
+      end
+      p:close()
+      return found
+    end
+
+    it("gives the share of cut chains, each reason's share and what to do for it", function()
+      local f = finding(path, "truncated-stacks")
+      assert.truthy(f)
+      assert.equal("warning", f.severity)
+      assert.equal(9, f.truncated)
+      assert.equal(11, f.samples)
+      assert.same({ stack_copy = 3, no_cfi = 4, no_binary = 2, depth = 0, other = 0 }, f.reasons)
+      -- 9/11 = 81.8%; 3/11 = 27.3%, 4/11 = 36.4%, 2/11 = 18.2%
+      assert.truthy(f.message:find("81.8% of the call chains (9 of 11 samples) stop before their root", 1, true), f.message)
+      assert.truthy(f.message:find("27.3% because unwinding needed more of the stack than the 8192 bytes", 1, true), f.message)
+      assert.truthy(f.message:find("36.4% at code without unwind tables (" .. lib .. ")", 1, true), f.message)
+      assert.truthy(f.message:find("18.2% at code in no binary", 1, true), f.message)
+      assert.truthy(f.advice:find("record with --call-graph dwarf,65528 (this recording copied 8192 bytes)", 1, true), f.advice)
+      assert.truthy(f.advice:find("build with -fasynchronous-unwind-tables", 1, true), f.advice)
+      assert.truthy(f.advice:find("binary " .. tmp .. "/no-such-lib.so missing: give it with --symfs", 1, true), f.advice)
+      assert.same({ { name = lib, path = lib, status = "ok", samples = 4 } }, f.no_cfi)
+      -- the DWARF chains are not frame-pointer chains of one frame
+      assert.is_nil(finding(path, "broken-stacks"))
+    end)
+
+    it("makes a note of a few cut chains, and says nothing of complete ones", function()
+      local g = pw.new({ attrs = { { sample_type = ST, period = 1000, ids = { 1 }, regs_user = 0xff0fff,
+        stack_user = 65528 } } })
+      g:comm(PID, PID, "prog", 10, true)
+      map(g, BIAS, text, exe, 20)
+      local dis = util.read_cmd("objdump -d --no-show-raw-insn " .. q(exe))
+      local stack = string.pack("<I8I8I8I8I8", BIAS + after_call(dis, "middle", "leaf"), S + 24,
+        BIAS + after_call(dis, "main", "middle"), 0, 0)
+      local function sample(k, dyn)
+        g:sample({ ip = BIAS + syms.leaf, pid = PID, tid = PID, time = 100 + k, period = 1000, chain = {},
+          regs = regs(BIAS + syms.leaf, S + 8), stack = stack, dyn_size = dyn })
+      end
+      for k = 1, 30 do sample(k, #stack) end
+      local clean = tmp .. "/clean.data"
+      pw.write(clean, g:bytes())
+      assert.is_nil(finding(clean, "truncated-stacks"))
+      sample(31, 16) -- 1 of 31 cut: 3.2%, below the 5% of a warning
+      local few = tmp .. "/few.data"
+      pw.write(few, g:bytes())
+      local f = finding(few, "truncated-stacks")
+      assert.equal("info", f.severity)
+      assert.truthy(f.message:find("3.2% of the call chains (1 of 31 samples)", 1, true), f.message)
+      -- the copies were perf's largest already
+      assert.truthy(f.advice:find("the stack copies are perf's largest (65528 bytes)", 1, true), f.advice)
+    end)
+  end)
 end)
