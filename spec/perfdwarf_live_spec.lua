@@ -9,7 +9,11 @@
 -- lgprof's children shares on the DWARF file equal `perf report
 -- --children` on the same file within 0.01 point (the oracle: perf). A
 -- live run samples differently each time: only what holds of any run is
--- asserted. Pending, with the reason, where perf cannot record.
+-- asserted. A third recording copies 64 bytes of stack per sample: the
+-- leaf's, its caller's, outer's and main's frames (16 bytes each at most,
+-- objdump) and no more, so every chain is cut in the C library, which
+-- lgprof doctor reports with its reason. Pending, with the reason, where
+-- perf cannot record.
 local lgprof = require "lgprof"
 local H = require "helpers"
 local util, cmd = H.util, H.cmd
@@ -31,7 +35,8 @@ local function record()
   util.spit(TMP .. "/prog.c", SRC)
   local status, out, err = cmd.shell("cc -O2 -g -fno-omit-frame-pointer -o prog prog.c", { cwd = TMP })
   if status ~= 0 then return nil, "cc failed: " .. out .. err end
-  for name, how in pairs({ ["fp.data"] = "-g", ["dwarf.data"] = "--call-graph dwarf" }) do
+  for name, how in pairs({ ["fp.data"] = "-g", ["dwarf.data"] = "--call-graph dwarf",
+                           ["small.data"] = "--call-graph dwarf,64" }) do
     status, out, err = cmd.shell(("perf record -q -N -e cpu-clock -F 999 %s -o %s ./prog"):format(how, name),
       { cwd = TMP })
     if status ~= 0 then return nil, "perf record does not work here: " .. (out .. err):gsub("\n", " ") end
@@ -131,5 +136,28 @@ describe("frame pointers and DWARF on a leaf function without a frame", function
       end
     end
     assert.is_true(compared >= 4)
+  end)
+
+  it("lgprof doctor: no cut chains with perf's default copy; a 64-byte copy cuts them all, and says so", function()
+    local doctor = require "lgprof.analysis.doctor"
+    local function finding(name)
+      local p = assert(lgprof.open(nil, TMP .. "/" .. name))
+      local found
+      for _, f in ipairs(doctor.diagnose(p)) do
+        if f.id == "truncated-stacks" then found = f end
+      end
+      p:close()
+      return found
+    end
+    local f = finding("dwarf.data")
+    assert.is_true(f == nil or f.severity == "info", f and f.message)
+    f = finding("small.data")
+    assert.truthy(f)
+    assert.equal("warning", f.severity)
+    assert.equal(64, f.stack_copy_size)
+    -- every sample in user space stops for want of stack; a sample in the
+    -- kernel may have no user registers, and is not unwound
+    assert.is_true(f.reasons.stack_copy > f.samples / 2, f.message)
+    assert.truthy(f.advice:find("record with --call-graph dwarf,65528 (this recording copied 64 bytes)", 1, true))
   end)
 end)
