@@ -1423,6 +1423,8 @@ static int unwind(reader *s, proc *p, const lgp_perf_sample *sm, unw **out) {
   int rc;
   *out = u;
   if (u) {
+    u->sm = sm;
+    u->mask = s->pd->attrs[s->attr].sample_regs_user;
     u->n = 0;
     u->why = NULL;
     u->past_end = u->refused = 0;
@@ -1431,8 +1433,6 @@ static int unwind(reader *s, proc *p, const lgp_perf_sample *sm, unw **out) {
   }
   if (!dwfl)
     return s->err->set ? -1 : 0;
-  u->sm = sm;
-  u->mask = s->pd->attrs[s->attr].sample_regs_user;
   u->stop = LGP_TRUNC_OTHER;
   if (reg_of(u, 7, &u->sp) != 0) {
     u->why = "no stack pointer in the sample's registers";
@@ -1460,6 +1460,18 @@ static int unwind(reader *s, proc *p, const lgp_perf_sample *sm, unw **out) {
     u->why = err ? dwfl_errmsg(err) : "the sample's registers are incomplete";
   }
   return 0;
+}
+
+/* The binary of the frame unwinding u stopped at: the last one added to
+** the chain (n > 0 frames); nothing unwound, the user PC's. */
+static uint32_t stop_dso(const reader *s, const proc *p, const unw *u, size_t n) {
+  uint64_t ip;
+  const pmap *m;
+  if (u->n > 0)
+    return s->out->funcs[s->out->frame_defs[s->scratch[n - 1]].func].dso;
+  if (reg_of(u, 8, &ip) != 0 || !(m = map_find(p, ip)))
+    return s->unknown_dso;
+  return m->dso;
 }
 
 static int mode_of(uint64_t marker) {
@@ -1544,8 +1556,7 @@ static int do_sample(reader *s, const lgp_perf_sample *sm) {
     }
     why = u ? u->stop : LGP_TRUNC_OTHER;
     if (why == LGP_TRUNC_NO_BINARY || why == LGP_TRUNC_NO_CFI) {
-      /* the binary of the frame it stopped at (n > 0: a frame was added) */
-      lgp_st_dso *d = &s->out->dsos[s->out->funcs[s->out->frame_defs[s->scratch[n - 1]].func].dso];
+      lgp_st_dso *d = &s->out->dsos[stop_dso(s, p, u, n)];
       if (why == LGP_TRUNC_NO_BINARY)
         d->stops_no_binary++;
       else
