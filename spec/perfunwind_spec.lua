@@ -8,7 +8,8 @@
 -- stack copy ends before main's return address (the copy too small), one
 -- whose PC is in a library built without unwind tables (readelf shows it
 -- has none), one at an address in no mapping, one in a mapped binary that
--- is missing. rbp is 0 in the samples that stop at their first frame, so
+-- is missing, one whose frame pointer is below the stack pointer (another
+-- failure, in lgprof's words). rbp is 0 in the samples that stop at their first frame, so
 -- that libdwfl's frame-pointer fallback cannot go on. Every expected count
 -- is counted by hand from the samples written.
 local lgprof = require "lgprof"
@@ -111,7 +112,7 @@ local function regs(ip, bp)
 end
 
 -- The recording: per kind, how many samples (hand-counted below).
-local N = { complete = 2, cut = 3, no_cfi = 4, nowhere = 1, gone = 1 }
+local N = { complete = 2, cut = 3, no_cfi = 4, nowhere = 1, gone = 1, below = 1 }
 
 local function recording()
   local dis = util.read_cmd("objdump -d --no-show-raw-insn " .. q(exe))
@@ -142,6 +143,10 @@ local function recording()
   for _ = 1, N.no_cfi do sample(LIB + libsym + 4, 0, stack, #stack) end
   for _ = 1, N.nowhere do sample(0x1234, 0, stack, #stack) end
   for _ = 1, N.gone do sample(GONE + 0x10, 0, stack, #stack) end
+  -- at middle's call of leaf (its frame made: the return address at rbp +
+  -- 8), with rbp below the stack pointer: a read the copy cannot answer
+  -- that no bigger copy would
+  for _ = 1, N.below do sample(ret_middle - 5, S - 64, stack, #stack) end
   return f
 end
 
@@ -185,13 +190,14 @@ describe("why --call-graph dwarf chains stop", function()
       ["noeh_leaf (cut)"] = N.no_cfi,
       ["[unknown] 0x1234 (cut)"] = N.nowhere,
       ["[unknown] no-such-lib.so+0x10 (cut)"] = N.gone,
+      ["middle (cut)"] = N.below,
     }, r.shapes, out)
-    assert.equal(11, r.samples)
-    assert.equal(11, r.unwound)
+    assert.equal(12, r.samples)
+    assert.equal(12, r.unwound)
     assert.equal(8192, r.size)
-    assert.equal(3 + 4 + 1 + 1, r.truncated)
-    assert.same({ stack_copy = 3, no_cfi = 4, no_binary = 2, depth = 0, other = 0 }, r.why)
-    assert.same({}, r.errors)
+    assert.equal(3 + 4 + 1 + 1 + 1, r.truncated)
+    assert.same({ stack_copy = 3, no_cfi = 4, no_binary = 2, depth = 0, other = 1 }, r.why)
+    assert.same({ ["unwinding read memory below the stack pointer"] = 1 }, r.errors)
     assert.same({ status = "ok", no_cfi = 4, no_binary = 0 }, r.dsos[lib])
     assert.same({ status = "missing", no_cfi = 0, no_binary = 1 }, r.dsos[tmp .. "/no-such-lib.so"])
     assert.same({ status = "unknown", no_cfi = 0, no_binary = 1 }, r.dsos["[unknown]"])
@@ -233,14 +239,15 @@ describe("why --call-graph dwarf chains stop", function()
       local f = finding(path, "truncated-stacks")
       assert.truthy(f)
       assert.equal("warning", f.severity)
-      assert.equal(9, f.truncated)
-      assert.equal(11, f.samples)
-      assert.same({ stack_copy = 3, no_cfi = 4, no_binary = 2, depth = 0, other = 0 }, f.reasons)
-      -- 9/11 = 81.8%; 3/11 = 27.3%, 4/11 = 36.4%, 2/11 = 18.2%
-      assert.truthy(f.message:find("81.8% of the call chains (9 of 11 samples) stop before their root", 1, true), f.message)
-      assert.truthy(f.message:find("27.3% because unwinding needed more of the stack than the 8192 bytes", 1, true), f.message)
-      assert.truthy(f.message:find("36.4% at code without unwind tables (" .. lib .. ")", 1, true), f.message)
-      assert.truthy(f.message:find("18.2% at code in no binary", 1, true), f.message)
+      assert.equal(10, f.truncated)
+      assert.equal(12, f.samples)
+      assert.same({ stack_copy = 3, no_cfi = 4, no_binary = 2, depth = 0, other = 1 }, f.reasons)
+      -- 10/12 = 83.3%; 3/12 = 25.0%, 4/12 = 33.3%, 2/12 = 16.7%, 1/12 = 8.3%
+      assert.truthy(f.message:find("83.3% of the call chains (10 of 12 samples) stop before their root", 1, true), f.message)
+      assert.truthy(f.message:find("25.0% because unwinding needed more of the stack than the 8192 bytes", 1, true), f.message)
+      assert.truthy(f.message:find("33.3% at code without unwind tables (" .. lib .. ")", 1, true), f.message)
+      assert.truthy(f.message:find("16.7% at code in no binary", 1, true), f.message)
+      assert.truthy(f.message:find("8.3% where unwinding failed (unwinding read memory below the stack pointer)", 1, true), f.message)
       assert.truthy(f.advice:find("record with --call-graph dwarf,65528 (this recording copied 8192 bytes)", 1, true), f.advice)
       assert.truthy(f.advice:find("build with -fasynchronous-unwind-tables", 1, true), f.advice)
       assert.truthy(f.advice:find("binary " .. tmp .. "/no-such-lib.so missing: give it with --symfs", 1, true), f.advice)
