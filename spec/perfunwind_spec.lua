@@ -256,6 +256,20 @@ describe("why --call-graph dwarf chains stop", function()
       assert.is_nil(finding(path, "broken-stacks"))
     end)
 
+    it("keeps the reasons in a selection of the recording (a copy of the reader's counters)", function()
+      local p = assert(lgprof.open(nil, path, { kallsyms = "" }))
+      local sub = assert(p:filter({ tid = PID }))
+      p:close()
+      local found
+      for _, f in ipairs(doctor.diagnose(sub)) do
+        if f.id == "truncated-stacks" then found = f end
+      end
+      sub:close()
+      assert.truthy(found)
+      assert.same({ stack_copy = 3, no_cfi = 4, no_binary = 2, depth = 0, other = 1 }, found.reasons)
+      assert.same({ { what = "unwinding read memory below the stack pointer", samples = 1 } }, found.errors)
+    end)
+
     it("makes a note of a few cut chains, and says nothing of complete ones", function()
       local g = pw.new({ attrs = { { sample_type = ST, period = 1000, ids = { 1 }, regs_user = 0xff0fff,
         stack_user = 65528 } } })

@@ -91,7 +91,7 @@ enum {
   LGP_TRUNC_NREASONS
 };
 
-/* An unwinding failure of the "other" kind: libdwfl's message. */
+/* An unwinding failure of the "other" kind: libdwfl's message, or lgprof's. */
 typedef struct lgp_st_unwind_error {
   char *what;
   uint64_t samples;

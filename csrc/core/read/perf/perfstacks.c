@@ -1378,7 +1378,7 @@ static Dwfl *proc_dwfl(reader *s, proc *p) {
   return dwfl;
 }
 
-/* Does a unwind table entry (.eh_frame, else .debug_frame) of mod cover
+/* Does an unwind table entry (.eh_frame, else .debug_frame) of mod cover
 ** addr? */
 static int has_cfi(Dwfl_Module *mod, Dwarf_Addr addr) {
   Dwarf_Addr bias;
