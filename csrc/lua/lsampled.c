@@ -703,12 +703,21 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
 
 /* profile:_stack_evidence(): the reader's counters for lgprof doctor:
 ** { samples, lost, no_chain, depth_one, truncated, kernel_unresolved,
-** truncated_file, other_samples (of the other events), event }. */
+** truncated_file, other_samples (of the other events), event, unwound
+** (samples unwound from a stack copy), stack_copy_size, truncated_why =
+** { stack_copy, no_cfi, no_binary, depth, other }, unwind_errors = { {
+** what, samples }, ... }, unwind_stops = { { path, status, no_cfi,
+** no_binary }, ... } (the binaries unwinding stopped in) }. */
 static int profile_stack_evidence(lua_State *L) {
+  static const char *const why[LGP_TRUNC_NREASONS] = {
+    "stack_copy", "no_cfi", "no_binary", "depth", "other"
+  };
   lprofile *lp;
   const lgp_stackprof *sp = check_stacks(L, &lp);
   const lgp_stacktab *t = &sp->tab;
-  lua_createtable(L, 0, 8);
+  size_t i;
+  int k, n;
+  lua_createtable(L, 0, 14);
   set_int(L, "samples", (lua_Integer)t->samples);
   set_int(L, "lost", (lua_Integer)t->lost);
   set_int(L, "no_chain", (lua_Integer)t->no_chain);
@@ -720,6 +729,33 @@ static int profile_stack_evidence(lua_State *L) {
   set_int(L, "other_samples", (lua_Integer)t->other_samples);
   if (t->nevents > 0)
     set_str(L, "event", t->events[0].name);
+  set_int(L, "unwound", (lua_Integer)t->unwound);
+  set_int(L, "stack_copy_size", (lua_Integer)t->stack_copy_size);
+  lua_createtable(L, 0, LGP_TRUNC_NREASONS);
+  for (k = 0; k < LGP_TRUNC_NREASONS; k++)
+    set_int(L, why[k], (lua_Integer)t->truncated_why[k]);
+  lua_setfield(L, -2, "truncated_why");
+  lua_createtable(L, (int)t->nunwind_errors, 0);
+  for (i = 0; i < t->nunwind_errors; i++) {
+    lua_createtable(L, 0, 2);
+    set_str(L, "what", t->unwind_errors[i].what);
+    set_int(L, "samples", (lua_Integer)t->unwind_errors[i].samples);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "unwind_errors");
+  lua_newtable(L);
+  for (i = 0, n = 0; i < t->ndsos; i++) {
+    const lgp_st_dso *d = &t->dsos[i];
+    if (d->stops_no_cfi == 0 && d->stops_no_binary == 0)
+      continue;
+    lua_createtable(L, 0, 4);
+    set_str(L, "path", d->path);
+    set_str(L, "status", dso_status[d->status <= LGP_DSO_UNKNOWN ? d->status : LGP_DSO_UNKNOWN]);
+    set_int(L, "no_cfi", (lua_Integer)d->stops_no_cfi);
+    set_int(L, "no_binary", (lua_Integer)d->stops_no_binary);
+    lua_rawseti(L, -2, ++n);
+  }
+  lua_setfield(L, -2, "unwind_stops");
   return 1;
 }
 

@@ -8,7 +8,10 @@
 **   event NAME samples weight lost no_chain depth_one truncated
 **         kernel_unresolved truncated_file nstacks
 **   progress CALLS BYTES SAMPLES BINARIES (--progress: the last call's)
-**   dso PATH STATUS FOUND
+**   why unwound stack_copy_size stack_copy no_cfi no_binary depth other
+**     (the truncated samples by reason)
+**   unwind_error SAMPLES WHAT
+**   dso PATH STATUS FOUND stops_no_cfi stops_no_binary
 **   thread PID TID COMM
 **   func DSO NAME self_samples self_weight children_samples children_weight
 **     (self: the stacks' leaf frames; children: every function of a stack,
@@ -92,10 +95,17 @@ int main(int argc, char **argv) {
   if (show_progress)
     printf("progress\t%lu\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", prog.calls, prog.bytes,
            prog.samples, prog.binaries);
+  printf("why\t%" PRIu64 "\t%" PRIu64, t.unwound, t.stack_copy_size);
+  for (i = 0; i < LGP_TRUNC_NREASONS; i++)
+    printf("\t%" PRIu64, t.truncated_why[i]);
+  printf("\n");
+  for (i = 0; i < t.nunwind_errors; i++)
+    printf("unwind_error\t%" PRIu64 "\t%s\n", t.unwind_errors[i].samples, t.unwind_errors[i].what);
   for (i = 0; i < t.ndsos; i++)
-    printf("dso\t%s\t%s\t%s\n", t.dsos[i].path,
+    printf("dso\t%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\n", t.dsos[i].path,
            t.dsos[i].status < 8 ? status_names[t.dsos[i].status] : "?",
-           t.dsos[i].found ? t.dsos[i].found : "-");
+           t.dsos[i].found ? t.dsos[i].found : "-", t.dsos[i].stops_no_cfi,
+           t.dsos[i].stops_no_binary);
   for (i = 0; i < t.nthreads; i++)
     printf("thread\t%u\t%u\t%s\n", t.threads[i].pid, t.threads[i].tid, t.threads[i].comm);
   self_s = calloc(t.nfuncs + 1, sizeof *self_s);

@@ -352,6 +352,7 @@ int lgp_stacktab_subset(lgp_stacktab *dst, const lgp_stacktab *src, const uint8_
   size_t i, ns = 0, nf = 0;
   int bad = 0;
   *dst = *src; /* the counters; every array is copied below */
+  dst->unwind_errors = dup_elems(src->unwind_errors, src->nunwind_errors, sizeof *src->unwind_errors);
   dst->dsos = dup_elems(src->dsos, src->ndsos, sizeof *src->dsos);
   dst->funcs = dup_elems(src->funcs, src->nfuncs, sizeof *src->funcs);
   dst->frame_defs = dup_elems(src->frame_defs, src->nframe_defs, sizeof *src->frame_defs);
@@ -393,9 +394,14 @@ int lgp_stacktab_subset(lgp_stacktab *dst, const lgp_stacktab *src, const uint8_
       dst->files[i] = dup_str(src->files[i], &bad);
   else
     dst->nfiles = 0;
+  if (dst->unwind_errors != NULL)
+    for (i = 0; i < src->nunwind_errors; i++)
+      dst->unwind_errors[i].what = dup_str(src->unwind_errors[i].what, &bad);
+  else
+    dst->nunwind_errors = 0;
   dst->nstacks = dst->nframes = 0;
   if (dst->dsos == NULL || dst->funcs == NULL || dst->threads == NULL || dst->events == NULL ||
-      dst->files == NULL)
+      dst->files == NULL || dst->unwind_errors == NULL)
     bad = 1;
   if (dst->frame_defs == NULL || dst->stacks == NULL || dst->frames == NULL || bad) {
     lgp_stacktab_free(dst);

@@ -19,6 +19,9 @@ void lgp_stacktab_free(lgp_stacktab *t) {
     free(t->events[i].name);
   for (i = 0; i < t->nfiles; i++)
     free(t->files[i]);
+  for (i = 0; i < t->nunwind_errors; i++)
+    free(t->unwind_errors[i].what);
+  free(t->unwind_errors);
   free(t->dsos);
   free(t->funcs);
   free(t->frame_defs);

@@ -36,6 +36,10 @@ typedef struct lgp_st_dso {
   uint8_t build_id_len;  /* 0: none recorded */
   uint8_t status;        /* LGP_DSO_* */
   uint8_t is_kernel;
+  /* samples whose unwinding stopped at a frame of this binary because it
+     has no unwind table entry there, or could not be read (or is no
+     binary at all: "[unknown]", JIT code) */
+  uint64_t stops_no_cfi, stops_no_binary;
 } lgp_st_dso;
 
 /* A function: (binary, symbol). An address no symbol covers is a function
@@ -77,6 +81,22 @@ typedef struct lgp_st_stack {
   uint8_t truncated;     /* the chain stopped before its root (unwinding failed) */
 } lgp_st_stack;
 
+/* Why a chain stopped before its root (the doctor's advice differs). */
+enum {
+  LGP_TRUNC_STACK_COPY = 0, /* unwinding needed memory past the sample's copy of the user stack */
+  LGP_TRUNC_NO_CFI,         /* no unwind table entry (CFI) covers the PC in its binary */
+  LGP_TRUNC_NO_BINARY,      /* the PC is in no binary that could be read */
+  LGP_TRUNC_DEPTH,          /* cut at perf's depth limit (127 frames) */
+  LGP_TRUNC_OTHER,          /* another unwinding failure: unwind_errors says which */
+  LGP_TRUNC_NREASONS
+};
+
+/* An unwinding failure of the "other" kind: libdwfl's message, or lgprof's. */
+typedef struct lgp_st_unwind_error {
+  char *what;
+  uint64_t samples;
+} lgp_st_unwind_error;
+
 typedef struct lgp_stacktab {
   lgp_st_dso *dsos;
   size_t ndsos;
@@ -98,8 +118,13 @@ typedef struct lgp_stacktab {
   uint64_t samples;           /* read, of the chosen event */
   uint64_t lost;              /* lost samples (LOST or LOST_SAMPLES, counted once) */
   uint64_t no_chain;          /* samples with no call chain */
-  uint64_t depth_one;         /* chains of a single user frame */
+  uint64_t depth_one;         /* frame-pointer chains of a single user frame */
   uint64_t truncated;         /* chains that stopped early */
+  uint64_t truncated_why[LGP_TRUNC_NREASONS]; /* the same samples by reason */
+  uint64_t unwound;           /* samples whose user chain was unwound from a stack copy */
+  uint64_t stack_copy_size;   /* the stack copy's recorded size (--call-graph dwarf,SIZE), 0 none */
+  lgp_st_unwind_error *unwind_errors; /* LGP_TRUNC_OTHER's samples by message */
+  size_t nunwind_errors;
   uint64_t kernel_unresolved; /* kernel frames without symbols */
   int truncated_file;         /* the file ended inside a record */
   uint64_t other_samples;     /* samples of the recording's other events */

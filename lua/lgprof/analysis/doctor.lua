@@ -15,7 +15,8 @@ doctor.THRESHOLDS = {
   uninstrumented = 0.05,  -- share of the samples in functions without arcs
   big_cycle = 0.25,       -- share of the time held by one cycle
   wrong_image = 0.05,     -- share of the arc addresses (or samples) that do not fit
-  broken_stacks = 0.25,   -- perf.data: share of the chains of one frame or cut short
+  broken_stacks = 0.25,   -- perf.data: share of the frame-pointer chains of one frame
+  truncated_stacks = 0.05, -- perf.data: share of the chains cut short (above: a warning)
   lost_samples = 0.01,    -- perf.data: share of the samples lost
 }
 
@@ -308,6 +309,89 @@ local function sorted(list)
   return list
 end
 
+-- perf's largest --call-graph dwarf stack copy (a record is at most 64 KiB)
+local MAX_STACK_COPY = 65528
+
+-- The binaries unwinding stopped in for a reason ("no_cfi", "no_binary"),
+-- most samples first, as { name, path, status, samples }.
+local function stopped_in(ev, reason)
+  local t = {}
+  for _, d in ipairs(ev.unwind_stops) do
+    if d[reason] > 0 then
+      t[#t + 1] = { name = d.path, path = d.path, status = d.status, samples = d[reason] }
+    end
+  end
+  table.sort(t, function(a, b)
+    if a.samples ~= b.samples then return a.samples > b.samples end
+    return a.path < b.path
+  end)
+  return t
+end
+
+-- The chains that stop before their root, by reason, with what to do for
+-- each reason found.
+local function truncated_stacks(list, ev, th)
+  local n, why = ev.samples, ev.truncated_why
+  local share = ev.truncated / n
+  local parts, advice = {}, {}
+  local function pct1(x) return ("%.1f%%"):format(100 * x) end
+  local function part(count, text)
+    parts[#parts + 1] = ("%s %s"):format(pct1(count / n), text)
+  end
+  if why.stack_copy > 0 then
+    local size = ev.stack_copy_size
+    part(why.stack_copy, ("because unwinding needed more of the stack than the %d bytes copied "
+      .. "per sample"):format(size))
+    advice[#advice + 1] = size < MAX_STACK_COPY
+      and ("record with --call-graph dwarf,%d (this recording copied %d bytes)"):format(MAX_STACK_COPY, size)
+      or ("the stack copies are perf's largest (%d bytes): record with frame pointers "
+        .. "(-fno-omit-frame-pointer, perf record -g) for deeper stacks"):format(size)
+  end
+  local no_cfi = stopped_in(ev, "no_cfi")
+  if why.no_cfi > 0 then
+    part(why.no_cfi, ("at code without unwind tables (%s)"):format(names(no_cfi)))
+    advice[#advice + 1] = ("the binar%s %s no unwind tables there: build with "
+      .. "-fasynchronous-unwind-tables"):format(#no_cfi == 1 and "y" or "ies", #no_cfi == 1 and "has" or "have")
+  end
+  local no_binary = stopped_in(ev, "no_binary")
+  if why.no_binary > 0 then
+    part(why.no_binary, ("at code in no binary lgprof could read (%s)"):format(names(no_binary)))
+    local missing, other = {}, false
+    for _, d in ipairs(no_binary) do
+      if d.status == "missing" or d.status == "mismatch" then missing[#missing + 1] = d
+      else other = true end
+    end
+    if #missing > 0 then
+      advice[#advice + 1] = ("binar%s %s missing: give %s with --symfs or --buildid-dir, or "
+        .. "install %s debug files"):format(#missing == 1 and "y" or "ies", names(missing),
+        #missing == 1 and "it" or "them", #missing == 1 and "its" or "their")
+    end
+    if other then
+      advice[#advice + 1] = "code outside any binary (JIT code, or addresses in no recorded "
+        .. "mapping) cannot be unwound: nothing to do but read those chains as cut"
+    end
+  end
+  if why.depth > 0 then
+    part(why.depth, "at perf's depth limit (127 frames)")
+    advice[#advice + 1] = "deeper stacks are cut at 127 frames (perf's kernel.perf_event_max_stack "
+      .. "default): read the roots of those chains as unknown"
+  end
+  if why.other > 0 then
+    local errs = {}
+    for i, e in ipairs(ev.unwind_errors) do errs[i] = { name = e.what } end
+    part(why.other, ("where unwinding failed (%s)"):format(names(errs)))
+    advice[#advice + 1] = "check the binaries are the ones that ran"
+  end
+  list[#list + 1] = finding("truncated-stacks", share > th.truncated_stacks and "warning" or "info",
+    ("%s of the call chains (%d of %d samples) stop before their root, so their callers' totals "
+      .. "are too low: %s"):format(pct1(share), ev.truncated, n, table.concat(parts, "; ")),
+    table.concat(advice, "; "),
+    { truncated = ev.truncated, samples = n, share = share, stack_copy_size = ev.stack_copy_size,
+      reasons = { stack_copy = why.stack_copy, no_cfi = why.no_cfi, no_binary = why.no_binary,
+                  depth = why.depth, other = why.other },
+      no_cfi = no_cfi, no_binary = no_binary, errors = ev.unwind_errors })
+end
+
 -- A perf.data's findings: from the reader's counters and the binaries.
 local function check_stacks(list, profile, th)
   local ev = profile:_stack_evidence()
@@ -323,14 +407,15 @@ local function check_stacks(list, profile, th)
         .. "the function's self time and there is no call graph",
       "record with perf record -e cpu-clock -F 999 -g (or --call-graph dwarf)",
       { samples = n })
-  elseif n > 0 and (ev.depth_one + ev.truncated) / n > th.broken_stacks then
-    local share = (ev.depth_one + ev.truncated) / n
+  elseif n > 0 and ev.depth_one / n > th.broken_stacks then
+    local share = ev.depth_one / n
     list[#list + 1] = finding("broken-stacks", "warning",
-      ("%s of the call chains are one frame deep or stop inside a binary: the code has no frame "
-        .. "pointers, so callers are missing and totals are too low"):format(pct(share)),
+      ("%s of the call chains are one frame deep: the code has no frame pointers, so callers "
+        .. "are missing and totals are too low"):format(pct(share)),
       "compile with -fno-omit-frame-pointer, or record with perf record --call-graph dwarf",
-      { depth_one = ev.depth_one, truncated = ev.truncated, samples = n, share = share })
+      { depth_one = ev.depth_one, samples = n, share = share })
   end
+  if n > 0 and ev.truncated > 0 then truncated_stacks(list, ev, th) end
   if ev.lost > 0 and ev.lost / (n + ev.lost) > th.lost_samples then
     local share = ev.lost / (n + ev.lost)
     list[#list + 1] = finding("lost-samples", "warning",

@@ -204,6 +204,7 @@ typedef struct reader {
   lgp_err *err;
   size_t attr;               /* the chosen event */
   size_t dsos_cap, funcs_cap, fdefs_cap, frames_cap, stacks_cap, threads_cap, files_cap;
+  size_t errors_cap;
   dsox *dx;
   size_t dx_cap;
   htab dso_ht, func_ht, file_ht, stack_ht, thread_ht, tid_ht, proc_ht, cache_ht;
@@ -1154,6 +1155,37 @@ static int stack_add(reader *s, uint32_t thread, size_t depth, uint64_t weight, 
   return 0;
 }
 
+/* Counts a sample whose unwinding failed for another reason, by message.
+** The messages are libdwfl's and lgprof's few fixed ones: a short list,
+** capped all the same. */
+#define MAX_UNWIND_ERRORS 16
+static int unwind_error_add(reader *s, const char *what) {
+  lgp_stacktab *t = s->out;
+  size_t i;
+  for (i = 0; i < t->nunwind_errors; i++)
+    if (strcmp(t->unwind_errors[i].what, what) == 0)
+      break;
+  if (i == t->nunwind_errors && i == MAX_UNWIND_ERRORS) {
+    i--;
+    if (strcmp(t->unwind_errors[i].what, "other errors") != 0) {
+      char *other = lgp_strdup("other errors");
+      if (!other)
+        return oom(s);
+      free(t->unwind_errors[i].what);
+      t->unwind_errors[i].what = other;
+    }
+  } else if (i == t->nunwind_errors) {
+    if (GROW(s, t->unwind_errors, s->errors_cap, i + 1) != 0)
+      return -1;
+    if (!(t->unwind_errors[i].what = lgp_strdup(what)))
+      return oom(s);
+    t->unwind_errors[i].samples = 0;
+    t->nunwind_errors++;
+  }
+  t->unwind_errors[i].samples++;
+  return 0;
+}
+
 /* ---- samples ---- */
 
 enum { MODE_USER, MODE_KERNEL, MODE_OTHER };
@@ -1218,7 +1250,13 @@ typedef struct unw {
   uint64_t pcs[MAX_STACK];
   uint8_t activation[MAX_STACK];
   size_t n;
+  int past_end;              /* a read past the stack copy since the last frame */
+  int refused;               /* a read outside the stack copy since the last frame */
+  int stop;                  /* why it stopped early (LGP_TRUNC_*), or STOP_NONE */
+  const char *why;           /* LGP_TRUNC_OTHER: the failure, in libdwfl's words */
 } unw;
+
+#define STOP_NONE (-1)
 
 /* perf's x86 register bits of DWARF registers 0-16 (rax, rdx, rcx, rbx,
 ** rsi, rdi, rbp, rsp, r8-r15, and the return address column: rip) */
@@ -1246,13 +1284,17 @@ static pid_t unw_next_thread(Dwfl *dwfl, void *arg, void **thread_arg) {
   return dwfl_pid(dwfl);
 }
 
-/* Only the stack copy is memory: the unwind stops where it ends. */
+/* Only the stack copy is memory: the unwind stops where it ends (noted:
+** a bigger copy would have gone on). */
 static bool unw_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg) {
-  const unw *u = arg;
+  unw *u = arg;
   uint64_t len = u->sm->stack_dyn_size;
   (void)dwfl;
-  if (addr < u->sp || addr - u->sp > len || len - (addr - u->sp) < 8)
+  if (addr < u->sp || addr - u->sp > len || len - (addr - u->sp) < 8) {
+    u->refused = 1;
+    u->past_end |= addr >= u->sp;
     return false;
+  }
   memcpy(out, u->sm->stack + (addr - u->sp), 8);
   return true;
 }
@@ -1278,6 +1320,8 @@ static int unw_frame(Dwfl_Frame *frame, void *arg) {
   unw *u = arg;
   Dwarf_Addr pc;
   bool activation;
+  /* the reads from here on unwind this frame (dwfl_frame_pc may start it) */
+  u->past_end = u->refused = 0;
   if (!dwfl_frame_pc(frame, &pc, &activation) || pc == 0)
     return DWARF_CB_ABORT;
   u->pcs[u->n] = pc;
@@ -1334,24 +1378,100 @@ static Dwfl *proc_dwfl(reader *s, proc *p) {
   return dwfl;
 }
 
-/* Unwinds the user stack copy of sm into u->pcs. 0 (u->n frames, maybe
-** none), or -1 with s->err set. */
+/* Does an unwind table entry (.eh_frame, else .debug_frame) of mod cover
+** addr? */
+static int has_cfi(Dwfl_Module *mod, Dwarf_Addr addr) {
+  Dwarf_Addr bias;
+  Dwarf_CFI *cfi;
+  Dwarf_Frame *frame;
+  int pass;
+  for (pass = 0; pass < 2; pass++) {
+    cfi = pass == 0 ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
+    if (cfi && dwarf_cfi_addrframe(cfi, addr - bias, &frame) == 0) {
+      free(frame);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Why an unwind that libdwfl ended with an error stopped at its last
+** frame: that frame's PC is in no binary reported, or no CFI covers it
+** (libdwfl then tried frame pointers, and they failed too), or the CFI
+** needed memory past the stack copy; else libdwfl's message (err). */
+static void stop_reason(Dwfl *dwfl, unw *u, int err) {
+  Dwarf_Addr look = u->activation[u->n - 1] ? u->pcs[u->n - 1] : u->pcs[u->n - 1] - 1;
+  Dwfl_Module *mod = dwfl_addrmodule(dwfl, look);
+  if (!mod)
+    u->stop = LGP_TRUNC_NO_BINARY;
+  else if (!has_cfi(mod, look))
+    u->stop = LGP_TRUNC_NO_CFI;
+  else if (u->past_end)
+    u->stop = LGP_TRUNC_STACK_COPY;
+  else {
+    u->stop = LGP_TRUNC_OTHER;
+    u->why = err ? dwfl_errmsg(err) : "unwinding failed";
+  }
+}
+
+/* Unwinds the user stack copy of sm into u->pcs, and says in u->stop why
+** it stopped if not at the outermost frame. 0 (u->n frames, maybe none),
+** or -1 with s->err set. */
 static int unwind(reader *s, proc *p, const lgp_perf_sample *sm, unw **out) {
   Dwfl *dwfl = proc_dwfl(s, p);
   unw *u = p->unw;
+  int rc;
   *out = u;
-  if (u)
+  if (u) {
+    u->sm = sm;
+    u->mask = s->pd->attrs[s->attr].sample_regs_user;
     u->n = 0;
+    u->why = NULL;
+    u->past_end = u->refused = 0;
+    /* no address space: not one binary of the process could be read */
+    u->stop = LGP_TRUNC_NO_BINARY;
+  }
   if (!dwfl)
     return s->err->set ? -1 : 0;
-  u->sm = sm;
-  u->mask = s->pd->attrs[s->attr].sample_regs_user;
-  if (reg_of(u, 7, &u->sp) != 0)
+  u->stop = LGP_TRUNC_OTHER;
+  if (reg_of(u, 7, &u->sp) != 0) {
+    u->why = "no stack pointer in the sample's registers";
     return 0;
-  /* the end of the stack, or a frame it could not unwind: what was found
-     before it is the chain */
-  dwfl_getthread_frames(dwfl, (pid_t)p->pid, unw_frame, u);
+  }
+  (void)dwfl_errno(); /* clears an error of earlier calls */
+  rc = dwfl_getthread_frames(dwfl, (pid_t)p->pid, unw_frame, u);
+  if (rc == 0 || (rc == DWARF_CB_ABORT && u->n < MAX_STACK)) {
+    /* the outermost frame: CFI left the return address undefined, or it
+       is 0; but libdwfl says so too of a return address it could not
+       read, so a read refused in the last step cut the chain */
+    u->stop = STOP_NONE;
+    if (u->past_end)
+      u->stop = LGP_TRUNC_STACK_COPY;
+    else if (u->refused) {
+      u->stop = LGP_TRUNC_OTHER;
+      u->why = "unwinding read memory below the stack pointer";
+    }
+  } else if (rc == DWARF_CB_ABORT) {
+    u->stop = LGP_TRUNC_DEPTH;
+  } else if (u->n > 0) {
+    stop_reason(dwfl, u, dwfl_errno());
+  } else {
+    int err = dwfl_errno();
+    u->why = err ? dwfl_errmsg(err) : "the sample's registers are incomplete";
+  }
   return 0;
+}
+
+/* The binary of the frame unwinding u stopped at: the last one added to
+** the chain (n > 0 frames); nothing unwound, the user PC's. */
+static uint32_t stop_dso(const reader *s, const proc *p, const unw *u, size_t n) {
+  uint64_t ip;
+  const pmap *m;
+  if (u->n > 0)
+    return s->out->funcs[s->out->frame_defs[s->scratch[n - 1]].func].dso;
+  if (reg_of(u, 8, &ip) != 0 || !(m = map_find(p, ip)))
+    return s->unknown_dso;
+  return m->dso;
 }
 
 static int mode_of(uint64_t marker) {
@@ -1365,7 +1485,7 @@ static int do_sample(reader *s, const lgp_perf_sample *sm) {
   uint32_t thread;
   size_t n = 0, addrs = 0, user = 0, i;
   int mode = sm->cpumode == 1 ? MODE_KERNEL : sm->cpumode == 2 ? MODE_USER : MODE_OTHER;
-  int first = 1, kernel_open = 0, truncated = 0, user_part = 0;
+  int first = 1, kernel_open = 0, truncated, user_part = 0, why = STOP_NONE;
   /* a stack copy to unwind (--call-graph dwarf): the chain holds only the
      kernel's part */
   int stack_copy = s->can_unwind && sm->regs_abi == 2 && sm->stack_dyn_size > 0;
@@ -1419,24 +1539,36 @@ static int do_sample(reader *s, const lgp_perf_sample *sm) {
     unw *u;
     if (unwind(s, p, sm, &u) != 0)
       return -1;
+    s->out->unwound++;
     if (u && u->n > 0) {
       /* a frame that is not an activation was left by a call: less 1 */
       for (i = 0; i < u->n; i++)
         if (chain_addr(s, p, MODE_USER, u->pcs[i], u->activation[i], &n, &kernel_open) != 0)
           return -1;
       addrs += u->n;
-      user += u->n;
-      truncated = u->n >= MAX_STACK;
     } else {
-      /* nothing unwound: the PC alone, and the chain is cut */
+      /* nothing unwound: the PC alone */
       if (sm->nchain == 0)
         s->out->no_chain++;
       if (chain_addr(s, p, mode, sm->ip, 1, &n, &kernel_open) != 0)
         return -1;
       addrs++;
-      user += mode == MODE_USER;
-      truncated = 1;
     }
+    why = u ? u->stop : LGP_TRUNC_OTHER;
+    if (why == LGP_TRUNC_NO_BINARY || why == LGP_TRUNC_NO_CFI) {
+      lgp_st_dso *d = &s->out->dsos[stop_dso(s, p, u, n)];
+      if (why == LGP_TRUNC_NO_BINARY)
+        d->stops_no_binary++;
+      else
+        d->stops_no_cfi++;
+    } else if (why == LGP_TRUNC_OTHER && unwind_error_add(s, u && u->why ? u->why : "out of memory") != 0) {
+      return -1;
+    }
+  } else {
+    if (addrs == 1 && user == 1 && sm->nchain > 0)
+      s->out->depth_one++;
+    if (addrs >= MAX_STACK)    /* cut at perf's depth limit */
+      why = LGP_TRUNC_DEPTH;
   }
   if (n == 0) {
     /* a chain of context markers only: the sample's PC */
@@ -1444,12 +1576,11 @@ static int do_sample(reader *s, const lgp_perf_sample *sm) {
     if (chain_addr(s, p, mode, sm->ip, 1, &n, &kernel_open) != 0)
       return -1;
   }
-  if (addrs == 1 && user == 1 && (sm->nchain > 0 || stack_copy))
-    s->out->depth_one++;
-  if (addrs >= MAX_STACK)      /* cut at perf's depth limit */
-    truncated = 1;
-  if (truncated)
+  truncated = why != STOP_NONE;
+  if (truncated) {
     s->out->truncated++;
+    s->out->truncated_why[why]++;
+  }
   return stack_add(s, thread, n, weight, truncated);
 }
 
@@ -1654,6 +1785,8 @@ static int run(reader *s) {
     s->can_unwind = (a->sample_type & LGP_PS_REGS_USER) && (a->sample_type & LGP_PS_STACK_USER)
                     && (a->sample_regs_user & 0xff01ffu) == 0xff01ffu
                     && (!s->pd->arch || strcmp(s->pd->arch, "x86_64") == 0);
+    if (a->sample_type & LGP_PS_STACK_USER)
+      s->out->stack_copy_size = a->sample_stack_user;
   }
   /* the special binaries */
   if ((s->kernel_dso = dso_get(s, "[kernel.kallsyms]", 0, DK_KERNEL)) == NONE
