@@ -158,6 +158,6 @@ describe("frame pointers and DWARF on a leaf function without a frame", function
     -- every sample in user space stops for want of stack; a sample in the
     -- kernel may have no user registers, and is not unwound
     assert.is_true(f.reasons.stack_copy > f.samples / 2, f.message)
-    assert.truthy(f.advice:find("record with --call-graph dwarf,65528 (this recording copied 64 bytes)", 1, true))
+    assert.truthy(f.advice:find("record with --call-graph dwarf,65528 (lgprof record --stack-size=65528; this recording copied 64 bytes)", 1, true))
   end)
 end)

@@ -78,6 +78,17 @@ describe("lgprof record's perf command", function()
     assert.matches("^perf record %-q %-e task%-clock %-F 100 ", dry({ "--event=task-clock", "-F", "100", "--", "./fp" }))
   end)
 
+  it("--stack-size=BYTES asks perf for that much stack per sample, and implies --dwarf", function()
+    assert.matches(" %-%-call%-graph dwarf,16384 %-o %S+ %-%- %./fp\n$", dry({ "--stack-size=16384", "--", "./fp" }))
+    assert.matches(" %-%-call%-graph dwarf,65528 %-o %S+ %-%- %./nofp\n$",
+      dry({ "--dwarf", "--stack-size", "65528", "--", "./nofp" }))
+    assert.matches("cannot be combined with %-%-fp",
+      cmd.one_line_error(2, cmd.lgprof({ "record", "--fp", "--stack-size=4096", "--", FP })))
+    for _, bad in ipairs({ "0", "65529", "x", "-8" }) do
+      cmd.one_line_error(2, cmd.lgprof({ "record", "--stack-size=" .. bad, "--", FP }))
+    end
+  end)
+
   it("finds the program on PATH as a shell would", function()
     util.mkdir(TMP .. "/bin1"); util.mkdir(TMP .. "/bin2")
     util.spit(TMP .. "/bin1/tool", "not executable\n")

@@ -343,7 +343,8 @@ local function truncated_stacks(list, ev, th)
     part(why.stack_copy, ("because unwinding needed more of the stack than the %d bytes copied "
       .. "per sample"):format(size))
     advice[#advice + 1] = size < MAX_STACK_COPY
-      and ("record with --call-graph dwarf,%d (this recording copied %d bytes)"):format(MAX_STACK_COPY, size)
+      and ("record with --call-graph dwarf,%d (lgprof record --stack-size=%d; this recording copied %d bytes)")
+        :format(MAX_STACK_COPY, MAX_STACK_COPY, size)
       or ("the stack copies are perf's largest (%d bytes): record with frame pointers "
         .. "(-fno-omit-frame-pointer, perf record -g) for deeper stacks"):format(size)
   end

@@ -58,7 +58,7 @@ lgprof's own modes (each prints its own usage with --help):
                       sum profile files into one (gprof -s)
   lgprof doctor [--format=text|json] [options] [image-file [profile-file...]]
                       what is wrong with a profile, and how to fix it
-  lgprof record [--fp|--dwarf] [-F HZ] [-o FILE] [options] -- PROGRAM [ARGS...]
+  lgprof record [--fp|--dwarf] [--stack-size=BYTES] [-F HZ] [-o FILE] [options] -- PROGRAM [ARGS...]
                       run PROGRAM under perf record (cpu-clock, 999 Hz) and
                       print the report of its recording (exit 4: PROGRAM
                       failed)

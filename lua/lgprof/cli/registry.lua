@@ -411,6 +411,10 @@ registry.OPTIONS = {
     help = "unwind the stacks by frame pointers (perf record -g)" },
   { long = "dwarf", arg = "none", key = "dwarf", modes = modes("record"), group = "record",
     help = "unwind the stacks with DWARF (perf record --call-graph dwarf)" },
+  { long = "stack-size", arg = "required", type = "integer", min = 8, max = 65528, key = "stack_size",
+    modes = modes("record"), group = "record", metavar = "BYTES",
+    help = "DWARF unwinding: the bytes of stack perf copies per sample (default 8192, at most 65528;"
+      .. " implies --dwarf)" },
   { short = "F", long = "freq", arg = "required", type = "integer", min = 1, max = 1000000, key = "freq",
     modes = modes("record"), group = "record", metavar = "HZ",
     help = "samples a second (default 999)" },

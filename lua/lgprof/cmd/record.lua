@@ -127,11 +127,13 @@ function cmd.frame_pointers(path)
 end
 
 --- The perf command (a list of words): o.event, o.freq, o.unwind ("fp"
--- or "dwarf"), o.output, o.program and o.args.
+-- or "dwarf"), o.stack_size (DWARF: bytes copied per sample, else
+-- perf's default), o.output, o.program and o.args.
 function cmd.perf_command(o)
   local words = { "perf", "record", "-q", "-e", o.event or "cpu-clock", "-F", tostring(o.freq or 999) }
   if o.unwind == "dwarf" then
-    table.move({ "--call-graph", "dwarf" }, 1, 2, #words + 1, words)
+    local how = o.stack_size and ("dwarf,%d"):format(o.stack_size) or "dwarf"
+    table.move({ "--call-graph", how }, 1, 2, #words + 1, words)
   else
     words[#words + 1] = "-g"
   end
@@ -193,6 +195,9 @@ end
 function cmd.run(ctx)
   local st, out, err = ctx.opts, ctx.out, ctx.err
   if st.fp and st.dwarf then return ctx:fail(2, "record: --fp and --dwarf cannot be combined") end
+  if st.fp and st.stack_size then
+    return ctx:fail(2, "record: --stack-size is for DWARF unwinding: it cannot be combined with --fp")
+  end
   if #st.operands > 0 then
     return ctx:fail(2, ("record: the program goes after --: lgprof record [options] -- %s ...")
       :format(st.operands[1]))
@@ -202,7 +207,7 @@ function cmd.run(ctx)
   local path = os.getenv("PATH") or "/usr/bin:/bin"
   local program = cmd.find_program(name, path)
   if not program then return ctx:fail(1, cmd.failure_message("no-program", name)) end
-  local unwind = st.fp and "fp" or st.dwarf and "dwarf"
+  local unwind = st.fp and "fp" or (st.dwarf or st.stack_size) and "dwarf"
   if not unwind then
     -- DWARF when frame pointers are not known to be kept: it works either way
     unwind = cmd.frame_pointers(program) and "fp" or "dwarf"
@@ -211,7 +216,7 @@ function cmd.run(ctx)
   local reservation = not keep and os.tmpname()
   local data = keep or reservation .. ".perf.data"
   local words = cmd.perf_command({
-    event = st.event, freq = st.freq, unwind = unwind, output = data, program = name,
+    event = st.event, freq = st.freq, unwind = unwind, stack_size = st.stack_size, output = data, program = name,
     args = table.move(st.rest, 2, #st.rest, 1, {}),
   })
   local quoted = {}
