@@ -209,13 +209,14 @@ static int build_nodes(lgp_stackprof *sp, int with_lines, lgp_image *im, lgp_nod
   const lgp_stacktab *t = &sp->tab;
   size_t nf = t->nfuncs, n = nf + (with_lines ? sp->nlines : 0), i, k = 0, fi, node = 0;
   uint32_t *by_node = lgp_alloc_array(nf ? nf : 1, sizeof *by_node);
+  lgp_addr *inline_at = lgp_calloc_array(nf ? nf : 1, sizeof *inline_at);
   lgp_node *nodes = lgp_calloc_array(n ? n : 1, sizeof *nodes);
   int rc = -1;
   sp->func_of = lgp_alloc_array(n ? n : 1, sizeof *sp->func_of);
   im->syms = lgp_calloc_array(n ? n : 1, sizeof *im->syms);
   im->shown_addr = lgp_alloc_array(n ? n : 1, sizeof *im->shown_addr);
   im->files = lgp_calloc_array(t->nfiles ? t->nfiles : 1, sizeof *im->files);
-  if (by_node == NULL || nodes == NULL || sp->func_of == NULL || im->syms == NULL ||
+  if (by_node == NULL || inline_at == NULL || nodes == NULL || sp->func_of == NULL || im->syms == NULL ||
       im->shown_addr == NULL || im->files == NULL)
     goto out;
   for (i = 0; i < t->nfiles; i++) {
@@ -227,6 +228,14 @@ static int build_nodes(lgp_stackprof *sp, int with_lines, lgp_image *im, lgp_nod
   }
   for (i = 0; i < nf; i++)
     by_node[sp->node_of[i]] = (uint32_t)i;
+  /* an inlined function has no address of its own (start 0): it shows
+     the lowest of its frames' */
+  for (i = 0; i < t->nframe_defs; i++) {
+    const lgp_st_frame *fr = &t->frame_defs[i];
+    lgp_addr *a = &inline_at[fr->func];
+    if (t->funcs[fr->func].is_inline && t->funcs[fr->func].start == 0)
+      *a = *a == 0 || fr->addr < *a ? fr->addr : *a;
+  }
   for (fi = 0; fi < nf; fi++) {
     uint32_t func = by_node[fi];
     const lgp_st_func *f = &t->funcs[func];
@@ -241,7 +250,7 @@ static int build_nodes(lgp_stackprof *sp, int with_lines, lgp_image *im, lgp_nod
     rs->is_func = 1;
     rs->file = f->file == LGP_ST_NOFILE ? -1 : (int32_t)f->file;
     rs->line = (int32_t)f->line;
-    im->shown_addr[node] = f->start;
+    im->shown_addr[node] = f->is_inline && f->start == 0 ? inline_at[func] : f->start;
     sp->node_of[func] = (uint32_t)node;
     sp->func_of[node++] = func;
     /* its lines (k: the first line of this function) */
@@ -271,6 +280,7 @@ static int build_nodes(lgp_stackprof *sp, int with_lines, lgp_image *im, lgp_nod
   rc = 0;
 out:
   free(by_node);
+  free(inline_at);
   free(nodes);
   return rc;
 }

@@ -426,7 +426,7 @@ static int build_stack_lines(const lgp_profile *p, const lgp_stackprof *sp, int 
   for (i = 0; i < sp->nlines; i++) {
     if (!anno_wanted(p, sp->node_of[sp->lines[i].func]))
       continue;
-    keys[n] = (uint64_t)sp->lines[i].file << 32 | sp->lines[i].line;
+    keys[i] = (uint64_t)sp->lines[i].file << 32 | sp->lines[i].line;
     ids[n++] = (uint32_t)i;
   }
   if (lgp_radix_sort(ids, keys, n) != 0)
