@@ -284,6 +284,22 @@ describe("-l and -A on perf.data", function()
     end)
   end)
 
+  describe("--annotate-lines", function()
+    it("lists each line's self time and share, inlined code marked", function()
+      local status, out, err = run({ "--annotate-lines=prog.c", "perf.data" })
+      assert.equal(0, status, err)
+      local function row(self, share, mark, n, text)
+        return (" "):rep(10) .. ("%10.3f%7.2f%%"):format(self, share) .. mark .. ("%5d  "):format(n) .. text
+      end
+      local got = util.lines(out)
+      assert.equal(("*** %s/prog.c: 0.070 s, 100.00%% of 0.070 s"):format(tmp), got[1])
+      assert.equal(row(0.04, 400 / 7, " i", 4, "  sink += v;"), got[2 + 4], out)
+      assert.equal(row(0.02, 200 / 7, "  ", 8, "  for (long i = 0; i < n; i++)"), got[2 + 8], out)
+      assert.equal(row(0.01, 100 / 7, "  ", 10, "  sink ^= (unsigned long)n;"), got[2 + 10], out)
+      assert.equal((" "):rep(30) .. "   14  " .. "  work(100);", got[2 + 14], out)
+    end)
+  end)
+
   describe("profile:lines()", function()
     it("gives each sampled line its samples, and the rest to its function", function()
       for _, g in ipairs({ "function", "line" }) do
@@ -309,7 +325,7 @@ describe("-l and -A on perf.data", function()
   end)
 
   it("still refuses what needs call counts, saying why", function()
-    for _, args in ipairs({ { "-A", "-x" }, { "-C" }, { "-s" } }) do
+    for _, args in ipairs({ { "-A", "-x" }, { "-C" }, { "-s" }, { "-l", "--static-arcs" } }) do
       local argv = table.move(args, 1, #args, 1, {})
       argv[#argv + 1] = "perf.data"
       local status, out, err = run(argv)

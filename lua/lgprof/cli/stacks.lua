@@ -15,7 +15,6 @@ local function refused(st, options)
     return "-x (it carries call counts to the lines after a function's first)"
   end
   if st.style & options.EXEC ~= 0 then return "-C (basic-block counts are gmon.out's)" end
-  if st.annotate_lines then return "--annotate-lines (it counts gmon.out's histogram by line)" end
   if st.static_arcs then return "--static-arcs (its arcs are calls of count 0)" end
   if st.break_cycles then return "--break-cycles (it weighs arcs by their call counts)" end
 end
