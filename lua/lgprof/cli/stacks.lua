@@ -11,6 +11,9 @@ local function refused(st, options)
   if st.static_call_graph then return "-c (a static call graph adds arcs to call counts)" end
   if st.style & options.FUNC_ORDER ~= 0 then return "-r (the function order is made from call counts)" end
   if st.style & options.FILE_ORDER ~= 0 then return "-R (the file order is made from call counts)" end
+  if st.line and st.output_format and st.output_format ~= "gprof" then
+    return "-l with --format (the exports' line rows are --granularity=line)"
+  end
   if st.all_lines and st.style & options.ANNO ~= 0 then
     return "-x (it carries call counts to the lines after a function's first)"
   end
