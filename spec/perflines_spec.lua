@@ -161,8 +161,10 @@ describe("-l and -A on perf.data", function()
         flat_row(100 / 7, 0.07, 0.01, ("work (prog.c:10 @ %s)"):format(hex(at.tail))),
       }
       local got = util.lines(out)
-      assert.same(want, { got[6], got[7], got[8] }, out)
-      assert.equal(8, #got, out)
+      assert.equal("A line's row holds the samples whose leaf frame is on it; @ is the lowest "
+        .. "address sampled there.", got[4])
+      assert.same(want, { got[7], got[8], got[9] }, out)
+      assert.equal(9, #got, out)
     end)
 
     it("lists every function with -z, at its start address and declaration line", function()
@@ -177,8 +179,8 @@ describe("-l and -A on perf.data", function()
         flat_row(0, 0.07, 0, ("add (prog.c:2 @ %s)"):format(hex(at.add_lo))),
         flat_row(0, 0.07, 0, ("main (prog.c:12 @ %s)"):format(hex(nm.main))),
         flat_row(0, 0.07, 0, ("work (prog.c:6 @ %s)"):format(hex(nm.work))),
-      }, { got[9], got[10], got[11] }, out)
-      assert.equal(11, #got, out)
+      }, { got[10], got[11], got[12] }, out)
+      assert.equal(12, #got, out)
     end)
 
     it("keeps the functions' call graph, its names with their first line", function()
@@ -200,8 +202,8 @@ describe("-l and -A on perf.data", function()
       assert.equal(0, status, err)
       -- the line table still says line 4 at add's addresses; the function is work
       local got = util.lines(out)
-      assert.equal(flat_row(400 / 7, 0.04, 0.04, ("work (prog.c:4 @ %s)"):format(hex(at.add_lo))), got[6], out)
-      assert.equal(flat_row(200 / 7, 0.06, 0.02, ("work (prog.c:8 @ %s)"):format(hex(at.loop_lo))), got[7], out)
+      assert.equal(flat_row(400 / 7, 0.04, 0.04, ("work (prog.c:4 @ %s)"):format(hex(at.add_lo))), got[7], out)
+      assert.equal(flat_row(200 / 7, 0.06, 0.02, ("work (prog.c:8 @ %s)"):format(hex(at.loop_lo))), got[8], out)
     end)
 
     it("selects the rows with -p NAME and -P NAME as for gmon's line mode", function()
@@ -209,9 +211,9 @@ describe("-l and -A on perf.data", function()
       assert.equal(0, status, err)
       local got = util.lines(out)
       -- work's two rows; the percentages of what -p keeps (3 samples)
-      assert.equal(flat_row(200 / 3, 0.02, 0.02, ("work (prog.c:8 @ %s)"):format(hex(at.loop_lo))), got[6], out)
-      assert.equal(flat_row(100 / 3, 0.03, 0.01, ("work (prog.c:10 @ %s)"):format(hex(at.tail))), got[7], out)
-      assert.equal(7, #got, out)
+      assert.equal(flat_row(200 / 3, 0.02, 0.02, ("work (prog.c:8 @ %s)"):format(hex(at.loop_lo))), got[7], out)
+      assert.equal(flat_row(100 / 3, 0.03, 0.01, ("work (prog.c:10 @ %s)"):format(hex(at.tail))), got[8], out)
+      assert.equal(8, #got, out)
       status, out = run({ "-b", "-l", "-Padd", "-p", "perf.data" })
       assert.equal(0, status)
       assert.falsy(out:find("add (", 1, true), out)
@@ -224,8 +226,8 @@ describe("-l and -A on perf.data", function()
       local status, out, err = run({ "-b", "-p", "-l", "--tid=" .. PID, "two.data" })
       assert.equal(0, status, err)
       local got = util.lines(out)
-      assert.equal(flat_row(100, 0.02, 0.02, ("add (prog.c:4 @ %s)"):format(hex(at.add_hi))), got[6], out)
-      assert.equal(6, #got, out)
+      assert.equal(flat_row(100, 0.02, 0.02, ("add (prog.c:4 @ %s)"):format(hex(at.add_hi))), got[7], out)
+      assert.equal(7, #got, out)
     end)
   end)
 
