@@ -95,11 +95,14 @@ static int cmp_leaf_key(const void *a, const void *b) {
   return l->def < r->def ? -1 : l->def > r->def;
 }
 
-/* A function's lines in address order (rank, then lowest address). */
-static int cmp_line(const void *a, const void *b) {
-  const lgp_st_line *l = a, *r = b;
-  if (l->node != r->node) /* (the function's rank, while sorting) */
-    return l->node < r->node ? -1 : 1;
+/* A function's lines in address order: by the function's node (before
+** any line has one), then lowest address. */
+static int cmp_line(const void *ctx, uint32_t x, uint32_t y) {
+  const lgp_stackprof *sp = ctx;
+  const lgp_st_line *l = &sp->lines[x], *r = &sp->lines[y];
+  uint32_t lf = sp->node_of[l->func], rf = sp->node_of[r->func];
+  if (lf != rf)
+    return lf < rf ? -1 : 1;
   if (l->addr != r->addr)
     return l->addr < r->addr ? -1 : 1;
   if (l->file != r->file)
@@ -107,8 +110,8 @@ static int cmp_line(const void *a, const void *b) {
   return l->line < r->line ? -1 : l->line > r->line;
 }
 
-/* The lines samples ended on (sp->lines, sp->line_of_def); their node
-** fields are LGP_NONE until build_nodes. 0, or -1 (out of memory). */
+/* The lines samples ended on (sp->lines); their node fields are LGP_NONE
+** until build_nodes. 0, or -1 (out of memory). */
 static int find_lines(lgp_stackprof *sp) {
   const lgp_stacktab *t = &sp->tab;
   size_t nd = t->nframe_defs, i, n = 0, k;
@@ -116,10 +119,10 @@ static int find_lines(lgp_stackprof *sp) {
   uint64_t *weight = lgp_calloc_array(nd ? nd : 1, sizeof *weight);
   uint8_t *leaf = lgp_calloc_array(nd ? nd : 1, 1);
   leaf_key *keys = NULL;
-  uint32_t *slot = NULL;
+  uint32_t *order = NULL;
+  lgp_st_line *sorted = NULL;
   int rc = -1;
-  sp->line_of_def = lgp_alloc_array(nd ? nd : 1, sizeof *sp->line_of_def);
-  if (samples == NULL || weight == NULL || leaf == NULL || sp->line_of_def == NULL)
+  if (samples == NULL || weight == NULL || leaf == NULL)
     goto out;
   for (i = 0; i < t->nstacks; i++) {
     uint32_t d = t->frames[t->stacks[i].first];
@@ -127,14 +130,11 @@ static int find_lines(lgp_stackprof *sp) {
     samples[d] += t->stacks[i].samples;
     weight[d] += t->stacks[i].weight;
   }
-  for (i = 0; i < nd; i++) {
-    sp->line_of_def[i] = LGP_NONE;
+  for (i = 0; i < nd; i++)
     n += leaf[i] && t->frame_defs[i].line > 0 && t->frame_defs[i].file != LGP_ST_NOFILE;
-  }
   keys = lgp_alloc_array(n ? n : 1, sizeof *keys);
   sp->lines = lgp_alloc_array(n ? n : 1, sizeof *sp->lines);
-  slot = lgp_alloc_array(n ? n : 1, sizeof *slot);
-  if (keys == NULL || sp->lines == NULL || slot == NULL)
+  if (keys == NULL || sp->lines == NULL)
     goto out;
   for (i = 0, k = 0; i < nd; i++) {
     const lgp_st_frame *f = &t->frame_defs[i];
@@ -155,7 +155,7 @@ static int find_lines(lgp_stackprof *sp) {
         keys[k].line != keys[k - 1].line) {
       l = &sp->lines[sp->nlines++];
       l->func = t->frame_defs[keys[k].def].func;
-      l->node = keys[k].rank;
+      l->node = LGP_NONE; /* (build_nodes gives it one at line granularity) */
       l->file = keys[k].file;
       l->line = keys[k].line;
       l->addr = keys[k].addr;
@@ -164,40 +164,29 @@ static int find_lines(lgp_stackprof *sp) {
     l = &sp->lines[sp->nlines - 1];
     l->samples += samples[keys[k].def];
     l->weight += weight[keys[k].def];
-    slot[k] = (uint32_t)(sp->nlines - 1);
   }
-  /* address order within each function; line_of_def follows the move */
-  {
-    uint32_t *where = lgp_alloc_array(sp->nlines ? sp->nlines : 1, sizeof *where);
-    lgp_st_line *sorted = lgp_alloc_array(sp->nlines ? sp->nlines : 1, sizeof *sorted);
-    if (where == NULL || sorted == NULL) {
-      free(where);
-      free(sorted);
-      goto out;
-    }
-    memcpy(sorted, sp->lines, sp->nlines * sizeof *sorted);
-    for (k = 0; k < sp->nlines; k++)
-      sorted[k].samples = k; /* (the old position, for the moment) */
-    qsort(sorted, sp->nlines, sizeof *sorted, cmp_line);
-    for (k = 0; k < sp->nlines; k++) {
-      where[sorted[k].samples] = (uint32_t)k;
-      sorted[k].samples = sp->lines[sorted[k].samples].samples;
-    }
-    for (k = 0; k < n; k++)
-      sp->line_of_def[keys[k].def] = where[slot[k]];
-    for (k = 0; k < sp->nlines; k++)
-      sorted[k].node = LGP_NONE;
-    free(sp->lines);
-    sp->lines = sorted;
-    free(where);
-  }
+  /* address order within each function */
+  order = lgp_alloc_array(sp->nlines ? sp->nlines : 1, sizeof *order);
+  sorted = lgp_alloc_array(sp->nlines ? sp->nlines : 1, sizeof *sorted);
+  if (order == NULL || sorted == NULL)
+    goto out;
+  for (k = 0; k < sp->nlines; k++)
+    order[k] = (uint32_t)k;
+  if (lgp_sort_indices(order, sp->nlines, cmp_line, sp) != 0)
+    goto out;
+  for (k = 0; k < sp->nlines; k++)
+    sorted[k] = sp->lines[order[k]];
+  free(sp->lines);
+  sp->lines = sorted;
+  sorted = NULL;
   rc = 0;
 out:
   free(samples);
   free(weight);
   free(leaf);
   free(keys);
-  free(slot);
+  free(order);
+  free(sorted);
   return rc;
 }
 
@@ -612,6 +601,5 @@ void lgp_stackprof_free(lgp_stackprof *sp) {
   free(sp->self_samples);
   free(sp->total_samples);
   free(sp->lines);
-  free(sp->line_of_def);
   memset(sp, 0, sizeof *sp);
 }

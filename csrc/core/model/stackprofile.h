@@ -68,8 +68,6 @@ typedef struct lgp_stackprof {
   uint64_t *total_samples; /* per node: samples with it on the stack */
   lgp_st_line *lines;      /* by function node, then address */
   size_t nlines;
-  uint32_t *line_of_def;   /* per frame def: its line (lines[]) when it is a
-                              leaf with a line, else LGP_NONE */
   int is_time;             /* every event's weights are nanoseconds */
   uint64_t samples, weight;/* of every stack */
 } lgp_stackprof;
