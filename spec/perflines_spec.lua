@@ -219,6 +219,33 @@ describe("-l and -A on perf.data", function()
       assert.falsy(out:find("add (", 1, true), out)
     end)
 
+    it("leaves samples without a line on their function's row, named as without -l", function()
+      local start = tonumber(util.read_cmd("nm " .. q(exe)):match("(%x+) T _start\n"), 16)
+      assert(start, "nm lists no _start")
+      -- crt code: no line there
+      assert.matches("^%?%?:", util.read_cmd(("addr2line -e %s 0x%x"):format(q(exe), start + 4)))
+      local path = write("noline.data", recording({ { addr = at.add_hi, n = 2 }, { addr = start + 4, n = 1 } }))
+      local status, out, err = run({ "-b", "-p", "-l", "noline.data" })
+      assert.equal(0, status, err)
+      local got = util.lines(out)
+      assert.same({
+        flat_row(200 / 3, 0.02, 0.02, ("add (prog.c:4 @ %s)"):format(hex(at.add_hi))),
+        flat_row(100 / 3, 0.03, 0.01, "_start"),
+      }, { got[7], got[8] }, out)
+      assert.equal(8, #got, out)
+      local p <close> = assert(lgprof.open(nil, path))
+      local fn = assert(p:find("_start"))
+      local n = 0
+      for l in fn:lines() do
+        n = n + 1
+        assert.is_nil(l.file)
+        assert.is_nil(l.line)
+        assert.equal(1, l.samples)
+        assert.equal(start, l.address)
+      end
+      assert.equal(1, n)
+    end)
+
     it("keeps line granularity through --tid", function()
       local two = write("two.data", recording({
         { addr = at.add_hi, n = 2 }, { addr = at.tail, n = 3, tid = PID + 1 },
