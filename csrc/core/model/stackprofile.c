@@ -52,7 +52,8 @@ static int check_table(const lgp_stacktab *t, lgp_err *err) {
   return 0;
 }
 
-/* The functions' node order (func_of, node_of as if no line had a node). */
+/* The functions' order: node_of as if no line had a node (build_nodes
+** then numbers the nodes, lines included). */
 static int order_functions(lgp_stackprof *sp) {
   const lgp_stacktab *t = &sp->tab;
   size_t n = t->nfuncs, i;
