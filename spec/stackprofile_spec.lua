@@ -448,9 +448,9 @@ describe("lgprof.open of a perf.data file", function()
   end)
 
   it("refuses what sampled stacks cannot do", function()
-    local p, err = lgprof.open(nil, perf, { granularity = "line" })
+    local p, err = lgprof.open(nil, perf, { static_call_graph = true })
     assert.is_nil(p)
-    assert.matches("line granularity is not available", err)
+    assert.matches("a static call graph is not available", err)
     p, err = lgprof.open(nil, { perf, perf })
     assert.is_nil(p)
     assert.matches("read alone", err)
@@ -459,8 +459,8 @@ describe("lgprof.open of a perf.data file", function()
     assert.matches("arc specs", err)
   end)
 
-  it("makes -s, -c, -r, -R (and -l) a usage error of the command", function()
-    for _, args in ipairs({ { "-s" }, { "-c" }, { "-r" }, { "-R", "map" }, { "-l" } }) do
+  it("makes -s, -c, -r and -R a usage error of the command", function()
+    for _, args in ipairs({ { "-s" }, { "-c" }, { "-r" }, { "-R", "map" } }) do
       local argv = table.move(args, 1, #args, 1, {})
       argv[#argv + 1] = "a.out"
       argv[#argv + 1] = perf

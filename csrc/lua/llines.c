@@ -3,11 +3,13 @@
 ** profile:line()). A profile's line data (lines.c) is built on first use and
 ** kept, per profile and its views, in a registry table weak on the profile.
 */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lcore.h"
 #include "model/lines.h"
+#include "model/stackprofile.h"
 #include "llines.h"
 
 #define LINEDATA_T "lgprof.LineData"
@@ -97,8 +99,11 @@ static int line_index(lua_State *L) {
   } else if (strcmp(k, "address") == 0)
     lua_pushinteger(L, (lua_Integer)l->addr);
   else if (strcmp(k, "end_address") == 0) {
-    /* up to the next line; the last runs to its function's end */
-    if ((size_t)h->id + 1 < ls->n)
+    /* up to the next line; the last runs to its function's end (sampled
+       stacks: a line is its samples' addresses, no range) */
+    if (lgp_stacks_of(p) != NULL)
+      lua_pushnil(L);
+    else if ((size_t)h->id + 1 < ls->n)
       lua_pushinteger(L, (lua_Integer)ls->v[h->id + 1].addr - 1);
     else if (l->func != LGP_NONE)
       lua_pushinteger(L, (lua_Integer)p->graph.nodes[l->func].end_addr);
@@ -111,8 +116,13 @@ static int line_index(lua_State *L) {
       lua_pushnil(L);
   } else if (strcmp(k, "self") == 0)
     lua_pushnumber(L, lgp_seconds(p, l->ticks));
+  else if (strcmp(k, "samples") == 0 && lgp_stacks_of(p) != NULL)
+    lua_pushinteger(L, (lua_Integer)l->samples);
   else if (strcmp(k, "samples") == 0)
     lua_pushnumber(L, l->ticks);
+  else if (strcmp(k, "self_error") == 0 && lgp_stacks_of(p) != NULL)
+    /* sqrt(samples) x the mean period, as a Function's */
+    lua_pushnumber(L, l->samples > 0 ? lgp_seconds(p, l->ticks / sqrt((double)l->samples)) : 0.0);
   else if (strcmp(k, "self_error") == 0)
     lua_pushnumber(L, lgp_sampling_error(p, l->ticks));
   else if (strcmp(k, "percent") == 0)

@@ -268,8 +268,6 @@ static int l_is_perfdata(lua_State *L) {
 /* What a profile of stacks cannot do with open's options: NULL, or why. */
 static const char *unsupported(const lgp_options *o) {
   size_t i;
-  if (o->line_granularity)
-    return "line granularity";
   if (o->static_call_graph || o->static_arcs)
     return "a static call graph";
   if (o->map_file != NULL)
@@ -643,6 +641,7 @@ int lcore_stack_filter(lua_State *L) {
                  stack_filter_keys[k], str ? "a string" : "an integer");
   } /* 3..6: pid, tid, comm, dso */
   opts = lcore_new_options(L, 0);
+  opts->line_granularity = lp->p->line_granularity; /* the rows the profile has */
   keep = lua_newuserdatauv(L, t->nstacks ? t->nstacks : 1, 0);
   for (i = 0; i < t->nstacks; i++) {
     const lgp_st_stack *s = &t->stacks[i];
@@ -684,8 +683,10 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
     lua_pushnumber(L, lgp_seconds(p, n->prop_self + n->prop_child)); /* measured */
   else if (strcmp(k, "total_max_exact") == 0)
     lua_pushboolean(L, 1);
-  else if (f != NULL && strcmp(k, "address") == 0)
-    lua_pushinteger(L, (lua_Integer)f->start);
+  else if (f != NULL && strcmp(k, "address") == 0) /* a line's: its lowest sampled */
+    lua_pushinteger(L, (lua_Integer)p->image->shown_addr[id]);
+  else if (f != NULL && n->is_line && (strcmp(k, "end_address") == 0 || strcmp(k, "size") == 0))
+    lua_pushnil(L); /* a line of sampled stacks is its samples' addresses, not a range */
   else if (f != NULL && strcmp(k, "end_address") == 0)
     lua_pushinteger(L, (lua_Integer)f->end);
   else if (f != NULL && strcmp(k, "size") == 0)

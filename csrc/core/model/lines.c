@@ -8,6 +8,7 @@
 
 #include "model/hist.h"
 #include "model/lines.h"
+#include "model/stackprofile.h"
 
 /* A function-granularity profile's lines: the table gprof -l builds (the
 ** symbol table's own line-granularity step, over this profile's function
@@ -154,6 +155,53 @@ static int cmp_by_line(const void *ctx, uint32_t a, uint32_t b) {
   return a < b ? -1 : a > b;
 }
 
+/* A profile of sampled stacks: its lines (lines.h); ls->first allocated. */
+static int table_from_stacks(lgp_lines *ls, const lgp_profile *p, const lgp_stackprof *sp) {
+  const lgp_node *nodes = p->graph.nodes;
+  size_t ns = p->graph.nsyms, i, k = 0, n = 0;
+  ls->v = lgp_alloc_array(ns + sp->nlines + 1, sizeof *ls->v);
+  if (ls->v == NULL)
+    return -1;
+  for (i = 0; i < ns; i++) {
+    uint32_t func = sp->func_of[i];
+    uint64_t samples = sp->self_samples[i];
+    double weight = nodes[i].prop_self;
+    size_t k0 = k;
+    lgp_line *l;
+    if (nodes[i].is_line)
+      continue;
+    for (; k < sp->nlines && sp->lines[k].func == func; k++) {
+      samples -= sp->lines[k].samples;
+      weight -= (double)sp->lines[k].weight;
+    }
+    ls->first[i] = (uint32_t)n;
+    if (samples > 0 || k == k0) { /* what no line holds */
+      l = &ls->v[n++];
+      memset(l, 0, sizeof *l);
+      l->addr = p->image->shown_addr != NULL ? p->image->shown_addr[i] : nodes[i].addr;
+      l->func = (uint32_t)i;
+      l->node = p->line_granularity ? (uint32_t)i : LGP_NONE;
+      l->linesym = -1;
+      l->ticks = weight;
+      l->samples = samples;
+    }
+    for (; k0 < k; k0++) {
+      const lgp_st_line *sl = &sp->lines[k0];
+      l = &ls->v[n++];
+      memset(l, 0, sizeof *l);
+      l->addr = sl->addr;
+      l->func = (uint32_t)i;
+      l->node = sl->node;
+      l->linesym = (int32_t)k0;
+      l->ticks = (double)sl->weight;
+      l->samples = sl->samples;
+    }
+  }
+  ls->n = n;
+  ls->total = p->graph.total_time;
+  return 0;
+}
+
 int lgp_lines_build(lgp_lines *ls, const lgp_profile *p, lgp_sources *src, lgp_err *err) {
   const lgp_image *im = p->image; /* src's: read below through src */
   const lgp_node *nodes = p->graph.nodes;
@@ -170,6 +218,11 @@ int lgp_lines_build(lgp_lines *ls, const lgp_profile *p, lgp_sources *src, lgp_e
     goto oom;
   for (j = 0; j < ns; j++)
     ls->first[j] = LGP_NONE;
+  if (lgp_stacks_of(p) != NULL) {
+    if (table_from_stacks(ls, p, lgp_stacks_of(p)) != 0)
+      goto oom;
+    return 0;
+  }
   if (granular) {
     ls->v = lgp_alloc_array(ns + 1, sizeof *ls->v);
     if (ls->v == NULL)
@@ -222,6 +275,8 @@ void lgp_lines_free(lgp_lines *ls) {
 ** function's (its first row), as gprof prints them. */
 int32_t lgp_line_file_index(const lgp_profile *p, const lgp_line *l) {
   const lgp_image *im = p->image;
+  if (lgp_stacks_of(p) != NULL)
+    return l->linesym >= 0 ? (int32_t)lgp_stacks_of(p)->lines[l->linesym].file : -1;
   if (l->node != LGP_NONE && l->is_first && lgp_node_line(p, l->node) > 0)
     return lgp_node_file(p, l->node) != NULL ? im->syms[l->node].file : -1;
   if (l->linesym >= 0 && (size_t)l->linesym < im->nlines)
@@ -236,6 +291,8 @@ const char *lgp_line_file(const lgp_profile *p, const lgp_line *l) {
 
 int lgp_line_number(const lgp_profile *p, const lgp_line *l) {
   const lgp_image *im = p->image;
+  if (lgp_stacks_of(p) != NULL)
+    return l->linesym >= 0 ? (int)lgp_stacks_of(p)->lines[l->linesym].line : 0;
   if (l->node != LGP_NONE && l->is_first && lgp_node_line(p, l->node) > 0)
     return lgp_node_line(p, l->node);
   if (l->linesym >= 0 && (size_t)l->linesym < im->nlines)
@@ -245,6 +302,11 @@ int lgp_line_number(const lgp_profile *p, const lgp_line *l) {
 
 const char *lgp_line_inlined(const lgp_profile *p, const lgp_line *l) {
   const lgp_image *im = p->image;
+  const lgp_stackprof *sp = lgp_stacks_of(p);
+  if (sp != NULL) { /* its function is the inlined one */
+    const lgp_st_func *f = l->func != LGP_NONE ? &sp->tab.funcs[sp->func_of[l->func]] : NULL;
+    return f != NULL && f->is_inline ? f->name : NULL;
+  }
   if (l->linesym < 0 || (size_t)l->linesym >= im->nlines || !im->lines[l->linesym].is_inlined)
     return NULL;
   return im->lines[l->linesym].name;

@@ -20,6 +20,8 @@ typedef struct lgp_line {
   uint8_t has_bb;     /* a basic-block count lies in the line */
   double ticks;       /* histogram samples credited (gprof -l's self time) */
   uint64_t bb_count;  /* the count of the line's lowest basic block */
+  uint64_t samples;   /* sampled stacks: the samples whose leaf is here (ticks
+                         is their weight) */
 } lgp_line;
 
 typedef struct lgp_lines {
@@ -33,7 +35,10 @@ typedef struct lgp_lines {
 
 /* Builds p's line data from its image's line symbols (read now through
 ** src, the owner of p's sources) and its histogram; without DWARF each
-** function is one line of unknown number. 0, or -1 with a message (out of
+** function is one line of unknown number. A profile of sampled stacks has
+** its own (stackprofile.h's lines: linesym indexes them): each function's
+** lines with samples, after one of unknown number for its samples without
+** a line (made also when it has no line at all). 0, or -1 with a message (out of
 ** memory). */
 int lgp_lines_build(lgp_lines *ls, const lgp_profile *p, lgp_sources *src, lgp_err *err);
 void lgp_lines_free(lgp_lines *ls);

@@ -145,7 +145,7 @@ size_t lgp_names_suffix(lgp_out *o, const lgp_image *im, const lgp_node *nodes, 
   if (mode == LGP_SUFFIX_LINE) { /* " @ %lx" */
     char hex[16];
     size_t k = 0;
-    lgp_addr a = s->addr;
+    lgp_addr a = im->shown_addr != NULL ? im->shown_addr[node] : s->addr;
     do {
       hex[k++] = "0123456789abcdef"[a & 15];
       a >>= 4;

@@ -52,27 +52,16 @@ static int check_table(const lgp_stacktab *t, lgp_err *err) {
   return 0;
 }
 
-/* Nodes for the functions (node_of and func_of set) and the image the
-** symspecs and source lookups read (a symbol per node, the table's files). */
-static int build_nodes(lgp_stackprof *sp, lgp_image *im, lgp_node **out) {
+/* The functions' order: node_of as if no line had a node (build_nodes
+** then numbers the nodes, lines included). */
+static int order_functions(lgp_stackprof *sp) {
   const lgp_stacktab *t = &sp->tab;
   size_t n = t->nfuncs, i;
   func_key *keys = lgp_alloc_array(n ? n : 1, sizeof *keys);
-  lgp_node *nodes = lgp_calloc_array(n ? n : 1, sizeof *nodes);
-  int rc = -1;
   sp->node_of = lgp_alloc_array(n ? n : 1, sizeof *sp->node_of);
-  sp->func_of = lgp_alloc_array(n ? n : 1, sizeof *sp->func_of);
-  im->syms = lgp_calloc_array(n ? n : 1, sizeof *im->syms);
-  im->files = lgp_calloc_array(t->nfiles ? t->nfiles : 1, sizeof *im->files);
-  if (keys == NULL || nodes == NULL || sp->node_of == NULL || sp->func_of == NULL ||
-      im->syms == NULL || im->files == NULL)
-    goto out;
-  for (i = 0; i < t->nfiles; i++) {
-    size_t len = strlen(t->files[i]) + 1;
-    if ((im->files[i] = malloc(len)) == NULL)
-      goto out;
-    memcpy(im->files[i], t->files[i], len);
-    im->nfiles = i + 1;
+  if (keys == NULL || sp->node_of == NULL) {
+    free(keys);
+    return -1;
   }
   for (i = 0; i < n; i++) {
     keys[i].dso = t->funcs[i].dso;
@@ -81,31 +70,207 @@ static int build_nodes(lgp_stackprof *sp, lgp_image *im, lgp_node **out) {
     keys[i].name = t->funcs[i].name;
   }
   qsort(keys, n, sizeof *keys, cmp_func_key);
-  for (i = 0; i < n; i++) {
-    const lgp_st_func *f = &t->funcs[keys[i].func];
-    lgp_rawsym *rs = &im->syms[i];
+  for (i = 0; i < n; i++)
     sp->node_of[keys[i].func] = (uint32_t)i;
-    sp->func_of[i] = keys[i].func;
+  free(keys);
+  return 0;
+}
+
+/* Leaf frames with a line, in the order lines are made: by function
+** (node order), file, line, then address. */
+typedef struct leaf_key {
+  uint32_t rank, file, line, def;
+  uint64_t addr;
+} leaf_key;
+
+static int cmp_leaf_key(const void *a, const void *b) {
+  const leaf_key *l = a, *r = b;
+  if (l->rank != r->rank)
+    return l->rank < r->rank ? -1 : 1;
+  if (l->file != r->file)
+    return l->file < r->file ? -1 : 1;
+  if (l->line != r->line)
+    return l->line < r->line ? -1 : 1;
+  if (l->addr != r->addr)
+    return l->addr < r->addr ? -1 : 1;
+  return l->def < r->def ? -1 : l->def > r->def;
+}
+
+/* A function's lines in address order: by the function's node (before
+** any line has one), then lowest address. */
+static int cmp_line(const void *ctx, uint32_t x, uint32_t y) {
+  const lgp_stackprof *sp = ctx;
+  const lgp_st_line *l = &sp->lines[x], *r = &sp->lines[y];
+  uint32_t lf = sp->node_of[l->func], rf = sp->node_of[r->func];
+  if (lf != rf)
+    return lf < rf ? -1 : 1;
+  if (l->addr != r->addr)
+    return l->addr < r->addr ? -1 : 1;
+  if (l->file != r->file)
+    return l->file < r->file ? -1 : 1;
+  return l->line < r->line ? -1 : l->line > r->line;
+}
+
+/* The lines samples ended on (sp->lines); their node fields are LGP_NONE
+** until build_nodes. 0, or -1 (out of memory). */
+static int find_lines(lgp_stackprof *sp) {
+  const lgp_stacktab *t = &sp->tab;
+  size_t nd = t->nframe_defs, i, n = 0, k;
+  uint64_t *samples = lgp_calloc_array(nd ? nd : 1, sizeof *samples);
+  uint64_t *weight = lgp_calloc_array(nd ? nd : 1, sizeof *weight);
+  uint8_t *leaf = lgp_calloc_array(nd ? nd : 1, 1);
+  leaf_key *keys = NULL;
+  uint32_t *order = NULL;
+  lgp_st_line *sorted = NULL;
+  int rc = -1;
+  if (samples == NULL || weight == NULL || leaf == NULL)
+    goto out;
+  for (i = 0; i < t->nstacks; i++) {
+    uint32_t d = t->frames[t->stacks[i].first];
+    leaf[d] = 1;
+    samples[d] += t->stacks[i].samples;
+    weight[d] += t->stacks[i].weight;
+  }
+  for (i = 0; i < nd; i++)
+    n += leaf[i] && t->frame_defs[i].line > 0 && t->frame_defs[i].file != LGP_ST_NOFILE;
+  keys = lgp_alloc_array(n ? n : 1, sizeof *keys);
+  sp->lines = lgp_alloc_array(n ? n : 1, sizeof *sp->lines);
+  if (keys == NULL || sp->lines == NULL)
+    goto out;
+  for (i = 0, k = 0; i < nd; i++) {
+    const lgp_st_frame *f = &t->frame_defs[i];
+    if (!leaf[i] || f->line == 0 || f->file == LGP_ST_NOFILE)
+      continue;
+    keys[k].rank = sp->node_of[f->func];
+    keys[k].file = f->file;
+    keys[k].line = f->line;
+    keys[k].def = (uint32_t)i;
+    keys[k++].addr = f->addr;
+  }
+  qsort(keys, n, sizeof *keys, cmp_leaf_key);
+  /* one line per (function, file, line); the first key is the lowest address */
+  sp->nlines = 0;
+  for (k = 0; k < n; k++) {
+    lgp_st_line *l;
+    if (k == 0 || keys[k].rank != keys[k - 1].rank || keys[k].file != keys[k - 1].file ||
+        keys[k].line != keys[k - 1].line) {
+      l = &sp->lines[sp->nlines++];
+      l->func = t->frame_defs[keys[k].def].func;
+      l->node = LGP_NONE; /* (build_nodes gives it one at line granularity) */
+      l->file = keys[k].file;
+      l->line = keys[k].line;
+      l->addr = keys[k].addr;
+      l->samples = l->weight = 0;
+    }
+    l = &sp->lines[sp->nlines - 1];
+    l->samples += samples[keys[k].def];
+    l->weight += weight[keys[k].def];
+  }
+  /* address order within each function */
+  order = lgp_alloc_array(sp->nlines ? sp->nlines : 1, sizeof *order);
+  sorted = lgp_alloc_array(sp->nlines ? sp->nlines : 1, sizeof *sorted);
+  if (order == NULL || sorted == NULL)
+    goto out;
+  for (k = 0; k < sp->nlines; k++)
+    order[k] = (uint32_t)k;
+  if (lgp_sort_indices(order, sp->nlines, cmp_line, sp) != 0)
+    goto out;
+  for (k = 0; k < sp->nlines; k++)
+    sorted[k] = sp->lines[order[k]];
+  free(sp->lines);
+  sp->lines = sorted;
+  sorted = NULL;
+  rc = 0;
+out:
+  free(samples);
+  free(weight);
+  free(leaf);
+  free(keys);
+  free(order);
+  free(sorted);
+  return rc;
+}
+
+/* Nodes for the functions, and at line granularity for the lines after
+** each (node_of, func_of, lines' node set), and the image the symspecs and
+** source lookups read (a symbol per node, the table's files). */
+static int build_nodes(lgp_stackprof *sp, int with_lines, lgp_image *im, lgp_node **out,
+                       size_t *nout) {
+  const lgp_stacktab *t = &sp->tab;
+  size_t nf = t->nfuncs, n = nf + (with_lines ? sp->nlines : 0), i, k = 0, fi, node = 0;
+  uint32_t *by_node = lgp_alloc_array(nf ? nf : 1, sizeof *by_node);
+  lgp_addr *inline_at = lgp_calloc_array(nf ? nf : 1, sizeof *inline_at);
+  lgp_node *nodes = lgp_calloc_array(n ? n : 1, sizeof *nodes);
+  int rc = -1;
+  sp->func_of = lgp_alloc_array(n ? n : 1, sizeof *sp->func_of);
+  im->syms = lgp_calloc_array(n ? n : 1, sizeof *im->syms);
+  im->shown_addr = lgp_alloc_array(n ? n : 1, sizeof *im->shown_addr);
+  im->files = lgp_calloc_array(t->nfiles ? t->nfiles : 1, sizeof *im->files);
+  if (by_node == NULL || inline_at == NULL || nodes == NULL || sp->func_of == NULL || im->syms == NULL ||
+      im->shown_addr == NULL || im->files == NULL)
+    goto out;
+  for (i = 0; i < t->nfiles; i++) {
+    size_t len = strlen(t->files[i]) + 1;
+    if ((im->files[i] = malloc(len)) == NULL)
+      goto out;
+    memcpy(im->files[i], t->files[i], len);
+    im->nfiles = i + 1;
+  }
+  for (i = 0; i < nf; i++)
+    by_node[sp->node_of[i]] = (uint32_t)i;
+  /* an inlined function has no address of its own (start 0): it shows
+     the lowest of its frames' */
+  for (i = 0; i < t->nframe_defs; i++) {
+    const lgp_st_frame *fr = &t->frame_defs[i];
+    lgp_addr *a = &inline_at[fr->func];
+    if (t->funcs[fr->func].is_inline && t->funcs[fr->func].start == 0)
+      *a = *a == 0 || fr->addr < *a ? fr->addr : *a;
+  }
+  for (fi = 0; fi < nf; fi++) {
+    uint32_t func = by_node[fi];
+    const lgp_st_func *f = &t->funcs[func];
+    size_t fnode = node;
+    lgp_rawsym *rs = &im->syms[node];
     /* node addresses are positions, 16 apart: the binaries' addresses
        overlap, and the symspecs' ranges need distinct ones (the Lua API
-       gives the real ones) */
-    rs->addr = (lgp_addr)i * 16;
+       and the line suffixes give the real ones) */
+    rs->addr = (lgp_addr)node * 16;
     rs->name = f->name;
-    rs->symndx = (uint32_t)i;
+    rs->symndx = (uint32_t)node;
     rs->is_func = 1;
     rs->file = f->file == LGP_ST_NOFILE ? -1 : (int32_t)f->file;
     rs->line = (int32_t)f->line;
-    lgp_symtab_node_init(&nodes[i], (uint32_t)i, rs, rs->addr + 15);
+    im->shown_addr[node] = f->is_inline && f->start == 0 ? inline_at[func] : f->start;
+    sp->node_of[func] = (uint32_t)node;
+    sp->func_of[node++] = func;
+    /* its lines (k: the first line of this function) */
+    for (; with_lines && k < sp->nlines && sp->lines[k].func == func; k++) {
+      lgp_rawsym *ls = &im->syms[node];
+      ls->addr = (lgp_addr)node * 16;
+      ls->name = f->name;
+      ls->symndx = (uint32_t)node;
+      ls->is_line = 1;
+      ls->file = (int32_t)sp->lines[k].file;
+      ls->line = (int32_t)sp->lines[k].line;
+      im->shown_addr[node] = sp->lines[k].addr;
+      sp->lines[k].node = (uint32_t)node;
+      lgp_symtab_node_init(&nodes[node], (uint32_t)node, ls, ls->addr + 15);
+      sp->func_of[node++] = func;
+    }
+    /* the function's range covers its lines: -p NAME takes them too */
+    lgp_symtab_node_init(&nodes[fnode], (uint32_t)fnode, rs, (lgp_addr)node * 16 - 1);
   }
   im->nsyms = n;
   im->addr_bytes = 8;
   im->srcinfo_state = 1;  /* the table's files and lines are the source info */
   im->lines_state = -1;
   *out = nodes;
+  *nout = n;
   nodes = NULL;
   rc = 0;
 out:
-  free(keys);
+  free(by_node);
+  free(inline_at);
   free(nodes);
   return rc;
 }
@@ -145,6 +310,7 @@ static int measure(lgp_stackprof *sp, lgp_graph *g, const uint32_t *arc_at,
   size_t total = g->nsyms + g->ncycles, i, s, k;
   double *tot = lgp_calloc_array(total ? total : 1, sizeof *tot);
   double *self = lgp_calloc_array(total ? total : 1, sizeof *self);
+  double *flat = lgp_alloc_array(total ? total : 1, sizeof *flat);
   size_t *seen = lgp_calloc_array(total ? total : 1, sizeof *seen);
   uint32_t *node = NULL, *head = NULL, maxd = 1;
   int rc = -1;
@@ -155,7 +321,7 @@ static int measure(lgp_stackprof *sp, lgp_graph *g, const uint32_t *arc_at,
       maxd = t->stacks[s].depth;
   node = lgp_alloc_array(maxd, sizeof *node);
   head = lgp_alloc_array(maxd, sizeof *head);
-  if (tot == NULL || self == NULL || seen == NULL || node == NULL || head == NULL ||
+  if (tot == NULL || self == NULL || flat == NULL || seen == NULL || node == NULL || head == NULL ||
       sp->self_samples == NULL || sp->total_samples == NULL)
     goto out;
   for (k = 0; k < g->arcs.narcs; k++)
@@ -201,24 +367,37 @@ static int measure(lgp_stackprof *sp, lgp_graph *g, const uint32_t *arc_at,
         g->arcs.arcs[a].child_time += w;
     }
   }
+  /* line nodes (line granularity): their samples, taken from their
+     function's flat self (its entry keeps them: flat[] is the flat self) */
+  memcpy(flat, self, total * sizeof *flat);
+  for (k = 0; k < sp->nlines; k++) {
+    const lgp_st_line *l = &sp->lines[k];
+    uint32_t f = sp->node_of[l->func];
+    if (l->node == LGP_NONE)
+      continue;
+    flat[l->node] = self[l->node] = tot[l->node] = (double)l->weight;
+    sp->self_samples[l->node] = sp->total_samples[l->node] = l->samples;
+    flat[f] -= (double)l->weight;
+  }
   g->print_time = g->total_time = 0;
   for (i = 0; i < total; i++) {
     lgp_node *n = &g->nodes[i];
-    n->hist_time = self[i];
+    n->hist_time = flat[i];
     n->prop_self = self[i];
     n->prop_child = tot[i] - self[i];
     n->prop_fract = 1.0;
     n->ncalls = n->self_calls = n->member_calls = 0;
     if (i < g->nsyms) {
-      g->print_time += self[i];
+      g->print_time += flat[i];
       if (lgp_specs_in_table(specs, n, LGP_INCL_FLAT, LGP_EXCL_FLAT))
-        g->total_time += self[i];
+        g->total_time += flat[i];
     }
   }
   rc = 0;
 out:
   free(tot);
   free(self);
+  free(flat);
   free(seen);
   free(node);
   free(head);
@@ -254,7 +433,7 @@ int lgp_profile_from_stacks(lgp_profile *p, lgp_stacktab *tab, const lgp_options
   lgp_stackprof *sp;
   lgp_node *nodes = NULL;
   uint32_t *arc_at = NULL;
-  size_t i;
+  size_t i, nnodes = 0;
   memset(p, 0, sizeof *p);
   src = p->own = lgp_calloc_array(1, sizeof *p->own);
   sp = src != NULL ? lgp_calloc_array(1, sizeof *sp) : NULL;
@@ -284,20 +463,22 @@ int lgp_profile_from_stacks(lgp_profile *p, lgp_stacktab *tab, const lgp_options
   lgp_gmon_init(&src->gmon, 8, 0);
   src->gmon.hz = sp->is_time ? 1000000000u : 1u;
   src->gmon.have_hist = src->gmon.have_cg = 1; /* self times and arcs, as the reports need */
-  if (build_nodes(sp, &src->image, &nodes) != 0) {
+  p->line_granularity = opts->line_granularity;
+  if (order_functions(sp) != 0 || find_lines(sp) != 0 ||
+      build_nodes(sp, p->line_granularity, &src->image, &nodes, &nnodes) != 0) {
     lgp_fail(err, NULL, "out of memory");
     goto fail;
   }
-  lgp_graph_init(&p->graph, nodes, sp->tab.nfuncs);
+  lgp_graph_init(&p->graph, nodes, nnodes);
   if (set_image_path(&src->image, &sp->tab) != 0) {
     lgp_fail(err, NULL, "out of memory");
     goto fail;
   }
-  if (lgp_symindex_build(&src->index, nodes, sp->tab.nfuncs) != 0) {
+  if (lgp_symindex_build(&src->index, nodes, nnodes) != 0) {
     lgp_fail(err, NULL, "out of memory");
     goto fail;
   }
-  if (lgp_specs_apply(&src->specs, nodes, sp->tab.nfuncs, &src->image, opts, err) != 0)
+  if (lgp_specs_apply(&src->specs, nodes, nnodes, &src->image, opts, err) != 0)
     goto fail;
   arc_at = lgp_alloc_array(sp->tab.nframes ? sp->tab.nframes : 1, sizeof *arc_at);
   if (arc_at == NULL) {
@@ -426,5 +607,6 @@ void lgp_stackprof_free(lgp_stackprof *sp) {
   free(sp->func_of);
   free(sp->self_samples);
   free(sp->total_samples);
+  free(sp->lines);
   memset(sp, 0, sizeof *sp);
 }

@@ -30,6 +30,16 @@
 **   it is on, once per place on each (internal: it only marks the arc as
 **   seen).
 **
+** - Lines: the samples grouped by their leaf frame's (function, file,
+**   line), an inlined leaf's by the inlined function's line; each group
+**   is printed at the lowest leaf address sampled on it. Leaves without a
+**   line stay their function's. At line granularity (-l) every group is
+**   a node of its own (is_line, not is_func) placed after its function,
+**   holding the group's samples as flat self; the function's flat self is
+**   then what no line holds, while its call-graph entry (prop_self,
+**   prop_child) stays the function's measured self and children: the
+**   call graph is the functions' graph, the flat profile the lines'.
+**
 ** Time: for time events (cpu-clock, task-clock: weights in nanoseconds)
 ** the profile's rate is 1e9 per second, so seconds = weight / 1e9; for
 ** other events the rate is 1 and "seconds" are the event's counts. The
@@ -41,12 +51,23 @@
 #include "model/profile.h"
 #include "read/stacktab.h"
 
+/* A source line samples ended on (see Lines above). */
+typedef struct lgp_st_line {
+  uint32_t func;           /* tab function */
+  uint32_t node;           /* its node at line granularity, else LGP_NONE */
+  uint32_t file, line;     /* tab file (files[]), line > 0 */
+  uint64_t addr;           /* the lowest leaf address sampled on it */
+  uint64_t samples, weight;
+} lgp_st_line;
+
 typedef struct lgp_stackprof {
   lgp_stacktab tab;        /* owned */
   uint32_t *node_of;       /* tab function -> node */
   uint32_t *func_of;       /* node (symbol) -> tab function */
   uint64_t *self_samples;  /* per node (symbols and cycles): samples whose leaf is in it */
   uint64_t *total_samples; /* per node: samples with it on the stack */
+  lgp_st_line *lines;      /* by function node, then address */
+  size_t nlines;
   int is_time;             /* every event's weights are nanoseconds */
   uint64_t samples, weight;/* of every stack */
 } lgp_stackprof;

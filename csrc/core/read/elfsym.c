@@ -433,5 +433,6 @@ void lgp_image_free(lgp_image *im) {
   free(im->file_base);
   free(im->lines);
   free(im->line_names);
+  free(im->shown_addr);
   memset(im, 0, sizeof *im);
 }

@@ -74,6 +74,9 @@ typedef struct lgp_image {
   uint64_t dev, ino, size;
   int64_t mtime_s, mtime_ns;
   int srcinfo_state;    /* 0 not read, 1 read, -1 unavailable */
+  /* the address each symbol's " @ ADDR" suffix prints, or NULL: its
+     addr (sampled stacks: addr is a position, this the binary's address) */
+  lgp_addr *shown_addr;
 } lgp_image;
 
 int lgp_image_open(lgp_image *im, const char *path, const lgp_image_opts *opts,

@@ -1,11 +1,14 @@
 /*
 ** annotate.c: gprof's annotated source (-A, -J, -I, -x, -y, -t, -m): which
-** files, found where, and the count column in front of each line.
+** files, found where, and the count column in front of each line. A
+** profile of sampled stacks is annotated in the same frame with samples
+** for counts (the lines samples ended on; see lgp_report_annotate).
 */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/stackprofile.h"
 #include "write/annotate.h"
 
 /* One annotated line: the first symbol on it (its flags, address and
@@ -27,6 +30,7 @@ typedef struct anno_file {
 
 typedef struct annotator {
   const lgp_profile *p;
+  const char *event;     /* sampled stacks: their event (counts are samples), else NULL */
   const lgp_bbcounts *bb;
   const lgp_anno_opts *ao;
   uint64_t last_count;   /* gprof's running count: never reset, not even between files */
@@ -61,7 +65,13 @@ static void count_column(annotator *a, const anno_line *ln, char out[16]) {
   uint64_t total = 0, last_print = 0;
   char t[16 * 24 + 8]; /* at most 12 counts of 20 digits, commas, the arrow */
   a->executable++;
-  if (nd->is_func) {
+  if (a->event != NULL) { /* sampled stacks: the line's samples, nothing carried */
+    nb = 0;
+    x = 0;
+    len = put_u64(t, len, ln->ncalls);
+    total = ln->ncalls;
+    any = 1;
+  } else if (nd->is_func) {
     a->last_count = last_print = ln->ncalls;
     len = put_u64(t, len, ln->ncalls);
     total += ln->ncalls;
@@ -189,13 +199,25 @@ static int put_tables(annotator *a, lgp_out *o, const anno_file *f, const anno_l
       }
       m = f->n;
     }
-    lgp_out_printf(o, "\n\nTop %d Lines:\n\n     Line      Count\n\n", tl);
+    lgp_out_printf(o, "\n\nTop %d Lines:\n\n     Line    %s\n\n", tl,
+                   a->event != NULL ? "Samples" : "  Count");
     for (k = 0; k < m && k < (size_t)tl && lines[order[k]].ncalls != 0; k++) {
       lgp_out_printf(o, "%9d ", (int)lines[order[k]].line);
       lgp_out_u64(o, lines[order[k]].ncalls, 10, 0);
       lgp_out_char(o, '\n');
     }
     free(order);
+  }
+  if (a->event != NULL) {
+    const lgp_stackprof *sp = lgp_stacks_of(a->p);
+    lgp_out_printf(o, "\nSample Summary:\n\n%9ld   Lines with samples in this file\n",
+                   a->executed);
+    lgp_out_u64(o, f->ncalls, 9, 0);
+    lgp_out_str(o, "   Samples on them\n");
+    lgp_out_fixed(o, sp->samples > 0 ? 100.0 * (double)f->ncalls / (double)sp->samples : 0.0,
+                  9, 2);
+    lgp_out_str(o, "   Percent of the profile's samples\n");
+    return 0;
   }
   lgp_out_printf(o, "\nExecution Summary:\n\n%9ld   Executable lines in this file\n"
                     "%9ld   Lines executed\n", a->executable, a->executed);
@@ -288,6 +310,9 @@ static int annotate_file(annotator *a, lgp_out *o, const anno_file *f, const ann
     *a->ao->first_output = 0;
     lgp_out_printf(o, "*** File %s:\n", path);
   }
+  if (a->event != NULL)
+    lgp_out_printf(dst, "*** perf.data (%s): the count before a line is the samples whose "
+                   "leaf frame is on it\n", a->event);
   a->executable = a->executed = 0;
   copy_annotated(a, src, dst, lines + f->first, f->n);
   fclose(src);
@@ -381,6 +406,99 @@ out:
   return rc;
 }
 
+/* A profile of sampled stacks: the lines samples ended on whose function
+** the ANNO specs keep, merged by (file, line), ncalls their samples; each
+** file's samples. With zeros, the files of every such function too (no
+** line of theirs has samples). */
+static int build_stack_lines(const lgp_profile *p, const lgp_stackprof *sp, int zeros,
+                             anno_line **lines_out, size_t *nlines, anno_file **files_out,
+                             size_t *nfiles) {
+  const lgp_stacktab *t = &sp->tab;
+  size_t n = 0, i, nl = 0, nf = 0, nfl = t->nfiles;
+  uint32_t *ids = lgp_alloc_array(sp->nlines ? sp->nlines : 1, sizeof *ids);
+  uint64_t *keys = lgp_alloc_array(sp->nlines ? sp->nlines : 1, sizeof *keys);
+  anno_line *lines = lgp_alloc_array(sp->nlines ? sp->nlines : 1, sizeof *lines);
+  anno_file *files = lgp_alloc_array(nfl ? nfl : 1, sizeof *files);
+  int32_t *slot = lgp_alloc_array(nfl ? nfl : 1, sizeof *slot);
+  int rc = -1;
+  if (ids == NULL || keys == NULL || lines == NULL || files == NULL || slot == NULL)
+    goto out;
+  for (i = 0; i < sp->nlines; i++) {
+    if (!anno_wanted(p, sp->node_of[sp->lines[i].func]))
+      continue;
+    keys[i] = (uint64_t)sp->lines[i].file << 32 | sp->lines[i].line;
+    ids[n++] = (uint32_t)i;
+  }
+  if (lgp_radix_sort(ids, keys, n) != 0)
+    goto out;
+  for (i = 0; i < nfl; i++)
+    slot[i] = -1;
+  for (i = 0; i < n; i++) {
+    const lgp_st_line *l = &sp->lines[ids[i]];
+    anno_file *f;
+    if (slot[l->file] < 0) {
+      slot[l->file] = (int32_t)nf;
+      f = &files[nf++];
+      f->file = (int32_t)l->file;
+      f->ncalls = 0;
+      f->first = nl;
+      f->n = 0;
+    }
+    f = &files[slot[l->file]];
+    f->ncalls += l->samples;
+    if (f->n > 0 && lines[nl - 1].line == (int32_t)l->line) {
+      lines[nl - 1].ncalls += l->samples;
+    } else {
+      lines[nl].line = (int32_t)l->line;
+      lines[nl].sym = sp->node_of[l->func];
+      lines[nl].merged = 0;
+      lines[nl].ncalls = l->samples;
+      nl++;
+      f->n++;
+    }
+  }
+  for (i = 0; zeros && i < t->nfuncs; i++) {
+    uint32_t file = t->funcs[i].file;
+    if (file == LGP_ST_NOFILE || slot[file] >= 0 || !anno_wanted(p, sp->node_of[i]))
+      continue;
+    slot[file] = (int32_t)nf;
+    files[nf].file = (int32_t)file;
+    files[nf].ncalls = 0;
+    files[nf].first = nl;
+    files[nf++].n = 0;
+  }
+  for (i = 0; i < nf; i++)
+    files[i].created = 0; /* (the order is cmp_sampled's) */
+  *lines_out = lines;
+  *nlines = nl;
+  *files_out = files;
+  *nfiles = nf;
+  lines = NULL;
+  files = NULL;
+  rc = 0;
+out:
+  free(ids);
+  free(keys);
+  free(lines);
+  free(files);
+  free(slot);
+  return rc;
+}
+
+typedef struct sampled_order {
+  const anno_file *files;
+  const lgp_image *im;
+} sampled_order;
+
+/* Sampled stacks' file order: most samples first, then by path. */
+static int cmp_sampled(const void *ctx, uint32_t x, uint32_t y) {
+  const anno_file *f = ((const sampled_order *)ctx)->files;
+  const lgp_image *im = ((const sampled_order *)ctx)->im;
+  if (f[x].ncalls != f[y].ncalls)
+    return f[x].ncalls > f[y].ncalls ? -1 : 1;
+  return strcmp(im->files[f[x].file], im->files[f[y].file]);
+}
+
 static int cmp_created(const void *ctx, uint32_t x, uint32_t y) {
   const anno_file *f = ctx; /* the latest first */
   return f[x].created > f[y].created ? -1 : f[x].created < f[y].created;
@@ -394,25 +512,33 @@ int lgp_report_annotate(lgp_out *o, const lgp_profile *p, const lgp_bbcounts *bb
   size_t nlines, nfiles, k;
   annotator a;
   int rc = -1;
+  const lgp_stackprof *sp = lgp_stacks_of(p);
+  sampled_order by_samples;
   if (p->image->srcinfo_state != 1)
     return 0; /* no source lines: nothing to annotate */
-  if (build_lines(p, &lines, &nlines, &files, &nfiles) != 0)
+  if (sp != NULL ? build_stack_lines(p, sp, ao->zeros, &lines, &nlines, &files, &nfiles)
+                 : build_lines(p, &lines, &nlines, &files, &nfiles))
     return -1;
   order = lgp_alloc_array(nfiles ? nfiles : 1, sizeof *order);
   if (order == NULL)
     goto out;
   for (k = 0; k < nfiles; k++)
     order[k] = (uint32_t)k;
-  if (lgp_sort_indices(order, nfiles, cmp_created, files) != 0)
+  by_samples.files = files;
+  by_samples.im = p->image;
+  if (sp != NULL ? lgp_sort_indices(order, nfiles, cmp_sampled, &by_samples)
+                 : lgp_sort_indices(order, nfiles, cmp_created, files))
     goto out;
   memset(&a, 0, sizeof a);
   a.p = p;
+  if (sp != NULL)
+    a.event = sp->tab.nevents > 0 && sp->tab.events[0].name != NULL ? sp->tab.events[0].name : "?";
   a.bb = bb;
   a.ao = ao;
   a.first_file = 1;
   for (k = 0; k < nfiles; k++) {
     const anno_file *f = &files[order[k]];
-    if (f->ncalls == 0 && !ao->zeros)
+    if (f->ncalls == 0 && !ao->zeros) /* (sampled stacks: only -z makes those) */
       continue;
     if (annotate_file(&a, o, f, lines) != 0)
       goto out;

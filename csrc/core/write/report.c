@@ -223,10 +223,13 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
       lgp_out_printf(o, " for %.2f%% of %.2f %s\n\n", 100.0 / total, total / r.hz, dimen);
   } else {
     lgp_out_str(o, "Flat profile:\n");
-    if (stack_event(&r) != NULL)
+    if (stack_event(&r) != NULL) {
       lgp_out_printf(o, "\nEach sample is a stack from perf.data (%s): times are measured, "
                      "calls were not recorded.\n", stack_event(&r));
-    else
+      if (p->line_granularity)
+        lgp_out_str(o, "A line's row holds the samples whose leaf frame is on it; @ is the "
+                       "lowest address sampled there.\n");
+    } else
       lgp_out_printf(o, "\nEach sample counts as %g %s.\n", 1.0 / r.hz, dimen);
   }
   if (total <= 0.0) {

@@ -11,10 +11,13 @@ local function refused(st, options)
   if st.static_call_graph then return "-c (a static call graph adds arcs to call counts)" end
   if st.style & options.FUNC_ORDER ~= 0 then return "-r (the function order is made from call counts)" end
   if st.style & options.FILE_ORDER ~= 0 then return "-R (the file order is made from call counts)" end
-  if st.line then return "-l (line granularity reads gmon.out's histogram by address)" end
-  if st.style & options.ANNO ~= 0 then return "-A (annotated source counts gmon.out's histogram by line)" end
+  if st.line and st.output_format and st.output_format ~= "gprof" then
+    return "-l with --format (the exports' line rows are --granularity=line)"
+  end
+  if st.all_lines and st.style & options.ANNO ~= 0 then
+    return "-x (it carries call counts to the lines after a function's first)"
+  end
   if st.style & options.EXEC ~= 0 then return "-C (basic-block counts are gmon.out's)" end
-  if st.annotate_lines then return "--annotate-lines (it counts gmon.out's histogram by line)" end
   if st.static_arcs then return "--static-arcs (its arcs are calls of count 0)" end
   if st.break_cycles then return "--break-cycles (it weighs arcs by their call counts)" end
 end
