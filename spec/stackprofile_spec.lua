@@ -303,6 +303,35 @@ describe("a profile of sampled stacks", function()
     assert.has_error(function() p:filter { tid = "x" } end)
   end)
 
+  it("a selection keeps the profile's symspecs (-P work stays -P work under --tid)", function()
+    -- thread 7: main>work 3 samples; thread 8: main>work 1, main alone 2
+    local t = {
+      funcs = { { name = "main", start = 0x100 }, { name = "work", start = 0x200 } },
+      threads = { { pid = 7, tid = 7, comm = "prog" }, { pid = 7, tid = 8, comm = "prog" } },
+      stacks = {
+        { thread = 1, frames = { 2, 1 }, samples = 3, weight = 30 * MS },
+        { thread = 2, frames = { 2, 1 }, samples = 1, weight = 10 * MS },
+        { thread = 2, frames = { 1 }, samples = 2, weight = 20 * MS },
+      },
+    }
+    local function flat(p)
+      local fh = io.tmpfile()
+      p:gprof_report(fh, { brief = true, graph = false })
+      fh:seek("set")
+      local text = fh:read("a")
+      fh:close()
+      return text
+    end
+    local p = build(t, { excl_flat = { "work" } })
+    local v = assert(p:filter { tid = 8 })
+    local text = flat(v)
+    -- thread 8 alone: main's self is 20 ms; work, not listed, is not in
+    -- the total either (as gprof's -P does): 100%
+    assert.truthy(text:find("\n100.00      0.02     0.02                             main\n", 1, true), text)
+    assert.is_nil(text:find("work", 1, true), text)
+    assert.is_nil(flat(p):find("work", 1, true))
+  end)
+
   it("prints gprof's report with the calls columns blank", function()
     -- main>work 3 samples (30 ms), main alone 1 sample (10 ms)
     local p = build {

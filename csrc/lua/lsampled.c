@@ -208,10 +208,18 @@ static void read_table(lua_State *L, int t, lgp_stacktab *tab) {
 }
 
 /* Pushes a Profile built from *tab (emptied); nil, message on failure. */
-static int push_stack_profile(lua_State *L, lgp_stacktab *tab, const lgp_options *opts) {
-  lprofile *lp = lcore_new_profile(L, 0);
-  lgp_profile *p = malloc(sizeof *p);
+/* A profile built from *tab (taken) with the options at opts_idx (an
+** lgprof.Options userdata, kept with the profile for its filter). */
+static int push_stack_profile(lua_State *L, lgp_stacktab *tab, int opts_idx) {
+  const lgp_options *opts = luaL_checkudata(L, opts_idx, "lgprof.Options");
+  lprofile *lp;
+  lgp_profile *p;
   lgp_err err = {0, ""};
+  opts_idx = lua_absindex(L, opts_idx);
+  lp = lcore_new_profile(L, 0);
+  lua_pushvalue(L, opts_idx);
+  lua_setiuservalue(L, -2, 3);
+  p = malloc(sizeof *p);
   if (p == NULL) {
     lgp_stacktab_free(tab);
     return luaL_error(L, "out of memory");
@@ -229,15 +237,14 @@ static int push_stack_profile(lua_State *L, lgp_stacktab *tab, const lgp_options
 /* core._profile_from_stacks(table [, options]) -> Profile | nil, message */
 static int l_profile_from_stacks(lua_State *L) {
   lgp_stacktab *tab;
-  lgp_options *opts;
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 2);
-  opts = lcore_new_options(L, 2);
+  lcore_new_options(L, 2);
   tab = lua_newuserdatauv(L, sizeof *tab, 0);
   memset(tab, 0, sizeof *tab);
   luaL_setmetatable(L, "lgprof.StackTable");
   read_table(L, 1, tab);
-  return push_stack_profile(L, tab, opts);
+  return push_stack_profile(L, tab, 3);
 }
 
 /* core.is_perfdata(path) -> boolean: is it a perf.data file, by its magic?
@@ -298,7 +305,7 @@ static int l_open_stacks(lua_State *L) {
   const char *exe = luaL_optstring(L, 1, NULL);
   const char *path = luaL_checkstring(L, 2);
   const char *style = NULL, *why;
-  int demangle = 1, zeros, progress, rc;
+  int demangle = 1, zeros, progress, rc, opts_idx;
   lgp_perf_opts popts;
   lgp_stacktab *tab;
   lgp_options *opts;
@@ -320,6 +327,7 @@ static int l_open_stacks(lua_State *L) {
   if (progress)
     popts.progress = show_progress;
   opts = lcore_new_options(L, 3);
+  opts_idx = lua_gettop(L);
   if ((why = unsupported(opts)) != NULL) {
     luaL_pushfail(L);
     lua_pushfstring(L, "%s: %s is not available for sampled stacks (perf.data)", path, why);
@@ -338,7 +346,7 @@ static int l_open_stacks(lua_State *L) {
     lua_pushstring(L, err.msg);
     return 2;
   }
-  if (push_stack_profile(L, tab, opts) != 1)
+  if (push_stack_profile(L, tab, opts_idx) != 1)
     return 2;
   lp = lua_touserdata(L, -1);
   if (!demangle || style != NULL) { /* names as asked */
@@ -614,14 +622,14 @@ int lcore_is_stack_filter(lua_State *L) {
 ** (dso: its recorded path) match every key given (a key's value: one
 ** value or a list of them). */
 int lcore_stack_filter(lua_State *L) {
-  lprofile *lp;
+  lprofile *lp, *sel;
   const lgp_stackprof *sp = check_stacks(L, &lp);
   const lgp_stacktab *t = &sp->tab;
   lgp_stacktab *sub;
   lgp_options *opts;
   uint8_t *keep;
   size_t i;
-  int k;
+  int k, opts_idx;
   luaL_checktype(L, 2, LUA_TTABLE);
   lua_settop(L, 2);
   for (k = 0; gmon_filter_keys[k] != NULL; k++)
@@ -640,8 +648,14 @@ int lcore_stack_filter(lua_State *L) {
       luaL_error(L, "bad argument #1 to 'filter' (option '%s' must be %s or a list of them)",
                  stack_filter_keys[k], str ? "a string" : "an integer");
   } /* 3..6: pid, tid, comm, dso */
-  opts = lcore_new_options(L, 0);
-  opts->line_granularity = lp->p->line_granularity; /* the rows the profile has */
+  /* the profile's own options (symspecs, granularity): a selection is
+     the same report of fewer samples */
+  if (lua_getiuservalue(L, 1, 3) != LUA_TUSERDATA) {
+    lua_pop(L, 1);
+    opts = lcore_new_options(L, 0);
+    opts->line_granularity = lp->p->line_granularity;
+  }
+  opts_idx = lua_gettop(L);
   keep = lua_newuserdatauv(L, t->nstacks ? t->nstacks : 1, 0);
   for (i = 0; i < t->nstacks; i++) {
     const lgp_st_stack *s = &t->stacks[i];
@@ -657,7 +671,16 @@ int lcore_stack_filter(lua_State *L) {
   luaL_setmetatable(L, "lgprof.StackTable");
   if (lgp_stacktab_subset(sub, t, keep) != 0)
     return luaL_error(L, "out of memory");
-  return push_stack_profile(L, sub, opts);
+  if (push_stack_profile(L, sub, opts_idx) != 1)
+    return 2;
+  /* named and zero-filled as the profile it selects from */
+  sel = lua_touserdata(L, -1);
+  lgp_names_free(&sel->names);
+  if (lgp_names_init_like(&sel->names, sel->p->graph.nsyms + sel->p->graph.nsyms / 2 + 1,
+                          &lp->names) != 0)
+    return luaL_error(L, "out of memory");
+  sel->zeros = lp->zeros;
+  return 1;
 }
 
 uint64_t lcore_stack_sample_count(const lgp_profile *p) {

@@ -71,6 +71,13 @@ int lgp_names_init(lgp_names *nm, size_t n, int enabled, const char *style) {
   return 0;
 }
 
+int lgp_names_init_like(lgp_names *nm, size_t n, const lgp_names *like) {
+  if (lgp_names_init(nm, n, like->enabled, NULL) != 0)
+    return -1;
+  nm->options = like->options;
+  return 0;
+}
+
 void lgp_names_free(lgp_names *nm) {
   size_t i;
   if (nm->owned != NULL && nm->nowned > 0)

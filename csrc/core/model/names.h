@@ -20,6 +20,8 @@ typedef struct lgp_names {
 } lgp_names;
 
 int lgp_names_init(lgp_names *nm, size_t n, int enabled, const char *style);
+/* An empty table of n names demangled as like's are. 0, or -1. */
+int lgp_names_init_like(lgp_names *nm, size_t n, const lgp_names *like);
 void lgp_names_free(lgp_names *nm);
 /* The printed name of a node (demangled when enabled); cycles' nodes
 ** have no name here (""). */
