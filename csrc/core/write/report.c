@@ -223,7 +223,10 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
       lgp_out_printf(o, " for %.2f%% of %.2f %s\n\n", 100.0 / total, total / r.hz, dimen);
   } else {
     lgp_out_str(o, "Flat profile:\n");
-    if (stack_event(&r) != NULL)
+    if (stack_event(&r) != NULL && p->stacks->has_calls)
+      lgp_out_printf(o, "\nTimes are sampled stacks from perf.data (%s); calls are counted "
+                     "by gmon.out.\n", stack_event(&r));
+    else if (stack_event(&r) != NULL)
       lgp_out_printf(o, "\nEach sample is a stack from perf.data (%s): times are measured, "
                      "calls were not recorded.\n", stack_event(&r));
     else
@@ -458,7 +461,7 @@ static void arc_line(rctx *r, const arc_key *a, uint32_t entry, int is_parent) {
   if (other == entry || same_cycle(r->rn, other, entry)) {
     memset(p, ' ', 7 + 1 + w2 + 1);
     p += 7 + 1 + w2 + 1;
-    if (r->p->stacks != NULL) { /* no calls recorded */
+    if (!lgp_calls_known(r->p, other) || !lgp_calls_known(r->p, entry)) { /* not recorded */
       memset(p, ' ', 7);
       p += 7;
     } else {
@@ -472,7 +475,7 @@ static void arc_line(rctx *r, const arc_key *a, uint32_t entry, int is_parent) {
     *p++ = ' ';
     p += lgp_fmt_fixed(p, a->child_time / r->hz, (int)w2, 2);
     *p++ = ' ';
-    if (r->p->stacks != NULL) { /* no calls recorded */
+    if (!lgp_calls_known(r->p, other) || !lgp_calls_known(r->p, entry)) { /* not recorded */
       memset(p, ' ', 7 + 1 + 7);
       p += 7 + 1 + 7;
     } else {
@@ -534,7 +537,7 @@ static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b)
   size_t nmem = 0, i;
   primary_cols(r, cyc, print_time);
   lgp_out_char(r->o, ' ');
-  if (r->p->stacks != NULL) /* no calls recorded */
+  if (!lgp_calls_known(r->p, c)) /* not recorded */
     lgp_out_chars(r->o, ' ', 7 + 8);
   else {
     lgp_out_u64(r->o, cyc->ncalls, 7, 0);
@@ -590,7 +593,7 @@ static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b)
     lgp_out_char(r->o, ' ');
     col_time2(r, n->prop_child / r->hz);
     lgp_out_char(r->o, ' ');
-    if (r->p->stacks != NULL) /* no calls recorded */
+    if (!lgp_calls_known(r->p, b->v[i])) /* not recorded */
       lgp_out_chars(r->o, ' ', 7 + 8);
     else {
       lgp_out_u64(r->o, n->ncalls, 7, 0);
