@@ -776,8 +776,8 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
 /* profile:_stack_evidence(): the reader's counters for lgprof doctor:
 ** { samples, lost, no_chain, depth_one, truncated, kernel_unresolved,
 ** truncated_file, other_samples (of the other events), event }; combined
-** with gmon.out, also combined = { exe (the matched binary's recorded
-** path), exe_found (the file read for it), matched, unmatched,
+** with gmon.out, also combined = { image (gmon's executable), exe (the
+** matched binary's recorded path), exe_found (the file read for it), matched, unmatched,
 ** unmatched_samples, added, gmon_seconds, gmon_unseen_seconds,
 ** gmon_unseen_name } (stackprofile.h). */
 static int profile_stack_evidence(lua_State *L) {
@@ -812,6 +812,7 @@ static int profile_stack_evidence(lua_State *L) {
     lua_pushnumber(L, sp->gmon_unseen_ticks / hz);
     lua_setfield(L, -2, "gmon_unseen_seconds");
     set_str(L, "gmon_unseen_name", sp->gmon_unseen_name);
+    set_str(L, "image", sp->gmon_image);
     lua_setfield(L, -2, "combined");
   }
   return 1;

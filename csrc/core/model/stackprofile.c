@@ -326,6 +326,8 @@ static int match_calls(lgp_stackprof *sp, const lgp_profile *g, uint32_t *map,
   *from_gmon = NULL;
   if (hits == NULL || on_stack == NULL || wanted == NULL || matched == NULL)
     goto out;
+  if ((sp->gmon_image = copy_str(g->image->path != NULL ? g->image->path : "")) == NULL)
+    goto out;
   sp->exe_dso = pick_exe_dso(t, g, hits);
   for (i = 0; i < ng; i++)
     map[i] = UINT32_MAX;
@@ -660,5 +662,6 @@ void lgp_stackprof_free(lgp_stackprof *sp) {
   free(sp->total_samples);
   free(sp->counted);
   free(sp->gmon_unseen_name);
+  free(sp->gmon_image);
   memset(sp, 0, sizeof *sp);
 }

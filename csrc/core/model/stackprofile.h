@@ -69,6 +69,7 @@ typedef struct lgp_stackprof {
   double gmon_unseen_ticks;/* those of functions no stack shows */
   uint32_t gmon_hz;        /* its rate (ticks per second) */
   char *gmon_unseen_name;  /* the one of those with most ticks (owned), or NULL */
+  char *gmon_image;        /* the gmon profile's executable (owned) */
 } lgp_stackprof;
 
 /* Builds an analysed profile from *tab, whose contents it takes (tab is
