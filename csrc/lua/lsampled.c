@@ -799,7 +799,7 @@ static int profile_stack_evidence(lua_State *L) {
   if (sp->has_calls) {
     double hz = sp->gmon_hz ? (double)sp->gmon_hz : 1.0;
     lua_createtable(L, 0, 9);
-    if (sp->exe_dso < t->ndsos) {
+    if (sp->exe_dso < t->ndsos && !sp->exe_added) {
       set_str(L, "exe", t->dsos[sp->exe_dso].path);
       set_str(L, "exe_found", t->dsos[sp->exe_dso].found);
     }

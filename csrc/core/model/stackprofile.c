@@ -294,6 +294,7 @@ static int add_gmon_func(lgp_stackprof *sp, const lgp_profile *g, uint32_t id, s
       return -1;
     d->status = LGP_DSO_OK;
     sp->exe_dso = (uint32_t)t->ndsos++;
+    sp->exe_added = 1;
   }
   if (lgp_grow((void **)&t->funcs, fcap, t->nfuncs + 1, sizeof *t->funcs) != 0)
     return -1;

@@ -61,6 +61,7 @@ typedef struct lgp_stackprof {
   uint8_t *counted;        /* per node: its calls are gmon's */
   int has_calls;           /* the calls are gmon's */
   uint32_t exe_dso;        /* the binary matched to gmon's executable, or UINT32_MAX */
+  int exe_added;           /* none matched: exe_dso is one added for gmon's functions */
   uint32_t exe_matched;    /* its functions at a gmon symbol's address */
   uint32_t exe_unmatched;  /* and those not: another build of the program? */
   uint64_t exe_unmatched_samples; /* the samples whose leaf is in those */
