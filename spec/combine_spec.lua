@@ -136,11 +136,7 @@ describe("a profile of gmon.out's calls and perf.data's times", function()
   end)
 
   it("prints the calls and per-call columns, and says which file each comes from", function()
-    local status, out, err = cmd.lgprof({ "-b", "-p", EXE, GMON, "--perf=" .. PERF, "--kallsyms=" },
-      { cwd = TMP })
-    if status == 2 then -- no --kallsyms option: the reader reads /proc/kallsyms, no matter
-      status, out, err = cmd.lgprof({ "-b", "-p", EXE, GMON, "--perf=" .. PERF }, { cwd = TMP })
-    end
+    local status, out, err = cmd.lgprof({ "-b", "-p", EXE, GMON, "--perf=" .. PERF }, { cwd = TMP })
     assert.equal(0, status, cmd.show(status, out, err))
     assert.truthy(out:find("\nTimes are sampled stacks from perf.data (cpu-clock); calls are counted "
       .. "by gmon.out.\n", 1, true), out)
