@@ -161,6 +161,8 @@ describe("a profile of gmon.out's calls and perf.data's times", function()
     assert.truthy(out:find("                0.09    0.00    1000/2000        hard [", 1, true), out)
     assert.truthy(out:find("\n[2]     98.0    0.10    0.00    2000         work [2]\n", 1, true), out)
     assert.truthy(out:find("                0.00    0.00       5/5           spare [", 1, true), out)
+    assert.truthy(out:find("\ngranularity: each sample is one stack from perf.data (cpu-clock); calls "
+      .. "counted by gmon.out for ", 1, true), out)
   end)
 
   it("says both sources in the JSON export", function()
@@ -265,6 +267,17 @@ describe("the doctor on a combined profile", function()
     close(f.gmon_seconds, 0.10, "gmon seconds")
     close(f.gmon_unseen_seconds, 0.10, "unseen")
     assert.is_nil(findings(p)["assumption-violated"])
+    p:close()
+  end)
+
+  it("leaves a recorded binary it cannot read to unresolved-dso, not different-runs", function()
+    -- the recording names a binary of the program's name that is not there
+    local gone = TMP .. "/gone/prog"
+    local path = perfdata(TMP .. "/gone.data", gone, STACKS)
+    local p = assert(open(EXE, GMON, path))
+    local f = findings(p)
+    assert.truthy(f["unresolved-dso"], "no unresolved-dso")
+    assert.is_nil(f["different-runs"], f["different-runs"] and f["different-runs"].message)
     p:close()
   end)
 

@@ -196,8 +196,8 @@ static const char *stack_event(const rctx *r) {
 
 static void granularity(rctx *r) {
   if (stack_event(r) != NULL) {
-    lgp_out_printf(r->o, "\ngranularity: each sample is one stack from perf.data (%s)",
-                   stack_event(r));
+    lgp_out_printf(r->o, "\ngranularity: each sample is one stack from perf.data (%s)%s",
+                   stack_event(r), r->p->stacks->has_calls ? "; calls counted by gmon.out" : "");
     return;
   }
   lgp_out_str(r->o, "\ngranularity: each sample hit covers ");

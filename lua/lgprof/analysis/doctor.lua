@@ -322,6 +322,14 @@ end
 -- one executable? Each reason found, as a message part.
 local function runs_differ(profile, c, th)
   local why = {}
+  -- the recording's binary of the executable's name without symbols here
+  -- (unresolved-dso says so): nothing can be compared
+  local base = c.image:match("[^/]*$")
+  for _, d in ipairs(profile:dsos()) do
+    if (d.path == c.exe or d.path:match("[^/]*$") == base) and d.status ~= "ok" then
+      return why, 0, 0
+    end
+  end
   if not c.exe then
     why[#why + 1] = "no binary in the perf.data has a function at an address of the executable's"
       .. " symbols"
