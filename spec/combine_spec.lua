@@ -54,17 +54,18 @@ end
 
 -- perf.data of exe: stacks { {n, leaf, caller, ...} } (names, leaf first),
 -- n samples each of 1 ms
-local function perfdata(path, exe, stacks)
+local function perfdata(path, exe, stacks, addrs)
+  addrs = addrs or ADDR
   local f = pw.new({ attrs = { { sample_type = CHAIN, period = MS, ids = { 1 } } } })
   f:comm(PID, PID, "prog", 10, true)
   f:mmap2(PID, PID, 0x401000, 0x1000, 0x1000, exe, 20)
   local t = 100
   for _, s in ipairs(stacks) do
     for _ = 1, s[1] do
-      local chain = { U, ADDR[s[2]] + 8 }
-      for i = 3, #s do chain[#chain + 1] = ADDR[s[i]] + 0x14 end -- return addresses
+      local chain = { U, addrs[s[2]] + 8 }
+      for i = 3, #s do chain[#chain + 1] = addrs[s[i]] + 0x14 end -- return addresses
       t = t + 1
-      f:sample({ ip = ADDR[s[2]] + 8, pid = PID, tid = PID, time = t, period = MS, chain = chain })
+      f:sample({ ip = addrs[s[2]] + 8, pid = PID, tid = PID, time = t, period = MS, chain = chain })
     end
   end
   f:finished_round()
@@ -180,6 +181,23 @@ describe("a profile of gmon.out's calls and perf.data's times", function()
     assert.equal(5, p:find("spare").calls)
     close(p:find("easy").children, 0, "easy children")
     close(p:find("work").self, 0.090, "work self")
+    p:close()
+  end)
+
+  it("matches gcc's clones, which gprof's rule would fold into the function before them", function()
+    local addrs = { main = 0x401000, work = 0x401100, ["work.constprop.0"] = 0x401200, after = 0x401300 }
+    local exe = elf(TMP .. "/clones", addrs, { "main", "work", "work.constprop.0", "after" })
+    local g = gmon(TMP .. "/clones.gmon", { { "main", "work", 3 }, { "main", "work.constprop.0", 7 } },
+      { ["work.constprop.0"] = 5 }, addrs)
+    local path = perfdata(TMP .. "/clones.data", exe,
+      { { 50, "work.constprop.0", "main" }, { 1, "work", "main" } }, addrs)
+    local p = assert(open(exe, g, path))
+    local clone = assert(p:find("work.constprop.0"))
+    assert.equal(7, clone.calls)
+    close(clone.self, 0.050, "clone self")
+    assert.equal(3, p:find("work").calls)
+    close(p:find("work").self, 0.001, "work self")
+    for _, f in ipairs(lgprof.doctor(p)) do assert.not_equal("different-runs", f.id, f.message) end
     p:close()
   end)
 

@@ -346,8 +346,8 @@ static void show_progress(void *ud, uint64_t bytes, uint64_t samples, uint64_t b
 ** those unsupported() names, and the reader's: event, symfs, buildid_dir,
 ** no_inline, kallsyms ("": none), progress (true: the reader's progress on
 ** stderr when stderr is a terminal). calls: a gmon Profile (not a view) of
-** the same run, whose calls the profile takes (stackprofile.h); the new
-** profile keeps it (its user value) for filters. */
+** the same run, whose calls the profile takes (stackprofile.h); it is kept
+** alive with the new profile (keep_calls) for the new profile's filters. */
 static int l_open_stacks(lua_State *L) {
   const char *exe = luaL_optstring(L, 1, NULL);
   const char *path = luaL_checkstring(L, 2);

@@ -125,6 +125,9 @@ function lgprof._combined(exe, gmons, perf, o)
   for _, k in ipairs({ "event", "symfs", "buildid_dir", "no_inline", "kallsyms", "progress" }) do
     go[k] = nil
   end
+  -- gcc's clones are functions of their own in the stacks: gmon.out's
+  -- symbols must have them too for the addresses to match
+  go.clones = "keep"
   local calls, err = args.call(function() return core.open(exe, gmons, go) end)
   if not calls then return nil, err end
   local profile, perr = args.call(function() return core.open_stacks(exe, perf, o, calls) end)
