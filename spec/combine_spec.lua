@@ -31,7 +31,8 @@ local ADDR = { main = 0x401000, easy = 0x401100, hard = 0x401200, work = 0x40130
 local function elf(path, addrs, names)
   local syms = {}
   for _, name in ipairs(names) do
-    syms[#syms + 1] = { name = name, addr = addrs[name], size = 0x100, type = "func", bind = "global" }
+    syms[#syms + 1] = { name = name, addr = addrs[name], size = 0x100, type = "func",
+                        bind = name:find(".", 1, true) and "local" or "global" } -- gcc's clones are local
   end
   ew.write(path, { text_addr = 0x401000, text_size = 0x1000, symbols = syms })
   return path
@@ -185,14 +186,14 @@ describe("a profile of gmon.out's calls and perf.data's times", function()
   end)
 
   it("matches gcc's clones, which gprof's rule would fold into the function before them", function()
-    local addrs = { main = 0x401000, work = 0x401100, ["work.constprop.0"] = 0x401200, after = 0x401300 }
-    local exe = elf(TMP .. "/clones", addrs, { "main", "work", "work.constprop.0", "after" })
-    local g = gmon(TMP .. "/clones.gmon", { { "main", "work", 3 }, { "main", "work.constprop.0", 7 } },
-      { ["work.constprop.0"] = 5 }, addrs)
+    local addrs = { main = 0x401000, work = 0x401100, ["work.isra.0"] = 0x401200, after = 0x401300 }
+    local exe = elf(TMP .. "/clones", addrs, { "main", "work", "work.isra.0", "after" })
+    local g = gmon(TMP .. "/clones.gmon", { { "main", "work", 3 }, { "main", "work.isra.0", 7 } },
+      { ["work.isra.0"] = 5 }, addrs)
     local path = perfdata(TMP .. "/clones.data", exe,
-      { { 50, "work.constprop.0", "main" }, { 1, "work", "main" } }, addrs)
+      { { 50, "work.isra.0", "main" }, { 1, "work", "main" } }, addrs)
     local p = assert(open(exe, g, path))
-    local clone = assert(p:find("work.constprop.0"))
+    local clone = assert(p:find("work.isra.0"))
     assert.equal(7, clone.calls)
     close(clone.self, 0.050, "clone self")
     assert.equal(3, p:find("work").calls)
