@@ -174,6 +174,17 @@ describe("a profile of gmon.out's calls and perf.data's times", function()
     assert.truthy(out:find("calls are counted by gmon.out", 1, true))
   end)
 
+  it("says where the calls come from in --format=text's legend and the HTML page", function()
+    local status, out = cmd.lgprof({ "--format=text", EXE, GMON, "--perf=" .. PERF }, { cwd = TMP })
+    assert.equal(0, status)
+    assert.truthy(out:find("nothing is estimated from arcs; calls are counted by gmon.out.", 1, true), out)
+    -- work's row: 100 of 102 samples, 0.1 s ± sqrt(100) ms, 2000 calls
+    assert.truthy(out:find(" 98.04  0.100000000 ± 0.010000000      100   2000  ", 1, true), out)
+    status, out = cmd.lgprof({ "--format=html", EXE, GMON, "--perf=" .. PERF }, { cwd = TMP })
+    assert.equal(0, status)
+    assert.truthy(out:find('"counted":true', 1, true))
+  end)
+
   it("takes gmon.out's calls for the functions no stack shows, and only for them", function()
     -- a perf.data without spare, nor easy: both still have their calls
     local path = perfdata(TMP .. "/hardonly.data", EXE, { { 90, "work", "hard", "main" } })
