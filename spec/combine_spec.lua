@@ -220,6 +220,11 @@ describe("a profile of gmon.out's calls and perf.data's times", function()
     cmd.file_error(missing, cmd.lgprof({ EXE, GMON, "--perf=" .. missing }, { cwd = TMP }))
   end)
 
+  it("points a perf.data given among the gmon files to --perf", function()
+    local line = cmd.file_error(PERF, cmd.lgprof({ EXE, GMON, PERF }, { cwd = TMP }))
+    assert.truthy(line:find("--perf=FILE", 1, true), line)
+  end)
+
   it("keeps gmon.out's calls through a filter by thread", function()
     local p = assert(open(EXE, GMON, PERF))
     local sub = assert(p:filter({ pid = PID }))

@@ -90,7 +90,8 @@ function lgprof.open(exe, gmon, options)
   if with_perf then return lgprof._combined(exe or "a.out", gmon, with_perf, o) end
   if perf then
     if #gmon > 1 then
-      return nil, perf .. ": a perf.data file is read alone (profiles of stacks are not summed)"
+      return nil, perf .. ": a perf.data file is read alone (profiles of stacks are not summed;"
+        .. " with gmon.out of the same run, give it as the option perf: --perf=FILE)"
     end
     return args.call(function() return core.open_stacks(exe, perf, o) end)
   end
