@@ -225,6 +225,23 @@ describe("a profile of gmon.out's calls and perf.data's times", function()
     assert.truthy(line:find("--perf=FILE", 1, true), line)
   end)
 
+  it("takes a gmon Profile, not a view, in lgprof.core.open_stacks; a closed one cannot serve a filter", function()
+    local core = lgprof._core
+    local g = assert(lgprof.open(EXE, GMON))
+    local view = assert(g:filter({ focus = "easy" }))
+    local ok, err = pcall(core.open_stacks, EXE, PERF, { kallsyms = "" }, view)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("bad argument #4", 1, true), err)
+    view:close()
+    local p = assert(core.open_stacks(EXE, PERF, { kallsyms = "" }, g))
+    assert.equal(2000, p:find("work").calls)
+    g:close()
+    ok, err = pcall(p.filter, p, { pid = PID })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("was closed", 1, true), err)
+    p:close()
+  end)
+
   it("keeps gmon.out's calls through a filter by thread", function()
     local p = assert(open(EXE, GMON, PERF))
     local sub = assert(p:filter({ pid = PID }))
@@ -431,6 +448,13 @@ describe("the Trust chapter's easy/hard/work program, recorded live", function()
     if gboth > 0.1 then
       assert.is_true(math.abs(gchild.easy - share * gboth) > 0.25 * gboth, out)
     end
+  end)
+
+  it("is what lgprof record --gmon reports", function()
+    local status, out, err = cmd.lgprof({ "record", "--gmon", "-b", "-p", "--", "./eh" }, { cwd = dir })
+    assert.equal(0, status, cmd.show(status, out, err))
+    assert.truthy(out:find("calls are counted by gmon.out.", 1, true), out)
+    assert.matches("\n[ %d.]+ +2000 +[%d.]+ +[%d.]+  work\n", out)
   end)
 
   it("reports assumption-violated for work", function()
