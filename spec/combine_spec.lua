@@ -333,6 +333,16 @@ describe("the doctor on a combined profile", function()
     p:close()
   end)
 
+  it("leaves a recording without samples to no-samples", function()
+    local path = perfdata(TMP .. "/empty.data", EXE, {})
+    local p = assert(open(EXE, GMON, path))
+    local f = findings(p)
+    assert.truthy(f["no-samples"])
+    assert.is_nil(f["different-runs"])
+    assert.equal(2000, p:find("work").calls)
+    p:close()
+  end)
+
   it("finds different-runs: the executable given is not the binary perf recorded", function()
     -- same symbols, other bytes
     local copy = TMP .. "/copy"

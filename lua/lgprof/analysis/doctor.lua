@@ -406,7 +406,7 @@ end
 
 local function check_combined(list, profile, th)
   local c = profile:_stack_evidence().combined
-  if not c then return end
+  if not c or profile.samples == 0 then return end -- no samples: no-samples says it
   local why, exe_samples, unseen = runs_differ(profile, c, th)
   if #why > 0 then
     list[#list + 1] = finding("different-runs", "error",
