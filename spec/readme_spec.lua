@@ -100,6 +100,8 @@ local NOT_RUN = {
     "what lgprof --format=text prints (an illustration)",
   ["gmon.out: Each sample counts as 0.01 seconds."] =
     "gmon.out's and perf.data's flat profiles side by side (an illustration)",
+  ["                0.07    0.00    1000/2000        easy [5]"] =
+    "an excerpt of a combined call graph (an illustration; combine_spec checks the split live)",
 }
 
 -- A block naming perf.data runs with one, recorded of the fixture in dir

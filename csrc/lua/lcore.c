@@ -11,6 +11,7 @@
 #include "util/gzip.h"
 #include "util/json.h"
 #include "lcore.h"
+#include "model/stackprofile.h"
 #include "llines.h"
 #include "lsampled.h"
 
@@ -470,7 +471,8 @@ static const char *const profile_fields[] = {
   "total_time", "print_time", "hz", "sample_period", "have_histogram", "have_call_graph",
   "have_bb_counts", "function_count", "cycle_count", "arc_count", "arc_records", "text_start",
   "text_end", "address_bits", "big_endian", "dimension", "files", "image", "is_view",
-  "base_time", "base_print_time", "samples", "clones", "folded_clones", "source", NULL
+  "base_time", "base_print_time", "samples", "clones", "folded_clones", "source", "calls_source",
+  NULL
 };
 static const luaL_Reg profile_methods[] = {
   {"close", profile_close},
@@ -576,6 +578,12 @@ static int profile_index(lua_State *L) {
     lua_pushinteger(L, (lua_Integer)p->image->folded_clones);
   else if (strcmp(k, "source") == 0) /* what the times are from: the command asks */
     lua_pushstring(L, p->stacks != NULL ? "stacks" : "gmon");
+  else if (strcmp(k, "calls_source") == 0) { /* and the calls: gmon's, or none */
+    if (p->stacks == NULL || p->stacks->has_calls)
+      lua_pushliteral(L, "gmon");
+    else
+      lua_pushnil(L);
+  }
   else if (strcmp(k, "base_time") == 0)
     lua_pushnumber(L, lgp_seconds(p, p->base_time));
   else if (strcmp(k, "base_print_time") == 0)

@@ -6,6 +6,7 @@
 
 #include "analyse/bounds.h"
 #include "lcore.h"
+#include "model/stackprofile.h"
 #include "llines.h"
 #include "lsampled.h"
 
@@ -172,8 +173,9 @@ int lcore_handle_index(lua_State *L) {
       lcore_push_node(L, -1, lp->p, a->parent);
     else if (strcmp(k, "callee") == 0)
       lcore_push_node(L, -1, lp->p, a->child);
-    else if (strcmp(k, "count") == 0 && lp->p->stacks != NULL)
-      lua_pushnil(L); /* sampled stacks record no calls */
+    else if (strcmp(k, "count") == 0 &&
+             (!lgp_calls_known(lp->p, a->parent) || !lgp_calls_known(lp->p, a->child)))
+      lua_pushnil(L); /* sampled stacks record no calls (gmon.out's count those it knows) */
     else if (strcmp(k, "count") == 0)
       lua_pushinteger(L, (lua_Integer)a->count);
     else if (strcmp(k, "self") == 0)

@@ -207,10 +207,59 @@ static void read_table(lua_State *L, int t, lgp_stacktab *tab) {
   lua_pop(L, 1);
 }
 
-/* Pushes a Profile built from *tab (emptied); nil, message on failure. */
-/* A profile built from *tab (taken) with the options at opts_idx (an
-** lgprof.Options userdata, kept with the profile for its filter). */
-static int push_stack_profile(lua_State *L, lgp_stacktab *tab, int opts_idx) {
+/* The gmon profiles whose calls combined profiles took, by combined
+** profile (weak keys: each is kept while its combined profile lives, for
+** the combined profile's filters). */
+static const char CALLS_KEY[] = "lgprof.calls_of";
+
+/* Records the gmon profile on top (popped) as that of the profile at idx. */
+static void keep_calls(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, CALLS_KEY) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, CALLS_KEY);
+  }
+  lua_pushvalue(L, idx);
+  lua_pushvalue(L, -3);
+  lua_rawset(L, -3);
+  lua_pop(L, 2);
+}
+
+/* Pushes the gmon profile whose calls the combined profile at idx took
+** (nil: none) and returns its model: NULL when there is none, raises when
+** it was closed since. */
+static const lgp_profile *push_calls_of(lua_State *L, int idx, const lprofile *lp) {
+  lprofile *cp;
+  idx = lua_absindex(L, idx);
+  if (!lp->p->stacks->has_calls) {
+    lua_pushnil(L);
+    return NULL;
+  }
+  if (lua_getfield(L, LUA_REGISTRYINDEX, CALLS_KEY) == LUA_TTABLE) {
+    lua_pushvalue(L, idx);
+    lua_rawget(L, -2);
+  } else {
+    lua_pushnil(L);
+  }
+  lua_remove(L, -2);
+  cp = luaL_testudata(L, -1, PROFILE_T);
+  if (cp == NULL || cp->p == NULL)
+    luaL_error(L, "filter: the gmon profile whose calls this profile has was closed");
+  return cp->p;
+}
+
+/* Pushes a Profile built from *tab (taken), with the calls of the gmon
+** profile calls when not NULL, and the options at opts_idx (an
+** lgprof.Options userdata, kept with the profile for its filter); nil,
+** message on failure. */
+static int push_stack_profile(lua_State *L, lgp_stacktab *tab, const lgp_profile *calls,
+                              int opts_idx) {
   const lgp_options *opts = luaL_checkudata(L, opts_idx, "lgprof.Options");
   lprofile *lp;
   lgp_profile *p;
@@ -224,7 +273,8 @@ static int push_stack_profile(lua_State *L, lgp_stacktab *tab, int opts_idx) {
     lgp_stacktab_free(tab);
     return luaL_error(L, "out of memory");
   }
-  if (lgp_profile_from_stacks(p, tab, opts, &err) != 0) {
+  if ((calls != NULL ? lgp_profile_from_stacks_calls(p, tab, calls, opts, &err)
+                     : lgp_profile_from_stacks(p, tab, opts, &err)) != 0) {
     free(p);
     luaL_pushfail(L);
     lua_pushstring(L, err.msg);
@@ -244,7 +294,7 @@ static int l_profile_from_stacks(lua_State *L) {
   memset(tab, 0, sizeof *tab);
   luaL_setmetatable(L, "lgprof.StackTable");
   read_table(L, 1, tab);
-  return push_stack_profile(L, tab, 3);
+  return push_stack_profile(L, tab, NULL, 3);
 }
 
 /* core.is_perfdata(path) -> boolean: is it a perf.data file, by its magic?
@@ -296,11 +346,13 @@ static void show_progress(void *ud, uint64_t bytes, uint64_t samples, uint64_t b
   fflush(stderr);
 }
 
-/* core.open_stacks(exe | nil, path [, options]) -> Profile | nil, message:
-** options as core.open's (demangle, zeros, the symspecs), less those
-** unsupported() names, and the reader's: event, symfs, buildid_dir,
-** no_inline, kallsyms ("": none), progress (true: the reader's progress on stderr when stderr
-** is a terminal). */
+/* core.open_stacks(exe | nil, path [, options [, calls]]) -> Profile | nil,
+** message: options as core.open's (demangle, zeros, the symspecs), less
+** those unsupported() names, and the reader's: event, symfs, buildid_dir,
+** no_inline, kallsyms ("": none), progress (true: the reader's progress on
+** stderr when stderr is a terminal). calls: a gmon Profile (not a view) of
+** the same run, whose calls the profile takes (stackprofile.h); it is kept
+** alive with the new profile (keep_calls) for the new profile's filters. */
 static int l_open_stacks(lua_State *L) {
   const char *exe = luaL_optstring(L, 1, NULL);
   const char *path = luaL_checkstring(L, 2);
@@ -311,7 +363,14 @@ static int l_open_stacks(lua_State *L) {
   lgp_options *opts;
   lprofile *lp;
   lgp_err err = {0, ""};
-  lua_settop(L, 3);
+  const lgp_profile *calls = NULL;
+  lua_settop(L, 4);
+  if (!lua_isnil(L, 4)) {
+    lprofile *cp = lcore_check_profile(L, 4);
+    if (lgp_is_view(cp->p) || cp->p->stacks != NULL || cp->p->line_granularity)
+      luaL_argerror(L, 4, "a gmon profile (not a view, nor of lines) expected");
+    calls = cp->p;
+  }
   if (!lua_isnil(L, 3)) {
     luaL_checktype(L, 3, LUA_TTABLE);
     demangle = lcore_opt_demangle(L, 3, &style);
@@ -346,9 +405,13 @@ static int l_open_stacks(lua_State *L) {
     lua_pushstring(L, err.msg);
     return 2;
   }
-  if (push_stack_profile(L, tab, opts_idx) != 1)
+  if (push_stack_profile(L, tab, calls, opts_idx) != 1)
     return 2;
   lp = lua_touserdata(L, -1);
+  if (calls != NULL) {
+    lua_pushvalue(L, 4);
+    keep_calls(L, -2);
+  }
   if (!demangle || style != NULL) { /* names as asked */
     lgp_names_free(&lp->names);
     if (lgp_names_init(&lp->names, lp->p->graph.nsyms + lp->p->graph.nsyms / 2 + 1, demangle,
@@ -626,6 +689,7 @@ int lcore_stack_filter(lua_State *L) {
   const lgp_stackprof *sp = check_stacks(L, &lp);
   const lgp_stacktab *t = &sp->tab;
   lgp_stacktab *sub;
+  const lgp_profile *calls;
   lgp_options *opts;
   uint8_t *keep;
   size_t i;
@@ -671,8 +735,13 @@ int lcore_stack_filter(lua_State *L) {
   luaL_setmetatable(L, "lgprof.StackTable");
   if (lgp_stacktab_subset(sub, t, keep) != 0)
     return luaL_error(L, "out of memory");
-  if (push_stack_profile(L, sub, opts_idx) != 1)
+  calls = push_calls_of(L, 1, lp); /* kept on the stack while the profile is built */
+  if (push_stack_profile(L, sub, calls, opts_idx) != 1)
     return 2;
+  if (calls != NULL) {
+    lua_pushvalue(L, -2);
+    keep_calls(L, -2);
+  }
   /* named and zero-filled as the profile it selects from */
   sel = lua_touserdata(L, -1);
   lgp_names_free(&sel->names);
@@ -693,9 +762,10 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
   const lgp_stackprof *sp = lgp_stacks_of(p);
   const lgp_node *n = &p->graph.nodes[id];
   const lgp_st_func *f = n->is_cycle ? NULL : &sp->tab.funcs[sp->func_of[id]];
-  if (strcmp(k, "calls") == 0 || strcmp(k, "self_calls") == 0 ||
-      strcmp(k, "member_calls") == 0 || strcmp(k, "internal_calls") == 0)
-    lua_pushnil(L); /* not recorded */
+  if ((strcmp(k, "calls") == 0 || strcmp(k, "self_calls") == 0 ||
+       strcmp(k, "member_calls") == 0 || strcmp(k, "internal_calls") == 0) &&
+      !lgp_calls_known(p, id))
+    lua_pushnil(L); /* not recorded (gmon.out's when combined) */
   else if (strcmp(k, "samples") == 0)
     lua_pushinteger(L, (lua_Integer)sp->self_samples[id]);
   else if (strcmp(k, "self_error") == 0) {
@@ -731,7 +801,11 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
 ** (samples unwound from a stack copy), stack_copy_size, truncated_why =
 ** { stack_copy, no_cfi, no_binary, depth, other }, unwind_errors = { {
 ** what, samples }, ... }, unwind_stops = { { path, status, no_cfi,
-** no_binary }, ... } (the binaries unwinding stopped in) }. */
+** no_binary }, ... } (the binaries unwinding stopped in) }; combined with
+** gmon.out, also combined = { image (gmon's executable), exe (the matched
+** binary's recorded path), exe_found (the file read for it), matched,
+** unmatched, unmatched_samples, added, gmon_seconds, gmon_unseen_seconds,
+** gmon_unseen_name } (stackprofile.h). */
 static int profile_stack_evidence(lua_State *L) {
   static const char *const why[LGP_TRUNC_NREASONS] = {
     "stack_copy", "no_cfi", "no_binary", "depth", "other"
@@ -780,6 +854,25 @@ static int profile_stack_evidence(lua_State *L) {
     lua_rawseti(L, -2, ++n);
   }
   lua_setfield(L, -2, "unwind_stops");
+  if (sp->has_calls) {
+    double hz = sp->gmon_hz ? (double)sp->gmon_hz : 1.0;
+    lua_createtable(L, 0, 9);
+    if (sp->exe_dso < t->ndsos && !sp->exe_added) {
+      set_str(L, "exe", t->dsos[sp->exe_dso].path);
+      set_str(L, "exe_found", t->dsos[sp->exe_dso].found);
+    }
+    set_int(L, "matched", sp->exe_matched);
+    set_int(L, "unmatched", sp->exe_unmatched);
+    set_int(L, "unmatched_samples", (lua_Integer)sp->exe_unmatched_samples);
+    set_int(L, "added", sp->gmon_added);
+    lua_pushnumber(L, sp->gmon_ticks / hz);
+    lua_setfield(L, -2, "gmon_seconds");
+    lua_pushnumber(L, sp->gmon_unseen_ticks / hz);
+    lua_setfield(L, -2, "gmon_unseen_seconds");
+    set_str(L, "gmon_unseen_name", sp->gmon_unseen_name);
+    set_str(L, "image", sp->gmon_image);
+    lua_setfield(L, -2, "combined");
+  }
   return 1;
 }
 

@@ -67,7 +67,9 @@ end
 -- nil: the binaries the recording names)
 -- @param gmon a path or a list of paths (default "gmon.out"); several are
 -- summed. A perf.data file (one, alone) gives a profile of sampled stacks.
--- @param options table of gprof knobs (see doc/scripting.md, lgprof.open)
+-- @param options table of gprof knobs (see doc/scripting.md, lgprof.open);
+-- options.perf: a perf.data file of the same run as the gmon files, for a
+-- combined profile (times from its stacks, calls from gmon.out)
 -- @return a Profile, or nil and a message "FILE: what is wrong"
 function lgprof.open(exe, gmon, options)
   args.check(exe == nil or type(exe) == "string", 1, "open", "string expected, got " .. type(exe))
@@ -77,10 +79,19 @@ function lgprof.open(exe, gmon, options)
   args.check(options == nil or type(options) == "table", 3, "open",
     "table expected, got " .. type(options))
   local o = core_options(options or {})
+  local with_perf = o.perf
+  o.perf = nil
+  args.check(with_perf == nil or type(with_perf) == "string", 3, "open",
+    "option 'perf' must be a string")
   local perf = perf_file(gmon)
+  if perf and with_perf then
+    return nil, perf .. ": option 'perf' combines a perf.data file with gmon files (this is a perf.data)"
+  end
+  if with_perf then return lgprof._combined(exe or "a.out", gmon, with_perf, o) end
   if perf then
     if #gmon > 1 then
-      return nil, perf .. ": a perf.data file is read alone (profiles of stacks are not summed)"
+      return nil, perf .. ": a perf.data file is read alone (profiles of stacks are not summed;"
+        .. " with gmon.out of the same run, give it as the option perf: --perf=FILE)"
     end
     return args.call(function() return core.open_stacks(exe, perf, o) end)
   end
@@ -101,6 +112,27 @@ function lgprof.open(exe, gmon, options)
     opened[profile] = { exe = exe, gmon = table.move(gmon, 1, #gmon, 1, {}), options = o }
   end
   return profile, err
+end
+
+--- The combined profile of lgprof.open's option perf: the gmon profile
+-- (opened with o, less perf.data's reader options) gives its calls to the
+-- profile of the perf.data's stacks.
+function lgprof._combined(exe, gmons, perf, o)
+  if not core.is_perfdata(perf) then
+    return nil, perf .. ": not a perf.data file (option 'perf')"
+  end
+  local go = {}
+  for k, v in pairs(o) do go[k] = v end
+  for _, k in ipairs({ "event", "symfs", "buildid_dir", "no_inline", "kallsyms", "progress" }) do
+    go[k] = nil
+  end
+  -- gcc's clones are functions of their own in the stacks: gmon.out's
+  -- symbols must have them too for the addresses to match
+  go.clones = "keep"
+  local calls, err = args.call(function() return core.open(exe, gmons, go) end)
+  if not calls then return nil, err end
+  local profile, perr = args.call(function() return core.open_stacks(exe, perf, o, calls) end)
+  return profile, perr
 end
 
 --- How a Profile was opened (exe, gmon, options), or nil (a view, or one

@@ -386,7 +386,10 @@ static int measure(lgp_stackprof *sp, lgp_graph *g, const uint32_t *arc_at,
     n->prop_self = self[i];
     n->prop_child = tot[i] - self[i];
     n->prop_fract = 1.0;
-    n->ncalls = n->self_calls = n->member_calls = 0;
+    if (!sp->has_calls)
+      n->ncalls = n->self_calls = n->member_calls = 0;
+    else /* the flat profile's total per call */
+      n->child_time = tot[i] - self[i];
     if (i < g->nsyms) {
       g->print_time += flat[i];
       if (lgp_specs_in_table(specs, n, LGP_INCL_FLAT, LGP_EXCL_FLAT))
@@ -403,6 +406,213 @@ out:
   free(head);
   return rc;
 }
+
+/* {====================================================== combined with gmon.out */
+
+/* calls' symbol node starting exactly at addr, or LGP_NONE. */
+static uint32_t gmon_node_at(const lgp_profile *g, uint64_t addr) {
+  uint32_t id = lgp_symindex_lookup(g->index, (lgp_addr)addr);
+  return id != LGP_NONE && id < g->graph.nsyms && g->graph.nodes[id].addr == (lgp_addr)addr
+         ? id : LGP_NONE;
+}
+
+/* A function a symbol of gmon's executable can be: not an inlined
+** function's frame nor an address no symbol covers. */
+static int matchable(const lgp_st_func *f) {
+  return !f->is_inline && !f->is_unknown;
+}
+
+/* The last path component. */
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash != NULL ? slash + 1 : path;
+}
+
+static char *copy_str(const char *s) {
+  size_t len = strlen(s) + 1;
+  char *d = malloc(len);
+  if (d != NULL)
+    memcpy(d, s, len);
+  return d;
+}
+
+/* The executable's binary: the one with most functions at gmon symbols'
+** addresses (PIE or not, both are the ELF's addresses), else one named as
+** the image, else UINT32_MAX. */
+static uint32_t pick_exe_dso(const lgp_stacktab *t, const lgp_profile *g, uint32_t *hits) {
+  uint32_t best = UINT32_MAX;
+  size_t i;
+  for (i = 0; i < t->nfuncs; i++)
+    if (matchable(&t->funcs[i]) && gmon_node_at(g, t->funcs[i].start) != LGP_NONE)
+      hits[t->funcs[i].dso]++;
+  for (i = 0; i < t->ndsos; i++)
+    if (hits[i] > 0 && !t->dsos[i].is_kernel && (best == UINT32_MAX || hits[i] > hits[best]))
+      best = (uint32_t)i;
+  if (best == UINT32_MAX && g->image->path != NULL)
+    for (i = 0; i < t->ndsos && best == UINT32_MAX; i++)
+      if (!t->dsos[i].is_kernel && t->dsos[i].path != NULL &&
+          strcmp(base_name(t->dsos[i].path), base_name(g->image->path)) == 0)
+        best = (uint32_t)i;
+  return best;
+}
+
+/* Appends a function (and the binary, when there is none yet) for gmon
+** node id, which no stack shows. 0, or -1 (out of memory). */
+static int add_gmon_func(lgp_stackprof *sp, const lgp_profile *g, uint32_t id, size_t *fcap) {
+  lgp_stacktab *t = &sp->tab;
+  const lgp_node *n = &g->graph.nodes[id];
+  lgp_st_func *f;
+  if (sp->exe_dso == UINT32_MAX) {
+    lgp_st_dso *d = realloc(t->dsos, (t->ndsos + 1) * sizeof *d);
+    if (d == NULL)
+      return -1;
+    t->dsos = d;
+    d = &t->dsos[t->ndsos];
+    memset(d, 0, sizeof *d);
+    if ((d->path = copy_str(g->image->path != NULL ? g->image->path : "")) == NULL)
+      return -1;
+    d->status = LGP_DSO_OK;
+    sp->exe_dso = (uint32_t)t->ndsos++;
+    sp->exe_added = 1;
+  }
+  if (lgp_grow((void **)&t->funcs, fcap, t->nfuncs + 1, sizeof *t->funcs) != 0)
+    return -1;
+  f = &t->funcs[t->nfuncs];
+  memset(f, 0, sizeof *f);
+  if ((f->name = copy_str(n->name != NULL ? n->name : "")) == NULL)
+    return -1;
+  f->dso = sp->exe_dso;
+  f->start = n->addr;
+  f->end = n->end_addr;
+  f->file = LGP_ST_NOFILE;
+  t->nfuncs++;
+  return 0;
+}
+
+/* Matches the stacks' functions to gmon's symbols: map[gmon node] = the
+** table's function or UINT32_MAX; from_gmon[function]: matched or added
+** (then its calls are gmon's). Adds the functions only gmon knows and
+** sets the doctor's counters. 0, or -1 (out of memory). */
+static int match_calls(lgp_stackprof *sp, const lgp_profile *g, uint32_t *map,
+                       uint8_t **from_gmon) {
+  lgp_stacktab *t = &sp->tab;
+  size_t ng = g->graph.nsyms, nf0 = t->nfuncs, fcap = t->nfuncs, i, k;
+  uint32_t *hits = lgp_calloc_array(t->ndsos ? t->ndsos : 1, sizeof *hits);
+  uint8_t *on_stack = lgp_calloc_array(nf0 ? nf0 : 1, 1);
+  uint8_t *wanted = lgp_calloc_array(ng ? ng : 1, 1);
+  uint8_t *matched = lgp_calloc_array(nf0 ? nf0 : 1, 1);
+  double most = 0;
+  int rc = -1;
+  *from_gmon = NULL;
+  if (hits == NULL || on_stack == NULL || wanted == NULL || matched == NULL)
+    goto out;
+  if ((sp->gmon_image = copy_str(g->image->path != NULL ? g->image->path : "")) == NULL)
+    goto out;
+  sp->exe_dso = pick_exe_dso(t, g, hits);
+  for (i = 0; i < ng; i++)
+    map[i] = UINT32_MAX;
+  if (sp->exe_dso != UINT32_MAX)
+    for (i = 0; i < nf0; i++) {
+      uint32_t id;
+      if (t->funcs[i].dso != sp->exe_dso || !matchable(&t->funcs[i]))
+        continue;
+      id = gmon_node_at(g, t->funcs[i].start);
+      if (id == LGP_NONE) {
+        sp->exe_unmatched++;
+        continue;
+      }
+      sp->exe_matched++;
+      matched[i] = 1;
+      if (map[id] == UINT32_MAX)
+        map[id] = (uint32_t)i;
+    }
+  for (i = 0; i < t->nstacks; i++) {
+    const lgp_st_stack *st = &t->stacks[i];
+    uint32_t leaf = t->frame_defs[t->frames[st->first]].func, d;
+    if (t->funcs[leaf].dso == sp->exe_dso && matchable(&t->funcs[leaf]) && !matched[leaf])
+      sp->exe_unmatched_samples += st->samples;
+    for (d = 0; d < st->depth; d++)
+      on_stack[t->frame_defs[t->frames[st->first + d]].func] = 1;
+  }
+  /* gmon's histogram, and what of it no stack shows */
+  sp->gmon_hz = g->gmon->hz;
+  for (i = 0; i < ng; i++) {
+    double ticks = g->graph.nodes[i].hist_time;
+    sp->gmon_ticks += ticks;
+    if (ticks > 0 && (map[i] == UINT32_MAX || !on_stack[map[i]])) {
+      sp->gmon_unseen_ticks += ticks;
+      if (ticks > most && g->graph.nodes[i].name != NULL) {
+        most = ticks;
+        free(sp->gmon_unseen_name);
+        if ((sp->gmon_unseen_name = copy_str(g->graph.nodes[i].name)) == NULL)
+          goto out;
+      }
+    }
+  }
+  /* the functions gmon's arcs name that no stack shows */
+  for (k = 0; k < g->graph.arcs.narcs; k++) {
+    const lgp_arc *a = &g->graph.arcs.arcs[k];
+    if (!a->is_static && a->parent < ng && a->child < ng)
+      wanted[a->parent] = wanted[a->child] = 1;
+  }
+  for (i = 0; i < ng; i++)
+    if (wanted[i] && map[i] == UINT32_MAX) {
+      if (add_gmon_func(sp, g, (uint32_t)i, &fcap) != 0)
+        goto out;
+      map[i] = (uint32_t)(t->nfuncs - 1);
+      sp->gmon_added++;
+    }
+  if ((*from_gmon = lgp_calloc_array(t->nfuncs ? t->nfuncs : 1, 1)) == NULL)
+    goto out;
+  for (i = 0; i < ng; i++)
+    if (map[i] != UINT32_MAX)
+      (*from_gmon)[map[i]] = 1;
+  rc = 0;
+out:
+  free(hits);
+  free(on_stack);
+  free(wanted);
+  free(matched);
+  return rc;
+}
+
+/* gmon's counts on the arcs: the stacks' arcs start at 0 (gmon saw no such
+** call), gmon's arcs are added (those no stack shows carry no time). */
+static int add_calls(const lgp_stackprof *sp, const lgp_profile *g, const uint32_t *map,
+                     lgp_arctab *arcs, lgp_err *err) {
+  size_t k;
+  for (k = 0; k < arcs->narcs; k++)
+    arcs->arcs[k].count = 0;
+  for (k = 0; k < g->graph.arcs.narcs; k++) {
+    const lgp_arc *a = &g->graph.arcs.arcs[k];
+    int rc;
+    if (a->is_static || a->parent >= g->graph.nsyms || a->child >= g->graph.nsyms ||
+        map[a->parent] == UINT32_MAX || map[a->child] == UINT32_MAX)
+      continue;
+    rc = lgp_arctab_add(arcs, sp->node_of[map[a->parent]], sp->node_of[map[a->child]], a->count);
+    if (rc == LGP_ARCS_FULL)
+      return lgp_fail(err, NULL, "too many arcs");
+    if (rc != 0)
+      return lgp_fail(err, NULL, "out of memory");
+  }
+  return 0;
+}
+
+/* counted[]: the nodes whose calls are gmon's (a cycle: one of its members'). */
+static int mark_counted(lgp_stackprof *sp, const lgp_graph *g, const uint8_t *from_gmon) {
+  size_t total = g->nsyms + g->ncycles, i;
+  sp->counted = lgp_calloc_array(total ? total : 1, 1);
+  if (sp->counted == NULL)
+    return -1;
+  for (i = 0; i < g->nsyms; i++)
+    if (from_gmon[sp->func_of[i]]) {
+      sp->counted[i] = 1;
+      sp->counted[g->cyc_of[i]] = 1;
+    }
+  return 0;
+}
+
+/* }====================================================== */
 
 /* The image's path, which the exports name as the program's: the binary
 ** most samples end in (the first of equals), or "" without samples. */
@@ -427,12 +637,14 @@ static int set_image_path(lgp_image *im, const lgp_stacktab *t) {
   return 0;
 }
 
-int lgp_profile_from_stacks(lgp_profile *p, lgp_stacktab *tab, const lgp_options *opts,
-                            lgp_err *err) {
+/* lgp_profile_from_stacks, with gmon's calls when calls is not NULL. */
+static int from_stacks(lgp_profile *p, lgp_stacktab *tab, const lgp_profile *calls,
+                       const lgp_options *opts, lgp_err *err) {
   lgp_sources *src;
   lgp_stackprof *sp;
   lgp_node *nodes = NULL;
-  uint32_t *arc_at = NULL;
+  uint32_t *arc_at = NULL, *gmon_map = NULL;
+  uint8_t *from_gmon = NULL;
   size_t i, nnodes = 0;
   memset(p, 0, sizeof *p);
   src = p->own = lgp_calloc_array(1, sizeof *p->own);
@@ -445,6 +657,7 @@ int lgp_profile_from_stacks(lgp_profile *p, lgp_stacktab *tab, const lgp_options
   }
   sp->tab = *tab;
   memset(tab, 0, sizeof *tab);
+  sp->exe_dso = UINT32_MAX;
   src->stackprof = sp;
   p->stacks = sp;
   p->image = &src->image;
@@ -464,6 +677,14 @@ int lgp_profile_from_stacks(lgp_profile *p, lgp_stacktab *tab, const lgp_options
   src->gmon.hz = sp->is_time ? 1000000000u : 1u;
   src->gmon.have_hist = src->gmon.have_cg = 1; /* self times and arcs, as the reports need */
   p->line_granularity = opts->line_granularity;
+  if (calls != NULL) {
+    sp->has_calls = 1;
+    gmon_map = lgp_alloc_array(calls->graph.nsyms ? calls->graph.nsyms : 1, sizeof *gmon_map);
+    if (gmon_map == NULL || match_calls(sp, calls, gmon_map, &from_gmon) != 0) {
+      lgp_fail(err, NULL, "out of memory");
+      goto fail;
+    }
+  }
   if (order_functions(sp) != 0 || find_lines(sp) != 0 ||
       build_nodes(sp, p->line_granularity, &src->image, &nodes, &nnodes) != 0) {
     lgp_fail(err, NULL, "out of memory");
@@ -487,9 +708,15 @@ int lgp_profile_from_stacks(lgp_profile *p, lgp_stacktab *tab, const lgp_options
   }
   if (add_arcs(sp, &p->graph.arcs, arc_at, err) != 0)
     goto fail;
-  /* cycles, adjacency and print flags are gprof's; the times then measured */
+  if (calls != NULL && add_calls(sp, calls, gmon_map, &p->graph.arcs, err) != 0)
+    goto fail;
+  /* calls, cycles, adjacency and print flags are gprof's; the times then measured */
   if (lgp_graph_analyse(&p->graph, &src->specs, LGP_GRAPH_TIME, err) != 0)
     goto fail;
+  if (calls != NULL && mark_counted(sp, &p->graph, from_gmon) != 0) {
+    lgp_fail(err, NULL, "out of memory");
+    goto fail;
+  }
   if (measure(sp, &p->graph, arc_at, &src->specs) != 0) {
     lgp_fail(err, NULL, "out of memory");
     goto fail;
@@ -497,13 +724,27 @@ int lgp_profile_from_stacks(lgp_profile *p, lgp_stacktab *tab, const lgp_options
   if (lgp_graph_analyse(&p->graph, &src->specs, LGP_GRAPH_ALL, err) != 0)
     goto fail;
   free(arc_at);
+  free(gmon_map);
+  free(from_gmon);
   p->base_time = p->graph.total_time;
   p->base_print_time = p->graph.print_time;
   return 0;
 fail:
   free(arc_at);
+  free(gmon_map);
+  free(from_gmon);
   lgp_profile_free(p);
   return -1;
+}
+
+int lgp_profile_from_stacks(lgp_profile *p, lgp_stacktab *tab, const lgp_options *opts,
+                            lgp_err *err) {
+  return from_stacks(p, tab, NULL, opts, err);
+}
+
+int lgp_profile_from_stacks_calls(lgp_profile *p, lgp_stacktab *tab, const lgp_profile *calls,
+                                  const lgp_options *opts, lgp_err *err) {
+  return from_stacks(p, tab, calls, opts, err);
 }
 
 /* A copy of a string, or NULL for NULL; *bad set when out of memory. */
@@ -608,5 +849,8 @@ void lgp_stackprof_free(lgp_stackprof *sp) {
   free(sp->self_samples);
   free(sp->total_samples);
   free(sp->lines);
+  free(sp->counted);
+  free(sp->gmon_unseen_name);
+  free(sp->gmon_image);
   memset(sp, 0, sizeof *sp);
 }

@@ -29,6 +29,14 @@
 **   the calls columns blank); an arc's count is the samples of the stacks
 **   it is on, once per place on each (internal: it only marks the arc as
 **   seen).
+** - Combined with gmon.out (lgp_profile_from_stacks_calls): the calls are
+**   gmon's. The executable's functions in the stacks are matched to gmon's
+**   symbols by address (both are the ELF's symbol addresses); each arc
+**   gets gmon's count (0 for an arc gmon has not), gmon's arcs no stack
+**   shows are added with no time, and so are the functions only gmon
+**   knows. ncalls and self_calls then follow from the counts as in gprof;
+**   counted[] marks the nodes whose calls gmon counted (the others, in
+**   other binaries or not compiled with -pg, keep blank calls columns).
 **
 ** - Lines: the samples grouped by their leaf frame's (function, file,
 **   line), an inlined leaf's by the inlined function's line; each group
@@ -70,6 +78,20 @@ typedef struct lgp_stackprof {
   size_t nlines;
   int is_time;             /* every event's weights are nanoseconds */
   uint64_t samples, weight;/* of every stack */
+  /* combined with gmon.out (NULL / 0 otherwise) */
+  uint8_t *counted;        /* per node: its calls are gmon's */
+  int has_calls;           /* the calls are gmon's */
+  uint32_t exe_dso;        /* the binary matched to gmon's executable, or UINT32_MAX */
+  int exe_added;           /* none matched: exe_dso is one added for gmon's functions */
+  uint32_t exe_matched;    /* its functions at a gmon symbol's address */
+  uint32_t exe_unmatched;  /* and those not: another build of the program? */
+  uint64_t exe_unmatched_samples; /* the samples whose leaf is in those */
+  uint32_t gmon_added;     /* functions only gmon knows (called, never sampled) */
+  double gmon_ticks;       /* gmon's histogram: every tick of the executable */
+  double gmon_unseen_ticks;/* those of functions no stack shows */
+  uint32_t gmon_hz;        /* its rate (ticks per second) */
+  char *gmon_unseen_name;  /* the one of those with most ticks (owned), or NULL */
+  char *gmon_image;        /* the gmon profile's executable (owned) */
 } lgp_stackprof;
 
 /* Builds an analysed profile from *tab, whose contents it takes (tab is
@@ -77,6 +99,16 @@ typedef struct lgp_stackprof {
 ** nothing that reads files. 0, or -1 with a message. */
 int lgp_profile_from_stacks(lgp_profile *p, lgp_stacktab *tab, const lgp_options *opts,
                             lgp_err *err);
+/* The same, combined with calls (a gmon profile, not a view, of the
+** executable the stacks ran, read from the same run): calls from calls,
+** times from the stacks (above). 0, or -1 with a message. */
+int lgp_profile_from_stacks_calls(lgp_profile *p, lgp_stacktab *tab, const lgp_profile *calls,
+                                  const lgp_options *opts, lgp_err *err);
+/* Are node s's calls known (gmon's, or any gmon profile's)? */
+static inline int lgp_calls_known(const lgp_profile *p, uint32_t s) {
+  return p->stacks == NULL || (p->stacks->counted != NULL && s < p->graph.nsyms + p->graph.ncycles &&
+                               p->stacks->counted[s]);
+}
 /* A new table holding the stacks of src that keep[s] marks (and every
 ** other table of src: binaries, functions, threads ...). 0, or -1 (out of
 ** memory). */

@@ -379,6 +379,17 @@ static const char json_measured[] =
   "\"note\":\"measured stacks: total_min and total_max are the total. self_error is "
   "sqrt(samples) sample periods.\"},\n";
 
+/* The same with gmon.out's calls: only the note differs. */
+static const char json_measured_calls[] =
+  "\"estimated\":{\"propagated_times_are_estimates\":false,"
+  "\"method\":\"recorded_stacks\",\"fields\":[],"
+  "\"note\":\"each sample is a stack recorded in perf.data: self, total and arc times are "
+  "measured (sampled); calls are counted by gmon.out.\"},\n"
+  "\"bounds\":{\"fields\":[\"functions.total_min\",\"functions.total_max\","
+  "\"cycles.total_min\",\"cycles.total_max\",\"arcs.is_estimated\"],"
+  "\"note\":\"measured stacks: total_min and total_max are the total. self_error is "
+  "sqrt(samples) sample periods.\"},\n";
+
 static void write_json(ectx *c) {
   lgp_out *o = c->o;
   const lgp_profile *p = c->p;
@@ -392,7 +403,7 @@ static void write_json(ectx *c) {
   lgp_json_cstr(o, c->eo->creator);
   lgp_out_char(o, ',');
   lgp_export_json_key(o, "source"); /* what the samples are: gmon.out's or perf.data's */
-  lgp_json_cstr(o, sp != NULL ? "perf.data" : "gmon");
+  lgp_json_cstr(o, sp == NULL ? "gmon" : sp->has_calls ? "perf.data+gmon" : "perf.data");
   lgp_out_str(o, ",\n");
   lgp_export_json_key(o, "image");
   lgp_json_cstr(o, c->p->image->path);
@@ -420,7 +431,7 @@ static void write_json(ectx *c) {
   lgp_export_json_key(o, "cycles");
   lgp_export_out_u64(o, p->graph.ncycles);
   lgp_out_str(o, "},\n");
-  lgp_out_str(o, sp != NULL ? json_measured : json_estimated);
+  lgp_out_str(o, sp == NULL ? json_estimated : sp->has_calls ? json_measured_calls : json_measured);
   lgp_out_str(o, "\"functions\":[");
   first = 1;
   for (i = 0; i < total && !o->failed; i++) {

@@ -196,8 +196,8 @@ static const char *stack_event(const rctx *r) {
 
 static void granularity(rctx *r) {
   if (stack_event(r) != NULL) {
-    lgp_out_printf(r->o, "\ngranularity: each sample is one stack from perf.data (%s)",
-                   stack_event(r));
+    lgp_out_printf(r->o, "\ngranularity: each sample is one stack from perf.data (%s)%s",
+                   stack_event(r), r->p->stacks->has_calls ? "; calls counted by gmon.out" : "");
     return;
   }
   lgp_out_str(r->o, "\ngranularity: each sample hit covers ");
@@ -224,8 +224,12 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
   } else {
     lgp_out_str(o, "Flat profile:\n");
     if (stack_event(&r) != NULL) {
-      lgp_out_printf(o, "\nEach sample is a stack from perf.data (%s): times are measured, "
-                     "calls were not recorded.\n", stack_event(&r));
+      if (p->stacks->has_calls)
+        lgp_out_printf(o, "\nTimes are sampled stacks from perf.data (%s); calls are counted "
+                       "by gmon.out.\n", stack_event(&r));
+      else
+        lgp_out_printf(o, "\nEach sample is a stack from perf.data (%s): times are measured, "
+                       "calls were not recorded.\n", stack_event(&r));
       if (p->line_granularity)
         lgp_out_str(o, "A line's row holds the samples whose leaf frame is on it; @ is the "
                        "lowest address sampled there.\n");
@@ -461,7 +465,7 @@ static void arc_line(rctx *r, const arc_key *a, uint32_t entry, int is_parent) {
   if (other == entry || same_cycle(r->rn, other, entry)) {
     memset(p, ' ', 7 + 1 + w2 + 1);
     p += 7 + 1 + w2 + 1;
-    if (r->p->stacks != NULL) { /* no calls recorded */
+    if (!lgp_calls_known(r->p, other) || !lgp_calls_known(r->p, entry)) { /* not recorded */
       memset(p, ' ', 7);
       p += 7;
     } else {
@@ -475,7 +479,7 @@ static void arc_line(rctx *r, const arc_key *a, uint32_t entry, int is_parent) {
     *p++ = ' ';
     p += lgp_fmt_fixed(p, a->child_time / r->hz, (int)w2, 2);
     *p++ = ' ';
-    if (r->p->stacks != NULL) { /* no calls recorded */
+    if (!lgp_calls_known(r->p, other) || !lgp_calls_known(r->p, entry)) { /* not recorded */
       memset(p, ' ', 7 + 1 + 7);
       p += 7 + 1 + 7;
     } else {
@@ -537,7 +541,7 @@ static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b)
   size_t nmem = 0, i;
   primary_cols(r, cyc, print_time);
   lgp_out_char(r->o, ' ');
-  if (r->p->stacks != NULL) /* no calls recorded */
+  if (!lgp_calls_known(r->p, c)) /* not recorded */
     lgp_out_chars(r->o, ' ', 7 + 8);
   else {
     lgp_out_u64(r->o, cyc->ncalls, 7, 0);
@@ -593,7 +597,7 @@ static void print_cycle_entry(rctx *r, uint32_t c, double print_time, arcbuf *b)
     lgp_out_char(r->o, ' ');
     col_time2(r, n->prop_child / r->hz);
     lgp_out_char(r->o, ' ');
-    if (r->p->stacks != NULL) /* no calls recorded */
+    if (!lgp_calls_known(r->p, b->v[i])) /* not recorded */
       lgp_out_chars(r->o, ' ', 7 + 8);
     else {
       lgp_out_u64(r->o, n->ncalls, 7, 0);

@@ -18,6 +18,7 @@ doctor.THRESHOLDS = {
   broken_stacks = 0.25,   -- perf.data: share of the frame-pointer chains of one frame
   truncated_stacks = 0.05, -- perf.data: share of the chains cut short (above: a warning)
   lost_samples = 0.01,    -- perf.data: share of the samples lost
+  assumption_sigmas = 3,  -- --perf: standard errors between gprof's split and the measured one
 }
 
 local RANK = { error = 1, warning = 2, info = 3 }
@@ -391,6 +392,132 @@ local function truncated_stacks(list, ev, th)
       reasons = { stack_copy = why.stack_copy, no_cfi = why.no_cfi, no_binary = why.no_binary,
                   depth = why.depth, other = why.other },
       no_cfi = no_cfi, no_binary = no_binary, errors = ev.unwind_errors })
+
+-- The bytes of a file, or nil.
+local function slurp(path)
+  local f = path and io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- A profile combined with gmon.out (--perf): are both files of one run of
+-- one executable? Each reason found, as a message part.
+local function runs_differ(profile, c, th)
+  local why = {}
+  -- the recording's binary of the executable's name without symbols here
+  -- (unresolved-dso says so): nothing can be compared
+  local base = c.image:match("[^/]*$")
+  for _, d in ipairs(profile:dsos()) do
+    if (d.path == c.exe or d.path:match("[^/]*$") == base) and d.status ~= "ok" then
+      return why, 0, 0
+    end
+  end
+  if not c.exe then
+    why[#why + 1] = "no binary in the perf.data has a function at an address of the executable's"
+      .. " symbols"
+  else
+    local given, read = slurp(c.image), slurp(c.exe_found)
+    if given and read and given ~= read then
+      why[#why + 1] = ("the binary perf recorded (%s) is not the executable given (%s): their"
+        .. " bytes differ"):format(c.exe_found, c.image)
+    end
+  end
+  local exe_samples = 0
+  for _, d in ipairs(profile:dsos()) do
+    if d.path == c.exe then exe_samples = exe_samples + d.samples end
+  end
+  if c.unmatched_samples >= 2 and exe_samples > 0 and c.unmatched_samples / exe_samples > th.wrong_image then
+    why[#why + 1] = ("%d of the executable's %d samples are in functions at no symbol address of"
+      .. " the executable given"):format(c.unmatched_samples, exe_samples)
+  end
+  -- gmon.out's histogram counts the same CPU time: a share of it in
+  -- functions that no stack shows cannot be of this recording
+  local unseen = c.gmon_seconds > 0 and c.gmon_unseen_seconds / c.gmon_seconds or 0
+  if unseen > th.wrong_image and c.gmon_unseen_seconds > 0 and profile.samples >= 10 then
+    why[#why + 1] = ("gmon.out's histogram has %.2f s (%s of its time) in functions that no stack"
+      .. " of the perf.data shows (%s most)"):format(c.gmon_unseen_seconds, pct(unseen),
+      tostring(c.gmon_unseen_name))
+  end
+  return why, exe_samples, unseen
+end
+
+-- --perf: where gprof's split of a shared callee's time by calls is wrong.
+-- Under gprof's assumption each sample of the time the callers' arcs carry
+-- (N samples) comes through caller P with probability p = calls(P->C) /
+-- calls(C): P's measured share varies by the binomial error sqrt(N p (1-p))
+-- samples. Callees whose measured split is further than th.assumption_sigmas
+-- errors from gprof's for a caller, heaviest first.
+local function assumption_violations(profile, th)
+  local out = {}
+  if profile.samples == 0 or profile.base_time <= 0 then return out end
+  local period = profile.base_time / profile.samples
+  for fn in profile:functions() do
+    local arcs, calls, time = {}, 0, 0
+    if fn.kind == "function" and not fn.cycle then
+      for a in fn:callers() do
+        if a.caller ~= fn and not a.in_cycle and a.count and a.count > 0 then
+          arcs[#arcs + 1] = a
+          calls = calls + a.count
+          time = time + a.self + a.children
+        end
+      end
+    end
+    if #arcs >= 2 and time > 0 then
+      local n, callers, worst = time / period, {}, 0
+      for _, a in ipairs(arcs) do
+        local p = a.count / calls
+        local estimate, measured = p * time, a.self + a.children
+        local err = math.sqrt(n * p * (1 - p)) * period
+        local sigmas = err > 0 and math.abs(measured - estimate) / err or math.huge
+        if math.abs(measured - estimate) < period / 2 then sigmas = 0 end
+        callers[#callers + 1] = { name = a.caller.name, calls = a.count, estimate = estimate,
+                                  measured = measured, error = err, sigmas = sigmas }
+        if sigmas > worst then worst = sigmas end
+      end
+      if worst > th.assumption_sigmas then
+        out[#out + 1] = { name = fn.name, calls = calls, time = time, callers = callers }
+      end
+    end
+  end
+  table.sort(out, function(a, b)
+    if a.time ~= b.time then return a.time > b.time end
+    return a.name < b.name
+  end)
+  return out
+end
+
+local function check_combined(list, profile, th)
+  local c = profile:_stack_evidence().combined
+  if not c or profile.samples == 0 then return end -- no samples: no-samples says it
+  local why, exe_samples, unseen = runs_differ(profile, c, th)
+  if #why > 0 then
+    list[#list + 1] = finding("different-runs", "error",
+      "gmon.out and the perf.data are not of one run of this executable: " .. table.concat(why, "; "),
+      "record both at once: lgprof record --gmon -- ./prog (or perf record -g ./prog with a -pg"
+        .. " build), and give that executable",
+      { image = c.image, exe = c.exe, exe_found = c.exe_found, matched = c.matched,
+        unmatched = c.unmatched, unmatched_samples = c.unmatched_samples, exe_samples = exe_samples,
+        gmon_only_functions = c.added, gmon_seconds = c.gmon_seconds,
+        gmon_unseen_seconds = c.gmon_unseen_seconds, gmon_unseen_share = unseen })
+    return
+  end
+  for i, v in ipairs(assumption_violations(profile, th)) do
+    if i > 5 then break end
+    local parts = {}
+    for _, p in ipairs(v.callers) do
+      parts[#parts + 1] = ("%s %d calls, gprof %.4f s, measured %.4f s ± %.4f"):format(p.name,
+        p.calls, p.estimate, p.measured, p.error)
+    end
+    list[#list + 1] = finding("assumption-violated", "info",
+      ("%s: its calls cost differently per caller; gprof's split by calls of its %.4f s is off by"
+        .. " more than %g standard errors: %s"):format(v.name, v.time, th.assumption_sigmas,
+        table.concat(parts, "; ")),
+      "gprof's children times for these callers are wrong; this profile's (measured on the"
+        .. " stacks) are right",
+      { callee = v.name, calls = v.calls, time = v.time, callers = v.callers })
+  end
 end
 
 -- A perf.data's findings: from the reader's counters and the binaries.
@@ -472,6 +599,7 @@ function doctor.diagnose(profile, thresholds)
   local list = {}
   if profile.source == "stacks" then -- a perf.data: its own findings
     check_stacks(list, profile, th)
+    check_combined(list, profile, th)
     check_samples(list, profile, th)
     return sorted(list)
   end

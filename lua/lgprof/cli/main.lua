@@ -30,7 +30,7 @@ end
 -- --pid...) are given and no profile file is a perf.data; nil otherwise.
 function cli.refuse_perf(st, err, gmons)
   local given = options.first_given(st, "perf")
-  if not given then return nil end
+  if not given or st.perf then return nil end -- --perf=FILE: they read FILE
   for _, g in ipairs(gmons) do
     if lgprof._core.is_perfdata(g) then return nil end
   end

@@ -317,6 +317,9 @@ registry.OPTIONS = {
   { long = "no-inline", arg = "none", key = "no_inline",
     modes = modes("gprof", "diff", "check", "doctor", "script"), group = "perf",
     help = "perf.data: no frames for inlined functions" },
+  { long = "perf", arg = "required", type = "path", key = "perf",
+    modes = modes("gprof", "check", "doctor", "script"), group = "perf", metavar = "FILE",
+    help = "the perf.data of gmon.out's run: times from its stacks, calls from gmon.out" },
   -- perf.data's selections (profile:filter{pid, tid, comm, dso}): repeatable,
   -- a sample is kept when it matches one value of every option given
   { long = "pid", arg = "required", type = "integer", min = 0, max = 0xffffffff, list = true,

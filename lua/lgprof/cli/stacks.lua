@@ -25,7 +25,7 @@ end
 --- A usage error (status 2, written) when a perf.data file is among the
 -- profile files and an option needs call counts; nil otherwise.
 function stacks.refuse(st, err, gmons, options)
-  local perf
+  local perf = st.perf
   for _, path in ipairs(gmons or {}) do
     if lgprof._core.is_perfdata(path) then perf = path end
   end

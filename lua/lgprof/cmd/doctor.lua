@@ -17,7 +17,8 @@ Usage: lgprof doctor [options] [--format=text|json] [image-file [profile-file...
   block per finding (its ID, severity, explanation and advice), then a
   summary line. Findings: missing-profile, wrong-image, pie-mismatch,
   stale-profile, arcs-outside-text, no-samples, few-samples, no-call-graph,
-  spontaneous-time, uninstrumented-time, big-cycle, threads, static-no-debug.
+  spontaneous-time, uninstrumented-time, big-cycle, threads, static-no-debug;
+  with --perf=FILE, different-runs and assumption-violated.
 ]==] .. help.mode("doctor", 23) .. [==[
   gprof's options that change how the files are read apply (lgprof --help).
 Exit status: 0 no warning, 1 bad input, 2 usage error, 3 an error or a

@@ -269,7 +269,11 @@ function cmd.run(ctx)
   if st.gmon and not gmon then
     err:write("lgprof: warning: ", name, " wrote no gmon.out here (was it linked with -pg?)\n")
   end
-  st.exe, st.gmons = nil, { data }
+  if gmon then -- both files of the run: times from the stacks, calls from gmon.out
+    st.exe, st.gmons, st.perf = program, { "gmon.out" }, data
+  else
+    st.exe, st.gmons = nil, { data }
+  end
   local status = require("lgprof.cmd.report").run(ctx)
   cleanup()
   if status ~= 0 then return status end

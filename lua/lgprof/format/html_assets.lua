@@ -500,7 +500,8 @@ assets.js = [==[
   cycles();
   $("foot").textContent = "Written by " + M.generator + (M.measured
     ? ". Samples are stacks recorded in perf.data: self, total, arc times and stacks are measured (sampled: " +
-      "\u00b1 is sqrt(samples) \u00d7 sample period); calls were not recorded."
+      "\u00b1 is sqrt(samples) \u00d7 sample period); " +
+      (M.counted ? "calls are counted by gmon.out." : "calls were not recorded.")
     : ". Self time and samples come from the histogram " +
     "(sampled: \u00b1 is sqrt(samples) \u00d7 sample period); call counts are exact; children, total time, " +
     "arc times and stacks are gprof's estimates from arcs.");

@@ -183,7 +183,15 @@ function textreport.render(profile, options)
   put(("Noise floor: %s (relative error %s at the floor).\n"):format(
     plural(o.noise_floor, "sample"),
     o.noise_floor > 0 and ("%.0f%%"):format(100 / math.sqrt(o.noise_floor)) or "unbounded"))
-  if not o.brief then put("\n", profile.source == "stacks" and LEGEND_STACKS or LEGEND) end
+  if not o.brief then
+    local legend = LEGEND
+    if profile.source == "stacks" and profile.calls_source == "gmon" then
+      legend = LEGEND_STACKS:gsub("calls were not recorded%.", "calls are counted by gmon.out.")
+    elseif profile.source == "stacks" then
+      legend = LEGEND_STACKS
+    end
+    put("\n", legend)
+  end
   put("\n", "Times in seconds.\n\n", heading, "\n")
   for _, r in ipairs(rows_ranked) do put(line(r), "\n") end
   if #ranked == 0 then put("  (no function has as many samples as the noise floor)\n") end
