@@ -392,6 +392,7 @@ local function truncated_stacks(list, ev, th)
       reasons = { stack_copy = why.stack_copy, no_cfi = why.no_cfi, no_binary = why.no_binary,
                   depth = why.depth, other = why.other },
       no_cfi = no_cfi, no_binary = no_binary, errors = ev.unwind_errors })
+end
 
 -- The bytes of a file, or nil.
 local function slurp(path)
