@@ -332,7 +332,7 @@ describe("a profile of sampled stacks", function()
       "\t\t\tCall graph",
       "",
       "",
-      "granularity: each sample is one stack from perf.data (cpu-clock) for 0.00% of 0.04 seconds",
+      "granularity: each sample is one stack from perf.data (cpu-clock) for 25.00% of 0.04 seconds",
       "",
       "index % time    self  children    called     name",
       "                                                 <spontaneous>",

@@ -10,6 +10,7 @@
 
 #include "util/gzip.h"
 #include "util/json.h"
+#include "model/stackprofile.h"
 #include "lcore.h"
 #include "llines.h"
 #include "lsampled.h"
@@ -526,9 +527,9 @@ static int profile_index(lua_State *L) {
   else if (strcmp(k, "print_time") == 0)
     lua_pushnumber(L, lgp_seconds(p, p->graph.print_time));
   else if (strcmp(k, "hz") == 0)
-    lua_pushinteger(L, p->gmon->hz);
+    lua_pushinteger(L, lgp_sample_rate(p));
   else if (strcmp(k, "sample_period") == 0)
-    lua_pushnumber(L, p->gmon->hz ? 1.0 / p->gmon->hz : 0.0);
+    lua_pushnumber(L, lgp_sample_period(p));
   else if (strcmp(k, "have_histogram") == 0)
     lua_pushboolean(L, p->gmon->have_hist);
   else if (strcmp(k, "have_call_graph") == 0)
@@ -553,7 +554,13 @@ static int profile_index(lua_State *L) {
     lua_pushboolean(L, p->image->big_endian);
   else if (strcmp(k, "dimension") == 0)
     lua_pushstring(L, p->gmon->dimen);
-  else if (strcmp(k, "files") == 0) {
+  else if (strcmp(k, "files") == 0 && p->stacks != NULL) { /* the perf.data read */
+    lua_createtable(L, 1, 0);
+    if (p->stacks->tab.recording != NULL) {
+      lua_pushstring(L, p->stacks->tab.recording);
+      lua_rawseti(L, -2, 1);
+    }
+  } else if (strcmp(k, "files") == 0) {
     size_t i;
     lua_createtable(L, (int)p->gmon->nfiles, 0);
     for (i = 0; i < p->gmon->nfiles; i++) {

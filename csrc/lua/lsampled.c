@@ -676,11 +676,9 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
     lua_pushnil(L); /* not recorded */
   else if (strcmp(k, "samples") == 0)
     lua_pushinteger(L, (lua_Integer)sp->self_samples[id]);
-  else if (strcmp(k, "self_error") == 0) {
-    /* sqrt(samples) x the mean period: weight / sqrt(samples) */
-    uint64_t s = sp->self_samples[id];
-    lua_pushnumber(L, s > 0 ? lgp_seconds(p, n->prop_self / sqrt((double)s)) : 0.0);
-  } else if (strcmp(k, "total_min") == 0 || strcmp(k, "total_max") == 0)
+  else if (strcmp(k, "self_error") == 0)
+    lua_pushnumber(L, lgp_self_error(p, id));
+  else if (strcmp(k, "total_min") == 0 || strcmp(k, "total_max") == 0)
     lua_pushnumber(L, lgp_seconds(p, n->prop_self + n->prop_child)); /* measured */
   else if (strcmp(k, "total_max_exact") == 0)
     lua_pushboolean(L, 1);

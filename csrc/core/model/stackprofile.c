@@ -393,6 +393,7 @@ int lgp_stacktab_subset(lgp_stacktab *dst, const lgp_stacktab *src, const uint8_
       dst->files[i] = dup_str(src->files[i], &bad);
   else
     dst->nfiles = 0;
+  dst->recording = dup_str(src->recording, &bad);
   dst->nstacks = dst->nframes = 0;
   if (dst->dsos == NULL || dst->funcs == NULL || dst->threads == NULL || dst->events == NULL ||
       dst->files == NULL)

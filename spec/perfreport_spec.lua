@@ -1,0 +1,220 @@
+-- The reports' words and numbers on a perf.data file (issue 25): the
+-- sampling error, the sampling rate, gprof's "for X% of" and the files
+-- named come from the recording's samples and their periods, not from
+-- the nanosecond unit the weights are counted in; calls (not recorded)
+-- are blank or null, never 0.
+--
+-- The recordings are written here with helpers.perfwriter for a program
+-- compiled here (its symbols are real: addresses from nm and readelf);
+-- every expected number is derived by hand from the samples written:
+--
+--   R1  3 samples leaf<-middle<-main   periods 1, 1, 1 ms  (3 ms)
+--       2 samples other<-main          periods 1, 3 ms     (4 ms)
+--       1 sample  in main              period  1 ms        (1 ms)
+--   6 samples, 8 ms: the mean period 8/6 = 1.3333 ms, the mean rate 750 Hz.
+--   self error = sqrt(n) x the mean period of the function's n samples
+--   = weight / sqrt(n): leaf 3/sqrt(3) = 1.7320508 ms, other 4/sqrt(2) =
+--   2.8284271 ms, main 1 ms; the total's 8/sqrt(6) = 3.2659863 ms (40.8%).
+--   (sqrt(n) x the profile's mean period would give other 1.8856 ms;
+--   sqrt(sum of squared periods) 3.1623 ms.)
+--   gprof's "for X%": one sample of 6, 16.67%.
+local H = require "helpers"
+local util, cmd = H.util, H.cmd
+local pw = require "helpers.perfwriter"
+local lgprof = require "lgprof"
+
+local q = util.q
+local MS = 1000000
+local BIAS = 0x555555554000
+local PID = 100
+local EPS = 1e-12
+
+local SRC = [[
+volatile unsigned long sink;
+__attribute__((noinline)) void leaf(long n) { for (long i = 0; i < n; i++) sink += i; }
+__attribute__((noinline)) void other(long n) { for (long i = 0; i < n; i++) sink ^= i; }
+__attribute__((noinline)) void middle(long n) { leaf(n); leaf(n + 1); }
+int main(int argc, char **argv) {
+  (void)argv;
+  for (long i = 0; i < argc; i++) { middle(1000); other(1000); }
+  return 0;
+}
+]]
+
+local tmp, exe, syms, text
+
+local function near(want, got, what)
+  assert(type(got) == "number", ("%s: want %.12g, got %s"):format(what, want, tostring(got)))
+  assert(math.abs(want - got) <= EPS, ("%s: want %.12g, got %.12g"):format(what, want, got))
+end
+
+local function rt(name, off) return BIAS + syms[name].addr + (off or 4) end
+
+-- a recording of PID's samples: list of { n, leaf frames (names, leaf
+-- first), periods (one per sample) }
+local function recording(samples)
+  local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN,
+    period = 1000, ids = { 1 } } } })
+  f:comm(PID, PID, "prog", 10, true)
+  local start = BIAS + (text.vaddr & ~0xfff)
+  local len = ((text.vaddr + text.filesz + 0xfff) & ~0xfff) - (text.vaddr & ~0xfff)
+  f:mmap2(PID, PID, start, len, text.offset & ~0xfff, exe, 20)
+  local t = 1000
+  for _, s in ipairs(samples) do
+    for _, period in ipairs(s.periods) do
+      local chain = { pw.CONTEXT_USER }
+      for k, name in ipairs(s.frames) do chain[#chain + 1] = rt(name, k == 1 and 4 or 8) end
+      t = t + 1
+      f:sample({ ip = chain[2], pid = PID, tid = PID, time = t, period = period, chain = chain })
+    end
+  end
+  f:finished_round()
+  return f
+end
+
+local R1 = {
+  { frames = { "leaf", "middle", "main" }, periods = { MS, MS, MS } },
+  { frames = { "other", "main" }, periods = { MS, 3 * MS } },
+  { frames = { "main" }, periods = { MS } },
+}
+
+local function write(name, samples, opts)
+  local path = tmp .. "/" .. name
+  pw.write(path, recording(samples):bytes(opts))
+  return path
+end
+
+local function run(argv, opts)
+  return cmd.lgprof(argv, opts or { cwd = tmp })
+end
+
+local function fn(p, name)
+  for f in p:functions() do
+    if f.name == name then return f end
+  end
+  error("no function " .. name)
+end
+
+describe("perf.data reports", function()
+  setup(function()
+    tmp = util.mktempdir("lgprof-perfreport")
+    exe = tmp .. "/prog"
+    util.spit(tmp .. "/prog.c", SRC)
+    local status, out, err = cmd.shell("cc -O1 -g -fno-omit-frame-pointer -fno-inline -o "
+      .. q(exe) .. " " .. q(tmp .. "/prog.c"))
+    assert(status == 0, out .. err)
+    syms = {}
+    for addr, size, name in util.read_cmd("nm -S " .. q(exe)):gmatch("(%x+) (%x+) [Tt] ([%w_]+)") do
+      syms[name] = { addr = tonumber(addr, 16), size = tonumber(size, 16) }
+    end
+    for off, va, fsz, flg in util.read_cmd("readelf -lW " .. q(exe)):gmatch(
+        "LOAD%s+0x(%x+)%s+0x(%x+)%s+0x%x+%s+0x(%x+)%s+0x%x+%s+([RWE ]+)") do
+      if flg:find("E") then text = { offset = tonumber(off, 16), vaddr = tonumber(va, 16), filesz = tonumber(fsz, 16) } end
+    end
+    assert(text and syms.leaf and syms.other and syms.middle and syms.main)
+    write("r1.data", R1)
+  end)
+  teardown(function() util.rmtree(tmp) end)
+
+  it("gives the sampling error from the samples and their periods (Lua API)", function()
+    local p = assert(lgprof.open(nil, tmp .. "/r1.data"))
+    assert.equal(6, p.samples)
+    near(0.008, p.total_time, "total_time")
+    near(0.008 / 6, p.sample_period, "sample_period (the mean period)")
+    assert.equal(750, p.hz)
+    near(0.003 / math.sqrt(3), fn(p, "leaf").self_error, "leaf.self_error")
+    near(0.004 / math.sqrt(2), fn(p, "other").self_error, "other.self_error")
+    near(0.001, fn(p, "main").self_error, "main.self_error")
+    near(0, fn(p, "middle").self_error, "middle.self_error")
+    assert.equal(2, fn(p, "other").samples)
+    assert.same({ tmp .. "/r1.data" }, p.files)
+    p:close()
+  end)
+
+  it("says what a sample is in --format=text, with the error of the total", function()
+    local status, out, err = run({ "--format=text", "r1.data" })
+    assert.equal(0, status, err)
+    assert.matches("\nEach sample is a stack from perf.data %(cpu%-clock, 750 Hz: 1.333 ms per sample%); "
+      .. "6 samples.\nTotal time: 0.008 ± 0.003 seconds %(± 40.8%%%).\n", out)
+    assert.is_nil(out:find("1e-09", 1, true))
+    assert.is_nil(out:find("1000000000", 1, true))
+    -- other: 0.004 ± 0.003 (2.8284 ms), 2 samples; leaf 0.003 ± 0.002 (1.7321 ms)
+    assert.matches("\n *%d+%.%d%d +0%.004 ± 0%.003 +2 ", out)
+    assert.matches("\n *%d+%.%d%d +0%.003 ± 0%.002 +3 ", out)
+  end)
+
+  it("gives samples and self_error in JSON and CSV from the samples", function()
+    local status, out, err = run({ "--format=json", "r1.data" })
+    assert.equal(0, status, err)
+    local doc = require("cjson").decode(out)
+    assert.same({ "r1.data" }, doc.profile_files)
+    assert.same({ exe }, doc.binaries)
+    assert.equal(750, doc.hz)
+    near(0.008 / 6, doc.sample_period, "sample_period")
+    local by = {}
+    for _, f in ipairs(doc.functions) do by[f.name] = f end
+    assert.equal(2, by.other.samples)
+    near(0.004 / math.sqrt(2), by.other.self_error, "json other.self_error")
+    near(0.003 / math.sqrt(3), by.leaf.self_error, "json leaf.self_error")
+    -- calls were not recorded: null, not 0
+    assert.matches('"calls":null,"self_calls":null,"member_calls":null', out)
+    assert.is_nil(out:find('"calls":0', 1, true))
+    assert.is_nil(out:find('"count":%d'))
+    status, out, err = run({ "--format=csv", "r1.data" })
+    assert.equal(0, status, err)
+    -- ...,self_seconds,calls,self_calls,children_seconds,...,samples,self_error_seconds,...
+    local row = out:match("\n%d+,other,[^\r]*")
+    assert(row, out)
+    local cells = {}
+    for c in (row .. ","):gmatch("([^,]*),") do cells[#cells + 1] = c end
+    assert.equal("", cells[9]) -- calls
+    assert.equal("", cells[10]) -- self_calls
+    assert.equal("2", cells[15])
+    near(0.004 / math.sqrt(2), tonumber(cells[16]), "csv other self_error")
+    status, out = run({ "--format=csv-arcs", "r1.data" })
+    assert.equal(0, status)
+    assert.matches("\nmain,other,,", out)
+  end)
+
+  it("gives gprof's 'for X%' as one sample's share, and the files in callgrind", function()
+    local status, out, err = run({ "-q", "-b", "r1.data" })
+    assert.equal(0, status, err)
+    assert.matches("granularity: each sample is one stack from perf.data %(cpu%-clock%) for 16.67%% of 0.01 seconds",
+      out)
+    status, out, err = run({ "--format=callgrind", "r1.data" })
+    assert.equal(0, status, err)
+    assert.matches("\ndesc: Profile files: r1.data\n", out)
+    assert.matches("\ndesc: Sampling rate: mean 750 Hz\n", out)
+    assert.is_nil(out:find("gprof's estimate", 1, true))
+  end)
+
+  it("tests a change of a few samples as a few samples (--diff, check)", function()
+    -- base: R1; new: leaf gets one sample more (4 ms in 4 samples). A
+    -- Poisson count of 3 against 4 is no significant change (z about 0.4).
+    write("r2.data", {
+      { frames = { "leaf", "middle", "main" }, periods = { MS, MS, MS, MS } },
+      { frames = { "other", "main" }, periods = { MS, 3 * MS } },
+      { frames = { "main" }, periods = { MS } },
+    })
+    local base = assert(lgprof.open(nil, tmp .. "/r1.data"))
+    local new = assert(lgprof.open(nil, tmp .. "/r2.data"))
+    local rows = lgprof.diff(base, new)
+    local leaf
+    for _, r in ipairs(rows) do if r.name == "leaf" then leaf = r end end
+    assert(leaf)
+    near(0.001, leaf.total_delta, "leaf.total_delta")
+    assert.is_false(leaf.total_significant)
+    assert.is_false(leaf.self_significant)
+    -- middle (no self): its total 3 -> 4 samples, not significant either
+    for _, r in ipairs(rows) do assert.is_false(r.significant, r.name) end
+    -- check: leaf's total is 3 of 8 ms (37.5%) over 3 samples, standard
+    -- error 37.5% / sqrt(3) = 21.7%: above 30% by a third of that, no
+    -- significant breach; 100% of the time in main is over 6 samples
+    local status, out, err = run({ "check", "--max-total=leaf=30%", "r1.data" })
+    assert.equal(0, status, H.cmd.show(status, out, err))
+    status, out, err = run({ "check", "--max-total=main=90%", "r1.data" })
+    assert.equal(0, status, H.cmd.show(status, out, err))
+    base:close()
+    new:close()
+  end)
+end)
