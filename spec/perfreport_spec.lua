@@ -188,6 +188,49 @@ describe("perf.data reports", function()
     assert.is_nil(out:find("gprof's estimate", 1, true))
   end)
 
+  it("reads perf.data through a pipe, a FIFO and standard input, file or pipe mode", function()
+    -- the same report as from the file itself, whichever way the bytes come
+    write("pipe.data", R1, { pipe = true })
+    local status, want, err = run({ "-b", "-p", "-q", "r1.data" })
+    assert.equal(0, status, err)
+    local function report(shell)
+      local s, o, e = cmd.shell("cd " .. q(tmp) .. " && " .. shell)
+      assert.equal(0, s, shell .. ": " .. cmd.show(s, o, e))
+      return o
+    end
+    local lg = "timeout 20 " .. q(cmd.LGPROF) .. " -b -p -q "
+    for _, name in ipairs({ "r1.data", "pipe.data" }) do
+      -- (the profile operand names the stream in what lgprof prints)
+      local function same(o, as)
+        assert.equal(want:gsub("r1%.data", as), o, name .. " as " .. as)
+      end
+      same(report("cat " .. name .. " | " .. lg .. "/dev/stdin"), "/dev/stdin")
+      same(report("cat " .. name .. " | " .. lg .. "prog -"), "-")
+      same(report("cat " .. name .. " | " .. lg .. "-"), "-")
+      os.remove(tmp .. "/fifo")
+      assert(os.execute("mkfifo " .. q(tmp .. "/fifo")))
+      same(report("(cat " .. name .. " > fifo &) && " .. lg .. "prog fifo"), "fifo")
+      os.remove(tmp .. "/fifo")
+    end
+    -- through the Lua API: the stream is read once (is_perfdata, then open)
+    os.remove(tmp .. "/fifo")
+    assert(os.execute("mkfifo " .. q(tmp .. "/fifo")))
+    assert(os.execute("(cat " .. q(tmp .. "/pipe.data") .. " > " .. q(tmp .. "/fifo") .. " &)"))
+    local p = assert(lgprof.open(nil, tmp .. "/fifo"))
+    assert.equal(6, p.samples)
+    assert.same({ tmp .. "/fifo" }, p.files)
+    p:close()
+    os.remove(tmp .. "/fifo")
+  end)
+
+  it("says in one line what is wrong with a stream that is no profile", function()
+    local status, out, err = cmd.shell("cd " .. q(tmp) .. " && printf 'PERFILE2xx' | timeout 20 "
+      .. q(cmd.LGPROF) .. " prog /dev/stdin")
+    assert.equal(1, status)
+    assert.equal("", out)
+    assert.matches("^lgprof: /dev/stdin: [^\n]+\n$", err)
+  end)
+
   it("tests a change of a few samples as a few samples (--diff, check)", function()
     -- base: R1; new: leaf gets one sample more (4 ms in 4 samples). A
     -- Poisson count of 3 against 4 is no significant change (z about 0.4).

@@ -436,7 +436,7 @@ describe("lgprof.open of a perf.data file", function()
     end
   end)
 
-  it("looks at regular files only: a FIFO is left to the gmon reader, unread", function()
+  it("answers at once for a FIFO without a writer (read as empty), a missing file, a directory", function()
     local fifo = TMP .. "/fifo"
     os.remove(fifo)
     assert(os.execute("mkfifo " .. H.util.q(fifo)))

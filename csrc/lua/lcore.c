@@ -298,6 +298,7 @@ static int l_open(lua_State *L) {
   const char *style = NULL;
   lgp_options *opts;
   const char **gmons;
+  const lgp_blob **given;
   lgp_profile *p;
   lprofile *lp;
   lgp_err err = {0, ""};
@@ -316,12 +317,21 @@ static int l_open(lua_State *L) {
   luaL_setmetatable(L, "lgprof.Options");
   read_options(L, 3, opts);
   gmons = lua_newuserdatauv(L, (size_t)n * sizeof *gmons, 0);
+  given = lua_newuserdatauv(L, (size_t)n * sizeof *given, 0);
   for (i = 1; i <= n; i++) {
     if (lua_geti(L, 2, i) != LUA_TSTRING)
       return luaL_argerror(L, 2, "profile file names must be strings");
     gmons[i - 1] = lua_tostring(L, -1); /* anchored by the table */
     lua_pop(L, 1);
+    /* a stream already read (to see whether it is a perf.data), or read now */
+    given[i - 1] = lcore_stream(L, gmons[i - 1], &err);
+    if (given[i - 1] == NULL && err.msg[0] != '\0') {
+      luaL_pushfail(L);
+      lua_pushstring(L, err.msg);
+      return 2;
+    }
   }
+  opts->given = given;
   lp = lcore_new_profile(L, 0);
   p = malloc(sizeof *p);
   if (p == NULL)
