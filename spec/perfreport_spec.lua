@@ -113,6 +113,12 @@ describe("perf.data reports", function()
     end
     assert(text and syms.leaf and syms.other and syms.middle and syms.main)
     write("r1.data", R1)
+    -- R2: R1 with one sample more in leaf (4 ms in 4 samples)
+    write("r2.data", {
+      { frames = { "leaf", "middle", "main" }, periods = { MS, MS, MS, MS } },
+      { frames = { "other", "main" }, periods = { MS, 3 * MS } },
+      { frames = { "main" }, periods = { MS } },
+    })
   end)
   teardown(function() util.rmtree(tmp) end)
 
@@ -232,13 +238,7 @@ describe("perf.data reports", function()
   end)
 
   it("tests a change of a few samples as a few samples (--diff, check)", function()
-    -- base: R1; new: leaf gets one sample more (4 ms in 4 samples). A
-    -- Poisson count of 3 against 4 is no significant change (z about 0.4).
-    write("r2.data", {
-      { frames = { "leaf", "middle", "main" }, periods = { MS, MS, MS, MS } },
-      { frames = { "other", "main" }, periods = { MS, 3 * MS } },
-      { frames = { "main" }, periods = { MS } },
-    })
+    -- base: R1; new: R2, leaf with one sample more. A Poisson count of 3 against 4 is no significant change (z about 0.4).
     local base = assert(lgprof.open(nil, tmp .. "/r1.data"))
     local new = assert(lgprof.open(nil, tmp .. "/r2.data"))
     local rows = lgprof.diff(base, new)
@@ -257,7 +257,47 @@ describe("perf.data reports", function()
     assert.equal(0, status, H.cmd.show(status, out, err))
     status, out, err = run({ "check", "--max-total=main=90%", "r1.data" })
     assert.equal(0, status, H.cmd.show(status, out, err))
+    -- the spread of runs: one run's error at the mean, sqrt(mean samples)
+    -- x the sample period (the mean period here): other, 2 samples in
+    -- both: sqrt(2) x 8/6 ms
+    local spread = lgprof.spread({ base, new })
+    local other
+    for _, r in ipairs(spread) do if r.name == "other" then other = r end end
+    near(math.sqrt(2) * 0.008 / 6, other.error, "spread other.error")
     base:close()
     new:close()
+  end)
+
+  it("leaves out calls where they were not recorded: diff, dot, check --max-calls", function()
+    -- diff: no calls columns, and the rows' calls fields nil
+    local status, out, err = run({ "--diff", "r1.data", "r2.data" })
+    assert.equal(0, status, err)
+    local head = out:match("\n\n([^\n]*\n[^\n]*)\n")
+    assert.equal("         total change            self change\n"
+      .. "seconds    +-  % base  seconds    +-  % base  function", head)
+    local base = assert(lgprof.open(nil, tmp .. "/r1.data"))
+    local rows = lgprof.diff(base, base)
+    assert.is_false(rows.calls_recorded)
+    for _, r in ipairs(rows) do
+      assert.is_nil(r.calls_base); assert.is_nil(r.calls_effect); assert.is_nil(r.per_call_effect)
+    end
+    -- the core's selection for the pictures: no count on a perf.data arc
+    for _, e in ipairs(base:select({}).edges) do assert.is_nil(e.count) end
+    base:close()
+    -- dot: an edge's label is its share alone; the legend says why
+    status, out, err = run({ "--format=dot", "r1.data" })
+    assert.equal(0, status, err)
+    assert.is_nil(out:find("\u{d7}"), out) -- no "N×" anywhere
+    assert.matches("edge: %% of the sampled stacks along the arc %(calls were not recorded%)", out)
+    -- check: --max-calls cannot be judged: a usage error (from a file too)
+    status, out, err = run({ "check", "--max-calls=leaf=5", "r1.data" })
+    assert.equal(2, status)
+    assert.equal("", out)
+    assert.matches("^lgprof: r1.data records sampled stacks, no calls: %-%-max%-calls", err)
+    util.spit(tmp .. "/th.lua", "return { max_calls = { leaf = 5 } }\n")
+    status, out, err = run({ "check", "--thresholds=th.lua", "r1.data" })
+    assert.equal(2, status)
+    assert.equal("", out)
+    assert.matches("^lgprof: r1.data records sampled stacks, no calls: max_calls %(leaf%) cannot be used\n", err)
   end)
 end)
