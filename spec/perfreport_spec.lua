@@ -182,6 +182,23 @@ describe("perf.data reports", function()
     assert.matches("\nmain,other,,", out)
   end)
 
+  it("counts samples, not nanoseconds, in pprof", function()
+    -- R1's 8 ms at the mean period 4/3 ms are 6 samples; the period 1333333 ns
+    local status, out, err = run({ "--format=pprof", "r1.data" })
+    assert.equal(0, status, err)
+    local path = tmp .. "/r1.pb.gz"
+    util.spit(path, out)
+    local raw = select(2, cmd.run({ "gzip", "-dc", path }))
+    local prof = H.protobuf.profile(raw)
+    assert.equal(1333333, prof.period)
+    local samples, ns = 0, 0
+    for _, smp in ipairs(prof.sample) do
+      samples, ns = samples + smp.value[1], ns + smp.value[2]
+    end
+    assert.equal(6, samples)
+    assert.equal(8 * MS, ns)
+  end)
+
   it("gives gprof's 'for X%' as one sample's share, and the files in callgrind", function()
     local status, out, err = run({ "-q", "-b", "r1.data" })
     assert.equal(0, status, err)
