@@ -151,7 +151,7 @@ assets.js = [==[
       ["program", M.program], ["profile files", (M.files || []).join(", ")],
       ["total time", nice(M.total_time)], ["call-graph time", nice(M.print_time)],
       ["samples", fix(M.samples, M.samples % 1 === 0 ? 0 : 1)],
-      ["sample period", nice(M.sample_period) + " (" + M.hz + " Hz)"],
+      ["sample period", (M.measured ? "mean " : "") + nice(M.sample_period) + " (" + M.hz + " Hz)"],
       ["functions", M.listed + " with time or calls, of " + M.functions],
       ["arcs", M.arc_count], ["cycles", M.cycle_count]
     ];
