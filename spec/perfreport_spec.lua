@@ -134,6 +134,11 @@ describe("perf.data reports", function()
     near(0, fn(p, "middle").self_error, "middle.self_error")
     assert.equal(2, fn(p, "other").samples)
     assert.same({ tmp .. "/r1.data" }, p.files)
+    -- no Lines: gmon.out's histogram by line (they were rows of 0 samples)
+    assert.has_error(function() p:lines() end,
+      "lines are not available for a profile of sampled stacks (perf.data): they are gmon.out's histogram by line")
+    assert.has_error(function() fn(p, "leaf"):lines() end)
+    assert.has_error(function() p:line("prog.c", 2) end)
     p:close()
   end)
 

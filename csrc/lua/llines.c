@@ -31,6 +31,9 @@ lgp_lines *lcore_get_lines(lua_State *L, int pidx) {
   lgp_lines *ls;
   lgp_err err = {0, ""};
   pidx = lua_absindex(L, pidx);
+  if (lp->p->stacks != NULL) /* lines credit gmon's histogram by address: a perf.data has none */
+    luaL_error(L, "lines are not available for a profile of sampled stacks (perf.data): "
+               "they are gmon.out's histogram by line");
   if (lua_getfield(L, LUA_REGISTRYINDEX, LINEDATA_KEY) != LUA_TTABLE) {
     lua_pop(L, 1);
     lua_newtable(L);
