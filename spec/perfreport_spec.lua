@@ -142,6 +142,27 @@ describe("perf.data reports", function()
     p:close()
   end)
 
+  it("says what a sample of an event that is not time is, and when no sample is kept", function()
+    -- page-faults: weights are counts; 3 samples of 2, 2 and 5 faults: 3 per sample, no rate
+    local p = assert(lgprof._core._profile_from_stacks({
+      dsos = { { path = "/bin/prog" } },
+      threads = { { pid = 7, tid = 7, comm = "prog" } },
+      events = { { name = "page-faults", is_time = false } },
+      funcs = { { name = "main", start = 0x1000, ["end"] = 0x10ff } },
+      stacks = { { frames = { 1 }, samples = 3, weight = 9 } },
+    }))
+    assert.equal(0, p.hz)
+    near(3, p.sample_period, "page-faults sample_period")
+    near(9 / math.sqrt(3), fn(p, "main").self_error, "page-faults self_error")
+    local text = require("lgprof.format.text").render(p, { brief = true })
+    assert.matches("\nEach sample is a stack from perf.data %(page%-faults: 3 events per sample%); 3 samples.\n",
+      text)
+    -- a thread with no sample: nothing kept
+    local status, out, err = run({ "--format=text", "--tid=999", "r1.data" })
+    assert.equal(0, status, err)
+    assert.matches("\nNo sample: the recording %(or the samples kept%) holds none, so no times.\n", out)
+  end)
+
   it("says what a sample is in --format=text, with the error of the total", function()
     local status, out, err = run({ "--format=text", "r1.data" })
     assert.equal(0, status, err)

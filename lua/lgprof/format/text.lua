@@ -191,6 +191,8 @@ function textreport.render(profile, options)
     local total, err = profile.total_time, math.sqrt(samples) * period
     put(("Total time: %s ± %s seconds%s.\n"):format(sec(total), sec(err),
       total > 0 and (" (± %.1f%%)"):format(100 * err / total) or ""))
+  elseif profile.source == "stacks" then
+    put("No sample: the recording (or the samples kept) holds none, so no times.\n")
   else
     put("No sampling rate: the profile has no histogram, so no self times.\n")
   end
