@@ -272,6 +272,15 @@ describe("perf.data reports", function()
     os.remove(tmp .. "/fifo")
   end)
 
+  it("reads no stream given as the image (an endless one would never end)", function()
+    -- (yes writes forever; the image of a perf.data is not read at all)
+    local _, want = run({ "-b", "r1.data" })
+    local status, out, err = cmd.shell("cd " .. q(tmp) .. " && yes | timeout 20 "
+      .. q(cmd.LGPROF) .. " -b /dev/stdin r1.data")
+    assert.equal(0, status, cmd.show(status, out, err))
+    assert.equal(want, out)
+  end)
+
   it("says in one line what is wrong with a stream that is no profile", function()
     local status, out, err = cmd.shell("cd " .. q(tmp) .. " && printf 'PERFILE2xx' | timeout 20 "
       .. q(cmd.LGPROF) .. " prog /dev/stdin")

@@ -254,13 +254,14 @@ static int stream_gc(lua_State *L) {
   return 0;
 }
 
-/* Is path read as a stream: "-" (standard input), or what is neither a
-** regular file nor a directory (a FIFO, a pipe as /dev/stdin, a device)? */
+/* Is path read as a stream: "-" (standard input), a FIFO or a pipe (as
+** /dev/stdin or <(...)), a socket? (A device is not: /dev/zero never ends,
+** and the gmon reader reads what it is given, as before.) */
 static int is_stream(const char *path) {
   struct stat st;
   if (strcmp(path, "-") == 0)
     return 1;
-  return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+  return stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
 const lgp_blob *lcore_stream(lua_State *L, const char *path, lgp_err *err) {
@@ -293,12 +294,14 @@ const lgp_blob *lcore_stream(lua_State *L, const char *path, lgp_err *err) {
 
 /* }====================================================== */
 
-/* core.is_perfdata(path) -> boolean: is it a perf.data file, by its magic?
-** A regular file's first bytes are read; a stream (a FIFO, a pipe,
-** standard input) is read whole, once (lcore_stream): one without a writer
-** reads as empty, at once. */
+/* core.is_perfdata(path [, streams]) -> boolean: is it a perf.data file,
+** by its magic? A regular file's first bytes are read; a stream (a FIFO, a
+** pipe, standard input) is read whole, once (lcore_stream), unless streams
+** is false (then it is no perf.data): one without a writer reads as empty,
+** at once. */
 static int l_is_perfdata(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
+  int streams = lua_isnoneornil(L, 2) || lua_toboolean(L, 2);
   uint8_t head[8];
   ssize_t n = 0;
   struct stat st;
@@ -306,7 +309,7 @@ static int l_is_perfdata(lua_State *L) {
   lgp_err err = {0, ""};
   const lgp_blob *stream;
   if (is_stream(path)) {
-    stream = lcore_stream(L, path, &err);
+    stream = streams ? lcore_stream(L, path, &err) : NULL;
     lua_pushboolean(L, stream != NULL && lgp_perf_is_perfdata(stream->data, stream->size));
     return 1;
   }
