@@ -279,6 +279,15 @@ describe("perf.data reports", function()
       .. q(cmd.LGPROF) .. " -b /dev/stdin r1.data")
     assert.equal(0, status, cmd.show(status, out, err))
     assert.equal(want, out)
+    -- merge: a perf.data through a pipe is refused as from a file; an
+    -- endless image is refused, not read
+    status, out, err = cmd.shell("cd " .. q(tmp) .. " && cat r1.data | timeout 20 "
+      .. q(cmd.LGPROF) .. " merge -o sum prog -")
+    assert.equal(1, status, cmd.show(status, out, err))
+    assert.equal("lgprof: -: perf.data files are not summed (merge sums gmon.out files)\n", err)
+    status, out, err = cmd.shell("cd " .. q(tmp) .. " && yes | timeout 20 "
+      .. q(cmd.LGPROF) .. " merge -o sum /dev/stdin r1.data")
+    assert.equal(1, status, cmd.show(status, out, err))
   end)
 
   it("says in one line what is wrong with a stream that is no profile", function()
