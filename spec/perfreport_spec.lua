@@ -78,6 +78,14 @@ local R1 = {
   { frames = { "main" }, periods = { MS } },
 }
 
+-- Shell: wait (10 s at most) until the writer $w is blocked opening the
+-- FIFO (the kernel's wait for a reader in its wchan, or the open call in
+-- its syscall): a reader that opens it then finds a writer, whereas one
+-- that comes first reads a FIFO without a writer, as empty (the gmon
+-- reader's rule: no wait), as spec/hostile_spec.lua does
+local WAIT_OPEN = "i=0; while [ $i -lt 200 ] && ! grep -qE 'fifo_open|wait_for_partner' /proc/$w/wchan"
+  .. " && ! grep -qE '^(2|56|257) ' /proc/$w/syscall; do sleep 0.05; i=$((i+1)); done 2>/dev/null; "
+
 local function write(name, samples, opts)
   local path = tmp .. "/" .. name
   pw.write(path, recording(samples):bytes(opts))
@@ -243,7 +251,7 @@ describe("perf.data reports", function()
     local status, want, err = run({ "-b", "-p", "-q", "r1.data" })
     assert.equal(0, status, err)
     local function report(shell)
-      local s, o, e = cmd.shell("cd " .. q(tmp) .. " && " .. shell)
+      local s, o, e = cmd.shell("cd " .. q(tmp) .. " || exit 9; " .. shell)
       assert.equal(0, s, shell .. ": " .. cmd.show(s, o, e))
       return o
     end
@@ -258,17 +266,22 @@ describe("perf.data reports", function()
       same(report("cat " .. name .. " | " .. lg .. "-"), "-")
       os.remove(tmp .. "/fifo")
       assert(os.execute("mkfifo " .. q(tmp .. "/fifo")))
-      same(report("(cat " .. name .. " > fifo &) && " .. lg .. "prog fifo"), "fifo")
+      same(report("cat " .. name .. " > fifo & w=$!; " .. WAIT_OPEN .. lg .. "prog fifo; rc=$?; "
+        .. "kill $w 2>/dev/null; exit $rc"), "fifo")
       os.remove(tmp .. "/fifo")
     end
     -- through the Lua API: the stream is read once (is_perfdata, then open)
     os.remove(tmp .. "/fifo")
     assert(os.execute("mkfifo " .. q(tmp .. "/fifo")))
-    assert(os.execute("(cat " .. q(tmp .. "/pipe.data") .. " > " .. q(tmp .. "/fifo") .. " &)"))
+    local sh = assert(io.popen("cd " .. q(tmp) .. " || exit 9; cat pipe.data > fifo & w=$!; "
+      .. WAIT_OPEN .. "echo $w"))
+    local writer = sh:read("l")
+    sh:close()
     local p = assert(lgprof.open(nil, tmp .. "/fifo"))
     assert.equal(6, p.samples)
     assert.same({ tmp .. "/fifo" }, p.files)
     p:close()
+    os.execute("kill " .. writer .. " 2>/dev/null")
     os.remove(tmp .. "/fifo")
   end)
 
