@@ -96,6 +96,12 @@ describe("lgprof doctor on a perf.data", function()
     end)
   end
 
+  it("advises few-samples without summing runs (perf.data files are not summed)", function()
+    local found = ids(cases["few-samples"]())
+    assert.is_nil(found["few-samples"].advice:find("sum", 1, true))
+    assert.matches("perf record %-F", found["few-samples"].advice)
+  end)
+
   it("reports through the command, with exit status 3 for a warning", function()
     local status, out = H.cmd.lgprof({ "doctor", "--format=json", cases["no-callchains"]() })
     assert.equal(3, status)

@@ -361,7 +361,7 @@ describe("a profile of sampled stacks", function()
       "\t\t\tCall graph",
       "",
       "",
-      "granularity: each sample is one stack from perf.data (cpu-clock) for 0.00% of 0.04 seconds",
+      "granularity: each sample is one stack from perf.data (cpu-clock) for 25.00% of 0.04 seconds",
       "",
       "index % time    self  children    called     name",
       "                                                 <spontaneous>",
@@ -465,7 +465,7 @@ describe("lgprof.open of a perf.data file", function()
     end
   end)
 
-  it("looks at regular files only: a FIFO is left to the gmon reader, unread", function()
+  it("answers at once for a FIFO without a writer (read as empty), a missing file, a directory", function()
     local fifo = TMP .. "/fifo"
     os.remove(fifo)
     assert(os.execute("mkfifo " .. H.util.q(fifo)))

@@ -10,6 +10,7 @@
 
 #include "util/gzip.h"
 #include "util/json.h"
+#include "model/stackprofile.h"
 #include "lcore.h"
 #include "model/stackprofile.h"
 #include "llines.h"
@@ -300,6 +301,7 @@ static int l_open(lua_State *L) {
   const char *style = NULL;
   lgp_options *opts;
   const char **gmons;
+  const lgp_blob **given;
   lgp_profile *p;
   lprofile *lp;
   lgp_err err = {0, ""};
@@ -318,12 +320,21 @@ static int l_open(lua_State *L) {
   luaL_setmetatable(L, "lgprof.Options");
   read_options(L, 3, opts);
   gmons = lua_newuserdatauv(L, (size_t)n * sizeof *gmons, 0);
+  given = lua_newuserdatauv(L, (size_t)n * sizeof *given, 0);
   for (i = 1; i <= n; i++) {
     if (lua_geti(L, 2, i) != LUA_TSTRING)
       return luaL_argerror(L, 2, "profile file names must be strings");
     gmons[i - 1] = lua_tostring(L, -1); /* anchored by the table */
     lua_pop(L, 1);
+    /* a stream already read (to see whether it is a perf.data), or read now */
+    given[i - 1] = lcore_stream(L, gmons[i - 1], &err);
+    if (given[i - 1] == NULL && err.msg[0] != '\0') {
+      luaL_pushfail(L);
+      lua_pushstring(L, err.msg);
+      return 2;
+    }
   }
+  opts->given = given;
   lp = lcore_new_profile(L, 0);
   p = malloc(sizeof *p);
   if (p == NULL)
@@ -530,9 +541,9 @@ static int profile_index(lua_State *L) {
   else if (strcmp(k, "print_time") == 0)
     lua_pushnumber(L, lgp_seconds(p, p->graph.print_time));
   else if (strcmp(k, "hz") == 0)
-    lua_pushinteger(L, p->gmon->hz);
+    lua_pushinteger(L, lgp_sample_rate(p));
   else if (strcmp(k, "sample_period") == 0)
-    lua_pushnumber(L, p->gmon->hz ? 1.0 / p->gmon->hz : 0.0);
+    lua_pushnumber(L, lgp_sample_period(p));
   else if (strcmp(k, "have_histogram") == 0)
     lua_pushboolean(L, p->gmon->have_hist);
   else if (strcmp(k, "have_call_graph") == 0)
@@ -557,7 +568,13 @@ static int profile_index(lua_State *L) {
     lua_pushboolean(L, p->image->big_endian);
   else if (strcmp(k, "dimension") == 0)
     lua_pushstring(L, p->gmon->dimen);
-  else if (strcmp(k, "files") == 0) {
+  else if (strcmp(k, "files") == 0 && p->stacks != NULL) { /* the perf.data read */
+    lua_createtable(L, 1, 0);
+    if (p->stacks->tab.recording != NULL) {
+      lua_pushstring(L, p->stacks->tab.recording);
+      lua_rawseti(L, -2, 1);
+    }
+  } else if (strcmp(k, "files") == 0) {
     size_t i;
     lua_createtable(L, (int)p->gmon->nfiles, 0);
     for (i = 0; i < p->gmon->nfiles; i++) {

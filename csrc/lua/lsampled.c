@@ -297,15 +297,79 @@ static int l_profile_from_stacks(lua_State *L) {
   return push_stack_profile(L, tab, NULL, 3);
 }
 
-/* core.is_perfdata(path) -> boolean: is it a perf.data file, by its magic?
-** Only a regular file is looked at: a FIFO or a pipe (standard input) is
-** read once, by the gmon reader, and one without a writer must not block. */
+/* {====================================================== streams */
+
+/* A pipe, a FIFO or standard input can be read once: to know whether it
+** holds a perf.data or a gmon.out its bytes are read whole, on first use,
+** and kept in the registry's table STREAMS (path -> a userdata lgp_blob)
+** for the reader that then opens it. */
+#define STREAMS "lgprof.streams"
+#define STREAM_T "lgprof.Stream"
+
+static int stream_gc(lua_State *L) {
+  lgp_gmon_blob_free(luaL_checkudata(L, 1, STREAM_T));
+  return 0;
+}
+
+/* Is path read as a stream: "-" (standard input), a FIFO or a pipe (as
+** /dev/stdin or <(...)), a socket? (A device is not: /dev/zero never ends,
+** and the gmon reader reads what it is given, as before.) */
+static int is_stream(const char *path) {
+  struct stat st;
+  if (strcmp(path, "-") == 0)
+    return 1;
+  return stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+const lgp_blob *lcore_stream(lua_State *L, const char *path, lgp_err *err) {
+  lgp_blob *b;
+  if (!is_stream(path))
+    return NULL;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, STREAMS) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, STREAMS);
+  }
+  if (lua_getfield(L, -1, path) == LUA_TUSERDATA) {
+    b = lua_touserdata(L, -1);
+    lua_pop(L, 2);
+    return b; /* anchored by the table */
+  }
+  lua_pop(L, 1);
+  b = lua_newuserdatauv(L, sizeof *b, 0);
+  memset(b, 0, sizeof *b);
+  luaL_setmetatable(L, STREAM_T);
+  if (lgp_gmon_blob_load(b, path, err) != 0) {
+    lua_pop(L, 2);
+    return NULL;
+  }
+  lua_setfield(L, -2, path);
+  lua_pop(L, 1);
+  return b;
+}
+
+/* }====================================================== */
+
+/* core.is_perfdata(path [, streams]) -> boolean: is it a perf.data file,
+** by its magic? A regular file's first bytes are read; a stream (a FIFO, a
+** pipe, standard input) is read whole, once (lcore_stream), unless streams
+** is false (then it is no perf.data): one without a writer reads as empty,
+** at once. */
 static int l_is_perfdata(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
+  int streams = lua_isnoneornil(L, 2) || lua_toboolean(L, 2);
   uint8_t head[8];
   ssize_t n = 0;
   struct stat st;
   int fd;
+  lgp_err err = {0, ""};
+  const lgp_blob *stream;
+  if (is_stream(path)) {
+    stream = streams ? lcore_stream(L, path, &err) : NULL;
+    lua_pushboolean(L, stream != NULL && lgp_perf_is_perfdata(stream->data, stream->size));
+    return 1;
+  }
   /* stat first: even a non-blocking open of a FIFO lets its writer go on,
      and its bytes are lost when this end closes unread */
   if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -396,7 +460,12 @@ static int l_open_stacks(lua_State *L) {
   memset(tab, 0, sizeof *tab);
   luaL_setmetatable(L, "lgprof.StackTable");
   (void)exe; /* the binaries are those the recording names */
-  rc = lgp_perf_stacks(tab, path, &popts, &err);
+  if (is_stream(path)) { /* read once, maybe already by is_perfdata */
+    const lgp_blob *b = lcore_stream(L, path, &err);
+    rc = b == NULL ? -1 : lgp_perf_stacks_bytes(tab, path, b->data, b->size, &popts, &err);
+  } else {
+    rc = lgp_perf_stacks(tab, path, &popts, &err);
+  }
   if (progress) /* the progress line cleared */
     fputs("\r\033[K", stderr);
   if (rc != 0) {
@@ -768,11 +837,9 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
     lua_pushnil(L); /* not recorded (gmon.out's when combined) */
   else if (strcmp(k, "samples") == 0)
     lua_pushinteger(L, (lua_Integer)sp->self_samples[id]);
-  else if (strcmp(k, "self_error") == 0) {
-    /* sqrt(samples) x the mean period: weight / sqrt(samples) */
-    uint64_t s = sp->self_samples[id];
-    lua_pushnumber(L, s > 0 ? lgp_seconds(p, n->prop_self / sqrt((double)s)) : 0.0);
-  } else if (strcmp(k, "total_min") == 0 || strcmp(k, "total_max") == 0)
+  else if (strcmp(k, "self_error") == 0)
+    lua_pushnumber(L, lgp_self_error(p, id));
+  else if (strcmp(k, "total_min") == 0 || strcmp(k, "total_max") == 0)
     lua_pushnumber(L, lgp_seconds(p, n->prop_self + n->prop_child)); /* measured */
   else if (strcmp(k, "total_max_exact") == 0)
     lua_pushboolean(L, 1);
@@ -895,6 +962,11 @@ const luaL_Reg lcore_stack_funcs[] = {
 void lcore_stacks_register(lua_State *L) {
   if (luaL_newmetatable(L, "lgprof.StackTable")) {
     lua_pushcfunction(L, tab_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_pop(L, 1);
+  if (luaL_newmetatable(L, STREAM_T)) {
+    lua_pushcfunction(L, stream_gc);
     lua_setfield(L, -2, "__gc");
   }
   lua_pop(L, 1);

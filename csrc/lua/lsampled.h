@@ -20,6 +20,12 @@ int lcore_stack_filter(lua_State *L);
 ** the value pushed, or -1 (the common field). */
 int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, const char *k);
 
+/* The bytes of path when it is read as a stream (a pipe, a FIFO, "-" for
+** standard input), read whole on first use and kept for the Lua state
+** (a stream is read once); NULL when path is no stream, or when it cannot
+** be read (err says why). */
+const lgp_blob *lcore_stream(lua_State *L, const char *path, lgp_err *err);
+
 /* The samples of a profile of stacks. */
 uint64_t lcore_stack_sample_count(const lgp_profile *p);
 

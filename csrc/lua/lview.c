@@ -193,8 +193,10 @@ int lcore_profile_select(lua_State *L) {
     set_node(L, p, "callee", a->child);
     lcore_push_handle(L, 1, ARC_T, sel.arcs[i]);
     lua_setfield(L, -2, "arc");
-    lua_pushinteger(L, (lua_Integer)a->count);
-    lua_setfield(L, -2, "count");
+    if (p->stacks == NULL) { /* sampled stacks recorded no calls: count nil */
+      lua_pushinteger(L, (lua_Integer)a->count);
+      lua_setfield(L, -2, "count");
+    }
     set_time(L, structural ? 0.0 : lgp_seconds(p, a->time) + lgp_seconds(p, a->child_time), t,
              !structural);
     lua_pushboolean(L, structural);

@@ -6,6 +6,7 @@
 #define options_h
 
 #include <stddef.h>
+#include "read/gmon.h"
 
 /* What opening a profile is asked for (gprof's options that shape it). */
 typedef struct lgp_options {
@@ -23,6 +24,10 @@ typedef struct lgp_options {
   /* symspecs, in the order given: table (enum lgp_table) and text */
   struct { int table; char *text; } *specs;
   size_t nspecs, specs_cap;
+  /* the profile files' bytes already read, one per file (a pipe or a FIFO
+     is read once, to know what it holds): NULL, or NULL for a file to read.
+     Not owned. */
+  const lgp_blob *const *given;
 } lgp_options;
 
 void lgp_options_init(lgp_options *o);

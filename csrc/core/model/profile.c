@@ -158,8 +158,12 @@ int lgp_profile_open(lgp_profile *p, const char *exe, const char *const *gmons,
     goto fail;
   }
   for (nloaded = 0; nloaded < ngmons; nloaded++) {
-    if (lgp_gmon_blob_load(&blobs[nloaded], gmons[nloaded], &load_err) != 0)
+    if (opts->given != NULL && opts->given[nloaded] != NULL) {
+      blobs[nloaded].data = opts->given[nloaded]->data; /* borrowed: nothing to free */
+      blobs[nloaded].size = opts->given[nloaded]->size;
+    } else if (lgp_gmon_blob_load(&blobs[nloaded], gmons[nloaded], &load_err) != 0) {
       break;
+    }
     src->nblobs = nloaded + 1;
     ldprofile |= lgp_gmon_is_ldprofile(blobs[nloaded].data, blobs[nloaded].size,
                                        src->image.big_endian);

@@ -821,6 +821,7 @@ int lgp_stacktab_subset(lgp_stacktab *dst, const lgp_stacktab *src, const uint8_
       dst->unwind_errors[i].what = dup_str(src->unwind_errors[i].what, &bad);
   else
     dst->nunwind_errors = 0;
+  dst->recording = dup_str(src->recording, &bad);
   dst->nstacks = dst->nframes = 0;
   if (dst->dsos == NULL || dst->funcs == NULL || dst->threads == NULL || dst->events == NULL ||
       dst->files == NULL || dst->unwind_errors == NULL)

@@ -119,5 +119,41 @@ void lgp_stackprof_free(lgp_stackprof *sp);
 static inline const lgp_stackprof *lgp_stacks_of(const lgp_profile *p) {
   return p->stacks;
 }
+/* Seconds per sample: gmon's 1 / hz; a profile of stacks' mean period
+** (each sample weighs its own period: perf's frequency mode varies it),
+** its weight over its samples. 0 when unknown (no rate, no samples). */
+static inline double lgp_sample_period(const lgp_profile *p) {
+  const lgp_stackprof *sp = p->stacks;
+  if (sp != NULL)
+    return sp->samples > 0 ? lgp_seconds(p, (double)sp->weight / (double)sp->samples) : 0.0;
+  return p->gmon->hz ? 1.0 / p->gmon->hz : 0.0;
+}
+/* Samples per second: gmon's hz; for stacks of a time event, the mean
+** rate (1 / the mean period, rounded), else 0 (the weights are counts). */
+static inline uint32_t lgp_sample_rate(const lgp_profile *p) {
+  double period;
+  if (p->stacks == NULL)
+    return p->gmon->hz;
+  period = lgp_sample_period(p);
+  return p->stacks->is_time && period > 0 ? (uint32_t)floor(1.0 / period + 0.5) : 0;
+}
+/* The samples behind node s's self time (s a symbol or a cycle): gmon's
+** histogram ticks (fractions where a bin spans two functions), or the
+** samples of stacks whose leaf is in it. */
+static inline double lgp_self_samples(const lgp_profile *p, uint32_t s) {
+  return p->stacks != NULL ? (double)p->stacks->self_samples[s] : p->graph.nodes[s].hist_time;
+}
+/* The standard error of node s's self time, in seconds: sqrt(n) sample
+** periods for its n samples (a Poisson count). For stacks, the period is
+** that of its own samples, their weight over n: weight / sqrt(n). */
+static inline double lgp_self_error(const lgp_profile *p, uint32_t s) {
+  const lgp_node *nd = &p->graph.nodes[s];
+  double n;
+  if (p->stacks == NULL)
+    return lgp_sampling_error(p, nd->hist_time);
+  n = (double)p->stacks->self_samples[s];
+  return n > 0 ? lgp_seconds(p, (s < p->graph.nsyms ? nd->hist_time : nd->prop_self) / sqrt(n))
+               : 0.0;
+}
 
 #endif

@@ -30,5 +30,6 @@ void lgp_stacktab_free(lgp_stacktab *t) {
   free(t->threads);
   free(t->events);
   free(t->files);
+  free(t->recording);
   memset(t, 0, sizeof *t);
 }

@@ -114,6 +114,7 @@ typedef struct lgp_stacktab {
   size_t nevents;
   char **files;               /* the distinct source file names frames point to */
   size_t nfiles;
+  char *recording;            /* the perf.data read (as named), or NULL: built by hand */
   /* what the doctor reports */
   uint64_t samples;           /* read, of the chosen event */
   uint64_t lost;              /* lost samples (LOST or LOST_SAMPLES, counted once) */

@@ -226,6 +226,7 @@ static void cg_fn(ectx *c, const char *key, uint32_t s, uint8_t *fn_seen) {
 static int write_callgrind(ectx *c) {
   lgp_out *o = c->o;
   const lgp_profile *p = c->p;
+  const lgp_stackprof *sp = lgp_stacks_of(p);
   size_t s, g, nfiles = c->have_src ? c->p->image->nfiles : 0;
   unsigned long long total;
   uint8_t *file_seen = lgp_calloc_array(nfiles + 1, 1);
@@ -245,14 +246,22 @@ static int write_callgrind(ectx *c) {
   lgp_out_printf(o, "cmd: %s\n", c->p->image->path);
   lgp_out_str(o, "part: 1\n");
   lgp_out_str(o, "desc: Profile files:");
-  for (g = 0; g < p->gmon->nfiles; g++)
+  if (sp != NULL && sp->tab.recording != NULL)
+    lgp_out_printf(o, " %s", sp->tab.recording);
+  for (g = 0; sp == NULL && g < p->gmon->nfiles; g++)
     lgp_out_printf(o, " %s", p->gmon->files[g].path);
   lgp_out_char(o, '\n');
-  lgp_out_printf(o, "desc: Sampling rate: %u Hz\n", (unsigned)p->gmon->hz);
+  lgp_out_printf(o, "desc: Sampling rate: %s%u Hz\n", sp != NULL ? "mean " : "",
+                 (unsigned)lgp_sample_rate(p));
   if (lgp_is_view(p))
     lgp_out_str(o, "desc: Filtered view: yes\n");
-  lgp_out_str(o, "desc: Call costs: gprof's estimate (callee time apportioned by call "
-                 "counts); 0 for calls inside a cycle\n");
+  if (sp != NULL)
+    lgp_out_str(o, "desc: Call costs: measured (stacks recorded in perf.data); calls were "
+                   "not recorded: calls= counts the samples through the call; 0 for calls "
+                   "inside a cycle\n");
+  else
+    lgp_out_str(o, "desc: Call costs: gprof's estimate (callee time apportioned by call "
+                   "counts); 0 for calls inside a cycle\n");
   lgp_out_str(o, "positions: line\n");
   lgp_out_str(o, "event: Time_ns : Sampled CPU time (nanoseconds)\n");
   lgp_out_str(o, "events: Time_ns\n");
@@ -313,6 +322,17 @@ void lgp_export_json_u64(lgp_out *o, const char *k, uint64_t v) {
   lgp_out_char(o, ',');
 }
 
+/* A call count, or null where calls were not recorded (sampled stacks:
+** their arcs' counts are the samples through them, not calls). */
+static void json_count(lgp_out *o, const lgp_profile *p, const char *k, uint64_t v) {
+  if (lgp_stacks_of(p) == NULL) {
+    lgp_export_json_u64(o, k, v);
+  } else {
+    lgp_export_json_key(o, k);
+    lgp_out_str(o, "null,");
+  }
+}
+
 void lgp_export_json_bool(lgp_out *o, const char *k, int v) {
   lgp_export_json_key(o, k);
   lgp_out_str(o, v ? "true," : "false,");
@@ -342,9 +362,8 @@ static double ex_max(ectx *c, uint32_t s, int *exact) {
 static void json_trust(ectx *c, uint32_t s) {
   const lgp_profile *p = c->p;
   int exact;
-  const lgp_node *n = &p->graph.nodes[s];
-  lgp_export_json_num(c->o, "samples", n->hist_time);
-  lgp_export_json_num(c->o, "self_error", lgp_sampling_error(p, n->hist_time));
+  lgp_export_json_num(c->o, "samples", lgp_self_samples(p, s));
+  lgp_export_json_num(c->o, "self_error", lgp_self_error(p, s));
   lgp_export_json_num(c->o, "total_min", lgp_seconds(p, lgp_bounds_min(c->bounds, s)));
   lgp_export_json_num(c->o, "total_max", lgp_seconds(p, ex_max(c, s, &exact)));
   lgp_export_json_bool(c->o, "total_max_exact", exact);
@@ -410,15 +429,27 @@ static void write_json(ectx *c) {
   lgp_out_char(o, ',');
   lgp_export_json_key(o, "profile_files");
   lgp_out_char(o, '[');
-  for (i = 0; i < p->gmon->nfiles; i++) {
+  if (sp != NULL && sp->tab.recording != NULL)
+    lgp_json_cstr(o, sp->tab.recording);
+  for (i = 0; sp == NULL && i < p->gmon->nfiles; i++) {
     if (i > 0)
       lgp_out_char(o, ',');
     lgp_json_cstr(o, p->gmon->files[i].path);
   }
   lgp_out_str(o, "],");
+  if (sp != NULL) { /* the binaries the recording's frames resolved to */
+    lgp_export_json_key(o, "binaries");
+    lgp_out_char(o, '[');
+    for (i = 0; i < sp->tab.ndsos; i++) {
+      if (i > 0)
+        lgp_out_char(o, ',');
+      lgp_json_cstr(o, sp->tab.dsos[i].path);
+    }
+    lgp_out_str(o, "],");
+  }
   lgp_export_json_bool(o, "is_view", lgp_is_view(p));
-  lgp_export_json_u64(o, "hz", p->gmon->hz);
-  lgp_export_json_num(o, "sample_period", p->gmon->hz ? 1.0 / p->gmon->hz : 0.0);
+  lgp_export_json_u64(o, "hz", lgp_sample_rate(p));
+  lgp_export_json_num(o, "sample_period", lgp_sample_period(p));
   lgp_out_str(o, "\n\"units\":{\"time\":\"seconds\",\"percent\":\"percent\","
                  "\"calls\":\"count\",\"address\":\"byte address\"},\n");
   lgp_out_str(o, "\"totals\":{");
@@ -466,9 +497,9 @@ static void write_json(ectx *c) {
     lgp_export_json_num(o, "flat_percent", p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
     json_times(o, p, n);
     json_trust(c, s);
-    lgp_export_json_u64(o, "calls", n->ncalls);
-    lgp_export_json_u64(o, "self_calls", n->self_calls);
-    lgp_export_json_u64(o, "member_calls", n->member_calls);
+    json_count(o, p, "calls", n->ncalls);
+    json_count(o, p, "self_calls", n->self_calls);
+    json_count(o, p, "member_calls", n->member_calls);
     lgp_export_json_key(o, "cycle");
     if (n->cyc_num != 0)
       lgp_out_printf(o, "%d,", (int)n->cyc_num);
@@ -488,7 +519,7 @@ static void write_json(ectx *c) {
     first = 0;
     lgp_export_json_u64(o, "caller", pn->index);
     lgp_export_json_u64(o, "callee", cn->index);
-    lgp_export_json_u64(o, "count", a->count);
+    json_count(o, p, "count", a->count);
     lgp_export_json_num(o, "self", lgp_seconds(p, a->time));
     lgp_export_json_num(o, "children", lgp_seconds(p, a->child_time));
     lgp_export_json_bool(o, "is_recursive", a->parent == a->child);
@@ -512,8 +543,8 @@ static void write_json(ectx *c) {
     lgp_out_str(o, "\",");
     json_times(o, p, n);
     json_trust(c, (uint32_t)i);
-    lgp_export_json_u64(o, "calls", n->ncalls);
-    lgp_export_json_u64(o, "internal_calls", n->self_calls);
+    json_count(o, p, "calls", n->ncalls);
+    json_count(o, p, "internal_calls", n->self_calls);
     lgp_export_json_key(o, "members");
     lgp_out_char(o, '[');
     for (m = n->cyc_next; m != LGP_NONE; m = p->graph.nodes[m].cyc_next) {
@@ -522,7 +553,10 @@ static void write_json(ectx *c) {
       lgp_out_str(o, "{\"index\":");
       lgp_export_out_u64(o, p->graph.nodes[m].index);
       lgp_out_str(o, ",\"calls_from_members\":");
-      lgp_export_out_u64(o, p->graph.nodes[m].member_calls);
+      if (lgp_stacks_of(p) != NULL)
+        lgp_out_str(o, "null");
+      else
+        lgp_export_out_u64(o, p->graph.nodes[m].member_calls);
       lgp_out_char(o, '}');
     }
     lgp_out_str(o, "]}");
@@ -574,6 +608,13 @@ static void u64_field(lgp_out *o, uint64_t v) {
   lgp_out_char(o, ',');
 }
 
+/* A call count, blank where calls were not recorded (see json_count). */
+static void count_field(lgp_out *o, const lgp_profile *p, uint64_t v) {
+  if (lgp_stacks_of(p) == NULL)
+    lgp_export_out_u64(o, v);
+  lgp_out_char(o, ',');
+}
+
 void lgp_export_csv_addr(lgp_out *o, lgp_addr a) {
   lgp_out_printf(o, "0x%llx", (unsigned long long)a);
 }
@@ -608,16 +649,16 @@ static void write_csv_flat(ectx *c) {
     lgp_export_num_field(o, p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
     lgp_export_num_field(o, cum);
     lgp_export_num_field(o, lgp_seconds(p, n->hist_time));
-    u64_field(o, n->ncalls);
-    u64_field(o, n->self_calls);
+    count_field(o, p, n->ncalls);
+    count_field(o, p, n->self_calls);
     lgp_export_num_field(o, lgp_seconds(p, n->prop_child));
     lgp_export_num_field(o, lgp_seconds(p, n->prop_self + n->prop_child));
     u64_field(o, n->index);
     if (n->cyc_num != 0)
       lgp_out_printf(o, "%d", (int)n->cyc_num);
     lgp_out_char(o, ','); /* version 3's columns, last: readers by position keep working */
-    lgp_export_num_field(o, n->hist_time);
-    lgp_export_num_field(o, lgp_sampling_error(p, n->hist_time));
+    lgp_export_num_field(o, lgp_self_samples(p, s));
+    lgp_export_num_field(o, lgp_self_error(p, s));
     lgp_export_num_field(o, lgp_seconds(p, lgp_bounds_min(c->bounds, s)));
     out_num(o, lgp_seconds(p, ex_max(c, s, NULL)));
     lgp_out_str(o, "\r\n");
@@ -640,7 +681,7 @@ static void write_csv_arcs(ectx *c) {
     lgp_out_char(o, ',');
     csv_name(c, a->child);
     lgp_out_char(o, ',');
-    u64_field(o, a->count);
+    count_field(o, p, a->count);
     lgp_export_num_field(o, lgp_seconds(p, a->time));
     out_num(o, lgp_seconds(p, a->child_time));
     lgp_out_str(o, lgp_arc_in_cycle(&p->graph, a) ? ",1," : ",0,");

@@ -194,6 +194,14 @@ static const char *stack_event(const rctx *r) {
   return sp->tab.nevents > 0 && sp->tab.events[0].name != NULL ? sp->tab.events[0].name : "?";
 }
 
+/* One sample, in the profile's ticks: gmon's one; a profile of stacks'
+** mean period (its samples weigh their own periods), for gprof's "for X%"
+** (one sample's share). */
+static double one_sample(const rctx *r) {
+  const lgp_stackprof *sp = lgp_stacks_of(r->p);
+  return sp != NULL && sp->samples > 0 ? (double)sp->weight / (double)sp->samples : 1.0;
+}
+
 static void granularity(rctx *r) {
   if (stack_event(r) != NULL) {
     lgp_out_printf(r->o, "\ngranularity: each sample is one stack from perf.data (%s)%s",
@@ -220,7 +228,8 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
     }
     granularity(&r);
     if (total > 0.0)
-      lgp_out_printf(o, " for %.2f%% of %.2f %s\n\n", 100.0 / total, total / r.hz, dimen);
+      lgp_out_printf(o, " for %.2f%% of %.2f %s\n\n", 100.0 * one_sample(&r) / total,
+                     total / r.hz, dimen);
   } else {
     lgp_out_str(o, "Flat profile:\n");
     if (stack_event(&r) != NULL) {
@@ -740,7 +749,8 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
     lgp_out_str(o, ro->brief ? "\t\t\tCall graph\n\n" : "\t\t     Call graph (explanation follows)\n\n");
   granularity(&r);
   if (print_time > 0.0) {
-    lgp_out_printf(o, " for %.2f%% of %.2f seconds\n\n", 100.0 / print_time, print_time / r.hz);
+    lgp_out_printf(o, " for %.2f%% of %.2f seconds\n\n", 100.0 * one_sample(&r) / print_time,
+                   print_time / r.hz);
   } else {
     lgp_out_str(o, " no time propagated\n\n");
     print_time = 1.0;

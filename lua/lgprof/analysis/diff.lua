@@ -144,9 +144,12 @@ function diff.diff(base, new, opts)
   -- seconds per sample (profiles of one program share it; else the longest)
   local period = new.sample_period
   for i = 1, k do period = math.max(period, profiles[i].sample_period) end
+  -- a profile of sampled stacks (perf.data) recorded no calls
+  local calls_recorded = true
+  for i = 1, k + 1 do calls_recorded = calls_recorded and profiles[i].source ~= "stacks" end
   local rows = { base_total = base_total, new_total = new.total_time, base_runs = k,
                  base_samples = base_samples, new_samples = new.samples,
-                 confidence = confidence }
+                 confidence = confidence, calls_recorded = calls_recorded }
   local nmap = maps[k + 1]
   local function add(key)
     local n, e = nmap[key], nmap[key]
@@ -194,6 +197,10 @@ function diff.diff(base, new, opts)
     -- is the time per call. With no base call, all of it is per call.
     row.calls_effect = cb > 0 and row.calls_delta * (tb / cb) or 0
     row.per_call_effect = row.total_delta - row.calls_effect
+    if not calls_recorded then -- no call was counted: no count, no split by calls
+      row.calls_base, row.calls_new, row.calls_delta = nil, nil, nil
+      row.calls_effect, row.per_call_effect = nil, nil
+    end
     measure_stats(row, "self", selfs, nsamples, period, q)
     measure_stats(row, "total", totals, period > 0 and nt / period or 0, period, q)
     row.significant = row.self_significant or row.total_significant
@@ -261,8 +268,12 @@ function diff.write(result, file)
   col("seconds", "self change")
   if stat then col("+-", "self change") end
   col("% base", "self change")
-  col("base", "calls"); col("new", "calls")
-  col("calls", "total change from"); col("per call", "total change from")
+  -- (perf.data recorded no calls: no calls columns)
+  local calls = result.calls_recorded ~= false
+  if calls then
+    col("base", "calls"); col("new", "calls")
+    col("calls", "total change from"); col("per call", "total change from")
+  end
   local cells = {}
   for i, r in ipairs(result) do
     local label = r.label
@@ -279,10 +290,12 @@ function diff.write(result, file)
       row[#row + 1] = pct
     end
     measure("total"); measure("self")
-    row[#row + 1] = calls_text(r.calls_base)
-    row[#row + 1] = calls_text(r.calls_new)
-    row[#row + 1] = signed(r.calls_effect, "%.2f")
-    row[#row + 1] = signed(r.per_call_effect, "%.2f")
+    if calls then
+      row[#row + 1] = calls_text(r.calls_base)
+      row[#row + 1] = calls_text(r.calls_new)
+      row[#row + 1] = signed(r.calls_effect, "%.2f")
+      row[#row + 1] = signed(r.per_call_effect, "%.2f")
+    end
     row[#row + 1] = label
     cells[i] = row
   end

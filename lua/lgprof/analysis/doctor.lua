@@ -138,8 +138,12 @@ local function check_samples(list, profile, th)
       ("the hottest function, %s, has %.0f sample%s: its self time is known to about ±%s"):format(
         hot.name, hot.samples, ("%.0f"):format(hot.samples) == "1" and "" or "s",
         pct(1 / math.sqrt(math.max(hot.samples, 1)))),
-      ("run longer or on a bigger input until it has %d samples or more (±10%%), or sum "
-        .. "several runs' profiles"):format(th.few_samples),
+      -- (perf.data files are not summed: a higher rate instead)
+      profile.source == "stacks"
+        and ("run longer or on a bigger input until it has %d samples or more (±10%%), or record "
+          .. "at a higher frequency (perf record -F)"):format(th.few_samples)
+        or ("run longer or on a bigger input until it has %d samples or more (±10%%), or sum "
+          .. "several runs' profiles"):format(th.few_samples),
       { ["function"] = hot.name, samples = hot.samples,
         relative_error = 1 / math.sqrt(math.max(hot.samples, 1)), threshold = th.few_samples,
         total_samples = samples })

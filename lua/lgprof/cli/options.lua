@@ -314,7 +314,9 @@ function options.parse(args, out, err, mode)
     return nil, 1
   end
   st.operands, st.rest = operands, rest
-  if operands[1] and lgprof._core.is_perfdata(operands[1]) then
+  -- (a stream is read only when it is the one operand: before an other,
+  -- it is the image, which must be a regular file)
+  if operands[1] and lgprof._core.is_perfdata(operands[1], #operands == 1) then
     -- a perf.data file names its binaries: the image is optional, and an
     -- operand that is a perf.data is the profile (st.exe nil)
     st.gmons = table.move(operands, 1, #operands, 1, {})

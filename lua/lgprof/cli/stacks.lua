@@ -20,6 +20,9 @@ local function refused(st, options)
   if st.style & options.EXEC ~= 0 then return "-C (basic-block counts are gmon.out's)" end
   if st.static_arcs then return "--static-arcs (its arcs are calls of count 0)" end
   if st.break_cycles then return "--break-cycles (it weighs arcs by their call counts)" end
+  for _, t in ipairs(st.limits or {}) do
+    if t.kind == "max_calls" then return "--max-calls (it tests call counts)" end
+  end
 end
 
 --- A usage error (status 2, written) when a perf.data file is among the

@@ -108,6 +108,16 @@ function cmd.run(ctx)
   local match = { clone_match = not st.no_clone_match }
   local profile <close>, ostatus = ctx.cli.open(st, err)
   if not profile then return ostatus end
+  -- a thresholds file's max_calls on sampled stacks (--max-calls is refused
+  -- before the profile is read): no call was recorded, nothing to test
+  if profile.source == "stacks" then
+    for _, t in ipairs(list) do
+      if t[1] == "max_calls" then
+        return ctx:fail(2, ("%s records sampled stacks, no calls: max_calls (%s) cannot be used")
+          :format(profile.files[1] or "perf.data", t[2]))
+      end
+    end
+  end
   -- this run's checker: --confidence, else a thresholds file's, else the default
   local checker = lgprof.check.new { output = err, confidence = st.confidence or file_confidence }
   local failed = 0

@@ -28,8 +28,9 @@ function cmd.run(ctx)
   if refused then return refused end
   local path = st.output
   if not path then return ctx:fail(2, "merge: no output file (-o OUT)") end
-  for _, path in ipairs(st.operands) do
-    if require("lgprof")._core.is_perfdata(path) then
+  for i, path in ipairs(st.operands) do
+    -- (the first of several is the image: a stream there is not read)
+    if require("lgprof")._core.is_perfdata(path, i > 1 or #st.operands == 1) then
       return ctx:fail(1, path .. ": perf.data files are not summed (merge sums gmon.out files)")
     end
   end

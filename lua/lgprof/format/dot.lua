@@ -303,12 +303,14 @@ local function render(profile, g)
     w("\t" .. node_id(e.caller) .. " -> " .. node_id(e.callee) .. attrs(a) .. ";\n")
   end
 
+  -- sampled stacks (perf.data) recorded no calls: no count is drawn
+  local stacks = profile.source == "stacks"
   for _, e in ipairs(g.edges) do
-    local ct = calls_text(e.count, 0) or ("0" .. MUL)
+    local ct = calls_text(e.count, 0) or (stacks and "" or "0" .. MUL)
     if e.arc.is_static then -- found in the code (--static-arcs, -c): count 0, dashed
       edge(e, share(e.callee.total), ct, "dashed")
     elseif e.timed and not e.structural then
-      edge(e, e.share, pct(e.share) .. "\\n" .. ct)
+      edge(e, e.share, pct(e.share) .. (ct ~= "" and "\\n" .. ct or ""))
     else
       edge(e, share(e.callee.total), ct)
     end
@@ -339,8 +341,9 @@ local function render(profile, g)
         o.max_nodes == math.huge and "all" or tostring(math.floor(o.max_nodes)))),
       html(("and %d arcs (>= %s)%s"):format(#g.edges, pct(o.edge_threshold),
         #g.dotted > 0 and (", %d dotted through hidden functions"):format(#g.dotted) or "")),
-      html("node: name / total % (self + callees) / (self %) / calls" .. MUL),
-      html("edge: % of time along the arc / calls" .. MUL),
+      html("node: name / total % (self + callees) / (self %)" .. (stacks and "" or " / calls" .. MUL)),
+      html(stacks and "edge: % of the sampled stacks along the arc (calls were not recorded)"
+        or "edge: % of time along the arc / calls" .. MUL),
     }
     local body = {}
     for _, r in ipairs(rows) do

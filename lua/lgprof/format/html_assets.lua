@@ -151,7 +151,7 @@ assets.js = [==[
       ["program", M.program], ["profile files", (M.files || []).join(", ")],
       ["total time", nice(M.total_time)], ["call-graph time", nice(M.print_time)],
       ["samples", fix(M.samples, M.samples % 1 === 0 ? 0 : 1)],
-      ["sample period", nice(M.sample_period) + " (" + M.hz + " Hz)"],
+      ["sample period", (M.measured ? "mean " : "") + nice(M.sample_period) + " (" + M.hz + " Hz)"],
       ["functions", M.listed + " with time or calls, of " + M.functions],
       ["arcs", M.arc_count], ["cycles", M.cycle_count]
     ];
@@ -204,7 +204,7 @@ assets.js = [==[
     { k: "pct", t: "% time", v: function (f) { return f.pct; }, s: function (f) { return fix(f.pct, 2); } },
     { k: "self", t: "self s", v: function (f) { return f.self; }, s: function (f) { return sec(f.self); }, c: "self" },
     { k: "err", t: "\u00b1 s", v: function (f) { return f.err; }, s: function (f) { return sec(f.err); },
-      h: "sampling error of the self time: sqrt(samples) \u00d7 sample period" },
+      h: "sampling error of the self time: sqrt(samples) \u00d7 sample period (perf.data: their mean period)" },
     { k: "smp", t: "samples", v: function (f) { return f.smp; }, s: function (f) { return fix(f.smp, f.smp % 1 === 0 ? 0 : 1); } },
     { k: "tot", t: "total s", v: function (f) { return f.tot; }, s: function (f) { return sec(f.tot); },
       h: "self + children in the call graph (children estimated from arcs)" },
@@ -359,8 +359,8 @@ assets.js = [==[
     list.forEach(function (a) {
       var id = a[0], flags = a[4], g = F[id];
       if (flags & 1) return; // recursive: counted on the primary line
-      var called = String(a[3]);
-      if (!(flags & 2)) {
+      var called = M.measured ? "" : String(a[3]); // perf.data: calls were not recorded
+      if (!(flags & 2) && !M.measured) {
         var total = cls === "caller" ? self.calls : (g.stub ? null : g.calls);
         if (total !== null && total !== undefined) called += "/" + total;
       }
@@ -385,21 +385,23 @@ assets.js = [==[
     if (f.cyc !== undefined && f.cyc !== null) where.push("member of " + cycLink(f.cyc));
     h.push("<p class=\"note\">" + where.join(" \u00b7 ") + (where.length ? "<br>" : "") +
       "self " + nice(f.self) + " \u00b1 " + nice(f.err) + " (" + fix(f.smp, f.smp % 1 === 0 ? 0 : 1) +
-      " samples), total " + nice(f.tot) + ", " + calls(f) + " calls" + (f.rc ? " (" + f.rc + " recursive)" : "") +
+      " samples), total " + nice(f.tot) + (M.measured ? "" : ", " + calls(f) + " calls") +
+      (f.rc ? " (" + f.rc + " recursive)" : "") +
       (calls(f) > 0 ? ", " + perCall(f.tot, calls(f)) + " per call" : "") + "</p>");
     h.push("<table class=\"cg\">" + HEAD + "<tbody>");
     var callers = arcRows(f["in"], "caller", "caller", f);
     if (!callers && f["in"].length === 0) h.push(row("caller spont", ["", "", "", "", "", "&lt;spontaneous&gt;"]));
     h.push(callers);
     if (f.more[0] > 0) h.push(row("sep", ["", "", "", "", "", f.more[0] + " lighter callers not embedded"]));
-    var calledText = String(f.calls) + (f.rc ? "+" + f.rc : "");
+    var calledText = M.measured ? "" : String(f.calls) + (f.rc ? "+" + f.rc : "");
     h.push(row("primary", ["[" + f.i + "]", fix(f.gpct, 1), sec(f.gself), sec(f.ch), calledText,
       esc(f.n + cycTag(f.cyc)) + " [" + f.i + "]"], id));
     h.push(arcRows(f.out, "callee", "callee", f));
     if (f.more[1] > 0) h.push(row("sep", ["", "", "", "", "", f.more[1] + " lighter callees not embedded"]));
     h.push("</tbody></table><p class=\"note\">Callers above, callees below, as gprof's call graph: self and " +
-      "children are the time propagated along each arc (estimated: split by calls), called is calls along the " +
-      "arc / all calls of the callee. Arcs inside a cycle carry no time.</p>");
+      (M.measured ? "children are the time of the recorded stacks through each arc (measured); calls were not " +
+      "recorded. " : "children are the time propagated along each arc (estimated: split by calls), called is " +
+      "calls along the arc / all calls of the callee. ") + "Arcs inside a cycle carry no time.</p>");
     $("panel").innerHTML = h.join("");
   }
   function showCycle(n) {

@@ -6,7 +6,8 @@
 --   textreport.render(profile [, options])       -> the report as a string
 --
 -- Each function's self time with its sampling error (one standard error:
--- sqrt(samples) sample periods), its samples and calls, and its total time
+-- sqrt(samples) sample periods; perf.data's samples weigh their own
+-- periods: the mean of the function's), its samples and calls, and its total time
 -- (gprof's estimate) with the bounds the data proves, [total_min ..
 -- total_max]. Functions with fewer samples than the noise floor are not
 -- ranked: they follow, by name, under a header that says so.
@@ -109,7 +110,8 @@ local LEGEND_STACKS = [[
  (sampled), nothing is estimated from arcs; calls were not recorded.
  % time   the function's share of the samples
  self     seconds sampled in the function itself, ± one standard error:
-          sqrt(samples) sample periods; a second run differs by about that
+          sqrt(samples) times the mean period of its samples (their
+          seconds / sqrt(samples)); a second run differs by about that
  samples  samples whose leaf is in it
  total    seconds of the samples with the function on their stack: [min ..
           max] are the total itself
@@ -171,12 +173,26 @@ function textreport.render(profile, options)
   end
   local samples = profile.samples
   put("Flat profile with sampling error and attribution bounds\n\n")
-  if period and period > 0 then
+  if period and period > 0 and profile.source == "stacks" then
+    -- a sample weighs its own period: the rate and period are the means
+    local event = profile:_stack_evidence().event or "samples"
+    if profile.hz > 0 then
+      put(("Each sample is a stack from perf.data (%s, %d Hz: %.4g ms per sample); %s.\n")
+        :format(event, profile.hz, period * 1000, plural(samples, "sample")))
+    else
+      put(("Each sample is a stack from perf.data (%s: %.4g events per sample); %s.\n")
+        :format(event, period, plural(samples, "sample")))
+    end
+  elseif period and period > 0 then
     put(("Each sample counts as %g seconds (%d Hz); %s.\n"):format(period, profile.hz,
       plural(samples, "sample")))
+  end
+  if period and period > 0 then
     local total, err = profile.total_time, math.sqrt(samples) * period
     put(("Total time: %s ± %s seconds%s.\n"):format(sec(total), sec(err),
       total > 0 and (" (± %.1f%%)"):format(100 * err / total) or ""))
+  elseif profile.source == "stacks" then
+    put("No sample: the recording (or the samples kept) holds none, so no times.\n")
   else
     put("No sampling rate: the profile has no histogram, so no self times.\n")
   end

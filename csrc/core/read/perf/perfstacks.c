@@ -1935,6 +1935,14 @@ static int stacks(lgp_stacktab *out, lgp_perf_data *pd, const lgp_perf_opts *opt
   return rc;
 }
 
+/* The table names the recording it was read from (the exports list it). */
+static int name_recording(lgp_stacktab *out, const char *name, lgp_err *err) {
+  if ((out->recording = lgp_strdup(name)) != NULL)
+    return 0;
+  lgp_stacktab_free(out);
+  return lgp_fail(err, name, "out of memory");
+}
+
 int lgp_perf_stacks_bytes(lgp_stacktab *out, const char *name, const uint8_t *bytes, size_t n,
                           const lgp_perf_opts *opts, lgp_err *err) {
   lgp_perf_data pd;
@@ -1946,7 +1954,7 @@ int lgp_perf_stacks_bytes(lgp_stacktab *out, const char *name, const uint8_t *by
   }
   rc = stacks(out, &pd, opts, err);
   lgp_perf_close(&pd);
-  return rc;
+  return rc == 0 ? name_recording(out, name, err) : rc;
 }
 
 int lgp_perf_stacks(lgp_stacktab *out, const char *path, const lgp_perf_opts *opts,
@@ -1958,5 +1966,5 @@ int lgp_perf_stacks(lgp_stacktab *out, const char *path, const lgp_perf_opts *op
     return -1;
   rc = stacks(out, &pd, opts, err);
   lgp_perf_close(&pd);
-  return rc;
+  return rc == 0 ? name_recording(out, path, err) : rc;
 }
