@@ -17,6 +17,7 @@
 #include <dwarf.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -139,6 +140,13 @@ typedef struct seg {         /* a PT_LOAD: file offsets -> addresses */
   uint64_t off, filesz, vaddr;
 } seg;
 
+/* A binary's ELF as the unwinding address spaces take it (their modules'
+** libdwfl userdata): apart from the reader's arrays, which move. */
+typedef struct elfshare {
+  Elf *elf;                  /* the one opened for its symbols */
+  const char *path;          /* the file (the table's found) */
+} elfshare;
+
 typedef struct jitsym {
   uint64_t start, size;
   char *name;
@@ -154,6 +162,10 @@ typedef struct dsox {        /* what is known of out->dsos[i] beside the table *
   Dwfl_Module *mod;
   seg *segs;
   size_t nsegs;
+  /* where libdwfl puts the module: from the first PT_LOAD's aligned start
+     to the last PT_LOAD's end */
+  uint64_t load_start, load_end;
+  elfshare *share;           /* NULL until opened, and for an ELF of type ET_REL */
   jitsym *jit;
   size_t njit;
   char *label;               /* the base name in "[unknown] label+0x..." */
@@ -374,6 +386,24 @@ static const Dwfl_Callbacks dwfl_cbs = {
   NULL, dwfl_standard_find_debuginfo, dwfl_offline_section_address, NULL
 };
 
+/* libdwfl's find_elf for the modules of the unwinding address spaces:
+** the ELF the binary's symbols were read from, one more reference to it
+** (libdwfl ends it with the module; the file stays open until the last). */
+static int shared_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                      char **file_name, Elf **elfp) {
+  const elfshare *sh = *userdata;
+  (void)mod;
+  (void)modname;
+  (void)base;
+  if (sh && (*elfp = elf_begin(-1, ELF_C_READ_MMAP, sh->elf)) != NULL && !*file_name)
+    *file_name = lgp_strdup(sh->path);
+  return -1;
+}
+
+static const Dwfl_Callbacks space_cbs = {
+  shared_elf, dwfl_standard_find_debuginfo, dwfl_offline_section_address, NULL
+};
+
 /* Does the module define any function (a stripped file's .dynsym may
 ** hold only the functions it imports)? */
 static int defines_functions(Dwfl_Module *mod) {
@@ -403,6 +433,7 @@ static int try_elf(reader *s, uint32_t d, const char *file, int *mismatch) {
     return 0;
   if (!(dwfl = dwfl_begin(&dwfl_cbs)))
     return 0;
+  s->out->elf_opens++;
   dwfl_report_begin(dwfl);
   mod = dwfl_report_elf(dwfl, sd->path, file, -1, 0, true);
   dwfl_report_end(dwfl, NULL, NULL);
@@ -428,6 +459,10 @@ static int try_elf(reader *s, uint32_t d, const char *file, int *mismatch) {
         dwfl_end(dwfl);
         return -1;
       }
+      if (x->nsegs == 0)
+        x->load_start = ph.p_vaddr & -ph.p_align;
+      if (ph.p_vaddr + ph.p_memsz > 0)
+        x->load_end = ph.p_vaddr + ph.p_memsz;
       x->segs[x->nsegs].off = ph.p_offset;
       x->segs[x->nsegs].filesz = ph.p_filesz;
       x->segs[x->nsegs++].vaddr = ph.p_vaddr;
@@ -441,6 +476,15 @@ static int try_elf(reader *s, uint32_t d, const char *file, int *mismatch) {
   }
   x->dwfl = dwfl;
   x->mod = mod;
+  {
+    GElf_Ehdr eh;
+    if (x->nsegs && x->load_end && gelf_getehdr(elf, &eh) && eh.e_type != ET_REL) {
+      if (!(x->share = malloc(sizeof *x->share)))
+        return oom(s);
+      x->share->elf = elf;
+      x->share->path = sd->found;
+    }
+  }
   sd->status = defines_functions(mod) ? LGP_DSO_OK : LGP_DSO_STRIPPED;
   s->binaries++;
   return 1;
@@ -642,6 +686,51 @@ static int syms_make(reader *s, dsox *x) {
   return 0;
 }
 
+/* libdwfl's preference among symbols at one address: global, weak, local,
+** others. */
+static int binding_rank(const GElf_Sym *sym) {
+  switch (GELF_ST_BIND(sym->st_info)) {
+  case STB_GLOBAL: return 3;
+  case STB_WEAK: return 2;
+  case STB_LOCAL: return 1;
+  default: return 0;
+  }
+}
+
+/* libdwfl's choice among the aliases syms[from .. to) (one address, one
+** size) when no other symbol covers the address: it searches the global
+** part of the table first, the local part only when that found nothing,
+** and keeps the first symbol of the highest binding it meets. The index
+** of the symbol, or 0 (none: libdwfl is asked). Asking libdwfl costs a
+** visit of every symbol of the module, once per group of aliases. */
+static int alias_choice(dsox *x, size_t from, size_t to) {
+  int first_global = dwfl_module_getsymtab_first_global(x->mod), pass, best = 0, rank = -1;
+  size_t j;
+  if (first_global < 0)
+    return 0;
+  for (pass = 0; pass < 2 && !best; pass++) {
+    int lo = pass == 0 ? (first_global == 0 ? 1 : first_global) : 1;
+    int hi = pass == 0 ? INT_MAX : first_global;
+    if (pass == 1 && first_global <= 1)
+      break;
+    for (j = from; j < to; j++) {
+      GElf_Sym sym;
+      const char *name;
+      int idx = x->syms[j].index;
+      if (idx < lo || idx >= hi)
+        continue;
+      name = dwfl_module_getsym(x->mod, idx, &sym, NULL);
+      if (!name || !*name)
+        continue;
+      if (binding_rank(&sym) > rank || (binding_rank(&sym) == rank && idx < best)) {
+        rank = binding_rank(&sym);
+        best = idx;
+      }
+    }
+  }
+  return best;
+}
+
 /* The symbol at addr: when the last symbol at or below addr is alone at
 ** its address and its size covers addr, it is the one (no other sized
 ** symbol covering addr starts closer, no sizeless one is nearer); when no
@@ -673,6 +762,10 @@ static const char *sym_at(reader *s, dsox *x, uint64_t addr, GElf_Off *off, GElf
     if (g->uniform && addr - g->value < g->size) {
       const char *name;
       size_t j;
+      size_t gi = x->syms[lo - 1].group;
+      /* no symbol below the aliases covers addr: the choice is among them */
+      if (!g->chosen && (gi == 0 || x->syms[gi - 1].max_end <= addr))
+        g->chosen = alias_choice(x, gi, lo);
       if (g->chosen && (name = dwfl_module_getsym(x->mod, g->chosen, sym, NULL)) != NULL) {
         *off = addr - sym->st_value;
         return name;
@@ -783,45 +876,154 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
 
 /* ---- kernel symbols ---- */
 
-static int kaddr_cmp(const void *a, const void *b) {
-  const ksym *x = a, *y = b;
-  if (x->addr != y->addr)
-    return x->addr < y->addr ? -1 : 1;
-  return x->name < y->name ? -1 : x->name > y->name;   /* the file's order among aliases */
+/* The kernel symbols by address, aliases in the file's order (a stable
+** radix sort: the file is nearly sorted already, and long). */
+static int ksyms_sort(reader *s) {
+  uint32_t *idx = lgp_alloc_array(s->nksyms, sizeof *idx);
+  uint64_t *keys = lgp_alloc_array(s->nksyms, sizeof *keys);
+  ksym *sorted = lgp_alloc_array(s->nksyms, sizeof *sorted);
+  size_t i;
+  int rc = -1;
+  if (idx && keys && sorted) {
+    for (i = 0; i < s->nksyms; i++) {
+      idx[i] = (uint32_t)i;
+      keys[i] = s->ksyms[i].addr;
+    }
+    if (lgp_radix_sort(idx, keys, s->nksyms) == 0) {
+      for (i = 0; i < s->nksyms; i++)
+        sorted[i] = s->ksyms[idx[i]];
+      free(s->ksyms);
+      s->ksyms = sorted;
+      sorted = NULL;
+      rc = 0;
+    }
+  }
+  free(idx);
+  free(keys);
+  free(sorted);
+  return rc == 0 ? 0 : oom(s);
 }
 
-/* Reads the kernel's text symbols once; unusable (all addresses zero, as
-** a user without the right sees them, or another boot's) means none. */
+/* The whole of a file whose size stat may not tell (/proc): NULL when it
+** cannot be read (errno), or out of memory (*oom set). */
+static char *read_whole(FILE *f, size_t *len, int *oom_set) {
+  size_t cap = 1 << 20, n = 0, got;
+  char *buf = malloc(cap + 1), *nb;
+  *oom_set = 0;
+  if (!buf) {
+    *oom_set = 1;
+    return NULL;
+  }
+  while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += got;
+    if (n == cap) {
+      if (cap > SIZE_MAX / 4 || !(nb = realloc(buf, 2 * cap + 1))) {
+        free(buf);
+        *oom_set = 1;
+        return NULL;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+  }
+  if (ferror(f)) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+static int hex_digit(int c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The kernel symbol file to read: the copy `perf record` keeps in the
+** build-id cache for the recorded kernel (the recording's own addresses,
+** and a plain file: reading /proc/kallsyms costs the kernel tens of
+** milliseconds), else /proc/kallsyms. NULL for none, or out of memory. */
+static char *kallsyms_path(reader *s) {
+  const lgp_st_dso *k = &s->out->dsos[s->kernel_dso];
+  char hex[41];
+  size_t i;
+  if (s->opts.kallsyms)
+    return lgp_strdup(s->opts.kallsyms);
+  if (k->build_id_len > 1) {
+    char *cached;
+    for (i = 0; i < k->build_id_len; i++)
+      snprintf(hex + 2 * i, 3, "%02x", k->build_id[i]);
+    if (!(cached = joined(s->buildid_dir, "/[kernel.kallsyms]/", hex)))
+      return NULL;
+    {
+      char *file = joined(cached, "/kallsyms", "");
+      free(cached);
+      if (!file)
+        return NULL;
+      if (is_file(file))
+        return file;
+      free(file);
+    }
+  }
+  return lgp_strdup("/proc/kallsyms");
+}
+
+/* Reads the kernel's text symbols once, on the first kernel address to
+** name; unusable (all addresses zero, as a user without the right sees
+** them, or another boot's) means none. Lines "ADDRESS TYPE NAME[ MODULE]"
+** are parsed in place, the file read whole. */
 static int kernel_load(reader *s) {
-  const char *path = s->opts.kallsyms ? s->opts.kallsyms : "/proc/kallsyms";
+  char *path, *buf, *p, *endbuf;
   FILE *f;
-  char line[512];
-  size_t cap = 0, ncap = 0, nlen = 0;
+  size_t cap = 0, ncap = 0, nlen = 0, len = 0;
   uint64_t nonzero = 0, text = 0;
+  int nomem;
   if (s->kstate)
     return 0;
   s->kstate = -1;
-  if (!*path || !(f = fopen(path, "r")))
+  if (!(path = kallsyms_path(s)))
+    return oom(s);
+  f = *path ? fopen(path, "r") : NULL;
+  free(path);
+  if (!f)
     return 0;
-  while (fgets(line, sizeof line, f)) {
-    char *end, *name;
-    uint64_t a = strtoull(line, &end, 16);
+  buf = read_whole(f, &len, &nomem);
+  fclose(f);
+  if (!buf)
+    return nomem ? oom(s) : 0;
+  endbuf = buf + len;
+  for (p = buf; p < endbuf; ) {
+    char *line = p, *eol = memchr(p, '\n', (size_t)(endbuf - p)), *q, *name;
+    uint64_t a = 0;
+    int digits = 0, d;
     size_t l;
-    if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+    if (!eol)
+      eol = endbuf;
+    p = eol + 1;
+    q = line;
+    while (q < eol && (*q == ' ' || *q == '\t'))
+      q++;
+    if (eol - q > 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X') && hex_digit(q[2]) >= 0)
+      q += 2;
+    for (; q < eol && (d = hex_digit((unsigned char)*q)) >= 0; q++, digits++)
+      a = a >> 60 ? UINT64_MAX : a << 4 | (uint64_t)d;
+    if (!digits || eol - q < 3 || q[0] != ' ' || q[2] != ' ')
       continue;
-    if (end[1] != 't' && end[1] != 'T' && end[1] != 'w' && end[1] != 'W')
+    if (q[1] != 't' && q[1] != 'T' && q[1] != 'w' && q[1] != 'W')
       continue;
-    name = end + 3;
-    l = strcspn(name, " \t\r\n");
+    name = q + 3;
+    for (l = 0; name + l < eol && name[l] != ' ' && name[l] != '\t' && name[l] != '\r'; l++)
+      ;
     if (l == 0)
       continue;
     if (l == 5 && memcmp(name, "_text", 5) == 0)
       text = a;
-    if (nlen > UINT32_MAX - sizeof line)   /* names are found by 32-bit offsets */
+    if (nlen > UINT32_MAX - l - 1)   /* names are found by 32-bit offsets */
       break;
     nonzero |= a;
     if (GROW(s, s->ksyms, cap, s->nksyms + 1) != 0 || GROW(s, s->knames, ncap, nlen + l + 1) != 0) {
-      fclose(f);
+      free(buf);
       return -1;
     }
     s->ksyms[s->nksyms].addr = a;
@@ -830,10 +1032,11 @@ static int kernel_load(reader *s) {
     s->knames[nlen + l] = '\0';
     nlen += l + 1;
   }
-  fclose(f);
+  free(buf);
   if (!nonzero || s->nksyms == 0 || (text && s->kernel_text && text != s->kernel_text))
     return 0;
-  qsort(s->ksyms, s->nksyms, sizeof *s->ksyms, kaddr_cmp);
+  if (ksyms_sort(s) != 0)
+    return -1;
   s->kstate = 1;
   return 0;
 }
@@ -1301,7 +1504,7 @@ static Dwfl *proc_dwfl(reader *s, proc *p) {
     oom(s);
     return NULL;
   }
-  if (!(dwfl = dwfl_begin(&dwfl_cbs)))
+  if (!(dwfl = dwfl_begin(&space_cbs)))
     return NULL;
   s->spaces++;
   dwfl_report_begin(dwfl);
@@ -1321,7 +1524,17 @@ static Dwfl *proc_dwfl(reader *s, proc *p) {
       if (m->pgoff >= x->segs[j].off && m->pgoff - x->segs[j].off < x->segs[j].filesz) {
         uint64_t bias = m->start - (m->pgoff - x->segs[j].off + x->segs[j].vaddr);
         x->reported = s->spaces;
-        dwfl_report_elf(dwfl, x->label, s->out->dsos[m->dso].found, -1, bias, true);
+        if (x->share) {
+          /* where dwfl_report_elf would put it, the ELF not opened again */
+          Dwfl_Module *mod = dwfl_report_module(dwfl, x->label, bias + x->load_start,
+                                                bias + x->load_end);
+          void **ud;
+          if (mod && dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+            *ud = x->share;
+        } else {
+          s->out->elf_opens++;
+          dwfl_report_elf(dwfl, x->label, s->out->dsos[m->dso].found, -1, bias, true);
+        }
         break;
       }
   }
@@ -1716,10 +1929,18 @@ done:
 
 static void state_free(reader *s) {
   size_t i, j;
+  /* the address spaces first: their modules point at the binaries' ELFs */
+  for (i = 0; i < s->nprocs; i++) {
+    free(s->procs[i].maps);
+    if (s->procs[i].dwfl)
+      dwfl_end(s->procs[i].dwfl);
+    free(s->procs[i].unw);
+  }
   for (i = 0; s->dx && i < s->out->ndsos; i++) {
     if (s->dx[i].dwfl)
       dwfl_end(s->dx[i].dwfl);
     free(s->dx[i].segs);
+    free(s->dx[i].share);
     free(s->dx[i].syms);
     for (j = 0; j < s->dx[i].njit; j++)
       free(s->dx[i].jit[j].name);
@@ -1727,12 +1948,6 @@ static void state_free(reader *s) {
     free(s->dx[i].label);
   }
   free(s->dx);
-  for (i = 0; i < s->nprocs; i++) {
-    free(s->procs[i].maps);
-    if (s->procs[i].dwfl)
-      dwfl_end(s->procs[i].dwfl);
-    free(s->procs[i].unw);
-  }
   free(s->procs);
   ht_free(&s->dso_ht);
   ht_free(&s->func_ht);
