@@ -196,6 +196,32 @@ typedef struct acache {      /* (binary, address) -> frames */
   uint32_t first, n;         /* in cframes */
 } acache;
 
+/* The DIEs of a compilation unit that have code addresses, as libdw's
+** dwarf_getscopes looks for the scopes at an address (it walks the unit
+** from its start for every address): each DIE's children with ranges,
+** their ranges sorted, so that an address finds its path of scopes by a
+** binary search per level. */
+typedef struct scopenode {
+  Dwarf_Die die;
+  uint32_t parent;           /* NONE for the unit */
+  uint32_t first, n;         /* its children's ranges: ranges[first .. first + n) */
+} scopenode;
+
+typedef struct scoperange {
+  uint64_t lo, hi;
+  uint32_t node;
+} scoperange;
+
+typedef struct cuscopes {
+  uint32_t dso;
+  const void *cu;            /* the unit's DIE (its address in the DWARF) */
+  scopenode *nodes;
+  scoperange *ranges;
+  size_t nnodes, nranges;
+  int irregular;             /* overlapping siblings, imported units, errors:
+                                libdw is asked for each address */
+} cuscopes;
+
 typedef struct funckey {
   uint32_t dso;
   uint8_t is_inline;
@@ -218,7 +244,11 @@ typedef struct reader {
   size_t dsos_cap, funcs_cap, fdefs_cap, frames_cap, stacks_cap, threads_cap, files_cap;
   dsox *dx;
   size_t dx_cap;
-  htab dso_ht, func_ht, file_ht, stack_ht, thread_ht, tid_ht, proc_ht, cache_ht;
+  htab dso_ht, func_ht, file_ht, stack_ht, thread_ht, tid_ht, proc_ht, cache_ht, cu_ht;
+  cuscopes *cus;
+  size_t ncus, cus_cap;
+  Dwarf_Die *path;           /* the scopes at an address, innermost first */
+  size_t path_cap;
   proc *procs;
   size_t nprocs, procs_cap;
   uint32_t kernel_dso, unknown_dso, kernel_frame;
@@ -787,6 +817,169 @@ static const char *sym_at(reader *s, dsox *x, uint64_t addr, GElf_Off *off, GElf
   return dwfl_module_addrinfo(x->mod, addr, off, sym, NULL, NULL, NULL);
 }
 
+/* libdw's classes of DIEs for scopes: the ones whose children it visits
+** (DIEs with addresses to match, and namespaces and types, which can own
+** such DIEs). */
+static int scope_parent(int tag) {
+  switch (tag) {
+  case DW_TAG_compile_unit:
+  case DW_TAG_module:
+  case DW_TAG_lexical_block:
+  case DW_TAG_with_stmt:
+  case DW_TAG_catch_block:
+  case DW_TAG_try_block:
+  case DW_TAG_entry_point:
+  case DW_TAG_inlined_subroutine:
+  case DW_TAG_subprogram:
+  case DW_TAG_namespace:
+  case DW_TAG_class_type:
+  case DW_TAG_structure_type:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+static int srange_cmp(const void *a, const void *b) {
+  const scoperange *x = a, *y = b;
+  return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Indexes the unit c->cu (its DIE: cudie): the DIEs whose ranges an
+** address can reach from the unit (a DIE without ranges never matches,
+** and libdw does not look inside it), level by level, iteratively. 0
+** (c->irregular set where the index would not give libdw's answer), or
+** -1 out of memory. */
+static int cu_index(reader *s, cuscopes *c, Dwarf_Die *cudie) {
+  size_t nodes_cap = 0, ranges_cap = 0, next = 0;
+  if (GROW(s, c->nodes, nodes_cap, 1) != 0)
+    return -1;
+  c->nodes[0].die = *cudie;
+  c->nodes[0].parent = NONE;
+  c->nnodes = 1;
+  /* nodes are expanded in the order they were added: each one's children
+     come together in ranges */
+  for (next = 0; next < c->nnodes && !c->irregular; next++) {
+    Dwarf_Die child;
+    size_t first = c->nranges, i;
+    int rc;
+    c->nodes[next].first = (uint32_t)first;
+    c->nodes[next].n = 0;
+    if (next > 0 && (!scope_parent(dwarf_tag(&c->nodes[next].die))
+                     || !dwarf_haschildren(&c->nodes[next].die)))
+      continue;
+    rc = dwarf_child(&c->nodes[next].die, &child);
+    if (rc < 0) {
+      c->irregular = 1;
+      break;
+    }
+    for (; rc == 0; rc = dwarf_siblingof(&child, &child)) {
+      Dwarf_Addr base, lo, hi;
+      ptrdiff_t at = 0;
+      int any = 0;
+      if (dwarf_tag(&child) == DW_TAG_imported_unit) {
+        c->irregular = 1;
+        break;
+      }
+      while ((at = dwarf_ranges(&child, at, &base, &lo, &hi)) > 0) {
+        if (lo >= hi)
+          continue;
+        if (!any) {
+          if (c->nnodes >= NONE - 1 || GROW(s, c->nodes, nodes_cap, c->nnodes + 1) != 0)
+            return c->nnodes >= NONE - 1 ? (c->irregular = 1, 0) : -1;
+          c->nodes[c->nnodes].die = child;
+          c->nodes[c->nnodes].parent = (uint32_t)next;
+          c->nnodes++;
+          any = 1;
+        }
+        if (GROW(s, c->ranges, ranges_cap, c->nranges + 1) != 0)
+          return -1;
+        c->ranges[c->nranges].lo = lo;
+        c->ranges[c->nranges].hi = hi;
+        c->ranges[c->nranges++].node = (uint32_t)(c->nnodes - 1);
+      }
+      if (at < 0) {
+        /* libdw takes some errors as no match and stops on others */
+        c->irregular = 1;
+        break;
+      }
+    }
+    if (rc < 0)
+      c->irregular = 1;
+    if (c->irregular)
+      break;
+    c->nodes[next].n = (uint32_t)(c->nranges - first);
+    if (c->nranges - first > 1)
+      qsort(c->ranges + first, c->nranges - first, sizeof *c->ranges, srange_cmp);
+    /* libdw descends into the first child that holds the address: with
+       siblings apart, the only one */
+    for (i = first + 1; i < c->nranges; i++)
+      if (c->ranges[i].lo < c->ranges[i - 1].hi) {
+        c->irregular = 1;
+        break;
+      }
+  }
+  return 0;
+}
+
+static int cus_eq(const void *ctx, uint32_t v, const void *key) {
+  const reader *s = ctx;
+  const cuscopes *k = key;
+  return s->cus[v].dso == k->dso && s->cus[v].cu == k->cu;
+}
+
+/* The scopes at pc (in the unit's addresses) into s->path, innermost
+** first, the unit last, as dwarf_getscopes finds them before it follows
+** an inlined instance to its abstract definition: their number, or -1
+** when libdw must be asked (then s->err is set if out of memory). */
+static int cu_scopes(reader *s, uint32_t dso, Dwarf_Die *cudie, uint64_t pc) {
+  cuscopes k, *c;
+  uint64_t h;
+  uint32_t v, node = 0, depth = 0, i;
+  k.dso = dso;
+  k.cu = cudie->addr;
+  h = mix64((uint64_t)(uintptr_t)cudie->addr ^ ((uint64_t)dso << 48));
+  v = ht_get(&s->cu_ht, h, cus_eq, s, &k);
+  if (v == NONE) {
+    if (GROW(s, s->cus, s->cus_cap, s->ncus + 1) != 0)
+      return -1;
+    v = (uint32_t)s->ncus++;
+    c = &s->cus[v];
+    memset(c, 0, sizeof *c);
+    c->dso = dso;
+    c->cu = cudie->addr;
+    if (ht_put(&s->cu_ht, h, v) != 0) {
+      oom(s);
+      return -1;
+    }
+    if (cu_index(s, c, cudie) != 0)
+      return -1;
+  }
+  c = &s->cus[v];
+  if (c->irregular)
+    return -1;
+  for (;;) {                 /* down from the unit: the child holding pc */
+    const scopenode *nd = &c->nodes[node];
+    size_t lo = nd->first, hi = (size_t)nd->first + nd->n;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (c->ranges[mid].lo <= pc)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    depth++;
+    if (lo == nd->first || pc >= c->ranges[lo - 1].hi)
+      break;
+    node = c->ranges[lo - 1].node;
+  }
+  if (GROW(s, s->path, s->path_cap, depth) != 0)
+    return -1;
+  for (i = 0; i < depth; i++, node = c->nodes[node].parent)
+    s->path[i] = c->nodes[node].die;
+  return (int)depth;
+}
+
 /* The frames at addr of an ELF: the inlined functions there, innermost
 ** first, then the function of the symbol, each at its source line. */
 static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
@@ -794,7 +987,7 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
   GElf_Off off;
   GElf_Sym sym;
   Dwarf_Addr bias = 0;
-  Dwarf_Die *cu, *scopes = NULL, *subprogram = NULL;
+  Dwarf_Die *cu, *scopes = NULL, *subprogram = NULL, *path = NULL, *sc;
   Dwfl_Line *ln;
   const char *name, *src = NULL;
   uint32_t cur_file = LGP_ST_NOFILE, cur_line = 0, ffile = LGP_ST_NOFILE, fline = 0, f;
@@ -812,12 +1005,19 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
       return -1;
     cur_line = lineno > 0 ? (uint32_t)lineno : 0;
   }
-  if ((cu = dwfl_module_addrdie(x->mod, addr, &bias)) != NULL)
-    nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
+  if ((cu = dwfl_module_addrdie(x->mod, addr, &bias)) != NULL) {
+    nscopes = cu_scopes(s, dso, cu, addr - bias);
+    if (s->err->set)
+      return -1;
+    if (nscopes >= 0)
+      path = s->path;     /* the DIEs that hold addr: already what is wanted */
+    else
+      nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
+  }
   /* libdw follows an inlined instance with its abstract definition's
      scopes, not with the code around it: from the innermost instance on,
      take the DIEs that hold it instead */
-  for (i = 0; i < nscopes; i++) {
+  for (i = 0; !path && i < nscopes; i++) {
     int tag = dwarf_tag(&scopes[i]);
     if (tag == DW_TAG_inlined_subroutine) {
       Dwarf_Die inner = scopes[i];
@@ -831,10 +1031,11 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
     if (tag == DW_TAG_subprogram)
       break;
   }
+  sc = path ? path : scopes;
   for (i = 0; i < nscopes; i++) {
-    int tag = dwarf_tag(&scopes[i]);
+    int tag = dwarf_tag(&sc[i]);
     if (tag == DW_TAG_subprogram) {
-      subprogram = &scopes[i];
+      subprogram = &sc[i];
       break;
     }
     if (tag == DW_TAG_inlined_subroutine && !s->opts.no_inline) {
@@ -843,8 +1044,8 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
       Dwarf_Files *files;
       size_t nfiles;
       uint32_t ifile, iline;
-      const char *iname = die_name(&scopes[i]);
-      ifile = decl_file(s, &scopes[i], &iline);
+      const char *iname = die_name(&sc[i]);
+      ifile = decl_file(s, &sc[i], &iline);
       f = func_get(s, dso, iname ? iname : "[inlined]", 1, 0, 0, 0, ifile, iline);
       if (cframe_push(s, fdef_add(s, f, addr, cur_file, cur_line)) != 0) {
         free(scopes);
@@ -853,9 +1054,9 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
       /* the enclosing function is at the call site */
       cur_file = LGP_ST_NOFILE;
       cur_line = 0;
-      if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl) == 0)
+      if (dwarf_formudata(dwarf_attr(&sc[i], DW_AT_call_line, &a), &cl) == 0)
         cur_line = (uint32_t)cl;
-      if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf) == 0
+      if (dwarf_formudata(dwarf_attr(&sc[i], DW_AT_call_file, &a), &cf) == 0
           && dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && cf < nfiles)
         cur_file = file_id(s, dwarf_filesrc(files, cf, NULL, NULL));
       if (s->err->set) {
@@ -1957,6 +2158,13 @@ static void state_free(reader *s) {
   ht_free(&s->tid_ht);
   ht_free(&s->proc_ht);
   ht_free(&s->cache_ht);
+  ht_free(&s->cu_ht);
+  for (i = 0; i < s->ncus; i++) {
+    free(s->cus[i].nodes);
+    free(s->cus[i].ranges);
+  }
+  free(s->cus);
+  free(s->path);
   free(s->ksyms);
   free(s->knames);
   free(s->tids);
