@@ -187,7 +187,7 @@ typedef struct symaddr {     /* a symbol's address and its index in the module *
 
 typedef struct ksym {
   uint64_t addr;
-  uint32_t name;             /* offset in knames */
+  uint32_t name;             /* offset in knames (the file read) */
 } ksym;
 
 typedef struct acache {      /* (binary, address) -> frames */
@@ -276,8 +276,9 @@ static int oom(reader *s) {
   return lgp_fail(s->err, s->pd->path, "out of memory");
 }
 
+/* (room already there, the common case, without a call) */
 #define GROW(s, arr, cap, need) \
-  (lgp_grow((void **)&(arr), &(cap), (need), sizeof *(arr)) != 0 ? oom(s) : 0)
+  ((need) <= (cap) ? 0 : lgp_grow((void **)&(arr), &(cap), (need), sizeof *(arr)) != 0 ? oom(s) : 0)
 
 /* ---- source files ---- */
 
@@ -638,14 +639,30 @@ static int cframe_push(reader *s, uint32_t fd) {
   return 0;
 }
 
-/* "[unknown] label+0xOFF": one function per address no symbol covers. */
+/* "[unknown] label+0xOFF": one function per address no symbol covers
+** (put together by hand: a stripped binary has thousands). */
 static int unknown_frame(reader *s, uint32_t dso, uint64_t off) {
-  char name[300];
+  static const char digits[] = "0123456789abcdef";
+  char name[300], hex[16];
+  size_t n = 10, l, k = 0;
   uint32_t f;
-  if (dso == s->unknown_dso)    /* in no mapping: the address alone */
-    snprintf(name, sizeof name, "[unknown] 0x%" PRIx64, off);
-  else
-    snprintf(name, sizeof name, "[unknown] %.250s+0x%" PRIx64, s->dx[dso].label, off);
+  memcpy(name, "[unknown] ", 10);
+  if (dso != s->unknown_dso) {  /* in no mapping: the address alone */
+    l = strlen(s->dx[dso].label);
+    l = l > 250 ? 250 : l;
+    memcpy(name + n, s->dx[dso].label, l);
+    n += l;
+    name[n++] = '+';
+  }
+  name[n++] = '0';
+  name[n++] = 'x';
+  do {
+    hex[k] = digits[off >> (4 * k) & 0xf];
+    k++;
+  } while (k < 16 && off >> (4 * k) != 0);
+  while (k > 0)
+    name[n++] = hex[--k];
+  name[n] = '\0';
   f = func_get(s, dso, name, 0, 1, off, off + 1, LGP_ST_NOFILE, 0);
   return cframe_push(s, fdef_add(s, f, off, LGP_ST_NOFILE, 0));
 }
@@ -1136,10 +1153,12 @@ static char *read_whole(FILE *f, size_t *len, int *oom_set) {
   return buf;
 }
 
-static int hex_digit(int c) {
-  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
+/* A hex digit's value + 1, 0 for other bytes. */
+static const unsigned char hex_plus1[256] = {
+  ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+  ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+  ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16
+};
 
 /* The kernel symbol file to read: the copy `perf record` keeps in the
 ** build-id cache for the recorded kernel (the recording's own addresses,
@@ -1177,7 +1196,7 @@ static char *kallsyms_path(reader *s) {
 static int kernel_load(reader *s) {
   char *path, *buf, *p, *endbuf;
   FILE *f;
-  size_t cap = 0, ncap = 0, nlen = 0, len = 0;
+  size_t cap = 0, len = 0;
   uint64_t nonzero = 0, text = 0;
   int nomem;
   if (s->kstate)
@@ -1193,6 +1212,10 @@ static int kernel_load(reader *s) {
   fclose(f);
   if (!buf)
     return nomem ? oom(s) : 0;
+  /* the names stay in the file's bytes, ended in place */
+  s->knames = buf;
+  if (len >= UINT32_MAX)     /* names are found by 32-bit offsets */
+    len = UINT32_MAX - 1;
   endbuf = buf + len;
   for (p = buf; p < endbuf; ) {
     char *line = p, *eol = memchr(p, '\n', (size_t)(endbuf - p)), *q, *name;
@@ -1205,35 +1228,28 @@ static int kernel_load(reader *s) {
     q = line;
     while (q < eol && (*q == ' ' || *q == '\t'))
       q++;
-    if (eol - q > 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X') && hex_digit(q[2]) >= 0)
+    if (eol - q > 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X') && hex_plus1[(unsigned char)q[2]])
       q += 2;
-    for (; q < eol && (d = hex_digit((unsigned char)*q)) >= 0; q++, digits++)
+    for (; q < eol && (d = hex_plus1[(unsigned char)*q] - 1) >= 0; q++, digits++)
       a = a >> 60 ? UINT64_MAX : a << 4 | (uint64_t)d;
     if (!digits || eol - q < 3 || q[0] != ' ' || q[2] != ' ')
       continue;
     if (q[1] != 't' && q[1] != 'T' && q[1] != 'w' && q[1] != 'W')
       continue;
     name = q + 3;
-    for (l = 0; name + l < eol && name[l] != ' ' && name[l] != '\t' && name[l] != '\r'; l++)
-      ;
-    if (l == 0)
+    if ((l = strcspn(name, " \t\r\n")) == 0)
       continue;
+    if (name + l > eol)      /* (the line's end is its newline, or the file's) */
+      l = (size_t)(eol - name);
     if (l == 5 && memcmp(name, "_text", 5) == 0)
       text = a;
-    if (nlen > UINT32_MAX - l - 1)   /* names are found by 32-bit offsets */
-      break;
     nonzero |= a;
-    if (GROW(s, s->ksyms, cap, s->nksyms + 1) != 0 || GROW(s, s->knames, ncap, nlen + l + 1) != 0) {
-      free(buf);
+    if (GROW(s, s->ksyms, cap, s->nksyms + 1) != 0)
       return -1;
-    }
     s->ksyms[s->nksyms].addr = a;
-    s->ksyms[s->nksyms++].name = (uint32_t)nlen;
-    memcpy(s->knames + nlen, name, l);
-    s->knames[nlen + l] = '\0';
-    nlen += l + 1;
+    s->ksyms[s->nksyms++].name = (uint32_t)(name - buf);
+    name[l] = '\0';
   }
-  free(buf);
   if (!nonzero || s->nksyms == 0 || (text && s->kernel_text && text != s->kernel_text))
     return 0;
   if (ksyms_sort(s) != 0)
