@@ -647,7 +647,8 @@ static int unknown_frame(reader *s, uint32_t dso, uint64_t off) {
   size_t n = 10, l, k = 0;
   uint32_t f;
   memcpy(name, "[unknown] ", 10);
-  if (dso != s->unknown_dso) {  /* in no mapping: the address alone */
+  /* in no mapping: the address alone */
+  if (dso != s->unknown_dso) {
     l = strlen(s->dx[dso].label);
     l = l > 250 ? 250 : l;
     memcpy(name + n, s->dx[dso].label, l);
@@ -902,8 +903,12 @@ static int cu_index(reader *s, cuscopes *c, Dwarf_Die *cudie) {
         if (lo >= hi)
           continue;
         if (!any) {
-          if (c->nnodes >= NONE - 1 || GROW(s, c->nodes, nodes_cap, c->nnodes + 1) != 0)
-            return c->nnodes >= NONE - 1 ? (c->irregular = 1, 0) : -1;
+          if (c->nnodes >= NONE - 1) {   /* ids are 32-bit: libdw answers */
+            c->irregular = 1;
+            return 0;
+          }
+          if (GROW(s, c->nodes, nodes_cap, c->nnodes + 1) != 0)
+            return -1;
           c->nodes[c->nnodes].die = child;
           c->nodes[c->nnodes].parent = (uint32_t)next;
           c->nnodes++;
