@@ -653,6 +653,64 @@ describe("perf.data to stacks", function()
       assert.equal(1, r.event.elf_opens)
     end)
 
+    it("names an address shared by aliases as libdwfl does: global, then weak, then local", function()
+      -- three groups of aliases, one symbol size each: with a global
+      -- symbol, one weak and one local alias; a weak and a local one;
+      -- two local ones. libdwfl searches the table's global part first,
+      -- its local part only when that has none, and keeps the first
+      -- symbol of the highest binding (global, weak, local) in table order
+      local src = tmp .. "/aliases.c"
+      util.spit(src, [[
+volatile unsigned long sink;
+__attribute__((noinline)) void base_impl(long n) { for (long i = 0; i < n; i++) sink += i; }
+void weak_alias(long n) __attribute__((weak, alias("base_impl")));
+void strong_alias(long n) __attribute__((alias("base_impl")));
+static void local_alias(long n) __attribute__((alias("base_impl"), used));
+__attribute__((noinline)) static void s_impl(long n) { for (long i = 0; i < n; i++) sink ^= i; }
+void w2(long n) __attribute__((weak, alias("s_impl")));
+__attribute__((noinline)) static void l_impl(long n) { for (long i = 0; i < n; i++) sink -= i; }
+static void l2(long n) __attribute__((alias("l_impl"), used));
+int main(void) { base_impl(10); s_impl(10); l_impl(10); return 0; }
+]])
+      local aexe = tmp .. "/aliases"
+      local status, out, err = cmd.shell("cc -O1 -fno-inline -Wl,--build-id -o " .. q(aexe) .. " " .. q(src))
+      assert(status == 0, out .. err)
+      -- the symbols by address, in table order: the one each group should name
+      local rank = { GLOBAL = 3, WEAK = 2, LOCAL = 1 }
+      local groups = {}
+      for value, size, bind, name in util.read_cmd("readelf -sW " .. q(aexe)):gmatch(
+          "%d+: (%x+)%s+(%d+) FUNC%s+(%u+)%s+%u+%s+%d+ ([%w_]+)") do
+        local a = tonumber(value, 16)
+        local g = groups[a] or { names = {} }
+        groups[a] = g
+        g.names[#g.names + 1] = name
+        if (rank[bind] or 0) > (g.rank or -1) then g.rank, g.want = rank[bind] or 0, name end
+        g.size = tonumber(size)
+      end
+      local seg
+      for off, va, fsz, flg in util.read_cmd("readelf -lW " .. q(aexe)):gmatch(
+          "LOAD%s+0x(%x+)%s+0x(%x+)%s+0x%x+%s+0x(%x+)%s+0x%x+%s+([RWE ]+)") do
+        if flg:find("E") then seg = { offset = tonumber(off, 16), vaddr = tonumber(va, 16), filesz = tonumber(fsz, 16) } end
+      end
+      local f = pw.new({ attrs = { { sample_type = ST, period = 1000, ids = { 1 } } } })
+      f:comm(PID, PID, "aliases", 10, true)
+      f:mmap2(PID, PID, BIAS + (seg.vaddr & ~0xfff),
+        ((seg.vaddr + seg.filesz + 0xfff) & ~0xfff) - (seg.vaddr & ~0xfff), seg.offset & ~0xfff, aexe, 20)
+      local want, t = {}, 100
+      for a, g in pairs(groups) do
+        if #g.names > 1 then
+          t = t + 1
+          f:sample({ ip = BIAS + a + 2, pid = PID, tid = PID, time = t, period = 1000, chain = { U, BIAS + a + 2 } })
+          want[g.want] = 1
+        end
+      end
+      assert.same({ strong_alias = 1, w2 = 1 }, { strong_alias = want.strong_alias, w2 = want.w2 })
+      local r
+      status, r, out, err = stacks(write("aliases.data", f))
+      assert.equal(0, status, err)
+      assert.same(want, shapes(r), out)
+    end)
+
     it("takes the first event with samples, or the one named", function()
       local st = ST | pw.ID
       local attrs = { { sample_type = st, period = 1000, ids = { 11 }, name = "cpu-clock" },
