@@ -68,7 +68,8 @@ local function stacks(path, opts)
     elseif f[1] == "event" then
       r.event = { name = f[2], samples = tonumber(f[3]), weight = tonumber(f[4]), lost = tonumber(f[5]),
         no_chain = tonumber(f[6]), depth_one = tonumber(f[7]), truncated = tonumber(f[8]),
-        kernel_unresolved = tonumber(f[9]), truncated_file = tonumber(f[10]), nstacks = tonumber(f[11]) }
+        kernel_unresolved = tonumber(f[9]), truncated_file = tonumber(f[10]), nstacks = tonumber(f[11]),
+        elf_opens = tonumber(f[12]) }
     elseif f[1] == "dso" then
       r.dsos[f[2]] = { status = f[3], found = f[4] }
     elseif f[1] == "thread" then
@@ -379,6 +380,51 @@ describe("perf.data to stacks", function()
       assert.same({ ["[kernel];leaf;main"] = 1 }, shapes(r), out)
     end)
 
+    it("names kernel frames from the build-id cache's kallsyms of the recorded kernel", function()
+      -- perf record keeps DIR/[kernel.kallsyms]/BUILDID/kallsyms: the
+      -- recording's kernel, read instead of /proc/kallsyms
+      local cache = tmp .. "/kcache"
+      local id = ("\171"):rep(20)
+      local dir = cache .. "/[kernel.kallsyms]/" .. ("ab"):rep(20)
+      assert(cmd.shell("mkdir -p " .. q(dir)) == 0)
+      util.spit(dir .. "/kallsyms", "ffffffff81000000 T _text\nffffffff81000100 T cached_a\n"
+        .. "ffffffff81000180 d some_data\nffffffff81000200 t cached_b\n")
+      local f = kernel_recording()
+      f:feature("buildids", { { id = id, path = "[kernel.kallsyms]", misc = 0x8001 } })
+      local path = write("kernel4.data", f)
+      local status, r, out, err = stacks(path, { "--buildid-dir", cache })
+      assert.equal(0, status, err)
+      assert.same({ ["cached_a;cached_b;cached_a;leaf;main"] = 1 }, shapes(r), out)
+      -- a file named explicitly comes first; "" is none
+      local ks = tmp .. "/kallsyms5"
+      util.spit(ks, "ffffffff81000000 T _text\nffffffff81000100 T named_a\nffffffff81000200 t named_b\n")
+      status, r, out, err = stacks(path, { "--buildid-dir", cache, "--kallsyms", ks })
+      assert.equal(0, status, err)
+      assert.same({ ["named_a;named_b;named_a;leaf;main"] = 1 }, shapes(r), out)
+      status, r, out, err = stacks(path, { "--buildid-dir", cache, "--kallsyms", "" })
+      assert.equal(0, status, err)
+      assert.same({ ["[kernel];leaf;main"] = 1 }, shapes(r), out)
+    end)
+
+    it("reads kallsyms lines as written: hex addresses, text symbols only, modules' names", function()
+      -- long names, a module's bracketed suffix, CRLF and a last line
+      -- without its newline; data symbols and malformed lines are skipped
+      local ks = tmp .. "/kallsyms6"
+      local long = ("x"):rep(300)
+      util.spit(ks, "ffffffff81000000 T _text\n"
+        .. "garbage line\n"
+        .. "ffffffff81000100 W " .. long .. "\n"
+        .. "ffffffff81000180 D some_data\n"
+        .. "FFFFFFFF81000200 t modfunc\t[somemod]\r\n"
+        .. "ffffffff81000300 T tail_func")
+      local f = recording()
+      f:sample({ ip = 0xffffffff81000150, pid = PID, tid = PID, time = 100, period = 1000, misc = 1,
+        chain = { K, 0xffffffff81000150, 0xffffffff81000201, 0xffffffff81000301, U, rt("leaf", 4), ret("main") } })
+      local status, r, out, err = stacks(write("kernel6.data", f), { "--kallsyms", ks })
+      assert.equal(0, status, err)
+      assert.same({ [long .. ";modfunc;tail_func;leaf;main"] = 1 }, shapes(r), out)
+    end)
+
     it("counts a sample without a chain, truncated files and losses once", function()
       local f = basic(recording({ st = pw.IP | pw.TID | pw.TIME | pw.PERIOD }))
       f:lost(1, 5, 2000):lost_samples(5)
@@ -565,6 +611,104 @@ describe("perf.data to stacks", function()
       assert.same({ 0, 0, 2, 2000 }, r.funcs.middle)
       assert.equal(1, r.event.truncated)
       assert.equal(2, r.event.no_chain)
+    end)
+
+    it("opens a binary once for every address space that unwinds through it", function()
+      -- two processes mapping the program, and the first one's mappings
+      -- changed between its samples (its address space made again): each
+      -- unwinds leaf <- middle <- main through the one ELF
+      local dis = util.read_cmd("objdump -d --no-show-raw-insn " .. q(exe))
+      local function after_call(fn, callee)
+        local body = dis:match("\n%x+ <" .. fn .. ">:\n(.-)\n\n")
+        local prev
+        for l in (body .. "\n"):gmatch("([^\n]*)\n") do
+          if prev then return tonumber(l:match("^%s*(%x+):"), 16) end
+          if l:find("call%s+%x+ <" .. callee .. ">") then prev = l end
+        end
+        error("no call of " .. callee .. " in " .. fn)
+      end
+      local S = 0x7ffff0000000
+      local stack = string.pack("<I8I8I8I8I8", BIAS + after_call("middle", "leaf"), S + 24,
+        BIAS + after_call("main", "middle"), 0, 0)
+      local regs = { 0, 0, 0, 0, 0, 0, S + 8, S, rt("leaf"), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+      local st = ST | pw.REGS_USER | pw.STACK_USER
+      local f = recording({ attrs = { { sample_type = st, period = 1000, ids = { 1 }, regs_user = 0xff0fff,
+        stack_user = 8192 } } })
+      local start = BIAS + (text.vaddr & ~0xfff)
+      local len = ((text.vaddr + text.filesz + 0xfff) & ~0xfff) - (text.vaddr & ~0xfff)
+      f:comm(PID + 1, PID + 1, "prog", 11, true)
+      f:mmap2(PID + 1, PID + 1, start, len, text.offset & ~0xfff, exe, 21)
+      local function unwound(pid, time)
+        f:sample({ ip = rt("leaf"), pid = pid, tid = pid, time = time, period = 1000, chain = {},
+          regs = regs, stack = stack .. ("\0"):rep(24), dyn_size = #stack })
+      end
+      unwound(PID, 100)
+      unwound(PID + 1, 101)
+      f:mmap2(PID, PID, 0x10000000, 0x1000, 0, "//anon", 102, { prot = 7 })
+      unwound(PID, 103)
+      local status, r, out, err = stacks(write("shared.data", f))
+      assert.equal(0, status, err)
+      assert.same({ ["leaf;middle;main"] = 3 }, shapes(r), out)
+      assert.equal(0, r.event.truncated)
+      assert.equal(1, r.event.elf_opens)
+    end)
+
+    it("names an address shared by aliases as libdwfl does: global, then weak, then local", function()
+      -- three groups of aliases, one symbol size each: with a global
+      -- symbol, one weak and one local alias; a weak and a local one;
+      -- two local ones. libdwfl searches the table's global part first,
+      -- its local part only when that has none, and keeps the first
+      -- symbol of the highest binding (global, weak, local) in table order
+      local src = tmp .. "/aliases.c"
+      util.spit(src, [[
+volatile unsigned long sink;
+__attribute__((noinline)) void base_impl(long n) { for (long i = 0; i < n; i++) sink += i; }
+void weak_alias(long n) __attribute__((weak, alias("base_impl")));
+void strong_alias(long n) __attribute__((alias("base_impl")));
+static void local_alias(long n) __attribute__((alias("base_impl"), used));
+__attribute__((noinline)) static void s_impl(long n) { for (long i = 0; i < n; i++) sink ^= i; }
+void w2(long n) __attribute__((weak, alias("s_impl")));
+__attribute__((noinline)) static void l_impl(long n) { for (long i = 0; i < n; i++) sink -= i; }
+static void l2(long n) __attribute__((alias("l_impl"), used));
+int main(void) { base_impl(10); s_impl(10); l_impl(10); return 0; }
+]])
+      local aexe = tmp .. "/aliases"
+      local status, out, err = cmd.shell("cc -O1 -fno-inline -Wl,--build-id -o " .. q(aexe) .. " " .. q(src))
+      assert(status == 0, out .. err)
+      -- the symbols by address, in table order: the one each group should name
+      local rank = { GLOBAL = 3, WEAK = 2, LOCAL = 1 }
+      local groups = {}
+      for value, size, bind, name in util.read_cmd("readelf -sW " .. q(aexe)):gmatch(
+          "%d+: (%x+)%s+(%d+) FUNC%s+(%u+)%s+%u+%s+%d+ ([%w_]+)") do
+        local a = tonumber(value, 16)
+        local g = groups[a] or { names = {} }
+        groups[a] = g
+        g.names[#g.names + 1] = name
+        if (rank[bind] or 0) > (g.rank or -1) then g.rank, g.want = rank[bind] or 0, name end
+        g.size = tonumber(size)
+      end
+      local seg
+      for off, va, fsz, flg in util.read_cmd("readelf -lW " .. q(aexe)):gmatch(
+          "LOAD%s+0x(%x+)%s+0x(%x+)%s+0x%x+%s+0x(%x+)%s+0x%x+%s+([RWE ]+)") do
+        if flg:find("E") then seg = { offset = tonumber(off, 16), vaddr = tonumber(va, 16), filesz = tonumber(fsz, 16) } end
+      end
+      local f = pw.new({ attrs = { { sample_type = ST, period = 1000, ids = { 1 } } } })
+      f:comm(PID, PID, "aliases", 10, true)
+      f:mmap2(PID, PID, BIAS + (seg.vaddr & ~0xfff),
+        ((seg.vaddr + seg.filesz + 0xfff) & ~0xfff) - (seg.vaddr & ~0xfff), seg.offset & ~0xfff, aexe, 20)
+      local want, t = {}, 100
+      for a, g in pairs(groups) do
+        if #g.names > 1 then
+          t = t + 1
+          f:sample({ ip = BIAS + a + 2, pid = PID, tid = PID, time = t, period = 1000, chain = { U, BIAS + a + 2 } })
+          want[g.want] = 1
+        end
+      end
+      assert.same({ strong_alias = 1, w2 = 1 }, { strong_alias = want.strong_alias, w2 = want.w2 })
+      local r
+      status, r, out, err = stacks(write("aliases.data", f))
+      assert.equal(0, status, err)
+      assert.same(want, shapes(r), out)
     end)
 
     it("takes the first event with samples, or the one named", function()

@@ -7,6 +7,7 @@
 ** that differ from a gmon profile's.
 */
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -710,6 +711,59 @@ static int profile_stacks(lua_State *L) {
   return 1;
 }
 
+/* profile:_measured_stacks(max_depth, least_share): the stacks as
+** lgprof.stacks' writers take them (lgp_stacks_measured), cut and merged:
+** a list of { frames = { Function, ... } (root first), seconds }, in the
+** order first met. */
+#define MEASURED_T "lgprof.MeasuredStacks"
+
+static int measured_gc(lua_State *L) {
+  lgp_measured_free(luaL_checkudata(L, 1, MEASURED_T));
+  return 0;
+}
+
+static int profile_measured_stacks(lua_State *L) {
+  lprofile *lp;
+  lgp_measured *m;
+  lua_Integer max_depth;
+  double least_share;
+  size_t i;
+  check_stacks(L, &lp);
+  max_depth = luaL_checkinteger(L, 2);
+  least_share = luaL_checknumber(L, 3);
+  luaL_argcheck(L, max_depth >= 1, 2, "max_depth must be at least 1");
+  lua_settop(L, 1);
+  /* in a userdata: a Lua error while the list is made frees it */
+  m = lua_newuserdatauv(L, sizeof *m, 0);
+  memset(m, 0, sizeof *m);
+  if (luaL_newmetatable(L, MEASURED_T)) {
+    lua_pushcfunction(L, measured_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  if (lgp_stacks_measured(m, lp->p, (size_t)max_depth, least_share) != 0)
+    return luaL_error(L, "not enough memory");
+  lua_createtable(L, m->nmerged > INT_MAX ? INT_MAX : (int)m->nmerged, 0);
+  for (i = 0; i < m->nmerged; i++) {
+    uint32_t e;
+    lua_Integer depth = 0, d;
+    for (e = m->merged[i]; e != LGP_MEASURED_ROOT; e = m->parent[e])
+      depth++;
+    lua_createtable(L, 0, 2);
+    lua_createtable(L, depth > INT_MAX ? INT_MAX : (int)depth, 0);
+    for (d = depth, e = m->merged[i]; d >= 1; d--, e = m->parent[e]) {
+      lcore_push_node(L, 1, lp->p, m->node[e]);
+      lua_rawseti(L, -2, d);
+    }
+    lua_setfield(L, -2, "frames");
+    lua_pushnumber(L, m->seconds[i]);
+    lua_setfield(L, -2, "seconds");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lgp_measured_free(m);
+  return 1;
+}
+
 static const char *const stack_filter_keys[] = {"pid", "tid", "comm", "dso", NULL};
 /* a gmon profile's views (lview.c), not done on stacks */
 static const char *const gmon_filter_keys[] = {
@@ -949,6 +1003,7 @@ const luaL_Reg lcore_stack_profile_methods[] = {
   {"threads", profile_threads},
   {"dsos", profile_dsos},
   {"stacks", profile_stacks},
+  {"_measured_stacks", profile_measured_stacks},
   {NULL, NULL}
 };
 

@@ -570,7 +570,12 @@ if want("P1", "P2", "P3", "P4", "PL") then
     local fp = want("P1", "P2", "P3", "PL") and recording(6000, "fp", "-e cpu-clock -F 4000 -g")
     local half = want("PL") and recording(6000, "fp-half", "-e cpu-clock -F 2000 -g")
     local dw = want("P4") and recording(1500, "dwarf", "-e cpu-clock -F 4000 --call-graph dwarf")
-    for _, inp in ipairs { fp or nil, half or nil, dw or nil } do
+    -- (the recordings asked for: { fp or nil, ... } would stop at the first missing one)
+    local inputs = {}
+    for _, inp in ipairs { fp, half, dw } do
+      if inp then inputs[#inputs + 1] = inp end
+    end
+    for _, inp in ipairs(inputs) do
       local ls, lw = lg_totals(inp)
       print(("  P   %-40s gen_program.lua %d 1, one file; perf record %s -- gcc -O1 -g -c; %d samples, weight %d")
             :format(inp.dir:match("[^/]*$"), inp.n, inp.flags, ls, lw))

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/stackprofile.h"
+#include "util/hashtab.h"
 
 /* Node order: by binary, then address, then name. */
 typedef struct func_key {
@@ -854,4 +855,122 @@ void lgp_stackprof_free(lgp_stackprof *sp) {
   free(sp->gmon_unseen_name);
   free(sp->gmon_image);
   memset(sp, 0, sizeof *sp);
+}
+
+/* ---- the stacks as the writers take them ---- */
+
+void lgp_measured_free(lgp_measured *m) {
+  free(m->node);
+  free(m->parent);
+  free(m->weight);
+  free(m->merged);
+  free(m->seconds);
+  memset(m, 0, sizeof *m);
+}
+
+/* The entry of node under parent; made when missing if make, else
+** LGP_HASHTAB_END (also when out of memory). cap: the entries' room. */
+static uint32_t measured_entry(lgp_measured *m, size_t *cap, lgp_hashtab *ht, uint32_t parent,
+                               uint32_t node, int make) {
+  uint64_t key = (uint64_t)(parent + 1u) << 32 | node;
+  lgp_hashpos at;
+  uint32_t e;
+  /* room first: a probe's end is where the new id goes */
+  if (make && (m->n >= UINT32_MAX - 1 || lgp_hashtab_reserve(ht, 1) != 0))
+    return LGP_HASHTAB_END;
+  at = lgp_hashtab_probe(ht, lgp_hashtab_hash_u64(key));
+  while ((e = lgp_hashtab_next(ht, &at)) != LGP_HASHTAB_END)
+    if (m->parent[e] == parent && m->node[e] == node)
+      return e;
+  if (!make)
+    return LGP_HASHTAB_END;
+  if (m->n == *cap) {
+    size_t c = *cap ? 2 * *cap : 256;
+    uint32_t *nn = realloc(m->node, c * sizeof *nn), *np;
+    double *nw;
+    if (nn)
+      m->node = nn;
+    np = nn ? realloc(m->parent, c * sizeof *np) : NULL;
+    if (np)
+      m->parent = np;
+    nw = np ? realloc(m->weight, c * sizeof *nw) : NULL;
+    if (!nw)
+      return LGP_HASHTAB_END;
+    m->weight = nw;
+    *cap = c;
+  }
+  e = (uint32_t)m->n++;
+  m->node[e] = node;
+  m->parent[e] = parent;
+  m->weight[e] = 0;
+  lgp_hashtab_put(ht, &at, e);
+  return e;
+}
+
+int lgp_stacks_measured(lgp_measured *m, const lgp_profile *p, size_t max_depth,
+                        double least_share) {
+  const lgp_stackprof *sp = p->stacks;
+  const lgp_stacktab *t = &sp->tab;
+  lgp_hashtab ht = {0};
+  uint32_t *merged_of = NULL;
+  double *sec = NULL, total = 0, least;
+  size_t cap = 0, mcap = 0, scap = 0, i, d;
+  memset(m, 0, sizeof *m);
+  if (!(sec = lgp_alloc_array(t->nstacks ? t->nstacks : 1, sizeof *sec)))
+    goto oom;
+  for (i = 0; i < t->nstacks; i++) {
+    sec[i] = lgp_seconds(p, (double)t->stacks[i].weight);
+    total += sec[i];
+  }
+  least = least_share * total;
+  /* the weight of each path from the root */
+  for (i = 0; i < t->nstacks; i++) {
+    const lgp_st_stack *s = &t->stacks[i];
+    uint32_t e = LGP_MEASURED_ROOT;
+    size_t depth = s->depth < max_depth ? s->depth : max_depth;
+    for (d = 0; d < depth; d++) {
+      uint32_t node = sp->node_of[t->frame_defs[t->frames[s->first + s->depth - 1 - d]].func];
+      if ((e = measured_entry(m, &cap, &ht, e, node, 1)) == LGP_HASHTAB_END)
+        goto oom;
+      m->weight[e] += sec[i];
+    }
+  }
+  if (!(merged_of = lgp_alloc_array(m->n ? m->n : 1, sizeof *merged_of)))
+    goto oom;
+  for (i = 0; i < m->n; i++)
+    merged_of[i] = LGP_MEASURED_ROOT;
+  /* the cut stacks, equal ones summed, in the order first met */
+  for (i = 0; i < t->nstacks; i++) {
+    const lgp_st_stack *s = &t->stacks[i];
+    uint32_t e = LGP_MEASURED_ROOT, kid, k;
+    size_t depth = s->depth < max_depth ? s->depth : max_depth;
+    for (d = 0; d < depth; d++) {
+      uint32_t node = sp->node_of[t->frame_defs[t->frames[s->first + s->depth - 1 - d]].func];
+      kid = measured_entry(m, &cap, &ht, e, node, 0);
+      if (m->weight[kid] < least)
+        break;
+      e = kid;
+    }
+    if (e == LGP_MEASURED_ROOT)
+      continue;
+    if ((k = merged_of[e]) == LGP_MEASURED_ROOT) {
+      if (lgp_grow((void **)&m->merged, &mcap, m->nmerged + 1, sizeof *m->merged) != 0
+          || lgp_grow((void **)&m->seconds, &scap, m->nmerged + 1, sizeof *m->seconds) != 0)
+        goto oom;
+      k = merged_of[e] = (uint32_t)m->nmerged++;
+      m->merged[k] = e;
+      m->seconds[k] = 0;
+    }
+    m->seconds[k] += sec[i];
+  }
+  free(sec);
+  free(merged_of);
+  lgp_hashtab_free(&ht);
+  return 0;
+oom:
+  free(sec);
+  free(merged_of);
+  lgp_hashtab_free(&ht);
+  lgp_measured_free(m);
+  return -1;
 }

@@ -115,6 +115,30 @@ static inline int lgp_calls_known(const lgp_profile *p, uint32_t s) {
 int lgp_stacktab_subset(lgp_stacktab *dst, const lgp_stacktab *src, const uint8_t *keep);
 void lgp_stackprof_free(lgp_stackprof *sp);
 
+/* The recorded stacks cut and merged as the stack writers take them
+** (lgprof.stacks): each stack's frames from the root, at most max_depth,
+** cut below the first frame whose path from the root weighs less than
+** least_share of the total (its weight charged to the frame above), equal
+** stacks after the cuts one. The paths form a tree: entry e is profile
+** node node[e] under entry parent[e] (LGP_MEASURED_ROOT: at the root);
+** merged[] are the entries the merged stacks end at, in the order first
+** met in the table, with their weights in seconds. Sums are taken in the
+** table's order. */
+#define LGP_MEASURED_ROOT UINT32_MAX
+typedef struct lgp_measured {
+  uint32_t *node, *parent;
+  double *weight;          /* per entry: the weight of the stacks through it */
+  size_t n;
+  uint32_t *merged;
+  double *seconds;
+  size_t nmerged;
+} lgp_measured;
+
+/* 0, or -1 (out of memory; *m is then empty). */
+int lgp_stacks_measured(lgp_measured *m, const lgp_profile *p, size_t max_depth,
+                        double least_share);
+void lgp_measured_free(lgp_measured *m);
+
 /* The profile's stack model, or NULL for a gmon profile. */
 static inline const lgp_stackprof *lgp_stacks_of(const lgp_profile *p) {
   return p->stacks;

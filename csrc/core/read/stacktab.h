@@ -129,6 +129,8 @@ typedef struct lgp_stacktab {
   uint64_t kernel_unresolved; /* kernel frames without symbols */
   int truncated_file;         /* the file ended inside a record */
   uint64_t other_samples;     /* samples of the recording's other events */
+  uint64_t elf_opens;         /* ELF files opened: each binary once, its
+                                 unwinding modules share it */
 } lgp_stacktab;
 
 void lgp_stacktab_free(lgp_stacktab *t);

@@ -49,45 +49,10 @@ end
 -- frame above (no weight is lost). Equal stacks after the cuts are one.
 function stacks.measured(profile, options)
   local o = options or {}
-  local max_depth = o.max_depth or 64
-  local list = profile:stacks()
-  local total = 0
-  for _, st in ipairs(list) do total = total + st.seconds end
-  local least = (o.min_weight and args.share(o.min_weight) or 1e-4) * total
-  -- the weight of each path from the root: a tree of the frames
-  local root = { kids = {}, weight = 0 }
-  for _, st in ipairs(list) do
-    local node = root
-    for d = 1, math.min(#st.frames, max_depth) do
-      local f = st.frames[d]
-      local kid = node.kids[f]
-      if not kid then
-        kid = { kids = {}, weight = 0 }
-        node.kids[f] = kid
-      end
-      kid.weight = kid.weight + st.seconds
-      node = kid
-    end
-  end
-  -- the cut stacks, equal ones summed, in the order first met
-  local merged, order = {}, {}
-  for _, st in ipairs(list) do
-    local node, frames = root, {}
-    for d = 1, math.min(#st.frames, max_depth) do
-      local kid = node.kids[st.frames[d]]
-      if kid.weight < least then break end
-      frames[d], node = st.frames[d], kid
-    end
-    if #frames > 0 then -- (the path's node names the cut stack)
-      local m = merged[node]
-      if not m then
-        m = { frames = frames, seconds = 0 }
-        merged[node] = m
-        order[#order + 1] = m
-      end
-      m.seconds = m.seconds + st.seconds
-    end
-  end
+  -- the tree of paths, the cuts and the merge are the core's (the
+  -- table's stacks are many; the cut ones few)
+  local order = profile:_measured_stacks(o.max_depth or 64,
+    o.min_weight and args.share(o.min_weight) or 1e-4)
   -- microseconds rounded so that the running sum stays within one of the
   -- exact one; stacks rounding to 0 are left out (as stacks.each's)
   local i, exact, given = 0, 0, 0

@@ -17,6 +17,7 @@
 #include <dwarf.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -139,6 +140,13 @@ typedef struct seg {         /* a PT_LOAD: file offsets -> addresses */
   uint64_t off, filesz, vaddr;
 } seg;
 
+/* A binary's ELF as the unwinding address spaces take it (their modules'
+** libdwfl userdata): apart from the reader's arrays, which move. */
+typedef struct elfshare {
+  Elf *elf;                  /* the one opened for its symbols */
+  const char *path;          /* the file (the table's found) */
+} elfshare;
+
 typedef struct jitsym {
   uint64_t start, size;
   char *name;
@@ -154,6 +162,10 @@ typedef struct dsox {        /* what is known of out->dsos[i] beside the table *
   Dwfl_Module *mod;
   seg *segs;
   size_t nsegs;
+  /* where libdwfl puts the module: from the first PT_LOAD's aligned start
+     to the last PT_LOAD's end */
+  uint64_t load_start, load_end;
+  elfshare *share;           /* NULL until opened, and for an ELF of type ET_REL */
   jitsym *jit;
   size_t njit;
   char *label;               /* the base name in "[unknown] label+0x..." */
@@ -175,7 +187,7 @@ typedef struct symaddr {     /* a symbol's address and its index in the module *
 
 typedef struct ksym {
   uint64_t addr;
-  uint32_t name;             /* offset in knames */
+  uint32_t name;             /* offset in knames (the file read) */
 } ksym;
 
 typedef struct acache {      /* (binary, address) -> frames */
@@ -183,6 +195,32 @@ typedef struct acache {      /* (binary, address) -> frames */
   uint64_t addr;
   uint32_t first, n;         /* in cframes */
 } acache;
+
+/* The DIEs of a compilation unit that have code addresses, as libdw's
+** dwarf_getscopes looks for the scopes at an address (it walks the unit
+** from its start for every address): each DIE's children with ranges,
+** their ranges sorted, so that an address finds its path of scopes by a
+** binary search per level. */
+typedef struct scopenode {
+  Dwarf_Die die;
+  uint32_t parent;           /* NONE for the unit */
+  uint32_t first, n;         /* its children's ranges: ranges[first .. first + n) */
+} scopenode;
+
+typedef struct scoperange {
+  uint64_t lo, hi;
+  uint32_t node;
+} scoperange;
+
+typedef struct cuscopes {
+  uint32_t dso;
+  const void *cu;            /* the unit's DIE (its address in the DWARF) */
+  scopenode *nodes;
+  scoperange *ranges;
+  size_t nnodes, nranges;
+  int irregular;             /* overlapping siblings, imported units, errors:
+                                libdw is asked for each address */
+} cuscopes;
 
 typedef struct funckey {
   uint32_t dso;
@@ -207,7 +245,11 @@ typedef struct reader {
   size_t errors_cap;
   dsox *dx;
   size_t dx_cap;
-  htab dso_ht, func_ht, file_ht, stack_ht, thread_ht, tid_ht, proc_ht, cache_ht;
+  htab dso_ht, func_ht, file_ht, stack_ht, thread_ht, tid_ht, proc_ht, cache_ht, cu_ht;
+  cuscopes *cus;
+  size_t ncus, cus_cap;
+  Dwarf_Die *path;           /* the scopes at an address, innermost first */
+  size_t path_cap;
   proc *procs;
   size_t nprocs, procs_cap;
   uint32_t kernel_dso, unknown_dso, kernel_frame;
@@ -235,8 +277,9 @@ static int oom(reader *s) {
   return lgp_fail(s->err, s->pd->path, "out of memory");
 }
 
+/* (room already there, the common case, without a call) */
 #define GROW(s, arr, cap, need) \
-  (lgp_grow((void **)&(arr), &(cap), (need), sizeof *(arr)) != 0 ? oom(s) : 0)
+  ((need) <= (cap) ? 0 : lgp_grow((void **)&(arr), &(cap), (need), sizeof *(arr)) != 0 ? oom(s) : 0)
 
 /* ---- source files ---- */
 
@@ -375,6 +418,24 @@ static const Dwfl_Callbacks dwfl_cbs = {
   NULL, dwfl_standard_find_debuginfo, dwfl_offline_section_address, NULL
 };
 
+/* libdwfl's find_elf for the modules of the unwinding address spaces:
+** the ELF the binary's symbols were read from, one more reference to it
+** (libdwfl ends it with the module; the file stays open until the last). */
+static int shared_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                      char **file_name, Elf **elfp) {
+  const elfshare *sh = *userdata;
+  (void)mod;
+  (void)modname;
+  (void)base;
+  if (sh && (*elfp = elf_begin(-1, ELF_C_READ_MMAP, sh->elf)) != NULL && !*file_name)
+    *file_name = lgp_strdup(sh->path);
+  return -1;
+}
+
+static const Dwfl_Callbacks space_cbs = {
+  shared_elf, dwfl_standard_find_debuginfo, dwfl_offline_section_address, NULL
+};
+
 /* Does the module define any function (a stripped file's .dynsym may
 ** hold only the functions it imports)? */
 static int defines_functions(Dwfl_Module *mod) {
@@ -404,6 +465,7 @@ static int try_elf(reader *s, uint32_t d, const char *file, int *mismatch) {
     return 0;
   if (!(dwfl = dwfl_begin(&dwfl_cbs)))
     return 0;
+  s->out->elf_opens++;
   dwfl_report_begin(dwfl);
   mod = dwfl_report_elf(dwfl, sd->path, file, -1, 0, true);
   dwfl_report_end(dwfl, NULL, NULL);
@@ -429,6 +491,10 @@ static int try_elf(reader *s, uint32_t d, const char *file, int *mismatch) {
         dwfl_end(dwfl);
         return -1;
       }
+      if (x->nsegs == 0)
+        x->load_start = ph.p_vaddr & -ph.p_align;
+      if (ph.p_vaddr + ph.p_memsz > 0)
+        x->load_end = ph.p_vaddr + ph.p_memsz;
       x->segs[x->nsegs].off = ph.p_offset;
       x->segs[x->nsegs].filesz = ph.p_filesz;
       x->segs[x->nsegs++].vaddr = ph.p_vaddr;
@@ -442,6 +508,15 @@ static int try_elf(reader *s, uint32_t d, const char *file, int *mismatch) {
   }
   x->dwfl = dwfl;
   x->mod = mod;
+  {
+    GElf_Ehdr eh;
+    if (x->nsegs && x->load_end && gelf_getehdr(elf, &eh) && eh.e_type != ET_REL) {
+      if (!(x->share = malloc(sizeof *x->share)))
+        return oom(s);
+      x->share->elf = elf;
+      x->share->path = sd->found;
+    }
+  }
   sd->status = defines_functions(mod) ? LGP_DSO_OK : LGP_DSO_STRIPPED;
   s->binaries++;
   return 1;
@@ -565,14 +640,31 @@ static int cframe_push(reader *s, uint32_t fd) {
   return 0;
 }
 
-/* "[unknown] label+0xOFF": one function per address no symbol covers. */
+/* "[unknown] label+0xOFF": one function per address no symbol covers
+** (put together by hand: a stripped binary has thousands). */
 static int unknown_frame(reader *s, uint32_t dso, uint64_t off) {
-  char name[300];
+  static const char digits[] = "0123456789abcdef";
+  char name[300], hex[16];
+  size_t n = 10, l, k = 0;
   uint32_t f;
-  if (dso == s->unknown_dso)    /* in no mapping: the address alone */
-    snprintf(name, sizeof name, "[unknown] 0x%" PRIx64, off);
-  else
-    snprintf(name, sizeof name, "[unknown] %.250s+0x%" PRIx64, s->dx[dso].label, off);
+  memcpy(name, "[unknown] ", 10);
+  /* in no mapping: the address alone */
+  if (dso != s->unknown_dso) {
+    l = strlen(s->dx[dso].label);
+    l = l > 250 ? 250 : l;
+    memcpy(name + n, s->dx[dso].label, l);
+    n += l;
+    name[n++] = '+';
+  }
+  name[n++] = '0';
+  name[n++] = 'x';
+  do {
+    hex[k] = digits[off >> (4 * k) & 0xf];
+    k++;
+  } while (k < 16 && off >> (4 * k) != 0);
+  while (k > 0)
+    name[n++] = hex[--k];
+  name[n] = '\0';
   f = func_get(s, dso, name, 0, 1, off, off + 1, LGP_ST_NOFILE, 0);
   return cframe_push(s, fdef_add(s, f, off, LGP_ST_NOFILE, 0));
 }
@@ -643,6 +735,51 @@ static int syms_make(reader *s, dsox *x) {
   return 0;
 }
 
+/* libdwfl's preference among symbols at one address: global, weak, local,
+** others. */
+static int binding_rank(const GElf_Sym *sym) {
+  switch (GELF_ST_BIND(sym->st_info)) {
+  case STB_GLOBAL: return 3;
+  case STB_WEAK: return 2;
+  case STB_LOCAL: return 1;
+  default: return 0;
+  }
+}
+
+/* libdwfl's choice among the aliases syms[from .. to) (one address, one
+** size) when no other symbol covers the address: it searches the global
+** part of the table first, the local part only when that found nothing,
+** and keeps the first symbol of the highest binding it meets. The index
+** of the symbol, or 0 (none: libdwfl is asked). Asking libdwfl costs a
+** visit of every symbol of the module, once per group of aliases. */
+static int alias_choice(dsox *x, size_t from, size_t to) {
+  int first_global = dwfl_module_getsymtab_first_global(x->mod), pass, best = 0, rank = -1;
+  size_t j;
+  if (first_global < 0)
+    return 0;
+  for (pass = 0; pass < 2 && !best; pass++) {
+    int lo = pass == 0 ? (first_global == 0 ? 1 : first_global) : 1;
+    int hi = pass == 0 ? INT_MAX : first_global;
+    if (pass == 1 && first_global <= 1)
+      break;
+    for (j = from; j < to; j++) {
+      GElf_Sym sym;
+      const char *name;
+      int idx = x->syms[j].index;
+      if (idx < lo || idx >= hi)
+        continue;
+      name = dwfl_module_getsym(x->mod, idx, &sym, NULL);
+      if (!name || !*name)
+        continue;
+      if (binding_rank(&sym) > rank || (binding_rank(&sym) == rank && idx < best)) {
+        rank = binding_rank(&sym);
+        best = idx;
+      }
+    }
+  }
+  return best;
+}
+
 /* The symbol at addr: when the last symbol at or below addr is alone at
 ** its address and its size covers addr, it is the one (no other sized
 ** symbol covering addr starts closer, no sizeless one is nearer); when no
@@ -674,6 +811,10 @@ static const char *sym_at(reader *s, dsox *x, uint64_t addr, GElf_Off *off, GElf
     if (g->uniform && addr - g->value < g->size) {
       const char *name;
       size_t j;
+      size_t gi = x->syms[lo - 1].group;
+      /* no symbol below the aliases covers addr: the choice is among them */
+      if (!g->chosen && (gi == 0 || x->syms[gi - 1].max_end <= addr))
+        g->chosen = alias_choice(x, gi, lo);
       if (g->chosen && (name = dwfl_module_getsym(x->mod, g->chosen, sym, NULL)) != NULL) {
         *off = addr - sym->st_value;
         return name;
@@ -695,6 +836,173 @@ static const char *sym_at(reader *s, dsox *x, uint64_t addr, GElf_Off *off, GElf
   return dwfl_module_addrinfo(x->mod, addr, off, sym, NULL, NULL, NULL);
 }
 
+/* libdw's classes of DIEs for scopes: the ones whose children it visits
+** (DIEs with addresses to match, and namespaces and types, which can own
+** such DIEs). */
+static int scope_parent(int tag) {
+  switch (tag) {
+  case DW_TAG_compile_unit:
+  case DW_TAG_module:
+  case DW_TAG_lexical_block:
+  case DW_TAG_with_stmt:
+  case DW_TAG_catch_block:
+  case DW_TAG_try_block:
+  case DW_TAG_entry_point:
+  case DW_TAG_inlined_subroutine:
+  case DW_TAG_subprogram:
+  case DW_TAG_namespace:
+  case DW_TAG_class_type:
+  case DW_TAG_structure_type:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+static int srange_cmp(const void *a, const void *b) {
+  const scoperange *x = a, *y = b;
+  return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Indexes the unit c->cu (its DIE: cudie): the DIEs whose ranges an
+** address can reach from the unit (a DIE without ranges never matches,
+** and libdw does not look inside it), level by level, iteratively. 0
+** (c->irregular set where the index would not give libdw's answer), or
+** -1 out of memory. */
+static int cu_index(reader *s, cuscopes *c, Dwarf_Die *cudie) {
+  size_t nodes_cap = 0, ranges_cap = 0, next = 0;
+  if (GROW(s, c->nodes, nodes_cap, 1) != 0)
+    return -1;
+  c->nodes[0].die = *cudie;
+  c->nodes[0].parent = NONE;
+  c->nnodes = 1;
+  /* nodes are expanded in the order they were added: each one's children
+     come together in ranges */
+  for (next = 0; next < c->nnodes && !c->irregular; next++) {
+    Dwarf_Die child;
+    size_t first = c->nranges, i;
+    int rc;
+    c->nodes[next].first = (uint32_t)first;
+    c->nodes[next].n = 0;
+    if (next > 0 && (!scope_parent(dwarf_tag(&c->nodes[next].die))
+                     || !dwarf_haschildren(&c->nodes[next].die)))
+      continue;
+    rc = dwarf_child(&c->nodes[next].die, &child);
+    if (rc < 0) {
+      c->irregular = 1;
+      break;
+    }
+    for (; rc == 0; rc = dwarf_siblingof(&child, &child)) {
+      Dwarf_Addr base, lo, hi;
+      ptrdiff_t at = 0;
+      int any = 0;
+      if (dwarf_tag(&child) == DW_TAG_imported_unit) {
+        c->irregular = 1;
+        break;
+      }
+      while ((at = dwarf_ranges(&child, at, &base, &lo, &hi)) > 0) {
+        if (lo >= hi)
+          continue;
+        if (!any) {
+          if (c->nnodes >= NONE - 1) {   /* ids are 32-bit: libdw answers */
+            c->irregular = 1;
+            return 0;
+          }
+          if (GROW(s, c->nodes, nodes_cap, c->nnodes + 1) != 0)
+            return -1;
+          c->nodes[c->nnodes].die = child;
+          c->nodes[c->nnodes].parent = (uint32_t)next;
+          c->nnodes++;
+          any = 1;
+        }
+        if (GROW(s, c->ranges, ranges_cap, c->nranges + 1) != 0)
+          return -1;
+        c->ranges[c->nranges].lo = lo;
+        c->ranges[c->nranges].hi = hi;
+        c->ranges[c->nranges++].node = (uint32_t)(c->nnodes - 1);
+      }
+      if (at < 0) {
+        /* libdw takes some errors as no match and stops on others */
+        c->irregular = 1;
+        break;
+      }
+    }
+    if (rc < 0)
+      c->irregular = 1;
+    if (c->irregular)
+      break;
+    c->nodes[next].n = (uint32_t)(c->nranges - first);
+    if (c->nranges - first > 1)
+      qsort(c->ranges + first, c->nranges - first, sizeof *c->ranges, srange_cmp);
+    /* libdw descends into the first child that holds the address: with
+       siblings apart, the only one */
+    for (i = first + 1; i < c->nranges; i++)
+      if (c->ranges[i].lo < c->ranges[i - 1].hi) {
+        c->irregular = 1;
+        break;
+      }
+  }
+  return 0;
+}
+
+static int cus_eq(const void *ctx, uint32_t v, const void *key) {
+  const reader *s = ctx;
+  const cuscopes *k = key;
+  return s->cus[v].dso == k->dso && s->cus[v].cu == k->cu;
+}
+
+/* The scopes at pc (in the unit's addresses) into s->path, innermost
+** first, the unit last, as dwarf_getscopes finds them before it follows
+** an inlined instance to its abstract definition: their number, or -1
+** when libdw must be asked (then s->err is set if out of memory). */
+static int cu_scopes(reader *s, uint32_t dso, Dwarf_Die *cudie, uint64_t pc) {
+  cuscopes k, *c;
+  uint64_t h;
+  uint32_t v, node = 0, depth = 0, i;
+  k.dso = dso;
+  k.cu = cudie->addr;
+  h = mix64((uint64_t)(uintptr_t)cudie->addr ^ ((uint64_t)dso << 48));
+  v = ht_get(&s->cu_ht, h, cus_eq, s, &k);
+  if (v == NONE) {
+    if (GROW(s, s->cus, s->cus_cap, s->ncus + 1) != 0)
+      return -1;
+    v = (uint32_t)s->ncus++;
+    c = &s->cus[v];
+    memset(c, 0, sizeof *c);
+    c->dso = dso;
+    c->cu = cudie->addr;
+    if (ht_put(&s->cu_ht, h, v) != 0) {
+      oom(s);
+      return -1;
+    }
+    if (cu_index(s, c, cudie) != 0)
+      return -1;
+  }
+  c = &s->cus[v];
+  if (c->irregular)
+    return -1;
+  for (;;) {                 /* down from the unit: the child holding pc */
+    const scopenode *nd = &c->nodes[node];
+    size_t lo = nd->first, hi = (size_t)nd->first + nd->n;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (c->ranges[mid].lo <= pc)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    depth++;
+    if (lo == nd->first || pc >= c->ranges[lo - 1].hi)
+      break;
+    node = c->ranges[lo - 1].node;
+  }
+  if (GROW(s, s->path, s->path_cap, depth) != 0)
+    return -1;
+  for (i = 0; i < depth; i++, node = c->nodes[node].parent)
+    s->path[i] = c->nodes[node].die;
+  return (int)depth;
+}
+
 /* The frames at addr of an ELF: the inlined functions there, innermost
 ** first, then the function of the symbol, each at its source line. */
 static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
@@ -702,7 +1010,7 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
   GElf_Off off;
   GElf_Sym sym;
   Dwarf_Addr bias = 0;
-  Dwarf_Die *cu, *scopes = NULL, *subprogram = NULL;
+  Dwarf_Die *cu, *scopes = NULL, *subprogram = NULL, *path = NULL, *sc;
   Dwfl_Line *ln;
   const char *name, *src = NULL;
   uint32_t cur_file = LGP_ST_NOFILE, cur_line = 0, ffile = LGP_ST_NOFILE, fline = 0, f;
@@ -720,12 +1028,19 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
       return -1;
     cur_line = lineno > 0 ? (uint32_t)lineno : 0;
   }
-  if ((cu = dwfl_module_addrdie(x->mod, addr, &bias)) != NULL)
-    nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
+  if ((cu = dwfl_module_addrdie(x->mod, addr, &bias)) != NULL) {
+    nscopes = cu_scopes(s, dso, cu, addr - bias);
+    if (s->err->set)
+      return -1;
+    if (nscopes >= 0)
+      path = s->path;     /* the DIEs that hold addr: already what is wanted */
+    else
+      nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
+  }
   /* libdw follows an inlined instance with its abstract definition's
      scopes, not with the code around it: from the innermost instance on,
      take the DIEs that hold it instead */
-  for (i = 0; i < nscopes; i++) {
+  for (i = 0; !path && i < nscopes; i++) {
     int tag = dwarf_tag(&scopes[i]);
     if (tag == DW_TAG_inlined_subroutine) {
       Dwarf_Die inner = scopes[i];
@@ -739,10 +1054,11 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
     if (tag == DW_TAG_subprogram)
       break;
   }
+  sc = path ? path : scopes;
   for (i = 0; i < nscopes; i++) {
-    int tag = dwarf_tag(&scopes[i]);
+    int tag = dwarf_tag(&sc[i]);
     if (tag == DW_TAG_subprogram) {
-      subprogram = &scopes[i];
+      subprogram = &sc[i];
       break;
     }
     if (tag == DW_TAG_inlined_subroutine && !s->opts.no_inline) {
@@ -751,8 +1067,8 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
       Dwarf_Files *files;
       size_t nfiles;
       uint32_t ifile, iline;
-      const char *iname = die_name(&scopes[i]);
-      ifile = decl_file(s, &scopes[i], &iline);
+      const char *iname = die_name(&sc[i]);
+      ifile = decl_file(s, &sc[i], &iline);
       f = func_get(s, dso, iname ? iname : "[inlined]", 1, 0, 0, 0, ifile, iline);
       if (cframe_push(s, fdef_add(s, f, addr, cur_file, cur_line)) != 0) {
         free(scopes);
@@ -761,9 +1077,9 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
       /* the enclosing function is at the call site */
       cur_file = LGP_ST_NOFILE;
       cur_line = 0;
-      if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl) == 0)
+      if (dwarf_formudata(dwarf_attr(&sc[i], DW_AT_call_line, &a), &cl) == 0)
         cur_line = (uint32_t)cl;
-      if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf) == 0
+      if (dwarf_formudata(dwarf_attr(&sc[i], DW_AT_call_file, &a), &cf) == 0
           && dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && cf < nfiles)
         cur_file = file_id(s, dwarf_filesrc(files, cf, NULL, NULL));
       if (s->err->set) {
@@ -784,57 +1100,166 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
 
 /* ---- kernel symbols ---- */
 
-static int kaddr_cmp(const void *a, const void *b) {
-  const ksym *x = a, *y = b;
-  if (x->addr != y->addr)
-    return x->addr < y->addr ? -1 : 1;
-  return x->name < y->name ? -1 : x->name > y->name;   /* the file's order among aliases */
+/* The kernel symbols by address, aliases in the file's order (a stable
+** radix sort: the file is nearly sorted already, and long). */
+static int ksyms_sort(reader *s) {
+  uint32_t *idx = lgp_alloc_array(s->nksyms, sizeof *idx);
+  uint64_t *keys = lgp_alloc_array(s->nksyms, sizeof *keys);
+  ksym *sorted = lgp_alloc_array(s->nksyms, sizeof *sorted);
+  size_t i;
+  int rc = -1;
+  if (idx && keys && sorted) {
+    for (i = 0; i < s->nksyms; i++) {
+      idx[i] = (uint32_t)i;
+      keys[i] = s->ksyms[i].addr;
+    }
+    if (lgp_radix_sort(idx, keys, s->nksyms) == 0) {
+      for (i = 0; i < s->nksyms; i++)
+        sorted[i] = s->ksyms[idx[i]];
+      free(s->ksyms);
+      s->ksyms = sorted;
+      sorted = NULL;
+      rc = 0;
+    }
+  }
+  free(idx);
+  free(keys);
+  free(sorted);
+  return rc == 0 ? 0 : oom(s);
 }
 
-/* Reads the kernel's text symbols once; unusable (all addresses zero, as
-** a user without the right sees them, or another boot's) means none. */
+/* The whole of a file whose size stat may not tell (/proc): NULL when it
+** cannot be read (errno), or out of memory (*oom set). */
+static char *read_whole(FILE *f, size_t *len, int *oom_set) {
+  size_t cap = 1 << 20, n = 0, got;
+  char *buf = malloc(cap + 1), *nb;
+  *oom_set = 0;
+  if (!buf) {
+    *oom_set = 1;
+    return NULL;
+  }
+  while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += got;
+    if (n == cap) {
+      if (cap > SIZE_MAX / 4 || !(nb = realloc(buf, 2 * cap + 1))) {
+        free(buf);
+        *oom_set = 1;
+        return NULL;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+  }
+  if (ferror(f)) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+/* A hex digit's value + 1, 0 for other bytes. */
+static const unsigned char hex_plus1[256] = {
+  ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+  ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+  ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16
+};
+
+/* The kernel symbol file to read: the copy `perf record` keeps in the
+** build-id cache for the recorded kernel (the recording's own addresses,
+** and a plain file: reading /proc/kallsyms costs the kernel tens of
+** milliseconds), else /proc/kallsyms. NULL for none, or out of memory. */
+static char *kallsyms_path(reader *s) {
+  const lgp_st_dso *k = &s->out->dsos[s->kernel_dso];
+  char hex[41];
+  size_t i;
+  if (s->opts.kallsyms)
+    return lgp_strdup(s->opts.kallsyms);
+  if (k->build_id_len > 1) {
+    char *cached;
+    for (i = 0; i < k->build_id_len; i++)
+      snprintf(hex + 2 * i, 3, "%02x", k->build_id[i]);
+    if (!(cached = joined(s->buildid_dir, "/[kernel.kallsyms]/", hex)))
+      return NULL;
+    {
+      char *file = joined(cached, "/kallsyms", "");
+      free(cached);
+      if (!file)
+        return NULL;
+      if (is_file(file))
+        return file;
+      free(file);
+    }
+  }
+  return lgp_strdup("/proc/kallsyms");
+}
+
+/* Reads the kernel's text symbols once, on the first kernel address to
+** name; unusable (all addresses zero, as a user without the right sees
+** them, or another boot's) means none. Lines "ADDRESS TYPE NAME[ MODULE]"
+** are parsed in place, the file read whole. */
 static int kernel_load(reader *s) {
-  const char *path = s->opts.kallsyms ? s->opts.kallsyms : "/proc/kallsyms";
+  char *path, *buf, *p, *endbuf;
   FILE *f;
-  char line[512];
-  size_t cap = 0, ncap = 0, nlen = 0;
+  size_t cap = 0, len = 0;
   uint64_t nonzero = 0, text = 0;
+  int nomem;
   if (s->kstate)
     return 0;
   s->kstate = -1;
-  if (!*path || !(f = fopen(path, "r")))
+  if (!(path = kallsyms_path(s)))
+    return oom(s);
+  f = *path ? fopen(path, "r") : NULL;
+  free(path);
+  if (!f)
     return 0;
-  while (fgets(line, sizeof line, f)) {
-    char *end, *name;
-    uint64_t a = strtoull(line, &end, 16);
+  buf = read_whole(f, &len, &nomem);
+  fclose(f);
+  if (!buf)
+    return nomem ? oom(s) : 0;
+  /* the names stay in the file's bytes, ended in place */
+  s->knames = buf;
+  if (len >= UINT32_MAX)     /* names are found by 32-bit offsets */
+    len = UINT32_MAX - 1;
+  endbuf = buf + len;
+  for (p = buf; p < endbuf; ) {
+    char *line = p, *eol = memchr(p, '\n', (size_t)(endbuf - p)), *q, *name;
+    uint64_t a = 0;
+    int digits = 0, d;
     size_t l;
-    if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+    if (!eol)
+      eol = endbuf;
+    p = eol + 1;
+    q = line;
+    while (q < eol && (*q == ' ' || *q == '\t'))
+      q++;
+    if (eol - q > 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X') && hex_plus1[(unsigned char)q[2]])
+      q += 2;
+    for (; q < eol && (d = hex_plus1[(unsigned char)*q] - 1) >= 0; q++, digits++)
+      a = a >> 60 ? UINT64_MAX : a << 4 | (uint64_t)d;
+    if (!digits || eol - q < 3 || q[0] != ' ' || q[2] != ' ')
       continue;
-    if (end[1] != 't' && end[1] != 'T' && end[1] != 'w' && end[1] != 'W')
+    if (q[1] != 't' && q[1] != 'T' && q[1] != 'w' && q[1] != 'W')
       continue;
-    name = end + 3;
-    l = strcspn(name, " \t\r\n");
-    if (l == 0)
+    name = q + 3;
+    if ((l = strcspn(name, " \t\r\n")) == 0)
       continue;
+    if (name + l > eol)      /* (the line's end is its newline, or the file's) */
+      l = (size_t)(eol - name);
     if (l == 5 && memcmp(name, "_text", 5) == 0)
       text = a;
-    if (nlen > UINT32_MAX - sizeof line)   /* names are found by 32-bit offsets */
-      break;
     nonzero |= a;
-    if (GROW(s, s->ksyms, cap, s->nksyms + 1) != 0 || GROW(s, s->knames, ncap, nlen + l + 1) != 0) {
-      fclose(f);
+    if (GROW(s, s->ksyms, cap, s->nksyms + 1) != 0)
       return -1;
-    }
     s->ksyms[s->nksyms].addr = a;
-    s->ksyms[s->nksyms++].name = (uint32_t)nlen;
-    memcpy(s->knames + nlen, name, l);
-    s->knames[nlen + l] = '\0';
-    nlen += l + 1;
+    s->ksyms[s->nksyms++].name = (uint32_t)(name - buf);
+    name[l] = '\0';
   }
-  fclose(f);
   if (!nonzero || s->nksyms == 0 || (text && s->kernel_text && text != s->kernel_text))
     return 0;
-  qsort(s->ksyms, s->nksyms, sizeof *s->ksyms, kaddr_cmp);
+  if (ksyms_sort(s) != 0)
+    return -1;
   s->kstate = 1;
   return 0;
 }
@@ -1345,7 +1770,7 @@ static Dwfl *proc_dwfl(reader *s, proc *p) {
     oom(s);
     return NULL;
   }
-  if (!(dwfl = dwfl_begin(&dwfl_cbs)))
+  if (!(dwfl = dwfl_begin(&space_cbs)))
     return NULL;
   s->spaces++;
   dwfl_report_begin(dwfl);
@@ -1365,7 +1790,17 @@ static Dwfl *proc_dwfl(reader *s, proc *p) {
       if (m->pgoff >= x->segs[j].off && m->pgoff - x->segs[j].off < x->segs[j].filesz) {
         uint64_t bias = m->start - (m->pgoff - x->segs[j].off + x->segs[j].vaddr);
         x->reported = s->spaces;
-        dwfl_report_elf(dwfl, x->label, s->out->dsos[m->dso].found, -1, bias, true);
+        if (x->share) {
+          /* where dwfl_report_elf would put it, the ELF not opened again */
+          Dwfl_Module *mod = dwfl_report_module(dwfl, x->label, bias + x->load_start,
+                                                bias + x->load_end);
+          void **ud;
+          if (mod && dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+            *ud = x->share;
+        } else {
+          s->out->elf_opens++;
+          dwfl_report_elf(dwfl, x->label, s->out->dsos[m->dso].found, -1, bias, true);
+        }
         break;
       }
   }
@@ -1849,10 +2284,18 @@ done:
 
 static void state_free(reader *s) {
   size_t i, j;
+  /* the address spaces first: their modules point at the binaries' ELFs */
+  for (i = 0; i < s->nprocs; i++) {
+    free(s->procs[i].maps);
+    if (s->procs[i].dwfl)
+      dwfl_end(s->procs[i].dwfl);
+    free(s->procs[i].unw);
+  }
   for (i = 0; s->dx && i < s->out->ndsos; i++) {
     if (s->dx[i].dwfl)
       dwfl_end(s->dx[i].dwfl);
     free(s->dx[i].segs);
+    free(s->dx[i].share);
     free(s->dx[i].syms);
     for (j = 0; j < s->dx[i].njit; j++)
       free(s->dx[i].jit[j].name);
@@ -1860,12 +2303,6 @@ static void state_free(reader *s) {
     free(s->dx[i].label);
   }
   free(s->dx);
-  for (i = 0; i < s->nprocs; i++) {
-    free(s->procs[i].maps);
-    if (s->procs[i].dwfl)
-      dwfl_end(s->procs[i].dwfl);
-    free(s->procs[i].unw);
-  }
   free(s->procs);
   ht_free(&s->dso_ht);
   ht_free(&s->func_ht);
@@ -1875,6 +2312,13 @@ static void state_free(reader *s) {
   ht_free(&s->tid_ht);
   ht_free(&s->proc_ht);
   ht_free(&s->cache_ht);
+  ht_free(&s->cu_ht);
+  for (i = 0; i < s->ncus; i++) {
+    free(s->cus[i].nodes);
+    free(s->cus[i].ranges);
+  }
+  free(s->cus);
+  free(s->path);
   free(s->ksyms);
   free(s->knames);
   free(s->tids);
