@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <zstd.h>
 #include "read/perf/perfdata.h"
+#include "read/perf/perfswap.h"
 
 #define MAGIC 0x32454c4946524550ULL   /* "PERFILE2" read in this byte order */
 #define MAGIC_SWAPPED 0x50455246494c4532ULL
@@ -147,6 +148,7 @@ void lgp_perf_close(lgp_perf_data *pd) {
   free(pd->arch);
   free(pd->cpudesc);
   free(pd->expanded);
+  free(pd->swapped);
   lgp_gmon_blob_free(&pd->blob);
   memset(pd, 0, sizeof *pd);
 }
@@ -659,8 +661,16 @@ static int open_bytes(lgp_perf_data *pd, const char *name, const uint8_t *bytes,
   if (n < PIPE_HEADER)
     return lgp_fail(err, name, "not a perf.data file (%zu bytes)", n);
   magic = lgp_perf_u64(bytes);
-  if (magic == MAGIC_SWAPPED)
-    return lgp_fail(err, name, "a perf.data file of the other byte order: not supported");
+  if (magic == MAGIC_SWAPPED) {
+    /* read from a copy in this machine's order, kept (and freed) with pd */
+    uint8_t *native;
+    int rc;
+    if (lgp_perf_swap(name, bytes, n, &native, err) != 0)
+      return -1;
+    rc = open_bytes(pd, name, native, n, records, err);
+    pd->swapped = native;
+    return rc;
+  }
   if (magic != MAGIC)
     return lgp_fail(err, name, "not a perf.data file");
   hsize = lgp_perf_u64(bytes + 8);
@@ -720,6 +730,11 @@ static int open_dir(lgp_perf_data *pd, const char *path, lgp_err *err) {
     goto fail;
   }
   pd->blob = blob;
+  if (pd->swapped) {
+    /* data.0, data.1, ... would need the attrs of data to be turned */
+    lgp_fail(err, path, "a directory recording of the other byte order: not supported");
+    goto fail;
+  }
   if (expander_init(&x, pd, err) != 0 || expand_stream(&x, pd) != 0)
     goto fail;
   for (k = 0;; k++) {
