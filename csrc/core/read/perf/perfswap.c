@@ -183,6 +183,12 @@ static int swid_cmp(const void *a, const void *b) {
   return x->attr < y->attr ? -1 : x->attr > y->attr;
 }
 
+/* Sorts the ids once all are known (qsort is not given a null array). */
+static void ids_sort(swapper *s) {
+  if (s->nids > 1)
+    qsort(s->ids, s->nids, sizeof *s->ids, swid_cmp);
+}
+
 /* The first attr that has id, else the first (as the reader decides). */
 static size_t attr_of_id(const swapper *s, uint64_t id) {
   size_t lo = 0, hi = s->nids;
@@ -638,7 +644,7 @@ static int sw_file(swapper *s) {
     if (attr_add(s, &a, s->b + ids_off, (size_t)(ids_len / 8)) != 0)
       return -1;
   }
-  qsort(s->ids, s->nids, sizeof *s->ids, swid_cmp);
+  ids_sort(s);
   if (data_len == 0 || data_len > s->n - data_off)
     /* no feature table: records to the end of the file */
     return sw_records(s, 2, (size_t)data_off, s->n);
@@ -690,7 +696,7 @@ int lgp_perf_swap(const char *name, const uint8_t *in, size_t n, uint8_t **out, 
     reverse(s.b + 8, 8);
     rc = sw_records(&s, 1, PIPE_HEADER, n);
     if (rc == 0) {
-      qsort(s.ids, s.nids, sizeof *s.ids, swid_cmp);
+      ids_sort(&s);
       rc = sw_records(&s, 2, PIPE_HEADER, n);
     }
   } else {
