@@ -242,6 +242,22 @@ describe("perf.data of the other byte order", function()
     end
   end
 
+  it("reads a feature bitmap written as 32-bit words (a 32-bit big-endian perf) the same", function()
+    -- perf's rule: the bitmap is 64-bit words when HOSTNAME (bit 3) reads
+    -- set so, else 32-bit ones
+    local le_bytes = SCENARIOS[1][2]("<", true):bytes()
+    local be_bytes = SCENARIOS[1][2](">", true):bytes()
+    local bits = string.unpack("<I8", le_bytes, 73)
+    assert.equal(0, string.unpack("<I8", le_bytes, 81))
+    local words = string.pack(">I4I4", bits & 0xffffffff, bits >> 32) .. ("\0"):rep(24)
+    write("le", "words.data", le_bytes)
+    write("be", "words.data", be_bytes:sub(1, 72) .. words .. be_bytes:sub(105))
+    local le, be = both(tools.perfdump, {}, "words.data")
+    assert.equal(0, le[1], le[3])
+    assert.truthy(le[2]:find("hostname big", 1, true), le[2])
+    same_run(le, be, "32-bit words")
+  end)
+
   it("reads both files cut short anywhere the same: the records before the cut, or the same refusal", function()
     local le_bytes = SCENARIOS[2][2]("<", true):bytes()
     local be_bytes = SCENARIOS[2][2](">", true):bytes()

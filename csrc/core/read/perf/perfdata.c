@@ -662,18 +662,15 @@ static int open_bytes(lgp_perf_data *pd, const char *name, const uint8_t *bytes,
     return lgp_fail(err, name, "not a perf.data file (%zu bytes)", n);
   magic = lgp_perf_u64(bytes);
   if (magic == MAGIC_SWAPPED) {
-    /* read from a copy in this machine's order, kept (and freed) with pd */
-    uint8_t *native;
-    int rc;
-    if (lgp_perf_swap(name, bytes, n, &native, err) != 0)
+    /* read from a copy in this machine's order, kept (and freed) with pd;
+       its magic is not looked at again (a hostile file can swap it back) */
+    if (lgp_perf_swap(name, bytes, n, &pd->swapped, err) != 0)
       return -1;
-    rc = open_bytes(pd, name, native, n, records, err);
-    pd->swapped = native;
-    return rc;
-  }
-  if (magic != MAGIC)
+    pd->bytes = pd->swapped;
+  } else if (magic != MAGIC) {
     return lgp_fail(err, name, "not a perf.data file");
-  hsize = lgp_perf_u64(bytes + 8);
+  }
+  hsize = lgp_perf_u64(pd->bytes + 8);
   if (hsize == PIPE_HEADER) {
     /* the attrs and features are records at the start of the stream */
     size_t pos = 0;
