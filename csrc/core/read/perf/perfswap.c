@@ -640,6 +640,10 @@ static int sw_file(swapper *s) {
     ids_len = sw(e + attr_size - 8, 8);
     if (ids_off > s->n || ids_len > s->n - ids_off)
       return 0;
+    /* arrays that overlap (more ids than the file holds) would be swapped
+       over and over: left to the reader */
+    if (ids_len / 8 > s->n / 8 - s->nids)
+      return 0;
     sw64s(s->b + ids_off, (size_t)(ids_len / 8));
     if (attr_add(s, &a, s->b + ids_off, (size_t)(ids_len / 8)) != 0)
       return -1;
