@@ -672,10 +672,6 @@ static int sw_file(swapper *s) {
   return 0;
 }
 
-int lgp_perf_is_swapped(const uint8_t *bytes, size_t n) {
-  return n >= 8 && lgp_perf_u64(bytes) == MAGIC_SWAPPED;
-}
-
 int lgp_perf_swap(const char *name, const uint8_t *in, size_t n, uint8_t **out, lgp_err *err) {
   swapper s;
   uint16_t one = 1;
@@ -686,7 +682,7 @@ int lgp_perf_swap(const char *name, const uint8_t *in, size_t n, uint8_t **out, 
   s.err = err;
   s.n = n;
   s.host_big = *(const uint8_t *)&one == 0;
-  if (n < PIPE_HEADER || !lgp_perf_is_swapped(in, n))
+  if (n < PIPE_HEADER || lgp_perf_u64(in) != MAGIC_SWAPPED)
     return lgp_fail(err, name, "not a perf.data file of the other byte order");
   if (!(s.b = malloc(n)))
     return lgp_fail(err, name, "out of memory");

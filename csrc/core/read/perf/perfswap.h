@@ -15,8 +15,6 @@
 #include <stdint.h>
 #include "util/util.h"
 
-/* Is this the magic of a perf.data of the other byte order? */
-int lgp_perf_is_swapped(const uint8_t *bytes, size_t n);
 /* Copies the n bytes of a file (file or pipe mode) of the other byte order
 ** into *out (n bytes, the caller frees it) with every integer of the
 ** header, the attrs and their ids, the feature sections the reader reads
