@@ -727,11 +727,6 @@ static int open_dir(lgp_perf_data *pd, const char *path, lgp_err *err) {
     goto fail;
   }
   pd->blob = blob;
-  if (pd->swapped) {
-    /* data.0, data.1, ... would need the attrs of data to be turned */
-    lgp_fail(err, path, "a directory recording of the other byte order: not supported");
-    goto fail;
-  }
   if (expander_init(&x, pd, err) != 0 || expand_stream(&x, pd) != 0)
     goto fail;
   for (k = 0;; k++) {
@@ -748,8 +743,17 @@ static int open_dir(lgp_perf_data *pd, const char *path, lgp_err *err) {
     part.bytes = blob.data;
     part.size = blob.size;
     part.data_end = blob.size;
+    /* a stream of the other byte order, turned by the attrs of data */
+    if (pd->swapped && lgp_perf_swap_stream(name, pd->blob.data, pd->blob.size, blob.data,
+                                            blob.size, &part.swapped, err) != 0) {
+      lgp_gmon_blob_free(&blob);
+      goto fail;
+    }
+    if (part.swapped)
+      part.bytes = part.swapped;
     limit_add(&x, blob.size);
     rc = expand_stream(&x, &part);
+    free(part.swapped);
     lgp_gmon_blob_free(&blob);
     if (rc != 0)
       goto fail;

@@ -672,42 +672,84 @@ static int sw_file(swapper *s) {
   return 0;
 }
 
+/* Starts s for name. */
+static void swapper_init(swapper *s, const char *name, lgp_err *err) {
+  uint16_t one = 1;
+  memset(s, 0, sizeof *s);
+  s->name = name;
+  s->err = err;
+  s->host_big = *(const uint8_t *)&one == 0;
+}
+
+static void swapper_free(swapper *s) {
+  free(s->attrs);
+  free(s->ids);
+  free(s->b);
+}
+
+/* Turns a copy of a whole file (s->b, s->n); its attrs stay in s. */
+static int swap_file(swapper *s, const uint8_t *in, size_t n) {
+  int rc;
+  if (n < PIPE_HEADER || lgp_perf_u64(in) != MAGIC_SWAPPED)
+    return lgp_fail(s->err, s->name, "not a perf.data file of the other byte order");
+  if (!(s->b = malloc(n)))
+    return lgp_fail(s->err, s->name, "out of memory");
+  memcpy(s->b, in, n);
+  s->n = n;
+  /* the magic reads right once swapped as a u64 */
+  reverse(s->b, 8);
+  if (peek(s->b + 8, 8) != PIPE_HEADER)
+    return sw_file(s);
+  /* attrs and features come as records: all of them first, as the reader
+     reads them before any sample */
+  s->pipe = 1;
+  reverse(s->b + 8, 8);
+  rc = sw_records(s, 1, PIPE_HEADER, n);
+  if (rc == 0) {
+    ids_sort(s);
+    rc = sw_records(s, 2, PIPE_HEADER, n);
+  }
+  return rc;
+}
+
 int lgp_perf_swap(const char *name, const uint8_t *in, size_t n, uint8_t **out, lgp_err *err) {
   swapper s;
-  uint16_t one = 1;
-  int rc;
-  memset(&s, 0, sizeof s);
+  swapper_init(&s, name, err);
   *out = NULL;
-  s.name = name;
-  s.err = err;
-  s.n = n;
-  s.host_big = *(const uint8_t *)&one == 0;
-  if (n < PIPE_HEADER || lgp_perf_u64(in) != MAGIC_SWAPPED)
-    return lgp_fail(err, name, "not a perf.data file of the other byte order");
-  if (!(s.b = malloc(n)))
-    return lgp_fail(err, name, "out of memory");
-  memcpy(s.b, in, n);
-  /* the magic reads right once swapped as a u64 */
-  reverse(s.b, 8);
-  if (peek(s.b + 8, 8) == PIPE_HEADER) {
-    /* attrs and features come as records: all of them first, as the
-       reader reads them before any sample */
-    s.pipe = 1;
-    reverse(s.b + 8, 8);
-    rc = sw_records(&s, 1, PIPE_HEADER, n);
-    if (rc == 0) {
-      ids_sort(&s);
-      rc = sw_records(&s, 2, PIPE_HEADER, n);
-    }
-  } else {
-    rc = sw_file(&s);
-  }
-  free(s.attrs);
-  free(s.ids);
-  if (rc != 0) {
-    free(s.b);
+  if (swap_file(&s, in, n) != 0) {
+    swapper_free(&s);
     return -1;
   }
   *out = s.b;
+  s.b = NULL;
+  swapper_free(&s);
+  return 0;
+}
+
+int lgp_perf_swap_stream(const char *name, const uint8_t *head, size_t head_n, const uint8_t *in,
+                         size_t n, uint8_t **out, lgp_err *err) {
+  swapper s;
+  swapper_init(&s, name, err);
+  *out = NULL;
+  /* the attrs come from the file; its turned copy is not needed */
+  if (swap_file(&s, head, head_n) != 0) {
+    swapper_free(&s);
+    return -1;
+  }
+  free(s.b);
+  s.pipe = 0;
+  if (!(s.b = malloc(n ? n : 1))) {
+    swapper_free(&s);
+    return lgp_fail(err, name, "out of memory");
+  }
+  memcpy(s.b, in, n);
+  s.n = n;
+  if (sw_records(&s, 2, 0, n) != 0) {
+    swapper_free(&s);
+    return -1;
+  }
+  *out = s.b;
+  s.b = NULL;
+  swapper_free(&s);
   return 0;
 }

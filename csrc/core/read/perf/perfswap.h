@@ -22,5 +22,10 @@
 ** are left for the reader to refuse. 0, or -1 with "NAME: what is wrong"
 ** (zstd-compressed records, out of memory). */
 int lgp_perf_swap(const char *name, const uint8_t *in, size_t n, uint8_t **out, lgp_err *err);
+/* The same for a bare record stream of a directory recording (`perf
+** record --threads -o DIR`: DIR/data.0, data.1, ...), laid out by the
+** attrs of head, the head_n bytes of DIR/data as they are in the file. */
+int lgp_perf_swap_stream(const char *name, const uint8_t *head, size_t head_n, const uint8_t *in,
+                         size_t n, uint8_t **out, lgp_err *err);
 
 #endif
