@@ -116,35 +116,44 @@ put("symfile", "empty", "")
 -- perf.data files (fuzz_perf): the demo mapped as a PIE, samples with call
 -- chains through it, the kernel and nowhere, threads, a fork and an exec,
 -- overlapping maps out of time order, two events, branch stacks, pipe mode,
--- a cut one and a compressed one
+-- a cut one and a compressed one, and big-endian ones
 do
   local pw = require "helpers.perfwriter"
   local U, K = pw.CONTEXT_USER, pw.CONTEXT_KERNEL
   local ST = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN
   local B, P = 0x555555554000, 100
-  local function rec(attrs)
-    local f = pw.new({ attrs = attrs or { { sample_type = ST, period = 1000, ids = { 1 } } } })
+  local function rec(attrs, order)
+    local f = pw.new({ order = order,
+      attrs = attrs or { { sample_type = ST, period = 1000, ids = { 1 } } } })
     f:comm(P, P, "demo", 10, true)
     f:mmap2(P, P, B + 0x1000, 0x2000, 0x1000, "/tmp/fuzz/demo", 20)
     return f
   end
-  local f = rec()
-  f:fork(P, P, P + 1, P, 30)
-  f:comm(P, P + 1, "worker", 31, false)
-  for k = 1, 6 do
-    f:sample({ ip = B + 0x1100 + k, pid = P, tid = P + (k % 2), time = 100 + k, period = 1000,
-      chain = { U, B + 0x1100 + k, B + 0x1205, B + 0x1305, B + 0x1305 } })
+  local function chains(order)
+    local f = rec(nil, order)
+    f:fork(P, P, P + 1, P, 30)
+    f:comm(P, P + 1, "worker", 31, false)
+    for k = 1, 6 do
+      f:sample({ ip = B + 0x1100 + k, pid = P, tid = P + (k % 2), time = 100 + k, period = 1000,
+        chain = { U, B + 0x1100 + k, B + 0x1205, B + 0x1305, B + 0x1305 } })
+    end
+    f:sample({ ip = 0xffffffff81000150, pid = P, tid = P, time = 200, period = 1000, misc = 1,
+      chain = { K, 0xffffffff81000150, 0xffffffff81000201, U, B + 0x1100, 0x1234 } })
+    f:lost(1, 3, 210):lost_samples(3)
+    f:finished_round()
+    f:mmap2(P, P, B + 0x1800, 0x1000, 0, "//anon", 150)
+    f:fork(P + 2, P, P + 2, P, 160)
+    f:comm(P + 2, P + 2, "child", 170, true)
+    f:sample({ ip = B + 0x1100, pid = P + 2, tid = P + 2, time = 180, period = 1000, chain = { U, B + 0x1100 } })
+    f:feature("buildids", { { id = ("\1"):rep(20), path = "/tmp/fuzz/demo" } })
+    return f
   end
-  f:sample({ ip = 0xffffffff81000150, pid = P, tid = P, time = 200, period = 1000, misc = 1,
-    chain = { K, 0xffffffff81000150, 0xffffffff81000201, U, B + 0x1100, 0x1234 } })
-  f:lost(1, 3, 210):lost_samples(3)
-  f:finished_round()
-  f:mmap2(P, P, B + 0x1800, 0x1000, 0, "//anon", 150)
-  f:fork(P + 2, P, P + 2, P, 160)
-  f:comm(P + 2, P + 2, "child", 170, true)
-  f:sample({ ip = B + 0x1100, pid = P + 2, tid = P + 2, time = 180, period = 1000, chain = { U, B + 0x1100 } })
-  f:feature("buildids", { { id = ("\1"):rep(20), path = "/tmp/fuzz/demo" } })
+  local f = chains()
   put("perf", "chains", f:bytes())
+  -- the same from a big-endian machine (read through perfswap.c)
+  local be = chains(">")
+  put("perf", "chains-be", be:bytes())
+  put("perf", "chains-be-pipe", be:bytes({ pipe = true }))
   put("perf", "chains-pipe", f:bytes({ pipe = true }))
   local bytes = f:bytes()
   put("perf", "chains-cut", bytes:sub(1, #bytes - 300))
@@ -167,6 +176,12 @@ do
     chain = { U, B + 0x1100, B + 0x1205 } })
   two:feature("event_desc", true)
   put("perf", "two-events", two:bytes())
+  local two_be = rec({ { sample_type = ST | pw.ID, period = 1000, ids = { 11 }, name = "cpu-clock" },
+    { sample_type = ST | pw.ID, period = 500, ids = { 21 }, name = "task-clock", config = 1 } }, ">")
+  two_be:sample({ ip = B + 0x1100, pid = P, tid = P, time = 100, period = 500, id = 21, attr = 2,
+    chain = { U, B + 0x1100, B + 0x1205 } })
+  two_be:feature("event_desc", true)
+  put("perf", "two-events-be", two_be:bytes())
   local lbr = rec({ { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.BRANCH_STACK, period = 1,
     ids = { 1 } } })
   lbr:sample({ ip = B + 0x1100, pid = P, tid = P, time = 100, period = 1,

@@ -12,6 +12,9 @@
 --   f:sample({ ip = 0x555555555160, pid = 4242, tid = 4242, time = 3000, period = 1000000 })
 --   f:finished_round()
 --   pw.write(path, f:bytes())            -- f:bytes({ pipe = true }) for pipe mode
+--
+-- pw.new({ order = ">", ... }) writes the same recording as a big-endian
+-- machine would.
 local M = {}
 
 M.IP, M.TID, M.TIME, M.ADDR, M.READ, M.CALLCHAIN = 0x1, 0x2, 0x4, 0x8, 0x10, 0x20
@@ -20,9 +23,19 @@ M.BRANCH_STACK, M.REGS_USER, M.STACK_USER, M.IDENTIFIER = 0x800, 0x1000, 0x2000,
 M.CONTEXT_KERNEL, M.CONTEXT_USER = -128, -512
 M.SAMPLE_ID_ALL = 1 << 18
 
-local function u16(v) return string.pack("<I2", v) end
-local function u32(v) return string.pack("<I4", v) end
-local function u64(v) return string.pack("<i8", v) end
+-- The integer writers of one byte order ("<" little-endian, as perf on
+-- x86-64 writes, or ">" big-endian): every integer of a file goes through
+-- them, each by its own width; strings and byte arrays do not.
+local function packers(order)
+  local P = { order = order }
+  function P.u16(v) return string.pack(order .. "I2", v) end
+  function P.u32(v) return string.pack(order .. "I4", v) end
+  function P.i32(v) return string.pack(order .. "i4", v) end
+  function P.u64(v) return string.pack(order .. "i8", v) end
+  return P
+end
+local LE = packers("<")
+local u16, u32, u64 = LE.u16, LE.u32, LE.u64
 
 -- s NUL-terminated and padded with NULs to a multiple of `to` bytes
 local function padded(s, to)
@@ -32,26 +45,60 @@ end
 M.padded = padded
 
 -- perf's string: u32 length (NUL and padding counted), the padded bytes
-local function pstring(s)
+local function pstring(s, P)
   local p = padded(s, 64)
-  return u32(#p) .. p
+  return P.u32(#p) .. p
 end
 
-local function record(rtype, misc, body)
+--- A record of type rtype: its header, then body (already in the file's
+-- byte order); order: "<" (default) or ">".
+local function record(rtype, misc, body, order)
+  local P = order == ">" and packers(">") or LE
   local size = 8 + #body
   assert(size <= 65535, "record too big")
-  return u32(rtype) .. u16(misc) .. u16(size) .. body
+  return P.u32(rtype) .. P.u16(misc) .. P.u16(size) .. body
 end
 M.record = record
+
+-- A C bitfield word as a big-endian compiler lays it out: the first field
+-- in the most significant bits (a little-endian one starts from the least
+-- significant). v: the fields as the little-endian word holds them;
+-- widths: the fields' widths in declaration order.
+local function msb_first(v, widths)
+  local r, at = 0, 0
+  for _, w in ipairs(widths) do
+    local mask = w == 64 and -1 or (1 << w) - 1
+    r = r | (((v >> at) & mask) << (64 - at - w))
+    at = at + w
+  end
+  return r
+end
+M.msb_first = msb_first
+
+-- perf_event_attr's flags: 15 one-bit flags, precise_ip (2 bits), 21 more
+-- flags, reserved; a branch entry's flags (mispred ... priv, reserved)
+local ATTR_FLAG_WIDTHS = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2,
+  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 26 }
+local BRANCH_FLAG_WIDTHS = { 1, 1, 1, 1, 16, 4, 2, 4, 3, 31 }
+
+-- A bitfield word in P's byte order
+local function flag_word(P, v, widths)
+  if P.order == ">" then return P.u64(msb_first(v, widths)) end
+  return P.u64(v)
+end
 
 local File = {}
 File.__index = File
 
 --- A new recording: opts.attrs, a list of { type (1), config (0),
 -- sample_type, period or freq (with freq = true), ids = {...}, name,
--- sample_id_all (default true), regs_user, stack_user }.
+-- sample_id_all (default true), regs_user, stack_user }; opts.order: "<"
+-- (default) or ">" for a file of a big-endian machine (every integer in
+-- that order, the attr's and the branch entries' flag words as its
+-- compiler lays out their bitfields, magic "2ELIFREP").
 function M.new(opts)
-  local f = setmetatable({ attrs = opts.attrs, records = {}, features = {} }, File)
+  local f = setmetatable({ attrs = opts.attrs, records = {}, features = {},
+    P = packers(opts.order or "<") }, File)
   for _, a in ipairs(f.attrs) do
     if a.sample_id_all == nil then a.sample_id_all = true end
     a.ids = a.ids or {}
@@ -61,16 +108,22 @@ end
 
 -- The sample_id trailer of attr a (the first attr unless given).
 function File:trailer(pid, tid, time, a)
+  local P = self.P
   a = a or self.attrs[1]
   if not a.sample_id_all then return "" end
   local st, t = a.sample_type, {}
-  if st & M.TID ~= 0 then t[#t + 1] = u32(pid) .. u32(tid) end
-  if st & M.TIME ~= 0 then t[#t + 1] = u64(time) end
-  if st & M.ID ~= 0 then t[#t + 1] = u64(a.ids[1] or 0) end
-  if st & M.STREAM_ID ~= 0 then t[#t + 1] = u64(0) end
-  if st & M.CPU ~= 0 then t[#t + 1] = u32(0) .. u32(0) end
-  if st & M.IDENTIFIER ~= 0 then t[#t + 1] = u64(a.ids[1] or 0) end
+  if st & M.TID ~= 0 then t[#t + 1] = P.u32(pid) .. P.u32(tid) end
+  if st & M.TIME ~= 0 then t[#t + 1] = P.u64(time) end
+  if st & M.ID ~= 0 then t[#t + 1] = P.u64(a.ids[1] or 0) end
+  if st & M.STREAM_ID ~= 0 then t[#t + 1] = P.u64(0) end
+  if st & M.CPU ~= 0 then t[#t + 1] = P.u32(0) .. P.u32(0) end
+  if st & M.IDENTIFIER ~= 0 then t[#t + 1] = P.u64(a.ids[1] or 0) end
   return table.concat(t)
+end
+
+--- A record in the file's byte order (see M.record).
+function File:record(rtype, misc, body)
+  return record(rtype, misc, body, self.P.order)
 end
 
 --- Appends raw bytes (a record made by M.record, or anything).
@@ -80,23 +133,27 @@ function File:raw(bytes)
 end
 
 function File:comm(pid, tid, name, time, exec)
-  return self:raw(record(3, exec and 0x2000 or 0,
-    u32(pid) .. u32(tid) .. padded(name, 8) .. self:trailer(pid, tid, time)))
+  local P = self.P
+  return self:raw(self:record(3, exec and 0x2000 or 0,
+    P.u32(pid) .. P.u32(tid) .. padded(name, 8) .. self:trailer(pid, tid, time)))
 end
 
 function File:fork(pid, ppid, tid, ptid, time)
-  return self:raw(record(7, 0, u32(pid) .. u32(ppid) .. u32(tid) .. u32(ptid) .. u64(time)
+  local P = self.P
+  return self:raw(self:record(7, 0, P.u32(pid) .. P.u32(ppid) .. P.u32(tid) .. P.u32(ptid) .. P.u64(time)
     .. self:trailer(pid, tid, time)))
 end
 
 function File:exit(pid, ppid, tid, ptid, time)
-  return self:raw(record(4, 0, u32(pid) .. u32(ppid) .. u32(tid) .. u32(ptid) .. u64(time)
+  local P = self.P
+  return self:raw(self:record(4, 0, P.u32(pid) .. P.u32(ppid) .. P.u32(tid) .. P.u32(ptid) .. P.u64(time)
     .. self:trailer(pid, tid, time)))
 end
 
 --- MMAP2 of an executable mapping (prot R|X, private); opts.misc (default
 -- 2, user), opts.prot, opts.buildid (20 bytes: the build-id form).
 function File:mmap2(pid, tid, start, len, pgoff, filename, time, opts)
+  local P = self.P
   opts = opts or {}
   local misc = opts.misc or 2
   local dev
@@ -104,36 +161,40 @@ function File:mmap2(pid, tid, start, len, pgoff, filename, time, opts)
     misc = misc | 0x4000
     dev = string.char(#opts.buildid, 0, 0, 0) .. opts.buildid .. ("\0"):rep(20 - #opts.buildid)
   else
-    dev = u32(8) .. u32(1) .. u64(1234) .. u64(0)
+    dev = P.u32(8) .. P.u32(1) .. P.u64(1234) .. P.u64(0)
   end
-  return self:raw(record(10, misc, u32(pid) .. u32(tid) .. u64(start) .. u64(len) .. u64(pgoff)
-    .. dev .. u32(opts.prot or 5) .. u32(opts.flags or 2) .. padded(filename, 8)
+  return self:raw(self:record(10, misc, P.u32(pid) .. P.u32(tid) .. P.u64(start) .. P.u64(len) .. P.u64(pgoff)
+    .. dev .. P.u32(opts.prot or 5) .. P.u32(opts.flags or 2) .. padded(filename, 8)
     .. self:trailer(pid, tid, time)))
 end
 
 function File:mmap(pid, tid, start, len, pgoff, filename, time, misc)
-  return self:raw(record(1, misc or 2, u32(pid) .. u32(tid) .. u64(start) .. u64(len)
-    .. u64(pgoff) .. padded(filename, 8) .. self:trailer(pid, tid, time)))
+  local P = self.P
+  return self:raw(self:record(1, misc or 2, P.u32(pid) .. P.u32(tid) .. P.u64(start) .. P.u64(len)
+    .. P.u64(pgoff) .. padded(filename, 8) .. self:trailer(pid, tid, time)))
 end
 
 function File:lost(id, n, time)
-  return self:raw(record(2, 0, u64(id) .. u64(n) .. self:trailer(0, 0, time)))
+  local P = self.P
+  return self:raw(self:record(2, 0, P.u64(id) .. P.u64(n) .. self:trailer(0, 0, time)))
 end
 
 function File:lost_samples(n)
-  return self:raw(record(13, 0, u64(n) .. self:trailer(0, 0, 0)))
+  local P = self.P
+  return self:raw(self:record(13, 0, P.u64(n) .. self:trailer(0, 0, 0)))
 end
 
-function File:finished_round() return self:raw(record(68, 0, "")) end
+function File:finished_round() return self:raw(self:record(68, 0, "")) end
 
 --- perf record -z's records: a COMPRESSED (81) record holding payload, a
 -- piece of the file's zstd stream; with v2, a COMPRESSED2 (83): the
 -- payload's size first, the record padded to 8 bytes.
 function File:compressed(payload, v2)
+  local P = self.P
   if v2 then
-    return self:raw(record(83, 0, u64(#payload) .. payload .. ("\0"):rep((8 - #payload % 8) % 8)))
+    return self:raw(self:record(83, 0, P.u64(#payload) .. payload .. ("\0"):rep((8 - #payload % 8) % 8)))
   end
-  return self:raw(record(81, 0, payload))
+  return self:raw(self:record(81, 0, payload))
 end
 
 --- The records appended since the first `keep` ones, as bytes, taken out of
@@ -155,41 +216,43 @@ end
 -- 2 unless given), stack (the bytes of the user stack copy; dyn_size, how
 -- many of them are real, all unless given), misc (default 2, user).
 function File:sample(s)
+  local P = self.P
   local a = self.attrs[s.attr or 1]
   local st, t = a.sample_type, {}
-  if st & M.IDENTIFIER ~= 0 then t[#t + 1] = u64(s.id or a.ids[1] or 0) end
-  if st & M.IP ~= 0 then t[#t + 1] = u64(s.ip) end
-  if st & M.TID ~= 0 then t[#t + 1] = u32(s.pid) .. u32(s.tid) end
-  if st & M.TIME ~= 0 then t[#t + 1] = u64(s.time) end
-  if st & M.ADDR ~= 0 then t[#t + 1] = u64(s.addr or 0) end
-  if st & M.ID ~= 0 then t[#t + 1] = u64(s.id or a.ids[1] or 0) end
-  if st & M.STREAM_ID ~= 0 then t[#t + 1] = u64(0) end
-  if st & M.CPU ~= 0 then t[#t + 1] = u32(s.cpu or 0) .. u32(0) end
-  if st & M.PERIOD ~= 0 then t[#t + 1] = u64(s.period) end
+  if st & M.IDENTIFIER ~= 0 then t[#t + 1] = P.u64(s.id or a.ids[1] or 0) end
+  if st & M.IP ~= 0 then t[#t + 1] = P.u64(s.ip) end
+  if st & M.TID ~= 0 then t[#t + 1] = P.u32(s.pid) .. P.u32(s.tid) end
+  if st & M.TIME ~= 0 then t[#t + 1] = P.u64(s.time) end
+  if st & M.ADDR ~= 0 then t[#t + 1] = P.u64(s.addr or 0) end
+  if st & M.ID ~= 0 then t[#t + 1] = P.u64(s.id or a.ids[1] or 0) end
+  if st & M.STREAM_ID ~= 0 then t[#t + 1] = P.u64(0) end
+  if st & M.CPU ~= 0 then t[#t + 1] = P.u32(s.cpu or 0) .. P.u32(0) end
+  if st & M.PERIOD ~= 0 then t[#t + 1] = P.u64(s.period) end
   if st & M.CALLCHAIN ~= 0 then
     local chain = s.chain or {}
-    t[#t + 1] = u64(s.nchain or #chain)
-    for _, v in ipairs(chain) do t[#t + 1] = u64(v) end
+    t[#t + 1] = P.u64(s.nchain or #chain)
+    for _, v in ipairs(chain) do t[#t + 1] = P.u64(v) end
   end
   if st & M.BRANCH_STACK ~= 0 then
     local br = s.branches or {}
-    t[#t + 1] = u64(#br)
-    for _, b in ipairs(br) do t[#t + 1] = u64(b.from) .. u64(b.to) .. u64(b.flags or 0) end
+    t[#t + 1] = P.u64(#br)
+    for _, b in ipairs(br) do t[#t + 1] = P.u64(b.from) .. P.u64(b.to)
+      .. flag_word(P, b.flags or 0, BRANCH_FLAG_WIDTHS) end
   end
   if st & M.REGS_USER ~= 0 then
     local regs = s.regs or {}
-    t[#t + 1] = u64(#regs > 0 and (s.abi or 2) or 0)
-    for _, v in ipairs(regs) do t[#t + 1] = u64(v) end
+    t[#t + 1] = P.u64(#regs > 0 and (s.abi or 2) or 0)
+    for _, v in ipairs(regs) do t[#t + 1] = P.u64(v) end
   end
   if st & M.STACK_USER ~= 0 then
     local stack = s.stack or ""
-    t[#t + 1] = u64(#stack)
-    if #stack > 0 then t[#t + 1] = stack .. u64(s.dyn_size or #stack) end
+    t[#t + 1] = P.u64(#stack)
+    if #stack > 0 then t[#t + 1] = stack .. P.u64(s.dyn_size or #stack) end
   end
   assert(st & ~(M.IP | M.TID | M.TIME | M.ADDR | M.ID | M.STREAM_ID | M.CPU | M.PERIOD
     | M.CALLCHAIN | M.IDENTIFIER | M.BRANCH_STACK | M.REGS_USER | M.STACK_USER) == 0,
     "perfwriter: sample field not written")
-  return self:raw(record(9, s.misc or 2, table.concat(t)))
+  return self:raw(self:record(9, s.misc or 2, table.concat(t)))
 end
 
 --- Features: hostname, osrelease, version, arch (strings), cmdline (list),
@@ -203,65 +266,67 @@ end
 local FEATURE_BITS = { buildids = 2, hostname = 3, osrelease = 4, version = 5, arch = 6,
   nrcpus = 7, cmdline = 11, event_desc = 12, sample_time = 21, compressed = 27 }
 
-local function attr_bytes(a)
+local function attr_bytes(a, P)
   local flags = a.flags or 0
   if a.sample_id_all then flags = flags | M.SAMPLE_ID_ALL end
   if a.freq then flags = flags | (1 << 10) end
-  local b = u32(a.type or 1) .. u32(128) .. u64(a.config or 0) .. u64(a.freq or a.period or 0)
-    .. u64(a.sample_type) .. u64(a.read_format or 0) .. u64(flags)
-    .. u32(0) .. u32(0) .. u64(0) .. u64(0) .. u64(0) .. u64(a.regs_user or 0)
-    .. u32(a.stack_user or 0) .. u32(0) .. u64(0)
+  local b = P.u32(a.type or 1) .. P.u32(128) .. P.u64(a.config or 0) .. P.u64(a.freq or a.period or 0)
+    .. P.u64(a.sample_type) .. P.u64(a.read_format or 0) .. flag_word(P, flags, ATTR_FLAG_WIDTHS)
+    .. P.u32(0) .. P.u32(0) .. P.u64(0) .. P.u64(0) .. P.u64(0) .. P.u64(a.regs_user or 0)
+    .. P.u32(a.stack_user or 0) .. P.u32(0) .. P.u64(0)
   return b .. ("\0"):rep(128 - #b)
 end
 
 function File:feature_payload(name, v)
+  local P = self.P
   if name == "cmdline" then
-    local t = { u32(#v) }
-    for _, s in ipairs(v) do t[#t + 1] = pstring(s) end
+    local t = { P.u32(#v) }
+    for _, s in ipairs(v) do t[#t + 1] = pstring(s, P) end
     return table.concat(t)
   elseif name == "nrcpus" then
-    return u32(v[1]) .. u32(v[2])
+    return P.u32(v[1]) .. P.u32(v[2])
   elseif name == "sample_time" then
-    return u64(v[1]) .. u64(v[2])
+    return P.u64(v[1]) .. P.u64(v[2])
   elseif name == "compressed" then
     -- version 0, zstd (1), level, ratio, mmap_len: as perf record -z -F ... writes
-    return u32(0) .. u32(1) .. u32(v.level or 1) .. u32(v.ratio or 9) .. u32(v.mmap_len or 528384)
+    return P.u32(0) .. P.u32(1) .. P.u32(v.level or 1) .. P.u32(v.ratio or 9) .. P.u32(v.mmap_len or 528384)
   elseif name == "event_desc" then
-    local t = { u32(#self.attrs), u32(128) }
+    local t = { P.u32(#self.attrs), P.u32(128) }
     for _, a in ipairs(self.attrs) do
-      t[#t + 1] = attr_bytes(a) .. u32(#a.ids) .. pstring(a.name or "cpu-clock")
-      for _, id in ipairs(a.ids) do t[#t + 1] = u64(id) end
+      t[#t + 1] = attr_bytes(a, P) .. P.u32(#a.ids) .. pstring(a.name or "cpu-clock", P)
+      for _, id in ipairs(a.ids) do t[#t + 1] = P.u64(id) end
     end
     return table.concat(t)
   elseif name == "buildids" then
     local t = {}
     for _, b in ipairs(v) do
       local path = padded(b.path, 64)
-      t[#t + 1] = u32(0) .. u16(b.misc or 0x8002) .. u16(36 + #path) .. string.pack("<i4", b.pid or -1)
+      t[#t + 1] = P.u32(0) .. P.u16(b.misc or 0x8002) .. P.u16(36 + #path) .. P.i32(b.pid or -1)
         .. b.id .. ("\0"):rep(20 - #b.id) .. string.char(#b.id) .. "\0\0\0" .. path
     end
     return table.concat(t)
   end
-  return pstring(v)
+  return pstring(v, P)
 end
 
 --- The file's bytes. opts.pipe: pipe mode; opts.data_size: the header's
 -- data size (0 as a killed perf leaves it); opts.no_features.
 function File:bytes(opts)
+  local P = self.P
   opts = opts or {}
   local names = {}
   for name in pairs(self.features) do names[#names + 1] = name end
   table.sort(names, function(x, y) return FEATURE_BITS[x] < FEATURE_BITS[y] end)
   local data = table.concat(self.records)
   if opts.pipe then
-    local t = { "PERFILE2", u64(16) }
+    local t = { (P.order == ">" and "2ELIFREP" or "PERFILE2"), P.u64(16) }
     for _, a in ipairs(self.attrs) do
       local ids = {}
-      for _, id in ipairs(a.ids) do ids[#ids + 1] = u64(id) end
-      t[#t + 1] = record(64, 0, attr_bytes(a) .. table.concat(ids))
+      for _, id in ipairs(a.ids) do ids[#ids + 1] = P.u64(id) end
+      t[#t + 1] = self:record(64, 0, attr_bytes(a, P) .. table.concat(ids))
     end
     for _, name in ipairs(names) do
-      t[#t + 1] = record(80, 0, u64(FEATURE_BITS[name]) .. self:feature_payload(name, self.features[name]))
+      t[#t + 1] = self:record(80, 0, P.u64(FEATURE_BITS[name]) .. self:feature_payload(name, self.features[name]))
     end
     t[#t + 1] = data
     return table.concat(t)
@@ -271,13 +336,13 @@ function File:bytes(opts)
   local off = 104
   for k, a in ipairs(self.attrs) do
     id_offsets[k] = off
-    for _, id in ipairs(a.ids) do ids[#ids + 1] = u64(id) end
+    for _, id in ipairs(a.ids) do ids[#ids + 1] = P.u64(id) end
     off = off + 8 * #a.ids
   end
   local attrs_off = off
   local attrs = {}
   for k, a in ipairs(self.attrs) do
-    attrs[k] = attr_bytes(a) .. u64(id_offsets[k]) .. u64(8 * #a.ids)
+    attrs[k] = attr_bytes(a, P) .. P.u64(id_offsets[k]) .. P.u64(8 * #a.ids)
   end
   local data_off = attrs_off + 144 * #self.attrs
   local feat_bits = { 0, 0, 0, 0 }
@@ -288,13 +353,13 @@ function File:bytes(opts)
     local bit = FEATURE_BITS[name]
     feat_bits[bit // 64 + 1] = feat_bits[bit // 64 + 1] | (1 << (bit % 64))
     local p = self:feature_payload(name, self.features[name])
-    ftab[#ftab + 1] = u64(payload_off) .. u64(#p)
+    ftab[#ftab + 1] = P.u64(payload_off) .. P.u64(#p)
     payloads[#payloads + 1] = p
     payload_off = payload_off + #p
   end
-  local header = "PERFILE2" .. u64(104) .. u64(144) .. u64(attrs_off) .. u64(144 * #self.attrs)
-    .. u64(data_off) .. u64(opts.data_size or #data) .. u64(0) .. u64(0)
-    .. u64(feat_bits[1]) .. u64(feat_bits[2]) .. u64(feat_bits[3]) .. u64(feat_bits[4])
+  local header = (P.order == ">" and "2ELIFREP" or "PERFILE2") .. P.u64(104) .. P.u64(144) .. P.u64(attrs_off) .. P.u64(144 * #self.attrs)
+    .. P.u64(data_off) .. P.u64(opts.data_size or #data) .. P.u64(0) .. P.u64(0)
+    .. P.u64(feat_bits[1]) .. P.u64(feat_bits[2]) .. P.u64(feat_bits[3]) .. P.u64(feat_bits[4])
   return header .. table.concat(ids) .. table.concat(attrs) .. data .. table.concat(ftab)
     .. table.concat(payloads)
 end

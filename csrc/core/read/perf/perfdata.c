@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <zstd.h>
 #include "read/perf/perfdata.h"
+#include "read/perf/perfswap.h"
 
 #define MAGIC 0x32454c4946524550ULL   /* "PERFILE2" read in this byte order */
 #define MAGIC_SWAPPED 0x50455246494c4532ULL
@@ -147,6 +148,7 @@ void lgp_perf_close(lgp_perf_data *pd) {
   free(pd->arch);
   free(pd->cpudesc);
   free(pd->expanded);
+  free(pd->swapped);
   lgp_gmon_blob_free(&pd->blob);
   memset(pd, 0, sizeof *pd);
 }
@@ -659,11 +661,16 @@ static int open_bytes(lgp_perf_data *pd, const char *name, const uint8_t *bytes,
   if (n < PIPE_HEADER)
     return lgp_fail(err, name, "not a perf.data file (%zu bytes)", n);
   magic = lgp_perf_u64(bytes);
-  if (magic == MAGIC_SWAPPED)
-    return lgp_fail(err, name, "a perf.data file of the other byte order: not supported");
-  if (magic != MAGIC)
+  if (magic == MAGIC_SWAPPED) {
+    /* read from a copy in this machine's order, kept (and freed) with pd;
+       its magic is not looked at again (a hostile file can swap it back) */
+    if (lgp_perf_swap(name, bytes, n, &pd->swapped, err) != 0)
+      return -1;
+    pd->bytes = pd->swapped;
+  } else if (magic != MAGIC) {
     return lgp_fail(err, name, "not a perf.data file");
-  hsize = lgp_perf_u64(bytes + 8);
+  }
+  hsize = lgp_perf_u64(pd->bytes + 8);
   if (hsize == PIPE_HEADER) {
     /* the attrs and features are records at the start of the stream */
     size_t pos = 0;
@@ -736,8 +743,17 @@ static int open_dir(lgp_perf_data *pd, const char *path, lgp_err *err) {
     part.bytes = blob.data;
     part.size = blob.size;
     part.data_end = blob.size;
+    /* a stream of the other byte order, turned by the attrs of data */
+    if (pd->swapped && lgp_perf_swap_stream(name, pd->blob.data, pd->blob.size, blob.data,
+                                            blob.size, &part.swapped, err) != 0) {
+      lgp_gmon_blob_free(&blob);
+      goto fail;
+    }
+    if (part.swapped)
+      part.bytes = part.swapped;
     limit_add(&x, blob.size);
     rc = expand_stream(&x, &part);
+    free(part.swapped);
     lgp_gmon_blob_free(&blob);
     if (rc != 0)
       goto fail;

@@ -8,7 +8,8 @@
 **
 ** Every size and count read from the file is checked against the bytes
 ** really there before it is used; fields are read with memcpy (records are
-** not always 8-byte aligned). Files of the other byte order are refused.
+** not always 8-byte aligned). Files of the other byte order are read through
+** a copy turned to this machine's order (perfswap.h).
 */
 #ifndef perfdata_h
 #define perfdata_h
@@ -100,6 +101,7 @@ typedef struct lgp_perf_data {
   ** COMPRESSED record replaced by the records it holds; bytes, size and
   ** data_end then point here, and record offsets are in it */
   uint8_t *expanded;
+  uint8_t *swapped;       /* a file of the other byte order: its copy in this order */
   uint64_t compressed_records; /* COMPRESSED and COMPRESSED2 records read */
   int cut_short;          /* the expanded stream's source ended inside a record */
   int truncated;          /* the stream ended inside a record, or data.size was 0 */
