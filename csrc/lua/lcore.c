@@ -258,9 +258,10 @@ static int profile_gc(lua_State *L) {
 lprofile *lcore_new_profile(lua_State *L, int base_idx) {
   lprofile *lp;
   base_idx = base_idx ? lua_absindex(L, base_idx) : 0;
-  /* the base, the handle cache, and a profile of stacks' options (its
-     filter rebuilds it from the stacks with them) */
-  lp = lua_newuserdatauv(L, sizeof *lp, 3);
+  /* the base, the handle cache, a profile of stacks' options (its filter
+     rebuilds it from the stacks with them) and a combined profile's gmon
+     profile (lsampled.c) */
+  lp = lua_newuserdatauv(L, sizeof *lp, 4);
   memset(lp, 0, sizeof *lp); /* closed until p is set */
   luaL_setmetatable(L, PROFILE_T);
   if (base_idx != 0) {

@@ -208,28 +208,12 @@ static void read_table(lua_State *L, int t, lgp_stacktab *tab) {
   lua_pop(L, 1);
 }
 
-/* The gmon profiles whose calls combined profiles took, by combined
-** profile (weak keys: each is kept while its combined profile lives, for
-** the combined profile's filters). */
-static const char CALLS_KEY[] = "lgprof.calls_of";
+/* A combined profile keeps the gmon profile whose calls it took (its
+** user value 4) for its filters. */
 
 /* Records the gmon profile on top (popped) as that of the profile at idx. */
 static void keep_calls(lua_State *L, int idx) {
-  idx = lua_absindex(L, idx);
-  if (lua_getfield(L, LUA_REGISTRYINDEX, CALLS_KEY) != LUA_TTABLE) {
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_createtable(L, 0, 1);
-    lua_pushliteral(L, "k");
-    lua_setfield(L, -2, "__mode");
-    lua_setmetatable(L, -2);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, CALLS_KEY);
-  }
-  lua_pushvalue(L, idx);
-  lua_pushvalue(L, -3);
-  lua_rawset(L, -3);
-  lua_pop(L, 2);
+  lua_setiuservalue(L, idx, 4);
 }
 
 /* Pushes the gmon profile whose calls the combined profile at idx took
@@ -242,13 +226,7 @@ static const lgp_profile *push_calls_of(lua_State *L, int idx, const lprofile *l
     lua_pushnil(L);
     return NULL;
   }
-  if (lua_getfield(L, LUA_REGISTRYINDEX, CALLS_KEY) == LUA_TTABLE) {
-    lua_pushvalue(L, idx);
-    lua_rawget(L, -2);
-  } else {
-    lua_pushnil(L);
-  }
-  lua_remove(L, -2);
+  lua_getiuservalue(L, idx, 4);
   cp = luaL_testudata(L, -1, PROFILE_T);
   if (cp == NULL || cp->p == NULL)
     luaL_error(L, "filter: the gmon profile whose calls this profile has was closed");
