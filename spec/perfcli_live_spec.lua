@@ -13,6 +13,7 @@ local HAVE_CJSON, cjson = pcall(require, "cjson")
 
 local TMP = util.mktempdir("lgprof-perfcli-live")
 local q = util.q
+local alias = cmd.perf_alias
 
 local WORK = [[
 volatile unsigned long lib_sink;
@@ -58,23 +59,10 @@ end
 
 local function run(argv) return cmd.lgprof(argv, { cwd = TMP }) end
 
--- Names where several symbols share an address: perf prefers fewer
--- leading underscores (as the reader's spec compares them).
-local function alias(name) return (name:gsub("^_+", "")) end
-
--- perf report's shares by symbol name: name -> percentage
+-- perf report's shares of the user-space symbols by name (kernel names:
+-- kallsyms aliases are the reader's spec's business)
 local function perf_shares(path, children)
-  local args = children and "--children -F overhead_children,sym" or "--no-children -F overhead,sym"
-  local status, out = cmd.shell(("perf report -i %s --stdio -g none --no-inline %s 2>/dev/null")
-    :format(q(path), args))
-  assert.equal(0, status)
-  local t = {}
-  for l in out:gmatch("[^\n]+") do
-    local pct, kind, name = l:match("^%s*([%d.]+)%%%s+%[([.k])%]%s+(.-)%s*$")
-    -- (kernel names: kallsyms aliases are the reader's spec's business)
-    if pct and kind == "." then t[alias(name)] = (t[alias(name)] or 0) + tonumber(pct) end
-  end
-  return t
+  return cmd.perf_report_shares(path, children, { user_only = true })
 end
 
 describe("the command on real perf recordings", function()

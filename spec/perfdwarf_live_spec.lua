@@ -19,6 +19,7 @@ local H = require "helpers"
 local util, cmd = H.util, H.cmd
 
 local q = util.q
+local alias = cmd.perf_alias
 local TMP = util.mktempdir("lgprof-perfdwarf-live")
 
 local SRC = [[
@@ -44,21 +45,9 @@ local function record()
   return true
 end
 
--- Names where several symbols share an address: perf prefers fewer
--- leading underscores.
-local function alias(name) return (name:gsub("^_+", "")) end
-
 -- perf report --children's shares of the user-space symbols: name -> percentage
 local function perf_children(path)
-  local status, out = cmd.shell(("perf report -i %s --stdio --children -g none --no-inline"
-    .. " -F overhead_children,sym 2>/dev/null"):format(q(path)))
-  assert.equal(0, status)
-  local t = {}
-  for l in out:gmatch("[^\n]+") do
-    local pct, kind, name = l:match("^%s*([%d.]+)%%%s+%[([.k])%]%s+(.-)%s*$")
-    if pct and kind == "." then t[alias(name)] = (t[alias(name)] or 0) + tonumber(pct) end
-  end
-  return t
+  return cmd.perf_report_shares(path, true, { user_only = true })
 end
 
 -- The samples whose leaf is hot_leaf, by the name of the frame above it

@@ -959,16 +959,7 @@ int main(void) {
 
     -- perf report's shares by symbol name: name -> percentage
     local function perf_shares(path, children)
-      local args = children and "--children -F overhead_children,sym" or "--no-children -F overhead,sym"
-      local status, out = cmd.shell(("perf report -i %s --stdio -g none --no-inline %s 2>/dev/null"):format(
-        q(path), args))
-      assert.equal(0, status)
-      local t = {}
-      for l in out:gmatch("[^\n]+") do
-        local pct, name = l:match("^%s*([%d.]+)%%%s+%[[.k]%]%s+(.-)%s*$")
-        if pct then t[alias(name)] = (t[alias(name)] or 0) + tonumber(pct) end
-      end
-      return t
+      return cmd.perf_report_shares(path, children, { alias = alias })
     end
 
     it("each symbol's self and children shares equal perf report's on the same file", function()

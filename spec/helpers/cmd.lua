@@ -166,4 +166,28 @@ end
 --- Writes text to path; returns path.
 M.write = util.spit
 
+--- A symbol's name as perf report names one of several symbols at an
+-- address: it prefers fewer leading underscores, so compare without them.
+function M.perf_alias(name) return (name:gsub("^_+", "")) end
+
+--- perf report's shares of a recording by symbol name: name -> percentage
+-- (self with --no-children, or children); o.alias(name) names a symbol
+-- (default M.perf_alias), o.user_only leaves the kernel's out.
+function M.perf_report_shares(path, children, o)
+  o = o or {}
+  local alias = o.alias or M.perf_alias
+  local args = children and "--children -F overhead_children,sym" or "--no-children -F overhead,sym"
+  local status, out = M.shell(("perf report -i %s --stdio -g none --no-inline %s 2>/dev/null")
+    :format(util.q(path), args))
+  assert(status == 0, "perf report failed on " .. path)
+  local t = {}
+  for l in out:gmatch("[^\n]+") do
+    local pct, kind, name = l:match("^%s*([%d.]+)%%%s+%[([.k])%]%s+(.-)%s*$")
+    if pct and (kind == "." or not o.user_only) then
+      t[alias(name)] = (t[alias(name)] or 0) + tonumber(pct)
+    end
+  end
+  return t
+end
+
 return M
