@@ -326,7 +326,7 @@ int main(void) {
       local status, out, err = cmd.shell("cc -O1 -g -fno-omit-frame-pointer -o " .. q(prog) .. " "
         .. q(dir .. "/touch.c"))
       assert(status == 0, out .. err)
-      status, out, err = cmd.shell("perf record -q -e page-faults -c 1 -g -o " .. q(dir .. "/pf.data")
+      status, out, err = cmd.shell("perf record -q -e page-faults -g -o " .. q(dir .. "/pf.data")
         .. " " .. q(prog))
       if status ~= 0 then why = "perf cannot record here: " .. (err ~= "" and err or out):gsub("\n.*", "") end
     end
