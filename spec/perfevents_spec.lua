@@ -307,6 +307,35 @@ describe("perf.data events that are not time, in the exports", function()
     assert.is_nil(dot:find("s of call graph time", 1, true))
   end)
 
+  it("shows the page's totals and flame tooltips as counts in a browser", function()
+    local chromium = require "helpers.chromium"
+    if not chromium.available() then
+      pending("needs " .. chromium.BINARY)
+      return
+    end
+    local path = tmp .. "/pf.html"
+    util.spit(path, run({ "--format=html", "pf.data" }))
+    local dir = tmp .. "/browser"
+    util.mkdir(dir)
+    local browser = assert(chromium.start(dir, { timeout = 300 }))
+    local ok, err = pcall(function()
+      local page = browser:open("file://" .. path)
+      assert.is_true(page:eval("window.lgprofReady === true"), "the page did not finish drawing")
+      assert.same({}, page.errors)
+      local head = page:eval("document.getElementById('head').textContent")
+      assert.truthy(head:find("12 page-faults", 1, true), head)
+      local titles = page:eval("Array.prototype.map.call(document.querySelectorAll('#flame title'), "
+        .. "function (t) { return t.textContent; }).join('|')")
+      -- leaf: 5 of 12 faults, 41.67%, all its own
+      assert.truthy(titles:find("leaf\n5 page-faults, 41.67% of all, self 5 page-faults", 1, true), titles)
+      assert.truthy(titles:find("main\n12 page-faults, 100.00% of all, self 3 page-faults", 1, true), titles)
+      assert.is_nil(titles:find("\u{B5}s", 1, true), titles)
+      page:close()
+    end)
+    browser:close()
+    assert(ok, err)
+  end)
+
   it("totals what perf script prints for a live page-faults recording", function()
     local why
     if not util.have("perf") then why = "no perf" end
