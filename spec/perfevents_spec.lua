@@ -20,9 +20,14 @@
 --   CK  the same stacks as cpu-clock with periods in ms (2, 3, 4, 3 ms):
 --       the time exports as before (folded in microseconds: 5000 ...).
 --
+-- Oracles beside the hand-derived numbers, each skipped when missing:
+-- `go tool pprof -top` reads the pprof file (its total and flat counts),
+-- headless Chromium draws the html page (its totals and tooltips).
+--
 -- The live check records a small program with `perf record -e page-faults
--- -g` (skipped with the reason when perf cannot record here): lgprof's
--- folded total is the sum of the periods `perf script -F period` prints.
+-- -g` in frequency mode, so the periods vary (skipped with the reason when
+-- perf cannot record here): lgprof's folded total is the sum of the
+-- periods `perf script -F period` prints.
 local H = require "helpers"
 local util, cmd, pb = H.util, H.cmd, H.protobuf
 local pw = require "helpers.perfwriter"
@@ -200,6 +205,24 @@ describe("perf.data events that are not time, in the exports", function()
     end
     assert.same({ ["leaf;middle;main"] = 5, ["other;main"] = 4, main = 3 }, by)
     assert.equal(4, samples) -- 12 faults / 3 per sample
+    -- pprof itself (Debian's golang-go), when installed: the total and each
+    -- function's flat count of page faults
+    if not util.have("/usr/bin/go") then return end
+    local path = tmp .. "/pf.pb.gz"
+    util.spit(path, run({ "--format=pprof", "pf.data" }))
+    local env = ("HOME=%s GOCACHE=%s GOPATH=%s GOPROXY=off GOTOOLCHAIN=local GOFLAGS= "
+      .. "GOTELEMETRY=off PPROF_TMPDIR=%s "):format(q(tmp), q(tmp .. "/gocache"), q(tmp .. "/gopath"),
+      q(tmp .. "/pprof"))
+    local status, out, err = cmd.run({ "/usr/bin/go", "tool", "pprof", "-top", path },
+      { prefix = env, timeout = 120, cwd = tmp })
+    assert(status == 0, cmd.show(status, out, err))
+    assert.matches("Type: page%-faults\n", out)
+    assert.matches("accounting for 12, 100%% of 12 total", out)
+    local flat = {}
+    for v, name in out:gmatch("\n%s*(%d+)%s+[%d.]+%%%s+[%d.]+%%%s+%d+%s+[%d.]+%%%s+(%w+)") do
+      flat[name] = tonumber(v)
+    end
+    assert.same({ leaf = 5, other = 4, main = 3, middle = 0 }, flat)
   end)
 
   it("writes speedscope's unit none and the counts", function()
