@@ -948,7 +948,7 @@ static int profile_stack_evidence(lua_State *L) {
   set_int(L, "other_samples", (lua_Integer)t->other_samples);
   if (t->nevents > 0)
     set_str(L, "event", t->events[0].name);
-  lua_pushboolean(L, sp->is_time); /* else the weights are counts of event */
+  lua_pushboolean(L, sp->is_time); /* else the weights are counts of the event */
   lua_setfield(L, -2, "is_time");
   set_int(L, "unwound", (lua_Integer)t->unwound);
   set_int(L, "stack_copy_size", (lua_Integer)t->stack_copy_size);

@@ -18,10 +18,11 @@ local stacks = {}
 -- integer microseconds (for a perf.data event that is not time, its count
 -- of events: stacks.event), rounded so that the running sum stays within
 -- one of the exact one (stacks rounding to 0 are left out, as the folded
--- writer leaves them out); seconds: its exact weight (the count). Order: the folded writer's
--- (depth first from each root, the heaviest call first). options: the
--- folded writer's (max_depth, min_weight). A loop left early frees the walk
--- (the iterator's closing value); misuse raises an error.
+-- writer leaves them out); seconds: its exact weight (or count). Order:
+-- the folded writer's (depth first from each root, the heaviest call
+-- first). options: the folded writer's (max_depth, min_weight). A loop
+-- left early frees the walk (the iterator's closing value); misuse raises
+-- an error.
 function stacks.each(profile, options)
   args.check_profile(profile, 1, "stacks.each")
   args.check(options == nil or type(options) == "table", 2, "stacks.each",
@@ -77,9 +78,9 @@ function stacks.measured(profile, options)
       local m = order[i]
       if not m then return nil end
       exact = exact + m.seconds * scale
-      local us = math.floor(exact + 0.5) - given
-      given = given + us
-      if us > 0 then return table.move(m.frames, 1, #m.frames, 1, {}), us, m.seconds end
+      local value = math.floor(exact + 0.5) - given
+      given = given + value
+      if value > 0 then return table.move(m.frames, 1, #m.frames, 1, {}), value, m.seconds end
     end
   end
 end
