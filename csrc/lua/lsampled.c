@@ -896,7 +896,7 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
 
 /* profile:_stack_evidence(): the reader's counters for lgprof doctor:
 ** { samples, lost, no_chain, depth_one, truncated, kernel_unresolved,
-** truncated_file, other_samples (of the other events), event, unwound
+** truncated_file, other_samples (of the other events), event, is_time, unwound
 ** (samples unwound from a stack copy), stack_copy_size, truncated_why =
 ** { stack_copy, no_cfi, no_binary, depth, other }, unwind_errors = { {
 ** what, samples }, ... }, unwind_stops = { { path, status, no_cfi,
@@ -926,6 +926,8 @@ static int profile_stack_evidence(lua_State *L) {
   set_int(L, "other_samples", (lua_Integer)t->other_samples);
   if (t->nevents > 0)
     set_str(L, "event", t->events[0].name);
+  lua_pushboolean(L, sp->is_time); /* else the weights are counts of the event */
+  lua_setfield(L, -2, "is_time");
   set_int(L, "unwound", (lua_Integer)t->unwound);
   set_int(L, "stack_copy_size", (lua_Integer)t->stack_copy_size);
   lua_createtable(L, 0, LGP_TRUNC_NREASONS);

@@ -6,7 +6,10 @@
 **
 ** Units: JSON and CSV in seconds (as the Lua API; numbers written so that
 ** they read back as the same doubles), callgrind in integer nanoseconds
-** (event Time_ns), folded stacks in integer microseconds.
+** (event Time_ns), folded stacks in integer microseconds. A perf.data
+** event that is not time (page-faults ...) is counted instead: its
+** "seconds" are counts of it, callgrind's cost is the count (an event
+** named after it), and JSON's units and CSV's last column say so.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -171,10 +174,31 @@ static void ctx_free(ectx *c) {
 
 /* {====================================================== callgrind */
 
-/* Nanoseconds, rounded half up (what callgrind's integer costs hold). */
-unsigned long long lgp_export_ns_of(const lgp_profile *p, double ticks) {
-  double v = lgp_seconds(p, ticks) * 1e9;
+const char *lgp_export_count_event(const lgp_profile *p) {
+  const lgp_stackprof *sp = lgp_stacks_of(p);
+  if (sp == NULL || sp->is_time || sp->tab.nevents == 0)
+    return NULL;
+  return sp->tab.events[0].name != NULL ? sp->tab.events[0].name : "events";
+}
+
+/* Rounded half up (what callgrind's integer costs hold). */
+unsigned long long lgp_export_cost_of(const lgp_profile *p, double ticks) {
+  double v = lgp_seconds(p, ticks) * (lgp_export_count_event(p) != NULL ? 1.0 : 1e9);
   return v > 0.0 ? (unsigned long long)floor(v + 0.5) : 0;
+}
+
+/* An event's name as a callgrind event name: letters, digits and '_'
+** (anything else, from the recording, becomes '_'), not starting with a
+** digit. */
+static void cg_event_name(lgp_out *o, const char *name) {
+  const char *q;
+  if (*name == '\0' || (*name >= '0' && *name <= '9'))
+    lgp_out_char(o, '_');
+  for (q = name; *q != '\0'; q++) {
+    char ch = *q;
+    int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+    lgp_out_char(o, ok ? ch : '_');
+  }
 }
 
 static void cg_name(ectx *c, uint32_t s) {
@@ -227,6 +251,7 @@ static int write_callgrind(ectx *c) {
   lgp_out *o = c->o;
   const lgp_profile *p = c->p;
   const lgp_stackprof *sp = lgp_stacks_of(p);
+  const char *event = lgp_export_count_event(p);
   size_t s, g, nfiles = c->have_src ? c->p->image->nfiles : 0;
   unsigned long long total;
   uint8_t *file_seen = lgp_calloc_array(nfiles + 1, 1);
@@ -239,7 +264,7 @@ static int write_callgrind(ectx *c) {
   /* the flat profile's total (its % time denominator); gprof may credit a
      histogram bin that straddles two functions to both, so the functions'
      costs can add up to a little more */
-  total = lgp_export_ns_of(p, p->graph.total_time);
+  total = lgp_export_cost_of(p, p->graph.total_time);
   lgp_out_str(o, "# callgrind format\nversion: 1\n");
   if (c->eo->creator != NULL)
     lgp_out_printf(o, "creator: %s\n", c->eo->creator);
@@ -251,8 +276,16 @@ static int write_callgrind(ectx *c) {
   for (g = 0; sp == NULL && g < p->gmon->nfiles; g++)
     lgp_out_printf(o, " %s", p->gmon->files[g].path);
   lgp_out_char(o, '\n');
-  lgp_out_printf(o, "desc: Sampling rate: %s%u Hz\n", sp != NULL ? "mean " : "",
-                 (unsigned)lgp_sample_rate(p));
+  if (event != NULL) { /* no rate: the event's name, control bytes as '?' */
+    const char *q;
+    lgp_out_str(o, "desc: Event: ");
+    for (q = event; *q != '\0'; q++)
+      lgp_out_char(o, (unsigned char)*q < 0x20 || *q == 0x7f ? '?' : *q);
+    lgp_out_printf(o, " (not time: costs are counts of it), mean %.6g per sample\n",
+                   lgp_sample_period(p));
+  } else
+    lgp_out_printf(o, "desc: Sampling rate: %s%u Hz\n", sp != NULL ? "mean " : "",
+                   (unsigned)lgp_sample_rate(p));
   if (lgp_is_view(p))
     lgp_out_str(o, "desc: Filtered view: yes\n");
   if (sp != NULL)
@@ -263,8 +296,16 @@ static int write_callgrind(ectx *c) {
     lgp_out_str(o, "desc: Call costs: gprof's estimate (callee time apportioned by call "
                    "counts); 0 for calls inside a cycle\n");
   lgp_out_str(o, "positions: line\n");
-  lgp_out_str(o, "event: Time_ns : Sampled CPU time (nanoseconds)\n");
-  lgp_out_str(o, "events: Time_ns\n");
+  if (event != NULL) { /* the event's counts; its name as the recording spells it in desc */
+    lgp_out_str(o, "event: ");
+    cg_event_name(o, event);
+    lgp_out_str(o, " : Sampled events (counts)\nevents: ");
+    cg_event_name(o, event);
+    lgp_out_char(o, '\n');
+  } else {
+    lgp_out_str(o, "event: Time_ns : Sampled CPU time (nanoseconds)\n");
+    lgp_out_str(o, "events: Time_ns\n");
+  }
   lgp_out_printf(o, "summary: %llu\n\n", total);
   lgp_out_str(o, "ob=(1) ");
   lgp_out_str(o, c->p->image->path);
@@ -280,7 +321,7 @@ static int write_callgrind(ectx *c) {
     if (c->eo->lines != NULL)
       lgp_export_cg_lines(c, (uint32_t)s, line, file_seen);
     else
-      lgp_out_printf(o, "%d %llu\n", line, lgp_export_ns_of(p, p->graph.nodes[s].hist_time));
+      lgp_out_printf(o, "%d %llu\n", line, lgp_export_cost_of(p, p->graph.nodes[s].hist_time));
     for (a = lgp_children_begin(&p->graph, s); a < lgp_children_end(&p->graph, s); a++) {
       const lgp_arc *arc = &p->graph.arcs.arcs[*a];
       int in_cycle = lgp_arc_untimed(&p->graph, arc);
@@ -291,7 +332,7 @@ static int write_callgrind(ectx *c) {
       lgp_out_str(o, "calls=");
       lgp_export_out_u64(o, arc->count);
       lgp_out_printf(o, " %d\n%d %llu\n", src_line(c, arc->child), line,
-                     in_cycle ? 0ULL : lgp_export_ns_of(p, arc->time + arc->child_time));
+                     in_cycle ? 0ULL : lgp_export_cost_of(p, arc->time + arc->child_time));
     }
   }
   lgp_out_printf(o, "\ntotals: %llu\n", total);
@@ -450,8 +491,14 @@ static void write_json(ectx *c) {
   lgp_export_json_bool(o, "is_view", lgp_is_view(p));
   lgp_export_json_u64(o, "hz", lgp_sample_rate(p));
   lgp_export_json_num(o, "sample_period", lgp_sample_period(p));
-  lgp_out_str(o, "\n\"units\":{\"time\":\"seconds\",\"percent\":\"percent\","
-                 "\"calls\":\"count\",\"address\":\"byte address\"},\n");
+  if (lgp_export_count_event(p) != NULL) { /* the "seconds" are counts of the event */
+    lgp_out_str(o, "\n\"units\":{\"time\":\"events\",\"event\":");
+    lgp_json_cstr(o, lgp_export_count_event(p));
+    lgp_out_str(o, ",\"percent\":\"percent\","
+                   "\"calls\":\"count\",\"address\":\"byte address\"},\n");
+  } else
+    lgp_out_str(o, "\n\"units\":{\"time\":\"seconds\",\"percent\":\"percent\","
+                   "\"calls\":\"count\",\"address\":\"byte address\"},\n");
   lgp_out_str(o, "\"totals\":{");
   lgp_export_json_num(o, "time", lgp_seconds(p, p->graph.total_time));
   lgp_export_json_num(o, "call_graph_time", lgp_seconds(p, p->graph.print_time));
@@ -619,6 +666,21 @@ void lgp_export_csv_addr(lgp_out *o, lgp_addr a) {
   lgp_out_printf(o, "0x%llx", (unsigned long long)a);
 }
 
+/* For an event that is not time, a last column "unit": the event whose
+** counts the *_seconds columns hold (added, not renamed: readers by name
+** or position keep working). The header's end, and a row's. */
+void lgp_export_csv_unit_head(const ectx *c) {
+  lgp_out_str(c->o, lgp_export_count_event(c->p) != NULL ? ",unit\r\n" : "\r\n");
+}
+
+void lgp_export_csv_unit_field(const ectx *c) {
+  const char *event = lgp_export_count_event(c->p);
+  if (event == NULL)
+    return;
+  lgp_out_char(c->o, ',');
+  lgp_export_csv_str(c->o, event, strlen(event));
+}
+
 static void write_csv_flat(ectx *c) {
   lgp_out *o = c->o;
   const lgp_profile *p = c->p;
@@ -627,7 +689,8 @@ static void write_csv_flat(ectx *c) {
   double cum = 0.0;
   lgp_out_str(o, "rank,name,file,line,address,percent_time,cumulative_seconds,"
                  "self_seconds,calls,self_calls,children_seconds,total_seconds,index,cycle,"
-                 "samples,self_error_seconds,total_min_seconds,total_max_seconds\r\n");
+                 "samples,self_error_seconds,total_min_seconds,total_max_seconds");
+  lgp_export_csv_unit_head(c);
   for (i = 0; i < p->graph.nsyms && !o->failed; i++) {
     uint32_t s = p->graph.flat_sorted[i];
     const lgp_node *n = &p->graph.nodes[s];
@@ -661,6 +724,7 @@ static void write_csv_flat(ectx *c) {
     lgp_export_num_field(o, lgp_self_error(p, s));
     lgp_export_num_field(o, lgp_seconds(p, lgp_bounds_min(c->bounds, s)));
     out_num(o, lgp_seconds(p, ex_max(c, s, NULL)));
+    lgp_export_csv_unit_field(c);
     lgp_out_str(o, "\r\n");
   }
 }
@@ -671,7 +735,8 @@ static void write_csv_arcs(ectx *c) {
   size_t k;
   lgp_out_str(o, "caller,callee,count,self_seconds,children_seconds,in_cycle,recursive,"
                  "caller_index,callee_index,caller_address,callee_address,is_static,is_tail,"
-                 "is_estimated\r\n");
+                 "is_estimated");
+  lgp_export_csv_unit_head(c);
   for (k = 0; k < p->graph.arcs.narcs && !o->failed; k++) {
     const lgp_arc *a = &p->graph.arcs.arcs[k];
     const lgp_node *pn = &p->graph.nodes[a->parent], *cn = &p->graph.nodes[a->child];
@@ -696,6 +761,7 @@ static void write_csv_arcs(ectx *c) {
     lgp_out_str(o, a->is_static ? ",1" : ",0");
     lgp_out_str(o, a->is_tail ? ",1" : ",0");
     lgp_out_str(o, lgp_bounds_arc_estimated(c->bounds, (uint32_t)k) ? ",1" : ",0");
+    lgp_export_csv_unit_field(c);
     lgp_out_str(o, "\r\n");
   }
 }

@@ -23,8 +23,12 @@ typedef struct ectx {
 /* The name s is written under, into b (folded: for a stack frame). */
 void lgp_export_label(ectx *c, uint32_t s, lgp_out *b, int folded);
 void lgp_export_out_u64(lgp_out *o, uint64_t v);
-/* Nanoseconds of ticks, rounded (callgrind's integer costs). */
-unsigned long long lgp_export_ns_of(const lgp_profile *p, double ticks);
+/* callgrind's integer cost of ticks, rounded: nanoseconds, or for a
+** profile of an event that is not time, its count of events. */
+unsigned long long lgp_export_cost_of(const lgp_profile *p, double ticks);
+/* The event a profile of sampled stacks counts when it is not time (its
+** "seconds" are then counts of it), else NULL. */
+const char *lgp_export_count_event(const lgp_profile *p);
 /* callgrind: "KEY(id) [name]" of a file index (-1: unknown), the name the
 ** first time; a symbol's file index (-1: unknown or not read). */
 void lgp_export_cg_file_id(ectx *c, const char *key, int32_t file, uint8_t *file_seen);
@@ -39,6 +43,11 @@ void lgp_export_csv_str(lgp_out *o, const char *s, size_t len);
 void lgp_export_num_field(lgp_out *o, double v);
 void lgp_export_num_field_last(lgp_out *o, double v); /* a number, no comma */
 void lgp_export_csv_addr(lgp_out *o, lgp_addr a);
+/* CSV of an event that is not time: a last column "unit", the event (its
+** counts are what the *_seconds columns hold): the header's end ("\r\n"
+** included), and a row's last field (nothing for time). */
+void lgp_export_csv_unit_head(const ectx *c);
+void lgp_export_csv_unit_field(const ectx *c);
 /* exportlines.c (with eo->lines) */
 void lgp_export_json_lines(ectx *c);
 void lgp_export_csv_lines(ectx *c);

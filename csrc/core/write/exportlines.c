@@ -75,7 +75,8 @@ void lgp_export_csv_lines(ectx *c) {
   const lgp_lines *ls = c->eo->lines;
   size_t j;
   lgp_out_str(o, "address,file,line,function,function_index,self_seconds,percent_time,"
-                 "samples,calls,is_inlined,inlined_from,self_error_seconds\r\n");
+                 "samples,calls,is_inlined,inlined_from,self_error_seconds");
+  lgp_export_csv_unit_head(c);
   for (j = 0; j < ls->n && !o->failed; j++) {
     const lgp_line *l = &ls->v[j];
     const char *file = c->have_src ? lgp_line_file(p, l) : NULL, *inl, *name;
@@ -110,6 +111,7 @@ void lgp_export_csv_lines(ectx *c) {
     free(owned);
     lgp_out_char(o, ','); /* (columns added later go last: readers by position keep working) */
     lgp_export_num_field_last(o, lgp_sampling_error(p, l->ticks));
+    lgp_export_csv_unit_field(c);
     lgp_out_str(o, "\r\n");
   }
 }
@@ -130,12 +132,12 @@ void lgp_export_cg_lines(ectx *c, uint32_t s, int fn_line, uint8_t *file_seen) {
     if (f != cur)
       lgp_export_cg_file_id(c, f == own ? "fe=" : "fi=", f, file_seen);
     cur = f;
-    lgp_out_printf(c->o, "%d %llu\n", n > 0 ? n : fn_line, lgp_export_ns_of(c->p, l->ticks));
+    lgp_out_printf(c->o, "%d %llu\n", n > 0 ? n : fn_line, lgp_export_cost_of(c->p, l->ticks));
     wrote = 1;
   }
   if (cur != own)
     lgp_export_cg_file_id(c, "fe=", own, file_seen);
   if (!wrote)
-    lgp_out_printf(c->o, "%d %llu\n", fn_line, lgp_export_ns_of(c->p, c->p->graph.nodes[s].hist_time));
+    lgp_out_printf(c->o, "%d %llu\n", fn_line, lgp_export_cost_of(c->p, c->p->graph.nodes[s].hist_time));
 }
 

@@ -15,12 +15,14 @@ local stacks = {}
 --- A lazy iterator over the stacks of a Profile or view:
 --   for frames, value, seconds in stacks.each(profile [, options]) do ... end
 -- frames: a new list of Function and Cycle objects, root first; value: its
--- integer microseconds, rounded so that the running sum stays within one of
--- the exact one (stacks rounding to 0 are left out, as the folded writer
--- leaves them out); seconds: its exact weight. Order: the folded writer's
--- (depth first from each root, the heaviest call first). options: the
--- folded writer's (max_depth, min_weight). A loop left early frees the walk
--- (the iterator's closing value); misuse raises an error.
+-- integer microseconds (for a perf.data event that is not time, its count
+-- of events: stacks.event), rounded so that the running sum stays within
+-- one of the exact one (stacks rounding to 0 are left out, as the folded
+-- writer leaves them out); seconds: its exact weight (or count). Order:
+-- the folded writer's (depth first from each root, the heaviest call
+-- first). options: the folded writer's (max_depth, min_weight). A loop
+-- left early frees the walk (the iterator's closing value); misuse raises
+-- an error.
 function stacks.each(profile, options)
   args.check_profile(profile, 1, "stacks.each")
   args.check(options == nil or type(options) == "table", 2, "stacks.each",
@@ -41,6 +43,18 @@ function stacks.each(profile, options)
   return args.call(function() return profile:_stacks(options) end)
 end
 
+--- The event whose counts the stacks' values are, when a profile of
+-- sampled stacks records one that is not time (perf record -e page-faults:
+-- its "seconds" are counts), e.g. "page-faults"; nil when the values are
+-- microseconds (gmon.out, cpu-clock, task-clock).
+function stacks.event(profile)
+  args.check_profile(profile, 1, "stacks.event")
+  if profile.source ~= "stacks" then return nil end
+  local ev = profile:_stack_evidence()
+  if ev.is_time or not ev.event then return nil end
+  return ev.event
+end
+
 --- The recorded stacks of a profile of sampled stacks (a perf.data), as
 -- stacks.each gives them: profile:stacks(), measured, not estimated. Of
 -- options, max_depth keeps a stack's frames nearest the root, and
@@ -53,18 +67,20 @@ function stacks.measured(profile, options)
   -- table's stacks are many; the cut ones few)
   local order = profile:_measured_stacks(o.max_depth or 64,
     o.min_weight and args.share(o.min_weight) or 1e-4)
-  -- microseconds rounded so that the running sum stays within one of the
-  -- exact one; stacks rounding to 0 are left out (as stacks.each's)
+  -- microseconds (or counts of an event that is not time) rounded so that
+  -- the running sum stays within one of the exact one; stacks rounding to
+  -- 0 are left out (as stacks.each's)
+  local scale = stacks.event(profile) and 1 or 1e6
   local i, exact, given = 0, 0, 0
   return function()
     while true do
       i = i + 1
       local m = order[i]
       if not m then return nil end
-      exact = exact + m.seconds * 1e6
-      local us = math.floor(exact + 0.5) - given
-      given = given + us
-      if us > 0 then return table.move(m.frames, 1, #m.frames, 1, {}), us, m.seconds end
+      exact = exact + m.seconds * scale
+      local value = math.floor(exact + 0.5) - given
+      given = given + value
+      if value > 0 then return table.move(m.frames, 1, #m.frames, 1, {}), value, m.seconds end
     end
   end
 end
@@ -103,7 +119,7 @@ function stacks.labeller(profile)
 end
 
 --- The stacks as a list of { frames = { label, ... }, funcs = { Function or
--- Cycle, ... } (root first), value = microseconds, seconds } in the order
+-- Cycle, ... } (root first), value (as stacks.each's), seconds } in the order
 -- of stacks.each; labels as stacks.labeller's. options: as stacks.each's.
 function stacks.list(profile, options)
   args.check_profile(profile, 1, "stacks")
@@ -132,7 +148,8 @@ end
 
 --- The stacks as a tree: the root { name = "all", value, self = 0,
 -- children } where each node is { name (its label), func (the Function or
--- Cycle), value (its stacks' microseconds, its own and its descendants'),
+-- Cycle), value (its stacks' values, as stacks.each's: microseconds or
+-- counts; its own and its descendants'),
 -- self (the stacks ending at it), children (a list, heaviest first),
 -- parent }; a node's children are distinct objects. options: as
 -- stacks.each's.

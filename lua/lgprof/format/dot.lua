@@ -286,6 +286,18 @@ local function render(profile, g)
     if not fn.cycle then node(fn, "\t") end
   end
 
+  -- the legend's total: seconds, or for a perf.data event that is not time
+  -- the counts its "seconds" are
+  local function legend_total(T)
+    local event = profile.source == "stacks" and require("lgprof.analysis.stacks").event(profile)
+    if event then
+      return ("%.0f %s in the call graph%s"):format(T, event,
+        profile.is_view and (" (view of %.0f)"):format(profile.base_time or 0) or "")
+    end
+    return ("%.2f s of call graph time%s"):format(T,
+      profile.is_view and (" (view of %.2f s)"):format(profile.base_time or 0) or "")
+  end
+
   local function edge(e, wt, label, dotted_style, tip)
     local col = '"' .. dot.color(wt, o.skew) .. '"'
     local pw = penwidth(wt)
@@ -334,8 +346,7 @@ local function render(profile, g)
     end
     local rows = {
       html(title),
-      html(("%.2f s of call graph time%s"):format(T,
-        profile.is_view and (" (view of %.2f s)"):format(profile.base_time or 0) or "")),
+      html(legend_total(T)),
       html(("Showing %d of %d functions (total >= %s, at most %s)"):format(
         #g.nodes, g.candidates, pct(o.node_threshold),
         o.max_nodes == math.huge and "all" or tostring(math.floor(o.max_nodes)))),

@@ -429,6 +429,8 @@ function html.write(profile, file, options)
       min_weight = o.min_weight, max_depth = o.max_depth,
       flame_total = data.tree.value, generator = "lgprof " .. lgprof.VERSION,
       measured = profile.source == "stacks", -- perf.data's recorded stacks
+      -- the event whose counts the "seconds" are, when it is not time (absent otherwise)
+      event = require("lgprof.analysis.stacks").event(profile),
       -- and gmon.out's calls (absent otherwise: the other pages stay as they were)
       counted = (profile.source == "stacks" and profile.calls_source == "gmon") or nil,
     },

@@ -118,7 +118,12 @@ assets.js = [==[
   function fix(v, d) { return v === null || v === undefined ? "" : v.toFixed(d); }
   function sec(v) { return fix(v, 2); }
   function perCall(t, calls) { return calls > 0 ? nice3(t / calls) : ""; }
+  // a perf.data event that is not time: the "seconds" are its counts, and
+  // the flame graph's values counts too (else microseconds)
+  function count(n) { return Math.round(n) + " " + M.event; }
+  var FLAME_PER_SECOND = M.event ? 1 : 1e6;
   function nice3(s) { // seconds with three significant digits and a unit that fits
+    if (M.event) return s === 0 ? "0" : s.toPrecision(3) + " " + M.event;
     if (s === 0) return "0";
     var units = [[1, " s"], [1e-3, " ms"], [1e-6, " \u00b5s"], [1e-9, " ns"]];
     for (var i = 0; i < units.length; i++) {
@@ -126,6 +131,7 @@ assets.js = [==[
     }
   }
   function nice(s) { // seconds, with a unit that fits
+    if (M.event) return count(s);
     if (s >= 1) return s.toFixed(2) + " s";
     if (s >= 0.001) return (s * 1000).toFixed(2) + " ms";
     return (s * 1e6).toFixed(0) + " \u00b5s";
@@ -303,8 +309,8 @@ assets.js = [==[
       if (fits >= 3) label = name.length <= fits ? name : name.slice(0, fits - 1) + "\u2026";
       var m = matcher && n.kind !== 2 && matcher(name);
       out.push("<g class=\"fr" + (m ? " match" : "") + (dim ? " out" : "") + "\" data-node=\"" + n.k + "\">" +
-        "<title>" + esc(name) + "\n" + nice(n.v / 1e6) + ", " + share(n.v, nodes[0].v) + " of all, self " +
-        nice(n.self / 1e6) + (n.kind === 1 ? "\n(a cycle: its members' time, as one frame)" : "") + "</title>" +
+        "<title>" + esc(name) + "\n" + nice(n.v / FLAME_PER_SECOND) + ", " + share(n.v, nodes[0].v) + " of all, self " +
+        nice(n.self / FLAME_PER_SECOND) + (n.kind === 1 ? "\n(a cycle: its members' time, as one frame)" : "") + "</title>" +
         "<rect x=\"" + x.toFixed(1) + "\" y=\"" + y + "\" width=\"" + w.toFixed(1) + "\" height=\"" + (ROW - 1) +
         "\" fill=\"" + colour(n) + "\"></rect>" +
         (label ? "<text x=\"" + (x + 3).toFixed(1) + "\" y=\"" + (y + 13) + "\">" + esc(label) + "</text>" : "") + "</g>");
@@ -345,7 +351,7 @@ assets.js = [==[
     "by their calls), so two stacks that look alike may never have happened. Width is time; a cycle is one " +
     "frame <cycle N> (its members' self time below it). Subtrees under ") + (100 * M.min_weight).toFixed(2) +
     "% of the time, or deeper than " + M.max_depth + " frames, stay with their top frame. Click a frame to zoom " +
-    "and see its call graph; search highlights frames. Total: " + nice(M.flame_total / 1e6) + ".";
+    "and see its call graph; search highlights frames. Total: " + nice(M.flame_total / FLAME_PER_SECOND) + ".";
 
   // ---- call-graph panel, as gprof's entry
   function row(cls, cells, id) {

@@ -6,7 +6,8 @@
 --
 -- gmon.out records caller-callee arcs, not stacks: the samples are the
 -- estimated stacks of the folded synthesis (lgprof.stacks), one Sample per
--- stack and one Function per frame (a function or a cycle, never a name), with two values, samples/count and time/nanoseconds. Their sum is
+-- stack and one Function per frame (a function or a cycle, never a name), with two values, samples/count and time/nanoseconds (for a
+-- perf.data event that is not time, EVENT/count: page-faults/count). Their sum is
 -- the call graph's total (profile.print_time): the sum of the functions' self
 -- times, so that pprof's flat column is each function's self time and its
 -- total is what lgprof's call graph divides by.
@@ -91,8 +92,13 @@ function pprof.encode(profile, options)
   local o = check_options(options, "pprof.encode")
   local label = stacks.labeller(profile)
   local strings, str = string_table()
-  local period_ns = math.floor(profile.sample_period * 1e9 + 0.5)
-  local period_us = profile.sample_period * 1e6
+  -- a perf.data event that is not time: values are its counts (pprof's
+  -- convention for perf events: the type is the event, the unit "count"),
+  -- the period its mean count per sample; else time in nanoseconds
+  local event = stacks.event(profile)
+  local period = math.floor(profile.sample_period * (event and 1 or 1e9) + 0.5)
+  -- the mean period in the stacks' values (stacks.each: microseconds or counts)
+  local period_value = profile.sample_period * (event and 1 or 1e6)
 
   -- one Function and one Location per frame (a Function or Cycle object),
   -- ids from 1 in the order first seen; locations[id] is the location id
@@ -126,23 +132,23 @@ function pprof.encode(profile, options)
 
   -- the samples: location ids leaf first; values rounded so that their
   -- running sums stay within one unit of the exact ones (the stacks are
-  -- integer microseconds already, which add up to print_time)
+  -- integer microseconds, or counts, already, which add up to print_time)
   local samples, ids = {}, {}
-  local cum_us, counted = 0, 0
-  for funcs, us in stacks.each(profile, o) do
-    cum_us = cum_us + us
+  local cum_value, counted = 0, 0
+  for funcs, value in stacks.each(profile, o) do
+    cum_value = cum_value + value
     local count = 0
-    if period_us > 0 then
-      local target = math.floor(cum_us / period_us + 0.5)
+    if period_value > 0 then
+      local target = math.floor(cum_value / period_value + 0.5)
       count = target - counted
       counted = target
     end
-    if us > 0 or count > 0 then
+    if value > 0 or count > 0 then
       local n = #funcs
       for i = 1, n do ids[i] = loc_varint[location(funcs[n + 1 - i])] end
       for i = n + 1, #ids do ids[i] = nil end
       samples[#samples + 1] = bytes(2, packed(1, ids)
-        .. packed(2, { varint(count), varint(us * 1000) }))
+        .. packed(2, { varint(count), varint(event and value or value * 1000) }))
     end
   end
 
@@ -158,19 +164,22 @@ function pprof.encode(profile, options)
     profile.source == "stacks" and "stacks are measured: perf.data records each sample's stack"
       or "stacks are estimated: gmon.out records caller-callee arcs, not stacks; each function's "
       .. "time is spread over the paths to it as gprof propagates time",
-    ("total: the call graph's time (print_time) %.6f s; the histogram's (total_time) %.6f s")
+    event and ("total: %.0f %s events (the event is not time: values are its counts)")
+      :format(profile.total_time, event)
+      or ("total: the call graph's time (print_time) %.6f s; the histogram's (total_time) %.6f s")
       :format(profile.print_time, profile.total_time),
   }
   local comment_ids = {}
   for i, c in ipairs(comments) do comment_ids[i] = varint(str(c)) end
 
+  local vtype, vunit = event or "time", event and "count" or "nanoseconds"
   local out = {
     bytes(1, int(1, str("samples")) .. int(2, str("count"))),
-    bytes(1, int(1, str("time")) .. int(2, str("nanoseconds"))),
+    bytes(1, int(1, str(vtype)) .. int(2, str(vunit))),
     concat(samples), mapping, concat(locations), concat(functions),
   }
-  local tail = bytes(11, int(1, str("cpu")) .. int(2, str("nanoseconds")))
-    .. int(12, period_ns) .. packed(13, comment_ids) .. int(14, str("time"))
+  local tail = bytes(11, int(1, str(event or "cpu")) .. int(2, str(vunit)))
+    .. int(12, period) .. packed(13, comment_ids) .. int(14, str(vtype))
   -- the string table last: every index above is taken by now
   for _, s in ipairs(strings) do out[#out + 1] = bytes(6, s) end
   out[#out + 1] = tail

@@ -8,7 +8,8 @@
 -- one "evented" profile: each node of the tree opens once and closes once,
 -- its children laid out from its start, heaviest first, its own time after
 -- them; times in integer microseconds from 0 to the call graph's total
--- (profile.print_time). An evented profile is the tree itself: speedscope's
+-- (profile.print_time); for a perf.data event that is not time, its
+-- counts, unit "none". An evented profile is the tree itself: speedscope's
 -- "Time Order" view draws it exactly (an icicle of the estimated tree),
 -- every node's width is its time, and the file grows with the tree's nodes
 -- (two events each) where a "sampled" profile would repeat every stack's
@@ -85,7 +86,9 @@ function speedscope.encode(profile, options)
   end
 
   local program = basename(profile.image)
-  local title = program .. (profile.source == "stacks" and " (lgprof: stacks recorded in perf.data)"
+  local event = stacks.event(profile)
+  local title = program .. (event and (" (lgprof: stacks recorded in perf.data, counts of %s)"):format(event)
+    or profile.source == "stacks" and " (lgprof: stacks recorded in perf.data)"
     or " (lgprof: stacks estimated from gmon.out's call arcs)")
   return concat {
     '{"$schema":"https://www.speedscope.app/file-format-schema.json",\n',
@@ -94,7 +97,7 @@ function speedscope.encode(profile, options)
     '"activeProfileIndex":0,\n',
     '"shared":{"frames":[\n', concat(frames, ",\n"), '\n]},\n',
     '"profiles":[{"type":"evented","name":', json_string(title),
-    ',"unit":"microseconds","startValue":0,', format('"endValue":%d,', root.value), '\n',
+    ',"unit":', event and '"none"' or '"microseconds"', ',"startValue":0,', format('"endValue":%d,', root.value), '\n',
     '"events":[\n', concat(events, ",\n"), '\n]}]}\n',
   }
 end

@@ -119,6 +119,13 @@ local function time_text(us)
   return ("%d \u{B5}s"):format(us)
 end
 
+-- A stack value as people read it: time_text, or for a perf.data event
+-- that is not time (the values are its counts) "42 page-faults".
+local function value_texter(event)
+  if not event then return time_text end
+  return function(n) return ("%d %s"):format(n, event) end
+end
+
 local function share_text(v, total)
   return ("%.2f%%"):format(total > 0 and 100 * v / total or 0)
 end
@@ -340,10 +347,13 @@ local function render(profile, o)
   if type(min_px) == "string" then min_px = args.share(min_px, 1) * pw end
   local frames, max_depth, omitted, omitted_time = layout(root, pw, min_px, o.order)
   local total = root.value
+  local event = stacks.event(profile)
+  local value_text = value_texter(event)
 
   local title = o.title or ((o.icicle and "Icicle graph: " or "Flame graph: ") .. basename(profile.image))
   local sub = o.subtitle or (profile.source == "stacks"
-    and "Stacks recorded in perf.data (measured). Total " .. time_text(total) .. "."
+    and "Stacks recorded in perf.data (measured). Total " .. value_text(total)
+      .. (event and " (not time: widths are counts of the event)." or ".")
     or "Stacks estimated from gprof's arcs (gmon.out has none):"
     .. " time split over callers by calls. Total " .. time_text(total) .. ".")
   local top = fs * 4 + 10 + (o.view_description and fs + 4 or 0)  -- title, subtitle, view line
@@ -379,13 +389,14 @@ local function render(profile, o)
   put(('<text id="matched" x="%d" y="%d" text-anchor="end"> </text>\n')
     :format(width - XPAD, height - fs - 4 - (omitted > 0 and fs + 4 or 0)))
   if omitted > 0 then
-    put(('<text id="omitted" x="%d" y="%d">%d frame%s narrower than %s px left out (%s of the time,'
+    put(('<text id="omitted" x="%d" y="%d">%d frame%s narrower than %s px left out (%s of the %s,'
       .. ' drawn as part of their callers).</text>\n'):format(XPAD, height - fs + 2, omitted,
-        omitted == 1 and "" or "s", ("%.3g"):format(min_px), share_text(omitted_time, total)))
+        omitted == 1 and "" or "s", ("%.3g"):format(min_px), share_text(omitted_time, total),
+        event and "events" or "time"))
   end
   if total <= 0 then
-    put(('<text id="empty" x="%.2f" y="%d" text-anchor="middle">No time was sampled: nothing to draw.</text>\n')
-      :format(width / 2, top + fh))
+    put(('<text id="empty" x="%.2f" y="%d" text-anchor="middle">No %s was sampled: nothing to draw.</text>\n')
+      :format(width / 2, top + fh, event and "event" or "time"))
   end
   put(('<g id="frames" data-total="%d">\n'):format(total))
   for _, f in ipairs(frames) do
@@ -398,9 +409,9 @@ local function render(profile, o)
     elseif o.colors == "self" then fill = self_colour(node.self, node.value)
     else fill = hash_colour(name) end
     local parent = node.parent
-    local info = time_text(node.value) .. ", " .. share_text(node.value, total)
+    local info = value_text(node.value) .. ", " .. share_text(node.value, total)
     if parent and parent ~= root then info = info .. ", " .. share_text(node.value, parent.value) .. " of its caller" end
-    info = info .. "; self " .. time_text(node.self)
+    info = info .. "; self " .. value_text(node.self)
     local c = node ~= root and calls_of(node.func)
     if c then
       info = info .. (c == 0 and "; no call recorded" or ("; %d call%s in all"):format(c, c == 1 and "" or "s"))
