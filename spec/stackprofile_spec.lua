@@ -258,6 +258,29 @@ describe("a profile of sampled stacks", function()
     assert.is_true((lgprof.check.max_calls(p, "^work$", 0)))
   end)
 
+  it("diffs a name two binaries hold by binary, whatever order the recordings met them in", function()
+    -- base: f of prog 10 ms, f of libm 20 ms; new: the binaries met the
+    -- other way round, f of prog 10 ms, f of libm 40 ms: libm's f +20 ms,
+    -- prog's unchanged; main (one binary) stays "main"
+    local function two(dsos, prog_f, libm_f)
+      local ip, il = dsos[1].path == "/bin/prog" and 1 or 2, dsos[1].path == "/bin/prog" and 2 or 1
+      return build {
+        dsos = dsos,
+        funcs = { { name = "main", dso = ip, start = 0x100 }, { name = "f", dso = ip, start = 0x200 },
+                  { name = "f", dso = il, start = 0x300 } },
+        stacks = { { frames = { 2, 1 }, samples = prog_f, weight = prog_f * MS },
+                   { frames = { 3, 1 }, samples = libm_f, weight = libm_f * MS } },
+      }
+    end
+    local base = two({ { path = "/bin/prog" }, { path = "/lib/libm.so.6" } }, 10, 20)
+    local new = two({ { path = "/lib/libm.so.6" }, { path = "/bin/prog" } }, 10, 40)
+    local by = {}
+    for _, r in ipairs(lgprof.diff(base, new)) do by[r.label] = r end
+    near(20 * MS / 1e9, assert(by["f (libm.so.6)"], "f (libm.so.6)").total_delta, "libm f")
+    near(0, assert(by["f (prog)"], "f (prog)").total_delta, "prog f")
+    near(20 * MS / 1e9, assert(by["main"], "main").total_delta, "main")
+  end)
+
   it("gives the real stacks, root first", function()
     local p = threads()
     local s = p:stacks()

@@ -6,6 +6,13 @@
 -- newtree/a.c) matches as "a.c". When a profile holds the same identity
 -- twice (two statics of one name without file names), the second one in
 -- address order is "NAME#2", the third "NAME#3", and so on.
+-- In a profile of sampled stacks (perf.data) a function is also its
+-- binary: a name that two binaries of one profile hold (f in the program
+-- and in libm) is its name plus the binary's file name ("f (libm.so.6)"),
+-- so that each matches its own across recordings whatever the order the
+-- recordings met the binaries in; a name only one binary holds stays the
+-- name, so a library whose version changed (libfoo.so.1 -> .2) still
+-- matches.
 -- gcc's clones (lookup.constprop.0, cmp.isra.0, f.part.0, f.cold...) are
 -- named after their origin (fnkey.origin): a build with other flags
 -- renames them, and fnkey.clone_aliases matches them across profiles.
@@ -65,15 +72,23 @@ end
 -- { key =, label =, name =, file =, is_static =, fn = }; label is the
 -- name, followed for a static by its path suffix ("helper (a.c)").
 function fnkey.collect_all(profiles)
-  local statics, fns = {}, {}
+  local statics, fns, binary_of, in_binaries = {}, {}, {}, {}
   for i, profile in ipairs(profiles) do
-    local byname, list = {}, {}
+    local byname, list, first_binary = {}, {}, {}
     for fn in profile:symbols() do
       list[#list + 1] = fn
       if fn.is_static then
         local files = byname[fn.name] or {}
         byname[fn.name] = files
         files[#files + 1] = fn.file or "?"
+      end
+      local dso = fn.dso
+      if dso then
+        local base = dso:match("[^/]*$")
+        binary_of[fn] = base
+        local seen = first_binary[fn.name]
+        if seen == nil then first_binary[fn.name] = base
+        elseif seen ~= base then in_binaries[fn.name] = true end
       end
     end
     statics[i], fns[i] = byname, list
@@ -86,11 +101,14 @@ function fnkey.collect_all(profiles)
       local name, static = fn.name, fn.is_static
       local where = static and suffix(fn.file or "?", len[name]) or nil
       local key = static and (name .. "\0" .. where) or name
+      local binary = in_binaries[name] and binary_of[fn]
+      if binary then key = key .. "\0\0" .. binary end
       local n = (seen[key] or 0) + 1
       seen[key] = n
       if fnkey.active(fn) then
         local label = name
         if static and fn.file then label = label .. " (" .. where .. ")" end
+        if binary then label = label .. " (" .. binary .. ")" end
         if n > 1 then key, label = key .. "#" .. n, label .. " #" .. n end
         map[key] = { key = key, label = label, name = name, file = fn.file,
                      is_static = static, fn = fn }
