@@ -161,17 +161,22 @@ describe("a live lgprof record", function()
      .. " recording is gone", function()
     local dir = TMP .. "/live1"
     util.mkdir(dir)
-    -- the recording goes where os.tmpname puts files, named NAME.perf.data
-    local function recordings()
-      return util.read_cmd("ls -1 /tmp/*.perf.data 2>/dev/null")
-    end
-    local before = recordings()
-    local status, out, err = cmd.lgprof({ "record", "-b", "--", FP }, { cwd = dir })
+    -- the recording goes to $TMPDIR (here a folder of this test's own, so
+    -- that another suite's runs cannot show in it), named NAME.perf.data
+    local tmpdir = TMP .. "/tmpdir"
+    util.mkdir(tmpdir)
+    local status, out, err = cmd.lgprof({ "record", "-b", "--", FP },
+      { cwd = dir, prefix = "TMPDIR=" .. q(tmpdir) .. " " })
     assert.equal(0, status, cmd.show(status, out, err))
     assert.matches("^done\nFlat profile:\n", out)
     assert.matches("\n *[%d.]+ +[%d.]+ +[%d.]+ +hot_loop\n", out)
     assert.same({}, util.ls(dir))
-    assert.equal(before, recordings())
+    assert.same({}, util.ls(tmpdir))
+    -- and it was there while perf ran: --dry-run names it
+    out = select(2, cmd.lgprof({ "record", "--dry-run", "--", FP }, { prefix = "TMPDIR=" .. q(tmpdir) .. " " }))
+    local named = out:match(" %-o (%S+) %-%- ")
+    assert.equal(tmpdir .. "/", named and named:sub(1, #tmpdir + 1), out)
+    assert.matches("^lua_%w+%.perf%.data$", named:sub(#tmpdir + 2))
   end)
 
   it("-o keeps the recording, whose report is the one printed; its command is perf's with -g for"

@@ -213,8 +213,18 @@ function cmd.run(ctx)
     unwind = cmd.frame_pointers(program) and "fp" or "dwarf"
   end
   local keep = st.output or (st.gmon and "perf.data")
+  -- a temporary recording: its name reserved by os.tmpname (in /tmp, so
+  -- that two runs never share one), the file itself in $TMPDIR when that
+  -- is a directory
   local reservation = not keep and os.tmpname()
-  local data = keep or reservation .. ".perf.data"
+  local data = keep
+  if not keep then
+    local tmpdir = os.getenv("TMPDIR")
+    local probe = tmpdir and tmpdir ~= "" and io.open(tmpdir .. "/.", "rb")
+    if probe then probe:close() end
+    data = (probe and tmpdir:gsub("/+$", "") .. "/" .. reservation:match("[^/]*$") or reservation)
+      .. ".perf.data"
+  end
   local words = cmd.perf_command({
     event = st.event, freq = st.freq, unwind = unwind, stack_size = st.stack_size, output = data, program = name,
     args = table.move(st.rest, 2, #st.rest, 1, {}),
