@@ -243,6 +243,20 @@ describe("perf.data events that are not time, in the exports", function()
     assert.equal(12000, ck.profiles[1].endValue)
   end)
 
+  it("says --diff's numbers are the event's counts, and a time event's seconds", function()
+    -- pf.data against itself: 12 faults each side, no change
+    local out = run({ "--diff", "pf.data", "pf.data" })
+    assert.matches("^base 12%.00 page%-faults, new 12%.00 page%-faults, change [+-]?0%.00 page%-faults ", out)
+    assert.is_nil(out:find("seconds", 1, true), out)
+    assert.matches("\npage%-faults +%+%- +%% base +page%-faults +%+%- +%% base +function\n", out)
+    -- two events: no one unit, the rows as seconds
+    out = run({ "--diff", "ck.data", "ck.data" })
+    assert.matches("^base [%d.]+ seconds, new [%d.]+ seconds, change ", out)
+    local status, text = cmd.lgprof({ "--diff", "pf.data", "mf.data" }, { cwd = tmp })
+    assert.equal(0, status, text)
+    assert.matches("^base [%d.]+ seconds", text)
+  end)
+
   it("writes callgrind's costs as counts of an event named after it", function()
     local out = run({ "--format=callgrind", "pf.data" })
     assert.matches("\nevent: page_faults : [^\n]*\nevents: page_faults\n", out)

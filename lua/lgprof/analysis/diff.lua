@@ -17,6 +17,7 @@
 local args = require "lgprof.util.args"
 local fnkey = require "lgprof.analysis.fnkey"
 local stats = require "lgprof.analysis.stats"
+local stacks = require "lgprof.analysis.stacks"
 
 local diff = {}
 
@@ -147,9 +148,15 @@ function diff.diff(base, new, opts)
   -- a profile of sampled stacks (perf.data) recorded no calls
   local calls_recorded = true
   for i = 1, k + 1 do calls_recorded = calls_recorded and profiles[i].source ~= "stacks" end
+  -- what the times count: seconds, or the events of a perf.data event
+  -- that is not time when every profile counts that one
+  local unit = stacks.event(new)
+  for i = 1, k do
+    if stacks.event(profiles[i]) ~= unit then unit = nil end
+  end
   local rows = { base_total = base_total, new_total = new.total_time, base_runs = k,
                  base_samples = base_samples, new_samples = new.samples,
-                 confidence = confidence, calls_recorded = calls_recorded }
+                 confidence = confidence, calls_recorded = calls_recorded, unit = unit }
   local nmap = maps[k + 1]
   local function add(key)
     local n, e = nmap[key], nmap[key]
@@ -251,8 +258,9 @@ function diff.write(result, file)
   local change = base > 0 and (" (%s%% of base)"):format(signed(100 * (new - base) / base, "%.1f"))
     or ""
   local runs = (result.base_runs or 1) > 1 and (" (mean of %d runs)"):format(result.base_runs) or ""
-  file:write(("base %.2f seconds%s, new %.2f seconds, change %s seconds%s\n"):format(
-    base, runs, new, signed(new - base, "%.2f"), change))
+  local unit = result.unit or "seconds"
+  file:write(("base %.2f %s%s, new %.2f %s, change %s %s%s\n"):format(
+    base, unit, runs, new, unit, signed(new - base, "%.2f"), unit, change))
   if stat then
     local pc = percent_of_confidence(c)
     file:write(("+-: the %s confidence interval's half-width; *: significant at %s\n"):format(
@@ -262,10 +270,10 @@ function diff.write(result, file)
   -- columns: { second header line, group (first header line) }
   local cols = {}
   local function col(head, group) cols[#cols + 1] = { head = head, group = group } end
-  col("seconds", "total change")
+  col(unit, "total change")
   if stat then col("+-", "total change") end
   col("% base", "total change")
-  col("seconds", "self change")
+  col(unit, "self change")
   if stat then col("+-", "self change") end
   col("% base", "self change")
   -- (perf.data recorded no calls: no calls columns)
