@@ -98,17 +98,28 @@ static void attr_free(lgp_perf_attr *a) {
   free(a->name);
 }
 
-/* An event id and the attr it belongs to. */
-struct lgp_perf_idattr {
-  uint64_t id;
-  size_t attr;
-};
-
 static int idattr_cmp(const void *a, const void *b) {
   const struct lgp_perf_idattr *x = a, *y = b;
   if (x->id != y->id)
     return x->id < y->id ? -1 : 1;
   return x->attr < y->attr ? -1 : x->attr > y->attr;
+}
+
+void lgp_perf_idattr_sort(struct lgp_perf_idattr *index, size_t n) {
+  if (n > 1) /* (qsort is not given a null array) */
+    qsort(index, n, sizeof *index, idattr_cmp);
+}
+
+size_t lgp_perf_idattr_find(const struct lgp_perf_idattr *index, size_t n, uint64_t id) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (index[mid].id < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && index[lo].id == id ? index[lo].attr : 0;
 }
 
 /* Sorts every attr's ids once, so that a record's attr is found by a
@@ -126,7 +137,7 @@ static int id_index_build(lgp_perf_data *pd, lgp_err *err) {
       pd->id_index[pd->nid_index].id = pd->attrs[i].ids[j];
       pd->id_index[pd->nid_index++].attr = i;
     }
-  qsort(pd->id_index, pd->nid_index, sizeof *pd->id_index, idattr_cmp);
+  lgp_perf_idattr_sort(pd->id_index, pd->nid_index);
   return 0;
 }
 
@@ -867,15 +878,7 @@ static int trailer_id_slot(uint64_t st) {
 
 /* The first attr that has id (the first attr when none has). */
 static size_t attr_of_id(const lgp_perf_data *pd, uint64_t id) {
-  size_t lo = 0, hi = pd->nid_index;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (pd->id_index[mid].id < id)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < pd->nid_index && pd->id_index[lo].id == id ? pd->id_index[lo].attr : 0;
+  return lgp_perf_idattr_find(pd->id_index, pd->nid_index, id);
 }
 
 size_t lgp_perf_record_attr(const lgp_perf_data *pd, const lgp_perf_record *rec) {

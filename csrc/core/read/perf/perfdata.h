@@ -192,6 +192,17 @@ void lgp_perf_close(lgp_perf_data *pd);
 int lgp_perf_next(lgp_perf_data *pd, size_t *pos, lgp_perf_record *rec, lgp_err *err);
 /* Which attr a record belongs to (the first one when it cannot tell). */
 size_t lgp_perf_record_attr(const lgp_perf_data *pd, const lgp_perf_record *rec);
+
+/* An event id and the attr it belongs to: an index of every attr's ids,
+** sorted by lgp_perf_idattr_sort (by id, then attr), finds a record's attr
+** by a binary search (lgp_perf_idattr_find: the first attr that has id, 0
+** when none has). The byte-order converter keeps one too. */
+struct lgp_perf_idattr {
+  uint64_t id;
+  size_t attr;
+};
+void lgp_perf_idattr_sort(struct lgp_perf_idattr *index, size_t n);
+size_t lgp_perf_idattr_find(const struct lgp_perf_idattr *index, size_t n, uint64_t id);
 /* Decodes a SAMPLE record. 0, or -1 with a message (a sample whose fields
 ** do not add up to its size). */
 int lgp_perf_sample_decode(const lgp_perf_data *pd, const lgp_perf_record *rec,

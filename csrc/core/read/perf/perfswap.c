@@ -25,11 +25,6 @@ typedef struct swattr {
   uint64_t sample_type, read_format, flags, branch_sample_type, regs_user, regs_intr;
 } swattr;
 
-typedef struct swid {
-  uint64_t id;
-  size_t attr;
-} swid;
-
 typedef struct swapper {
   const char *name;
   uint8_t *b;             /* the copy being turned */
@@ -38,7 +33,7 @@ typedef struct swapper {
   int host_big;           /* this machine is big-endian (the file little) */
   swattr *attrs;
   size_t nattrs, attrs_cap;
-  swid *ids;              /* every attr's ids, sorted once all are known */
+  struct lgp_perf_idattr *ids; /* every attr's ids, sorted once all are known */
   size_t nids, ids_cap;
   lgp_err *err;
 } swapper;
@@ -176,30 +171,14 @@ static int attr_add(swapper *s, const swattr *a, const uint8_t *idp, size_t nids
   return 0;
 }
 
-static int swid_cmp(const void *a, const void *b) {
-  const swid *x = a, *y = b;
-  if (x->id != y->id)
-    return x->id < y->id ? -1 : 1;
-  return x->attr < y->attr ? -1 : x->attr > y->attr;
-}
-
-/* Sorts the ids once all are known (qsort is not given a null array). */
+/* Sorts the ids once all are known. */
 static void ids_sort(swapper *s) {
-  if (s->nids > 1)
-    qsort(s->ids, s->nids, sizeof *s->ids, swid_cmp);
+  lgp_perf_idattr_sort(s->ids, s->nids);
 }
 
 /* The first attr that has id, else the first (as the reader decides). */
 static size_t attr_of_id(const swapper *s, uint64_t id) {
-  size_t lo = 0, hi = s->nids;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (s->ids[mid].id < id)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < s->nids && s->ids[lo].id == id ? s->ids[lo].attr : 0;
+  return lgp_perf_idattr_find(s->ids, s->nids, id);
 }
 
 /* Which attr a record (its body still in the file's order) belongs to:
