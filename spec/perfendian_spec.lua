@@ -190,14 +190,8 @@ describe("perf.data of the other byte order", function()
     local status, out, err = cmd.shell("cc -O1 -g -fno-omit-frame-pointer -fno-inline -Wl,--build-id -o "
       .. q(exe) .. " " .. q(tmp .. "/prog.c"))
     assert(status == 0, out .. err)
-    syms = {}
-    for addr, name in util.read_cmd("nm " .. q(exe)):gmatch("(%x+) [Tt] ([%w_]+)") do
-      syms[name] = { addr = tonumber(addr, 16) }
-    end
-    for off, va, fsz, flg in util.read_cmd("readelf -lW " .. q(exe)):gmatch(
-        "LOAD%s+0x(%x+)%s+0x(%x+)%s+0x%x+%s+0x(%x+)%s+0x%x+%s+([RWE ]+)") do
-      if flg:find("E") then text = { offset = tonumber(off, 16), vaddr = tonumber(va, 16), filesz = tonumber(fsz, 16) } end
-    end
+    syms = util.code_symbols(exe)
+    text = util.text_segment(exe)
     assert(text and syms.leaf and syms.main, "the program's symbols and text segment")
     local hex = util.read_cmd("readelf -n " .. q(exe)):match("Build ID: (%x+)")
     buildid = hex:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end)

@@ -142,14 +142,8 @@ describe("perf.data events that are not time, in the exports", function()
     local status, out, err = cmd.shell("cc -O1 -g -fno-omit-frame-pointer -fno-inline -o "
       .. q(exe) .. " " .. q(tmp .. "/prog.c"))
     assert(status == 0, out .. err)
-    syms = {}
-    for addr, size, name in util.read_cmd("nm -S " .. q(exe)):gmatch("(%x+) (%x+) [Tt] ([%w_]+)") do
-      syms[name] = { addr = tonumber(addr, 16), size = tonumber(size, 16) }
-    end
-    for off, va, fsz, flg in util.read_cmd("readelf -lW " .. q(exe)):gmatch(
-        "LOAD%s+0x(%x+)%s+0x(%x+)%s+0x%x+%s+0x(%x+)%s+0x%x+%s+([RWE ]+)") do
-      if flg:find("E") then text = { offset = tonumber(off, 16), vaddr = tonumber(va, 16), filesz = tonumber(fsz, 16) } end
-    end
+    syms = util.code_symbols(exe)
+    text = util.text_segment(exe)
     assert(text and syms.leaf and syms.other and syms.middle and syms.main)
     pw.write(tmp .. "/pf.data", recording(2, 1):bytes())
     pw.write(tmp .. "/mf.data", recording(5, 1, "minor-faults:u"):bytes())

@@ -112,10 +112,7 @@ describe("-l and -A on perf.data", function()
       :format(q(tmp)))
     assert(status == 0, out .. err)
     rows = line_table(exe)
-    for off, va, fsz, flg in util.read_cmd("readelf -lW " .. q(exe)):gmatch(
-        "LOAD%s+0x(%x+)%s+0x(%x+)%s+0x%x+%s+0x(%x+)%s+0x%x+%s+([RWE ]+)") do
-      if flg:find("E") then text = { offset = tonumber(off, 16), vaddr = tonumber(va, 16), filesz = tonumber(fsz, 16) } end
-    end
+    text = util.text_segment(exe)
     assert(text, "no executable segment")
     -- the places sampled: two addresses of line 4 (add, inlined in work),
     -- two of line 8 (the loop, before and after its body), one of line 10

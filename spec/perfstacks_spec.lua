@@ -158,18 +158,12 @@ describe("perf.data to stacks", function()
     status, out, err = cmd.shell("cc -O1 -g -fno-omit-frame-pointer -fno-inline -Wl,--build-id -o "
       .. q(exe) .. " " .. q(tmp .. "/prog.c"))
     assert(status == 0, out .. err)
-    syms = {}
-    for addr, size, name in util.read_cmd("nm -S " .. q(exe)):gmatch("(%x+) (%x+) [Tt] ([%w_]+)") do
-      syms[name] = { addr = tonumber(addr, 16), size = tonumber(size, 16) }
-    end
+    syms = util.code_symbols(exe)
     for _, n in ipairs({ "leaf", "other", "middle", "rec", "die_now", "caller", "main" }) do
       assert(syms[n], "nm lists no " .. n)
     end
     -- the executable segment: LOAD offset vaddr paddr filesz memsz flags
-    for off, va, fsz, flg in util.read_cmd("readelf -lW " .. q(exe)):gmatch(
-        "LOAD%s+0x(%x+)%s+0x(%x+)%s+0x%x+%s+0x(%x+)%s+0x%x+%s+([RWE ]+)") do
-      if flg:find("E") then text = { offset = tonumber(off, 16), vaddr = tonumber(va, 16), filesz = tonumber(fsz, 16) } end
-    end
+    text = util.text_segment(exe)
     assert(text, "no executable segment")
     buildid = util.read_cmd("readelf -n " .. q(exe)):match("Build ID: (%x+)")
     assert(buildid, "no build-id")

@@ -144,6 +144,29 @@ end
 
 --- Does text hold word as a whole word (no letter, digit or '-' on either
 -- side: an option "-a" is not found in "--all")?
+--- An ELF file's code symbols as `nm -S` lists them: name -> { addr =,
+-- size = } (size nil when nm knows none).
+function util.code_symbols(exe)
+  local syms = {}
+  for line in util.read_cmd("nm -S " .. util.q(exe)):gmatch("[^\n]+") do
+    local addr, size, name = line:match("^(%x+) (%x+) [Tt] ([%w_]+)$")
+    if not addr then addr, name = line:match("^(%x+) [Tt] ([%w_]+)$") end
+    if addr then syms[name] = { addr = tonumber(addr, 16), size = size and tonumber(size, 16) } end
+  end
+  return syms
+end
+
+--- An ELF file's executable LOAD segment as `readelf -lW` gives it:
+-- { offset =, vaddr =, filesz = }, or nil.
+function util.text_segment(exe)
+  local text
+  for off, va, fsz, flg in util.read_cmd("readelf -lW " .. util.q(exe)):gmatch(
+      "LOAD%s+0x(%x+)%s+0x(%x+)%s+0x%x+%s+0x(%x+)%s+0x%x+%s+([RWE ]+)") do
+    if flg:find("E") then text = { offset = tonumber(off, 16), vaddr = tonumber(va, 16), filesz = tonumber(fsz, 16) } end
+  end
+  return text
+end
+
 function util.has_word(text, word)
   local i = 1
   while true do
