@@ -253,6 +253,44 @@ describe("a profile of gmon.out's calls and perf.data's times", function()
   end)
 end)
 
+describe("lgprof.diff of combined profiles", function()
+  -- the new run calls work twice as often from easy, at the same times
+  local ARCS2 = { { "main", "easy", 1 }, { "main", "hard", 1 }, { "easy", "work", 3000 },
+                  { "hard", "work", 1000 }, { "main", "spare", 5 } }
+  local GMON2 = gmon(TMP .. "/gmon2.out", ARCS2, { work = 10 })
+
+  local function row_of(rows, name)
+    for _, r in ipairs(rows) do
+      if r.name == name then return r end
+    end
+  end
+
+  it("compares gmon.out's calls of the two runs and splits the change by them", function()
+    local base, new = assert(open(EXE, GMON, PERF)), assert(open(EXE, GMON2, PERF))
+    local rows = lgprof.diff(base, new)
+    assert.is_true(rows.calls_recorded)
+    local w = assert(row_of(rows, "work"))
+    assert.equal(2000, w.calls_base)
+    assert.equal(4000, w.calls_new)
+    assert.equal(2000, w.calls_delta)
+    -- same stacks: no change in time, so all of the calls' effect
+    -- (2000 more calls at 0.1 s / 2000 calls) is offset per call
+    close(w.total_delta, 0, "work total change")
+    close(w.calls_effect, 0.1, "work calls effect")
+    close(w.per_call_effect, -0.1, "work per-call effect")
+    assert.equal(1, row_of(rows, "easy").calls_new)
+    base:close(); new:close()
+  end)
+
+  it("has no calls against a perf.data profile alone, which counted none", function()
+    local base, new = assert(open(EXE, GMON, PERF)), assert(lgprof.open(EXE, PERF, { kallsyms = "" }))
+    local rows = lgprof.diff(base, new)
+    assert.is_false(rows.calls_recorded)
+    assert.is_nil(row_of(rows, "work").calls_base)
+    base:close(); new:close()
+  end)
+end)
+
 describe("the doctor on a combined profile", function()
   local function findings(p)
     local t = {}

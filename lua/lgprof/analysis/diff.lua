@@ -145,9 +145,13 @@ function diff.diff(base, new, opts)
   -- seconds per sample (profiles of one program share it; else the longest)
   local period = new.sample_period
   for i = 1, k do period = math.max(period, profiles[i].sample_period) end
-  -- a profile of sampled stacks (perf.data) recorded no calls
+  -- a profile of sampled stacks (perf.data) recorded no calls, unless
+  -- gmon.out of the same run gave them (lgprof.open's option perf)
   local calls_recorded = true
-  for i = 1, k + 1 do calls_recorded = calls_recorded and profiles[i].source ~= "stacks" end
+  for i = 1, k + 1 do
+    local p = profiles[i]
+    calls_recorded = calls_recorded and (p.source ~= "stacks" or p.calls_source == "gmon")
+  end
   -- what the times count: seconds, or the events of a perf.data event
   -- that is not time when every profile counts that one
   local unit = stacks.event(new)
@@ -169,7 +173,7 @@ function diff.diff(base, new, opts)
         e = e or b
         present = present + 1
         local fn = b.fn
-        -- (a profile of sampled stacks has no calls: none counted)
+        -- (a function gmon.out cannot count, in a library, has none)
         sb, tb, cb = sb + fn.flat_self, tb + fn.total, cb + (fn.calls or 0) + (fn.self_calls or 0)
         selfs[i] = fn.samples
         totals[i] = period > 0 and fn.total / period or 0
