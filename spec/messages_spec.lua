@@ -112,6 +112,15 @@ describe("a usage error", function()
     { { "--confidence=0.9" }, "--confidence needs --diff", "lgprof --diff --help" },
     { { "merge", "a.out", "gmon.out" }, "merge: no output file (-o OUT)", "lgprof merge --help" },
     { { "merge", "-o" }, "option requires an argument -- 'o'", "lgprof merge --help" },
+    -- another mode's option names the modes that take it
+    { { "--diff", "g1", "--perf=perf.data", "a.out", "gmon.out" },
+      "--perf does not apply to --diff (it is an option of the report, lgprof check, lgprof doctor, --script,"
+        .. " lgprof record)", "lgprof --diff --help" },
+    { { "doctor", "--fp", "perf.data" }, "--fp does not apply to lgprof doctor (it is an option of lgprof record)",
+      "lgprof doctor --help" },
+    { { "--output=x", "a.out" }, "--output does not apply to the report (it is an option of lgprof merge,"
+        .. " lgprof record)", "lgprof --help" },
+    { { "check", "--diff=g1", "a.out" }, "--diff cannot be combined with lgprof check", "lgprof check --help" },
   }
   for _, c in ipairs(CASES) do
     it(table.concat(c[1], " ") .. ": one line and a pointer to " .. c[3] .. ", status 2", function()

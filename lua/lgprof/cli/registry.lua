@@ -453,6 +453,22 @@ function registry.of_mode(mode)
   return list
 end
 
+--- The modes that take the long option NAME, in registry.MODES's order
+-- (empty when no mode does).
+function registry.modes_taking(name)
+  local taken = {}
+  for _, e in ipairs(registry.OPTIONS) do
+    if e.long == name and not e.launcher then
+      for m in pairs(e.modes) do taken[m] = true end
+    end
+  end
+  local list = {}
+  for _, m in ipairs(registry.MODES) do
+    if taken[m] and m ~= "standalone" then list[#list + 1] = m end
+  end
+  return list
+end
+
 --- The entries of a group (in the registry's order).
 function registry.group(name)
   local list = {}
