@@ -208,6 +208,45 @@ describe("a profile of sampled stacks", function()
     near(4 * MS / 1e9, a.self, "f->f.self")
   end)
 
+
+  it("orders its functions by binary, then address, then name, whatever order the table has", function()
+    -- the order stackprofile.c states: binary (its number), start, name
+    -- (strcmp), then the table's order; inlined functions all start at 0
+    local p = build {
+      dsos = { { path = "/bin/prog" }, { path = "/lib/libm.so" } },
+      funcs = {
+        { name = "sin", dso = 2, start = 0x900 },
+        { name = "zeta", start = 0x2000 },
+        { name = "main", start = 0x1000 },
+        { name = "cos", dso = 2, start = 0x100 },
+        { name = "beta", start = 0x2000 },
+        { name = "inl_b", is_inline = 1 },
+        { name = "alpha", start = 0x2000 },
+        { name = "inl_a", is_inline = 1 },
+        { name = "alpha", start = 0x2000, ["end"] = 0x2010 },
+        { name = "tan", dso = 2, start = 0x100000000 },
+        { name = "exp", dso = 2 },
+      },
+      stacks = { { frames = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 }, samples = 1, weight = MS } },
+    }
+    -- the JSON export's addresses are the nodes' positions (16 apart)
+    local fh = io.tmpfile()
+    assert.is_true(lgprof.report.json(p, fh))
+    fh:seek("set")
+    local at = {}
+    for name, addr in fh:read("a"):gmatch('"name":"([^"]*)","symbol":"[^"]*","address":(%d+)') do
+      at[#at + 1] = { tonumber(addr), name }
+    end
+    fh:close()
+    table.sort(at, function(x, y) return x[1] < y[1] end)
+    local got = {}
+    for i, a in ipairs(at) do
+      assert.equal((i - 1) * 16, a[1])
+      got[i] = a[2]
+    end
+    assert.same({ "inl_a", "inl_b", "main", "alpha", "alpha", "beta", "zeta",
+                  "exp", "cos", "sin", "tan" }, got)
+  end)
   it("lists threads, processes and binaries", function()
     local p = threads()
     local t = p:threads()

@@ -54,27 +54,61 @@ static int check_table(const lgp_stacktab *t, lgp_err *err) {
 }
 
 /* The functions' order: node_of as if no line had a node (build_nodes
-** then numbers the nodes, lines included). */
+** then numbers the nodes, lines included). By address, then binary (two
+** stable radix passes, ids in order within equal keys); only runs of one
+** binary and address (inlined functions: all at 0) compare names. */
 static int order_functions(lgp_stackprof *sp) {
   const lgp_stacktab *t = &sp->tab;
-  size_t n = t->nfuncs, i;
-  func_key *keys = lgp_alloc_array(n ? n : 1, sizeof *keys);
+  size_t n = t->nfuncs, i, lo, hi;
+  uint32_t *idx = lgp_alloc_array(n ? n : 1, sizeof *idx);
+  uint64_t *keys = lgp_alloc_array(n ? n : 1, sizeof *keys);
+  func_key *run = NULL;
+  size_t run_cap = 0;
+  int rc = -1;
   sp->node_of = lgp_alloc_array(n ? n : 1, sizeof *sp->node_of);
-  if (keys == NULL || sp->node_of == NULL) {
-    free(keys);
-    return -1;
-  }
+  if (idx == NULL || keys == NULL || sp->node_of == NULL)
+    goto out;
   for (i = 0; i < n; i++) {
-    keys[i].dso = t->funcs[i].dso;
-    keys[i].func = (uint32_t)i;
-    keys[i].start = t->funcs[i].start;
-    keys[i].name = t->funcs[i].name;
+    idx[i] = (uint32_t)i;
+    keys[i] = t->funcs[i].start;
   }
-  qsort(keys, n, sizeof *keys, cmp_func_key);
+  if (lgp_radix_sort(idx, keys, n) != 0)
+    goto out;
   for (i = 0; i < n; i++)
-    sp->node_of[keys[i].func] = (uint32_t)i;
+    keys[i] = t->funcs[i].dso;
+  if (lgp_radix_sort(idx, keys, n) != 0)
+    goto out;
+  for (lo = 0; lo < n; lo = hi) {
+    const lgp_st_func *f = &t->funcs[idx[lo]];
+    for (hi = lo + 1; hi < n && t->funcs[idx[hi]].dso == f->dso
+                      && t->funcs[idx[hi]].start == f->start; hi++)
+      ;
+    if (hi - lo > 1) {
+      if (hi - lo > run_cap) {
+        free(run);
+        run_cap = hi - lo;
+        if ((run = lgp_alloc_array(run_cap, sizeof *run)) == NULL)
+          goto out;
+      }
+      for (i = lo; i < hi; i++) {
+        run[i - lo].dso = f->dso;
+        run[i - lo].func = idx[i];
+        run[i - lo].start = f->start;
+        run[i - lo].name = t->funcs[idx[i]].name;
+      }
+      qsort(run, hi - lo, sizeof *run, cmp_func_key);
+      for (i = lo; i < hi; i++)
+        idx[i] = run[i - lo].func;
+    }
+  }
+  for (i = 0; i < n; i++)
+    sp->node_of[idx[i]] = (uint32_t)i;
+  rc = 0;
+out:
+  free(idx);
   free(keys);
-  return 0;
+  free(run);
+  return rc;
 }
 
 /* Leaf frames with a line, in the order lines are made: by function
