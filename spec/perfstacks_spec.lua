@@ -419,6 +419,27 @@ describe("perf.data to stacks", function()
       assert.same({ [long .. ";modfunc;tail_func;leaf;main"] = 1 }, shapes(r), out)
     end)
 
+    it("reads kallsyms addresses of any width: a prefix, leading zeros, too many digits, a bad digit", function()
+      -- 0x...140 to 0x...14f would be bad_digit's, were 'g' a digit; 17
+      -- digits with a leading zero still fit; 17 significant ones do not
+      -- (too_big is past every address)
+      local ks = tmp .. "/kallsyms7"
+      util.spit(ks, "ffffffff81000000 T _text\n"
+        .. "ffffffff81000100 T kfunc\n"
+        .. "ffffffff8100014g T bad_digit\n"
+        .. "0ffffffff81000200 T lead_zero\n"
+        .. "0xffffffff81000300 T hex_prefix\n"
+        .. "1ffffffff81000400 T too_big\n"
+        .. "ffffffff 81000500 T split\n")
+      local f = recording()
+      f:sample({ ip = 0xffffffff81000150, pid = PID, tid = PID, time = 100, period = 1000, misc = 1,
+        chain = { K, 0xffffffff81000150, 0xffffffff81000201, 0xffffffff81000301, 0xffffffff81000501,
+                  U, rt("leaf", 4), ret("main") } })
+      local status, r, out, err = stacks(write("kernel7.data", f), { "--kallsyms", ks })
+      assert.equal(0, status, err)
+      assert.same({ ["kfunc;lead_zero;hex_prefix;hex_prefix;leaf;main"] = 1 }, shapes(r), out)
+    end)
+
     it("counts a sample without a chain, truncated files and losses once", function()
       local f = basic(recording({ st = pw.IP | pw.TID | pw.TIME | pw.PERIOD }))
       f:lost(1, 5, 2000):lost_samples(5)

@@ -1220,13 +1220,16 @@ static int kernel_load(reader *s) {
     return nomem ? oom(s) : 0;
   /* the names stay in the file's bytes, ended in place */
   s->knames = buf;
-  if (len >= UINT32_MAX)     /* names are found by 32-bit offsets */
+  if (len >= UINT32_MAX) {   /* names are found by 32-bit offsets */
     len = UINT32_MAX - 1;
+    buf[len] = '\0';
+  }
   endbuf = buf + len;
   for (p = buf; p < endbuf; ) {
     char *line = p, *eol = memchr(p, '\n', (size_t)(endbuf - p)), *q, *name;
+    const char *digit0;
     uint64_t a = 0;
-    int digits = 0, d;
+    int d;
     size_t l;
     if (!eol)
       eol = endbuf;
@@ -1236,9 +1239,28 @@ static int kernel_load(reader *s) {
       q++;
     if (eol - q > 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X') && hex_plus1[(unsigned char)q[2]])
       q += 2;
-    for (; q < eol && (d = hex_plus1[(unsigned char)*q] - 1) >= 0; q++, digits++)
+    digit0 = q;
+    if (eol - q > 16 && q[16] == ' ') {
+      /* the usual line: 16 digits, a fixed count of steps (a byte that
+         is no digit gives ~0u, which no OR of digits reaches) */
+      unsigned any = 0;
+      for (d = 0; d < 16; d++) {
+        unsigned v = hex_plus1[(unsigned char)q[d]] - 1u;
+        any |= v;
+        a = a << 4 | v;
+      }
+      if (any < 16)
+        q += 16;
+      else
+        a = 0;
+    }
+    /* the line ends in a newline or the buffer's NUL, neither a digit:
+       16 digits cannot overflow, more saturate (leading zeros may fit) */
+    for (; q - digit0 < 16 && (d = hex_plus1[(unsigned char)*q] - 1) >= 0; q++)
+      a = a << 4 | (uint64_t)d;
+    for (; (d = hex_plus1[(unsigned char)*q] - 1) >= 0; q++)
       a = a >> 60 ? UINT64_MAX : a << 4 | (uint64_t)d;
-    if (!digits || eol - q < 3 || q[0] != ' ' || q[2] != ' ')
+    if (q == digit0 || eol - q < 3 || q[0] != ' ' || q[2] != ' ')
       continue;
     if (q[1] != 't' && q[1] != 'T' && q[1] != 'w' && q[1] != 'W')
       continue;
