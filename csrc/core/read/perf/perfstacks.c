@@ -687,11 +687,32 @@ static uint32_t decl_file(reader *s, Dwarf_Die *die, uint32_t *line) {
 
 /* ---- symbols by address ---- */
 
-static int symaddr_cmp(const void *a, const void *b) {
-  const symaddr *x = a, *y = b;
-  if (x->value != y->value)
-    return x->value < y->value ? -1 : 1;
-  return x->index < y->index ? -1 : x->index > y->index;
+/* x's symbols by address, those at one address by index (the order they
+** were met in): a stable radix sort. */
+static int syms_sort(reader *s, dsox *x) {
+  uint32_t *idx = lgp_alloc_array(x->nsyms, sizeof *idx);
+  uint64_t *keys = lgp_alloc_array(x->nsyms, sizeof *keys);
+  symaddr *sorted = lgp_alloc_array(x->nsyms, sizeof *sorted);
+  size_t i;
+  int rc = -1;
+  if (idx && keys && sorted && x->nsyms < UINT32_MAX) {
+    for (i = 0; i < x->nsyms; i++) {
+      idx[i] = (uint32_t)i;
+      keys[i] = x->syms[i].value;
+    }
+    if (lgp_radix_sort(idx, keys, x->nsyms) == 0) {
+      for (i = 0; i < x->nsyms; i++)
+        sorted[i] = x->syms[idx[i]];
+      free(x->syms);
+      x->syms = sorted;
+      sorted = NULL;
+      rc = 0;
+    }
+  }
+  free(idx);
+  free(keys);
+  free(sorted);
+  return rc == 0 ? 0 : oom(s);
 }
 
 /* The module's defined symbols sorted by address, once: libdwfl's own
@@ -715,8 +736,8 @@ static int syms_make(reader *s, dsox *x) {
     x->syms[x->nsyms].size = sym.st_size;
     x->syms[x->nsyms++].index = i;
   }
-  if (x->nsyms > 1)
-    qsort(x->syms, x->nsyms, sizeof *x->syms, symaddr_cmp);
+  if (x->nsyms > 1 && syms_sort(s, x) != 0)
+    return -1;
   for (i = 0; (size_t)i < x->nsyms; i++) {
     symaddr *y = &x->syms[i];
     uint64_t end = y->size ? y->value + y->size : 0;
