@@ -176,6 +176,7 @@ typedef struct dsox {        /* what is known of out->dsos[i] beside the table *
 
 typedef struct symaddr {     /* a symbol's address and its index in the module */
   uint64_t value, size;
+  const char *name;          /* libdwfl's (its string table's, kept by the module) */
   uint64_t max_end;          /* the highest end of the sized symbols up to here */
   int index;
   int sizeless;              /* a sizeless symbol up to here */
@@ -725,7 +726,8 @@ static int syms_make(reader *s, dsox *x) {
   for (i = 1; i < n; i++) {
     GElf_Sym sym;
     int type;
-    if (!dwfl_module_getsym(x->mod, i, &sym, NULL) || sym.st_shndx == SHN_UNDEF)
+    const char *name = dwfl_module_getsym(x->mod, i, &sym, NULL);
+    if (!name || sym.st_shndx == SHN_UNDEF)
       continue;
     type = GELF_ST_TYPE(sym.st_info);
     if (type == STT_SECTION || type == STT_FILE || type == STT_TLS)
@@ -734,6 +736,7 @@ static int syms_make(reader *s, dsox *x) {
       return -1;
     x->syms[x->nsyms].value = sym.st_value;
     x->syms[x->nsyms].size = sym.st_size;
+    x->syms[x->nsyms].name = name;
     x->syms[x->nsyms++].index = i;
   }
   if (x->nsyms > 1 && syms_sort(s, x) != 0)
@@ -820,10 +823,14 @@ static const char *sym_at(reader *s, dsox *x, uint64_t addr, GElf_Off *off, GElf
       hi = mid;
   }
   if (lo > 0 && (lo < 2 || x->syms[lo - 2].value != x->syms[lo - 1].value)) {
-    const char *name = dwfl_module_getsym(x->mod, x->syms[lo - 1].index, sym, NULL);
-    if (name && sym->st_size > 0 && addr - sym->st_value < sym->st_size) {
-      *off = addr - sym->st_value;
-      return name;
+    /* (what libdwfl gave for the symbol when the table was made) */
+    const symaddr *y = &x->syms[lo - 1];
+    if (y->size > 0 && addr - y->value < y->size) {
+      memset(sym, 0, sizeof *sym);
+      sym->st_value = y->value;
+      sym->st_size = y->size;
+      *off = addr - y->value;
+      return y->name;
     }
   } else if (lo > 0) {
     /* aliases, all covering addr: libdwfl's choice among them does not
