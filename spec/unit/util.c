@@ -204,6 +204,19 @@ static void radix_sort(void) {
       CHECK(lgp_radix_sort(got, keys, n) == 0, "lgp_radix_sort(n = %zu) failed", n);
       CHECK(n == 0 || memcmp(got, want, n * sizeof *got) == 0,
             "lgp_radix_sort(n = %zu, %d-bit keys) differs from a stable sort", n, bits[b]);
+      /* in order already (left as it is), and in order but for its last
+         two unequal keys */
+      CHECK(lgp_radix_sort(got, keys, n) == 0, "lgp_radix_sort(n = %zu) failed", n);
+      CHECK(n == 0 || memcmp(got, want, n * sizeof *got) == 0,
+            "lgp_radix_sort(n = %zu, %d-bit keys, sorted) changed the order", n, bits[b]);
+      if (n >= 2 && keys[want[n - 1]] != keys[want[n - 2]]) {
+        got[n - 1] = want[n - 2];
+        got[n - 2] = want[n - 1];
+        CHECK(lgp_radix_sort(got, keys, n) == 0, "lgp_radix_sort(n = %zu) failed", n);
+        CHECK(memcmp(got, want, n * sizeof *got) == 0,
+              "lgp_radix_sort(n = %zu, %d-bit keys, two swapped) differs from a stable sort", n,
+              bits[b]);
+      }
       free(keys);
       free(got);
       free(want);
