@@ -422,13 +422,13 @@ describe("perf.data to stacks", function()
     it("reads kallsyms addresses of any width: a prefix, leading zeros, too many digits, a bad digit", function()
       -- 0x...140 to 0x...14f would be bad_digit's, were 'g' a digit; 17
       -- digits with a leading zero still fit; 17 significant ones do not
-      -- (too_big is past every address)
+      -- (too_big is past every address); the file is out of order
       local ks = tmp .. "/kallsyms7"
       util.spit(ks, "ffffffff81000000 T _text\n"
+        .. "0xffffffff81000300 T hex_prefix\n"
         .. "ffffffff81000100 T kfunc\n"
         .. "ffffffff8100014g T bad_digit\n"
         .. "0ffffffff81000200 T lead_zero\n"
-        .. "0xffffffff81000300 T hex_prefix\n"
         .. "1ffffffff81000400 T too_big\n"
         .. "ffffffff 81000500 T split\n")
       local f = recording()

@@ -125,25 +125,19 @@ static int end_passes(uint32_t *v, const uint32_t *src, size_t n, uint32_t *tmp)
 }
 
 int lgp_radix_sort(uint32_t *idx, const uint64_t *keys, size_t n) {
-  uint64_t varies = 0, first, prev;
+  uint64_t varies = 0, first;
   uint32_t *tmp, *src = idx, *dst, count[2048];
   unsigned shift;
   size_t i;
-  int sorted = 1;
   if (n < 2)
     return 0;
   /* the bits in which some key differs from the first: a digit where
      none does leaves the order as it is (keys such as file << 32 | line
-     or addresses in one text section have long constant runs); keys
-     already in order (a symbol file, records in time order) are left */
-  first = prev = keys[idx[0]];
-  for (i = 1; i < n; i++) {
-    uint64_t k = keys[idx[i]];
-    varies |= k ^ first;
-    sorted &= k >= prev;
-    prev = k;
-  }
-  if (varies == 0 || sorted)
+     or addresses in one text section have long constant runs) */
+  first = keys[idx[0]];
+  for (i = 1; i < n; i++)
+    varies |= keys[idx[i]] ^ first;
+  if (varies == 0)
     return 0;
   tmp = lgp_alloc_array(n, sizeof *tmp);
   if (tmp == NULL)

@@ -1129,13 +1129,21 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
 /* ---- kernel symbols ---- */
 
 /* The kernel symbols by address, aliases in the file's order (a stable
-** radix sort: the file is nearly sorted already, and long). */
+** radix sort: the file is nearly sorted already, and long; sorted, as
+** kallsyms usually is, it is left as it is). */
 static int ksyms_sort(reader *s) {
-  uint32_t *idx = lgp_alloc_array(s->nksyms, sizeof *idx);
-  uint64_t *keys = lgp_alloc_array(s->nksyms, sizeof *keys);
-  ksym *sorted = lgp_alloc_array(s->nksyms, sizeof *sorted);
+  uint32_t *idx;
+  uint64_t *keys;
+  ksym *sorted;
   size_t i;
   int rc = -1;
+  for (i = 1; i < s->nksyms && s->ksyms[i - 1].addr <= s->ksyms[i].addr; i++)
+    ;
+  if (i >= s->nksyms)
+    return 0;
+  idx = lgp_alloc_array(s->nksyms, sizeof *idx);
+  keys = lgp_alloc_array(s->nksyms, sizeof *keys);
+  sorted = lgp_alloc_array(s->nksyms, sizeof *sorted);
   if (idx && keys && sorted) {
     for (i = 0; i < s->nksyms; i++) {
       idx[i] = (uint32_t)i;
