@@ -63,6 +63,16 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
   return h;
 }
 
+/* ids a word at a time (a stack's frames), mixed at the end: the table
+** is indexed by the low bits. */
+static uint64_t hash_ids(uint64_t h, const uint32_t *p, size_t n) {
+  size_t i;
+  h ^= 0xcbf29ce484222325ULL;
+  for (i = 0; i < n; i++)
+    h = (h ^ p[i]) * 0x100000001b3ULL;
+  return mix64(h);
+}
+
 static uint32_t ht_get(const htab *t, uint64_t h, ht_eq_fn eq, const void *ctx, const void *key) {
   size_t i;
   if (t->cap == 0)
@@ -1611,7 +1621,7 @@ static int stack_add(reader *s, uint32_t thread, size_t depth, uint64_t weight, 
   k.thread = thread;
   k.depth = (uint32_t)depth;
   k.ids = s->scratch;
-  h = hash_bytes(mix64((uint64_t)thread << 32 | depth), s->scratch, depth * sizeof *s->scratch);
+  h = hash_ids(mix64((uint64_t)thread << 32 | depth), s->scratch, depth);
   v = ht_get(&s->stack_ht, h, stack_eq, s, &k);
   if (v == NONE) {
     if (GROW(s, s->out->stacks, s->stacks_cap, s->out->nstacks + 1) != 0
