@@ -946,11 +946,14 @@ int lgp_stacks_measured(lgp_measured *m, const lgp_profile *p, size_t max_depth,
   const lgp_stackprof *sp = p->stacks;
   const lgp_stacktab *t = &sp->tab;
   lgp_hashtab ht = {0};
-  uint32_t *merged_of = NULL;
+  uint32_t *merged_of = NULL, *entry_at = NULL;
   double *sec = NULL, total = 0, least;
   size_t cap = 0, mcap = 0, scap = 0, i, d;
   memset(m, 0, sizeof *m);
-  if (!(sec = lgp_alloc_array(t->nstacks ? t->nstacks : 1, sizeof *sec)))
+  /* entry_at[s.first + d]: the entry of stack s's path to depth d (from
+     the root), found once */
+  if (!(sec = lgp_alloc_array(t->nstacks ? t->nstacks : 1, sizeof *sec))
+      || !(entry_at = lgp_alloc_array(t->nframes ? t->nframes : 1, sizeof *entry_at)))
     goto oom;
   for (i = 0; i < t->nstacks; i++) {
     sec[i] = lgp_seconds(p, (double)t->stacks[i].weight);
@@ -967,6 +970,7 @@ int lgp_stacks_measured(lgp_measured *m, const lgp_profile *p, size_t max_depth,
       if ((e = measured_entry(m, &cap, &ht, e, node, 1)) == LGP_HASHTAB_END)
         goto oom;
       m->weight[e] += sec[i];
+      entry_at[s->first + d] = e;
     }
   }
   if (!(merged_of = lgp_alloc_array(m->n ? m->n : 1, sizeof *merged_of)))
@@ -979,8 +983,7 @@ int lgp_stacks_measured(lgp_measured *m, const lgp_profile *p, size_t max_depth,
     uint32_t e = LGP_MEASURED_ROOT, kid, k;
     size_t depth = s->depth < max_depth ? s->depth : max_depth;
     for (d = 0; d < depth; d++) {
-      uint32_t node = sp->node_of[t->frame_defs[t->frames[s->first + s->depth - 1 - d]].func];
-      kid = measured_entry(m, &cap, &ht, e, node, 0);
+      kid = entry_at[s->first + d];
       if (m->weight[kid] < least)
         break;
       e = kid;
@@ -999,11 +1002,13 @@ int lgp_stacks_measured(lgp_measured *m, const lgp_profile *p, size_t max_depth,
   }
   free(sec);
   free(merged_of);
+  free(entry_at);
   lgp_hashtab_free(&ht);
   return 0;
 oom:
   free(sec);
   free(merged_of);
+  free(entry_at);
   lgp_hashtab_free(&ht);
   lgp_measured_free(m);
   return -1;
