@@ -1212,6 +1212,40 @@ static const unsigned char hex_plus1[256] = {
   ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16
 };
 
+static uint64_t byte_swap64(uint64_t x) {
+  x = (x & 0x00000000ffffffffULL) << 32 | x >> 32;
+  x = (x & 0x0000ffff0000ffffULL) << 16 | (x >> 16 & 0x0000ffff0000ffffULL);
+  return (x & 0x00ff00ff00ff00ffULL) << 8 | (x >> 8 & 0x00ff00ff00ff00ffULL);
+}
+
+/* The value of the 8 hex digits at p (either case), or 0 when one of the
+** bytes is none: the bytes as one number, each checked and turned into
+** its digit's value at once. */
+static int hex8(const char *p, uint64_t *out) {
+  const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+  const uint16_t endian = 1;
+  uint64_t x, lo, digit, letter, n;
+  memcpy(&x, p, 8);
+  if (*(const unsigned char *)&endian == 0)   /* the first digit in the lowest byte */
+    x = byte_swap64(x);
+  if (x & high)
+    return 0;
+  /* a byte's high bit, once 0x80 - LO (resp. 0x7f - HI) is added: it is
+     at least LO (resp. above HI); bytes below 0x80 carry into no other */
+  digit = (x + (0x80 - '0') * ones) & ~(x + (0x7f - '9') * ones);
+  lo = x | 0x20 * ones;             /* A-F as a-f */
+  letter = (lo + (0x80 - 'a') * ones) & ~(lo + (0x7f - 'f') * ones);
+  if (((digit | letter) & high) != high)
+    return 0;
+  /* '0'-'9' have bit 6 clear, letters set: the low nibble, + 9 for a letter */
+  n = (x & 0x0f * ones) + ((x >> 6) & ones) * 9;
+  /* nibbles to one number, the first byte's most significant */
+  n = (n & 0x000f000f000f000fULL) << 4 | (n & 0x0f000f000f000f00ULL) >> 8;
+  n = (n & 0x000000ff000000ffULL) << 8 | (n & 0x00ff000000ff0000ULL) >> 16;
+  *out = (n & 0xffff) << 16 | (n >> 32 & 0xffff);
+  return 1;
+}
+
 /* The kernel symbol file to read: the copy `perf record` keeps in the
 ** build-id cache for the recorded kernel (the recording's own addresses,
 ** and a plain file: reading /proc/kallsyms costs the kernel tens of
@@ -1274,7 +1308,7 @@ static int kernel_load(reader *s) {
   for (p = buf; p < endbuf; ) {
     char *line = p, *eol = memchr(p, '\n', (size_t)(endbuf - p)), *q, *name;
     const char *digit0;
-    uint64_t a = 0;
+    uint64_t a = 0, d8;
     int d;
     size_t l;
     if (!eol)
@@ -1286,19 +1320,12 @@ static int kernel_load(reader *s) {
     if (eol - q > 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X') && hex_plus1[(unsigned char)q[2]])
       q += 2;
     digit0 = q;
-    if (eol - q > 16 && q[16] == ' ') {
-      /* the usual line: 16 digits, a fixed count of steps (a byte that
-         is no digit gives ~0u, which no OR of digits reaches) */
-      unsigned any = 0;
-      for (d = 0; d < 16; d++) {
-        unsigned v = hex_plus1[(unsigned char)q[d]] - 1u;
-        any |= v;
-        a = a << 4 | v;
-      }
-      if (any < 16)
-        q += 16;
-      else
-        a = 0;
+    /* the usual line: 16 digits, read 8 at a time */
+    if (eol - q > 16 && q[16] == ' ' && hex8(q, &a) && hex8(q + 8, &d8)) {
+      a = a << 32 | d8;
+      q += 16;
+    } else {
+      a = 0;
     }
     /* the line ends in a newline or the buffer's NUL, neither a digit:
        16 digits cannot overflow, more saturate (leading zeros may fit) */
