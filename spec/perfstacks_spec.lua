@@ -255,6 +255,18 @@ describe("perf.data to stacks", function()
       assert.same({ 4, 4000, 4, 4000 }, r.funcs.leaf)
     end)
 
+    it("names a thread as at its last sample when it is renamed between two of them", function()
+      local f = recording()
+      f:sample({ ip = rt("leaf", 4), pid = PID, tid = PID, time = 40, period = 1000,
+        chain = { U, rt("leaf", 4), ret("main") } })
+      f:comm(PID, PID, "renamed", 50, false)
+      f:sample({ ip = rt("leaf", 4), pid = PID, tid = PID, time = 60, period = 1000,
+        chain = { U, rt("leaf", 4), ret("main") } })
+      local status, r, _, err = stacks(write("renamed.data", f))
+      assert.equal(0, status, err)
+      assert.same({ "100/100 renamed" }, r.threads)
+    end)
+
     it("gives a forked process its parent's maps, and drops them at exec", function()
       local f = recording()
       local child = 200

@@ -287,6 +287,12 @@ typedef struct reader {
   uint64_t spaces;           /* unwinding address spaces made */
   int can_unwind;            /* x86-64 registers and stack copies */
   char *buildid_dir;
+  /* the last sample's process, thread and name, while no other record
+     came (samples come in runs of one thread): indices, as arrays grow */
+  int last_valid;
+  uint32_t last_pid, last_tid, last_thread;
+  size_t last_proc;
+  const char *last_comm;
 } reader;
 
 static int oom(reader *s) {
@@ -2026,12 +2032,23 @@ static int do_sample(reader *s, const lgp_perf_sample *sm) {
   int stack_copy = s->can_unwind && sm->regs_abi == 2 && sm->stack_dyn_size > 0;
   uint64_t weight = sm->has_period ? sm->period
                     : (s->pd->attrs[s->attr].flags & LGP_PERF_ATTR_FREQ) ? 1 : sm->period;
-  if (!(p = proc_get(s, sm->pid)))
-    return -1;
-  if ((thread = thread_get(s, sm->pid, sm->tid)) == NONE)
-    return -1;
-  tn = tid_get(s, sm->tid, 0);
-  s->thread_comm[thread] = tn ? tn->comm : NULL;
+  if (s->last_valid && s->last_pid == sm->pid && s->last_tid == sm->tid) {
+    p = &s->procs[s->last_proc];
+    thread = s->last_thread;
+  } else {
+    if (!(p = proc_get(s, sm->pid)))
+      return -1;
+    if ((thread = thread_get(s, sm->pid, sm->tid)) == NONE)
+      return -1;
+    tn = tid_get(s, sm->tid, 0);
+    s->last_valid = 1;
+    s->last_pid = sm->pid;
+    s->last_tid = sm->tid;
+    s->last_proc = (size_t)(p - s->procs);
+    s->last_thread = thread;
+    s->last_comm = tn ? tn->comm : NULL;
+  }
+  s->thread_comm[thread] = s->last_comm;
   s->out->samples++;
   if (sm->nchain > 0) {
     for (i = 0; i < sm->nchain; i++) {
@@ -2125,6 +2142,7 @@ static int do_mmap(reader *s, const lgp_perf_record *rec) {
   lgp_perf_mmap m;
   pmap pm;
   proc *p;
+  s->last_valid = 0;
   int kernel = (rec->misc & 7) == 1;
   if (lgp_perf_mmap_decode(s->pd, rec, &m, s->err) != 0)
     return -1;
@@ -2155,6 +2173,7 @@ static int do_mmap(reader *s, const lgp_perf_record *rec) {
 static int do_task(reader *s, const lgp_perf_record *rec) {
   lgp_perf_task t;
   tidname *tn;
+  s->last_valid = 0;
   if (lgp_perf_task_decode(s->pd, rec, &t, s->err) != 0)
     return -1;
   if (rec->type == LGP_PERF_COMM) {
