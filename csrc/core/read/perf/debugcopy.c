@@ -2,9 +2,10 @@
 ** debugcopy.c: a separate debug file's compressed DWARF inflated into an
 ** in-memory copy (see debugcopy.h).
 **
-** The copy is the file's bytes, then each inflated section appended (at
-** its alignment); the section headers, in place in the copy, point at
-** them with SHF_COMPRESSED cleared. Program headers, notes, the build-id
+** The copy is the file's bytes (but the compressed sections', left as
+** holes), then each inflated section appended (at its alignment); the
+** section headers, in place in the copy, point at them with
+** SHF_COMPRESSED cleared. Program headers, notes, the build-id
 ** and the symbol table stay where they were. A memfd (Linux) rather than
 ** a temporary file: nothing is written to a disk, and nothing is left
 ** behind by a killed run.
@@ -236,6 +237,11 @@ static int make_plans(int fd, uint64_t fsize, const unsigned char *id, size_t id
     if (h.type == SHT_NOBITS || h.offset > fsize || h.size > fsize - h.offset || h.size <= chdr
         || get_chdr(fd, h.offset, *is64, &type, &size, &align) != 0 || type != ELFCOMPRESS_ZLIB)
       goto fail;
+    /* the copy leaves the section's bytes out: the headers must not be
+       among them */
+    if (h.offset < (*is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr))
+        || (h.offset < *shoff + shnum * *shentsize && h.offset + h.size > *shoff))
+      goto fail;
     csize = h.size - chdr;
     if (align == 0)
       align = 1;
@@ -281,22 +287,54 @@ fail:
   return -1;
 }
 
-/* Fills the copy: the file, then the sections inflated, their headers
-** patched. */
-static int fill(int fd, unsigned char *copy, uint64_t fsize, const plan *pl, size_t np,
-                uint64_t shoff, size_t shentsize, int is64) {
+/* Asks for the pages of copy[from, to) at once: one call, where a page
+** fault each would cost more than the bytes written to them (a hint). */
+static void populate(unsigned char *copy, uint64_t from, uint64_t to) {
+#ifdef MADV_POPULATE_WRITE
+  const uint64_t page = 4096;
+  from &= ~(page - 1);
+  if (to > from)
+    madvise(copy + from, (size_t)(to - from), MADV_POPULATE_WRITE);
+#else
+  (void)copy, (void)from, (void)to;
+#endif
+}
+
+static int by_data(const void *a, const void *b) {
+  const plan *x = a, *y = b;
+  return x->data < y->data ? -1 : x->data > y->data;
+}
+
+/* Fills the copy from the file (file: fsize bytes mapped): its bytes but
+** the compressed sections' (which stay holes, never given pages), then
+** the sections inflated, their headers patched. pl is sorted here. */
+static int fill(const unsigned char *file, unsigned char *copy, uint64_t fsize, plan *pl,
+                size_t np, uint64_t shoff, size_t shentsize, int is64) {
+  const uint64_t chdr = is64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
   struct libdeflate_decompressor *d;
+  uint64_t at = 0;
   size_t i;
   int rc = 0;
-  if (read_at(fd, copy, (size_t)fsize, 0) != 0 || !(d = libdeflate_alloc_decompressor()))
+  qsort(pl, np, sizeof *pl, by_data);
+  for (i = 0; i <= np; i++) {
+    uint64_t upto = i < np ? pl[i].data - chdr : fsize;
+    if (upto > at) {
+      populate(copy, at, upto);
+      memcpy(copy + at, file + at, (size_t)(upto - at));
+    }
+    if (i < np && pl[i].data + pl[i].len > at)
+      at = pl[i].data + pl[i].len;
+  }
+  if (!(d = libdeflate_alloc_decompressor()))
     return -1;
   for (i = 0; i < np && rc == 0; i++) {
-    if (!pl[i].empty
-        && libdeflate_zlib_decompress(d, copy + pl[i].data, (size_t)pl[i].len, copy + pl[i].out,
-                                      (size_t)pl[i].out_len, NULL) != LIBDEFLATE_SUCCESS)
-      rc = -1;
-    else
-      put_shdr(copy + shoff + pl[i].index * shentsize, is64, &pl[i]);
+    if (!pl[i].empty) {
+      populate(copy, pl[i].out, pl[i].out + pl[i].out_len);
+      if (libdeflate_zlib_decompress(d, file + pl[i].data, (size_t)pl[i].len, copy + pl[i].out,
+                                     (size_t)pl[i].out_len, NULL) != LIBDEFLATE_SUCCESS)
+        rc = -1;
+    }
+    put_shdr(copy + shoff + pl[i].index * shentsize, is64, &pl[i]);
   }
   libdeflate_free_decompressor(d);
   return rc;
@@ -308,7 +346,7 @@ int lgp_debug_inflated_copy(int fd, const unsigned char *build_id, size_t build_
   size_t np, shentsize;
   uint64_t total, shoff, fsize;
   int is64, mfd = -1;
-  void *copy;
+  void *file, *copy;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
     return -1;
   fsize = (uint64_t)st.st_size;
@@ -325,16 +363,17 @@ int lgp_debug_inflated_copy(int fd, const unsigned char *build_id, size_t build_
       close(mfd);
     return -1;
   }
+  file = mmap(NULL, (size_t)fsize, PROT_READ, MAP_PRIVATE, fd, 0);
   copy = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-  if (copy == MAP_FAILED
-      || fill(fd, copy, fsize, pl, np, shoff, shentsize, is64) != 0) {
-    if (copy != MAP_FAILED)
-      munmap(copy, (size_t)total);
-    free(pl);
+  if (file == MAP_FAILED || copy == MAP_FAILED
+      || fill(file, copy, fsize, pl, np, shoff, shentsize, is64) != 0) {
     close(mfd);
-    return -1;
+    mfd = -1;
   }
-  munmap(copy, (size_t)total);
+  if (file != MAP_FAILED)
+    munmap(file, (size_t)fsize);
+  if (copy != MAP_FAILED)
+    munmap(copy, (size_t)total);
   free(pl);
   return mfd;
 }
