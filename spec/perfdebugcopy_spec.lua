@@ -159,14 +159,19 @@ describe("compressed separate debug files", function()
     end
   end)
 
-  it("reads the file itself when a compressed section's size lies", function()
+  it("reads the file itself when a compressed section's size lies or its compression is another", function()
     local bytes = util.slurp(tmp .. "/zlib.debug")
     local off = section_offset(tmp .. "/zlib.debug", ".debug_info")
     -- Elf64_Chdr: ch_type, ch_reserved, ch_size, ch_addralign
     local ctype, size = string.unpack("<I4", bytes, off + 1), string.unpack("<I8", bytes, off + 9)
     assert.equal(1, ctype)
+    local bads = {}
     for _, lie in ipairs({ size + 1, size - 1, 1 << 50, 0 }) do
-      local bad = bytes:sub(1, off + 8) .. string.pack("<I8", lie) .. bytes:sub(off + 17)
+      bads[#bads + 1] = bytes:sub(1, off + 8) .. string.pack("<I8", lie) .. bytes:sub(off + 17)
+    end
+    -- ELFCOMPRESS_ZSTD (2) over zlib's stream: not inflated here
+    bads[#bads + 1] = bytes:sub(1, off) .. string.pack("<I4", 2) .. bytes:sub(off + 5)
+    for lie, bad in ipairs(bads) do
       local path = tmp .. "/lie.debug"
       util.spit(path, bad)
       local r = stacks(recording(install(tmp .. "/lie" .. lie, path), "lie.data"))
