@@ -159,7 +159,7 @@ describe("compressed separate debug files", function()
     end
   end)
 
-  it("reads the file itself when a compressed section's size lies or its compression is another", function()
+  it("reads the file itself when a compressed section's size lies, its compression is another, or it overlaps another", function()
     local bytes = util.slurp(tmp .. "/zlib.debug")
     local off = section_offset(tmp .. "/zlib.debug", ".debug_info")
     -- Elf64_Chdr: ch_type, ch_reserved, ch_size, ch_addralign
@@ -171,6 +171,14 @@ describe("compressed separate debug files", function()
     end
     -- ELFCOMPRESS_ZSTD (2) over zlib's stream: not inflated here
     bads[#bads + 1] = bytes:sub(1, off) .. string.pack("<I4", 2) .. bytes:sub(off + 5)
+    -- .symtab's header says it starts inside .debug_info's bytes, which the
+    -- copy leaves out: not copied (Elf64_Ehdr's e_shoff at 0x28; a
+    -- section header is 64 bytes, its sh_offset at 24)
+    local shoff = string.unpack("<I8", bytes, 0x28 + 1)
+    local symtab = tonumber(util.read_cmd("readelf -SW " .. q(tmp .. "/zlib.debug") .. " 2>/dev/null")
+      :match("%[%s*(%d+)%] %.symtab "))
+    local at = shoff + 64 * symtab + 24
+    bads[#bads + 1] = bytes:sub(1, at) .. string.pack("<I8", off + 16) .. bytes:sub(at + 9)
     for lie, bad in ipairs(bads) do
       local path = tmp .. "/lie.debug"
       util.spit(path, bad)

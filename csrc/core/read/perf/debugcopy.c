@@ -3,7 +3,7 @@
 ** in-memory copy (see debugcopy.h).
 **
 ** The copy is the file's bytes (but the compressed sections', left as
-** holes), then each inflated section appended (at its alignment); the
+** holes: none of them may overlap another section or the headers), then each inflated section appended (at its alignment); the
 ** section headers, in place in the copy, point at them with
 ** SHF_COMPRESSED cleared. Program headers, notes, the build-id
 ** and the symbol table stay where they were. A memfd (Linux) rather than
@@ -176,6 +176,36 @@ static int has_build_id(int fd, uint64_t off, uint64_t size, const unsigned char
   return found;
 }
 
+/* A part of the file: a section's bytes, or the ELF, program or section
+** headers. */
+typedef struct range {
+  uint64_t start, end;
+  int left_out;              /* a compressed section's: not in the copy */
+} range;
+
+static int by_start(const void *a, const void *b) {
+  const range *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Does a part left out of the copy overlap any other part (the copy
+** would lose its bytes)? Sorted by start, each part against the furthest
+** end before it, of any part and of the parts left out. */
+static int overlaps(range *r, size_t n) {
+  uint64_t any = 0, out = 0;
+  size_t i;
+  qsort(r, n, sizeof *r, by_start);
+  for (i = 0; i < n; i++) {
+    if (r[i].start < out || (r[i].left_out && r[i].start < any))
+      return 1;
+    if (r[i].end > any)
+      any = r[i].end;
+    if (r[i].left_out && r[i].end > out)
+      out = r[i].end;
+  }
+  return 0;
+}
+
 /* The plans of fd's compressed .debug_* sections (*n of them; none: 0
 ** and NULL) and the copy's size; -1 on anything unexpected, and when the
 ** file does not have the build-id id. */
@@ -183,10 +213,11 @@ static int make_plans(int fd, uint64_t fsize, const unsigned char *id, size_t id
                       size_t *n, uint64_t *total, uint64_t *shoff, size_t *shentsize, int *is64) {
   unsigned char ident[EI_NIDENT], *tab = NULL;
   char *names = NULL;
-  uint64_t names_size = 0, end = fsize;
-  size_t shnum, shstrndx, i, np = 0;
+  uint64_t names_size = 0, end = fsize, phoff, ehsize;
+  size_t shnum, shstrndx, phnum, phentsize, i, np = 0, nr = 0;
   int id_seen = 0;
   plan *pl = NULL;
+  range *parts = NULL;
   shdr h;
   *plans = NULL;
   *n = 0;
@@ -200,19 +231,29 @@ static int make_plans(int fd, uint64_t fsize, const unsigned char *id, size_t id
     if (fsize < sizeof e || read_at(fd, &e, sizeof e, 0) != 0)
       return -1;
     *shoff = e.e_shoff, *shentsize = e.e_shentsize, shnum = e.e_shnum, shstrndx = e.e_shstrndx;
+    phoff = e.e_phoff, phnum = e.e_phnum, phentsize = e.e_phentsize, ehsize = sizeof e;
   } else {
     Elf32_Ehdr e;
     if (fsize < sizeof e || read_at(fd, &e, sizeof e, 0) != 0)
       return -1;
     *shoff = e.e_shoff, *shentsize = e.e_shentsize, shnum = e.e_shnum, shstrndx = e.e_shstrndx;
+    phoff = e.e_phoff, phnum = e.e_phnum, phentsize = e.e_phentsize, ehsize = sizeof e;
   }
   /* (no extended section numbering: a debug file has far fewer sections) */
   if (*shentsize != (*is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)) || shnum == 0
       || shnum >= SHN_LORESERVE || shstrndx == SHN_UNDEF || shstrndx >= shnum
-      || *shoff > fsize || shnum * *shentsize > fsize - *shoff)
+      || *shoff > fsize || shnum * *shentsize > fsize - *shoff || phoff > fsize
+      || (uint64_t)phnum * phentsize > fsize - phoff)
     return -1;
-  if (!(tab = malloc(shnum * *shentsize)) || read_at(fd, tab, shnum * *shentsize, *shoff) != 0)
+  if (!(tab = malloc(shnum * *shentsize)) || read_at(fd, tab, shnum * *shentsize, *shoff) != 0
+      || !(parts = malloc((shnum + 3) * sizeof *parts)))
     goto fail;
+  parts[nr].start = 0, parts[nr].end = ehsize, parts[nr++].left_out = 0;
+  if (phnum > 0) {
+    parts[nr].start = phoff, parts[nr].end = phoff + phnum * phentsize;
+    parts[nr++].left_out = 0;
+  }
+  parts[nr].start = *shoff, parts[nr].end = *shoff + shnum * *shentsize, parts[nr++].left_out = 0;
   get_shdr(tab + shstrndx * *shentsize, *is64, &h);
   if (h.type != SHT_STRTAB || (h.flags & SHF_COMPRESSED) || h.offset > fsize
       || h.size > fsize - h.offset || h.size == 0)
@@ -225,6 +266,10 @@ static int make_plans(int fd, uint64_t fsize, const unsigned char *id, size_t id
     uint32_t type;
     uint64_t csize, size, align, chdr = *is64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
     get_shdr(tab + i * *shentsize, *is64, &h);
+    if (h.type != SHT_NOBITS && h.size > 0 && h.offset <= fsize && h.size <= fsize - h.offset) {
+      parts[nr].start = h.offset, parts[nr].end = h.offset + h.size;
+      parts[nr++].left_out = 0;
+    }
     if (h.type == SHT_NOTE && !(h.flags & SHF_COMPRESSED) && !id_seen && h.offset <= fsize
         && h.size <= fsize - h.offset)
       id_seen = has_build_id(fd, h.offset, h.size, id, idlen);
@@ -237,11 +282,7 @@ static int make_plans(int fd, uint64_t fsize, const unsigned char *id, size_t id
     if (h.type == SHT_NOBITS || h.offset > fsize || h.size > fsize - h.offset || h.size <= chdr
         || get_chdr(fd, h.offset, *is64, &type, &size, &align) != 0 || type != ELFCOMPRESS_ZLIB)
       goto fail;
-    /* the copy leaves the section's bytes out: the headers must not be
-       among them */
-    if (h.offset < (*is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr))
-        || (h.offset < *shoff + shnum * *shentsize && h.offset + h.size > *shoff))
-      goto fail;
+    parts[nr - 1].left_out = 1;
     csize = h.size - chdr;
     if (align == 0)
       align = 1;
@@ -272,10 +313,11 @@ static int make_plans(int fd, uint64_t fsize, const unsigned char *id, size_t id
     }
     np++;
   }
-  if (!id_seen)
+  if (!id_seen || overlaps(parts, nr))
     goto fail;
   free(tab);
   free(names);
+  free(parts);
   *plans = pl;
   *n = np;
   *total = end;
@@ -283,6 +325,7 @@ static int make_plans(int fd, uint64_t fsize, const unsigned char *id, size_t id
 fail:
   free(tab);
   free(names);
+  free(parts);
   free(pl);
   return -1;
 }
