@@ -53,9 +53,19 @@ CORE_PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags libelf libdw 2>/dev/null)
 LUA_PKG_CFLAGS  = $(if $(LUA_INCDIR),-I$(LUA_INCDIR),$(shell $(PKG_CONFIG) --cflags lua$(LUA_VERSION) 2>/dev/null))
 PKG_LIBS       = $(shell $(PKG_CONFIG) --libs libdw libelf 2>/dev/null)
 BASE_CFLAGS    = $(WARNFLAGS) $(CFLAGS) $(CPPFLAGS) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden
-CORE_CFLAGS    = $(BASE_CFLAGS) $(CORE_PKG_CFLAGS) -Icsrc/core
+CORE_CFLAGS    = $(BASE_CFLAGS) $(CORE_PKG_CFLAGS) $(DEFLATE_CFLAGS) -Icsrc/core
 BIND_CFLAGS    = $(BASE_CFLAGS) $(CORE_PKG_CFLAGS) $(LUA_PKG_CFLAGS) -Icsrc/core
-LDLIBS         = $(PKG_LIBS) -lzstd -lz -liberty -lm -ldl
+# libdeflate (optional): separate debug files' compressed DWARF inflated
+# once into memory (csrc/core/read/perf/debugcopy.c) in less than half
+# zlib's time, when its header and library are there (libdeflate-dev);
+# without it libdw inflates them itself.
+DEFLATE_HEADER = $(shell printf '\043include <libdeflate.h>\n' | $(CC) $(CPPFLAGS) -E -x c - \
+                 >/dev/null 2>&1 && echo yes)
+DEFLATE_LIBS  := $(if $(DEFLATE_HEADER),$(if $(shell $(PKG_CONFIG) --exists libdeflate 2>/dev/null \
+                 && echo yes),$(shell $(PKG_CONFIG) --libs libdeflate),$(if $(filter /%,$(shell \
+                 $(CC) -print-file-name=libdeflate.so 2>/dev/null)),-ldeflate)))
+DEFLATE_CFLAGS = $(if $(DEFLATE_LIBS),-DLGP_HAVE_LIBDEFLATE)
+LDLIBS         = $(PKG_LIBS) $(DEFLATE_LIBS) -lzstd -lz -liberty -lm -ldl
 
 BUILD         ?= build
 CORE_SO        = $(BUILD)/lgprof/core.so
@@ -100,6 +110,11 @@ LAUNCHER_DW_LIBS ?= $(if $(DW_ARCHIVES),$(if $(filter-out /%,$(DW_ARCHIVES)),$(P
 ZSTD_ARCHIVE   = $(shell $(CC) -print-file-name=libzstd.a 2>/dev/null)
 ZSTD_STATIC    = -Wl,-Bstatic -lzstd -Wl,-Bdynamic
 LAUNCHER_ZSTD_LIBS ?= $(if $(filter /%,$(ZSTD_ARCHIVE)),$(ZSTD_STATIC),-lzstd)
+# libdeflate the same way
+DEFLATE_ARCHIVE = $(shell $(CC) -print-file-name=libdeflate.a 2>/dev/null)
+DEFLATE_STATIC = -Wl,-Bstatic -ldeflate -Wl,-Bdynamic
+LAUNCHER_DEFLATE_LIBS ?= $(if $(DEFLATE_LIBS),$(if $(filter /%,$(DEFLATE_ARCHIVE)),\
+                         $(DEFLATE_STATIC),$(DEFLATE_LIBS)))
 # Capstone (the x86-64 decoder of --static-arcs) is not linked: the core
 # loads its shared library (libcapstone4) when --static-arcs first decodes,
 # so that its relocated tables cost nothing to every other run; its header
@@ -130,7 +145,7 @@ endif
 # Debian packages: what the build and the demo need, and what only the tests,
 # benchmarks and fuzzing add.
 DEMO_PACKAGES  = gcc libc6-dev make pkg-config lua5.4 liblua5.4-dev libelf-dev libdw-dev \
-                 libbz2-dev libiberty-dev libcapstone-dev zlib1g-dev libzstd-dev
+                 libbz2-dev libiberty-dev libcapstone-dev zlib1g-dev libzstd-dev libdeflate-dev
 TEST_PACKAGES  = lua-busted luarocks lua-cjson binutils g++ graphviz valgrind time clang \
                  libclang-rt-14-dev libasan8 libubsan1 chromium golang-go \
                  python3-jsonschema groff-base man-db
@@ -161,12 +176,15 @@ $(BUILD)/obj/cli/embedded.o: $(CLI_DIR)/embedded.c csrc/cli/embedded.h
 	$(CC) $(CLI_CFLAGS) -c $< -o $@
 
 link_launcher = $(CC) -o $@ $^ $(LDFLAGS) $(LAUNCHER_LDFLAGS) $(LUA_STATIC_LIBS) \
-                $(LAUNCHER_DW_LIBS) $(LAUNCHER_ZSTD_LIBS) -lz -liberty -lm -ldl
+                $(LAUNCHER_DW_LIBS) $(LAUNCHER_DEFLATE_LIBS) $(LAUNCHER_ZSTD_LIBS) -lz -liberty -lm -ldl
 
 $(CORE_LIB): $(CORE_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@
 	$(AR) rcs $@ $(CORE_OBJS)
+	@# the libraries it needs beyond libdw's and those every build has (the
+	@# C test programs of the specs read it)
+	@echo '$(DEFLATE_LIBS)' > $(BUILD)/liblgprof-core.libs
 
 $(LAUNCHER): $(CLI_OBJS) $(BIND_OBJS) $(CORE_LIB)
 	@mkdir -p $(@D)

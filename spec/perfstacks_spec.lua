@@ -69,7 +69,7 @@ local function stacks(path, opts)
       r.event = { name = f[2], samples = tonumber(f[3]), weight = tonumber(f[4]), lost = tonumber(f[5]),
         no_chain = tonumber(f[6]), depth_one = tonumber(f[7]), truncated = tonumber(f[8]),
         kernel_unresolved = tonumber(f[9]), truncated_file = tonumber(f[10]), nstacks = tonumber(f[11]),
-        elf_opens = tonumber(f[12]) }
+        elf_opens = tonumber(f[12]), debug_inflated = tonumber(f[13]) }
     elseif f[1] == "dso" then
       r.dsos[f[2]] = { status = f[3], found = f[4] }
     elseif f[1] == "thread" then

@@ -35,6 +35,9 @@ M.LGPROF = os.getenv("LGPROF_BUILD") and M.BUILD ~= M.ROOT .. "/build"
 M.CORE_CC = "cc -std=c99 -Wall -Wextra -Werror -O1 -g -D_POSIX_C_SOURCE=200809L"
   .. (os.getenv("LGPROF_SANITIZER") and " -fsanitize=address,undefined -fno-omit-frame-pointer" or "")
 M.CORE_LIB = M.BUILD .. "/liblgprof-core.a"
+--- The libraries the core's library needs that not every build has
+-- (libdeflate): the Makefile writes them next to it.
+M.CORE_EXTRA_LIBS = (util.slurp(M.BUILD .. "/liblgprof-core.libs") or ""):gsub("%s+$", "")
 
 --- Compiles the C test program src (a path) against the core's library into
 -- exe (with the core's headers and the libraries it needs); raises with the
@@ -42,7 +45,7 @@ M.CORE_LIB = M.BUILD .. "/liblgprof-core.a"
 function M.build_core_program(src, exe)
   local pkg = util.read_cmd("pkg-config --cflags --libs libelf libdw 2>/dev/null"):gsub("%s+$", "")
   local status, out, err = M.shell(table.concat({ M.CORE_CC, "-I" .. q(M.ROOT .. "/csrc/core"),
-    "-o", q(exe), q(src), q(M.CORE_LIB), pkg, "-lzstd -lz -liberty -lm -ldl" }, " "))
+    "-o", q(exe), q(src), q(M.CORE_LIB), pkg, M.CORE_EXTRA_LIBS, "-lzstd -lz -liberty -lm -ldl" }, " "))
   assert(status == 0, out .. err)
 end
 

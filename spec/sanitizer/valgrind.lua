@@ -6,7 +6,8 @@
 -- API end to end (views, every export, DWARF read on demand, find, close,
 -- line-level data). The line-granularity programs (spec/fixtures/lines/,
 -- built -O2 -g) run -l, annotated source with execution counts, and
--- lgprof's own annotated listing.
+-- lgprof's own annotated listing. A perf.data recording of a program whose
+-- separate debug file is compressed runs the report and -l.
 -- A run passes when memcheck finds no error and no definite leak
 -- (--errors-for-leak-kinds=definite; Lua and libdw keep some memory
 -- reachable at exit, which is not reported). Prints "ok"/"not ok" lines,
@@ -97,6 +98,71 @@ for _, name in ipairs(fx.programs()) do
 end
 for _, name in ipairs(fx.line_programs()) do
   runs[#runs + 1] = { name, "O2g-pie", { "-b -l", "-l -C -A -x -t3", "-z -l -A -y", "--annotate-lines", "api" } }
+end
+-- a perf.data recording of a -O2 -g program whose separate debug file's
+-- DWARF is compressed (read from an inflated in-memory copy), also with a
+-- compressed section whose size lies (read as it is)
+local function perf_debugcopy()
+  local pw = require "helpers.perfwriter"
+  local dir = tmp .. "/perf"
+  local src = dir .. "/prog.c"
+  local function sh(line) return util.exec_ok(line .. " >/dev/null 2>&1") end
+  if not (sh("mkdir -p " .. q(dir .. "/lie")) and util.spit(src, [[
+volatile unsigned long sink;
+static inline __attribute__((always_inline)) void mix(unsigned long i) { sink += i * 7; }
+__attribute__((noinline)) void outer(long n) { for (long i = 0; i < n; i++) mix(i); }
+int main(void) { outer(100); return 0; }
+]]) and sh("cd " .. q(dir) .. " && cc -O2 -g -Wl,--build-id -o full prog.c")
+      and sh("cd " .. q(dir) .. " && objcopy --only-keep-debug --compress-debug-sections=zlib full prog.debug")
+      and sh("cd " .. q(dir) .. " && objcopy --strip-debug --add-gnu-debuglink=prog.debug full prog")) then
+    return nil, "could not build the program and its compressed debug file"
+  end
+  local seg, syms = util.text_segment(dir .. "/prog"), util.code_symbols(dir .. "/full")
+  local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD, period = 1, ids = { 1 } } } })
+  local bias = 0x555555554000
+  f:comm(7, 7, "prog", 1, true)
+  f:mmap2(7, 7, bias + (seg.vaddr & ~0xfff), 0x1000 + seg.filesz, seg.offset & ~0xfff, dir .. "/prog", 2)
+  for k = 0, 15 do
+    f:sample({ ip = bias + syms.outer.addr + k, pid = 7, tid = 7, time = 5 + k, period = 1 })
+  end
+  pw.write(dir .. "/perf.data", f:bytes())
+  -- the lie: .debug_info's Chdr says a byte more (Elf64_Chdr: type, reserved, size)
+  local bytes = util.slurp(dir .. "/prog.debug")
+  local off = util.read_cmd("readelf -SW " .. q(dir .. "/prog.debug") .. " 2>/dev/null")
+    :match("%] %.debug_info%s+%S+%s+%x+%s+(%x+)")
+  if not off then return nil, "no .debug_info in the debug file" end
+  off = tonumber(off, 16)
+  local size = string.unpack("<I8", bytes, off + 9)
+  util.spit(dir .. "/lie/prog.debug", bytes:sub(1, off + 8) .. string.pack("<I8", size + 1) .. bytes:sub(off + 17))
+  sh("cp " .. q(dir .. "/prog") .. " " .. q(dir .. "/lie/prog"))
+  f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD, period = 1, ids = { 1 } } } })
+  f:comm(7, 7, "prog", 1, true)
+  f:mmap2(7, 7, bias + (seg.vaddr & ~0xfff), 0x1000 + seg.filesz, seg.offset & ~0xfff, dir .. "/lie/prog", 2)
+  f:sample({ ip = bias + syms.outer.addr, pid = 7, tid = 7, time = 5, period = 1 })
+  pw.write(dir .. "/lie/perf.data", f:bytes())
+  return { { "perf.data, compressed debug file", q(dir .. "/prog") .. " " .. q(dir .. "/perf.data") },
+           { "perf.data, a compressed size that lies", q(dir .. "/lie/prog") .. " " .. q(dir .. "/lie/perf.data") } }
+end
+do
+  local cases, err = perf_debugcopy()
+  if not cases then
+    failed = failed + 1
+    print("not ok - perf.data fixture: " .. err)
+  end
+  for _, c in ipairs(cases or {}) do
+    for _, opts in ipairs({ "", "-l" }) do
+      local log, label = tmp .. "/log", ("%s lgprof %s"):format(c[1], opts)
+      if util.exec_ok(("cd %s && %s --log-file=%s %s %s --buildid-dir=%s %s >/dev/null 2>&1"):format(
+          q(tmp), VALGRIND, q(log), q(fx.root .. "/bin/lgprof"), opts, q(tmp .. "/no-cache"), c[2])) then
+        passed = passed + 1
+        print("ok - " .. label)
+      else
+        failed = failed + 1
+        print("not ok - " .. label)
+        for line in (util.slurp(log) or ""):gmatch("[^\n]+") do print("# " .. line) end
+      end
+    end
+  end
 end
 for _, run in ipairs(runs) do
   local name, variant, optsets = run[1], run[2], run[3]

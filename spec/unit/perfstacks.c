@@ -6,7 +6,7 @@
 **              [--jit-dir D] [--no-inline] [--progress] FILE
 ** Tab-separated lines:
 **   event NAME samples weight lost no_chain depth_one truncated
-**         kernel_unresolved truncated_file nstacks elf_opens
+**         kernel_unresolved truncated_file nstacks elf_opens debug_inflated
 **   progress CALLS BYTES SAMPLES BINARIES (--progress: the last call's)
 **   why unwound stack_copy_size stack_copy no_cfi no_binary depth other
 **     (the truncated samples by reason)
@@ -88,9 +88,9 @@ int main(int argc, char **argv) {
     for (i = 0; i < t.nstacks; i++)
       w += t.stacks[i].weight;
     printf("event\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-           "\t%" PRIu64 "\t%d\t%zu\t%" PRIu64 "\n", t.nevents ? t.events[0].name : "-", t.samples,
-           w, t.lost, t.no_chain, t.depth_one, t.truncated, t.kernel_unresolved, t.truncated_file,
-           t.nstacks, t.elf_opens);
+           "\t%" PRIu64 "\t%d\t%zu\t%" PRIu64 "\t%" PRIu64 "\n", t.nevents ? t.events[0].name : "-",
+           t.samples, w, t.lost, t.no_chain, t.depth_one, t.truncated, t.kernel_unresolved,
+           t.truncated_file, t.nstacks, t.elf_opens, t.debug_inflated);
   }
   if (show_progress)
     printf("progress\t%lu\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", prog.calls, prog.bytes,

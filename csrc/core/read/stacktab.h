@@ -131,6 +131,8 @@ typedef struct lgp_stacktab {
   uint64_t other_samples;     /* samples of the recording's other events */
   uint64_t elf_opens;         /* ELF files opened: each binary once, its
                                  unwinding modules share it */
+  uint64_t debug_inflated;    /* separate debug files read from an in-memory
+                                 copy with their DWARF inflated (once each) */
 } lgp_stacktab;
 
 void lgp_stacktab_free(lgp_stacktab *t);

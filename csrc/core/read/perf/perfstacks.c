@@ -25,7 +25,10 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <fcntl.h>
+#include <unistd.h>
 
+#include "read/perf/debugcopy.h"
 #include "read/perf/perfdata.h"
 #include "read/perf/perfstacks.h"
 
@@ -155,11 +158,28 @@ typedef struct seg {         /* a PT_LOAD: file offsets -> addresses */
   uint64_t off, filesz, vaddr;
 } seg;
 
+/* The separate debug files looked at, each once: an in-memory copy with
+** its DWARF inflated (debugcopy.h), or -1 (libdwfl reads the file). */
+typedef struct debugfile {
+  char *path;
+  unsigned char build_id[20]; /* the one it was checked against */
+  size_t build_id_len;
+  int copy;
+} debugfile;
+
+typedef struct debugfiles {
+  debugfile *files;
+  size_t n, cap;
+  htab ht;                   /* by path */
+  uint64_t inflated;         /* copies made */
+} debugfiles;
+
 /* A binary's ELF as the unwinding address spaces take it (their modules'
 ** libdwfl userdata): apart from the reader's arrays, which move. */
 typedef struct elfshare {
   Elf *elf;                  /* the one opened for its symbols */
   const char *path;          /* the file (the table's found) */
+  debugfiles *debug;
 } elfshare;
 
 typedef struct jitsym {
@@ -293,6 +313,7 @@ typedef struct reader {
   uint32_t last_pid, last_tid, last_thread;
   size_t last_proc;
   const char *last_comm;
+  debugfiles debug;          /* (a binary's module's libdwfl userdata) */
 } reader;
 
 static int oom(reader *s) {
@@ -436,8 +457,140 @@ static int is_file(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+static int debugfile_eq(const void *ctx, uint32_t v, const void *key) {
+  const debugfiles *df = ctx;
+  return strcmp(df->files[v].path, key) == 0;
+}
+
+/* The debug file at path, when it has the module's build-id (id) and
+** compressed DWARF: a new descriptor of its inflated copy, *name set. -1
+** when there is no file there, -2 when there is another one. */
+static int inflated_at(debugfiles *df, const char *path, const unsigned char *id, size_t idlen,
+                       const struct stat *main_st, char **name) {
+  struct stat st;
+  uint64_t h;
+  uint32_t v;
+  int copy = -1, fd;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    return -1;
+  if (main_st && st.st_dev == main_st->st_dev && st.st_ino == main_st->st_ino)
+    return -2;
+  h = hash_bytes(0, path, strlen(path));
+  if ((v = ht_get(&df->ht, h, debugfile_eq, df, path)) != NONE) {
+    const debugfile *f = &df->files[v];
+    if (f->build_id_len != idlen || memcmp(f->build_id, id, idlen) != 0)
+      return -2;
+    copy = f->copy;
+  } else {
+    debugfile *f;
+    if (df->n >= NONE || lgp_grow((void **)&df->files, &df->cap, df->n + 1, sizeof *df->files) != 0)
+      return -2;
+    f = &df->files[df->n];
+    if (!(f->path = lgp_strdup(path)))
+      return -2;
+    if (ht_put(&df->ht, h, (uint32_t)df->n) != 0) {
+      free(f->path);
+      return -2;
+    }
+    memcpy(f->build_id, id, idlen);
+    f->build_id_len = idlen;
+    f->copy = -1;
+    df->n++;
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+      f->copy = copy = lgp_debug_inflated_copy(fd, id, idlen);
+      close(fd);
+      if (copy >= 0)
+        df->inflated++;
+    }
+  }
+  if (copy < 0 || (fd = dup(copy)) < 0)
+    return -2;
+  if (!(*name = lgp_strdup(path))) {
+    close(fd);
+    return -2;
+  }
+  return fd;
+}
+
+/* libdwfl's find_debuginfo: where libdwfl's standard search looks first
+** (the build-id directory, then the debug link next to the binary, in
+** its .debug/, under /usr/lib/debug/), a debug file with the binary's
+** build-id and compressed DWARF is handed to libdwfl as an in-memory
+** copy with its DWARF inflated (its name stays the file's: libdwfl looks
+** for a .gnu_debugaltlink's file next to it). Anything else is libdwfl's
+** standard search, which also opens the file it finds to check its
+** build-id, and libdw then reads that one. */
+static int find_debug(debugfiles *df, Dwfl_Module *mod, void **userdata, const char *modname,
+                      Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+                      GElf_Word debuglink_crc, char **debuginfo_file_name) {
+  const unsigned char *id;
+  GElf_Addr id_vaddr;
+  int idlen;
+  if (df && file_name && (idlen = dwfl_module_build_id(mod, &id, &id_vaddr)) > 1 && idlen <= 20) {
+    struct stat main_st;
+    const char *slash = strrchr(file_name, '/');
+    char hex[41], sub[96], *dir, *path = NULL;
+    int i, fd = -1, have_main = stat(file_name, &main_st) == 0;
+    for (i = 0; i < idlen; i++)
+      snprintf(hex + 2 * i, 3, "%02x", id[i]);
+    snprintf(sub, sizeof sub, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+    fd = inflated_at(df, sub, id, (size_t)idlen, have_main ? &main_st : NULL,
+                     debuginfo_file_name);
+    if (fd == -1 && debuglink_file && *debuglink_file && !strchr(debuglink_file, '/') && slash
+        && (dir = malloc((size_t)(slash - file_name) + 1)) != NULL) {
+      const char *const where[3][2] = { { "", "/" }, { "", "/.debug/" },
+                                        { "/usr/lib/debug", "/" } };
+      memcpy(dir, file_name, (size_t)(slash - file_name));
+      dir[slash - file_name] = '\0';
+      for (i = 0; i < 3 && fd == -1; i++) {
+        char *under = joined(where[i][0], dir, where[i][1]);
+        if (under && (path = joined(under, debuglink_file, "")) != NULL)
+          fd = inflated_at(df, path, id, (size_t)idlen, have_main ? &main_st : NULL,
+                           debuginfo_file_name);
+        free(under);
+        free(path);
+        path = NULL;
+      }
+      free(dir);
+    }
+    if (fd >= 0)
+      return fd;
+  }
+  return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                      debuglink_crc, debuginfo_file_name);
+}
+
+/* find_debuginfo of the binaries' own modules (userdata: debugfiles) */
+static int own_debug(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                     const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                     char **debuginfo_file_name) {
+  return find_debug(*userdata, mod, userdata, modname, base, file_name, debuglink_file,
+                    debuglink_crc, debuginfo_file_name);
+}
+
+/* find_debuginfo of the unwinding address spaces' modules (userdata:
+** elfshare, or NULL) */
+static int space_debug(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                       const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                       char **debuginfo_file_name) {
+  const elfshare *sh = *userdata;
+  return find_debug(sh ? sh->debug : NULL, mod, userdata, modname, base, file_name,
+                    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
+static void debugfiles_free(debugfiles *df) {
+  size_t i;
+  for (i = 0; i < df->n; i++) {
+    free(df->files[i].path);
+    if (df->files[i].copy >= 0)
+      close(df->files[i].copy);
+  }
+  free(df->files);
+  ht_free(&df->ht);
+}
+
 static const Dwfl_Callbacks dwfl_cbs = {
-  NULL, dwfl_standard_find_debuginfo, dwfl_offline_section_address, NULL
+  NULL, own_debug, dwfl_offline_section_address, NULL
 };
 
 /* libdwfl's find_elf for the modules of the unwinding address spaces:
@@ -455,7 +608,7 @@ static int shared_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 }
 
 static const Dwfl_Callbacks space_cbs = {
-  shared_elf, dwfl_standard_find_debuginfo, dwfl_offline_section_address, NULL
+  shared_elf, space_debug, dwfl_offline_section_address, NULL
 };
 
 /* Does the module define any function (a stripped file's .dynsym may
@@ -494,6 +647,11 @@ static int try_elf(reader *s, uint32_t d, const char *file, int *mismatch) {
   if (!mod) {
     dwfl_end(dwfl);
     return 0;
+  }
+  {
+    void **ud;
+    if (dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+      *ud = &s->debug;
   }
   n = dwfl_module_build_id(mod, &bits, &vaddr);
   if (sd->build_id_len
@@ -537,6 +695,7 @@ static int try_elf(reader *s, uint32_t d, const char *file, int *mismatch) {
         return oom(s);
       x->share->elf = elf;
       x->share->path = sd->found;
+      x->share->debug = &s->debug;
     }
   }
   sd->status = defines_functions(mod) ? LGP_DSO_OK : LGP_DSO_STRIPPED;
@@ -2446,6 +2605,8 @@ static void state_free(reader *s) {
   free(s->cframes);
   free(s->scratch);
   free(s->buildid_dir);
+  s->out->debug_inflated = s->debug.inflated;
+  debugfiles_free(&s->debug);
 }
 
 /* Leaves out the binaries no frame resolved to (mapped, never sampled:
