@@ -159,6 +159,26 @@ describe("compressed separate debug files", function()
     end
   end)
 
+  it("does not load debuginfod's client for a binary with no debug file when no server is set", function()
+    -- a copy without DWARF, with a build-id and no debug link: no debug file at
+    -- any place the standard search looks; the dynamic loader's log
+    -- (LD_DEBUG=files) names every library loaded
+    local dir = tmp .. "/nodebug"
+    sh("mkdir -p " .. q(dir) .. " && strip --strip-debug -o " .. q(dir .. "/prog") .. " " .. q(tmp .. "/prog"))
+    local data = recording(dir .. "/prog", "nodebug.data")
+    local env = "env -u DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH=" .. q(tmp .. "/dcache") .. " LD_DEBUG=files "
+    local s, out, err = cmd.lgprof({ dir .. "/prog", data }, { prefix = env })
+    assert.equal(0, s, err)
+    assert.truthy(out:find("main", 1, true), out)
+    assert.falsy(err:find("libdebuginfod", 1, true), err)
+    -- with a server named, libdwfl's standard search asks it (nothing
+    -- listens at port 9: refused at once), so the log can show it
+    s, out, err = cmd.lgprof({ dir .. "/prog", data },
+      { prefix = env .. "DEBUGINFOD_URLS=http://127.0.0.1:9 DEBUGINFOD_TIMEOUT=2 " })
+    assert.equal(0, s, err)
+    assert.truthy(err:find("libdebuginfod", 1, true), err)
+  end)
+
   it("reads the file itself when a compressed section's size lies, its compression is another, or it overlaps another", function()
     local bytes = util.slurp(tmp .. "/zlib.debug")
     local off = section_offset(tmp .. "/zlib.debug", ".debug_info")

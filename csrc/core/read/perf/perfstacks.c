@@ -529,14 +529,18 @@ static int find_debug(debugfiles *df, Dwfl_Module *mod, void **userdata, const c
   if (df && file_name && (idlen = dwfl_module_build_id(mod, &id, &id_vaddr)) > 1 && idlen <= 20) {
     struct stat main_st;
     const char *slash = strrchr(file_name, '/');
-    char hex[41], sub[96], *dir, *path = NULL;
-    int i, fd = -1, have_main = stat(file_name, &main_st) == 0;
+    char hex[41], sub[96], *dir, *path = NULL, *own_link = NULL;
+    const char *urls = getenv("DEBUGINFOD_URLS"), *link = debuglink_file;
+    int i, fd = -1, looked = 0, have_main = stat(file_name, &main_st) == 0;
     for (i = 0; i < idlen; i++)
       snprintf(hex + 2 * i, 3, "%02x", id[i]);
     snprintf(sub, sizeof sub, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
     fd = inflated_at(df, sub, id, (size_t)idlen, have_main ? &main_st : NULL,
                      debuginfo_file_name);
-    if (fd == -1 && debuglink_file && *debuglink_file && !strchr(debuglink_file, '/') && slash
+    /* (no debug link: libdwfl looks for the binary's name and .debug) */
+    if (!link && slash && (own_link = joined("", slash + 1, ".debug")) != NULL)
+      link = own_link;
+    if (fd == -1 && link && *link && !strchr(link, '/') && slash
         && (dir = malloc((size_t)(slash - file_name) + 1)) != NULL) {
       const char *const where[3][2] = { { "", "/" }, { "", "/.debug/" },
                                         { "/usr/lib/debug", "/" } };
@@ -544,7 +548,7 @@ static int find_debug(debugfiles *df, Dwfl_Module *mod, void **userdata, const c
       dir[slash - file_name] = '\0';
       for (i = 0; i < 3 && fd == -1; i++) {
         char *under = joined(where[i][0], dir, where[i][1]);
-        if (under && (path = joined(under, debuglink_file, "")) != NULL)
+        if (under && (path = joined(under, link, "")) != NULL)
           fd = inflated_at(df, path, id, (size_t)idlen, have_main ? &main_st : NULL,
                            debuginfo_file_name);
         free(under);
@@ -552,9 +556,16 @@ static int find_debug(debugfiles *df, Dwfl_Module *mod, void **userdata, const c
         path = NULL;
       }
       free(dir);
+      looked = 1;
     }
+    free(own_link);
     if (fd >= 0)
       return fd;
+    /* Nothing at any place the standard search looks: it would go on to
+       debuginfod, loading libdebuginfod, libcurl and their TLS libraries
+       (some 5 ms) to find that no server is set. */
+    if (fd == -1 && looked && !(urls && *urls))
+      return -1;
   }
   return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
                                       debuglink_crc, debuginfo_file_name);
