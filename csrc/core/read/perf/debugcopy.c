@@ -331,7 +331,9 @@ fail:
 }
 
 /* Asks for the pages of copy[from, to) at once: one call, where a page
-** fault each would cost more than the bytes written to them (a hint). */
+** fault each would cost more than the bytes written to them (a hint).
+** Only for what the file can be believed to hold: an inflated size is a
+** claim until inflating ends, and the pages asked for are given. */
 static void populate(unsigned char *copy, uint64_t from, uint64_t to) {
 #ifdef MADV_POPULATE_WRITE
   const uint64_t page = 4096;
@@ -372,7 +374,9 @@ static int fill(const unsigned char *file, unsigned char *copy, uint64_t fsize, 
     return -1;
   for (i = 0; i < np && rc == 0; i++) {
     if (!pl[i].empty) {
-      populate(copy, pl[i].out, pl[i].out + pl[i].out_len);
+      /* (DWARF inflates 2 to 8 times; beyond 32, pages as written) */
+      uint64_t likely = pl[i].len <= UINT64_MAX / 32 ? 32 * pl[i].len : UINT64_MAX;
+      populate(copy, pl[i].out, pl[i].out + (pl[i].out_len < likely ? pl[i].out_len : likely));
       if (libdeflate_zlib_decompress(d, file + pl[i].data, (size_t)pl[i].len, copy + pl[i].out,
                                      (size_t)pl[i].out_len, NULL) != LIBDEFLATE_SUCCESS)
         rc = -1;
