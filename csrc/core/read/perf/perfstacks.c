@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdbool.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <fcntl.h>
@@ -223,7 +224,8 @@ typedef struct symaddr {     /* a symbol's address and its index in the module *
 
 typedef struct ksym {
   uint64_t addr;
-  uint32_t name;             /* offset in knames (the file read) */
+  uint32_t name;             /* offset in knames (the file, not NUL-ended) */
+  uint32_t len;              /* the name's bytes */
 } ksym;
 
 typedef struct acache {      /* (binary, address) -> frames */
@@ -292,7 +294,11 @@ typedef struct reader {
   uint64_t kernel_text;      /* runtime _text from the kernel's MMAP, 0 unknown */
   ksym *ksyms;
   size_t nksyms;
-  char *knames;
+  char *knames;              /* the kernel symbol file: mapped (read-only), or read */
+  size_t knames_len;
+  int knames_mapped;
+  char *kname;               /* a kernel symbol's name, NUL-ended */
+  size_t kname_cap;
   int kstate;                /* 0 not read, 1 usable, -1 none */
   tidname *tids;
   size_t ntids, tids_cap;
@@ -1456,38 +1462,77 @@ static char *kallsyms_path(reader *s) {
   return lgp_strdup("/proc/kallsyms");
 }
 
+/* The kernel symbol file's bytes into s->knames: a regular file (the
+** build-id cache's copy) mapped, read-only and populated at once (page
+** cache pages: no copy, nothing for the kernel to zero, no heap kept for
+** the run); /proc/kallsyms, whose size stat does not tell, read. 0 when
+** there is none, or the file cannot be read. */
+static int kernel_bytes(reader *s, const char *path) {
+  struct stat st;
+  FILE *f;
+  char *buf;
+  size_t len = 0;
+  int fd, nomem;
+  if (!*path || (fd = open(path, O_RDONLY)) < 0)
+    return 0;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
+      && (uint64_t)st.st_size <= SIZE_MAX) {
+    int flags = MAP_PRIVATE;
+    void *m;
+#ifdef MAP_POPULATE
+    flags |= MAP_POPULATE;
+#endif
+    m = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
+    if (m != MAP_FAILED) {
+      close(fd);
+      s->knames = m;
+      s->knames_len = (size_t)st.st_size;
+      s->knames_mapped = 1;
+      return 0;
+    }
+  }
+  if (!(f = fdopen(fd, "r"))) {
+    close(fd);
+    return 0;
+  }
+  buf = read_whole(f, &len, &nomem);
+  fclose(f);
+  if (!buf)
+    return nomem ? oom(s) : 0;
+  s->knames = buf;
+  s->knames_len = len;
+  return 0;
+}
+
 /* Reads the kernel's text symbols once, on the first kernel address to
 ** name; unusable (all addresses zero, as a user without the right sees
 ** them, or another boot's) means none. Lines "ADDRESS TYPE NAME[ MODULE]"
-** are parsed in place, the file read whole. */
+** are parsed where they are, a name found by its offset and length (the
+** bytes may be a read-only mapping, with no NUL after them). */
 static int kernel_load(reader *s) {
-  char *path, *buf, *p, *endbuf;
-  FILE *f;
-  size_t cap = 0, len = 0;
+  char *path;
+  const char *buf, *p, *endbuf;
+  size_t cap = 0, len;
   uint64_t nonzero = 0, text = 0;
-  int nomem;
   if (s->kstate)
     return 0;
   s->kstate = -1;
   if (!(path = kallsyms_path(s)))
     return oom(s);
-  f = *path ? fopen(path, "r") : NULL;
-  free(path);
-  if (!f)
-    return 0;
-  buf = read_whole(f, &len, &nomem);
-  fclose(f);
-  if (!buf)
-    return nomem ? oom(s) : 0;
-  /* the names stay in the file's bytes, ended in place */
-  s->knames = buf;
-  if (len >= UINT32_MAX) {   /* names are found by 32-bit offsets */
-    len = UINT32_MAX - 1;
-    buf[len] = '\0';
+  if (kernel_bytes(s, path) != 0) {
+    free(path);
+    return -1;
   }
+  free(path);
+  if (!s->knames)
+    return 0;
+  buf = s->knames;
+  len = s->knames_len;
+  if (len >= UINT32_MAX)     /* names are found by 32-bit offsets */
+    len = UINT32_MAX - 1;
   endbuf = buf + len;
   for (p = buf; p < endbuf; ) {
-    char *line = p, *eol = memchr(p, '\n', (size_t)(endbuf - p)), *q, *name;
+    const char *line = p, *eol = memchr(p, '\n', (size_t)(endbuf - p)), *q, *name;
     const char *digit0;
     uint64_t a = 0, d8;
     int d;
@@ -1508,29 +1553,29 @@ static int kernel_load(reader *s) {
     } else {
       a = 0;
     }
-    /* the line ends in a newline or the buffer's NUL, neither a digit:
-       16 digits cannot overflow, more saturate (leading zeros may fit) */
-    for (; q - digit0 < 16 && (d = hex_plus1[(unsigned char)*q] - 1) >= 0; q++)
+    /* 16 digits cannot overflow, more saturate (leading zeros may fit) */
+    for (; q < eol && q - digit0 < 16 && (d = hex_plus1[(unsigned char)*q] - 1) >= 0; q++)
       a = a << 4 | (uint64_t)d;
-    for (; (d = hex_plus1[(unsigned char)*q] - 1) >= 0; q++)
+    for (; q < eol && (d = hex_plus1[(unsigned char)*q] - 1) >= 0; q++)
       a = a >> 60 ? UINT64_MAX : a << 4 | (uint64_t)d;
     if (q == digit0 || eol - q < 3 || q[0] != ' ' || q[2] != ' ')
       continue;
     if (q[1] != 't' && q[1] != 'T' && q[1] != 'w' && q[1] != 'W')
       continue;
     name = q + 3;
-    if ((l = strcspn(name, " \t\r\n")) == 0)
+    /* up to a blank, a NUL or the line's end (its newline, or the file's) */
+    for (l = 0; name + l < eol && name[l] && !strchr(" \t\r", name[l]); l++)
+      ;
+    if (l == 0)
       continue;
-    if (name + l > eol)      /* (the line's end is its newline, or the file's) */
-      l = (size_t)(eol - name);
     if (l == 5 && memcmp(name, "_text", 5) == 0)
       text = a;
     nonzero |= a;
     if (GROW(s, s->ksyms, cap, s->nksyms + 1) != 0)
       return -1;
     s->ksyms[s->nksyms].addr = a;
-    s->ksyms[s->nksyms++].name = (uint32_t)(name - buf);
-    name[l] = '\0';
+    s->ksyms[s->nksyms].name = (uint32_t)(name - buf);
+    s->ksyms[s->nksyms++].len = (uint32_t)l;
   }
   if (!nonzero || s->nksyms == 0 || (text && s->kernel_text && text != s->kernel_text))
     return 0;
@@ -1558,7 +1603,11 @@ static int kernel_frames(reader *s, uint64_t addr) {
   }
   k = &s->ksyms[lo - 1];
   end = lo < s->nksyms ? s->ksyms[lo].addr : addr + 1;
-  f = func_get(s, s->kernel_dso, s->knames + k->name, 0, 0, k->addr, end, LGP_ST_NOFILE, 0);
+  if (GROW(s, s->kname, s->kname_cap, (size_t)k->len + 1) != 0)
+    return -1;
+  memcpy(s->kname, s->knames + k->name, k->len);
+  s->kname[k->len] = '\0';
+  f = func_get(s, s->kernel_dso, s->kname, 0, 0, k->addr, end, LGP_ST_NOFILE, 0);
   return cframe_push(s, fdef_add(s, f, addr, LGP_ST_NOFILE, 0));
 }
 
@@ -2609,7 +2658,11 @@ static void state_free(reader *s) {
   free(s->cus);
   free(s->path);
   free(s->ksyms);
-  free(s->knames);
+  if (s->knames_mapped)
+    munmap(s->knames, s->knames_len);
+  else
+    free(s->knames);
+  free(s->kname);
   free(s->tids);
   free(s->thread_comm);
   free(s->cache);
