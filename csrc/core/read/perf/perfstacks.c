@@ -13,6 +13,7 @@
 ** their symbols, on first use.
 */
 #define _XOPEN_SOURCE 700 /* realpath */
+#define _DEFAULT_SOURCE   /* madvise's MADV_DONTNEED, MADV_POPULATE_READ */
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <gelf.h>
@@ -1463,10 +1464,10 @@ static char *kallsyms_path(reader *s) {
 }
 
 /* The kernel symbol file's bytes into s->knames: a regular file (the
-** build-id cache's copy) mapped, read-only and populated at once (page
-** cache pages: no copy, nothing for the kernel to zero, no heap kept for
-** the run); /proc/kallsyms, whose size stat does not tell, read. 0 when
-** there is none, or the file cannot be read. */
+** build-id cache's copy) mapped read-only (page cache pages: no copy,
+** nothing for the kernel to zero, no heap kept for the run);
+** /proc/kallsyms, whose size stat does not tell, read. 0 when there is
+** none, or the file cannot be read. */
 static int kernel_bytes(reader *s, const char *path) {
   struct stat st;
   FILE *f;
@@ -1477,12 +1478,7 @@ static int kernel_bytes(reader *s, const char *path) {
     return 0;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
       && (uint64_t)st.st_size <= SIZE_MAX) {
-    int flags = MAP_PRIVATE;
-    void *m;
-#ifdef MAP_POPULATE
-    flags |= MAP_POPULATE;
-#endif
-    m = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m != MAP_FAILED) {
       close(fd);
       s->knames = m;
@@ -1504,6 +1500,30 @@ static int kernel_bytes(reader *s, const char *path) {
   return 0;
 }
 
+#define KWINDOW ((size_t)1 << 20)
+
+/* The parse of a mapped kernel symbol file walks it a window at a time:
+** the pages of [from, to) are let go (they stay in the page cache; the run
+** names a few hundred symbols, whose pages come back when read), the next
+** `ahead` bytes asked for at once rather than by a fault every 16 pages
+** (ahead 0: the end, all from `from` on let go). Returns the new window's
+** start. Hints only. */
+static size_t kernel_window(char *bytes, size_t len, size_t from, size_t to, size_t ahead) {
+  long pg = sysconf(_SC_PAGESIZE);
+  size_t page = pg > 0 ? (size_t)pg : 4096;
+  from -= from % page;
+  to = ahead ? to - to % page : len;
+#ifdef MADV_DONTNEED
+  if (to > from)
+    madvise(bytes + from, to - from, MADV_DONTNEED);
+#endif
+#ifdef MADV_POPULATE_READ
+  if (ahead && to < len)
+    madvise(bytes + to, ahead < len - to ? ahead : len - to, MADV_POPULATE_READ);
+#endif
+  return to;
+}
+
 /* Reads the kernel's text symbols once, on the first kernel address to
 ** name; unusable (all addresses zero, as a user without the right sees
 ** them, or another boot's) means none. Lines "ADDRESS TYPE NAME[ MODULE]"
@@ -1512,7 +1532,7 @@ static int kernel_bytes(reader *s, const char *path) {
 static int kernel_load(reader *s) {
   char *path;
   const char *buf, *p, *endbuf;
-  size_t cap = 0, len;
+  size_t cap = 0, len, window = 0;
   uint64_t nonzero = 0, text = 0;
   if (s->kstate)
     return 0;
@@ -1531,8 +1551,12 @@ static int kernel_load(reader *s) {
   if (len >= UINT32_MAX)     /* names are found by 32-bit offsets */
     len = UINT32_MAX - 1;
   endbuf = buf + len;
+  if (s->knames_mapped)
+    kernel_window(s->knames, s->knames_len, 0, 0, KWINDOW);
   for (p = buf; p < endbuf; ) {
     const char *line = p, *eol = memchr(p, '\n', (size_t)(endbuf - p)), *q, *name;
+    if (s->knames_mapped && (size_t)(p - buf) >= window + KWINDOW)
+      window = kernel_window(s->knames, s->knames_len, window, (size_t)(p - buf), KWINDOW);
     const char *digit0;
     uint64_t a = 0, d8;
     int d;
@@ -1577,6 +1601,8 @@ static int kernel_load(reader *s) {
     s->ksyms[s->nksyms].name = (uint32_t)(name - buf);
     s->ksyms[s->nksyms++].len = (uint32_t)l;
   }
+  if (s->knames_mapped)
+    kernel_window(s->knames, s->knames_len, window, s->knames_len, 0);
   if (!nonzero || s->nksyms == 0 || (text && s->kernel_text && text != s->kernel_text))
     return 0;
   if (ksyms_sort(s) != 0)
