@@ -431,6 +431,32 @@ describe("perf.data to stacks", function()
       assert.same({ [long .. ";modfunc;tail_func;leaf;main"] = 1 }, shapes(r), out)
     end)
 
+    it("reads a kallsyms file of megabytes to its last byte: names early, in the middle and last", function()
+      -- the file is walked a window at a time and its pages let go behind:
+      -- the names are read again when the frames are named; its size is
+      -- a whole number of 4 KB pages, the last line without its newline
+      local ks = tmp .. "/kallsyms_big"
+      local base, n = 0xffffffff81000000, 120000
+      local parts = { ("%x T _text\n"):format(base) }
+      for i = 1, n do
+        parts[#parts + 1] = ("%x t f%06d\n"):format(base + i * 0x100, i)
+      end
+      local body = table.concat(parts)
+      local last = ("%x T last_"):format(base + (n + 1) * 0x100)
+      local name = "last_" .. ("z"):rep((-(#body + #last)) % 4096)
+      body = body .. last .. name:sub(6)
+      assert.equal(0, #body % 4096)
+      assert.truthy(#body > 3 * 1024 * 1024)
+      util.spit(ks, body)
+      local f = recording()
+      f:sample({ ip = base + 10 * 0x100 + 0x10, pid = PID, tid = PID, time = 100, period = 1000, misc = 1,
+        chain = { K, base + 10 * 0x100 + 0x10, base + 60000 * 0x100 + 0x21, base + (n + 1) * 0x100 + 0x11,
+                  U, rt("leaf", 4), ret("main") } })
+      local status, r, out, err = stacks(write("kernel_big.data", f), { "--kallsyms", ks })
+      assert.equal(0, status, err)
+      assert.same({ ["f000010;f060000;" .. name .. ";leaf;main"] = 1 }, shapes(r), out)
+    end)
+
     it("reads kallsyms addresses of any width: a prefix, leading zeros, too many digits, a bad digit", function()
       -- 0x...140 to 0x...14f would be bad_digit's, were 'g' a digit; 17
       -- digits with a leading zero still fit; 17 significant ones do not
