@@ -225,8 +225,7 @@ typedef struct symaddr {     /* a symbol's address and its index in the module *
 
 typedef struct ksym {
   uint64_t addr;
-  uint32_t name;             /* offset in knames (the file, not NUL-ended) */
-  uint32_t len;              /* the name's bytes */
+  uint32_t name;             /* offset in knames (the file: no NUL after it) */
 } ksym;
 
 typedef struct acache {      /* (binary, address) -> frames */
@@ -296,7 +295,8 @@ typedef struct reader {
   ksym *ksyms;
   size_t nksyms;
   char *knames;              /* the kernel symbol file: mapped (read-only), or read */
-  size_t knames_len;
+  size_t knames_len;         /* its size; names are read below knames_end */
+  size_t knames_end;
   int knames_mapped;
   char *kname;               /* a kernel symbol's name, NUL-ended */
   size_t kname_cap;
@@ -1400,6 +1400,11 @@ static const unsigned char hex_plus1[256] = {
   ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16
 };
 
+/* The bytes that end a kallsyms name. */
+static const unsigned char name_end[256] = {
+  ['\0'] = 1, [' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1
+};
+
 static uint64_t byte_swap64(uint64_t x) {
   x = (x & 0x00000000ffffffffULL) << 32 | x >> 32;
   x = (x & 0x0000ffff0000ffffULL) << 16 | (x >> 16 & 0x0000ffff0000ffffULL);
@@ -1550,6 +1555,7 @@ static int kernel_load(reader *s) {
   len = s->knames_len;
   if (len >= UINT32_MAX)     /* names are found by 32-bit offsets */
     len = UINT32_MAX - 1;
+  s->knames_end = len;
   endbuf = buf + len;
   if (s->knames_mapped)
     kernel_window(s->knames, s->knames_len, 0, 0, KWINDOW);
@@ -1560,7 +1566,6 @@ static int kernel_load(reader *s) {
     const char *digit0;
     uint64_t a = 0, d8;
     int d;
-    size_t l;
     if (!eol)
       eol = endbuf;
     p = eol + 1;
@@ -1586,20 +1591,19 @@ static int kernel_load(reader *s) {
       continue;
     if (q[1] != 't' && q[1] != 'T' && q[1] != 'w' && q[1] != 'W')
       continue;
+    /* a name ends at a blank, a NUL or the line's end (its newline, or the
+       file's): its length is found when it is named, if ever */
     name = q + 3;
-    /* up to a blank, a NUL or the line's end (its newline, or the file's) */
-    for (l = 0; name + l < eol && name[l] && !strchr(" \t\r", name[l]); l++)
-      ;
-    if (l == 0)
+    if (name == eol || name_end[(unsigned char)*name])
       continue;
-    if (l == 5 && memcmp(name, "_text", 5) == 0)
+    if (eol - name >= 5 && memcmp(name, "_text", 5) == 0
+        && (eol - name == 5 || name_end[(unsigned char)name[5]]))
       text = a;
     nonzero |= a;
     if (GROW(s, s->ksyms, cap, s->nksyms + 1) != 0)
       return -1;
     s->ksyms[s->nksyms].addr = a;
-    s->ksyms[s->nksyms].name = (uint32_t)(name - buf);
-    s->ksyms[s->nksyms++].len = (uint32_t)l;
+    s->ksyms[s->nksyms++].name = (uint32_t)(name - buf);
   }
   if (s->knames_mapped)
     kernel_window(s->knames, s->knames_len, window, s->knames_len, 0);
@@ -1612,7 +1616,7 @@ static int kernel_load(reader *s) {
 }
 
 static int kernel_frames(reader *s, uint64_t addr) {
-  size_t lo = 0, hi = s->nksyms;
+  size_t lo = 0, hi = s->nksyms, len;
   const ksym *k;
   uint64_t end;
   uint32_t f;
@@ -1629,10 +1633,13 @@ static int kernel_frames(reader *s, uint64_t addr) {
   }
   k = &s->ksyms[lo - 1];
   end = lo < s->nksyms ? s->ksyms[lo].addr : addr + 1;
-  if (GROW(s, s->kname, s->kname_cap, (size_t)k->len + 1) != 0)
+  for (len = 0; k->name + len < s->knames_end && !name_end[(unsigned char)s->knames[k->name + len]];
+       len++)
+    ;
+  if (GROW(s, s->kname, s->kname_cap, len + 1) != 0)
     return -1;
-  memcpy(s->kname, s->knames + k->name, k->len);
-  s->kname[k->len] = '\0';
+  memcpy(s->kname, s->knames + k->name, len);
+  s->kname[len] = '\0';
   f = func_get(s, s->kernel_dso, s->kname, 0, 0, k->addr, end, LGP_ST_NOFILE, 0);
   return cframe_push(s, fdef_add(s, f, addr, LGP_ST_NOFILE, 0));
 }
