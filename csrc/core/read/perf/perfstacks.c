@@ -845,6 +845,7 @@ static int unknown_frame(reader *s, uint32_t dso, uint64_t off) {
   static const char digits[] = "0123456789abcdef";
   char name[300], hex[16];
   size_t n = 10, l, k = 0;
+  uint64_t v;
   uint32_t f;
   memcpy(name, "[unknown] ", 10);
   /* in no mapping: the address alone */
@@ -857,10 +858,11 @@ static int unknown_frame(reader *s, uint32_t dso, uint64_t off) {
   }
   name[n++] = '0';
   name[n++] = 'x';
-  do {
-    hex[k] = digits[off >> (4 * k) & 0xf];
-    k++;
-  } while (k < 16 && off >> (4 * k) != 0);
+  v = off;
+  do {                       /* the digits, least significant first */
+    hex[k++] = digits[v & 0xf];
+    v >>= 4;
+  } while (v != 0);
   while (k > 0)
     name[n++] = hex[--k];
   name[n] = '\0';
