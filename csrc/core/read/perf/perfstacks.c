@@ -327,9 +327,28 @@ static int oom(reader *s) {
   return lgp_fail(s->err, s->pd->path, "out of memory");
 }
 
+/* The reader's arrays grow by doubling with realloc: one that ends the
+** heap grows where it is, and none is put on a 2 MB boundary (lgp_grow's
+** big arrays are), which in the command's heap on 2 MB pages left gaps
+** that cost whole pages once anything small was put in them. */
+static int grow_array(void **p, size_t *cap, size_t need, size_t size) {
+  size_t ncap = *cap ? *cap : 16;
+  void *np;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2)
+      return -1;
+    ncap *= 2;
+  }
+  if (ncap > SIZE_MAX / size || !(np = realloc(*p, ncap * size)))
+    return -1;
+  *p = np;
+  *cap = ncap;
+  return 0;
+}
+
 /* (room already there, the common case, without a call) */
 #define GROW(s, arr, cap, need) \
-  ((need) <= (cap) ? 0 : lgp_grow((void **)&(arr), &(cap), (need), sizeof *(arr)) != 0 ? oom(s) : 0)
+  ((need) <= (cap) ? 0 : grow_array((void **)&(arr), &(cap), (need), sizeof *(arr)) != 0 ? oom(s) : 0)
 
 /* ---- source files ---- */
 
