@@ -54,11 +54,13 @@ local function fields(line)
 end
 
 -- runs the dump tool; returns status, a parsed result, stdout, stderr
-local function stacks(path, opts)
+-- (input: a file piped to the dump's standard input)
+local function stacks(path, opts, input)
   local args = { q(dump) }
   for _, o in ipairs(opts or {}) do args[#args + 1] = q(o) end
   args[#args + 1] = q(path)
-  local status, out, err = cmd.shell(table.concat(args, " "))
+  local status, out, err = cmd.shell((input and "cat " .. q(input) .. " | " or "")
+    .. table.concat(args, " "))
   local r = { funcs = {}, arcs = {}, dsos = {}, threads = {}, stacks = {} }
   for _, l in ipairs(lines_of(out)) do
     local f = fields(l)
@@ -452,7 +454,12 @@ describe("perf.data to stacks", function()
       f:sample({ ip = base + 10 * 0x100 + 0x10, pid = PID, tid = PID, time = 100, period = 1000, misc = 1,
         chain = { K, base + 10 * 0x100 + 0x10, base + 60000 * 0x100 + 0x21, base + (n + 1) * 0x100 + 0x11,
                   U, rt("leaf", 4), ret("main") } })
-      local status, r, out, err = stacks(write("kernel_big.data", f), { "--kallsyms", ks })
+      local data = write("kernel_big.data", f)
+      local status, r, out, err = stacks(data, { "--kallsyms", ks })
+      assert.equal(0, status, err)
+      assert.same({ ["f000010;f060000;" .. name .. ";leaf;main"] = 1 }, shapes(r), out)
+      -- a file that cannot be mapped (a pipe, as /proc/kallsyms cannot) is read
+      status, r, out, err = stacks(data, { "--kallsyms", "/dev/stdin" }, ks)
       assert.equal(0, status, err)
       assert.same({ ["f000010;f060000;" .. name .. ";leaf;main"] = 1 }, shapes(r), out)
     end)
