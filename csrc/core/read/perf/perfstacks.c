@@ -93,6 +93,16 @@ static uint32_t ht_get(const htab *t, uint64_t h, ht_eq_fn eq, const void *ctx, 
   return NONE;
 }
 
+/* An array of n elements of size bytes from malloc, or NULL (overflow,
+** out of memory): lgp_alloc_array would put one of a megabyte or more on
+** a 2 MB boundary, where, in the command's heap on 2 MB pages,
+** the gap before it costs whole pages once small blocks go in it. */
+static void *alloc_array(size_t n, size_t size) {
+  if (size != 0 && n > SIZE_MAX / size)
+    return NULL;
+  return malloc(n == 0 || size == 0 ? 1 : n * size);
+}
+
 static void ht_place(uint64_t *hash, uint32_t *val, size_t cap, uint64_t h, uint32_t v) {
   size_t i = (size_t)h & (cap - 1);
   while (val[i] != NONE)
@@ -104,8 +114,8 @@ static void ht_place(uint64_t *hash, uint32_t *val, size_t cap, uint64_t h, uint
 static int ht_put(htab *t, uint64_t h, uint32_t v) {
   if (2 * (t->n + 1) > t->cap) {
     size_t cap = t->cap ? 2 * t->cap : 64, i;
-    uint64_t *nh = lgp_alloc_array(cap, sizeof *nh);
-    uint32_t *nv = lgp_alloc_array(cap, sizeof *nv);
+    uint64_t *nh = alloc_array(cap, sizeof *nh);
+    uint32_t *nv = alloc_array(cap, sizeof *nv);
     if (!nh || !nv) {
       free(nh);
       free(nv);
@@ -910,9 +920,9 @@ static uint32_t decl_file(reader *s, Dwarf_Die *die, uint32_t *line) {
 /* x's symbols by address, those at one address by index (the order they
 ** were met in): a stable radix sort. */
 static int syms_sort(reader *s, dsox *x) {
-  uint32_t *idx = lgp_alloc_array(x->nsyms, sizeof *idx);
-  uint64_t *keys = lgp_alloc_array(x->nsyms, sizeof *keys);
-  symaddr *sorted = lgp_alloc_array(x->nsyms, sizeof *sorted);
+  uint32_t *idx = alloc_array(x->nsyms, sizeof *idx);
+  uint64_t *keys = alloc_array(x->nsyms, sizeof *keys);
+  symaddr *sorted = alloc_array(x->nsyms, sizeof *sorted);
   size_t i;
   int rc = -1;
   if (idx && keys && sorted && x->nsyms < UINT32_MAX) {
@@ -1360,9 +1370,9 @@ static int ksyms_sort(reader *s) {
     ;
   if (i >= s->nksyms)
     return 0;
-  idx = lgp_alloc_array(s->nksyms, sizeof *idx);
-  keys = lgp_alloc_array(s->nksyms, sizeof *keys);
-  sorted = lgp_alloc_array(s->nksyms, sizeof *sorted);
+  idx = alloc_array(s->nksyms, sizeof *idx);
+  keys = alloc_array(s->nksyms, sizeof *keys);
+  sorted = alloc_array(s->nksyms, sizeof *sorted);
   if (idx && keys && sorted) {
     for (i = 0; i < s->nksyms; i++) {
       idx[i] = (uint32_t)i;
@@ -2621,8 +2631,8 @@ static int run(reader *s) {
     goto done;
   s->kernel_frame = NONE;
   /* pass 2: in time order, file order among equal times */
-  if (!(keys = lgp_alloc_array(nents ? nents : 1, sizeof *keys))
-      || !(idx = lgp_alloc_array(nents ? nents : 1, sizeof *idx)))
+  if (!(keys = alloc_array(nents ? nents : 1, sizeof *keys))
+      || !(idx = alloc_array(nents ? nents : 1, sizeof *idx)))
     goto oom_done;
   for (i = 0; i < nents; i++) {
     keys[i] = ents[i].time;
@@ -2730,7 +2740,7 @@ static void state_free(reader *s) {
 /* Leaves out the binaries no frame resolved to (mapped, never sampled:
 ** their files were not even looked for). */
 static int drop_unused_dsos(lgp_stacktab *out, lgp_err *err, const char *path) {
-  uint32_t *to = lgp_alloc_array(out->ndsos ? out->ndsos : 1, sizeof *to);
+  uint32_t *to = alloc_array(out->ndsos ? out->ndsos : 1, sizeof *to);
   size_t i, n = 0;
   if (!to)
     return lgp_fail(err, path, "out of memory");
