@@ -54,11 +54,13 @@ local function fields(line)
 end
 
 -- runs the dump tool; returns status, a parsed result, stdout, stderr
-local function stacks(path, opts)
+-- (input: a file piped to the dump's standard input)
+local function stacks(path, opts, input)
   local args = { q(dump) }
   for _, o in ipairs(opts or {}) do args[#args + 1] = q(o) end
   args[#args + 1] = q(path)
-  local status, out, err = cmd.shell(table.concat(args, " "))
+  local status, out, err = cmd.shell((input and "cat " .. q(input) .. " | " or "")
+    .. table.concat(args, " "))
   local r = { funcs = {}, arcs = {}, dsos = {}, threads = {}, stacks = {} }
   for _, l in ipairs(lines_of(out)) do
     local f = fields(l)
@@ -429,6 +431,37 @@ describe("perf.data to stacks", function()
       local status, r, out, err = stacks(write("kernel6.data", f), { "--kallsyms", ks })
       assert.equal(0, status, err)
       assert.same({ [long .. ";modfunc;tail_func;leaf;main"] = 1 }, shapes(r), out)
+    end)
+
+    it("reads a kallsyms file of megabytes to its last byte: names early, in the middle and last", function()
+      -- the file is walked a window at a time and its pages let go behind:
+      -- the names are read again when the frames are named; its size is
+      -- a whole number of 4 KB pages, the last line without its newline
+      local ks = tmp .. "/kallsyms_big"
+      local base, n = 0xffffffff81000000, 120000
+      local parts = { ("%x T _text\n"):format(base) }
+      for i = 1, n do
+        parts[#parts + 1] = ("%x t f%06d\n"):format(base + i * 0x100, i)
+      end
+      local body = table.concat(parts)
+      local last = ("%x T last_"):format(base + (n + 1) * 0x100)
+      local name = "last_" .. ("z"):rep((-(#body + #last)) % 4096)
+      body = body .. last .. name:sub(6)
+      assert.equal(0, #body % 4096)
+      assert.truthy(#body > 3 * 1024 * 1024)
+      util.spit(ks, body)
+      local f = recording()
+      f:sample({ ip = base + 10 * 0x100 + 0x10, pid = PID, tid = PID, time = 100, period = 1000, misc = 1,
+        chain = { K, base + 10 * 0x100 + 0x10, base + 60000 * 0x100 + 0x21, base + (n + 1) * 0x100 + 0x11,
+                  U, rt("leaf", 4), ret("main") } })
+      local data = write("kernel_big.data", f)
+      local status, r, out, err = stacks(data, { "--kallsyms", ks })
+      assert.equal(0, status, err)
+      assert.same({ ["f000010;f060000;" .. name .. ";leaf;main"] = 1 }, shapes(r), out)
+      -- a file that cannot be mapped (a pipe, as /proc/kallsyms cannot) is read
+      status, r, out, err = stacks(data, { "--kallsyms", "/dev/stdin" }, ks)
+      assert.equal(0, status, err)
+      assert.same({ ["f000010;f060000;" .. name .. ";leaf;main"] = 1 }, shapes(r), out)
     end)
 
     it("reads kallsyms addresses of any width: a prefix, leading zeros, too many digits, a bad digit", function()

@@ -13,6 +13,7 @@
 ** their symbols, on first use.
 */
 #define _XOPEN_SOURCE 700 /* realpath */
+#define _DEFAULT_SOURCE   /* madvise's MADV_DONTNEED, MADV_POPULATE_READ */
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <gelf.h>
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdbool.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <fcntl.h>
@@ -91,6 +93,16 @@ static uint32_t ht_get(const htab *t, uint64_t h, ht_eq_fn eq, const void *ctx, 
   return NONE;
 }
 
+/* An array of n elements of size bytes from malloc, or NULL (overflow,
+** out of memory): lgp_alloc_array would put one of a megabyte or more on
+** a 2 MB boundary, where, in the command's heap on 2 MB pages,
+** the gap before it costs whole pages once small blocks go in it. */
+static void *alloc_array(size_t n, size_t size) {
+  if (size != 0 && n > SIZE_MAX / size)
+    return NULL;
+  return malloc(n == 0 || size == 0 ? 1 : n * size);
+}
+
 static void ht_place(uint64_t *hash, uint32_t *val, size_t cap, uint64_t h, uint32_t v) {
   size_t i = (size_t)h & (cap - 1);
   while (val[i] != NONE)
@@ -102,8 +114,8 @@ static void ht_place(uint64_t *hash, uint32_t *val, size_t cap, uint64_t h, uint
 static int ht_put(htab *t, uint64_t h, uint32_t v) {
   if (2 * (t->n + 1) > t->cap) {
     size_t cap = t->cap ? 2 * t->cap : 64, i;
-    uint64_t *nh = lgp_alloc_array(cap, sizeof *nh);
-    uint32_t *nv = lgp_alloc_array(cap, sizeof *nv);
+    uint64_t *nh = alloc_array(cap, sizeof *nh);
+    uint32_t *nv = alloc_array(cap, sizeof *nv);
     if (!nh || !nv) {
       free(nh);
       free(nv);
@@ -223,7 +235,7 @@ typedef struct symaddr {     /* a symbol's address and its index in the module *
 
 typedef struct ksym {
   uint64_t addr;
-  uint32_t name;             /* offset in knames (the file read) */
+  uint32_t name;             /* offset in knames (the file: no NUL after it) */
 } ksym;
 
 typedef struct acache {      /* (binary, address) -> frames */
@@ -292,7 +304,12 @@ typedef struct reader {
   uint64_t kernel_text;      /* runtime _text from the kernel's MMAP, 0 unknown */
   ksym *ksyms;
   size_t nksyms;
-  char *knames;
+  char *knames;              /* the kernel symbol file: mapped (read-only), or read */
+  size_t knames_len;         /* its size; names are read below knames_end */
+  size_t knames_end;
+  int knames_mapped;
+  char *kname;               /* a kernel symbol's name, NUL-ended */
+  size_t kname_cap;
   int kstate;                /* 0 not read, 1 usable, -1 none */
   tidname *tids;
   size_t ntids, tids_cap;
@@ -320,9 +337,28 @@ static int oom(reader *s) {
   return lgp_fail(s->err, s->pd->path, "out of memory");
 }
 
+/* The reader's arrays grow by doubling with realloc: one that ends the
+** heap grows where it is, and none is put on a 2 MB boundary (lgp_grow's
+** big arrays are), which in the command's heap on 2 MB pages left gaps
+** that cost whole pages once anything small was put in them. */
+static int grow_array(void **p, size_t *cap, size_t need, size_t size) {
+  size_t ncap = *cap ? *cap : 16;
+  void *np;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2)
+      return -1;
+    ncap *= 2;
+  }
+  if (ncap > SIZE_MAX / size || !(np = realloc(*p, ncap * size)))
+    return -1;
+  *p = np;
+  *cap = ncap;
+  return 0;
+}
+
 /* (room already there, the common case, without a call) */
 #define GROW(s, arr, cap, need) \
-  ((need) <= (cap) ? 0 : lgp_grow((void **)&(arr), &(cap), (need), sizeof *(arr)) != 0 ? oom(s) : 0)
+  ((need) <= (cap) ? 0 : grow_array((void **)&(arr), &(cap), (need), sizeof *(arr)) != 0 ? oom(s) : 0)
 
 /* ---- source files ---- */
 
@@ -838,6 +874,7 @@ static int unknown_frame(reader *s, uint32_t dso, uint64_t off) {
   static const char digits[] = "0123456789abcdef";
   char name[300], hex[16];
   size_t n = 10, l, k = 0;
+  uint64_t v;
   uint32_t f;
   memcpy(name, "[unknown] ", 10);
   /* in no mapping: the address alone */
@@ -850,10 +887,11 @@ static int unknown_frame(reader *s, uint32_t dso, uint64_t off) {
   }
   name[n++] = '0';
   name[n++] = 'x';
-  do {
-    hex[k] = digits[off >> (4 * k) & 0xf];
-    k++;
-  } while (k < 16 && off >> (4 * k) != 0);
+  v = off;
+  do {                       /* the digits, least significant first */
+    hex[k++] = digits[v & 0xf];
+    v >>= 4;
+  } while (v != 0);
   while (k > 0)
     name[n++] = hex[--k];
   name[n] = '\0';
@@ -882,9 +920,9 @@ static uint32_t decl_file(reader *s, Dwarf_Die *die, uint32_t *line) {
 /* x's symbols by address, those at one address by index (the order they
 ** were met in): a stable radix sort. */
 static int syms_sort(reader *s, dsox *x) {
-  uint32_t *idx = lgp_alloc_array(x->nsyms, sizeof *idx);
-  uint64_t *keys = lgp_alloc_array(x->nsyms, sizeof *keys);
-  symaddr *sorted = lgp_alloc_array(x->nsyms, sizeof *sorted);
+  uint32_t *idx = alloc_array(x->nsyms, sizeof *idx);
+  uint64_t *keys = alloc_array(x->nsyms, sizeof *keys);
+  symaddr *sorted = alloc_array(x->nsyms, sizeof *sorted);
   size_t i;
   int rc = -1;
   if (idx && keys && sorted && x->nsyms < UINT32_MAX) {
@@ -1332,9 +1370,9 @@ static int ksyms_sort(reader *s) {
     ;
   if (i >= s->nksyms)
     return 0;
-  idx = lgp_alloc_array(s->nksyms, sizeof *idx);
-  keys = lgp_alloc_array(s->nksyms, sizeof *keys);
-  sorted = lgp_alloc_array(s->nksyms, sizeof *sorted);
+  idx = alloc_array(s->nksyms, sizeof *idx);
+  keys = alloc_array(s->nksyms, sizeof *keys);
+  sorted = alloc_array(s->nksyms, sizeof *sorted);
   if (idx && keys && sorted) {
     for (i = 0; i < s->nksyms; i++) {
       idx[i] = (uint32_t)i;
@@ -1391,6 +1429,11 @@ static const unsigned char hex_plus1[256] = {
   ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
   ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
   ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16
+};
+
+/* The bytes that end a kallsyms name. */
+static const unsigned char name_end[256] = {
+  ['\0'] = 1, [' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1
 };
 
 static uint64_t byte_swap64(uint64_t x) {
@@ -1456,42 +1499,104 @@ static char *kallsyms_path(reader *s) {
   return lgp_strdup("/proc/kallsyms");
 }
 
+/* The kernel symbol file's bytes into s->knames: a regular file (the
+** build-id cache's copy) mapped read-only (page cache pages: no copy,
+** nothing for the kernel to zero, no heap kept for the run);
+** /proc/kallsyms, whose size stat does not tell, read. 0 when there is
+** none, or the file cannot be read. */
+static int kernel_bytes(reader *s, const char *path) {
+  struct stat st;
+  FILE *f;
+  char *buf;
+  size_t len = 0;
+  int fd, nomem;
+  if (!*path || (fd = open(path, O_RDONLY)) < 0)
+    return 0;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
+      && (uint64_t)st.st_size <= SIZE_MAX) {
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m != MAP_FAILED) {
+      close(fd);
+      s->knames = m;
+      s->knames_len = (size_t)st.st_size;
+      s->knames_mapped = 1;
+      return 0;
+    }
+  }
+  if (!(f = fdopen(fd, "r"))) {
+    close(fd);
+    return 0;
+  }
+  buf = read_whole(f, &len, &nomem);
+  fclose(f);
+  if (!buf)
+    return nomem ? oom(s) : 0;
+  s->knames = buf;
+  s->knames_len = len;
+  return 0;
+}
+
+#define KWINDOW ((size_t)1 << 20)
+
+/* The parse of a mapped kernel symbol file walks it a window at a time:
+** the pages of [from, to) are let go (they stay in the page cache; the run
+** names a few hundred symbols, whose pages come back when read), the next
+** `ahead` bytes asked for at once rather than by a fault every 16 pages
+** (ahead 0: the end, all from `from` on let go). Returns the new window's
+** start. Hints only. */
+static size_t kernel_window(char *bytes, size_t len, size_t from, size_t to, size_t ahead) {
+  long pg = sysconf(_SC_PAGESIZE);
+  size_t page = pg > 0 ? (size_t)pg : 4096;
+  from -= from % page;
+  to = ahead ? to - to % page : len;
+#ifdef MADV_DONTNEED
+  if (to > from)
+    madvise(bytes + from, to - from, MADV_DONTNEED);
+#endif
+#ifdef MADV_POPULATE_READ
+  if (ahead && to < len)
+    madvise(bytes + to, ahead < len - to ? ahead : len - to, MADV_POPULATE_READ);
+#endif
+  return to;
+}
+
 /* Reads the kernel's text symbols once, on the first kernel address to
 ** name; unusable (all addresses zero, as a user without the right sees
 ** them, or another boot's) means none. Lines "ADDRESS TYPE NAME[ MODULE]"
-** are parsed in place, the file read whole. */
+** are parsed where they are, a name found by its offset and length (the
+** bytes may be a read-only mapping, with no NUL after them). */
 static int kernel_load(reader *s) {
-  char *path, *buf, *p, *endbuf;
-  FILE *f;
-  size_t cap = 0, len = 0;
+  char *path;
+  const char *buf, *p, *endbuf;
+  size_t cap = 0, len, window = 0;
   uint64_t nonzero = 0, text = 0;
-  int nomem;
   if (s->kstate)
     return 0;
   s->kstate = -1;
   if (!(path = kallsyms_path(s)))
     return oom(s);
-  f = *path ? fopen(path, "r") : NULL;
-  free(path);
-  if (!f)
-    return 0;
-  buf = read_whole(f, &len, &nomem);
-  fclose(f);
-  if (!buf)
-    return nomem ? oom(s) : 0;
-  /* the names stay in the file's bytes, ended in place */
-  s->knames = buf;
-  if (len >= UINT32_MAX) {   /* names are found by 32-bit offsets */
-    len = UINT32_MAX - 1;
-    buf[len] = '\0';
+  if (kernel_bytes(s, path) != 0) {
+    free(path);
+    return -1;
   }
+  free(path);
+  if (!s->knames)
+    return 0;
+  buf = s->knames;
+  len = s->knames_len;
+  if (len >= UINT32_MAX)     /* names are found by 32-bit offsets */
+    len = UINT32_MAX - 1;
+  s->knames_end = len;
   endbuf = buf + len;
+  if (s->knames_mapped)
+    kernel_window(s->knames, s->knames_len, 0, 0, KWINDOW);
   for (p = buf; p < endbuf; ) {
-    char *line = p, *eol = memchr(p, '\n', (size_t)(endbuf - p)), *q, *name;
+    const char *line = p, *eol = memchr(p, '\n', (size_t)(endbuf - p)), *q, *name;
+    if (s->knames_mapped && (size_t)(p - buf) >= window + KWINDOW)
+      window = kernel_window(s->knames, s->knames_len, window, (size_t)(p - buf), KWINDOW);
     const char *digit0;
     uint64_t a = 0, d8;
     int d;
-    size_t l;
     if (!eol)
       eol = endbuf;
     p = eol + 1;
@@ -1508,30 +1613,31 @@ static int kernel_load(reader *s) {
     } else {
       a = 0;
     }
-    /* the line ends in a newline or the buffer's NUL, neither a digit:
-       16 digits cannot overflow, more saturate (leading zeros may fit) */
-    for (; q - digit0 < 16 && (d = hex_plus1[(unsigned char)*q] - 1) >= 0; q++)
+    /* 16 digits cannot overflow, more saturate (leading zeros may fit) */
+    for (; q < eol && q - digit0 < 16 && (d = hex_plus1[(unsigned char)*q] - 1) >= 0; q++)
       a = a << 4 | (uint64_t)d;
-    for (; (d = hex_plus1[(unsigned char)*q] - 1) >= 0; q++)
+    for (; q < eol && (d = hex_plus1[(unsigned char)*q] - 1) >= 0; q++)
       a = a >> 60 ? UINT64_MAX : a << 4 | (uint64_t)d;
     if (q == digit0 || eol - q < 3 || q[0] != ' ' || q[2] != ' ')
       continue;
     if (q[1] != 't' && q[1] != 'T' && q[1] != 'w' && q[1] != 'W')
       continue;
+    /* a name ends at a blank, a NUL or the line's end (its newline, or the
+       file's): its length is found when it is named, if ever */
     name = q + 3;
-    if ((l = strcspn(name, " \t\r\n")) == 0)
+    if (name == eol || name_end[(unsigned char)*name])
       continue;
-    if (name + l > eol)      /* (the line's end is its newline, or the file's) */
-      l = (size_t)(eol - name);
-    if (l == 5 && memcmp(name, "_text", 5) == 0)
+    if (eol - name >= 5 && memcmp(name, "_text", 5) == 0
+        && (eol - name == 5 || name_end[(unsigned char)name[5]]))
       text = a;
     nonzero |= a;
     if (GROW(s, s->ksyms, cap, s->nksyms + 1) != 0)
       return -1;
     s->ksyms[s->nksyms].addr = a;
     s->ksyms[s->nksyms++].name = (uint32_t)(name - buf);
-    name[l] = '\0';
   }
+  if (s->knames_mapped)
+    kernel_window(s->knames, s->knames_len, window, s->knames_len, 0);
   if (!nonzero || s->nksyms == 0 || (text && s->kernel_text && text != s->kernel_text))
     return 0;
   if (ksyms_sort(s) != 0)
@@ -1541,7 +1647,7 @@ static int kernel_load(reader *s) {
 }
 
 static int kernel_frames(reader *s, uint64_t addr) {
-  size_t lo = 0, hi = s->nksyms;
+  size_t lo = 0, hi = s->nksyms, len;
   const ksym *k;
   uint64_t end;
   uint32_t f;
@@ -1558,7 +1664,14 @@ static int kernel_frames(reader *s, uint64_t addr) {
   }
   k = &s->ksyms[lo - 1];
   end = lo < s->nksyms ? s->ksyms[lo].addr : addr + 1;
-  f = func_get(s, s->kernel_dso, s->knames + k->name, 0, 0, k->addr, end, LGP_ST_NOFILE, 0);
+  for (len = 0; k->name + len < s->knames_end && !name_end[(unsigned char)s->knames[k->name + len]];
+       len++)
+    ;
+  if (GROW(s, s->kname, s->kname_cap, len + 1) != 0)
+    return -1;
+  memcpy(s->kname, s->knames + k->name, len);
+  s->kname[len] = '\0';
+  f = func_get(s, s->kernel_dso, s->kname, 0, 0, k->addr, end, LGP_ST_NOFILE, 0);
   return cframe_push(s, fdef_add(s, f, addr, LGP_ST_NOFILE, 0));
 }
 
@@ -2518,8 +2631,8 @@ static int run(reader *s) {
     goto done;
   s->kernel_frame = NONE;
   /* pass 2: in time order, file order among equal times */
-  if (!(keys = lgp_alloc_array(nents ? nents : 1, sizeof *keys))
-      || !(idx = lgp_alloc_array(nents ? nents : 1, sizeof *idx)))
+  if (!(keys = alloc_array(nents ? nents : 1, sizeof *keys))
+      || !(idx = alloc_array(nents ? nents : 1, sizeof *idx)))
     goto oom_done;
   for (i = 0; i < nents; i++) {
     keys[i] = ents[i].time;
@@ -2609,7 +2722,11 @@ static void state_free(reader *s) {
   free(s->cus);
   free(s->path);
   free(s->ksyms);
-  free(s->knames);
+  if (s->knames_mapped)
+    munmap(s->knames, s->knames_len);
+  else
+    free(s->knames);
+  free(s->kname);
   free(s->tids);
   free(s->thread_comm);
   free(s->cache);
@@ -2623,7 +2740,7 @@ static void state_free(reader *s) {
 /* Leaves out the binaries no frame resolved to (mapped, never sampled:
 ** their files were not even looked for). */
 static int drop_unused_dsos(lgp_stacktab *out, lgp_err *err, const char *path) {
-  uint32_t *to = lgp_alloc_array(out->ndsos ? out->ndsos : 1, sizeof *to);
+  uint32_t *to = alloc_array(out->ndsos ? out->ndsos : 1, sizeof *to);
   size_t i, n = 0;
   if (!to)
     return lgp_fail(err, path, "out of memory");
