@@ -90,6 +90,21 @@ p:close()
 ]==]
 local passed, failed = 0, 0
 local tmp = util.mktempdir("lgprof-valgrind")
+
+-- Runs `env VALGRIND --log-file=LOG program` in tmp and prints its TAP line
+-- (with valgrind's log when it fails).
+local function check(label, env, program)
+  local log = tmp .. "/log"
+  if util.exec_ok(("cd %s && %s%s --log-file=%s %s >/dev/null 2>&1"):format(q(tmp), env, VALGRIND, q(log),
+      program)) then
+    passed = passed + 1
+    print("ok - " .. label)
+  else
+    failed = failed + 1
+    print("not ok - " .. label)
+    for line in (util.slurp(log) or ""):gmatch("[^\n]+") do print("# " .. line) end
+  end
+end
 local api = util.spit(tmp .. "/api.lua", API_SCRIPT)
 local runs = {}
 for _, name in ipairs(fx.programs()) do
@@ -151,16 +166,8 @@ do
   end
   for _, c in ipairs(cases or {}) do
     for _, opts in ipairs({ "", "-l" }) do
-      local log, label = tmp .. "/log", ("%s lgprof %s"):format(c[1], opts)
-      if util.exec_ok(("cd %s && %s --log-file=%s %s %s --buildid-dir=%s %s >/dev/null 2>&1"):format(
-          q(tmp), VALGRIND, q(log), q(fx.root .. "/bin/lgprof"), opts, q(tmp .. "/no-cache"), c[2])) then
-        passed = passed + 1
-        print("ok - " .. label)
-      else
-        failed = failed + 1
-        print("not ok - " .. label)
-        for line in (util.slurp(log) or ""):gmatch("[^\n]+") do print("# " .. line) end
-      end
+      check(("%s lgprof %s"):format(c[1], opts), "", ("%s %s --buildid-dir=%s %s"):format(
+        q(fx.root .. "/bin/lgprof"), opts, q(tmp .. "/no-cache"), c[2]))
     end
   end
 end
@@ -174,7 +181,6 @@ for _, run in ipairs(runs) do
     else
       local files = q(b.exe) .. " " .. util.qwords(b.gmon)
       for _, opts in ipairs(optsets) do
-        local log = tmp .. "/log"
         -- the command is an executable (no lua5.4 in between); the API script runs in lua5.4
         local env, program, label = "", q(fx.root .. "/bin/lgprof") .. " " .. opts,
           ("%s %s lgprof %s"):format(name, variant, opts)
@@ -182,16 +188,7 @@ for _, run in ipairs(runs) do
           env, program, label = cmd.lua_env(), "lua5.4 " .. q(api),
             ("%s %s Lua API script"):format(name, variant)
         end
-        local ok = util.exec_ok(("cd %s && %s%s --log-file=%s %s %s >/dev/null 2>&1"):format(
-          q(tmp), env, VALGRIND, q(log), program, files))
-        if ok then
-          passed = passed + 1
-          print("ok - " .. label)
-        else
-          failed = failed + 1
-          print("not ok - " .. label)
-          for line in (util.slurp(log) or ""):gmatch("[^\n]+") do print("# " .. line) end
-        end
+        check(label, env, program .. " " .. files)
       end
     end
   end

@@ -917,31 +917,46 @@ static uint32_t decl_file(reader *s, Dwarf_Die *die, uint32_t *line) {
 
 /* ---- symbols by address ---- */
 
-/* x's symbols by address, those at one address by index (the order they
-** were met in): a stable radix sort. */
-static int syms_sort(reader *s, dsox *x) {
-  uint32_t *idx = alloc_array(x->nsyms, sizeof *idx);
-  uint64_t *keys = alloc_array(x->nsyms, sizeof *keys);
-  symaddr *sorted = alloc_array(x->nsyms, sizeof *sorted);
+/* *items (n of size bytes each) in the order of keys (one per item; equal
+** keys keep the items' order: a stable radix sort), as a new array in
+** place of the old. 0, or -1 out of memory (*items as it was). */
+static int sort_by_keys(void **items, size_t n, size_t size, const uint64_t *keys) {
+  uint32_t *idx = alloc_array(n, sizeof *idx);
+  unsigned char *sorted = alloc_array(n, size);
+  const unsigned char *from = *items;
   size_t i;
   int rc = -1;
-  if (idx && keys && sorted && x->nsyms < UINT32_MAX) {
-    for (i = 0; i < x->nsyms; i++) {
+  if (idx && sorted && n < UINT32_MAX) {
+    for (i = 0; i < n; i++)
       idx[i] = (uint32_t)i;
-      keys[i] = x->syms[i].value;
-    }
-    if (lgp_radix_sort(idx, keys, x->nsyms) == 0) {
-      for (i = 0; i < x->nsyms; i++)
-        sorted[i] = x->syms[idx[i]];
-      free(x->syms);
-      x->syms = sorted;
+    if (lgp_radix_sort(idx, keys, n) == 0) {
+      for (i = 0; i < n; i++)
+        memcpy(sorted + i * size, from + (size_t)idx[i] * size, size);
+      free(*items);
+      *items = sorted;
       sorted = NULL;
       rc = 0;
     }
   }
   free(idx);
-  free(keys);
   free(sorted);
+  return rc;
+}
+
+/* x's symbols by address, those at one address by index (the order they
+** were met in). */
+static int syms_sort(reader *s, dsox *x) {
+  uint64_t *keys = alloc_array(x->nsyms, sizeof *keys);
+  void *items = x->syms;
+  size_t i;
+  int rc = -1;
+  if (keys) {
+    for (i = 0; i < x->nsyms; i++)
+      keys[i] = x->syms[i].value;
+    rc = sort_by_keys(&items, x->nsyms, sizeof *x->syms, keys);
+    x->syms = items;
+  }
+  free(keys);
   return rc == 0 ? 0 : oom(s);
 }
 
@@ -1361,35 +1376,22 @@ static int elf_frames(reader *s, uint32_t dso, uint64_t addr) {
 ** radix sort: the file is nearly sorted already, and long; sorted, as
 ** kallsyms usually is, it is left as it is). */
 static int ksyms_sort(reader *s) {
-  uint32_t *idx;
   uint64_t *keys;
-  ksym *sorted;
+  void *items;
   size_t i;
   int rc = -1;
   for (i = 1; i < s->nksyms && s->ksyms[i - 1].addr <= s->ksyms[i].addr; i++)
     ;
   if (i >= s->nksyms)
     return 0;
-  idx = alloc_array(s->nksyms, sizeof *idx);
-  keys = alloc_array(s->nksyms, sizeof *keys);
-  sorted = alloc_array(s->nksyms, sizeof *sorted);
-  if (idx && keys && sorted) {
-    for (i = 0; i < s->nksyms; i++) {
-      idx[i] = (uint32_t)i;
+  if ((keys = alloc_array(s->nksyms, sizeof *keys)) != NULL) {
+    for (i = 0; i < s->nksyms; i++)
       keys[i] = s->ksyms[i].addr;
-    }
-    if (lgp_radix_sort(idx, keys, s->nksyms) == 0) {
-      for (i = 0; i < s->nksyms; i++)
-        sorted[i] = s->ksyms[idx[i]];
-      free(s->ksyms);
-      s->ksyms = sorted;
-      sorted = NULL;
-      rc = 0;
-    }
+    items = s->ksyms;
+    rc = sort_by_keys(&items, s->nksyms, sizeof *s->ksyms, keys);
+    s->ksyms = items;
   }
-  free(idx);
   free(keys);
-  free(sorted);
   return rc == 0 ? 0 : oom(s);
 }
 
