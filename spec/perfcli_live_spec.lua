@@ -164,7 +164,11 @@ describe("the command on real perf recordings", function()
       end
     end
     assert.equal(1, seen_lib)
+    -- the library's functions only (a sample can land in lib_entry's own
+    -- code, between its calls: rarely, but a live run may have one)
     local set = functions({ "--format=json", "--dso=" .. TMP .. "/libwork.so", "a.data" })
-    assert.same({ lib_hot = true }, set)
+    assert.is_true(set.lib_hot)
+    set.lib_hot, set.lib_entry = nil, nil
+    assert.same({}, set)
   end)
 end)
