@@ -31,28 +31,13 @@
 local H = require "helpers"
 local util, cmd, pb = H.util, H.cmd, H.protobuf
 local pw = require "helpers.perfwriter"
+local sp = require "helpers.stackprog"
 local lgprof = require "lgprof"
 
 local q = util.q
-local BIAS = 0x555555554000
-local PID = 100
 local MS = 1000000
 
-local SRC = [[
-volatile unsigned long sink;
-__attribute__((noinline)) void leaf(long n) { for (long i = 0; i < n; i++) sink += i; }
-__attribute__((noinline)) void other(long n) { for (long i = 0; i < n; i++) sink ^= i; }
-__attribute__((noinline)) void middle(long n) { leaf(n); leaf(n + 1); }
-int main(int argc, char **argv) {
-  (void)argv;
-  for (long i = 0; i < argc; i++) { middle(1000); other(1000); }
-  return 0;
-}
-]]
-
-local tmp, exe, syms, text
-
-local function rt(name, off) return BIAS + syms[name].addr + (off or 4) end
+local tmp, prog
 
 -- the stacks (leaf first) and their samples' periods, scaled by unit
 local STACKS = {
@@ -66,20 +51,7 @@ local STACKS = {
 local function recording(config, unit, event_desc)
   local f = pw.new({ attrs = { { type = 1, config = config, name = event_desc,
     sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN, period = 1, ids = { 1 } } } })
-  f:comm(PID, PID, "prog", 10, true)
-  local start = BIAS + (text.vaddr & ~0xfff)
-  local len = ((text.vaddr + text.filesz + 0xfff) & ~0xfff) - (text.vaddr & ~0xfff)
-  f:mmap2(PID, PID, start, len, text.offset & ~0xfff, exe, 20)
-  local t = 1000
-  for _, s in ipairs(STACKS) do
-    for _, period in ipairs(s.periods) do
-      local chain = { pw.CONTEXT_USER }
-      for k, name in ipairs(s.frames) do chain[#chain + 1] = rt(name, k == 1 and 4 or 8) end
-      t = t + 1
-      f:sample({ ip = chain[2], pid = PID, tid = PID, time = t, period = period * unit, chain = chain })
-    end
-  end
-  f:finished_round()
+  sp.write_stacks(f, prog, STACKS, unit)
   if event_desc then f:feature("event_desc", true) end
   return f
 end
@@ -137,14 +109,7 @@ end
 describe("perf.data events that are not time, in the exports", function()
   setup(function()
     tmp = util.mktempdir("lgprof-perfevents")
-    exe = tmp .. "/prog"
-    util.spit(tmp .. "/prog.c", SRC)
-    local status, out, err = cmd.shell("cc -O1 -g -fno-omit-frame-pointer -fno-inline -o "
-      .. q(exe) .. " " .. q(tmp .. "/prog.c"))
-    assert(status == 0, out .. err)
-    syms = util.code_symbols(exe)
-    text = util.text_segment(exe)
-    assert(text and syms.leaf and syms.other and syms.middle and syms.main)
+    prog = sp.build(tmp)
     pw.write(tmp .. "/pf.data", recording(2, 1):bytes())
     pw.write(tmp .. "/mf.data", recording(5, 1, "minor-faults:u"):bytes())
     pw.write(tmp .. "/ck.data", recording(0, MS):bytes())

@@ -21,55 +21,26 @@
 local H = require "helpers"
 local util, cmd = H.util, H.cmd
 local pw = require "helpers.perfwriter"
+local sp = require "helpers.stackprog"
 local lgprof = require "lgprof"
 
 local q = util.q
 local MS = 1000000
-local BIAS = 0x555555554000
-local PID = 100
 local EPS = 1e-12
 
-local SRC = [[
-volatile unsigned long sink;
-__attribute__((noinline)) void leaf(long n) { for (long i = 0; i < n; i++) sink += i; }
-__attribute__((noinline)) void other(long n) { for (long i = 0; i < n; i++) sink ^= i; }
-__attribute__((noinline)) void middle(long n) { leaf(n); leaf(n + 1); }
-int main(int argc, char **argv) {
-  (void)argv;
-  for (long i = 0; i < argc; i++) { middle(1000); other(1000); }
-  return 0;
-}
-]]
-
-local tmp, exe, syms, text
+local tmp, prog
 
 local function near(want, got, what)
   assert(type(got) == "number", ("%s: want %.12g, got %s"):format(what, want, tostring(got)))
   assert(math.abs(want - got) <= EPS, ("%s: want %.12g, got %.12g"):format(what, want, got))
 end
 
-local function rt(name, off) return BIAS + syms[name].addr + (off or 4) end
-
--- a recording of PID's samples: list of { n, leaf frames (names, leaf
+-- a recording of the program's samples: list of { frames (names, leaf
 -- first), periods (one per sample) }
 local function recording(samples)
   local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN,
     period = 1000, ids = { 1 } } } })
-  f:comm(PID, PID, "prog", 10, true)
-  local start = BIAS + (text.vaddr & ~0xfff)
-  local len = ((text.vaddr + text.filesz + 0xfff) & ~0xfff) - (text.vaddr & ~0xfff)
-  f:mmap2(PID, PID, start, len, text.offset & ~0xfff, exe, 20)
-  local t = 1000
-  for _, s in ipairs(samples) do
-    for _, period in ipairs(s.periods) do
-      local chain = { pw.CONTEXT_USER }
-      for k, name in ipairs(s.frames) do chain[#chain + 1] = rt(name, k == 1 and 4 or 8) end
-      t = t + 1
-      f:sample({ ip = chain[2], pid = PID, tid = PID, time = t, period = period, chain = chain })
-    end
-  end
-  f:finished_round()
-  return f
+  return sp.write_stacks(f, prog, samples)
 end
 
 local R1 = {
@@ -106,14 +77,7 @@ end
 describe("perf.data reports", function()
   setup(function()
     tmp = util.mktempdir("lgprof-perfreport")
-    exe = tmp .. "/prog"
-    util.spit(tmp .. "/prog.c", SRC)
-    local status, out, err = cmd.shell("cc -O1 -g -fno-omit-frame-pointer -fno-inline -o "
-      .. q(exe) .. " " .. q(tmp .. "/prog.c"))
-    assert(status == 0, out .. err)
-    syms = util.code_symbols(exe)
-    text = util.text_segment(exe)
-    assert(text and syms.leaf and syms.other and syms.middle and syms.main)
+    prog = sp.build(tmp)
     write("r1.data", R1)
     -- R2: R1 with one sample more in leaf (4 ms in 4 samples)
     write("r2.data", {
@@ -184,7 +148,7 @@ describe("perf.data reports", function()
     assert.equal(0, status, err)
     local doc = require("cjson").decode(out)
     assert.same({ "r1.data" }, doc.profile_files)
-    assert.same({ exe }, doc.binaries)
+    assert.same({ prog.exe }, doc.binaries)
     assert.equal(750, doc.hz)
     near(0.008 / 6, doc.sample_period, "sample_period")
     local by = {}
