@@ -16,36 +16,24 @@
 local H = require "helpers"
 local util, cmd = H.util, H.cmd
 local pw = require "helpers.perfwriter"
+local sp = require "helpers.stackprog"
 
 local q = util.q
 local HAVE_PERF = util.have("perf")
 
-local SRC = [[
-volatile unsigned long sink;
-__attribute__((noinline)) void leaf(long n) { for (long i = 0; i < n; i++) sink += i; }
-__attribute__((noinline)) void other(long n) { for (long i = 0; i < n; i++) sink ^= i; }
-__attribute__((noinline)) void middle(long n) { leaf(n); leaf(n + 1); }
-int main(void) { for (long i = 0; i < 3; i++) { middle(1000); other(1000); } return 0; }
-]]
-
-local BIAS = 0x555555554000
-local PID = 100
+local PID = sp.PID
 local ST = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN
 local U = pw.CONTEXT_USER
 
-local tmp, exe, syms, text, buildid
+local tmp, prog, exe, buildid
 local tools = {}
 
-local function rt(name, off) return BIAS + syms[name].addr + (off or 0) end
+local function rt(name, off) return sp.addr(prog, name, off or 0) end
 
 -- A recording in byte order `order`: COMM and MMAP2 of the program, then
 -- what add(f) appends.
 local function recording(order, attrs, add)
-  local f = pw.new({ order = order, attrs = attrs })
-  f:comm(PID, PID, "prog", 10, true)
-  local start = BIAS + (text.vaddr & ~0xfff)
-  local len = ((text.vaddr + text.filesz + 0xfff) & ~0xfff) - (text.vaddr & ~0xfff)
-  f:mmap2(PID, PID, start, len, text.offset & ~0xfff, exe, 20)
+  local f = sp.map(pw.new({ order = order, attrs = attrs }), prog)
   add(f)
   return f
 end
@@ -171,12 +159,6 @@ local function same_run(le, be, what)
   assert.equal(le[3], be[3], what .. ": stderr")
 end
 
-local function lines(text)
-  local t = {}
-  for l in text:gmatch("[^\n]+") do t[#t + 1] = l end
-  return t
-end
-
 describe("perf.data of the other byte order", function()
   setup(function()
     tmp = util.mktempdir("lgprof perf-endian")
@@ -185,14 +167,8 @@ describe("perf.data of the other byte order", function()
       tools[t] = tmp .. "/" .. t
       cmd.build_core_program(cmd.ROOT .. "/spec/unit/" .. t .. ".c", tools[t])
     end
-    exe = tmp .. "/prog"
-    util.spit(tmp .. "/prog.c", SRC)
-    local status, out, err = cmd.shell("cc -O1 -g -fno-omit-frame-pointer -fno-inline -Wl,--build-id -o "
-      .. q(exe) .. " " .. q(tmp .. "/prog.c"))
-    assert(status == 0, out .. err)
-    syms = util.code_symbols(exe)
-    text = util.text_segment(exe)
-    assert(text and syms.leaf and syms.main, "the program's symbols and text segment")
+    prog = sp.build(tmp)
+    exe = prog.exe
     local hex = util.read_cmd("readelf -n " .. q(exe)):match("Build ID: (%x+)")
     buildid = hex:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end)
   end)
@@ -262,7 +238,7 @@ describe("perf.data of the other byte order", function()
       write("be", "cut.data", be_bytes:sub(1, cut))
       local le, be = both(tools.perfdump, {}, "cut.data")
       same_run(le, be, "cut at " .. cut)
-      if le[1] ~= 0 then assert.equal(1, #lines(le[3]), le[3]) end
+      if le[1] ~= 0 then assert.equal(1, #util.lines(le[3]), le[3]) end
       outcomes[le[1]] = true
     end
     -- both kinds were met: refusals (header, attrs, features cut) and
@@ -376,7 +352,7 @@ describe("perf.data of the other byte order", function()
       local status, out, err = cmd.shell("perf report -D -i " .. q(path) .. " 2>&1")
       assert(status == 0, out .. err)
       local t = {}
-      for _, l in ipairs(lines(out)) do
+      for _, l in ipairs(util.lines(out)) do
         if not l:find("^%.%s") and l ~= "." then
           local a, b = l:find(path, 1, true)
           if a then l = l:sub(1, a - 1) .. "FILE" .. l:sub(b + 1) end

@@ -26,12 +26,12 @@ int main(int argc, char **argv) {
 }
 ]]
 
---- Compiles the program into dir/prog: { exe, syms (util.code_symbols),
--- text (util.text_segment) }.
+--- Compiles the program into dir/prog (with a GNU build-id): { exe, syms
+-- (util.code_symbols), text (util.text_segment) }.
 function M.build(dir)
   local exe = dir .. "/prog"
   util.spit(dir .. "/prog.c", M.SRC)
-  local status, out, err = cmd.shell("cc -O1 -g -fno-omit-frame-pointer -fno-inline -o "
+  local status, out, err = cmd.shell("cc -O1 -g -fno-omit-frame-pointer -fno-inline -Wl,--build-id -o "
     .. util.q(exe) .. " " .. util.q(dir .. "/prog.c"))
   assert(status == 0, out .. err)
   local prog = { exe = exe, syms = util.code_symbols(exe), text = util.text_segment(exe) }
@@ -45,16 +45,22 @@ function M.addr(prog, name, off)
   return M.BIAS + prog.syms[name].addr + (off or 4)
 end
 
---- Writes into f (a perfwriter file) the program's process, its text's
--- mapping and the samples of stacks: a list of { frames = names, leaf
--- first; periods = one per sample, each times unit (default 1) }, then a
--- finished round. Returns f.
-function M.write_stacks(f, prog, stacks, unit)
+--- Writes into f (a perfwriter file) the program's process (COMM) and
+-- its text's mapping (MMAP2) at BIAS. Returns f.
+function M.map(f, prog)
   local text = prog.text
   f:comm(M.PID, M.PID, "prog", 10, true)
   local start = M.BIAS + (text.vaddr & ~0xfff)
   local len = ((text.vaddr + text.filesz + 0xfff) & ~0xfff) - (text.vaddr & ~0xfff)
   f:mmap2(M.PID, M.PID, start, len, text.offset & ~0xfff, prog.exe, 20)
+  return f
+end
+
+--- Writes into f the program's mapping (M.map) and the samples of stacks:
+-- a list of { frames = names, leaf first; periods = one per sample, each
+-- times unit (default 1) }, then a finished round. Returns f.
+function M.write_stacks(f, prog, stacks, unit)
+  M.map(f, prog)
   local t = 1000
   for _, s in ipairs(stacks) do
     for _, period in ipairs(s.periods) do
