@@ -38,20 +38,14 @@ function cli.refuse_perf(st, err, gmons)
     .. " events, threads or binaries)"):format(given.long), st.mode)
 end
 
--- Whether a profile file of the command line is a perf.data.
-local function perf_given(files)
-  for _, f in ipairs(files or {}) do
-    if lgprof._core.is_perfdata(f) then return true end
-  end
-  return false
-end
-
 --- Opens the profile of a parsed command line; on failure writes
 -- "lgprof: FILE: what is wrong" and returns nil, 1.
 function cli.open(st, err, exe, gmons)
   local status = cli.refuse_format(st, err)
   if status then return nil, status end
-  status = require("lgprof.cli.stacks").refuse(st, err, gmons or st.gmons, options)
+  local stacks = require "lgprof.cli.stacks"
+  local perf = stacks.perf_file(st, gmons or st.gmons)
+  status = stacks.refuse(st, err, perf, options)
   if status then return nil, status end
   local opts = options.open_options(st)
   -- a run over line tables (line granularity, annotated source) or over a
@@ -59,8 +53,8 @@ function cli.open(st, err, exe, gmons)
   -- the command's heap for big runs: without it, a sixth of a report of
   -- 50,000 stacks went to page faults (bin/lgprof preloads the module;
   -- under lua5.4 there is none, and nothing is searched for)
-  if (opts.granularity == "line" or (st.style or 0) & options.ANNO ~= 0 or opts.perf
-      or perf_given(gmons or st.gmons)) and package.preload["lgprof.memory"] then
+  if (opts.granularity == "line" or (st.style or 0) & options.ANNO ~= 0 or perf)
+     and package.preload["lgprof.memory"] then
     require("lgprof.memory").big_heap()
   end
   status = cli.refuse_perf(st, err, gmons or st.gmons)

@@ -25,13 +25,19 @@ local function refused(st, options)
   end
 end
 
---- A usage error (status 2, written) when a perf.data file is among the
--- profile files and an option needs call counts; nil otherwise.
-function stacks.refuse(st, err, gmons, options)
+--- The perf.data of a parsed command line: the last profile file that is
+-- one (known by its magic), else --perf's file; nil when there is none.
+function stacks.perf_file(st, gmons)
   local perf = st.perf
   for _, path in ipairs(gmons or {}) do
     if lgprof._core.is_perfdata(path) then perf = path end
   end
+  return perf
+end
+
+--- A usage error (status 2, written) when the command line has a perf.data
+-- (perf: stacks.perf_file's) and an option needs call counts; nil otherwise.
+function stacks.refuse(st, err, perf, options)
   local why = perf and refused(st, options)
   if why then
     return options.usage_error(err, ("%s records sampled stacks, no calls: %s cannot be used")
