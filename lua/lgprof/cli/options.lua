@@ -269,20 +269,20 @@ function options.parse(args, out, err, mode)
   }
   local opts, operands, rest = getopt.parse(args, spec_of(mode))
   if not opts then
-    -- the views are for --format and --annotate-lines (lgprof.cliview)
-    local view = mode ~= "gprof" and operands:match("^unrecognized option '%-%-([^=']+)")
     local long = operands:match("^unrecognized option '%-%-([^=']+)")
-    if view and require("lgprof.cli.views").OPTIONS[view] then
-      operands = require("lgprof.cli.views").not_here(view, mode)
+    local views = require "lgprof.cli.views"
+    if long and mode ~= "gprof" and views.OPTIONS[long] then
+      -- the views are for --format and --annotate-lines (lgprof.cliview)
+      operands = views.not_here(long, mode)
     elseif long then -- another mode's option: say which modes take it
       local names = { gprof = "the report", diff = "--diff", script = "--script" }
+      local function name(m) return names[m] or "lgprof " .. m end
       local where = {}
-      for _, m in ipairs(registry.modes_taking(long)) do where[#where + 1] = names[m] or "lgprof " .. m end
+      for _, m in ipairs(registry.modes_taking(long)) do where[#where + 1] = name(m) end
       if #where == 1 and where[1] == "--" .. long then -- a mode of its own
-        operands = ("--%s cannot be combined with %s"):format(long, names[mode] or "lgprof " .. mode)
+        operands = ("--%s cannot be combined with %s"):format(long, name(mode))
       elseif #where > 0 then
-        operands = ("--%s does not apply to %s (it is an option of %s)"):format(long,
-          names[mode] == "the report" and "the report" or names[mode] or "lgprof " .. mode,
+        operands = ("--%s does not apply to %s (it is an option of %s)"):format(long, name(mode),
           table.concat(where, ", "))
       end
     end
