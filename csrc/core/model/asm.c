@@ -6,6 +6,7 @@
 #include <elfutils/libdw.h>
 #include <dwarf.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -198,7 +199,7 @@ static int bin_code(asm_bin *b) {
   lgp_err e;
   if (b->code_state == 0) {
     memset(&e, 0, sizeof e);
-    b->code_state = lgp_code_load(&b->code, b->im, 0, &e) == 0 ? 1 : -1;
+    b->code_state = lgp_code_load(&b->code, b->im, 1, &e) == 0 ? 1 : -1;
   }
   return b->code_state == 1;
 }
@@ -251,6 +252,36 @@ static int in_group(const lgp_asm_session *s, const cs_insn *in, int group) {
   return s->api.insn_group(s->cs, in, (uint8_t)group);
 }
 
+/* The import whose GOT slot an indirect jump or call through rip reads,
+** or NULL. */
+static const char *slot_import(const asm_bin *b, const cs_insn *in) {
+  const cs_x86 *x = &in->detail->x86;
+  if (x->op_count != 1 || x->operands[0].type != X86_OP_MEM ||
+      x->operands[0].mem.base != X86_REG_RIP || x->operands[0].mem.index != X86_REG_INVALID)
+    return NULL;
+  return lgp_code_slot_name(&b->code, in->address + in->size + (lgp_addr)x->operands[0].mem.disp);
+}
+
+/* The import a PLT entry at addr jumps to (its first indirect jump), or
+** NULL. Decodes with s->insn: the caller's instruction is read before. */
+static const char *plt_import(lgp_asm_session *s, const asm_bin *b, lgp_addr addr) {
+  const lgp_codesec *sec = lgp_code_section(&b->code, addr);
+  const uint8_t *p;
+  size_t left;
+  uint64_t at = addr;
+  int k;
+  if (sec == NULL || !sec->is_plt)
+    return NULL;
+  p = sec->bytes + (addr - sec->vma);
+  left = (size_t)(sec->vma + sec->size - addr);
+  if (left > sec->entsize)
+    left = sec->entsize;
+  for (k = 0; k < 4 && s->api.disasm_iter(s->cs, &p, &left, &at, s->insn); k++)
+    if (in_group(s, s->insn, X86_GRP_JUMP))
+      return slot_import(b, s->insn);
+  return NULL;
+}
+
 /* [lo, hi) of b decoded into l's rows; a byte that does not decode is a
 ** row of its own ("(bad)"). 0, or -1 with a message. */
 static int decode(lgp_asm_session *s, asm_bin *b, lgp_asm_list *l, lgp_addr lo, lgp_addr hi,
@@ -269,6 +300,8 @@ static int decode(lgp_asm_session *s, asm_bin *b, lgp_asm_list *l, lgp_addr lo, 
     uint64_t at = addr;
     lgp_asm_insn *r = row_add(l, at, err);
     const cs_insn *in = s->insn;
+    const char *name;
+    char import[300];
     if (r == NULL)
       return -1;
     if (!s->api.disasm_iter(s->cs, &p, &left, &addr, s->insn)) {
@@ -290,14 +323,24 @@ static int decode(lgp_asm_session *s, asm_bin *b, lgp_asm_list *l, lgp_addr lo, 
     r->is_call = (uint8_t)in_group(s, in, X86_GRP_CALL);
     r->is_jump = (uint8_t)(!r->is_call && in_group(s, in, X86_GRP_JUMP));
     r->is_ret = (uint8_t)in_group(s, in, X86_GRP_RET);
-    if ((r->is_call || r->is_jump) && in->detail->x86.op_count == 1 &&
+    if ((r->is_call || r->is_jump) && (name = slot_import(b, in)) != NULL) {
+      /* call *f@GOTPCREL(%rip) (-fno-plt): the import's name, no address */
+      snprintf(import, sizeof import, "%s@GOT", name);
+      r->target_name = str_id(l, import, err);
+      if (err->set)
+        return -1;
+    } else if ((r->is_call || r->is_jump) && in->detail->x86.op_count == 1 &&
         in->detail->x86.operands[0].type == X86_OP_IMM) {
       lgp_addr start;
-      const char *name;
       r->has_target = 1;
       r->target = (lgp_addr)in->detail->x86.operands[0].imm;
       r->back_edge = (uint8_t)(r->is_jump && r->target <= at && r->target >= l->start);
-      if (r->target < l->start || r->target >= l->end) {
+      if ((name = plt_import(s, b, r->target)) != NULL) {
+        snprintf(import, sizeof import, "%s@plt", name);
+        r->target_name = str_id(l, import, err);
+        if (err->set)
+          return -1;
+      } else if (r->target < l->start || r->target >= l->end) {
         if ((name = bin_sym(b, r->target, &start)) != NULL) {
           r->target_name = str_id(l, name, err);
           r->target_off = r->target - start;

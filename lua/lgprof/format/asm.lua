@@ -131,9 +131,10 @@ function asm.write(profile, out, functions, options)
       local text = ins.mnemonic and (ins.mnemonic .. (ins.operands ~= "" and (" " .. ins.operands)
         or "")) or ""
       local tgt = target_text(fname, ins)
-      out:write(("%s%s%s %s %10x  %8s  %-40s%s%s\n"):format(count, fshare, tshare,
+      local row = ("%s%s%s %s %10x  %8s  %-40s%s%s"):format(count, fshare, tshare,
         ins.shared_bin and "*" or " ", ins.address, ("+0x%x"):format(ins.offset), text,
-        tgt ~= "" and ("  " .. tgt) or "", ins.back_edge and "  (back edge)" or ""))
+        tgt ~= "" and ("  " .. tgt) or "", ins.back_edge and "  (back edge)" or "")
+      out:write((row:gsub("%s+$", "")), "\n")
       if ins.weight > 0 then
         hot[#hot + 1] = { fn = fname, ins = ins, counts = l.counts, text = text }
       end
@@ -160,7 +161,9 @@ function asm.write(profile, out, functions, options)
       if a.weight ~= b.weight then return a.weight > b.weight end
       return a.name < b.name
     end)
-    out:write(("\nTop %d lines:\n\n   samples %%total  line\n"):format(math.min(top, #lv)))
+    if #lv > 0 then
+      out:write(("\nTop %d lines:\n\n   samples %%total  line\n"):format(math.min(top, #lv)))
+    end
     for i = 1, math.min(top, #lv) do
       local r = lv[i]
       out:write(("%s%7.2f  %s (%s)\n"):format(r.counts == "histogram"
