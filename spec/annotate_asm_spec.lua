@@ -221,7 +221,7 @@ describe("--annotate-asm", function()
     assert.truthy(out:find("      3.00  25.00  12.00 *     401006      +0x6  inc eax\n", 1, true), out)
     assert.truthy(out:find("jne 0x401006%s+%-> loop at %+0x6  %(back edge%)\n"), out)
     assert.truthy(out:find("call 0x401015%s+call f2\n"), out)
-    assert.truthy(out:find("spread over the instructions", 1, true), out)
+    assert.truthy(out:find("4 bytes a bin, spread over the instructions", 1, true), out)
     -- Top: the 6 sampled instructions; f2's ret (5) first, then mov (4); no
     -- source lines (no DWARF), so no table of lines
     assert.truthy(out:find("Top 6 instructions:", 1, true), out)
@@ -266,5 +266,26 @@ describe("--annotate-asm", function()
     local status, out = cmd.lgprof({ "--annotate-asm=^f1$", other, gmon })
     assert.equal(0, status)
     assert.truthy(out:find("Code for aarch64 is not decoded: sampled addresses and counts only.", 1, true), out)
+  end)
+end)
+
+-- doc/command.md's example of --annotate-asm is this spec's perf.data,
+-- as lgprof prints it: the indented block after "<!-- asm example -->".
+describe("doc/command.md's --annotate-asm example", function()
+  it("is what lgprof prints for the spec's perf.data", function()
+    local dir = util.mktempdir("lgprof-asm-doc")
+    finally(function() util.rmtree(dir) end)
+    local prog = elf(dir .. "/prog")
+    local data = write_perf(dir .. "/perf.data", prog)
+    local status, out, err = cmd.lgprof({ "--annotate-asm=^f1$", "prog", "perf.data" },
+      { cwd = dir })
+    assert.equal(0, status, err)
+    local doc = assert(util.slurp(cmd.ROOT .. "/doc/command.md"))
+    local block = doc:match("<!%-%- asm example %-%->\n\n(.-)\n\n[^ ]")
+    assert.is_not_nil(block, "no example block in doc/command.md")
+    local lines = {}
+    for l in (block .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = (l:gsub("^    ", "")) end
+    assert.equal(out, table.concat(lines, "\n") .. "\n")
+    assert.is_not_nil(data)
   end)
 end)

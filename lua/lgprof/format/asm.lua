@@ -68,12 +68,10 @@ local function target_text(fname, ins)
 end
 
 local COUNTS = {
-  histogram = "Counts: the gmon.out histogram (%s bytes per bin): a bin's count is spread over the"
-    .. " instructions it covers in proportion to the bytes of each (gprof's rule for symbols and"
-    .. " lines); * marks an instruction that shares a sampled bin with other code.",
-  samples = "Counts: perf.data samples at their exact instruction addresses; the CPU reports a"
-    .. " sample on or after the instruction that caused it (skid), so cost often shows on the"
-    .. " next instruction or a few later.",
+  histogram = "Counts: gmon.out's histogram, %s bytes a bin, spread over the instructions a bin"
+    .. " covers by their bytes (gprof's rule); * marks a share of a bin with other code.",
+  samples = "Counts: perf.data samples at their exact addresses; a sample lands on or after the"
+    .. " instruction that caused it (skid).",
 }
 
 local HEADER = "   samples  %func %total    address    offset  instruction\n"
