@@ -86,7 +86,13 @@ local function write_gmon(path)
   return path
 end
 
-local function write_perf(path, exe_path)
+-- the perf.data above: { ip, period[, tid] } per sample (tid: 100 unless given)
+local SAMPLES = {
+  { 0x401006, 100 }, { 0x401006, 100 }, { 0x401006, 100 }, { 0x401008, 200 }, { 0x40100b, 500 },
+  { 0x401015, 100 }, { 0x401015, 100 },
+}
+
+local function write_perf(path, exe_path, samples)
   local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN,
     period = 100, ids = { 1 } } } })
   local text = assert(util.text_segment(exe_path))
@@ -95,14 +101,11 @@ local function write_perf(path, exe_path)
   f:mmap2(100, 100, start, ((text.vaddr + text.filesz + 0xfff) & ~0xfff) - start,
     text.offset & ~0xfff, exe_path, 20)
   local t = 1000
-  local function at(ip, period)
+  for _, x in ipairs(samples or SAMPLES) do
     t = t + 1
-    f:sample({ ip = ip, pid = 100, tid = 100, time = t, period = period,
-      chain = { pw.CONTEXT_USER, ip } })
+    f:sample({ ip = x[1], pid = 100, tid = x[3] or 100, time = t, period = x[2],
+      chain = { pw.CONTEXT_USER, x[1] } })
   end
-  at(0x401006, 100); at(0x401006, 100); at(0x401006, 100)
-  at(0x401008, 200); at(0x40100b, 500)
-  at(0x401015, 100); at(0x401015, 100)
   f:finished_round()
   pw.write(path, f:bytes())
   return path
@@ -249,6 +252,49 @@ describe("--annotate-asm", function()
     assert.truthy(js:find('"samples":1.5,', 1, true), js)
     assert.truthy(js:find('"mnemonic":"xor"', 1, true), js)
     assert.truthy(js:find('"total_weight":25', 1, true), js)
+  end)
+
+  it("applies the views: --tid keeps that thread's samples", function()
+    -- thread 101: one sample at cmp (period 300) and one in f2 (period 100);
+    -- thread 100: the samples above. --tid=101: f1 is cmp alone, 300 of 400
+    local path = write_perf(tmp .. "/threads.data", exe, {
+      { 0x401006, 100 }, { 0x401008, 300, 101 }, { 0x40100b, 500 }, { 0x401015, 100, 101 } })
+    local status, out, err = cmd.lgprof({ "--annotate-asm=^f1$", "--tid=101", exe, path })
+    assert.equal(0, status, err)
+    assert.truthy(out:find("=== f1 @ 0x401000, 20 bytes: 75.00% of the total (1 samples)", 1, true), out)
+    assert.truthy(out:find("         1 100.00  75.00       401008      +0x8  cmp eax, 0xa\n", 1, true), out)
+    local _, n = out:gsub("\n +%d+ +[%d.]+ +[%d.]+ +%x+ ", "")
+    assert.equal(1, n) -- one listed row with samples (the Top row has one share)
+  end)
+
+  it("compares two recordings of the same build per instruction (--diff)", function()
+    -- new: f1 inc 1 sample (100), jne 1 sample (300): 25% and 75% of f1;
+    -- base: inc 30%, cmp 20%, jne 50%. Changes -5.00, -20.00, +25.00 points.
+    -- f1's total share: 400 of 400 now (100.00%), 1000 of 1200 in the base
+    -- (83.33%): +16.67 points
+    local new = write_perf(tmp .. "/new.data", exe, { { 0x401006, 100 }, { 0x40100b, 300 } })
+    local status, out, err = cmd.lgprof({ "--annotate-asm=^f1$", "--diff", perfdata, exe, new })
+    assert.equal(0, status, err)
+    assert.truthy(out:find("=== f1 @ 0x401000: 100.00% of the total, was 83.33% (+16.67 points)", 1,
+      true), out)
+    assert.truthy(out:find("      30.00       25.00   -5.00     401006      +0x6  inc eax\n", 1, true), out)
+    assert.truthy(out:find("      20.00              -20.00     401008      +0x8  cmp eax, 0xa\n", 1,
+      true), out)
+    assert.truthy(out:find("      50.00       75.00  +25.00     40100b      +0xb  jne 0x401006\n", 1,
+      true), out)
+    -- another build (f1's code changed): not compared per instruction
+    local code2 = CODE:gsub("^\x55", "\x90")
+    local other = tmp .. "/prog2"
+    local syms = {}
+    for _, x in ipairs(SYMS) do
+      syms[#syms + 1] = { name = x.name, addr = x.addr, size = x.size, bind = "global", type = "func" }
+    end
+    ew.write(other, { text_addr = TEXT, text_data = code2, symbols = syms })
+    local s2, out2 = cmd.lgprof({ "--annotate-asm=^f1$", "--diff", perfdata, other,
+      write_perf(tmp .. "/other.data", other) })
+    assert.equal(0, s2)
+    assert.truthy(out2:find("the base's code differs (another build): not compared per instruction",
+      1, true), out2)
   end)
 
   it("lists addresses and counts undecoded on another machine", function()

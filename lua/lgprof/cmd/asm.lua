@@ -72,4 +72,70 @@ function cmd.run(ctx)
   return 0
 end
 
+-- The code of two listings is the same: the same instructions at the same
+-- addresses, byte for byte (the same build).
+local function same_code(a, b)
+  if a.start ~= b.start or #a.instructions ~= #b.instructions or not a.decoded then return false end
+  for k, i in ipairs(a.instructions) do
+    local j = b.instructions[k]
+    if i.address ~= j.address or i.bytes ~= j.bytes then return false end
+  end
+  return true
+end
+
+local function share(w, total) return total > 0 and 100 * w / total or 0 end
+
+--- `--annotate-asm --diff BASE`: per instruction, the base's share of the
+-- function and the new one's, and the change in points, for the functions
+-- of the new profile (chosen as without --diff) whose base has the same
+-- code (the same build: the same bytes at the same addresses).
+function cmd.diff(ctx)
+  local st, out, err, cli = ctx.opts, ctx.out, ctx.err, ctx.cli
+  if #st.diff ~= 1 then return ctx:fail(2, "--annotate-asm --diff takes one base profile") end
+  local newp <close>, status = cli.open(st, err)
+  if not newp then return status end
+  local basep <close>, bstatus = cli.open(st, err, st.diff_image, { st.diff[1] })
+  if not basep then return bstatus end
+  local fns, msg = chosen(newp, st)
+  if not fns then return ctx:fail(1, msg) end
+  local olds, kept = {}, {}
+  for _, fn in ipairs(fns) do
+    local old = basep:find(fn.symbol)
+    if old and not old.is_inline then
+      olds[#olds + 1], kept[#kept + 1] = old, fn
+    else
+      out:write(("=== %s: not in the base profile\n\n"):format(fn.name))
+    end
+  end
+  local ok, res = pcall(function()
+    local news, ntotal = asm.listings(newp, kept)
+    local bases, btotal = asm.listings(basep, olds)
+    for k, l in ipairs(news) do
+      local b, name = bases[k], kept[k].name
+      out:write(("=== %s @ 0x%x: %.2f%% of the total, was %.2f%% (%+.2f points)\n"):format(name,
+        l.start, share(l.weight, ntotal), share(b.weight, btotal),
+        share(l.weight, ntotal) - share(b.weight, btotal)))
+      if not same_code(l, b) then
+        out:write("the base's code differs (another build): not compared per instruction\n\n")
+      else
+        out:write("  base %func   new %func  change    address    offset  instruction\n")
+        for n, i in ipairs(l.instructions) do
+          local j = b.instructions[n]
+          local bs, ns = share(j.weight, b.weight), share(i.weight, l.weight)
+          local text = (i.mnemonic or "") .. ((i.operands or "") ~= "" and (" " .. i.operands) or "")
+          local row = ("%11s %11s %7s %10x  %8s  %s"):format(
+            j.weight > 0 and ("%.2f"):format(bs) or "", i.weight > 0 and ("%.2f"):format(ns) or "",
+            (i.weight > 0 or j.weight > 0) and ("%+.2f"):format(ns - bs) or "", i.address,
+            ("+0x%x"):format(i.offset), text)
+          out:write((row:gsub("%s+$", "")), "\n")
+        end
+        out:write("\n")
+      end
+    end
+    return true
+  end)
+  if not ok then return ctx:fail(1, tostring(res)) end
+  return 0
+end
+
 return cmd
