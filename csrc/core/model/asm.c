@@ -366,76 +366,116 @@ static const char *die_name(Dwarf_Die *die) {
   return n ? n : dwarf_diename(die);
 }
 
-/* Row r's line and the inlined functions holding its address, innermost
-** first. libdw follows an inlined instance with its abstract definition's
-** scopes, not with the code around it: the chain is taken from the
-** innermost instance's own enclosing DIEs. */
-static int add_source(lgp_asm_list *l, lgp_asm_insn *r, Dwarf *dw, lgp_err *err) {
-  Dwarf_Die cu, *scopes = NULL;
-  Dwarf_Line *ln;
-  int n, i;
-  if (dwarf_addrdie(dw, r->addr, &cu) == NULL)
+/* Does die (a lexical block or an inlined subroutine) hold addr? 1 yes, 0
+** no, -1 it has no addresses of its own (a block whose children have). */
+static int holds(Dwarf_Die *die, Dwarf_Addr addr) {
+  if (!dwarf_hasattr(die, DW_AT_low_pc) && !dwarf_hasattr(die, DW_AT_ranges))
+    return -1;
+  return dwarf_haspc(die, addr) > 0;
+}
+
+/* The innermost inlined subroutines holding addr under die, innermost
+** first, into chain[] (at most cap; *n of them): from the function's own
+** DIE down, one child a level (blocks without addresses searched through),
+** so a lookup costs the children on the path, not the unit's DIEs. */
+static void inline_path(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Die *chain, int cap, int *n,
+                        int depth) {
+  Dwarf_Die child;
+  if (depth > 64 || dwarf_child(die, &child) != 0)
+    return;
+  do {
+    int tag = dwarf_tag(&child), h;
+    if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block)
+      continue;
+    h = holds(&child, addr);
+    if (h == 0 || (h < 0 && tag == DW_TAG_inlined_subroutine))
+      continue;
+    if (h > 0 && tag == DW_TAG_inlined_subroutine) {
+      inline_path(&child, addr, chain, cap, n, depth + 1);
+      if (*n < cap) { /* after the inner ones: innermost first */
+        chain[*n] = child;
+        ++*n;
+      }
+      return;
+    }
+    {
+      int before = *n;
+      inline_path(&child, addr, chain, cap, n, depth + 1);
+      if (h > 0 || *n > before)
+        return;
+    }
+  } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* The concrete subprogram DIE holding addr in cu: the outermost scope that
+** is a subprogram with addr in its ranges (libdw's scopes past an inlined
+** instance are its abstract definition's, which have none). 0, or -1. */
+static int subprogram_at(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *sub) {
+  Dwarf_Die *scopes = NULL;
+  int n = dwarf_getscopes(cu, addr, &scopes), i, found = -1;
+  for (i = 0; i < n; i++)
+    if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram && dwarf_haspc(&scopes[i], addr) > 0) {
+      *sub = scopes[i];
+      found = 0;
+    }
+  free(scopes);
+  return found;
+}
+
+#define MAX_INLINE 64
+
+/* Each row's line and the inlined functions holding its address,
+** innermost first, with the line each was called from. */
+static int add_sources(lgp_asm_list *l, Dwarf *dw, lgp_err *err) {
+  Dwarf_Die cu, sub, chain[MAX_INLINE];
+  Dwarf_Files *files = NULL;
+  size_t nfiles = 0, i;
+  int have_sub;
+  if (l->n == 0 || dwarf_addrdie(dw, l->insns[0].addr, &cu) == NULL)
     return 0;
-  if ((ln = dwarf_getsrc_die(&cu, r->addr)) != NULL) {
-    int lineno = 0;
-    const char *src = dwarf_linesrc(ln, NULL, NULL);
-    if (dwarf_lineno(ln, &lineno) == 0 && lineno > 0 && src != NULL) {
-      r->file = str_id(l, src, err);
-      r->line = (uint32_t)lineno;
+  have_sub = subprogram_at(&cu, l->insns[0].addr, &sub) == 0;
+  if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0)
+    files = NULL;
+  for (i = 0; i < l->n; i++) {
+    lgp_asm_insn *r = &l->insns[i];
+    Dwarf_Line *ln = dwarf_getsrc_die(&cu, r->addr);
+    int nchain = 0, k;
+    if (ln != NULL) {
+      int lineno = 0;
+      const char *src = dwarf_linesrc(ln, NULL, NULL);
+      if (dwarf_lineno(ln, &lineno) == 0 && lineno > 0 && src != NULL) {
+        r->file = str_id(l, src, err);
+        r->line = (uint32_t)lineno;
+        if (err->set)
+          return -1;
+      }
+    }
+    if (have_sub && dwarf_haspc(&sub, r->addr) > 0)
+      inline_path(&sub, r->addr, chain, MAX_INLINE, &nchain, 0);
+    r->inl_first = (uint32_t)l->ninl;
+    for (k = 0; k < nchain; k++) {
+      Dwarf_Attribute a;
+      Dwarf_Word cf = 0, cl = 0;
+      lgp_asm_inline *x;
+      const char *name;
+      if (lgp_grow((void **)&l->inl, &l->inl_cap, l->ninl + 1, sizeof *l->inl) != 0)
+        return lgp_fail(err, NULL, "out of memory");
+      x = &l->inl[l->ninl];
+      name = die_name(&chain[k]);
+      x->name = str_id(l, name ? name : "[inlined]", err);
+      x->call_file = LGP_ASM_NOSTR;
+      x->call_line = 0;
+      if (dwarf_formudata(dwarf_attr(&chain[k], DW_AT_call_line, &a), &cl) == 0)
+        x->call_line = (uint32_t)cl;
+      if (files != NULL && dwarf_formudata(dwarf_attr(&chain[k], DW_AT_call_file, &a), &cf) == 0 &&
+          cf < nfiles)
+        x->call_file = str_id(l, dwarf_filesrc(files, cf, NULL, NULL), err);
       if (err->set)
         return -1;
+      l->ninl++;
+      r->ninl++;
     }
   }
-  n = dwarf_getscopes(&cu, r->addr, &scopes);
-  for (i = 0; i < n; i++) {
-    int tag = dwarf_tag(&scopes[i]);
-    if (tag == DW_TAG_subprogram)
-      break;
-    if (tag == DW_TAG_inlined_subroutine) {
-      Dwarf_Die inner = scopes[i];
-      Dwarf_Die *held = NULL;
-      int nheld = dwarf_getscopes_die(&inner, &held);
-      free(scopes);
-      scopes = held;
-      n = nheld > 0 ? nheld : 0;
-      break;
-    }
-  }
-  r->inl_first = (uint32_t)l->ninl;
-  for (i = 0; i < n; i++) {
-    int tag = dwarf_tag(&scopes[i]);
-    Dwarf_Attribute a;
-    Dwarf_Word cf = 0, cl = 0;
-    Dwarf_Files *files;
-    size_t nfiles;
-    lgp_asm_inline *x;
-    const char *name;
-    if (tag == DW_TAG_subprogram)
-      break;
-    if (tag != DW_TAG_inlined_subroutine)
-      continue;
-    if (lgp_grow((void **)&l->inl, &l->inl_cap, l->ninl + 1, sizeof *l->inl) != 0) {
-      free(scopes);
-      return lgp_fail(err, NULL, "out of memory");
-    }
-    x = &l->inl[l->ninl];
-    name = die_name(&scopes[i]);
-    x->name = str_id(l, name ? name : "[inlined]", err);
-    x->call_file = LGP_ASM_NOSTR;
-    x->call_line = 0;
-    if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl) == 0)
-      x->call_line = (uint32_t)cl;
-    if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf) == 0 &&
-        dwarf_getsrcfiles(&cu, &files, &nfiles) == 0 && cf < nfiles)
-      x->call_file = str_id(l, dwarf_filesrc(files, cf, NULL, NULL), err);
-    if (err->set) {
-      free(scopes);
-      return -1;
-    }
-    l->ninl++;
-    r->ninl++;
-  }
-  free(scopes);
   return 0;
 }
 
@@ -623,7 +663,6 @@ int lgp_asm_function(lgp_asm_session *ss, uint32_t s, lgp_asm_list *out, lgp_err
   asm_bin *b;
   uint32_t func = 0;
   int last = 0;
-  size_t i;
   if (s >= p->graph.nsyms || nodes[s].is_line)
     return lgp_fail(err, NULL, "not a function of the profile");
   memset(out, 0, sizeof *out);
@@ -671,9 +710,7 @@ int lgp_asm_function(lgp_asm_session *ss, uint32_t s, lgp_asm_list *out, lgp_err
   } else if (credit_perf(ss, out, func, err) != 0) {
     return -1;
   }
-  if (bin_dwarf(b) != NULL)
-    for (i = 0; i < out->n; i++)
-      if (add_source(out, &out->insns[i], b->dw, err) != 0)
-        return -1;
+  if (bin_dwarf(b) != NULL && add_sources(out, b->dw, err) != 0)
+    return -1;
   return 0;
 }
