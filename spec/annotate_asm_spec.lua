@@ -297,6 +297,21 @@ describe("--annotate-asm", function()
       1, true), out2)
   end)
 
+  it("lists addresses and counts when the binary cannot be read", function()
+    -- the recording's binary removed: each sampled address is a function
+    -- "[unknown] gone+0xOFF" of its own, listed with its count
+    local gone = elf(tmp .. "/gone")
+    local path = write_perf(tmp .. "/gone.data", gone, { { 0x401006, 100 }, { 0x401006, 100 } })
+    os.remove(gone)
+    local status, out, err = cmd.lgprof({ "--annotate-asm", path })
+    assert.equal(0, status, err)
+    assert.truthy(out:find("The code was not read (the kernel, JIT code or a binary not found):"
+      .. " sampled addresses and counts only.", 1, true), out)
+    -- (an address of no binary is its offset in the mapped file: .text is at
+    -- file offset 0x1000, so 0x401006 is 0x1006)
+    assert.truthy(out:find("\n         2 100.00 100.00 +1006 +%+0x0\n"), out)
+  end)
+
   it("lists addresses and counts undecoded on another machine", function()
     local other = elf(tmp .. "/arm", ew.EM_AARCH64)
     local p = assert(lgprof.open(other, gmon))

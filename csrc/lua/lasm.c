@@ -92,6 +92,7 @@ static void push_list(lua_State *L, const lgp_asm_list *l) {
   lua_pushstring(L, l->arch);
   lua_setfield(L, -2, "arch");
   set_bool(L, l->decoded, "decoded");
+  set_bool(L, l->code_read, "code_read");
   lua_pushstring(L, l->from_gmon ? "histogram" : "samples");
   lua_setfield(L, -2, "counts");
   set_num(L, l->samples, "samples");

@@ -695,7 +695,8 @@ int lgp_asm_function(lgp_asm_session *ss, uint32_t s, lgp_asm_list *out, lgp_err
   if (b == NULL)
     return -1;
   out->arch = b->im != NULL ? machine_name(b->im->machine) : "this binary";
-  if (b->im != NULL && b->im->machine == EM_X86_64 && bin_code(b) && decoder_ready(ss)) {
+  out->code_read = b->im != NULL && bin_code(b) && lgp_code_section(&b->code, out->start) != NULL;
+  if (out->code_read && b->im->machine == EM_X86_64 && decoder_ready(ss)) {
     out->decoded = 1;
     if (decode(ss, b, out, out->start, out->end, err) != 0)
       return -1;

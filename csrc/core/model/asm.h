@@ -66,6 +66,7 @@ typedef struct lgp_asm_list {
   lgp_strset strs;
   const char *arch;       /* "x86-64", or the machine the code is not decoded for */
   int decoded;            /* 0: rows are the sampled addresses (no decoder, no code) */
+  int code_read;          /* the function's bytes were read (a file holds them) */
   int from_gmon;          /* histogram spreading (gmon) rather than exact leaves (perf) */
   double samples, weight; /* sums over insns */
   uint64_t units;

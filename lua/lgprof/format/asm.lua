@@ -98,7 +98,10 @@ function asm.write(profile, out, functions, options)
       out:write(COUNTS[l.counts]:format(l.scale and ("%g"):format(2 * l.scale) or "?"), "\n")
       said[l.counts] = true
     end
-    if not l.decoded then
+    if not l.decoded and not l.code_read then
+      out:write("The code was not read (the kernel, JIT code or a binary not found): sampled"
+        .. " addresses and counts only.\n")
+    elseif not l.decoded then
       out:write(("Code for %s is not decoded: sampled addresses and counts only.\n"):format(
         l.arch))
     end
@@ -148,10 +151,11 @@ function asm.write(profile, out, functions, options)
       :format(math.min(top, #hot)))
     for i = 1, math.min(top, #hot) do
       local h = hot[i]
-      out:write(("%s%7.2f %10x  %-16s %s\n"):format(h.counts == "histogram"
+      local row = ("%s%7.2f %10x  %-16s %s"):format(h.counts == "histogram"
         and ("%10.2f"):format(h.ins.samples) or ("%10d"):format(h.ins.samples),
         total > 0 and 100 * h.ins.weight / total or 0, h.ins.address,
-        ("%s+0x%x"):format(h.fn, h.ins.offset), h.text))
+        ("%s+0x%x"):format(h.fn, h.ins.offset), h.text)
+      out:write((row:gsub("%s+$", "")), "\n")
     end
     local lv = {}
     for _, r in pairs(lines) do lv[#lv + 1] = r end

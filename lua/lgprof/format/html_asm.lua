@@ -67,7 +67,8 @@ function M.data(profile, dirs)
         sh = i.shared_bin or nil,
       }
     end
-    out[tostring(fn.index)] = { n = fn.name, counts = l.counts, arch = l.arch, decoded = l.decoded,
+    out[tostring(fn.index)] = { n = fn.name, counts = l.counts,
+      arch = l.code_read and l.arch or "code that was not read", decoded = l.decoded,
       lines = lines, ins = ins }
   end
   return out
