@@ -440,7 +440,7 @@ function html.write(profile, file, options)
   local title = o.title or ("lgprof: " .. basename(profile.image or "profile"))
   local assets = require "lgprof.format.html_assets"
   local asm_panel = require "lgprof.format.html_asm" -- the disassembly panel
-  local asm_data = asm_panel.data(profile)
+  local asm_data = asm_panel.data(profile, data.fns)
 
   -- a path is written beside it and renamed over it once complete, so a
   -- failure leaves no partial page (and an old page as it was)

@@ -13,15 +13,16 @@ M.MAX = 20
 
 local function basename(p) return (p:match("[^/]*$")) end
 
---- The panel's data for the page: { [call-graph index] = { n, counts, arch,
+--- The panel's data for the page, for the hottest of candidates (the
+-- Functions the page embeds): { [call-graph index] = { n, counts, arch,
 -- decoded, lines = { {file, line, text, share} ... }, ins = { {address,
 -- offset, samples, share, text, target, line index (0: none), depth,
 -- shared} ... } } }, or nil when the profile has no samples to show.
-function M.data(profile, dirs)
+function M.data(profile, candidates, dirs)
   if profile.source == "gmon" and not profile.have_histogram then return nil end
   local fns = {}
-  for fn in profile:functions() do
-    if not fn.is_inline and fn.self > 0 then fns[#fns + 1] = fn end
+  for _, fn in ipairs(candidates) do
+    if fn.kind == "function" and not fn.is_inline and fn.self > 0 then fns[#fns + 1] = fn end
   end
   table.sort(fns, function(a, b)
     if a.self ~= b.self then return a.self > b.self end
