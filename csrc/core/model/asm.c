@@ -6,6 +6,9 @@
 #include <elfutils/libdw.h>
 #include <dwarf.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,7 @@ typedef struct asm_bin {
   int dw_fd;
   Dwarf *dw;               /* NULL: no DWARF */
   int dw_state;
+  int tab_named;           /* sym_* taken from a recording's functions */
   lgp_addr *sym_addr;      /* function symbols by address, for naming targets */
   const char **sym_name;
   size_t nsyms;
@@ -133,6 +137,35 @@ static int cmp_addr_idx(const void *ctx, uint32_t a, uint32_t b) {
   return y[a].addr < y[b].addr ? -1 : y[a].addr > y[b].addr;
 }
 
+/* An ELF file without a symbol table (a stripped binary: perf named its
+** functions from elsewhere) as an image of no symbols, for its code: its
+** machine and what lgp_code_load checks before reading it again. 0, or -1
+** when it is not an ELF file. */
+static int bare_image(lgp_image *im, const char *path) {
+  struct stat st;
+  GElf_Ehdr eh;
+  Elf *elf;
+  int fd = open(path, O_RDONLY), rc = -1;
+  if (fd < 0)
+    return -1;
+  elf_version(EV_CURRENT);
+  if (fstat(fd, &st) == 0 && (elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) != NULL) {
+    if (elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) != NULL) {
+      im->machine = eh.e_machine;
+      im->dev = (uint64_t)st.st_dev;
+      im->ino = (uint64_t)st.st_ino;
+      im->size = (uint64_t)st.st_size;
+      im->mtime_s = (int64_t)st.st_mtim.tv_sec;
+      im->mtime_ns = (int64_t)st.st_mtim.tv_nsec;
+      im->path = lgp_strdup(path);
+      rc = 0;
+    }
+    elf_end(elf);
+  }
+  close(fd);
+  return rc;
+}
+
 /* The binary at path (im: the profile's image of it, or NULL to open it). */
 static asm_bin *bin_get(lgp_asm_session *s, const char *path, const lgp_image *im, lgp_err *err) {
   asm_bin *b;
@@ -156,14 +189,23 @@ static asm_bin *bin_get(lgp_asm_session *s, const char *path, const lgp_image *i
   if (im == NULL) {
     lgp_image_opts o;
     memset(&o, 0, sizeof o);
-    if (lgp_image_open(&b->own, path, &o, err) != 0) {
-      /* no symbols or not an ELF: listed undecoded */
+    if (lgp_image_open(&b->own, path, &o, err) == 0) {
+      b->own_open = 1;
+      im = &b->own;
+    } else {
       err->set = 0;
-      b->code_state = -1;
-      return b;
+      memset(&b->own, 0, sizeof b->own);
+      if (bare_image(&b->own, path) != 0) {
+        b->code_state = -1; /* not an ELF file: listed undecoded */
+        return b;
+      }
+      if (b->own.path == NULL) {
+        lgp_fail(err, NULL, "out of memory");
+        return NULL;
+      }
+      b->own_open = 1;
+      im = &b->own;
     }
-    b->own_open = 1;
-    im = &b->own;
   }
   b->im = im;
   /* the function symbols by address, to name a call's target */
@@ -223,6 +265,52 @@ static const char *bin_sym(const asm_bin *b, lgp_addr addr, lgp_addr *start) {
     return NULL;
   *start = b->sym_addr[k - 1];
   return b->sym_name[k - 1];
+}
+
+typedef struct named_start {
+  lgp_addr addr;
+  const char *name;
+} named_start;
+
+static int cmp_named(const void *a, const void *b) {
+  const named_start *x = a, *y = b;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* A binary without a symbol table (stripped: the recording's reader named
+** its functions from its other symbols or its debug file) names targets
+** after the recording's functions in it. 0, or -1 out of memory. */
+static int bin_names_from_tab(asm_bin *b, const lgp_stacktab *t, uint32_t dso) {
+  named_start *v;
+  size_t i, n = 0;
+  if (b->nsyms > 0 || b->tab_named)
+    return 0;
+  b->tab_named = 1;
+  v = lgp_alloc_array(t->nfuncs ? t->nfuncs : 1, sizeof *v);
+  if (v == NULL)
+    return -1;
+  for (i = 0; i < t->nfuncs; i++)
+    if (t->funcs[i].dso == dso && !t->funcs[i].is_inline && !t->funcs[i].is_unknown) {
+      v[n].addr = t->funcs[i].start;
+      v[n++].name = t->funcs[i].name;
+    }
+  if (n > 1)
+    qsort(v, n, sizeof *v, cmp_named);
+  free(b->sym_addr);
+  free(b->sym_name);
+  b->sym_addr = lgp_alloc_array(n ? n : 1, sizeof *b->sym_addr);
+  b->sym_name = lgp_alloc_array(n ? n : 1, sizeof *b->sym_name);
+  if (b->sym_addr == NULL || b->sym_name == NULL) {
+    free(v);
+    return -1;
+  }
+  for (i = 0; i < n; i++) {
+    b->sym_addr[i] = v[i].addr;
+    b->sym_name[i] = v[i].name;
+  }
+  b->nsyms = n;
+  free(v);
+  return 0;
 }
 
 /* ---- decoding ---- */
@@ -691,6 +779,8 @@ int lgp_asm_function(lgp_asm_session *ss, uint32_t s, lgp_asm_list *out, lgp_err
     b = bin_get(ss, d->found ? d->found : d->path, NULL, err);
     if (b != NULL && (d->status != LGP_DSO_OK || d->is_kernel || f->is_unknown))
       b->code_state = -1;
+    if (b != NULL && b->im != NULL && bin_names_from_tab(b, t, f->dso) != 0)
+      return lgp_fail(err, NULL, "out of memory");
   }
   if (b == NULL)
     return -1;

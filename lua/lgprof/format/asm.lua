@@ -52,20 +52,26 @@ end
 
 -- What a jump or call goes to: "call parse", "-> loop at +0x15", "-> +0x20",
 -- "-> other+0x4"; "" when no direct target.
-local function target_text(fname, ins)
-  if not ins.target then return "" end
+local function target_text(fname, ins, l)
+  if not ins.target and not ins.target_name then return "" end
   local name
-  if ins.target_name then
+  if not ins.target then
+    name = ins.target_name -- through the GOT: no address
+  elseif ins.target_name then
     name = ins.target_offset == 0 and ins.target_name
       or ("%s+0x%x"):format(ins.target_name, ins.target_offset)
   elseif ins.back_edge then
     name = ("loop at +0x%x"):format(ins.target_offset)
+  elseif ins.target < l.start or ins.target >= l.start + l.size then
+    name = ("0x%x"):format(ins.target) -- no symbol known there
   else
     name = ("%s+0x%x"):format(fname, ins.target_offset)
   end
   if ins.is_call then return "call " .. name end
   return "-> " .. name
 end
+
+asm.target_text = target_text -- (lgprof.format.html_asm's too)
 
 local COUNTS = {
   histogram = "Counts: gmon.out's histogram, %s bytes a bin, spread over the instructions a bin"
@@ -131,7 +137,7 @@ function asm.write(profile, out, functions, options)
         or (" "):rep(7)
       local text = ins.mnemonic and (ins.mnemonic .. (ins.operands ~= "" and (" " .. ins.operands)
         or "")) or ""
-      local tgt = target_text(fname, ins)
+      local tgt = target_text(fname, ins, l)
       local row = ("%s%s%s %s %10x  %8s  %-40s%s%s"):format(count, fshare, tshare,
         ins.shared_bin and "*" or " ", ins.address, ("+0x%x"):format(ins.offset), text,
         tgt ~= "" and ("  " .. tgt) or "", ins.back_edge and "  (back edge)" or "")

@@ -62,8 +62,7 @@ function M.data(profile, candidates, dirs)
       ins[#ins + 1] = {
         a = ("%x"):format(i.address), o = i.offset, s = i.samples, p = i.share,
         x = (i.mnemonic or "") .. ((i.operands or "") ~= "" and (" " .. i.operands) or ""),
-        g = i.target_name or (i.target and (i.back_edge and ("loop at +0x%x"):format(i.target_offset)
-          or ("+0x%x"):format(i.target_offset))) or nil,
+        g = (i.target or i.target_name) and asm.target_text(fn.name, i, l) or nil,
         b = i.back_edge or nil, l = li, d = #i.inlined, inl = #inl > 0 and table.concat(inl, " < ") or nil,
         sh = i.shared_bin or nil,
       }
