@@ -135,6 +135,56 @@ describe("--annotate-asm on compiled code", function()
     p:close()
   end)
 
+  it("decodes a stripped binary's functions, named as perf.data's reader names them", function()
+    -- built with -rdynamic (hot and main in .dynsym) and stripped of .symtab;
+    -- a hand-written recording (helpers.perfwriter) maps it at its own
+    -- addresses (a PIE at 0x555555554000) with 3 samples (period 100) at
+    -- hot's 3rd instruction and 1 (period 900) at its 5th, from objdump of
+    -- the unstripped build (strip moves no code): 3 and 1 samples there,
+    -- weights 300 and 900 of 1200,
+    -- shares 25% and 75%; one sample at main's first instruction, so that
+    -- main is a function of the recording: its call to hot is named hot
+    local pw = require "helpers.perfwriter"
+    local full, stripped = tmp .. "/dyn", tmp .. "/dyn-stripped"
+    local status, out, err = cmd.shell(("cc -O2 -rdynamic -o %s %s && strip -s -o %s %s"):format(
+      q(full), q(tmp .. "/prog.c"), q(stripped), q(full)))
+    assert(status == 0, out .. err)
+    assert.falsy(read_cmd("readelf -S " .. q(stripped)):find("%.symtab"))
+    local _, order = objdump_fn(full, "hot")
+    local _, main_order = objdump_fn(full, "main")
+    local text = assert(util.text_segment(stripped))
+    local BIAS = 0x555555554000
+    local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN,
+      period = 100, ids = { 1 } } } })
+    f:comm(100, 100, "dyn", 10, true)
+    local start = BIAS + (text.vaddr & ~0xfff)
+    f:mmap2(100, 100, start, ((text.vaddr + text.filesz + 0xfff) & ~0xfff) - (text.vaddr & ~0xfff),
+      text.offset & ~0xfff, stripped, 20)
+    local t = 1000
+    for _, x in ipairs { { order[3], 100 }, { order[3], 100 }, { order[3], 100 }, { order[5], 900 },
+                          { main_order[1], 100 } } do
+      t = t + 1
+      f:sample({ ip = BIAS + x[1], pid = 100, tid = 100, time = t, period = x[2],
+        chain = { pw.CONTEXT_USER, BIAS + x[1] } })
+    end
+    f:finished_round()
+    local data = tmp .. "/dyn.data"
+    pw.write(data, f:bytes())
+    local p = assert(lgprof.open(stripped, data))
+    local it, l = assert(p:find("hot")):instructions()
+    assert.is_true(l.decoded)
+    local at = {}
+    for i in it do at[i.address] = i end
+    assert.equal(3, at[order[3]].samples)
+    assert.equal(0.25, at[order[3]].share)
+    assert.equal(1, at[order[5]].samples)
+    assert.equal(0.75, at[order[5]].share)
+    p:close()
+    local st2, listing = cmd.lgprof({ "--annotate-asm=^(hot|main)$", stripped, data })
+    assert.equal(0, st2)
+    assert.truthy(listing:find("call hot\n", 1, true) or listing:find("-> hot\n", 1, true), listing)
+  end)
+
   it("gives each instruction perf annotate's share (percent: local period)", function()
     local why
     if not util.have("perf") then
