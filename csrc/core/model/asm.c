@@ -770,8 +770,12 @@ int lgp_asm_function(lgp_asm_session *ss, uint32_t s, lgp_asm_list *out, lgp_err
     const lgp_st_func *f;
     const lgp_st_dso *d;
     func = p->stacks->func_of[s];
-    if (func == LGP_NONE || func >= t->nfuncs)
-      return lgp_fail(err, NULL, "not a function of the recording");
+    if (func == LGP_NONE || func >= t->nfuncs) {
+      /* a function only gmon.out knows (--perf=): no sample, no binary */
+      out->start = out->end = nodes[s].addr;
+      out->arch = "this binary";
+      return 0;
+    }
     f = &t->funcs[func];
     d = &t->dsos[f->dso];
     out->start = f->start;
