@@ -88,6 +88,7 @@ local NOT_RUN = {
     "what lgprof --diff prints (an illustration)",
   ["lgprof --format=FMT [options] [image-file [profile-file...]]"] = "a synopsis",
   ["lgprof --annotate-lines[=FILE] [options] [image-file [profile-file...]]"] = "a synopsis",
+  ["lgprof --annotate-asm[=RE] [options] [image-file [profile-file...]]"] = "a synopsis",
   ["{"] = "the JSON schema, annotated with // comments",
   ["lgprof record -- ./myprog input.txt          # perf record, then the report"] =
     "needs perf, which make deps does not install (record_spec runs lgprof record where perf can)",

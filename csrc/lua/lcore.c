@@ -518,6 +518,7 @@ static const luaL_Reg profile_methods[] = {
   {"_exclude_arcs", lcore_profile_exclude_arcs},
   {"_cut_text", lcore_profile_cut_text},
   {"_stacks", lcore_profile_stacks},
+  {"_asm", lcore_profile_asm},
   {"_shared_names", lcore_profile_shared_names},
   {NULL, NULL}
 };

@@ -127,6 +127,10 @@ int lcore_profile_cycle_cuts(lua_State *L);
 int lcore_profile_exclude_arcs(lua_State *L);
 int lcore_profile_cut_text(lua_State *L);
 
+/* lasm.c: fn:instructions, profile:_asm (model/asm.h) */
+int lcore_function_instructions(lua_State *L);
+int lcore_profile_asm(lua_State *L);
+
 /* lsource.c: profile:exec_counts, profile:annotate */
 int lcore_profile_exec_counts(lua_State *L);
 /* lfiles.c: gprof's reports and files, the files' description */

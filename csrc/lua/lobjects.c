@@ -349,6 +349,7 @@ const luaL_Reg lcore_function_methods[] = {
   {"callers", function_callers},
   {"callees", function_callees},
   {"lines", lcore_function_lines},
+  {"instructions", lcore_function_instructions},
   {NULL, NULL}
 };
 

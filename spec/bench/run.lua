@@ -36,9 +36,11 @@
 --       report --stdio` and `--no-inline`; the sample count and the total
 --       weight (lgprof's against `perf script -F period`'s) must agree
 --   PL  P1's compile recorded again at -F 2000: t(2n)/t(n) of the report
+--   PA  the same recording: --annotate-asm of cc1's 20 hottest functions
+--       against `perf annotate --stdio` of each of them (target >= 10x)
 --
 -- BENCH_ONLY=B1s,B5 (a comma-separated list) runs only those benchmarks
--- (P1,P2,P3,P4,PL for the perf.data rows).
+-- (P1,P2,P3,P4,PL,PA for the perf.data rows).
 -- Each command runs BENCH_RUNS times (default and minimum 3; 11 when its
 -- first run took under 1 s, so short commands get a steadier median); the table
 -- shows the medians of wall time (bash's $EPOCHREALTIME around the command,
@@ -516,7 +518,7 @@ end
 -- P1-P4, linear: perf.data recordings of gcc compiling a generated file,
 -- lgprof against perf on the same file
 ---------------------------------------------------------------------------
-if want("P1", "P2", "P3", "P4", "PL") then
+if want("P1", "P2", "P3", "P4", "PL", "PA") then
   local PERF = capture("command -v perf || true"):gsub("\n$", "")
   local why
   if PERF == "" then
@@ -567,7 +569,7 @@ if want("P1", "P2", "P3", "P4", "PL") then
     local function perf_run(label, inp, args, tag, once)
       return measure(label, perf_cmd(inp, args), OUT .. "/" .. tag .. ".perf.txt", false, once)
     end
-    local fp = want("P1", "P2", "P3", "PL") and recording(6000, "fp", "-e cpu-clock -F 4000 -g")
+    local fp = want("P1", "P2", "P3", "PL", "PA") and recording(6000, "fp", "-e cpu-clock -F 4000 -g")
     local half = want("PL") and recording(6000, "fp-half", "-e cpu-clock -F 2000 -g")
     local dw = want("P4") and recording(1500, "dwarf", "-e cpu-clock -F 4000 --call-graph dwarf")
     -- (the recordings asked for: { fp or nil, ... } would stop at the first missing one)
@@ -636,6 +638,33 @@ if want("P1", "P2", "P3", "P4", "PL") then
       vs("P4", "vs perf report --no-inline", l, pn, 1)
       if not same then notes[#notes + 1] = "P4: " .. note end
       done_with(l.out, p.out, pn.out)
+    end
+    if want("PA") then
+      -- --annotate-asm of P1's 20 hottest functions of cc1 (by self, raw
+      -- symbol names) against perf annotate --stdio of each of the same 20
+      -- (one perf command a function: it annotates one symbol a run)
+      local code = ("package.path = %q .. package.path; package.cpath = %q .. package.cpath; " ..
+        "local lgprof = require 'lgprof'; local p = assert(lgprof.open(%q, %q, { demangle = false })); " ..
+        "local t = {}; for fn in p:functions() do if not fn.is_inline and fn.self > 0 and " ..
+        "tostring(fn.dso):match('cc1$') then t[#t + 1] = fn end end; " ..
+        "table.sort(t, function(a, b) return a.self > b.self end); " ..
+        "for i = 1, math.min(20, #t) do print(t[i].symbol) end; p:close()")
+        :format(ROOT .. "/lua/?.lua;" .. ROOT .. "/lua/?/init.lua;", BUILD .. "/?.so;", fp.exe, fp.gmon)
+      local names = {}
+      for n in capture(ENV .. q(LUA) .. " -e " .. q(code)):gmatch("[^\n]+") do names[#names + 1] = n end
+      local alts = {}
+      for i, n in ipairs(names) do alts[i] = (n:gsub("[.$]", "\\%0")) end
+      local re = "^(" .. table.concat(alts, "|") .. ")$"
+      local l = measure("PA lgprof --annotate-asm", q(LGPROF) .. " --no-demangle --annotate-asm=" .. q(re)
+        .. " " .. q(fp.exe) .. " " .. q(fp.gmon), OUT .. "/PA.lgprof.txt")
+      local loop = {}
+      for i, n in ipairs(names) do
+        loop[i] = perf_cmd(fp, "annotate --stdio --no-demangle -i FILE -s " .. q(n)) .. " 2>/dev/null"
+      end
+      local p = measure("PA perf annotate x" .. #names, "bash -c " .. q(table.concat(loop, "; ")),
+        OUT .. "/PA.perf.txt", false, true)
+      vs("PA", ("--annotate-asm vs perf annotate, %d functions"):format(#names), l, p, 10)
+      done_with(l.out, p.out)
     end
     if want("PL") then
       local lh = lgprof_report("PL-half", half)

@@ -2,13 +2,14 @@
 ** disasm.c: lgprof's static call graph (--static-arcs): the code of every
 ** function symbol decoded with Capstone, the calls and tail jumps to a
 ** symbol's start taken as count-0 arcs, with the PLT's stubs followed to
-** the import their GOT slot receives.
+** the import their GOT slot receives; and Capstone's loading (capstone.h),
+** shared with --annotate-asm (asm.c).
 */
-#include <capstone/capstone.h>
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/capstone.h"
 #include "model/staticcg.h"
 
 /* A PLT stub: its address and the import it jumps to. */
@@ -17,53 +18,10 @@ typedef struct stub {
   const char *name;
 } stub;
 
-/* Capstone's functions, from the shared library loaded when a decode
-** starts: linked in, its tables (megabytes of data the loader relocates)
-** cost every run of the command a millisecond at start-up. */
-typedef struct capstone {
-  void *lib;
-  cs_err (*open)(cs_arch, cs_mode, csh *);
-  cs_err (*option)(csh, cs_opt_type, size_t);
-  cs_insn *(*malloc_insn)(csh);
-  bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
-  bool (*insn_group)(csh, const cs_insn *, unsigned int);
-  void (*free_insn)(cs_insn *, size_t);
-  cs_err (*close)(csh *);
-} capstone;
-
-/* dlsym's object pointer as the function pointer at fn (POSIX's way). */
-static int get_fn(void *lib, const char *name, void *fn) {
-  void *p = dlsym(lib, name);
-  if (p == NULL)
-    return -1;
-  memcpy(fn, &p, sizeof p);
-  return 0;
-}
-
-static int capstone_load(capstone *c, lgp_err *err) {
-  static const char *const names[] = {"libcapstone.so.4", "libcapstone.so.5", "libcapstone.so"};
-  size_t i;
-  memset(c, 0, sizeof *c);
-  for (i = 0; i < sizeof names / sizeof *names && c->lib == NULL; i++)
-    c->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-  if (c->lib == NULL)
-    return lgp_fail(err, NULL, "--static-arcs needs Capstone (libcapstone.so.4): %s", dlerror());
-  if (get_fn(c->lib, "cs_open", &c->open) != 0 || get_fn(c->lib, "cs_option", &c->option) != 0 ||
-      get_fn(c->lib, "cs_malloc", &c->malloc_insn) != 0 ||
-      get_fn(c->lib, "cs_disasm_iter", &c->disasm_iter) != 0 ||
-      get_fn(c->lib, "cs_insn_group", &c->insn_group) != 0 ||
-      get_fn(c->lib, "cs_free", &c->free_insn) != 0 || get_fn(c->lib, "cs_close", &c->close) != 0) {
-    dlclose(c->lib);
-    c->lib = NULL;
-    return lgp_fail(err, NULL, "--static-arcs: the Capstone library lacks cs_disasm_iter");
-  }
-  return 0;
-}
-
 typedef struct decoder {
   const lgp_scan_ctx *s;
   const lgp_code *code;
-  capstone api;
+  lgp_capstone api;
   csh cs;
   cs_insn *insn;
   stub *stubs;             /* ascending by addr */
@@ -250,24 +208,59 @@ int lgp_staticcg_decode(const lgp_scan_ctx *s, const lgp_code *code, lgp_err *er
   memset(&d, 0, sizeof d);
   d.s = s;
   d.code = code;
-  if (capstone_load(&d.api, err) != 0)
+  if (lgp_capstone_load(&d.api, "--static-arcs", err) != 0)
     return -1;
   if (d.api.open(CS_ARCH_X86, CS_MODE_64, &d.cs) != CS_ERR_OK) {
-    dlclose(d.api.lib);
+    lgp_capstone_unload(&d.api);
     return lgp_fail(err, NULL, "cannot start the Capstone x86-64 decoder");
   }
   d.api.option(d.cs, CS_OPT_DETAIL, CS_OPT_ON);
   d.insn = d.api.malloc_insn(d.cs);
   if (d.insn == NULL) {
     d.api.close(&d.cs);
-    dlclose(d.api.lib);
+    lgp_capstone_unload(&d.api);
     return lgp_fail(err, NULL, "out of memory");
   }
   rc = decode_all(&d, err);
   d.api.free_insn(d.insn, 1);
   d.api.close(&d.cs);
-  dlclose(d.api.lib);
+  lgp_capstone_unload(&d.api);
   free(d.stubs);
   free(d.by_name);
   return rc;
+}
+
+/* dlsym's object pointer as the function pointer at fn (POSIX's way). */
+static int get_fn(void *lib, const char *name, void *fn) {
+  void *p = dlsym(lib, name);
+  if (p == NULL)
+    return -1;
+  memcpy(fn, &p, sizeof p);
+  return 0;
+}
+
+int lgp_capstone_load(lgp_capstone *c, const char *what, lgp_err *err) {
+  static const char *const names[] = {"libcapstone.so.4", "libcapstone.so.5", "libcapstone.so"};
+  size_t i;
+  memset(c, 0, sizeof *c);
+  for (i = 0; i < sizeof names / sizeof *names && c->lib == NULL; i++)
+    c->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  if (c->lib == NULL)
+    return lgp_fail(err, NULL, "%s needs Capstone (libcapstone.so.4): %s", what, dlerror());
+  if (get_fn(c->lib, "cs_open", &c->open) != 0 || get_fn(c->lib, "cs_option", &c->option) != 0 ||
+      get_fn(c->lib, "cs_malloc", &c->malloc_insn) != 0 ||
+      get_fn(c->lib, "cs_disasm_iter", &c->disasm_iter) != 0 ||
+      get_fn(c->lib, "cs_insn_group", &c->insn_group) != 0 ||
+      get_fn(c->lib, "cs_free", &c->free_insn) != 0 || get_fn(c->lib, "cs_close", &c->close) != 0) {
+    dlclose(c->lib);
+    c->lib = NULL;
+    return lgp_fail(err, NULL, "%s: the Capstone library lacks cs_disasm_iter", what);
+  }
+  return 0;
+}
+
+void lgp_capstone_unload(lgp_capstone *c) {
+  if (c->lib != NULL)
+    dlclose(c->lib);
+  c->lib = NULL;
 }

@@ -744,6 +744,14 @@ function encode(v, out)
   end
 end
 
+--- Any Lua value (tables, strings, numbers, booleans) as JSON text, keys
+-- sorted (lgprof.format.asm's --format=json too).
+function doctor.json_encode(v)
+  local out = {}
+  encode(v, out)
+  return table.concat(out)
+end
+
 --- The JSON document of lgprof doctor --format=json: { format =
 -- "lgprof-doctor", version = 1, image, profiles, status, summary =
 -- { error, warning, info } (counts by severity), findings = [...] }.

@@ -45,6 +45,10 @@ lgprof's own modes (each prints its own usage with --help):
   lgprof --annotate-lines[=FILE] [options] [image-file [profile-file...]]
                       list FILE (or every source file with samples) with
                       each line's count, self seconds and share of the time
+  lgprof --annotate-asm[=RE] [options] [image-file [profile-file...]]
+                      list the instructions of the functions matching RE (or
+                      of the hottest) with their samples, source lines and
+                      inlined calls; --format=json too
   lgprof --script FILE.lua [options] [image-file [profile-file...]] [-- args]
                       run a Lua report script with the profile
   lgprof check [options] --max-self=PATTERN=SHARE... [image-file [profile-file...]]
@@ -64,7 +68,7 @@ lgprof's own modes (each prints its own usage with --help):
                       failed)
   lgprof --lua-env    print LUA_PATH/LUA_CPATH lines for standalone scripts
 
-Views, for every --format=FMT and --annotate-lines (not gprof's report;
+Views, for every --format=FMT, --annotate-lines and --annotate-asm (not gprof's report;
 RE: a POSIX extended regular expression; the patterns are repeatable):
 ]==] .. help.group("views") .. [==[
 

@@ -278,6 +278,9 @@ registry.OPTIONS = {
   { long = "annotate-lines", arg = "optional", type = "path", nonempty = true, default = true,
     key = "annotate_lines", modes = modes("gprof"), group = "lgprof", metavar = "FILE",
     help = "list FILE (or every source file with samples) with each line's time" },
+  { long = "annotate-asm", arg = "optional", type = "pattern", nonempty = true, default = true,
+    key = "annotate_asm", modes = modes("gprof", "diff"), group = "lgprof", metavar = "RE",
+    help = "list the instructions of the functions matching RE (or the hottest) with their samples" },
   -- views (profile:filter), for --format and --annotate-lines
   { long = "focus", arg = "required", type = "pattern", list = true, key = "focus",
     modes = modes("gprof"), group = "views", metavar = "RE",

@@ -53,6 +53,7 @@ end
 --- The command (ctx: lgprof.cli.main's); returns the exit status.
 function cmd.run(ctx)
   local st, out, err, cli = ctx.opts, ctx.out, ctx.err, ctx.cli
+  if st.annotate_asm then return require("lgprof.cmd.asm").diff(ctx) end
   local diff = require "lgprof.analysis.diff"
   local bases, base_exe, confidence = st.diff, st.diff_image, st.confidence
   local growth = {}

@@ -146,7 +146,7 @@ function cmd.run(ctx)
   st.view, st.view_description = cliview.take(st)
   verr = format_refusal(st, fmt) -- --title, --inverted, --noise-floor...
   if verr then return ctx:fail(2, verr) end
-  verr = st.view and cliview.refuse(st, fmt, st.annotate_lines)
+  verr = st.view and cliview.refuse(st, fmt, st.annotate_lines or st.annotate_asm)
   if verr then return ctx:fail(2, verr) end
   local status = ctx.cli.refuse_format(st, err)
   if status then return status end
@@ -159,6 +159,7 @@ function cmd.run(ctx)
   if st.break_cycles then
     return require("lgprof.cmd.breakcycles").run(ctx, report)
   end
+  if st.annotate_asm then return require("lgprof.cmd.asm").run(ctx) end
   if st.annotate_lines then
     if fmt and fmt ~= "gprof" then
       return ctx:fail(2, "--annotate-lines cannot be combined with --format")

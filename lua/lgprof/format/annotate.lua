@@ -31,6 +31,8 @@ local function read_source(path, where, dirs)
   return nil, tried
 end
 
+annotate.read_source = read_source -- (lgprof.format.asm's too)
+
 -- Per source file, per line: {self, calls, inlined}; and each file's self.
 local function collect(profile, want)
   local files, order = {}, {}

@@ -439,6 +439,8 @@ function html.write(profile, file, options)
   }
   local title = o.title or ("lgprof: " .. basename(profile.image or "profile"))
   local assets = require "lgprof.format.html_assets"
+  local asm_panel = require "lgprof.format.html_asm" -- the disassembly panel
+  local asm_data = asm_panel.data(profile, data.fns)
 
   -- a path is written beside it and renamed over it once complete, so a
   -- failure leaves no partial page (and an old page as it was)
@@ -452,10 +454,11 @@ function html.write(profile, file, options)
     "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
     "<meta name=\"generator\" content=\"", text(page.meta.generator), "\">\n",
-    "<title>", text(title), "</title>\n<style>\n", assets.css, "</style>\n</head>\n<body>\n",
-    assets.body,
+    "<title>", text(title), "</title>\n<style>\n", assets.css, asm_panel.css, "</style>\n</head>\n<body>\n",
+    assets.body, asm_panel.body,
     "<script type=\"application/json\" id=\"lgprof-data\">", json(page), "</script>\n",
-    "<script>\n", assets.js, "</script>\n</body>\n</html>\n")
+    asm_data and ("<script type=\"application/json\" id=\"lgprof-asm\">" .. json(asm_data) .. "</script>\n") or "",
+    "<script>\n", assets.js, asm_panel.js, "</script>\n</body>\n</html>\n")
   if ok then ok, werr = out:flush() end
   if tmp then
     local cok, cerr = out:close()

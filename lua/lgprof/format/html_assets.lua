@@ -437,7 +437,7 @@ assets.js = [==[
     if (location.hash === "#" + where) show(); else location.hash = where;
   }
   function show() {
-    var m = /^#([fc])(\d+)$/.exec(location.hash);
+    var m = /^#([fc])(\d+)(?:&line=\d+)?$/.exec(location.hash); // (&line: the disassembly panel's)
     if (!m) return;
     var k = +m[2];
     if (m[1] === "f") {
