@@ -414,7 +414,7 @@ local function runs_differ(profile, c, th)
   -- the recording's binary of the executable's name without symbols here
   -- (unresolved-dso says so): nothing can be compared
   local base = c.image:match("[^/]*$")
-  for _, d in ipairs(profile:dsos()) do
+  for d in profile:dsos() do
     if (d.path == c.exe or d.path:match("[^/]*$") == base) and d.status ~= "ok" then
       return why, 0, 0
     end
@@ -430,7 +430,7 @@ local function runs_differ(profile, c, th)
     end
   end
   local exe_samples = 0
-  for _, d in ipairs(profile:dsos()) do
+  for d in profile:dsos() do
     if d.path == c.exe then exe_samples = exe_samples + d.samples end
   end
   if c.unmatched_samples >= 2 and exe_samples > 0 and c.unmatched_samples / exe_samples > th.wrong_image then
@@ -557,7 +557,7 @@ local function check_stacks(list, profile, th)
       { lost = ev.lost, share = share })
   end
   local bad = {}
-  for _, d in ipairs(profile:dsos()) do
+  for d in profile:dsos() do
     if (d.status == "missing" or d.status == "mismatch" or d.status == "stripped")
         and (d.samples or 0) > 0 then
       bad[#bad + 1] = { name = d.path .. " (" .. d.status .. ")", path = d.path, status = d.status,
