@@ -274,10 +274,12 @@ describe("a profile of sampled stacks", function()
                   seconds = 0.006 }, d[2])
   end)
 
-  it("names the binary most samples end in as its image, for the exports", function()
+  it("names the recorded program as its image, for the exports", function()
     local p = threads()
-    -- leaf samples: prog S1 1 + S4 4, libm S2 2 + S3 1
+    -- processes 7 (S1 1 + S2 2 + S3 1) and 9 (S4 4) tie: the lower pid,
+    -- whose main thread is "prog", runs /bin/prog
     assert.equal("/bin/prog", p.image)
+    assert.equal("prog", p.command)
     for _, format in ipairs({ "json", "csv", "callgrind", "folded" }) do
       local fh = io.tmpfile()
       assert.is_true(lgprof.report[format](p, fh), format)
