@@ -791,5 +791,10 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
   luaL_setfuncs(L, lcore_stack_funcs, 0);
   lua_pushliteral(L, LGPROF_VERSION);
   lua_setfield(L, -2, "VERSION");
+  /* the Profile's methods, for those written in Lua (lgprof's init.lua) */
+  luaL_getmetatable(L, PROFILE_T);
+  lua_getfield(L, -1, "methods");
+  lua_setfield(L, -3, "_profile_methods");
+  lua_pop(L, 1);
   return 1;
 }
