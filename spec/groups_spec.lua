@@ -1,67 +1,19 @@
--- --by=thread|process|comm|dso and profile:groups (issue 31, section 4): a
--- perf.data written by helpers.perfwriter for two ELF files written by
--- helpers.elfwriter (a program and a library), two processes, three threads.
--- Every expected number is counted by hand from the samples written (the
+-- --by=thread|process|comm|dso and profile:groups (issue 31, section 4): the
+-- perf.data of helpers.perfgroups (two processes, three threads, a program
+-- and a library, written by hand; its samples S1..S6 are listed there).
+-- Every expected number is counted by hand from those samples (the
 -- derivation is in the comments); each sample weighs 1 ms of cpu-clock.
 --
 -- Where perf runs, the same file is read by `perf report --sort pid` and
 -- `--sort comm,dso`: their sample counts are the oracle too.
 local H = require "helpers"
 local util = H.util
-local pw, ew = H.perfwriter, H.elfwriter
+local ew = H.elfwriter
 local lgprof = require "lgprof"
 
 local TMP = util.mktempdir("lgprof-groups")
-local U = pw.CONTEXT_USER
-local MS = 1000000
-local CHAIN = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN
-
--- the program's functions (0x100 bytes each from 0x401000), the library's
--- (from 0x601000: mapped at its own addresses, as the program is)
-local PROG, LIB = TMP .. "/prog", TMP .. "/libw.so"
-local ADDR = { main = 0x401000, work_a = 0x401100, work_b = 0x401200,
-               lib_hot = 0x601000, lib_cold = 0x601100 }
-ew.write(PROG, { text_addr = 0x401000, text_size = 0x1000, symbols = {
-  { name = "main", addr = ADDR.main, size = 0x100, type = "func" },
-  { name = "work_a", addr = ADDR.work_a, size = 0x100, type = "func" },
-  { name = "work_b", addr = ADDR.work_b, size = 0x100, type = "func" } } })
-ew.write(LIB, { text_addr = 0x601000, text_size = 0x1000, symbols = {
-  { name = "lib_hot", addr = ADDR.lib_hot, size = 0x100, type = "func" },
-  { name = "lib_cold", addr = ADDR.lib_cold, size = 0x100, type = "func" } } })
-
--- The samples: { n, pid, tid, leaf, caller, ... } (names, leaf first).
---   process 100 "prog": thread 100 "prog" (8), thread 101 "worker" (6)
---   process 200 "other": thread 200 "other" (7)
-local STACKS = {
-  { 3, 100, 100, "main" },                      -- S1
-  { 5, 100, 100, "lib_hot", "work_a", "main" }, -- S2
-  { 4, 100, 101, "lib_hot", "work_b" },         -- S3
-  { 2, 100, 101, "work_b" },                    -- S4
-  { 6, 200, 200, "lib_cold", "main" },          -- S5
-  { 1, 200, 200, "work_a", "main" },            -- S6
-}
-local PERF = TMP .. "/perf.data"
-do
-  local f = pw.new({ attrs = { { sample_type = CHAIN, period = MS, ids = { 1 } } } })
-  f:comm(100, 100, "prog", 10, true)
-  f:mmap2(100, 100, 0x401000, 0x1000, 0x1000, PROG, 20)
-  f:mmap2(100, 100, 0x601000, 0x1000, 0x1000, LIB, 21)
-  f:comm(100, 101, "worker", 30)
-  f:comm(200, 200, "other", 40, true)
-  f:mmap2(200, 200, 0x401000, 0x1000, 0x1000, PROG, 50)
-  f:mmap2(200, 200, 0x601000, 0x1000, 0x1000, LIB, 51)
-  local t = 100
-  for _, s in ipairs(STACKS) do
-    for _ = 1, s[1] do
-      local chain = { U, ADDR[s[4]] + 8 }
-      for i = 5, #s do chain[#chain + 1] = ADDR[s[i]] + 0x14 end -- return addresses
-      t = t + 1
-      f:sample({ ip = ADDR[s[4]] + 8, pid = s[2], tid = s[3], time = t, period = MS, chain = chain })
-    end
-  end
-  f:finished_round()
-  pw.write(PERF, f:bytes())
-end
+local FX = require("helpers.perfgroups").write(TMP)
+local PROG, LIB, PERF = FX.prog, FX.lib, FX.perf
 
 local function run(argv)
   local a = table.move(argv, 1, #argv, 1, {})

@@ -423,7 +423,7 @@ describe("a profile of sampled stacks", function()
     local want = table.concat({
       "Flat profile:",
       "",
-      "Each sample is a stack from perf.data (cpu-clock): times are measured, calls were not recorded.",
+      "Each sample is a stack of prog from perf.data (cpu-clock): times are measured; a sampler counts no call, so gprof's call columns are blank.",
       "  %   cumulative   self              self     total           ",
       " time   seconds   seconds    calls  Ts/call  Ts/call  name    ",
       " 75.00      0.03     0.03                             work",

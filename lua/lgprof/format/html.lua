@@ -418,7 +418,7 @@ function html.write(profile, file, options)
   end
   local page = {
     meta = {
-      program = profile.image, files = files, total_time = profile.total_time,
+      program = profile.image, command = profile.command, files = files, total_time = profile.total_time,
       print_time = profile.print_time, samples = profile.samples, hz = profile.hz,
       sample_period = profile.sample_period, have_histogram = profile.have_histogram,
       have_call_graph = profile.have_call_graph, functions = data.functions,
@@ -437,7 +437,8 @@ function html.write(profile, file, options)
     view = view, findings = findings, doctor_error = ferr,
     fns = fns, cycles = data.cycles, frames = data.frames, labels = data.labels,
   }
-  local title = o.title or ("lgprof: " .. basename(profile.image or "profile"))
+  -- (a perf.data's: the recorded command, whose executable the header names)
+  local title = o.title or ("lgprof: " .. (profile.command or basename(profile.image or "profile")))
   local assets = require "lgprof.format.html_assets"
 
   -- a path is written beside it and renamed over it once complete, so a
