@@ -108,6 +108,11 @@ assets.js = [==[
   var D = JSON.parse(document.getElementById("lgprof-data").textContent);
   var M = D.meta, F = D.fns, CYC = {}, AT = {};
   var NOCALLS = !!M.measured && !M.counted; // perf.data alone: a sampler counts no calls
+  // the page may be drawn again (a thread's data: html_groups): the window's
+  // listeners of an earlier drawing stand down
+  var GEN = window.lgprofGen = (window.lgprofGen || 0) + 1;
+  function live() { return GEN === window.lgprofGen; }
+  var STATE = window.lgprofState, START = STATE ? STATE.get() : {};
   D.cycles.forEach(function (c) { CYC[c.number] = c; });
   // links and the address name a function by the index the page shows
   // (#f4 for [4]); AT: that index's position in F
@@ -298,7 +303,7 @@ assets.js = [==[
     if (n.kind === 1) return "<cycle " + n.ref + ">";
     return D.labels[n.ref];
   }
-  var zoom = nodes[0] || null;
+  var zoom = nodes[+START.zoom] || nodes[0] || null; // the fragment's zoom=K
   function hash(s) {
     var h = 2166136261;
     for (var i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
@@ -349,12 +354,18 @@ assets.js = [==[
     if (!g) return;
     var n = nodes[+g.getAttribute("data-node")];
     zoom = n;
+    if (STATE) STATE.replace({ zoom: n.k ? String(n.k) : "" });
     flame();
     if (n.kind === 0) go("f" + F[n.ref].i); else if (n.kind === 1) go("c" + n.ref);
   });
-  $("flame-reset").addEventListener("click", function () { zoom = nodes[0] || null; flame(); });
+  $("flame-reset").addEventListener("click", function () {
+    zoom = nodes[0] || null;
+    if (STATE) STATE.replace({ zoom: "" });
+    flame();
+  });
   var resizeTimer = null;
   window.addEventListener("resize", function () {
+    if (!live()) return;
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(flame, 100);
   });
@@ -453,11 +464,12 @@ assets.js = [==[
     h.push("</tbody></table>");
     $("panel").innerHTML = h.join("");
   }
-  function go(where) {
-    if (location.hash === "#" + where) show(); else location.hash = where;
+  function go(where) { // the selection is the fragment's item f12 or c3 (lgprofState)
+    if (!STATE) { if (location.hash === "#" + where) show(); else location.hash = where; return; }
+    if (STATE.get().sel === where) show(); else STATE.set({ sel: where });
   }
   function show() {
-    var m = /^#([fc])(\d+)$/.exec(location.hash);
+    var m = /^([fc])(\d+)$/.exec(STATE ? STATE.get().sel || "" : location.hash.slice(1));
     if (!m) return;
     var k = +m[2];
     if (m[1] === "f") {
@@ -473,7 +485,7 @@ assets.js = [==[
       showCycle(k);
     }
   }
-  window.addEventListener("hashchange", show);
+  window.addEventListener("hashchange", function () { if (live()) show(); });
   $("panel").addEventListener("click", function (e) {
     var a = e.target.closest("a.fn");
     if (!a) return;
@@ -511,6 +523,7 @@ assets.js = [==[
   $("search").addEventListener("input", function () {
     clearTimeout(searchTimer);
     searchTimer = setTimeout(function () {
+      if (STATE) STATE.replace({ q: $("search").value });
       matcher = makeMatcher($("search").value);
       flatBody();
       flame();
@@ -528,6 +541,7 @@ assets.js = [==[
     }, 120);
   });
 
+  if (START.q) { $("search").value = START.q; matcher = makeMatcher(START.q); } // the fragment's q=
   header();
   sortRows(); flatHead(); flatBody();
   flame();
@@ -541,6 +555,7 @@ assets.js = [==[
     "(sampled: \u00b1 is sqrt(samples) \u00d7 sample period); call counts are exact; children, total time, " +
     "arc times and stacks are gprof's estimates from arcs.");
   if (location.hash) show();
+  if (START.q) $("search").dispatchEvent(new Event("input")); // its count of matches
   window.lgprofReady = true;
 })();
 ]==]
