@@ -254,6 +254,26 @@ describe("a profile of sampled stacks", function()
     assert.same({ "inl_a", "inl_b", "main", "alpha", "alpha", "beta", "zeta",
                   "exp", "cos", "sin", "tan" }, got)
   end)
+  it("gives threads, processes, binaries and stacks as iterators, as every collection", function()
+    local p = threads()
+    for _, name in ipairs({ "threads", "processes", "dsos", "stacks" }) do
+      local it = p[name](p)
+      assert.equal("function", type(it), name)
+      local n = 0
+      for x in it do
+        assert.equal("table", type(x), name)
+        n = n + 1
+      end
+      -- 3 threads, 2 processes, 2 binaries, 4 stacks (threads() above)
+      assert.equal(({ threads = 3, processes = 2, dsos = 2, stacks = 4 })[name], n, name)
+    end
+    -- a stack is made when reached: from a closed profile, an error
+    local it = p:stacks()
+    assert.is_table(it())
+    p:close()
+    assert.has_error(function() it() end)
+  end)
+
   it("lists threads, processes and binaries", function()
     local p = threads()
     local t = collect(p:threads())
