@@ -417,7 +417,7 @@ function html.write(profile, file, options)
   local html_groups = require "lgprof.format.html_groups"
   local assets = require "lgprof.format.html_assets"
   local gdata, gpages = html_groups.collect(profile, function(sub)
-    local p = page_data(sub, o)
+    local p = page_data(sub, html_groups.group_options(o))
     return p and json(p)
   end, assets.body)
   -- (a perf.data's: the recorded command, whose executable the header names)

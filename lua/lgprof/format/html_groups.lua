@@ -164,6 +164,18 @@ table.groups tbody tr:hover { background: #eef4fb; }
 table.groups tbody tr.sel { background: #dbe8f8; font-weight: 600; }
 ]==]
 
+--- The caps of a row's page (the page's options o, smaller): each row
+-- carries a page of its own, so that a page of a dozen threads is not a
+-- dozen times the size of the whole's.
+M.GROUP_FUNCTIONS, M.GROUP_ARCS = 400, 20
+function M.group_options(o)
+  local g = {}
+  for k, v in pairs(o) do g[k] = v end
+  g.max_functions = math.min(o.max_functions, M.GROUP_FUNCTIONS)
+  g.max_arcs = math.min(o.max_arcs, M.GROUP_ARCS)
+  return g
+end
+
 -- "name (62.5%), ..." of a group's hottest functions
 local function hottest_text(g)
   local parts = {}
