@@ -144,7 +144,8 @@ describe("the command on real perf recordings", function()
   it("selects a thread's samples (--tid) and a binary's (--dso)", function()
     if not HAVE_CJSON then return pending("lua-cjson not installed") end
     local p = assert(require("lgprof").open(nil, TMP .. "/a.data"))
-    local threads = p:threads()
+    local threads = {}
+    for t in p:threads() do threads[#threads + 1] = t end
     p:close()
     assert.is_true(#threads >= 3)
     -- the thread whose samples include lib_hot: the library's worker

@@ -121,7 +121,7 @@ describe("the command with a perf.data file", function()
   it("selects samples by thread and by the leaf's binary (--tid, --dso)", function()
     local p = assert(require("lgprof").open(nil, TMP .. "/perf.data"))
     local tids = {}
-    for _, t in ipairs(p:threads()) do tids[#tids + 1] = t.tid end
+    for t in p:threads() do tids[#tids + 1] = t.tid end
     p:close()
     assert.equal(1, #tids) -- one thread: it holds every sample
     local _, all = run({ "--format=folded", "perf.data" })

@@ -54,7 +54,7 @@ end
 -- (the cut chains apart): parent -> samples, and their count.
 local function leaf_parents(p)
   local by, n, cut = {}, 0, 0
-  for _, s in ipairs(p:stacks()) do
+  for s in p:stacks() do
     local fr = s.frames
     if #fr >= 1 and fr[#fr].name == "hot_leaf" then
       n = n + s.samples

@@ -115,7 +115,8 @@ describe("the stacks of a perf.data profile", function()
       dsos = { { path = "/bin/prog" } }, threads = { { pid = 7, tid = 7, comm = "prog" } },
       events = { { name = "cpu-clock", is_time = true } }, funcs = funcs, stacks = list }))
     local function oracle(q, max_depth, share)
-      local all, total = q:stacks(), 0
+      local all, total = {}, 0
+      for st in q:stacks() do all[#all + 1] = st end
       for _, st in ipairs(all) do total = total + st.seconds end
       local least = share * total
       local root = { kids = {}, weight = 0 }

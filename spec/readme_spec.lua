@@ -105,7 +105,7 @@ local NOT_RUN = {
     "an excerpt of a combined call graph (an illustration; combine_spec checks the split live)",
 }
 
--- A block naming perf.data runs with one, recorded of the fixture in dir
+-- A block (shell or Lua) naming perf.data runs with one, recorded of the fixture in dir
 -- (in a subfolder: myprog writes a gmon.out); nil and why not when perf
 -- cannot record here.
 local function record_perf(dir)
@@ -320,6 +320,10 @@ end
 local function run_lua_block(b, prog)
   local dir = workdir(prog)
   finally(function() util.rmtree(dir) end)
+  if (b.code .. (b.setup and b.setup.code or "")):find("perf.data", 1, true) then
+    local recorded, why = record_perf(dir) -- (as for a shell block naming it)
+    if not recorded then return pending(why) end
+  end
   local code, shift = with_checks(b.code), 0
   if b.setup then
     local setup = with_checks(b.setup.code)

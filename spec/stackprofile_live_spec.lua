@@ -61,7 +61,7 @@ describe("a live perf recording", function()
   it("adds an entry's parent and child lines up to its total", function()
     local root = {} -- the weight of the stacks each function is the root of
     local weight = 0
-    for _, s in ipairs(p:stacks()) do
+    for s in p:stacks() do
       root[s.frames[1]] = (root[s.frames[1]] or 0) + s.seconds
       weight = weight + s.seconds
     end
@@ -85,13 +85,13 @@ describe("a live perf recording", function()
 
   it("splits the samples between threads and between binaries", function()
     local n = 0
-    for _, t in ipairs(p:threads()) do n = n + t.samples end
+    for t in p:threads() do n = n + t.samples end
     assert.equal(p.samples, n)
     n = 0
-    for _, d in ipairs(p:dsos()) do n = n + d.samples end
+    for d in p:dsos() do n = n + d.samples end
     assert.equal(p.samples, n)
     local total = 0
-    for _, t in ipairs(p:threads()) do total = total + assert(p:filter { tid = t.tid }).total_time end
+    for t in p:threads() do total = total + assert(p:filter { tid = t.tid }).total_time end
     assert.is_true(math.abs(total - p.total_time) < EPS)
   end)
 end)

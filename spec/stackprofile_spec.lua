@@ -33,6 +33,13 @@ local function fn(p, name, dso)
   return assert(hit, name)
 end
 
+-- the elements of an iterator, in a list
+local function collect(iter)
+  local list = {}
+  for x in iter do list[#list + 1] = x end
+  return list
+end
+
 local function arc(p, from, to)
   for a in p:arcs() do
     if a.caller == from and a.callee == to then return a end
@@ -247,19 +254,39 @@ describe("a profile of sampled stacks", function()
     assert.same({ "inl_a", "inl_b", "main", "alpha", "alpha", "beta", "zeta",
                   "exp", "cos", "sin", "tan" }, got)
   end)
+  it("gives threads, processes, binaries and stacks as iterators, as every collection", function()
+    local p = threads()
+    for _, name in ipairs({ "threads", "processes", "dsos", "stacks" }) do
+      local it = p[name](p)
+      assert.equal("function", type(it), name)
+      local n = 0
+      for x in it do
+        assert.equal("table", type(x), name)
+        n = n + 1
+      end
+      -- 3 threads, 2 processes, 2 binaries, 4 stacks (threads() above)
+      assert.equal(({ threads = 3, processes = 2, dsos = 2, stacks = 4 })[name], n, name)
+    end
+    -- a stack is made when reached: from a closed profile, an error
+    local it = p:stacks()
+    assert.is_table(it())
+    p:close()
+    assert.has_error(function() it() end)
+  end)
+
   it("lists threads, processes and binaries", function()
     local p = threads()
-    local t = p:threads()
+    local t = collect(p:threads())
     assert.equal(3, #t)
     assert.same({ pid = 7, tid = 7, comm = "prog", samples = 1, weight = 1 * MS, seconds = 0.001 }, t[1])
     assert.same({ pid = 7, tid = 8, comm = "worker", samples = 3, weight = 6 * MS, seconds = 0.006 }, t[2])
     assert.same({ pid = 9, tid = 9, comm = "other", samples = 4, weight = 8 * MS, seconds = 0.008 }, t[3])
-    local pr = p:processes()
+    local pr = collect(p:processes())
     assert.same({ pid = 7, comm = "prog", threads = 2, samples = 4, weight = 7 * MS, seconds = 0.007 }, pr[1])
     assert.same({ pid = 9, comm = "other", threads = 1, samples = 4, weight = 8 * MS, seconds = 0.008 }, pr[2])
     assert.equal(2, #pr)
     -- a binary's samples: those whose leaf is in it (prog: S1, S4; libm: S2, S3)
-    local d = p:dsos()
+    local d = collect(p:dsos())
     assert.equal(2, #d)
     assert.same({ path = "/bin/prog", status = "ok", is_kernel = false, samples = 5, weight = 9 * MS,
                   seconds = 0.009 }, d[1])
@@ -267,10 +294,12 @@ describe("a profile of sampled stacks", function()
                   seconds = 0.006 }, d[2])
   end)
 
-  it("names the binary most samples end in as its image, for the exports", function()
+  it("names the recorded program as its image, for the exports", function()
     local p = threads()
-    -- leaf samples: prog S1 1 + S4 4, libm S2 2 + S3 1
+    -- processes 7 (S1 1 + S2 2 + S3 1) and 9 (S4 4) tie: the lower pid,
+    -- whose main thread is "prog", runs /bin/prog
     assert.equal("/bin/prog", p.image)
+    assert.equal("prog", p.command)
     for _, format in ipairs({ "json", "csv", "callgrind", "folded" }) do
       local fh = io.tmpfile()
       assert.is_true(lgprof.report[format](p, fh), format)
@@ -322,7 +351,7 @@ describe("a profile of sampled stacks", function()
 
   it("gives the real stacks, root first", function()
     local p = threads()
-    local s = p:stacks()
+    local s = collect(p:stacks())
     assert.equal(4, #s)
     local f1, f2, main = fn(p, "f", "/bin/prog"), fn(p, "f", "/lib/libm.so"), fn(p, "main")
     assert.equal(3, #s[3].frames)
@@ -348,7 +377,7 @@ describe("a profile of sampled stacks", function()
     near(0, fn(v, "f", "/bin/prog").self, "tid8 f1.self")
     near(4 * MS / 1e9, fn(v, "f", "/bin/prog").total, "tid8 f1.total")
     near(6 * MS / 1e9, fn(v, "main").total, "tid8 main.total")
-    assert.equal(1, #v:processes())
+    assert.equal(1, #collect(v:processes()))
     -- the same by command name
     local c = assert(p:filter { comm = "worker" })
     near(6 * MS / 1e9, fn(c, "main").total, "worker main.total")
@@ -414,7 +443,7 @@ describe("a profile of sampled stacks", function()
     local want = table.concat({
       "Flat profile:",
       "",
-      "Each sample is a stack from perf.data (cpu-clock): times are measured, calls were not recorded.",
+      "Each sample is a stack of prog from perf.data (cpu-clock): times are measured; a sampler counts no call, so gprof's call columns are blank.",
       "  %   cumulative   self              self     total           ",
       " time   seconds   seconds    calls  Ts/call  Ts/call  name    ",
       " 75.00      0.03     0.03                             work",

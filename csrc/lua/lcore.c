@@ -484,7 +484,7 @@ static const char *const profile_fields[] = {
   "have_bb_counts", "function_count", "cycle_count", "arc_count", "arc_records", "text_start",
   "text_end", "address_bits", "big_endian", "dimension", "files", "image", "is_view",
   "base_time", "base_print_time", "samples", "clones", "folded_clones", "source", "calls_source",
-  NULL
+  "command", NULL
 };
 static const luaL_Reg profile_methods[] = {
   {"close", profile_close},
@@ -597,6 +597,12 @@ static int profile_index(lua_State *L) {
     lua_pushinteger(L, (lua_Integer)p->image->folded_clones);
   else if (strcmp(k, "source") == 0) /* what the times are from: the command asks */
     lua_pushstring(L, p->stacks != NULL ? "stacks" : "gmon");
+  else if (strcmp(k, "command") == 0) { /* the recorded command (perf.data), else nil */
+    if (p->stacks != NULL && p->stacks->command != NULL)
+      lua_pushstring(L, p->stacks->command);
+    else
+      lua_pushnil(L);
+  }
   else if (strcmp(k, "calls_source") == 0) { /* and the calls: gmon's, or none */
     if (p->stacks == NULL || p->stacks->has_calls)
       lua_pushliteral(L, "gmon");
@@ -786,5 +792,10 @@ LGP_EXPORT int luaopen_lgprof_core(lua_State *L) {
   luaL_setfuncs(L, lcore_stack_funcs, 0);
   lua_pushliteral(L, LGPROF_VERSION);
   lua_setfield(L, -2, "VERSION");
+  /* the Profile's methods, for those written in Lua (lgprof's init.lua) */
+  luaL_getmetatable(L, PROFILE_T);
+  lua_getfield(L, -1, "methods");
+  lua_setfield(L, -3, "_profile_methods");
+  lua_pop(L, 1);
   return 1;
 }

@@ -505,9 +505,33 @@ static void set_weight(lua_State *L, const lgp_profile *p, uint64_t samples, uin
   lua_setfield(L, -2, "seconds");
 }
 
-/* profile:threads(): a list, in the table's order, of { pid, tid, comm,
-** samples, weight, seconds }, of the threads with samples. */
-static int profile_threads(lua_State *L) {
+/* {====================================================== iterators */
+
+/* The next element of the list in upvalue 1 (upvalue 2: the position). */
+static int iter_list(lua_State *L) {
+  lua_Integer i = lua_tointeger(L, lua_upvalueindex(2)) + 1;
+  if (lua_geti(L, lua_upvalueindex(1), i) == LUA_TNIL)
+    return 1;
+  lua_pushinteger(L, i);
+  lua_replace(L, lua_upvalueindex(2));
+  return 1;
+}
+
+/* Replaces the list on top by an iterator over it. The groups of a
+** profile are few (threads, processes, binaries: counted in one pass over
+** the stacks), so they are made at once and handed out one at a time, as
+** every other collection of the API is. */
+static int push_list_iter(lua_State *L) {
+  lua_pushinteger(L, 0);
+  lua_pushcclosure(L, iter_list, 2);
+  return 1;
+}
+
+/* }====================================================== */
+
+/* The list, in the table's order, of { pid, tid, comm, samples, weight,
+** seconds } of the threads with samples (profile:threads() iterates it). */
+static int list_threads(lua_State *L) {
   lprofile *lp;
   const lgp_stackprof *sp = check_stacks(L, &lp);
   const lgp_stacktab *t = &sp->tab;
@@ -540,12 +564,18 @@ static int profile_threads(lua_State *L) {
   return 1;
 }
 
-/* profile:processes(): a list by pid of { pid, comm (its main thread's,
-** else its first thread's), threads (how many), samples, weight, seconds },
-** built from threads(). */
+/* profile:threads(): an iterator over list_threads'. */
+static int profile_threads(lua_State *L) {
+  list_threads(L);
+  return push_list_iter(L);
+}
+
+/* profile:processes(): an iterator, by pid, over { pid, comm (its main
+** thread's, else its first thread's), threads (how many), samples, weight,
+** seconds }, made from the threads' list. */
 static int profile_processes(lua_State *L) {
   lua_Integer n, i, k = 0;
-  profile_threads(L);
+  list_threads(L);
   n = luaL_len(L, -1);
   lua_newtable(L);   /* pid -> entry */
   lua_newtable(L);   /* the list */
@@ -600,16 +630,16 @@ static int profile_processes(lua_State *L) {
   luaL_loadstring(L, "local a, b = ... return a.pid < b.pid");
   lua_call(L, 2, 0);
   lua_pop(L, 1);
-  return 1;
+  return push_list_iter(L);
 }
 
 static const char *const dso_status[] = {
   "ok", "missing", "mismatch", "stripped", "kernel", "vdso", "jit", "unknown"
 };
 
-/* profile:dsos(): a list, in the table's order, of { path, found, build_id
-** (hex), status, is_kernel, samples, weight, seconds } where samples and
-** weight are those of the samples whose leaf is in the binary. */
+/* profile:dsos(): an iterator, in the table's order, over { path, found,
+** build_id (hex), status, is_kernel, samples, weight, seconds } where
+** samples and weight are those of the samples whose leaf is in the binary. */
 static int profile_dsos(lua_State *L) {
   lprofile *lp;
   const lgp_stackprof *sp = check_stacks(L, &lp);
@@ -647,22 +677,28 @@ static int profile_dsos(lua_State *L) {
   }
   free(samples);
   free(weight);
-  return 1;
+  return push_list_iter(L);
 }
 
-/* profile:stacks(): a list, in the table's order, of { frames = {
-** Function, ... } (root first, as lgprof.stacks), samples, weight,
-** seconds, value (microseconds, as lgprof.stacks; time events only), pid,
-** tid, comm, event, truncated }. */
-static int profile_stacks(lua_State *L) {
+/* The next stack of the profile in upvalue 1 (upvalue 2: the position):
+** { frames = { Function, ... } (root first, as lgprof.stacks), samples,
+** weight, seconds, value (microseconds, as lgprof.stacks; time events
+** only), pid, tid, comm, event, truncated }, made when asked for. */
+static int iter_stacks(lua_State *L) {
   lprofile *lp;
-  const lgp_stackprof *sp = check_stacks(L, &lp);
-  const lgp_stacktab *t = &sp->tab;
-  size_t i;
+  const lgp_stackprof *sp;
+  const lgp_stacktab *t;
+  lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
   uint32_t d;
-  lua_settop(L, 1);
-  lua_createtable(L, (int)t->nstacks, 0);
-  for (i = 0; i < t->nstacks; i++) {
+  lua_settop(L, 0);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  sp = check_stacks(L, &lp); /* (closed since: an error) */
+  t = &sp->tab;
+  if ((size_t)i >= t->nstacks)
+    return 0;
+  lua_pushinteger(L, i + 1);
+  lua_replace(L, lua_upvalueindex(2));
+  {
     const lgp_st_stack *s = &t->stacks[i];
     const lgp_st_thread *th = &t->threads[s->thread];
     lua_createtable(L, 0, 10);
@@ -684,8 +720,17 @@ static int profile_stacks(lua_State *L) {
     set_str(L, "event", t->events[s->event].name);
     lua_pushboolean(L, s->truncated);
     lua_setfield(L, -2, "truncated");
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
+  return 1;
+}
+
+/* profile:stacks(): an iterator over the distinct stacks, in the table's
+** order (iter_stacks' entries). */
+static int profile_stacks(lua_State *L) {
+  check_stacks(L, NULL);
+  lua_settop(L, 1);
+  lua_pushinteger(L, 0);
+  lua_pushcclosure(L, iter_stacks, 2);
   return 1;
 }
 

@@ -197,6 +197,13 @@ function lgprof.script(...)
   return require("lgprof.cmd.script").standalone({ ... })
 end
 
+--- profile:groups(keys [, options]): an iterator over the groups of a
+-- profile of sampled stacks by thread, process, comm or dso (keys: a list
+-- or "comm,dso", nesting), as lgprof --by=KEYS (lgprof.analysis.groups).
+core._profile_methods.groups = function(profile, keys, options)
+  return require("lgprof.analysis.groups").each(profile, keys, options)
+end
+
 -- lgprof.check (the threshold checks) and lgprof.report (the export
 -- formats) are loaded on first use.
 local LAZY = { check = "lgprof.analysis.check", report = "lgprof.format.report" }

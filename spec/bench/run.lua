@@ -553,7 +553,7 @@ if want("P1", "P2", "P3", "P4", "PL", "PA") then
     local function lg_totals(inp)
       local code = ("package.path = %q .. package.path; package.cpath = %q .. package.cpath; " ..
         "local lgprof = require 'lgprof'; local p = assert(lgprof.open(%q, %q)); local s, w = 0, 0; " ..
-        "for _, t in ipairs(p:threads()) do s = s + t.samples; w = w + t.weight end; " ..
+        "for t in p:threads() do s = s + t.samples; w = w + t.weight end; " ..
         "io.write(('%%d %%d'):format(s, w)); p:close()")
         :format(ROOT .. "/lua/?.lua;" .. ROOT .. "/lua/?/init.lua;", BUILD .. "/?.so;", inp.exe, inp.gmon)
       local s, w = capture(ENV .. q(LUA) .. " -e " .. q(code)):match("(%d+) (%d+)")

@@ -649,27 +649,115 @@ static int mark_counted(lgp_stackprof *sp, const lgp_graph *g, const uint8_t *fr
 
 /* }====================================================== */
 
-/* The image's path, which the exports name as the program's: the binary
-** most samples end in (the first of equals), or "" without samples. */
-static int set_image_path(lgp_image *im, const lgp_stacktab *t) {
-  uint64_t *leaf = lgp_calloc_array(t->ndsos ? t->ndsos : 1, sizeof *leaf);
-  const char *path = "";
-  size_t i, best = 0, len;
-  if (leaf == NULL)
-    return -1;
-  for (i = 0; i < t->nstacks; i++)
+/* The recorded program: the process with the most samples (the lowest pid
+** of equals) is the recorded command, and its executable is the image the
+** exports and pages name (not the binary most samples end in: a program
+** that spends its time in libz is not libz). */
+static int by_pid(const void *ctx, uint32_t a, uint32_t b) {
+  const lgp_stacktab *t = ctx;
+  uint32_t pa = t->threads[a].pid, pb = t->threads[b].pid;
+  return pa < pb ? -1 : pa > pb;
+}
+
+/* Is path the file a process named comm runs? The kernel names a process
+** after the file it executed, cut to 15 bytes. */
+static int names_comm(const char *path, const char *comm) {
+  const char *base = base_name(path);
+  size_t n = strlen(comm);
+  return n > 0 && strncmp(base, comm, n) == 0 && (base[n] == '\0' || n == 15);
+}
+
+/* Does path look like a shared library ("libz.so.1.2.13", "ld-linux.so.2")? */
+static int is_library(const char *path) {
+  return strstr(base_name(path), ".so") != NULL;
+}
+
+/* Sets the image's path to the recorded program's executable and
+** sp->command to its command name ("" and NULL without samples): the
+** binary of the top process's stacks named as its command, else the one
+** not a library that most of its samples end in, else the binary most
+** samples end in. */
+static int set_program(lgp_image *im, lgp_stackprof *sp) {
+  const lgp_stacktab *t = &sp->tab;
+  size_t nd = t->ndsos ? t->ndsos : 1, nt = t->nthreads ? t->nthreads : 1;
+  uint64_t *thread_samples = lgp_calloc_array(nt, sizeof *thread_samples);
+  uint64_t *leaf = lgp_calloc_array(nd, sizeof *leaf);     /* of every process */
+  uint64_t *in_top = lgp_calloc_array(nd, sizeof *in_top); /* leaves of the top process */
+  uint64_t *frames = lgp_calloc_array(nd, sizeof *frames); /* its frames */
+  uint32_t *order = lgp_alloc_array(nt, sizeof *order);
+  const char *path = "", *comm = NULL;
+  uint32_t top = UINT32_MAX;
+  uint64_t best_samples = 0;
+  size_t i, j, best;
+  int rc = -1;
+  if (thread_samples == NULL || leaf == NULL || in_top == NULL || frames == NULL || order == NULL)
+    goto done;
+  for (i = 0; i < t->nstacks; i++) {
+    thread_samples[t->stacks[i].thread] += t->stacks[i].samples;
     leaf[t->funcs[t->frame_defs[t->frames[t->stacks[i].first]].func].dso] += t->stacks[i].samples;
-  for (i = 1; i < t->ndsos; i++)
-    if (leaf[i] > leaf[best])
-      best = i;
-  if (t->ndsos > 0 && leaf[best] > 0 && t->dsos[best].path != NULL)
-    path = t->dsos[best].path;
+  }
+  /* the processes: the threads in pid order, each run of one pid summed */
+  for (i = 0; i < t->nthreads; i++)
+    order[i] = (uint32_t)i;
+  if (lgp_sort_indices(order, t->nthreads, by_pid, t) != 0)
+    goto done;
+  for (i = 0; i < t->nthreads; i = j) {
+    uint64_t n = 0;
+    for (j = i; j < t->nthreads && t->threads[order[j]].pid == t->threads[order[i]].pid; j++)
+      n += thread_samples[order[j]];
+    if (n > best_samples) {
+      best_samples = n;
+      top = t->threads[order[i]].pid;
+    }
+  }
+  if (top != UINT32_MAX) {
+    /* its name: its main thread's, else its first thread's in the table */
+    for (i = 0; i < t->nthreads; i++)
+      if (t->threads[i].pid == top && t->threads[i].comm != NULL &&
+          (comm == NULL || t->threads[i].tid == top))
+        comm = t->threads[i].comm;
+    for (i = 0; i < t->nstacks; i++) {
+      const lgp_st_stack *s = &t->stacks[i];
+      if (t->threads[s->thread].pid != top)
+        continue;
+      in_top[t->funcs[t->frame_defs[t->frames[s->first]].func].dso] += s->samples;
+      for (j = 0; j < s->depth; j++)
+        frames[t->funcs[t->frame_defs[t->frames[s->first + j]].func].dso] += s->samples;
+    }
+    best = SIZE_MAX;
+    for (i = 0; i < t->ndsos; i++) /* named as the command */
+      if (frames[i] > 0 && !t->dsos[i].is_kernel && t->dsos[i].path != NULL && comm != NULL &&
+          names_comm(t->dsos[i].path, comm) && (best == SIZE_MAX || frames[i] > frames[best]))
+        best = i;
+    if (best == SIZE_MAX) /* else the binary not a library most of its samples end in */
+      for (i = 0; i < t->ndsos; i++)
+        if (in_top[i] > 0 && !t->dsos[i].is_kernel && t->dsos[i].path != NULL &&
+            t->dsos[i].path[0] == '/' && !is_library(t->dsos[i].path) &&
+            (best == SIZE_MAX || in_top[i] > in_top[best]))
+          best = i;
+    if (best == SIZE_MAX) { /* else the binary most samples end in */
+      best = 0;
+      for (i = 1; i < t->ndsos; i++)
+        if (leaf[i] > leaf[best])
+          best = i;
+      if (t->ndsos == 0 || leaf[best] == 0)
+        best = SIZE_MAX;
+    }
+    if (best != SIZE_MAX && t->dsos[best].path != NULL)
+      path = t->dsos[best].path;
+  }
+  if ((im->path = copy_str(path)) == NULL)
+    goto done;
+  if (comm != NULL && (sp->command = copy_str(comm)) == NULL)
+    goto done;
+  rc = 0;
+done:
+  free(thread_samples);
   free(leaf);
-  len = strlen(path) + 1;
-  if ((im->path = malloc(len)) == NULL)
-    return -1;
-  memcpy(im->path, path, len);
-  return 0;
+  free(in_top);
+  free(frames);
+  free(order);
+  return rc;
 }
 
 /* lgp_profile_from_stacks, with gmon's calls when calls is not NULL. */
@@ -726,7 +814,7 @@ static int from_stacks(lgp_profile *p, lgp_stacktab *tab, const lgp_profile *cal
     goto fail;
   }
   lgp_graph_init(&p->graph, nodes, nnodes);
-  if (set_image_path(&src->image, &sp->tab) != 0) {
+  if (set_program(&src->image, sp) != 0) {
     lgp_fail(err, NULL, "out of memory");
     goto fail;
   }
@@ -888,6 +976,7 @@ void lgp_stackprof_free(lgp_stackprof *sp) {
   free(sp->counted);
   free(sp->gmon_unseen_name);
   free(sp->gmon_image);
+  free(sp->command);
   memset(sp, 0, sizeof *sp);
 }
 

@@ -78,6 +78,9 @@ typedef struct lgp_stackprof {
   size_t nlines;
   int is_time;             /* every event's weights are nanoseconds */
   uint64_t samples, weight;/* of every stack */
+  char *command;           /* the recorded command: the name of the process with the
+                              most samples (owned), or NULL (the image's path is its
+                              executable) */
   /* combined with gmon.out (NULL / 0 otherwise) */
   uint8_t *counted;        /* per node: its calls are gmon's */
   int has_calls;           /* the calls are gmon's */

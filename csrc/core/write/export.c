@@ -288,9 +288,13 @@ static int write_callgrind(ectx *c) {
                    (unsigned)lgp_sample_rate(p));
   if (lgp_is_view(p))
     lgp_out_str(o, "desc: Filtered view: yes\n");
-  if (sp != NULL)
-    lgp_out_str(o, "desc: Call costs: measured (stacks recorded in perf.data); calls were "
-                   "not recorded: calls= counts the samples through the call; 0 for calls "
+  if (sp != NULL && !sp->has_calls)
+    lgp_out_str(o, "desc: Call costs: measured (stacks recorded in perf.data); a sampler "
+                   "counts no call: calls= holds the samples through the caller-callee pair; "
+                   "0 inside a cycle\n");
+  else if (sp != NULL)
+    lgp_out_str(o, "desc: Call costs: measured (stacks recorded in perf.data); calls= counts "
+                   "the samples through the call (gmon.out counts the calls); 0 for calls "
                    "inside a cycle\n");
   else
     lgp_out_str(o, "desc: Call costs: gprof's estimate (callee time apportioned by call "
@@ -432,8 +436,8 @@ static const char json_estimated[] =
 static const char json_measured[] =
   "\"estimated\":{\"propagated_times_are_estimates\":false,"
   "\"method\":\"recorded_stacks\",\"fields\":[],"
-  "\"note\":\"each sample is a stack recorded in perf.data: self, total and arc times are "
-  "measured (sampled); calls were not recorded.\"},\n"
+  "\"note\":\"each sample is a stack recorded in perf.data: self, total and caller-callee "
+  "times are measured (sampled); a sampler counts no call (the call-count fields are null).\"},\n"
   "\"bounds\":{\"fields\":[\"functions.total_min\",\"functions.total_max\","
   "\"cycles.total_min\",\"cycles.total_max\",\"arcs.is_estimated\"],"
   "\"note\":\"measured stacks: total_min and total_max are the total. self_error is "
@@ -468,6 +472,11 @@ static void write_json(ectx *c) {
   lgp_export_json_key(o, "image");
   lgp_json_cstr(o, c->p->image->path);
   lgp_out_char(o, ',');
+  if (sp != NULL && sp->command != NULL) { /* the recorded command, whose executable image is */
+    lgp_export_json_key(o, "command");
+    lgp_json_cstr(o, sp->command);
+    lgp_out_char(o, ',');
+  }
   lgp_export_json_key(o, "profile_files");
   lgp_out_char(o, '[');
   if (sp != NULL && sp->tab.recording != NULL)

@@ -237,8 +237,10 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
         lgp_out_printf(o, "\nTimes are sampled stacks from perf.data (%s); calls are counted "
                        "by gmon.out.\n", stack_event(&r));
       else
-        lgp_out_printf(o, "\nEach sample is a stack from perf.data (%s): times are measured, "
-                       "calls were not recorded.\n", stack_event(&r));
+        lgp_out_printf(o, "\nEach sample is a stack of %s from perf.data (%s): times are "
+                       "measured; a sampler counts no call, so gprof's call columns are blank.\n",
+                       p->stacks->command != NULL ? p->stacks->command : p->image->path,
+                       stack_event(&r));
       if (p->line_granularity)
         lgp_out_str(o, "A line's row holds the samples whose leaf frame is on it; @ is the "
                        "lowest address sampled there.\n");

@@ -414,7 +414,7 @@ local function runs_differ(profile, c, th)
   -- the recording's binary of the executable's name without symbols here
   -- (unresolved-dso says so): nothing can be compared
   local base = c.image:match("[^/]*$")
-  for _, d in ipairs(profile:dsos()) do
+  for d in profile:dsos() do
     if (d.path == c.exe or d.path:match("[^/]*$") == base) and d.status ~= "ok" then
       return why, 0, 0
     end
@@ -430,7 +430,7 @@ local function runs_differ(profile, c, th)
     end
   end
   local exe_samples = 0
-  for _, d in ipairs(profile:dsos()) do
+  for d in profile:dsos() do
     if d.path == c.exe then exe_samples = exe_samples + d.samples end
   end
   if c.unmatched_samples >= 2 and exe_samples > 0 and c.unmatched_samples / exe_samples > th.wrong_image then
@@ -557,7 +557,7 @@ local function check_stacks(list, profile, th)
       { lost = ev.lost, share = share })
   end
   local bad = {}
-  for _, d in ipairs(profile:dsos()) do
+  for d in profile:dsos() do
     if (d.status == "missing" or d.status == "mismatch" or d.status == "stripped")
         and (d.samples or 0) > 0 then
       bad[#bad + 1] = { name = d.path .. " (" .. d.status .. ")", path = d.path, status = d.status,
@@ -700,57 +700,7 @@ end
 
 -- {====================================================== JSON
 
--- A JSON string: the core's (bytes that are not UTF-8 read as Latin-1).
-local json_string = require("lgprof.core").json_string
-
-local encode
-local function is_list(t)
-  local n = 0
-  for _ in pairs(t) do n = n + 1 end
-  return n == #t -- an empty table is an empty list: no object here is empty
-end
-function encode(v, out)
-  local t = type(v)
-  if t == "string" then
-    out[#out + 1] = json_string(v)
-  elseif t == "number" then
-    if math.type(v) == "integer" then out[#out + 1] = ("%d"):format(v)
-    elseif v ~= v or v == math.huge or v == -math.huge then out[#out + 1] = "null"
-    else out[#out + 1] = ("%.17g"):format(v) end
-  elseif t == "boolean" then
-    out[#out + 1] = tostring(v)
-  elseif t == "table" then
-    if is_list(v) then
-      out[#out + 1] = "["
-      for i, x in ipairs(v) do
-        if i > 1 then out[#out + 1] = "," end
-        encode(x, out)
-      end
-      out[#out + 1] = "]"
-    else
-      local keys = {}
-      for k in pairs(v) do keys[#keys + 1] = tostring(k) end
-      table.sort(keys)
-      out[#out + 1] = "{"
-      for i, k in ipairs(keys) do
-        if i > 1 then out[#out + 1] = "," end
-        out[#out + 1] = json_string(k) .. ":"
-        encode(v[k], out)
-      end
-      out[#out + 1] = "}"
-    end
-  else
-    out[#out + 1] = "null"
-  end
-end
-
---- Any Lua value (tables, strings, numbers, booleans) as JSON text, keys
--- sorted (lgprof.format.asm's --format=json too).
-function doctor.json_encode(v)
-  local out = {}
-  encode(v, out)
-  return table.concat(out)
-end
+local encode = require("lgprof.util.json").encode
 
 --- The JSON document of lgprof doctor --format=json: { format =
 -- "lgprof-doctor", version = 1, image, profiles, status, summary =

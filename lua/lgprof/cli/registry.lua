@@ -155,6 +155,11 @@ registry.TYPES = {
       return { kind = e.limit, pattern = pattern, limit = limit }
     end,
   },
+  -- --by: thread, process, comm or dso, a comma list nesting them
+  groupkeys = {
+    describe = "thread, process, comm or dso (a comma list nests: comm,dso)",
+    check = function(v) return require("lgprof.analysis.groups").parse(v) end,
+  },
   -- --min-width: pixels, or a percent of the picture's width
   width = {
     describe = "pixels (0.1) or a percent of the width (0.05%)",
@@ -339,6 +344,11 @@ registry.OPTIONS = {
   { long = "dso", arg = "required", type = "path", list = true, key = "dso",
     modes = modes("gprof", "check"), group = "perf", metavar = "PATH",
     help = "perf.data: only the samples whose leaf is in the binary PATH (as recorded)" },
+  { long = "by", arg = "required", type = "groupkeys", list = true, key = "by",
+    modes = modes("gprof"), group = "perf", metavar = "KEYS", formats = { "text", "json", "csv", "html" },
+    help = "perf.data: the samples by thread, process, comm or dso, a row per group with its"
+      .. " time and hottest functions (repeatable; comm,dso nests them, as perf report's sort keys do;"
+      .. " default --format=text)" },
   -- the pictures' (flamegraph.pl's spellings)
   { long = "title", arg = "required", type = "string", key = "title", modes = modes("gprof"),
     group = "svg", metavar = "TEXT", formats = { "svg", "dot", "html" }, writer = "title",

@@ -59,10 +59,10 @@ function cmd.run(ctx)
   end
   local ok, res = pcall(function()
     if fmt == "json" then
-      local doctor = require "lgprof.analysis.doctor"
+      local json = require "lgprof.util.json"
       local v = asm.json_value(profile, fns)
       v.format, v.version = "lgprof-asm", 1
-      out:write(doctor.json_encode(v), "\n")
+      out:write(json.text(v), "\n")
       return true
     end
     return asm.write(profile, out, fns, { directories = dirs,

@@ -56,9 +56,15 @@ function cmd.run(ctx)
     end
     o.granularity = "line"
   end
+  -- --by=KEYS: the groups' table (text, json, csv); the page has its own
+  local write, by = lgprof.report[e[1]], st.by and fmt ~= "html" and require("lgprof.cmd.groups").keys(st)
+  if by then
+    if type(by) == "string" then return ctx:fail(2, by) end
+    write = function(p, f) return require("lgprof.format.groups").write(p, f, fmt, by, o) end
+  end
   -- the writers need a real file; anything else with :write gets a copy
   local fh = io.type(out) == "file" and out or io.tmpfile()
-  local pok, ok, werr = pcall(lgprof.report[e[1]], profile, fh, o)
+  local pok, ok, werr = pcall(write, profile, fh, o)
   if pok and ok and fh ~= out then
     fh:seek("set")
     out:write(fh:read("a"))

@@ -140,6 +140,7 @@ end
 -- ctx.out, ctx.err its streams. Returns the exit status.
 function cmd.run(ctx)
   local st, out, err = ctx.opts, ctx.out, ctx.err
+  if st.by and not st.output_format then st.output_format = "text" end -- --by's table
   local fmt = st.output_format -- --format=FMT (the last one given)
   local cliview = require "lgprof.cli.views" -- --focus, --hide, --top...: a view
   local verr

@@ -317,6 +317,7 @@ local function render(profile, g)
 
   -- sampled stacks (perf.data) recorded no calls: no count is drawn
   local stacks = profile.source == "stacks"
+  local nocalls = stacks and profile.calls_source ~= "gmon" -- perf.data alone
   for _, e in ipairs(g.edges) do
     local ct = calls_text(e.count, 0) or (stacks and "" or "0" .. MUL)
     if e.arc.is_static then -- found in the code (--static-arcs, -c): count 0, dashed
@@ -336,7 +337,8 @@ local function render(profile, g)
   end
 
   if o.legend then
-    local title = o.title or profile.image or "call graph"
+    local title = o.title or (stacks and require("lgprof.format.groups").program_text({
+      program = profile.image, command = profile.command })) or profile.image or "call graph"
     local ncells = 6
     local cells = {}
     for i = 0, ncells - 1 do
@@ -350,10 +352,12 @@ local function render(profile, g)
       html(("Showing %d of %d functions (total >= %s, at most %s)"):format(
         #g.nodes, g.candidates, pct(o.node_threshold),
         o.max_nodes == math.huge and "all" or tostring(math.floor(o.max_nodes)))),
-      html(("and %d arcs (>= %s)%s"):format(#g.edges, pct(o.edge_threshold),
+      html(("and %d %s (>= %s)%s"):format(#g.edges, nocalls and "caller-callee edges" or "arcs",
+        pct(o.edge_threshold),
         #g.dotted > 0 and (", %d dotted through hidden functions"):format(#g.dotted) or "")),
       html("node: name / total % (self + callees) / (self %)" .. (stacks and "" or " / calls" .. MUL)),
-      html(stacks and "edge: % of the sampled stacks along the arc (calls were not recorded)"
+      html(nocalls and "edge: % of the sampled stacks from the caller to the callee (a sampler counts no call)"
+        or stacks and "edge: % of the sampled stacks along the arc (calls counted by gmon.out)"
         or "edge: % of time along the arc / calls" .. MUL),
     }
     local body = {}

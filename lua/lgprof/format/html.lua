@@ -371,6 +371,8 @@ local function check_options(options)
   return o
 end
 
+local page_data -- (below)
+
 --- Writes the HTML report of a Profile or view to file (an open Lua file,
 -- written and flushed, left open; or a path, created and closed).
 -- options (all optional):
@@ -391,12 +393,8 @@ function html.write(profile, file, options)
     "file or path expected, got " .. type(file))
   local o = check_options(options)
 
-  local data, derr = collect(profile, o)
-  if not data then return nil, derr end
-  local fns = {}
-  for id, fn in ipairs(data.fns) do
-    fns[id] = fn_record(fn, data.kept[id] and data.rows[id] or nil)
-  end
+  local page, derr, pdata = page_data(profile, o)
+  if not page then return nil, derr end
 
   local findings, ferr
   if o.findings then
@@ -406,8 +404,6 @@ function html.write(profile, file, options)
     if findings then findings = clean_findings(findings) end
   end
 
-  local files = {}
-  for i, f in ipairs(profile.files or {}) do files[i] = f end
   local view
   if profile.is_view or o.view_description then
     view = {
@@ -416,9 +412,78 @@ function html.write(profile, file, options)
       print_time = profile.print_time, base_print_time = profile.base_print_time,
     }
   end
-  local page = {
+  page.view, page.findings, page.doctor_error = view, findings, ferr
+  -- a perf.data's threads and binaries, each with its page (html_groups)
+  local html_groups = require "lgprof.format.html_groups"
+  local assets = require "lgprof.format.html_assets"
+  local gdata, gpages = html_groups.collect(profile, function(sub)
+    local p = page_data(sub, html_groups.group_options(o))
+    return p and json(p)
+  end, assets.body)
+  local asm_panel = require "lgprof.format.html_asm" -- the disassembly panel
+  local asm_data = asm_panel.data(profile, pdata.fns)
+  -- (a perf.data's: the recorded command, whose executable the header names)
+  local title = o.title or ("lgprof: " .. (profile.command or basename(profile.image or "profile")))
+
+  -- a path is written beside it and renamed over it once complete, so a
+  -- failure leaves no partial page (and an old page as it was)
+  local out, err, tmp = file, nil, nil
+  if type(file) == "string" then
+    tmp = file .. ".lgprof-tmp"
+    out, err = io.open(tmp, "w")
+    if not out then return nil, (err:gsub("%.lgprof%-tmp:", ":", 1)) end
+  end
+  local parts = {
+    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+    "<meta name=\"generator\" content=\"", text(page.meta.generator), "\">\n",
+    "<title>", text(title), "</title>\n<style>\n", assets.css, gdata and html_groups.css or "", asm_panel.css,
+    "</style>\n</head>\n<body>\n<div id=\"lgprof-page\">\n",
+    assets.body,
+    -- (outside the page's div, which a thread's or binary's rows draw again)
+    "</div>\n", asm_panel.body, "<script type=\"application/json\" id=\"lgprof-data\">", json(page), "</script>\n",
+    asm_data and ("<script type=\"application/json\" id=\"lgprof-asm\">" .. json(asm_data) .. "</script>\n") or "",
+  }
+  if gdata then
+    parts[#parts + 1] = "<script type=\"application/json\" id=\"lgprof-groups\">" .. json(gdata) .. "</script>\n"
+    for _, gp in ipairs(gpages) do
+      if gp.text then
+        parts[#parts + 1] = ('<script type="application/json" id="%s">'):format(gp.id) .. gp.text .. "</script>\n"
+      end
+    end
+  end
+  -- the fragment's state first; the page's script a function, so that a
+  -- thread's or binary's rows can draw the page again from their data
+  parts[#parts + 1] = "<script>\n" .. html_groups.state_js .. "window.lgprofMain = function () {\n"
+  parts[#parts + 1] = assets.js
+  parts[#parts + 1] = "};\nwindow.lgprofMain();\n" .. (gdata and html_groups.js or "") .. asm_panel.js
+    .. "</script>\n</body>\n</html>\n"
+  local ok, werr = out:write(table.concat(parts))
+  if ok then ok, werr = out:flush() end
+  if tmp then
+    local cok, cerr = out:close()
+    ok, werr = ok and cok, werr or cerr
+    if ok then ok, werr = os.rename(tmp, file) end
+    if not ok then os.remove(tmp) end
+  end
+  if not ok then return nil, werr or "write error" end
+  return true
+end
+
+-- The page's data of a profile (meta, fns, cycles, frames, labels), or nil
+-- and a message; third, what it was made from (collect's: the Functions).
+page_data = function(profile, o)
+  local data, derr = collect(profile, o)
+  if not data then return nil, derr end
+  local fns = {}
+  for id, fn in ipairs(data.fns) do
+    fns[id] = fn_record(fn, data.kept[id] and data.rows[id] or nil)
+  end
+  local files = {}
+  for i, f in ipairs(profile.files or {}) do files[i] = f end
+  return {
     meta = {
-      program = profile.image, files = files, total_time = profile.total_time,
+      program = profile.image, command = profile.command, files = files, total_time = profile.total_time,
       print_time = profile.print_time, samples = profile.samples, hz = profile.hz,
       sample_period = profile.sample_period, have_histogram = profile.have_histogram,
       have_call_graph = profile.have_call_graph, functions = data.functions,
@@ -434,40 +499,8 @@ function html.write(profile, file, options)
       -- and gmon.out's calls (absent otherwise: the other pages stay as they were)
       counted = (profile.source == "stacks" and profile.calls_source == "gmon") or nil,
     },
-    view = view, findings = findings, doctor_error = ferr,
     fns = fns, cycles = data.cycles, frames = data.frames, labels = data.labels,
-  }
-  local title = o.title or ("lgprof: " .. basename(profile.image or "profile"))
-  local assets = require "lgprof.format.html_assets"
-  local asm_panel = require "lgprof.format.html_asm" -- the disassembly panel
-  local asm_data = asm_panel.data(profile, data.fns)
-
-  -- a path is written beside it and renamed over it once complete, so a
-  -- failure leaves no partial page (and an old page as it was)
-  local out, err, tmp = file, nil, nil
-  if type(file) == "string" then
-    tmp = file .. ".lgprof-tmp"
-    out, err = io.open(tmp, "w")
-    if not out then return nil, (err:gsub("%.lgprof%-tmp:", ":", 1)) end
-  end
-  local ok, werr = out:write(
-    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
-    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-    "<meta name=\"generator\" content=\"", text(page.meta.generator), "\">\n",
-    "<title>", text(title), "</title>\n<style>\n", assets.css, asm_panel.css, "</style>\n</head>\n<body>\n",
-    assets.body, asm_panel.body,
-    "<script type=\"application/json\" id=\"lgprof-data\">", json(page), "</script>\n",
-    asm_data and ("<script type=\"application/json\" id=\"lgprof-asm\">" .. json(asm_data) .. "</script>\n") or "",
-    "<script>\n", assets.js, asm_panel.js, "</script>\n</body>\n</html>\n")
-  if ok then ok, werr = out:flush() end
-  if tmp then
-    local cok, cerr = out:close()
-    ok, werr = ok and cok, werr or cerr
-    if ok then ok, werr = os.rename(tmp, file) end
-    if not ok then os.remove(tmp) end
-  end
-  if not ok then return nil, werr or "write error" end
-  return true
+  }, nil, data
 end
 
 --- A view's filter table as the page's description, in Lua's syntax:

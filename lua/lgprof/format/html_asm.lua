@@ -103,11 +103,28 @@ M.js = [==[
     });
   }
   function pct(p) { return p > 0 ? (100 * p).toFixed(2) + "%" : ""; }
-  function render() {
+  // the fragment's selected function and line (the page's key=value state,
+  // lgprofState, where it has one: #f12&line=3 with other keys beside)
+  function selected() {
+    if (window.lgprofState) {
+      var s = window.lgprofState.get(), f = /^f(\d+)$/.exec(s.sel || "");
+      return f && { f: f[1], line: /^\d+$/.test(s.line || "") ? +s.line : 0, group: s.thread || s.dso };
+    }
     var m = /^#f(\d+)(?:&line=(\d+))?$/.exec(location.hash);
+    return m && { f: m[1], line: m[2] ? +m[2] : 0 };
+  }
+  function render() {
+    var m = selected();
     var box = document.getElementById("asm");
     if (!m) return;
-    var L = A[m[1]], sel = m[2] ? +m[2] : 0;
+    if (m.group) {
+      // the embedded instructions are the whole profile's, indexed as its
+      // functions are; a thread's or binary's page numbers them its own way
+      box.innerHTML = "<p class=\"note\">The disassembly is of the whole profile: show all samples " +
+        "(clear the thread or binary) to see it.</p>";
+      return;
+    }
+    var L = A[m.f], sel = m.line;
     if (!L) {
       box.innerHTML = "<p class=\"note\">No disassembly embedded for this function (the page embeds the " +
         "instructions of the hottest functions by self time).</p>";
@@ -139,9 +156,10 @@ M.js = [==[
   }
   document.getElementById("asm").addEventListener("click", function (e) {
     var d = e.target.closest("div.ln");
-    var m = /^#f(\d+)/.exec(location.hash);
+    var m = selected();
     if (!d || !m) return;
-    location.hash = "f" + m[1] + "&line=" + d.getAttribute("data-line");
+    if (window.lgprofState) window.lgprofState.set({ line: d.getAttribute("data-line") });
+    else location.hash = "f" + m.f + "&line=" + d.getAttribute("data-line");
   });
   window.addEventListener("hashchange", render);
   if (location.hash) render();

@@ -107,6 +107,12 @@ assets.js = [==[
   "use strict";
   var D = JSON.parse(document.getElementById("lgprof-data").textContent);
   var M = D.meta, F = D.fns, CYC = {}, AT = {};
+  var NOCALLS = !!M.measured && !M.counted; // perf.data alone: a sampler counts no calls
+  // the page may be drawn again (a thread's data: html_groups): the window's
+  // listeners of an earlier drawing stand down
+  var GEN = window.lgprofGen = (window.lgprofGen || 0) + 1;
+  function live() { return GEN === window.lgprofGen; }
+  var STATE = window.lgprofState, START = STATE ? STATE.get() : {};
   D.cycles.forEach(function (c) { CYC[c.number] = c; });
   // links and the address name a function by the index the page shows
   // (#f4 for [4]); AT: that index's position in F
@@ -152,8 +158,16 @@ assets.js = [==[
   // ---- header
   function header() {
     var h = [];
-    h.push("<h1>" + esc(M.program || "profile") + "</h1>");
-    var facts = [
+    h.push("<h1>" + esc(M.command || M.program || "profile") + "</h1>");
+    // perf.data alone: measured stacks, no call counted (NOCALLS); its
+    // texts speak of samples and caller-callee pairs, not of calls and arcs
+    var facts = NOCALLS ? [
+      ["command", M.command], ["program", M.program], ["profile files", (M.files || []).join(", ")],
+      ["total time", nice(M.total_time)], ["samples", fix(M.samples, 0)],
+      ["sample period", "mean " + nice(M.sample_period) + " (" + M.hz + " Hz)"],
+      ["functions", M.listed + " with samples, of " + M.functions],
+      ["caller-callee pairs", M.arc_count], ["cycles", M.cycle_count]
+    ].filter(function (p) { return p[1] !== undefined && p[1] !== null; }) : [
       ["program", M.program], ["profile files", (M.files || []).join(", ")],
       ["total time", nice(M.total_time)], ["call-graph time", nice(M.print_time)],
       ["samples", fix(M.samples, M.samples % 1 === 0 ? 0 : 1)],
@@ -171,10 +185,10 @@ assets.js = [==[
     }
     if (M.left > 0 || M.arcs_left > 0) {
       var l = [];
-      if (M.left > 0) l.push(M.left + " functions with time or calls (" + nice(M.left_self) +
+      if (M.left > 0) l.push(M.left + " functions with " + (NOCALLS ? "samples" : "time or calls") + " (" + nice(M.left_self) +
         " of self time, " + share(M.left_self, M.total_time) + ") are not embedded: only the " +
         M.max_functions + " with the most total time and their heaviest call paths are");
-      if (M.arcs_left > 0) l.push(M.arcs_left + " arcs are not shown (at most " + M.max_arcs +
+      if (M.arcs_left > 0) l.push(M.arcs_left + (NOCALLS ? " caller-callee pairs" : " arcs") + " are not shown (at most " + M.max_arcs +
         " callers and " + M.max_arcs + " callees per function, the heaviest)");
       h.push("<p class=\"left\" id=\"left-out\">Left out to keep this page small: " + l.join("; ") +
         ". Raise the caps (max_functions, max_arcs) or use a view to see them.</p>");
@@ -213,7 +227,8 @@ assets.js = [==[
       h: "sampling error of the self time: sqrt(samples) \u00d7 sample period (perf.data: their mean period)" },
     { k: "smp", t: "samples", v: function (f) { return f.smp; }, s: function (f) { return fix(f.smp, f.smp % 1 === 0 ? 0 : 1); } },
     { k: "tot", t: "total s", v: function (f) { return f.tot; }, s: function (f) { return sec(f.tot); },
-      h: "self + children in the call graph (children estimated from arcs)" },
+      h: NOCALLS ? "seconds of the samples with the function on their stack (measured)"
+        : "self + children in the call graph (children estimated from arcs)" },
     { k: "calls", t: "calls", v: calls, s: function (f) { var c = calls(f); return c > 0 ? String(c) : ""; } },
     { k: "spc", t: "self/call", v: function (f) { return calls(f) > 0 ? f.self / calls(f) : -1; },
       s: function (f) { return perCall(f.self, calls(f)); } },
@@ -222,6 +237,7 @@ assets.js = [==[
     { k: "name", t: "name", v: function (f) { return f.n; }, c: "name",
       s: function (f) { return esc(f.n + cycTag(f.cyc)) + " [" + f.i + "]"; } }
   ];
+  if (NOCALLS) COLS = COLS.filter(function (c) { return ["calls", "spc", "tpc"].indexOf(c.k) < 0; });
   var rows = [], sortKey = "self", sortDir = -1, selected = -1;
   F.forEach(function (f, id) { if (!f.stub) rows.push(id); });
   function sortRows() {
@@ -255,8 +271,11 @@ assets.js = [==[
     $("flat").tBodies[0].innerHTML = html.join("");
     $("flat-note").textContent = shown + " of " + rows.length + " embedded functions" +
       (matcher ? " match the search" : "") + ". Self time is sampled (\u00b1: one standard error; " +
-      "rows in italics have fewer than 10 samples); calls are exact; total time is estimated from arcs " +
-      "(gprof's model: every call of a function costs the same). Click a column to sort, a row for its call graph.";
+      "rows in italics have fewer than 10 samples); " + (NOCALLS
+      ? "total time is measured: the samples whose recorded stack holds the function. "
+      : M.measured ? "total time is measured from the recorded stacks; call counts are gmon.out's. "
+      : "calls are exact; total time is estimated from arcs " +
+      "(gprof's model: every call of a function costs the same). ") + "Click a column to sort, a row for its call graph.";
   }
   $("flat").tHead.addEventListener("click", function (e) {
     var th = e.target.closest("th");
@@ -284,7 +303,7 @@ assets.js = [==[
     if (n.kind === 1) return "<cycle " + n.ref + ">";
     return D.labels[n.ref];
   }
-  var zoom = nodes[0] || null;
+  var zoom = nodes[+START.zoom] || nodes[0] || null; // the fragment's zoom=K
   function hash(s) {
     var h = 2166136261;
     for (var i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
@@ -335,12 +354,18 @@ assets.js = [==[
     if (!g) return;
     var n = nodes[+g.getAttribute("data-node")];
     zoom = n;
+    if (STATE) STATE.replace({ zoom: n.k ? String(n.k) : "" });
     flame();
     if (n.kind === 0) go("f" + F[n.ref].i); else if (n.kind === 1) go("c" + n.ref);
   });
-  $("flame-reset").addEventListener("click", function () { zoom = nodes[0] || null; flame(); });
+  $("flame-reset").addEventListener("click", function () {
+    zoom = nodes[0] || null;
+    if (STATE) STATE.replace({ zoom: "" });
+    flame();
+  });
   var resizeTimer = null;
   window.addEventListener("resize", function () {
+    if (!live()) return;
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(flame, 100);
   });
@@ -358,7 +383,8 @@ assets.js = [==[
     return "<tr class=\"" + cls + "\"" + (id !== undefined ? " data-fn=\"" + id + "\"" : "") + ">" +
       cells.map(function (c, i) { return "<td" + (i === cells.length - 1 ? " class=\"name\"" : "") + ">" + c + "</td>"; }).join("") + "</tr>";
   }
-  var HEAD = "<thead><tr><th>index</th><th>% time</th><th>self</th><th>children</th><th>called</th>" +
+  var HEAD = "<thead><tr><th>index</th><th>% time</th><th>self</th><th>children</th><th>" +
+    (NOCALLS ? "" : "called") + "</th>" +
     "<th class=\"name\">name</th></tr></thead>";
   function arcRows(list, cls, far, self) {
     var html = [];
@@ -405,39 +431,45 @@ assets.js = [==[
     h.push(arcRows(f.out, "callee", "callee", f));
     if (f.more[1] > 0) h.push(row("sep", ["", "", "", "", "", f.more[1] + " lighter callees not embedded"]));
     h.push("</tbody></table><p class=\"note\">Callers above, callees below, as gprof's call graph: self and " +
-      (M.measured ? "children are the time of the recorded stacks through each arc (measured); calls were not " +
-      "recorded. " : "children are the time propagated along each arc (estimated: split by calls), called is " +
-      "calls along the arc / all calls of the callee. ") + "Arcs inside a cycle carry no time.</p>");
+      (NOCALLS ? "children are the time of the recorded stacks that go from the caller to the callee (measured); " +
+      "a sampler counts no call. Caller-callee pairs inside a cycle carry no time.</p>"
+      : (M.measured ? "children are the time of the recorded stacks through each arc (measured); calls are " +
+      "gmon.out's. " : "children are the time propagated along each arc (estimated: split by calls), called is " +
+      "calls along the arc / all calls of the callee. ") + "Arcs inside a cycle carry no time.</p>"));
     $("panel").innerHTML = h.join("");
   }
   function showCycle(n) {
     var c = CYC[n], h = [];
     if (!c) return;
     h.push("<h3 id=\"panel-title\">&lt;cycle " + n + " as a whole&gt; [" + c.index + "]</h3>");
-    h.push("<p class=\"note\">A cycle: functions that call each other (directly or not). gprof propagates no " +
+    h.push("<p class=\"note\">A cycle: functions that call each other (directly or not). " + (NOCALLS
+      ? "Its members are shown as one entry, as gprof's call graph does: self " + nice(c.self) + ", total " +
+        nice(c.total) + ".</p>"
+      : "gprof propagates no " +
       "time inside a cycle, so its members are shown as one entry: self " + nice(c.self) + ", total " + nice(c.total) +
-      ", " + c.calls + " calls from outside, " + c.internal_calls + " between members.</p>");
+      ", " + c.calls + " calls from outside, " + c.internal_calls + " between members.</p>"));
     h.push("<table class=\"cg\">" + HEAD + "<tbody>");
     c.callers.forEach(function (a) {
       h.push(row("caller", ["", "", sec(a[1]), sec(a[2]), String(a[3]), fnLink(a[0]) + " \u2192 " + esc(F[a[4]].n)], a[0]));
     });
     if (c.callers_left > 0) h.push(row("sep", ["", "", "", "", "", c.callers_left + " lighter callers not embedded"]));
     h.push(row("primary", ["[" + c.index + "]", fix(c.percent, 1), sec(c.self), sec(c.children),
-      c.calls + (c.internal_calls ? "+" + c.internal_calls : ""), "&lt;cycle " + n + " as a whole&gt;"]));
+      NOCALLS ? "" : c.calls + (c.internal_calls ? "+" + c.internal_calls : ""), "&lt;cycle " + n + " as a whole&gt;"]));
     c.members.forEach(function (m) {
       var g = F[m[0]];
       h.push(row("member", ["", "", g.stub ? "" : sec(g.gself), g.stub ? "" : sec(g.ch),
-        g.stub ? String(m[1]) : calls(g) + "", fnLink(m[0])], m[0]));
+        NOCALLS ? "" : g.stub ? String(m[1]) : calls(g) + "", fnLink(m[0])], m[0]));
     });
     if (c.members_left > 0) h.push(row("sep", ["", "", "", "", "", c.members_left + " more members not embedded"]));
     h.push("</tbody></table>");
     $("panel").innerHTML = h.join("");
   }
-  function go(where) {
-    if (location.hash === "#" + where) show(); else location.hash = where;
+  function go(where) { // the selection is the fragment's item f12 or c3 (lgprofState)
+    if (!STATE) { if (location.hash === "#" + where) show(); else location.hash = where; return; }
+    if (STATE.get().sel === where) show(); else STATE.set({ sel: where, line: null }); // (line: the disassembly panel's)
   }
   function show() {
-    var m = /^#([fc])(\d+)(?:&line=\d+)?$/.exec(location.hash); // (&line: the disassembly panel's)
+    var m = /^([fc])(\d+)$/.exec(STATE ? STATE.get().sel || "" : location.hash.slice(1));
     if (!m) return;
     var k = +m[2];
     if (m[1] === "f") {
@@ -453,7 +485,7 @@ assets.js = [==[
       showCycle(k);
     }
   }
-  window.addEventListener("hashchange", show);
+  window.addEventListener("hashchange", function () { if (live()) show(); });
   $("panel").addEventListener("click", function (e) {
     var a = e.target.closest("a.fn");
     if (!a) return;
@@ -463,12 +495,18 @@ assets.js = [==[
 
   // ---- cycles
   function cycles() {
-    if (!D.cycles.length) { $("cycles").innerHTML = "<p class=\"note\">No cycles: no function calls itself back through others.</p>"; return; }
+    if (!D.cycles.length) {
+      $("cycles").innerHTML = "<p class=\"note\">No cycles: " + (NOCALLS ? "no recorded stack comes back to a function " +
+        "through others" : "no function calls itself back through others") + ".</p>";
+      return;
+    }
     $("cycles").innerHTML = D.cycles.map(function (c) {
       return "<div class=\"cycle\" data-cycle=\"" + c.number + "\">" + cycLink(c.number) + ": total " + nice(c.total) +
-        " (" + fix(c.percent, 1) + "%), self " + nice(c.self) + ", " + c.calls + " calls from outside, " +
-        c.internal_calls + " between its " + (c.members.length + c.members_left) + " members:<ul>" +
-        c.members.map(function (m) { return "<li>" + fnLink(m[0]) + " (" + m[1] + " calls from members)</li>"; }).join("") +
+        " (" + fix(c.percent, 1) + "%), self " + nice(c.self) + (NOCALLS ? ", " : ", " + c.calls + " calls from outside, " +
+        c.internal_calls + " between ") + "its " + (c.members.length + c.members_left) + " members:<ul>" +
+        c.members.map(function (m) {
+          return "<li>" + fnLink(m[0]) + (NOCALLS ? "" : " (" + m[1] + " calls from members)") + "</li>";
+        }).join("") +
         (c.members_left ? "<li>\u2026 " + c.members_left + " more</li>" : "") + "</ul></div>";
     }).join("");
     $("cycles").addEventListener("click", function (e) {
@@ -485,6 +523,7 @@ assets.js = [==[
   $("search").addEventListener("input", function () {
     clearTimeout(searchTimer);
     searchTimer = setTimeout(function () {
+      if (STATE) STATE.replace({ q: $("search").value });
       matcher = makeMatcher($("search").value);
       flatBody();
       flame();
@@ -502,18 +541,21 @@ assets.js = [==[
     }, 120);
   });
 
+  if (START.q) { $("search").value = START.q; matcher = makeMatcher(START.q); } // the fragment's q=
   header();
   sortRows(); flatHead(); flatBody();
   flame();
   cycles();
   $("foot").textContent = "Written by " + M.generator + (M.measured
-    ? ". Samples are stacks recorded in perf.data: self, total, arc times and stacks are measured (sampled: " +
+    ? ". Samples are stacks recorded in perf.data" + (M.command ? " of " + M.command : "") +
+      ": self, total, caller-callee times and stacks are measured (sampled: " +
       "\u00b1 is sqrt(samples) \u00d7 sample period); " +
-      (M.counted ? "calls are counted by gmon.out." : "calls were not recorded.")
+      (M.counted ? "calls are counted by gmon.out." : "a sampler counts no call.")
     : ". Self time and samples come from the histogram " +
     "(sampled: \u00b1 is sqrt(samples) \u00d7 sample period); call counts are exact; children, total time, " +
     "arc times and stacks are gprof's estimates from arcs.");
   if (location.hash) show();
+  if (START.q) $("search").dispatchEvent(new Event("input")); // its count of matches
   window.lgprofReady = true;
 })();
 ]==]

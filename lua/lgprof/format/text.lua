@@ -107,7 +107,7 @@ local LEGEND = [[
 -- The legend for a perf.data's profile: its samples are recorded stacks.
 local LEGEND_STACKS = [[
  Samples are stacks recorded in perf.data: self and total are measured
- (sampled), nothing is estimated from arcs; calls were not recorded.
+ (sampled); a sampler counts no call, so no column counts them.
  % time   the function's share of the samples
  self     seconds sampled in the function itself, ± one standard error:
           sqrt(samples) times the mean period of its samples (their
@@ -159,11 +159,16 @@ function textreport.render(profile, options)
       for k = 1, #r - 1 do w[k] = math.max(w[k], width(r[k])) end
     end
   end
-  -- the self column: "self ± error", the sign lined up
+  -- the self column: "self ± error", the sign lined up; no calls column
+  -- for perf.data alone (a sampler counts none)
+  local nocalls = profile.source == "stacks" and profile.calls_source ~= "gmon"
   local function row(r)
     local self = pad_left(r[2], w[2]) .. " ± " .. pad_right(r[3], w[3])
-    return table.concat({ pad_left(r[1], w[1]), self,
-      pad_left(r[4], w[4]), pad_left(r[5], w[5]), pad_right(r[6], w[6]), r[7] }, "  ")
+    local cols = { pad_left(r[1], w[1]), self, pad_left(r[4], w[4]) }
+    if not nocalls then cols[#cols + 1] = pad_left(r[5], w[5]) end
+    cols[#cols + 1] = pad_right(r[6], w[6])
+    cols[#cols + 1] = r[7]
+    return table.concat(cols, "  ")
   end
   local function line(r) return (row(r):gsub("%s+$", "")) end
   local heading = line(HEAD)
@@ -176,12 +181,14 @@ function textreport.render(profile, options)
   if period and period > 0 and profile.source == "stacks" then
     -- a sample weighs its own period: the rate and period are the means
     local event = profile:_stack_evidence().event or "samples"
+    local of = require("lgprof.format.groups").program_text({ program = profile.image,
+      command = profile.command })
     if profile.hz > 0 then
-      put(("Each sample is a stack from perf.data (%s, %d Hz: %.4g ms per sample); %s.\n")
-        :format(event, profile.hz, period * 1000, plural(samples, "sample")))
+      put(("Each sample is a stack of %s from perf.data (%s, %d Hz: %.4g ms per sample); %s.\n")
+        :format(of, event, profile.hz, period * 1000, plural(samples, "sample")))
     else
-      put(("Each sample is a stack from perf.data (%s: %.4g events per sample); %s.\n")
-        :format(event, period, plural(samples, "sample")))
+      put(("Each sample is a stack of %s from perf.data (%s: %.4g events per sample); %s.\n")
+        :format(of, event, period, plural(samples, "sample")))
     end
   elseif period and period > 0 then
     put(("Each sample counts as %g seconds (%d Hz); %s.\n"):format(period, profile.hz,
@@ -202,7 +209,8 @@ function textreport.render(profile, options)
   if not o.brief then
     local legend = LEGEND
     if profile.source == "stacks" and profile.calls_source == "gmon" then
-      legend = LEGEND_STACKS:gsub("calls were not recorded%.", "calls are counted by gmon.out.")
+      legend = LEGEND_STACKS:gsub("; a sampler counts no call, so no column counts them%.",
+        ", nothing is estimated from arcs; calls are counted by gmon.out.")
     elseif profile.source == "stacks" then
       legend = LEGEND_STACKS
     end

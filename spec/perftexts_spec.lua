@@ -1,0 +1,162 @@
+-- What lgprof writes about a perf.data profile says what it is (issue 31,
+-- section 3): every legend, note and help text written for one, in every
+-- format, names the recorded program (the process with the most samples
+-- and its executable, not the binary most samples end in) and never speaks
+-- of what only gmon.out has: counted calls, arcs, times estimated or
+-- propagated by gprof's model. The profile: helpers.perfgroups (process 100
+-- "prog" runs prog and has 14 of the 21 samples; the library libw.so holds
+-- 15 of the 21 leaves).
+--
+-- The checker is shown to catch the phrases on a gmon profile's texts,
+-- where they apply (the same writers, the same collection).
+--
+-- Not checked: the names of JSON fields and CSV columns (a schema, the same
+-- for both kinds of profile: a perf.data's "calls" are null, its CSV calls
+-- blank), callgrind's `calls=` lines (its syntax), and gprof's own report's
+-- column explanations (gprof's text, kept as gprof writes it; -b leaves them
+-- out): its header line is checked.
+local H = require "helpers"
+local util = H.util
+
+local TMP = util.mktempdir("lgprof-perftexts")
+local FX = require("helpers.perfgroups").write(TMP)
+
+-- the words of gmon.out's model, whole words, any case
+local GMON_ONLY = { "calls", "estimated", "estimate", "estimates", "arcs", "propagated", "propagate",
+                    "gprof's model" }
+
+local function literal(s) return (s:gsub("%p", "%%%0")) end
+
+--- The gmon-only phrases text holds (a list, empty when none).
+local function offences(text)
+  local low, found = text:lower(), {}
+  for _, w in ipairs(GMON_ONLY) do
+    local at = low:find("%f[%w]" .. literal(w) .. "%f[^%w]")
+    if at then found[#found + 1] = ("%q in %q"):format(w, text:sub(math.max(1, at - 40), at + 40)) end
+  end
+  return found
+end
+
+local function run(argv, dir)
+  local status, out, err = H.cmd.lgprof(argv, { cwd = dir or TMP })
+  assert.equal(0, status, table.concat(argv, " ") .. ": " .. err)
+  return out
+end
+
+-- The texts of every writer for the profile file(s) args, by where they
+-- come from: { [what] = text }.
+local function texts(args, dir)
+  local function with(...)
+    local a = { ... }
+    for _, x in ipairs(args) do a[#a + 1] = x end
+    return a
+  end
+  local t = {}
+  t["--format=text"] = run(with("--format=text"), dir)
+  -- gprof's report: its header, before its column heads
+  t["gprof's report (header)"] = run(with("-b", "-p"), dir):match("^(.-)\n%s+%%")
+  -- JSON: the notes
+  local notes = {}
+  for n in run(with("--format=json"), dir):gmatch('"note":"(.-)"') do notes[#notes + 1] = n end
+  t["--format=json notes"] = table.concat(notes, "\n")
+  -- dot: the legend's rows
+  local dot = run(with("--format=dot"), dir)
+  t["--format=dot legend"] = (dot:match('"legend" %[.-label=<(.-)>%];') or ""):gsub("<[^>]*>", " ")
+  -- callgrind: its desc lines, less the calls= syntax
+  local desc = {}
+  for l in run(with("--format=callgrind"), dir):gmatch("desc: ([^\n]*)") do desc[#desc + 1] = l end
+  t["--format=callgrind desc"] = table.concat(desc, "\n"):gsub("calls=", "")
+  -- svg: the text the picture shows (its frames' names aside: no name here
+  -- is one of the words)
+  local svg = run(with("--format=svg"), dir)
+  local words = {}
+  for s in svg:gmatch(">([^<>]+)<") do words[#words + 1] = s end
+  t["--format=svg"] = table.concat(words, "\n")
+  return t
+end
+
+describe("the texts written about a perf.data profile", function()
+  it("never speak of calls, arcs or estimates, in any format", function()
+    local t = texts({ "perf.data" })
+    local by = run({ "--by=comm,dso", "perf.data" })
+    t["--by=comm,dso"] = by
+    t["--by json"] = run({ "--by=thread", "--format=json", "perf.data" })
+    local status, doctor = H.cmd.lgprof({ "doctor", "perf.data" }, { cwd = TMP })
+    assert.is_true(status == 0 or status == 3)
+    t["lgprof doctor"] = doctor
+    local n = 0
+    for what, text in pairs(t) do
+      n = n + 1
+      assert.is_true(#text > 0, what .. ": nothing collected")
+      assert.same({}, offences(text), what)
+    end
+    assert.equal(9, n) -- (a text missing would leave it unchecked)
+  end)
+
+  it("name the recorded program, not the binary most samples end in", function()
+    local text = run({ "--format=text", "perf.data" })
+    assert.matches("\nEach sample is a stack of " .. literal(FX.prog) .. " from perf.data", text)
+    local gprof = run({ "-b", "-p", "perf.data" })
+    assert.matches("\nEach sample is a stack of prog from perf.data %(cpu%-clock%)", gprof)
+    local json = run({ "--format=json", "perf.data" })
+    assert.matches('"image":"' .. literal(FX.prog) .. '","command":"prog",', json)
+    local dot = run({ "--format=dot", "perf.data" })
+    assert.matches('"legend" %[[^\n]*' .. literal(FX.prog), dot)
+    for _, out in ipairs({ text, gprof, json, dot }) do
+      assert.is_nil(out:find("libw.so", 1, true) and out:find("Each sample is a stack of " .. FX.lib, 1, true))
+    end
+    local html = run({ "--format=html", "perf.data" })
+    assert.matches("<title>lgprof: prog</title>", html, 1, true)
+  end)
+
+  it("catches the phrases where they apply: a gmon profile's texts", function()
+    local dir = util.mktempdir("lgprof-perftexts-gmon")
+    local exe, gmon = H.synth.write(dir, "prog", { funcs = { { "main", 10 }, { "work", 90 } },
+      arcs = { { "main", "work", 5 } } })
+    local t = texts({ exe, gmon }, dir)
+    -- the legend, the notes and the dot legend explain gprof's model
+    for _, what in ipairs({ "--format=text", "--format=json notes", "--format=dot legend",
+                            "--format=callgrind desc" }) do
+      assert.is_true(#offences(t[what]) > 0, what .. " should speak of calls or estimates: " .. t[what])
+    end
+  end)
+end)
+
+describe("the page of a perf.data profile, in Chromium", function()
+  local chromium = require "helpers.chromium"
+  if not chromium.available() then
+    pending("Chromium is not installed (" .. chromium.BINARY .. ")")
+    return
+  end
+  local browser
+  setup(function()
+    browser = assert(chromium.start(util.mktempdir("lgprof-perftexts-chromium"), { timeout = 600 }))
+  end)
+  teardown(function() if browser then browser:close() end end)
+
+  it("says what the profile is: title, header, legends, column help, panels", function()
+    local path = TMP .. "/page.html"
+    util.spit(path, run({ "--format=html", "perf.data" }))
+    local page = browser:open("file://" .. path)
+    assert.is_true(page:eval("window.lgprofReady === true"))
+    assert.equal("lgprof: prog", page:eval("document.title"))
+    assert.equal("prog", page:eval("document.querySelector('#head h1').textContent"))
+    local head = page:eval("document.getElementById('head').textContent")
+    assert.truthy(head:find(FX.prog, 1, true), head)
+    -- every text the page shows, the column help, and the call-graph panel
+    -- of each function (clicked in turn)
+    local shown = { page:eval("document.body.innerText"),
+      page:eval("Array.from(document.querySelectorAll('[title]')).map(function (e) {"
+        .. " return e.getAttribute('title'); }).join('\\n')") }
+    local n = page:eval("document.querySelectorAll('#flat tbody tr').length")
+    assert.equal(5, n)
+    for k = 0, n - 1 do
+      page:eval(("new Promise(function (r) { document.querySelectorAll('#flat tbody tr')[%d].click();"
+        .. " setTimeout(r, 30); })"):format(k))
+      shown[#shown + 1] = page:eval("document.getElementById('panel').innerText")
+    end
+    for i, text in ipairs(shown) do assert.same({}, offences(text), "page text " .. i) end
+    assert.same({}, page.errors)
+    page:close()
+  end)
+end)
