@@ -89,14 +89,14 @@ end
 -- collect_all over the profiles (the bases, then the new one), with the
 -- clones matched unless match is false (two sides: the bases, the new one).
 local function collect(profiles, match)
-  local maps, orders = fnkey.collect_all(profiles)
-  if not match then return maps, orders end
+  local maps, orders, families = fnkey.collect_all(profiles)
+  if not match then return maps, orders, families end
   local bases = {}
   for i = 1, #maps - 1 do
     for key, e in pairs(maps[i]) do bases[key] = bases[key] or e end
   end
   fnkey.apply_aliases(fnkey.clone_aliases({ bases, maps[#maps] }), maps, orders)
-  return maps, orders
+  return maps, orders, families
 end
 
 -- The base argument as a list of Profiles.
@@ -135,7 +135,7 @@ function diff.diff(base, new, opts)
     for i = 1, k + 1 do profiles[i] = fnkey.kept(profiles[i]) end
     new = profiles[k + 1]
   end
-  local maps, orders = collect(profiles, match)
+  local maps, orders, families = collect(profiles, match)
   local base_total, base_samples = 0, 0
   for i = 1, k do
     base_total = base_total + profiles[i].total_time
@@ -186,6 +186,22 @@ function diff.diff(base, new, opts)
       local fn = n.fn
       ns, nt, nc, nsamples = fn.flat_self, fn.total, (fn.calls or 0) + (fn.self_calls or 0), fn.samples
     end
+    -- new and gone: absent from that side's symbols (a clone's origin
+    -- standing for the clone), not merely idle in its run (a function that
+    -- was neither sampled nor called there is in both, with 0 on one side)
+    local function holds(i)
+      if match then return families[i].families[e.family] end
+      return families[i].keys[key]
+    end
+    local status = "common"
+    if present == 0 then
+      status = "added"
+      for i = 1, k do
+        if holds(i) then status = "common" end
+      end
+    elseif not n and not holds(k + 1) then
+      status = "removed"
+    end
     local label, base_name = e.label, nil
     for i = 1, k do -- matched through a clone's name: "NEW <- BASE"
       local b = maps[i][key]
@@ -197,7 +213,7 @@ function diff.diff(base, new, opts)
     local row = {
       key = key, name = e.name, file = e.file, is_static = e.is_static, label = label,
       base_name = base_name, clone_match = base_name ~= nil,
-      status = present == 0 and "added" or not n and "removed" or "common",
+      status = status,
       base_present = present,
       self_base = sb, self_new = ns, self_delta = ns - sb, self_share = share(ns - sb, base_total),
       total_base = tb, total_new = nt, total_delta = nt - tb,
