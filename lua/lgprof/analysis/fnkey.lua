@@ -162,7 +162,10 @@ end
 -- one function when no map holds two of its keys (the origin name is
 -- unique among the functions unmatched in each profile), it has two keys
 -- or more, and one of them is a clone's. Returns alias: key -> the group's
--- first key (in the maps' order, then by key), for the keys of such groups.
+-- first key (in the maps' order, then by key), for the keys of such groups;
+-- and the groups left unmatched because a map holds two of their keys (a
+-- list of { origin =, keys = { key... } }, by origin): ambiguous, said
+-- rather than guessed.
 function fnkey.clone_aliases(maps)
   local present = {}
   for _, map in ipairs(maps) do
@@ -192,7 +195,7 @@ function fnkey.clone_aliases(maps)
       end
     end
   end
-  local alias = {}
+  local alias, ambiguous = {}, {}
   for _, o in ipairs(origins) do
     local g, unique = groups[o], true
     for _, n in pairs(g.per_map) do
@@ -200,9 +203,13 @@ function fnkey.clone_aliases(maps)
     end
     if unique and g.clone and #g.keys > 1 then
       for _, key in ipairs(g.keys) do alias[key] = g.keys[1] end
+    elseif not unique and g.clone and next(g.per_map, next(g.per_map)) then
+      -- (in more than one map, one of which holds two: which is which?)
+      ambiguous[#ambiguous + 1] = { origin = o, keys = g.keys }
     end
   end
-  return alias
+  table.sort(ambiguous, function(a, b) return a.origin < b.origin end)
+  return alias, ambiguous
 end
 
 --- Applies clone_aliases' result to the maps and orders of collect_all, in
