@@ -223,3 +223,83 @@ describe("lgprof --diff's differential outputs", function()
     assert.truthy(err:find("--diff-shape=old: new or base", 1, true), err)
   end)
 end)
+
+describe("lgprof --diff's page and flame graph in headless Chromium", function()
+  local chromium = require "helpers.chromium"
+  if not chromium.available() then
+    pending("needs chromium (Debian's chromium)")
+    return
+  end
+  local tmp, browser, bexe, bgmon, nexe, ngmon
+  setup(function()
+    tmp = util.mktempdir("lgprof diff page")
+    bexe, bgmon = synth.write(tmp, "base", { funcs = BASE, arcs = arcs(BASE) })
+    nexe, ngmon = synth.write(tmp, "new", { funcs = NEW, arcs = arcs(NEW) })
+    browser = assert(chromium.start(tmp, { timeout = 600 }))
+  end)
+  teardown(function()
+    if browser then browser:close() end
+    util.rmtree(tmp)
+  end)
+  local function write(fmt, name)
+    local s, out, err = cmd.lgprof({ "--diff=" .. bgmon, "--diff-image=" .. bexe, "--format=" .. fmt,
+      nexe, ngmon })
+    assert.equal(0, s, cmd.show(s, out, err))
+    local path = tmp .. "/" .. name
+    util.spit(path, out)
+    return "file://" .. path:gsub(" ", "%%20")
+  end
+
+  it("html: the frames' colours in the page's data and drawn, the side by side from the fragment",
+    function()
+    local url = write("html", "diff page.html")
+    -- dbl is the first row of the table (the largest change; ties by name)
+    local page = browser:open(url .. "#f=0")
+    assert.is_true(page:eval("window.lgprofReady === true"))
+    assert.same({}, page.errors)
+    local fills = page:eval("(function () { var d = JSON.parse(document.getElementById("
+      .. "'lgprof-diff-data').textContent), o = {}; d.frames.forEach(function (f) {"
+      .. " o[f[0]] = f[10] + ' ' + f[8] + ' ' + f[9]; }); return o; })()")
+    assert.equal("rgb(255,110,110) grew common", fills.dbl)
+    assert.equal("rgb(110,110,255) shrank common", fills.half)
+    assert.equal("rgb(204,204,204) same common", fills.same)
+    assert.equal("rgb(255,0,0) grew new", fills.fresh)
+    assert.equal("rgb(0,0,255) shrank gone", fills.old)
+    assert.equal("rgb(204,204,204) same common", fills["score.isra.0"])
+    -- drawn: the rect of dbl's frame, and fresh's outline class
+    assert.equal("rgb(255,110,110)", page:eval("(function () { var r; document.querySelectorAll("
+      .. "'#dflame g.fr').forEach(function (g) { if (g.textContent.indexOf('dbl\\n') === 0)"
+      .. " r = g.querySelector('rect').getAttribute('fill'); }); return r; })()"))
+    assert.equal(1, page:eval("document.querySelectorAll('#dflame g.st-new').length"))
+    -- the selected function's callers, base and new side by side: main, 1 s and 2 s
+    assert.equal("dbl", page:eval("document.getElementById('panel-title').textContent"))
+    local base = page:eval("document.getElementById('side-base').textContent")
+    local new = page:eval("document.getElementById('side-new').textContent")
+    assert.truthy(base:find("main1.000 s10", 1, true), base)
+    assert.truthy(new:find("main2.000 s10+1.000 s", 1, true), new)
+    assert.truthy(page:eval("document.getElementById('stacks-note').textContent")
+      :find("gprof's estimate", 1, true))
+    page:close()
+    -- the filters from the fragment: only new and gone
+    page = browser:open(url .. "#ng=1")
+    assert.equal(2, page:eval("document.querySelectorAll('#dtable tbody tr').length"))
+    assert.same({}, page.errors)
+    page:close()
+    page = browser:open(url .. "#sig=1&shape=base")
+    -- significant: dbl, half, fresh, old
+    assert.equal(4, page:eval("document.querySelectorAll('#dtable tbody tr').length"))
+    assert.equal(1, page:eval("document.querySelectorAll('#dflame g.st-gone').length"))
+    assert.same({}, page.errors)
+    page:close()
+  end)
+
+  it("svg: the script runs, a search from the fragment matches", function()
+    local url = write("svg", "diff.svg")
+    local page = browser:open(url .. "#s=dbl")
+    assert.same({}, page.errors)
+    assert.equal(7, page:eval("document.querySelectorAll('g.f').length")) -- all, main and five
+    -- dbl's frame: 2 s of the new 6 s
+    assert.equal("Matched: 33.33%", page:eval("document.getElementById('matched').textContent"))
+    page:close()
+  end)
+end)
