@@ -303,3 +303,84 @@ describe("lgprof --diff's page and flame graph in headless Chromium", function()
     page:close()
   end)
 end)
+
+-- The same on perf.data recordings written by hand (helpers.perfwriter,
+-- helpers.stackprog's program): samples of 1 ms each, measured stacks.
+--   stack              base samples   new samples
+--   main;middle;leaf        100            200     doubles
+--   main;other              200            100     halves
+--   main                     50             55     within the noise:
+--     m = 52.5, se = sqrt(105) = 10.247, half = 1.96 x 10.247 + 1 = 21.08 > 5
+-- Widths (new shape): 355 samples in all; leaf 200/355 x 1180 = 664.79,
+-- other 100/355 x 1180 = 332.39, middle (no self time: grey) as leaf.
+describe("lgprof --diff's differential outputs on perf.data", function()
+  if not util.have("cc") then
+    pending("cc is needed")
+    return
+  end
+  local pw = require "helpers.perfwriter"
+  local sp = require "helpers.stackprog"
+  local MS = 1000000
+  local tmp, base, new, prog
+  local function periods(n)
+    local t = {}
+    for i = 1, n do t[i] = MS end
+    return t
+  end
+  local function write(name, leaf, other, main)
+    local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN,
+      period = 1000, ids = { 1 } } } })
+    sp.write_stacks(f, prog, {
+      { frames = { "leaf", "middle", "main" }, periods = periods(leaf) },
+      { frames = { "other", "main" }, periods = periods(other) },
+      { frames = { "main" }, periods = periods(main) },
+    })
+    local path = tmp .. "/" .. name
+    pw.write(path, f:bytes())
+    return path
+  end
+  setup(function()
+    tmp = util.mktempdir("lgprof diff perf")
+    prog = sp.build(tmp)
+    base = write("base.data", 100, 200, 50)
+    new = write("new.data", 200, 100, 55)
+  end)
+  teardown(function() util.rmtree(tmp) end)
+
+  local function run(fmt)
+    local s, out, err = cmd.lgprof({ "--diff=" .. base, "--format=" .. fmt, new }, { cwd = tmp })
+    assert.equal(0, s, cmd.show(s, out, err))
+    return out
+  end
+
+  it("svg: leaf red, other blue, main and middle grey; widths the new time; measured", function()
+    local out = run("svg")
+    local f = svg_frames(out)
+    assert.equal("rgb(255,110,110)", f.leaf.fill)
+    assert.equal("rgb(110,110,255)", f.other.fill)
+    assert.equal("rgb(204,204,204)", f.main.fill)
+    assert.equal("rgb(204,204,204)", f.middle.fill)
+    assert.near(664.79, f.leaf.width, 0.01)
+    assert.near(332.39, f.other.width, 0.01)
+    assert.near(664.79, f.middle.width, 0.01)
+    assert.truthy(f.main.title:find("self: base 50.000 ms, new 55.000 ms, change +5.000 ms "
+      .. "\u{B1} 21.084 ms, +10.0%, within the noise at 95%", 1, true), f.main.title)
+    assert.truthy(out:find("Stacks recorded in perf.data (measured).", 1, true))
+  end)
+
+  it("folded and json: the counts and the table of the same recordings", function()
+    local got = {}
+    for line in run("folded"):gmatch("[^\n]+") do
+      local stack, b, n = line:match("^(.-) (%d+) (%d+)$")
+      got[stack] = { tonumber(b), tonumber(n) }
+    end
+    assert.same({ main = { 50000, 55000 }, ["main;middle;leaf"] = { 100000, 200000 },
+                  ["main;other"] = { 200000, 100000 } }, got)
+    local doc = cjson.decode(run("json"))
+    local by = {}
+    for _, r in ipairs(doc.functions) do by[r.name] = r end
+    assert.is_true(by.leaf.self.significant)
+    assert.is_false(by.main.self.significant)
+    assert.is_nil(by.leaf.calls) -- perf.data records no calls
+  end)
+end)

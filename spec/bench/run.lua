@@ -36,9 +36,12 @@
 --       report --stdio` and `--no-inline`; the sample count and the total
 --       weight (lgprof's against `perf script -F period`'s) must agree
 --   PL  P1's compile recorded again at -F 2000: t(2n)/t(n) of the report
+--   PD  P1's compile recorded a second time: `lgprof --diff --format=html`
+--       and `--format=svg` of the two recordings against one recording's
+--       `--format=html` page (at most 2x its time)
 --
 -- BENCH_ONLY=B1s,B5 (a comma-separated list) runs only those benchmarks
--- (P1,P2,P3,P4,PL for the perf.data rows).
+-- (P1,P2,P3,P4,PL,PD for the perf.data rows).
 -- Each command runs BENCH_RUNS times (default and minimum 3; 11 when its
 -- first run took under 1 s, so short commands get a steadier median); the table
 -- shows the medians of wall time (bash's $EPOCHREALTIME around the command,
@@ -516,7 +519,7 @@ end
 -- P1-P4, linear: perf.data recordings of gcc compiling a generated file,
 -- lgprof against perf on the same file
 ---------------------------------------------------------------------------
-if want("P1", "P2", "P3", "P4", "PL") then
+if want("P1", "P2", "P3", "P4", "PL", "PD") then
   local PERF = capture("command -v perf || true"):gsub("\n$", "")
   local why
   if PERF == "" then
@@ -567,12 +570,14 @@ if want("P1", "P2", "P3", "P4", "PL") then
     local function perf_run(label, inp, args, tag, once)
       return measure(label, perf_cmd(inp, args), OUT .. "/" .. tag .. ".perf.txt", false, once)
     end
-    local fp = want("P1", "P2", "P3", "PL") and recording(6000, "fp", "-e cpu-clock -F 4000 -g")
+    local fp = want("P1", "P2", "P3", "PL", "PD") and recording(6000, "fp", "-e cpu-clock -F 4000 -g")
+    -- (a second recording of the same compile, the new side of PD's diff)
+    local fp2 = want("PD") and recording(6000, "fp-2", "-e cpu-clock -F 4000 -g")
     local half = want("PL") and recording(6000, "fp-half", "-e cpu-clock -F 2000 -g")
     local dw = want("P4") and recording(1500, "dwarf", "-e cpu-clock -F 4000 --call-graph dwarf")
     -- (the recordings asked for: { fp or nil, ... } would stop at the first missing one)
     local inputs = {}
-    for _, inp in ipairs { fp, half, dw } do
+    for _, inp in ipairs { fp, half, dw, fp2 } do
       if inp then inputs[#inputs + 1] = inp end
     end
     for _, inp in ipairs(inputs) do
@@ -644,6 +649,20 @@ if want("P1", "P2", "P3", "P4", "PL") then
       row { "PL", ("report: %d samples (-F 4000)"):format(fp.samples), l = lfp, lt = true, lr = true,
             ratio = r, target = "t(2n)/t(n) <= 2.2x", ok = r <= 2.2 }
       done_with(lh.out)
+    end
+    if want("PD") then
+      -- lgprof --diff's pictures of two P1-size recordings against one
+      -- recording's page
+      local page = lgprof_report("PD-page", fp, "--format=html")
+      row { "PD", "one recording's page (--format=html)", l = page, lt = true, lr = true }
+      for _, fmt in ipairs { "html", "svg" } do
+        local l = lgprof_report("PD-diff-" .. fmt, fp2, "--diff=" .. q(fp.gmon) .. " --format=" .. fmt)
+        local r = l.t / page.t
+        row { "PD", "--diff --format=" .. fmt .. " of two recordings", l = l, lt = true, lr = true,
+              ratio = r, target = "<= 2x one page", ok = r <= 2 }
+        done_with(l.out)
+      end
+      done_with(page.out)
     end
     if lfp then done_with(lfp.out) end
   end
