@@ -77,3 +77,47 @@ describe("lgprof --diff: new and gone mean absent from the build", function()
     assert.truthy(out:find("idle\n", 1, true), out)
   end)
 end)
+
+-- Two clones of one origin in the base (mix.part.0 and mix.constprop.0),
+-- the origin alone in the new build (mix): which one is mix cannot be told,
+-- so neither is matched, and every output says so rather than guessing.
+describe("lgprof --diff: an ambiguous clone match is said, not guessed", function()
+  local tmp, bexe, bgmon, nexe, ngmon
+  setup(function()
+    tmp = util.mktempdir("lgprof-diffambiguous")
+    bexe, bgmon = synth.write(tmp, "base", {
+      funcs = { { "main", 10 }, { name = "mix.part.0", samples = 20, bind = "local" },
+                { name = "mix.constprop.0", samples = 30, bind = "local" } },
+      arcs = { { "main", "mix.part.0", 1 }, { "main", "mix.constprop.0", 1 } },
+    })
+    nexe, ngmon = synth.write(tmp, "new", {
+      funcs = { { "main", 10 }, { name = "mix", samples = 50, bind = "local" } },
+      arcs = { { "main", "mix", 2 } },
+    })
+  end)
+  teardown(function() util.rmtree(tmp) end)
+  local function run(fmt)
+    local s, out, err = cmd.lgprof({ "--diff=" .. bgmon, "--diff-image=" .. bexe,
+      "--format=" .. fmt, nexe, ngmon })
+    assert.equal(0, s, cmd.show(s, out, err))
+    return out
+  end
+
+  it("in the SVG, the JSON and the page", function()
+    local svg = run("svg")
+    assert.truthy(svg:find("Not matched, ambiguous: mix in several clones (", 1, true), svg)
+    local doc = require("cjson").decode(run("json"))
+    assert.equal("mix", doc.ambiguous[1].origin)
+    table.sort(doc.ambiguous[1].functions)
+    assert.same({ "mix", "mix.constprop.0", "mix.part.0" }, doc.ambiguous[1].functions)
+    local status = {}
+    for _, r in ipairs(doc.functions) do status[r.name] = r.status end
+    -- each kept apart; in the builds' symbols the origin is there, so none is new or gone
+    assert.same({ main = "common", mix = "common", ["mix.part.0"] = "common",
+                  ["mix.constprop.0"] = "common" }, status)
+    -- the page's data (its script writes the sentence from it)
+    local data = require("cjson").decode(run("html"):match(
+      '<script type="application/json" id="lgprof%-diff%-data">(.-)</script>'))
+    assert.equal("mix", data.ambiguous[1].origin)
+  end)
+end)
