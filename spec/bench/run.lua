@@ -38,9 +38,12 @@
 --   PL  P1's compile recorded again at -F 2000: t(2n)/t(n) of the report
 --   PA  the same recording: --annotate-asm of cc1's 20 hottest functions
 --       against `perf annotate --stdio` of each of them (target >= 10x)
+--   PD  P1's compile recorded a second time: `lgprof --diff --format=html`
+--       and `--format=svg` of the two recordings against one recording's
+--       `--format=html` page (at most 2x its time)
 --
 -- BENCH_ONLY=B1s,B5 (a comma-separated list) runs only those benchmarks
--- (P1,P2,P3,P4,PL,PA for the perf.data rows).
+-- (P1,P2,P3,P4,PL,PA,PD for the perf.data rows).
 -- Each command runs BENCH_RUNS times (default and minimum 3; 11 when its
 -- first run took under 1 s, so short commands get a steadier median); the table
 -- shows the medians of wall time (bash's $EPOCHREALTIME around the command,
@@ -518,7 +521,7 @@ end
 -- P1-P4, linear: perf.data recordings of gcc compiling a generated file,
 -- lgprof against perf on the same file
 ---------------------------------------------------------------------------
-if want("P1", "P2", "P3", "P4", "PL", "PA") then
+if want("P1", "P2", "P3", "P4", "PL", "PA", "PD") then
   local PERF = capture("command -v perf || true"):gsub("\n$", "")
   local why
   if PERF == "" then
@@ -569,12 +572,14 @@ if want("P1", "P2", "P3", "P4", "PL", "PA") then
     local function perf_run(label, inp, args, tag, once)
       return measure(label, perf_cmd(inp, args), OUT .. "/" .. tag .. ".perf.txt", false, once)
     end
-    local fp = want("P1", "P2", "P3", "PL", "PA") and recording(6000, "fp", "-e cpu-clock -F 4000 -g")
+    local fp = want("P1", "P2", "P3", "PL", "PA", "PD") and recording(6000, "fp", "-e cpu-clock -F 4000 -g")
+    -- (a second recording of the same compile, the new side of PD's diff)
+    local fp2 = want("PD") and recording(6000, "fp-2", "-e cpu-clock -F 4000 -g")
     local half = want("PL") and recording(6000, "fp-half", "-e cpu-clock -F 2000 -g")
     local dw = want("P4") and recording(1500, "dwarf", "-e cpu-clock -F 4000 --call-graph dwarf")
     -- (the recordings asked for: { fp or nil, ... } would stop at the first missing one)
     local inputs = {}
-    for _, inp in ipairs { fp, half, dw } do
+    for _, inp in ipairs { fp, half, dw, fp2 } do
       if inp then inputs[#inputs + 1] = inp end
     end
     for _, inp in ipairs(inputs) do
@@ -673,6 +678,20 @@ if want("P1", "P2", "P3", "P4", "PL", "PA") then
       row { "PL", ("report: %d samples (-F 4000)"):format(fp.samples), l = lfp, lt = true, lr = true,
             ratio = r, target = "t(2n)/t(n) <= 2.2x", ok = r <= 2.2 }
       done_with(lh.out)
+    end
+    if want("PD") then
+      -- lgprof --diff's pictures of two P1-size recordings against one
+      -- recording's page
+      local page = lgprof_report("PD-page", fp, "--format=html")
+      row { "PD", "one recording's page (--format=html)", l = page, lt = true, lr = true }
+      for _, fmt in ipairs { "html", "svg" } do
+        local l = lgprof_report("PD-diff-" .. fmt, fp2, "--diff=" .. q(fp.gmon) .. " --format=" .. fmt)
+        local r = l.t / page.t
+        row { "PD", "--diff --format=" .. fmt .. " of two recordings", l = l, lt = true, lr = true,
+              ratio = r, target = "<= 2x one page", ok = r <= 2 }
+        done_with(l.out)
+      end
+      done_with(page.out)
     end
     if lfp then done_with(lfp.out) end
   end

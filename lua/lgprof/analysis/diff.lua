@@ -89,14 +89,25 @@ end
 -- collect_all over the profiles (the bases, then the new one), with the
 -- clones matched unless match is false (two sides: the bases, the new one).
 local function collect(profiles, match)
-  local maps, orders = fnkey.collect_all(profiles)
-  if not match then return maps, orders end
+  local maps, orders, families = fnkey.collect_all(profiles)
+  if not match then return maps, orders, families, {} end
   local bases = {}
   for i = 1, #maps - 1 do
     for key, e in pairs(maps[i]) do bases[key] = bases[key] or e end
   end
-  fnkey.apply_aliases(fnkey.clone_aliases({ bases, maps[#maps] }), maps, orders)
-  return maps, orders
+  local alias, ambiguous = fnkey.clone_aliases({ bases, maps[#maps] })
+  fnkey.apply_aliases(alias, maps, orders)
+  -- the ambiguous groups by the labels of their functions
+  local said = {}
+  for _, g in ipairs(ambiguous) do
+    local labels = {}
+    for _, key in ipairs(g.keys) do
+      local e = maps[#maps][key] or bases[key]
+      labels[#labels + 1] = e and e.label or key
+    end
+    said[#said + 1] = { origin = g.origin, labels = labels }
+  end
+  return maps, orders, families, said
 end
 
 -- The base argument as a list of Profiles.
@@ -122,7 +133,10 @@ end
 -- Returns a list of rows sorted by the size of the change
 -- (absolute total change, then absolute self change, then name), with the
 -- fields base_total and new_total (the profiles' total_time; the bases'
--- mean), base_samples, new_samples, base_runs and confidence. See
+-- mean), base_samples, new_samples, base_runs, confidence, period (seconds
+-- per sample), ambiguous (the clones of one origin left unmatched because a
+-- side holds two: { origin =, labels = { ... } }) and matching (the
+-- profiles compared and, for each, Function -> row key). See
 -- doc/scripting.md (lgprof.diff) and doc/trust.md (the test of a change).
 function diff.diff(base, new, opts)
   local profiles = base_list(base)
@@ -135,7 +149,7 @@ function diff.diff(base, new, opts)
     for i = 1, k + 1 do profiles[i] = fnkey.kept(profiles[i]) end
     new = profiles[k + 1]
   end
-  local maps, orders = collect(profiles, match)
+  local maps, orders, families, ambiguous = collect(profiles, match)
   local base_total, base_samples = 0, 0
   for i = 1, k do
     base_total = base_total + profiles[i].total_time
@@ -160,7 +174,18 @@ function diff.diff(base, new, opts)
   end
   local rows = { base_total = base_total, new_total = new.total_time, base_runs = k,
                  base_samples = base_samples, new_samples = new.samples,
-                 confidence = confidence, calls_recorded = calls_recorded, unit = unit }
+                 confidence = confidence, calls_recorded = calls_recorded, unit = unit,
+                 ambiguous = ambiguous, period = period }
+  -- how each side's functions match the rows, for the pictures that match
+  -- stacks frame by frame (lgprof.analysis.difftree): the profiles compared
+  -- (clones kept), and for each, Function -> the key of its row
+  local key_of = {}
+  for i = 1, k + 1 do
+    local m = {}
+    for key, e in pairs(maps[i]) do m[e.fn] = key end
+    key_of[i] = m
+  end
+  rows.matching = { profiles = profiles, key_of = key_of }
   local nmap = maps[k + 1]
   local function add(key)
     local n, e = nmap[key], nmap[key]
@@ -186,6 +211,22 @@ function diff.diff(base, new, opts)
       local fn = n.fn
       ns, nt, nc, nsamples = fn.flat_self, fn.total, (fn.calls or 0) + (fn.self_calls or 0), fn.samples
     end
+    -- new and gone: absent from that side's symbols (a clone's origin
+    -- standing for the clone), not merely idle in its run (a function that
+    -- was neither sampled nor called there is in both, with 0 on one side)
+    local function holds(i)
+      if match then return families[i].families[e.family] end
+      return families[i].keys[key]
+    end
+    local status = "common"
+    if present == 0 then
+      status = "added"
+      for i = 1, k do
+        if holds(i) then status = "common" end
+      end
+    elseif not n and not holds(k + 1) then
+      status = "removed"
+    end
     local label, base_name = e.label, nil
     for i = 1, k do -- matched through a clone's name: "NEW <- BASE"
       local b = maps[i][key]
@@ -197,7 +238,8 @@ function diff.diff(base, new, opts)
     local row = {
       key = key, name = e.name, file = e.file, is_static = e.is_static, label = label,
       base_name = base_name, clone_match = base_name ~= nil,
-      status = present == 0 and "added" or not n and "removed" or "common",
+      frame_label = (n or e).label,
+      status = status,
       base_present = present,
       self_base = sb, self_new = ns, self_delta = ns - sb, self_share = share(ns - sb, base_total),
       total_base = tb, total_new = nt, total_delta = nt - tb,

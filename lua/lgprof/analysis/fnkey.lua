@@ -67,10 +67,25 @@ local function suffix_lengths(statics)
   return len
 end
 
+-- The family of a function: its origin name (a clone's origin, or the
+-- name), for a static the file name of its source, and its binary where
+-- two binaries of the profiles hold the name. A family present among a
+-- profile's symbols means the function is in that build, sampled or not.
+local function family(name, static, file, binary)
+  local f = fnkey.origin(name) or name
+  if static then f = f .. "\0" .. ((file or "?"):match("[^/]*$")) end
+  if binary then f = f .. "\0\0" .. binary end
+  return f
+end
+
 --- The active functions of each profile of a list: for profile i, a map
 -- key -> entry and the keys in address order (two lists). An entry is
--- { key =, label =, name =, file =, is_static =, fn = }; label is the
--- name, followed for a static by its path suffix ("helper (a.c)").
+-- { key =, label =, name =, file =, is_static =, fn =, family = }; label is
+-- the name, followed for a static by its path suffix ("helper (a.c)").
+-- A third list holds, for profile i, what that build holds whatever its
+-- run did: { keys = the set of the keys of all its symbols, active or not,
+-- families = the set of their families (a clone's origin name, a static's
+-- file name, the binary) }.
 function fnkey.collect_all(profiles)
   local statics, fns, binary_of, in_binaries = {}, {}, {}, {}
   for i, profile in ipairs(profiles) do
@@ -94,9 +109,9 @@ function fnkey.collect_all(profiles)
     statics[i], fns[i] = byname, list
   end
   local len = suffix_lengths(statics)
-  local maps, orders = {}, {}
+  local maps, orders, families = {}, {}, {}
   for i, list in ipairs(fns) do
-    local map, order, seen = {}, {}, {}
+    local map, order, seen, fams, keys = {}, {}, {}, {}, {}
     for _, fn in ipairs(list) do
       local name, static = fn.name, fn.is_static
       local where = static and suffix(fn.file or "?", len[name]) or nil
@@ -105,19 +120,23 @@ function fnkey.collect_all(profiles)
       if binary then key = key .. "\0\0" .. binary end
       local n = (seen[key] or 0) + 1
       seen[key] = n
+      local fam = family(name, static, fn.file, binary)
+      fams[fam] = true
+      if n > 1 then key = key .. "#" .. n end
+      keys[key] = true
       if fnkey.active(fn) then
         local label = name
         if static and fn.file then label = label .. " (" .. where .. ")" end
         if binary then label = label .. " (" .. binary .. ")" end
-        if n > 1 then key, label = key .. "#" .. n, label .. " #" .. n end
+        if n > 1 then label = label .. " #" .. n end
         map[key] = { key = key, label = label, name = name, file = fn.file,
-                     is_static = static, fn = fn }
+                     is_static = static, fn = fn, family = fam }
         order[#order + 1] = key
       end
     end
-    maps[i], orders[i] = map, order
+    maps[i], orders[i], families[i] = map, order, { keys = keys, families = fams }
   end
-  return maps, orders
+  return maps, orders, families
 end
 
 --- The origin name of a gcc clone's name: the name before the first clone
@@ -143,7 +162,10 @@ end
 -- one function when no map holds two of its keys (the origin name is
 -- unique among the functions unmatched in each profile), it has two keys
 -- or more, and one of them is a clone's. Returns alias: key -> the group's
--- first key (in the maps' order, then by key), for the keys of such groups.
+-- first key (in the maps' order, then by key), for the keys of such groups;
+-- and the groups left unmatched because a map holds two of their keys (a
+-- list of { origin =, keys = { key... } }, by origin): ambiguous, said
+-- rather than guessed.
 function fnkey.clone_aliases(maps)
   local present = {}
   for _, map in ipairs(maps) do
@@ -173,7 +195,7 @@ function fnkey.clone_aliases(maps)
       end
     end
   end
-  local alias = {}
+  local alias, ambiguous = {}, {}
   for _, o in ipairs(origins) do
     local g, unique = groups[o], true
     for _, n in pairs(g.per_map) do
@@ -181,9 +203,13 @@ function fnkey.clone_aliases(maps)
     end
     if unique and g.clone and #g.keys > 1 then
       for _, key in ipairs(g.keys) do alias[key] = g.keys[1] end
+    elseif not unique and g.clone and next(g.per_map, next(g.per_map)) then
+      -- (in more than one map, one of which holds two: which is which?)
+      ambiguous[#ambiguous + 1] = { origin = o, keys = g.keys }
     end
   end
-  return alias
+  table.sort(ambiguous, function(a, b) return a.origin < b.origin end)
+  return alias, ambiguous
 end
 
 --- Applies clone_aliases' result to the maps and orders of collect_all, in

@@ -377,6 +377,18 @@ registry.OPTIONS = {
     metavar = "[PATTERN=]SHARE",
     help = "fail (exit 3) when a function matching PATTERN (default: any) grew by more than SHARE"
       .. " of the base's total time (0.1 or 10%, may exceed 1), significantly" },
+  { long = "format", arg = "required", type = "enum",
+    values = { "text", "json", "csv", "folded", "svg", "html" }, key = "output_format",
+    modes = modes("diff"), group = "diff", metavar = "FMT",
+    bad = "--format: expected text, json, csv, folded, svg or html, got '%s'",
+    help = "the table (text, the default), the table as data (json, csv), the stacks' two"
+      .. " columns of counts (folded: base new), a differential flame graph (svg) or the"
+      .. " comparison page (html)" },
+  { long = "diff-shape", arg = "required", type = "enum", values = { "new", "base" },
+    key = "diff_shape", modes = modes("diff"), needs = "diff", group = "diff", metavar = "new|base",
+    bad = "--diff-shape=%s: new or base",
+    help = "--format=svg: the frames' widths from the new profile (the default) or from the"
+      .. " base (what disappeared shows)" },
   -- lgprof check (its thresholds in one list, in command-line order)
   { long = "max-self", arg = "required", type = "limit", limit = "max_self", list = true,
     key = "limits", modes = modes("check"), group = "check", metavar = "PATTERN=SHARE",

@@ -26,6 +26,9 @@ Usage: lgprof --diff BASE-PROFILE [--diff BASE-PROFILE]... [--diff-image=EXE]
   the profile files (all read with the same options), with the confidence
   interval of each change, a * where it is significant, and the change of
   total time split into more calls and time per call (calls are exact).
+  --format=json or csv: the table as data; folded: each stack with the
+  base's and the new profile's counts; svg: a differential flame graph (red
+  grew, blue shrank, grey within the noise); html: the comparison page.
 ]==] .. help.mode("diff", 33) .. [==[
   A growth beyond SHARE that is not significant (Holm's correction over
   the functions tested) is a warning (exit 0).
@@ -65,6 +68,7 @@ function cmd.run(ctx)
     table.move(list, 1, #list, #files + 1, files)
   end
   if confidence == nil then confidence = diff.CONFIDENCE end
+  local fmt = st.output_format or "text"
   -- gcc's clones kept (gprof's rule folds them into their neighbours) and
   -- matched to their origin across builds
   st.clones = st.clones or "keep"
@@ -84,9 +88,18 @@ function cmd.run(ctx)
     if not new then return nstatus end
     local bases_opened = table.move(opened, 1, #opened, 1, {})
     opened[#opened + 1] = new
-    result = diff.diff(bases_opened, new, { confidence = confidence, clone_match = clone_match })
+    local dopts = { confidence = confidence, clone_match = clone_match }
+    if fmt == "text" then
+      result = diff.diff(bases_opened, new, dopts)
+      diff.write(result, out)
+    else -- (written while the profiles are open: the page reads their arcs)
+      local text
+      result, text = require("lgprof.format.diffout").write(fmt, bases_opened, new, dopts, {
+        shape = st.diff_shape })
+      if not result then return ctx:fail(1, text) end
+      out:write(text)
+    end
   end
-  diff.write(result, out)
   local failed = false
   if growth[1] then
     local checker = lgprof.check.new { output = err, confidence = confidence }

@@ -100,6 +100,7 @@ local function json(v)
   json_encode(v, buf)
   return table.concat(buf)
 end
+html.json = json -- (the one encoder of the pages and of --diff's JSON)
 
 -- Text for HTML element content and attribute values.
 local function text(s)

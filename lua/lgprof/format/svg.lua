@@ -455,4 +455,9 @@ function svg.write(profile, file, options)
   return args.write_output(file, s)
 end
 
+-- The pieces the differential flame graph (lgprof.format.diffsvg) draws
+-- with: the same layout, script, text and times.
+svg._parts = { layout = layout, SCRIPT = SCRIPT, label = label, time_text = time_text,
+               value_texter = value_texter, XPAD = XPAD, FONT_WIDTH = FONT_WIDTH }
+
 return svg
