@@ -196,3 +196,12 @@ do
     stack = string.pack("<I8I8I8I8", B + 0x1205, S + 24, B + 0x1305, 0), dyn_size = 32 })
   put("perf", "dwarf-stack", dw:bytes())
 end
+
+-- the tracing data of a sched:sched_switch recording (fuzz_tracedata), in
+-- both byte orders
+do
+  local pw = require "helpers.perfwriter"
+  local sys = { { "sched", { pw.event_format("sched_switch", 372, pw.SCHED_SWITCH_FIELDS) } } }
+  put("tracedata", "sched-switch", pw.tracing_data(sys))
+  put("tracedata", "sched-switch-be", pw.tracing_data(sys, ">"))
+end
