@@ -299,7 +299,9 @@ function M.event_format(name, id, fields)
     t[#t + 1] = ("\tfield:%s;\toffset:%d;\tsize:%d;\tsigned:%d;\n"):format(f[2], f[3], f[4], f[5])
     if k == 4 then t[#t + 1] = "\n" end
   end
-  t[#t + 1] = '\nprint fmt: "prev_comm=%s prev_pid=%d", REC->prev_comm, REC->prev_pid\n'
+  -- perf script prints the fields it reads by the offsets above
+  t[#t + 1] = '\nprint fmt: "prev_comm=%s prev_pid=%d prev_state=%ld next_pid=%d", REC->prev_comm,'
+    .. " REC->prev_pid, REC->prev_state, REC->next_pid\n"
   return table.concat(t)
 end
 
@@ -311,8 +313,14 @@ function M.tracing_data(systems, order)
   local P = packers(order or "<")
   local function sized(text) return P.u64(#text) .. text end
   local t = { "\x17\x08\x44tracing", "0.6\0", string.char(order == ">" and 1 or 0), "\8", P.u32(4096),
-    "header_page\0", sized("\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"),
-    "header_event\0", sized("# compressed entry header\n"), P.u32(0), P.u32(#systems) }
+    "header_page\0", sized("\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+      .. "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+      .. "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+      .. "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n"),
+    "header_event\0", sized("# compressed entry header\n\ttype_len    :    5 bits\n"
+      .. "\ttime_delta  :   27 bits\n\tarray       :   32 bits\n\n\tpadding     : type == 29\n"
+      .. "\ttime_extend : type == 30\n\ttime_stamp : type == 31\n\tdata max type_len  == 28\n"),
+    P.u32(0), P.u32(#systems) }
   for _, sys in ipairs(systems) do
     t[#t + 1] = sys[1] .. "\0" .. P.u32(#sys[2])
     for _, text in ipairs(sys[2]) do t[#t + 1] = sized(text) end

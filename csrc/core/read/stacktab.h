@@ -133,6 +133,19 @@ typedef struct lgp_stacktab {
                                  unwinding modules share it */
   uint64_t debug_inflated;    /* separate debug files read from an in-memory
                                  copy with their DWARF inflated (once each) */
+  /* time (perf.data): the samples' first and last times (ns, perf's clock),
+     what the recording says of switches, and the off-CPU time read */
+  uint64_t time_first, time_last;
+  uint8_t has_time;
+  uint8_t switch_tracepoint;  /* sched:sched_switch samples with their format */
+  uint8_t switch_records;     /* PERF_RECORD_SWITCH or SWITCH_CPU_WIDE records */
+  uint8_t synthesized;        /* the event is off-cpu or wall: off-CPU time exact */
+  uint64_t offcpu_ns[4];      /* off-CPU time kept, by kind (offcpu.h's LGP_OFF_*) */
+  uint64_t offcpu_intervals;  /* intervals kept */
+  uint64_t offcpu_open;       /* of them, still open when the recording ended */
+  uint64_t offcpu_open_ns;    /* their time, charged up to the end */
+  uint64_t offcpu_restarted;  /* switch-outs while off: a return was lost */
+  uint64_t oncpu_ns;          /* wall: the on-CPU samples' time */
 } lgp_stacktab;
 
 void lgp_stacktab_free(lgp_stacktab *t);

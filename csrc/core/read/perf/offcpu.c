@@ -67,6 +67,11 @@ int lgp_offcpu_note(lgp_offcpu *t, uint32_t tid, int kind, uint32_t stack) {
   return 0;
 }
 
+int lgp_offcpu_noted(lgp_offcpu *t, uint32_t tid) {
+  lgp_offcpu_thread *th = t->nthreads ? thread_of(t, tid, 0) : NULL;
+  return th != NULL && th->noted;
+}
+
 int lgp_offcpu_out(lgp_offcpu *t, uint32_t tid, uint64_t time, int kind, uint32_t stack,
                    int use_note) {
   lgp_offcpu_thread *th = thread_of(t, tid, 1);

@@ -64,6 +64,8 @@ void lgp_offcpu_free(lgp_offcpu *t);
 /* What the thread's next switch-out is charged to (a tracepoint sample that
 ** precedes its switch record). 0, or -1 out of memory. */
 int lgp_offcpu_note(lgp_offcpu *t, uint32_t tid, int kind, uint32_t stack);
+/* Is a note pending for the thread? */
+int lgp_offcpu_noted(lgp_offcpu *t, uint32_t tid);
 /* The thread left the CPU at time. kind and stack: the note's when one is
 ** pending and use_note is set, else these. 0, or -1 out of memory. */
 int lgp_offcpu_out(lgp_offcpu *t, uint32_t tid, uint64_t time, int kind, uint32_t stack,
