@@ -25,8 +25,7 @@ int lgp_pr_offcpu_sample(reader *s, const lgp_perf_sample *sm, int *kept);
 /* A SWITCH, SWITCH_CPU_WIDE or EXIT record in time order. 0, or -1. */
 int lgp_pr_offcpu_record(reader *s, const lgp_perf_record *rec);
 /* At the end (end: the recording's last time): the intervals still open
-** charged up to it, the stacks no interval reached left out. 0, or -1
-** (nothing kept). */
+** charged up to it, the stacks no interval reached left out. 0. */
 int lgp_pr_offcpu_finish(reader *s, uint64_t end);
 void lgp_pr_offcpu_free(reader *s);
 
