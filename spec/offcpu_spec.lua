@@ -245,6 +245,64 @@ describe("off-CPU and wall time from recorded switches", function()
   end)
 end)
 
+describe("lgprof doctor on time", function()
+  local doctor = require "lgprof.analysis.doctor"
+  setup(function()
+    tmp = util.mktempdir("offcpu-doctor")
+    prog = sp.build(tmp)
+  end)
+  teardown(function() util.rmtree(tmp) end)
+
+  local function findings(path, opts)
+    local p = assert(lgprof.open(nil, path, opts))
+    local set = {}
+    for _, f in ipairs(doctor.diagnose(p)) do set[f.id] = f end
+    p:close()
+    return set
+  end
+
+  it("off-cpu-dominant: an on-CPU profile of a program that mostly waited", function()
+    -- two samples of 1 ms, 200 ms apart: on the CPU 2 ms of 200
+    local f = pw.new({ attrs = { { sample_type = ST_CPU, period = MS, ids = { 1 } } } })
+    sp.map(f, prog)
+    for _, t in ipairs({ 0, 200 * MS }) do
+      f:sample({ ip = chain({ "leaf" })[2], pid = sp.PID, tid = sp.PID, time = T0 + t, period = MS,
+        chain = chain({ "leaf", "main" }) })
+    end
+    pw.write(tmp .. "/idle.data", f:bytes())
+    local found = findings(tmp .. "/idle.data")["off-cpu-dominant"]
+    assert.truthy(found)
+    assert.near(0.002, found.oncpu_seconds, 1e-9)
+    assert.near(0.2, found.span_seconds, 1e-9)
+    assert.matches("lgprof record %-%-wall", found.advice)
+    -- the same time read as wall: no finding
+    pw.write(tmp .. "/both.data", recording("both"):bytes())
+    assert.is_nil(findings(tmp .. "/both.data", { event = "wall" })["off-cpu-dominant"])
+  end)
+
+  it("lost-switches: a thread switched out twice, its return between lost", function()
+    -- thread 100: OUT at 2 ms, OUT again at 5 ms (the IN between lost: 3 ms
+    -- unknown), IN at 8 ms: one interval of 3 ms kept
+    local f = pw.new({ attrs = { { sample_type = ST_CPU, period = MS, ids = { 1 },
+      flags = CONTEXT_SWITCH } } })
+    sp.map(f, prog)
+    f:sample({ ip = chain({ "leaf" })[2], pid = sp.PID, tid = 100, time = T0, period = MS,
+      chain = chain({ "leaf", "main" }) })
+    f:switch(sp.PID, 100, T0 + 2 * MS, { out = true })
+    f:switch(sp.PID, 100, T0 + 5 * MS, { out = true })
+    f:switch(sp.PID, 100, T0 + 8 * MS)
+    f:sample({ ip = chain({ "leaf" })[2], pid = sp.PID, tid = 100, time = T0 + 9 * MS, period = MS,
+      chain = chain({ "leaf", "main" }) })
+    pw.write(tmp .. "/lost.data", f:bytes())
+    local found = findings(tmp .. "/lost.data", { event = "off-cpu" })["lost-switches"]
+    assert.truthy(found)
+    assert.equal(1, found.restarted)
+    assert.near(0.003, found.unknown_seconds, 1e-9)
+    assert.near(0.5, found.share, 1e-9)
+    assert.is_nil(findings(tmp .. "/both.data", { event = "off-cpu" })["lost-switches"])
+  end)
+end)
+
 describe("--time-range", function()
   setup(function()
     tmp = util.mktempdir("timerange")

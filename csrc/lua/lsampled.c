@@ -1080,6 +1080,8 @@ static int profile_stack_evidence(lua_State *L) {
   lua_pushnumber(L, (double)t->offcpu_open_ns / 1e9);
   lua_setfield(L, -2, "open_seconds");
   set_int(L, "restarted", (lua_Integer)t->offcpu_restarted);
+  lua_pushnumber(L, (double)t->offcpu_restarted_ns / 1e9);
+  lua_setfield(L, -2, "restarted_seconds");
   lua_pushnumber(L, (double)t->oncpu_ns / 1e9);
   lua_setfield(L, -2, "oncpu_seconds");
   lua_setfield(L, -2, "time");

@@ -145,6 +145,7 @@ typedef struct lgp_stacktab {
   uint64_t offcpu_open;       /* of them, still open when the recording ended */
   uint64_t offcpu_open_ns;    /* their time, charged up to the end */
   uint64_t offcpu_restarted;  /* switch-outs while off: a return was lost */
+  uint64_t offcpu_restarted_ns; /* the time between those lost returns' switch-outs */
   uint64_t oncpu_ns;          /* wall: the on-CPU samples' time */
 } lgp_stacktab;
 

@@ -82,8 +82,10 @@ int lgp_offcpu_out(lgp_offcpu *t, uint32_t tid, uint64_t time, int kind, uint32_
     stack = th->noted_stack;
   }
   th->noted = 0;
-  if (th->off)
+  if (th->off) {
     t->restarted++;
+    t->restarted_ns += time > th->since ? time - th->since : 0;
+  }
   th->off = kind != LGP_OFF_EXIT;
   th->kind = (uint8_t)kind;
   th->stack = stack;

@@ -58,6 +58,7 @@ typedef struct lgp_offcpu {
   size_t nthreads, cap;
   lgp_hashtab by_tid;
   uint64_t restarted;    /* switch-outs while off: a return was lost */
+  uint64_t restarted_ns; /* the time of the intervals so dropped, up to the new switch-out */
 } lgp_offcpu;
 
 void lgp_offcpu_free(lgp_offcpu *t);

@@ -232,6 +232,7 @@ int lgp_pr_offcpu_finish(reader *s, uint64_t end) {
   while (lgp_offcpu_next_open(&s->off, &at, end, &iv) == 1)
     charge(s, &iv);
   s->out->offcpu_restarted = s->off.restarted;
+  s->out->offcpu_restarted_ns = s->off.restarted_ns;
   /* the stacks no interval reached (their kind was not kept, or their
      switch was lost) left out: nothing points at a stack by its index yet */
   for (i = 0; i < s->out->nstacks; i++)

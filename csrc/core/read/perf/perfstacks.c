@@ -525,6 +525,14 @@ static int run(reader *s) {
   s->out->truncated_file = s->pd->truncated;
   /* LOST and LOST_SAMPLES report the same losses */
   s->out->lost = lost > lost_samples ? lost : lost_samples;
+  /* what the recording holds of switches (the doctor's evidence; read
+     properly when an off-CPU event is asked for) */
+  s->out->switch_records = s->pd->record_counts[LGP_PERF_SWITCH] > 0
+                           || s->pd->record_counts[LGP_PERF_SWITCH_CPU_WIDE] > 0;
+  for (i = 0; i < s->pd->nattrs; i++)
+    if (s->pd->attrs[i].type == LGP_PERF_TYPE_TRACEPOINT && nsamples[i]
+        && strstr(lgp_perf_attr_name(&s->pd->attrs[i], buf, sizeof buf), "sched_switch"))
+      s->out->switch_tracepoint = 1;
   /* the event */
   s->attr = 0;
   s->switch_attr = LGP_PR_NO_ATTR;
