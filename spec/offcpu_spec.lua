@@ -208,6 +208,31 @@ describe("off-CPU and wall time from recorded switches", function()
     p:close()
   end)
 
+  it("gives each sample's time on request (sample_times), in time order, intervals at their start", function()
+    local p = assert(lgprof.open(nil, tmp .. "/both.data", { event = "wall", sample_times = true }))
+    local stacks, got = p:stacks(), {}
+    for _, smp in ipairs(p:samples()) do
+      local names = {}
+      for _, f in ipairs(stacks[smp.stack].frames) do names[#names + 1] = f.name end
+      got[#got + 1] = ("%d %d %d %s"):format(math.floor(smp.time * 1e6 + 0.5),
+        math.floor(smp.seconds * 1e6 + 0.5), smp.tid, table.concat(names, ";"))
+    end
+    p:close()
+    -- microseconds after T0: the timeline above, thread 101's between 100's
+    assert.same({
+      "0 1000 100 main;middle;leaf", "1000 1000 100 main;other",
+      "2010 9990 100 main;middle;" .. S, "3000 1000 101 main;other",
+      "4010 15990 101 main;other;" .. S, "13000 1000 100 main;middle;leaf",
+      "14010 990 100 main;other;" .. R, "16000 1000 100 main;other",
+      "17010 12990 100 main;middle;leaf;" .. D, "21000 1000 101 main;middle;leaf",
+      "30000 1000 101 main;other",
+    }, got)
+    local q = assert(lgprof.open(nil, tmp .. "/both.data"))
+    assert.has_error(function() q:samples() end,
+      "profile:samples(): open the profile with the option sample_times = true")
+    q:close()
+  end)
+
   it("the report says what is exact, what is sampled, and the interval the end cut", function()
     local out = run({ "--event=wall", "-b", "-p", "both.data" })
     assert.truthy(out:find("Off-CPU time is exact, measured from the recorded context switches: "

@@ -112,7 +112,7 @@ static const char *const open_fields[] = {
   "symbol_file", "map_file", "spec_order", "static_call_graph", "static_arcs", "clones",
   /* perf.data's reader (lsampled.c); lgprof.open refuses them for gmon.out */
   "event", "symfs", "buildid_dir", "no_inline", "kallsyms", "progress", "off_cpu_state",
-  "time_range", NULL
+  "time_range", "sample_times", NULL
 };
 
 /* spec_order: the tables of the specs in the order they were given (the

@@ -512,6 +512,7 @@ static int l_open_stacks(lua_State *L) {
   popts.buildid_dir = lcore_opt_string(L, 3, "buildid_dir", NULL);
   popts.no_inline = lcore_opt_bool(L, 3, "no_inline", 0);
   popts.kallsyms = lcore_opt_string(L, 3, "kallsyms", NULL);
+  popts.sample_times = lcore_opt_bool(L, 3, "sample_times", 0);
   {
     const char *kinds = lcore_opt_string(L, 3, "off_cpu_state", NULL);
     if (kinds && (popts.off_kinds = off_kinds_of(kinds)) == 0) {
@@ -784,6 +785,41 @@ static int profile_stacks(lua_State *L) {
     set_str(L, "event", t->events[s->event].name);
     lua_pushboolean(L, s->truncated);
     lua_setfield(L, -2, "truncated");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
+/* profile:samples(): each sample's time, in time order (the profile
+** opened with sample_times = true): a list of { time (seconds from the
+** recording's first sample), perf_time (perf's clock, seconds), seconds
+** (its weight: the period, or an off-CPU interval's length; a count for an
+** event that is not time), stack (its index in profile:stacks()), pid, tid }.
+** An off-CPU interval's time is its start. */
+static int profile_samples(lua_State *L) {
+  lprofile *lp;
+  const lgp_stackprof *sp = check_stacks(L, &lp);
+  const lgp_stacktab *t = &sp->tab;
+  size_t i;
+  if (lgp_is_view(lp->p))
+    return luaL_error(L, "profile:samples(): a view has no samples of its own: ask its profile");
+  if (t->times == NULL && t->nstacks > 0)
+    return luaL_error(L, "profile:samples(): open the profile with the option sample_times = true");
+  lua_createtable(L, (int)(t->ntimes < INT_MAX ? t->ntimes : INT_MAX), 0);
+  for (i = 0; i < t->ntimes; i++) {
+    const lgp_st_time *e = &t->times[i];
+    const lgp_st_thread *th = &t->threads[t->stacks[e->stack].thread];
+    lua_createtable(L, 0, 6);
+    /* (a switch record may come before the first sample) */
+    lua_pushnumber(L, ((double)e->time - (double)t->time_first) / 1e9);
+    lua_setfield(L, -2, "time");
+    lua_pushnumber(L, (double)e->time / 1e9);
+    lua_setfield(L, -2, "perf_time");
+    lua_pushnumber(L, sp->is_time ? (double)e->weight / 1e9 : (double)e->weight);
+    lua_setfield(L, -2, "seconds");
+    set_int(L, "stack", (lua_Integer)e->stack + 1);
+    set_int(L, "pid", th->pid);
+    set_int(L, "tid", th->tid);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   return 1;
@@ -1113,6 +1149,7 @@ const luaL_Reg lcore_stack_profile_methods[] = {
   {"threads", profile_threads},
   {"dsos", profile_dsos},
   {"stacks", profile_stacks},
+  {"samples", profile_samples},
   {"_measured_stacks", profile_measured_stacks},
   {NULL, NULL}
 };

@@ -81,6 +81,13 @@ typedef struct lgp_st_stack {
   uint8_t truncated;     /* the chain stopped before its root (unwinding failed) */
 } lgp_st_stack;
 
+/* A sample's time (or an off-CPU interval's start), kept on request. */
+typedef struct lgp_st_time {
+  uint64_t time;         /* perf's clock, ns */
+  uint64_t weight;       /* its period (an interval: its length) */
+  uint32_t stack;
+} lgp_st_time;
+
 /* Why a chain stopped before its root (the doctor's advice differs). */
 enum {
   LGP_TRUNC_STACK_COPY = 0, /* unwinding needed memory past the sample's copy of the user stack */
@@ -147,6 +154,9 @@ typedef struct lgp_stacktab {
   uint64_t offcpu_restarted;  /* switch-outs while off: a return was lost */
   uint64_t offcpu_restarted_ns; /* the time between those lost returns' switch-outs */
   uint64_t oncpu_ns;          /* wall: the on-CPU samples' time */
+  lgp_st_time *times;         /* each sample's time, in time order, when asked for
+                                 (lgp_perf_opts.sample_times), else NULL */
+  size_t ntimes;
 } lgp_stacktab;
 
 void lgp_stacktab_free(lgp_stacktab *t);

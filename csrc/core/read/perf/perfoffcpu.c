@@ -11,6 +11,7 @@
 **   - both (hotspot's recording): the ends from the records, the stack and
 **     the state from the thread's sched_switch sample just before its OUT.
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "read/perf/perfreader.h"
@@ -73,14 +74,14 @@ static int bare_stack(reader *s, uint32_t pid, uint32_t tid, int kind, uint32_t 
 }
 
 /* An interval that ended: its time (within the ranges) to its stack. */
-static void charge(reader *s, const lgp_offcpu_interval *iv) {
+static int charge(reader *s, const lgp_offcpu_interval *iv) {
   uint64_t w;
   lgp_st_stack *st;
   if (iv->stack == LGP_OFF_NOSTACK || !kind_wanted(s, iv->kind))
-    return;
+    return 0;
   w = s->nranges ? lgp_time_overlap(s->ranges, s->nranges, iv->from, iv->to) : iv->to - iv->from;
   if (w == 0 && s->nranges)
-    return;
+    return 0;
   st = &s->out->stacks[iv->stack];
   st->samples++;
   st->weight += w;
@@ -91,13 +92,13 @@ static void charge(reader *s, const lgp_offcpu_interval *iv) {
     s->out->offcpu_open++;
     s->out->offcpu_open_ns += w;
   }
+  return lgp_pr_time_add(s, iv->from, w, iv->stack);
 }
 
-/* The thread runs (again) at time. */
-static void runs(reader *s, uint32_t tid, uint64_t time) {
+/* The thread runs (again) at time. 0, or -1 out of memory. */
+static int runs(reader *s, uint32_t tid, uint64_t time) {
   lgp_offcpu_interval iv;
-  if (lgp_offcpu_in(&s->off, tid, time, &iv) == 1)
-    charge(s, &iv);
+  return lgp_offcpu_in(&s->off, tid, time, &iv) == 1 ? charge(s, &iv) : 0;
 }
 
 /* A sched:sched_switch sample: the thread leaves the CPU with its stack;
@@ -128,8 +129,9 @@ static int switch_sample(reader *s, const lgp_perf_sample *sm) {
     return lgp_offcpu_note(&s->off, tid, kind, stack) == 0 ? 0 : lgp_pr_oom(s);
   /* the tracepoint alone: the next task runs from now (the idle task, 0,
      is no thread of the program) */
-  if (next > 0 && (uint64_t)next != tid && next <= UINT32_MAX)
-    runs(s, (uint32_t)next, sm->time);
+  if (next > 0 && (uint64_t)next != tid && next <= UINT32_MAX
+      && runs(s, (uint32_t)next, sm->time) != 0)
+    return -1;
   return lgp_offcpu_out(&s->off, tid, sm->time, kind, stack, 0) == 0 ? 0 : lgp_pr_oom(s);
 }
 
@@ -138,8 +140,8 @@ int lgp_pr_offcpu_sample(reader *s, const lgp_perf_sample *sm, int *kept) {
   if (sm->attr == s->switch_attr)
     return switch_sample(s, sm);
   /* a thread that is sampled runs: the tracepoint alone tells no switch-in */
-  if (!s->out->switch_records)
-    runs(s, sm->tid, sm->time);
+  if (!s->out->switch_records && runs(s, sm->tid, sm->time) != 0)
+    return -1;
   if (s->synth != LGP_PR_SYNTH_WALL || sm->attr != s->attr)
     return 0;
   *kept = 1;
@@ -156,17 +158,14 @@ int lgp_pr_offcpu_record(reader *s, const lgp_perf_record *rec) {
     lgp_perf_task t;
     if (lgp_perf_task_decode(s->pd, rec, &t, s->err) != 0)
       return -1;
-    runs(s, t.tid, t.sid.has_time ? t.sid.time : t.time);
-    return 0;
+    return runs(s, t.tid, t.sid.has_time ? t.sid.time : t.time);
   }
   if (lgp_perf_switch_decode(s->pd, rec, &sw, s->err) != 0)
     return -1;
   if (sw.sid.tid == 0)      /* the idle task */
     return 0;
-  if (!sw.out) {
-    runs(s, sw.sid.tid, sw.sid.time);
-    return 0;
-  }
+  if (!sw.out)
+    return runs(s, sw.sid.tid, sw.sid.time);
   kind = sw.preempt ? LGP_OFF_RUNNABLE : LGP_OFF_BLOCKED;
   if (!lgp_offcpu_noted(&s->off, sw.sid.tid) && kind_wanted(s, kind)
       && bare_stack(s, sw.sid.pid, sw.sid.tid, kind, &stack) != 0)
@@ -228,17 +227,28 @@ int lgp_pr_offcpu_setup(reader *s, const uint64_t *nsamples) {
 int lgp_pr_offcpu_finish(reader *s, uint64_t end) {
   lgp_offcpu_interval iv;
   size_t at = 0, i, k = 0;
+  uint32_t *to = NULL;
   /* the threads still off the CPU: charged up to the recording's end */
   while (lgp_offcpu_next_open(&s->off, &at, end, &iv) == 1)
-    charge(s, &iv);
+    if (charge(s, &iv) != 0)
+      return -1;
   s->out->offcpu_restarted = s->off.restarted;
   s->out->offcpu_restarted_ns = s->off.restarted_ns;
   /* the stacks no interval reached (their kind was not kept, or their
      switch was lost) left out: nothing points at a stack by its index yet */
-  for (i = 0; i < s->out->nstacks; i++)
+  if (s->out->ntimes && !(to = lgp_pr_alloc_array(s->out->nstacks, sizeof *to)))
+    return lgp_pr_oom(s);
+  for (i = 0; i < s->out->nstacks; i++) {
+    if (to)
+      to[i] = (uint32_t)k;
     if (s->out->stacks[i].samples > 0)
       s->out->stacks[k++] = s->out->stacks[i];
+  }
   s->out->nstacks = k;
+  /* the kept times point at kept stacks, which moved down */
+  for (i = 0; to && i < s->out->ntimes; i++)
+    s->out->times[i].stack = to[s->out->times[i].stack];
+  free(to);
   /* none (a program that never left the CPU): an empty profile, as a time
      range with no sample gives */
   return 0;

@@ -116,6 +116,7 @@ struct reader {
   size_t last_proc;
   const char *last_comm;
   uint32_t last_stack;       /* the stack lgp_pr_stack_add last counted in */
+  size_t times_cap;
   lgp_time_range *ranges;    /* --time-range, resolved */
   size_t nranges;
   /* off-CPU time (perfoffcpu.c): the synthesized event (LGP_PR_SYNTH_*),
@@ -195,5 +196,7 @@ int lgp_pr_stack_add(reader *s, uint32_t thread, size_t depth, uint64_t weight, 
 ** off-CPU kind's), or NONE; with one, the stack is made with no sample
 ** and no weight (its intervals add them). 0, or -1. */
 int lgp_pr_do_sample(reader *s, const lgp_perf_sample *sm, uint32_t leaf);
+/* Keeps a sample's time when asked for (opts.sample_times). 0, or -1. */
+int lgp_pr_time_add(reader *s, uint64_t time, uint64_t weight, uint32_t stack);
 
 #endif

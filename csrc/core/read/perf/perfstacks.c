@@ -347,7 +347,27 @@ int lgp_pr_do_sample(reader *s, const lgp_perf_sample *sm, uint32_t leaf) {
   }
   if (leaf != NONE)
     return lgp_pr_stack_add(s, thread, n, 0, truncated, 0);
-  return lgp_pr_stack_add(s, thread, n, weight, truncated, 1);
+  if (lgp_pr_stack_add(s, thread, n, weight, truncated, 1) != 0)
+    return -1;
+  return lgp_pr_time_add(s, sm->time, weight, s->last_stack);
+}
+
+int lgp_pr_time_add(reader *s, uint64_t time, uint64_t weight, uint32_t stack) {
+  lgp_st_time *t;
+  if (!s->opts.sample_times)
+    return 0;
+  if (GROW(s, s->out->times, s->times_cap, s->out->ntimes + 1) != 0)
+    return -1;
+  t = &s->out->times[s->out->ntimes++];
+  t->time = time;
+  t->weight = weight;
+  t->stack = stack;
+  return 0;
+}
+
+static int time_cmp(const void *a, const void *b) {
+  const lgp_st_time *x = a, *y = b;
+  return x->time < y->time ? -1 : x->time > y->time;
 }
 
 /* ---- records ---- */
@@ -638,6 +658,9 @@ static int run(reader *s) {
   }
   if (s->synth && lgp_pr_offcpu_finish(s, nents ? keys[idx[nents - 1]] : 0) != 0)
     goto done;
+  /* the off-CPU intervals were kept as they ended: all in time order */
+  if (s->out->ntimes > 1 && s->synth)
+    qsort(s->out->times, s->out->ntimes, sizeof *s->out->times, time_cmp);
   /* each thread's name at its last sample */
   for (i = 0; i < s->out->nthreads; i++) {
     const char *c = s->thread_comm[i];

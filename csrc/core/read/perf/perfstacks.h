@@ -29,6 +29,7 @@ typedef struct lgp_perf_opts {
                               LGP_PERF_EVENT_OFFCPU or _WALL: synthesized */
   unsigned off_kinds;      /* off-CPU kinds kept (1 << LGP_OFF_*, offcpu.h); 0: all */
   const lgp_time_spec *ranges; /* only these parts of the recording (--time-range) */
+  int sample_times;        /* keep each sample's time (lgp_stacktab.times) */
   size_t nranges;
   const char *symfs;       /* a root put before every recorded path, or NULL */
   const char *buildid_dir; /* the build-id cache; NULL: $HOME/.debug */
