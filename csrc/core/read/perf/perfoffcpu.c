@@ -132,6 +132,10 @@ static int switch_sample(reader *s, const lgp_perf_sample *sm) {
   if (next > 0 && (uint64_t)next != tid && next <= UINT32_MAX
       && runs(s, (uint32_t)next, sm->time) != 0)
     return -1;
+  /* and this one ran before it left again: its own switch is a record of
+     it too */
+  if (runs(s, tid, sm->time) != 0)
+    return -1;
   return lgp_offcpu_out(&s->off, tid, sm->time, kind, stack, 0) == 0 ? 0 : lgp_pr_oom(s);
 }
 
