@@ -211,7 +211,7 @@ describe("off-CPU and wall time from recorded switches", function()
   it("gives each sample's time on request (sample_times), in time order, intervals at their start", function()
     local p = assert(lgprof.open(nil, tmp .. "/both.data", { event = "wall", sample_times = true }))
     local stacks, got = p:stacks(), {}
-    for _, smp in ipairs(p:samples()) do
+    for _, smp in ipairs(p:sample_times()) do
       local names = {}
       for _, f in ipairs(stacks[smp.stack].frames) do names[#names + 1] = f.name end
       got[#got + 1] = ("%d %d %d %s"):format(math.floor(smp.time * 1e6 + 0.5),
@@ -228,8 +228,8 @@ describe("off-CPU and wall time from recorded switches", function()
       "30000 1000 101 main;other",
     }, got)
     local q = assert(lgprof.open(nil, tmp .. "/both.data"))
-    assert.has_error(function() q:samples() end,
-      "profile:samples(): open the profile with the option sample_times = true")
+    assert.has_error(function() q:sample_times() end,
+      "profile:sample_times(): open the profile with the option sample_times = true")
     q:close()
   end)
 

@@ -790,21 +790,21 @@ static int profile_stacks(lua_State *L) {
   return 1;
 }
 
-/* profile:samples(): each sample's time, in time order (the profile
+/* profile:sample_times(): each sample's time, in time order (the profile
 ** opened with sample_times = true): a list of { time (seconds from the
 ** recording's first sample), perf_time (perf's clock, seconds), seconds
 ** (its weight: the period, or an off-CPU interval's length; a count for an
 ** event that is not time), stack (its index in profile:stacks()), pid, tid }.
 ** An off-CPU interval's time is its start. */
-static int profile_samples(lua_State *L) {
+static int profile_sample_times(lua_State *L) {
   lprofile *lp;
   const lgp_stackprof *sp = check_stacks(L, &lp);
   const lgp_stacktab *t = &sp->tab;
   size_t i;
   if (lgp_is_view(lp->p))
-    return luaL_error(L, "profile:samples(): a view has no samples of its own: ask its profile");
+    return luaL_error(L, "profile:sample_times(): a view has no samples of its own: ask its profile");
   if (t->times == NULL && t->nstacks > 0)
-    return luaL_error(L, "profile:samples(): open the profile with the option sample_times = true");
+    return luaL_error(L, "profile:sample_times(): open the profile with the option sample_times = true");
   lua_createtable(L, (int)(t->ntimes < INT_MAX ? t->ntimes : INT_MAX), 0);
   for (i = 0; i < t->ntimes; i++) {
     const lgp_st_time *e = &t->times[i];
@@ -1149,7 +1149,7 @@ const luaL_Reg lcore_stack_profile_methods[] = {
   {"threads", profile_threads},
   {"dsos", profile_dsos},
   {"stacks", profile_stacks},
-  {"samples", profile_samples},
+  {"sample_times", profile_sample_times},
   {"_measured_stacks", profile_measured_stacks},
   {NULL, NULL}
 };

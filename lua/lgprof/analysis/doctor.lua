@@ -525,7 +525,6 @@ local function check_combined(list, profile, th)
   end
 end
 
--- A perf.data's findings: from the reader's counters and the binaries.
 -- The recording's time (issue 32): an on-CPU profile of a program that
 -- mostly waited, and off-CPU time that lost switches leave unaccounted.
 local function check_time(list, profile, ev)
@@ -554,6 +553,7 @@ local function check_time(list, profile, ev)
   end
 end
 
+-- A perf.data's findings: from the reader's counters and the binaries.
 local function check_stacks(list, profile, th)
   local ev = profile:_stack_evidence()
   local n = ev.samples
