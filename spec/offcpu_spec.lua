@@ -326,6 +326,12 @@ describe("lgprof doctor on time", function()
     assert.near(0.5, found.share, 1e-9)
     assert.is_nil(findings(tmp .. "/both.data", { event = "off-cpu" })["lost-switches"])
   end)
+
+  it("few-samples is about sampled time: not said of exact off-CPU intervals", function()
+    -- 7 cpu-clock samples: few; 4 off-CPU intervals: measured, not sampled
+    assert.truthy(findings(tmp .. "/both.data")["few-samples"])
+    assert.is_nil(findings(tmp .. "/both.data", { event = "off-cpu" })["few-samples"])
+  end)
 end)
 
 describe("--time-range", function()

@@ -133,7 +133,9 @@ local function check_samples(list, profile, th)
   for fn in profile:flat() do
     if not hot or fn.samples > hot.samples then hot = fn end
   end
-  if hot and hot.samples < th.few_samples then
+  -- off-CPU time is measured, interval by interval: no sampling error
+  local exact = profile.source == "stacks" and profile:_stack_evidence().event == "off-cpu"
+  if hot and hot.samples < th.few_samples and not exact then
     list[#list + 1] = finding("few-samples", "warning",
       ("the hottest function, %s, has %.0f sample%s: its self time is known to about ±%s"):format(
         hot.name, hot.samples, ("%.0f"):format(hot.samples) == "1" and "" or "s",
