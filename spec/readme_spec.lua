@@ -101,6 +101,13 @@ local NOT_RUN = {
     "what lgprof --format=text prints (an illustration)",
   ["gmon.out: Each sample counts as 0.01 seconds."] =
     "gmon.out's and perf.data's flat profiles side by side (an illustration)",
+  ["Each sample is a stack of myprog from perf.data (wall): times are measured; a sampler counts no call, so gprof's call columns are blank."] =
+    "what the flat profile of --event=wall says (an illustration; offcpu_spec checks it)",
+  ["lgprof record --off-cpu -- ./myprog"] =
+    "needs perf and root for the switches' stacks (offcpu_live_spec runs lgprof record --off-cpu where it can)",
+  ["lgprof: perf.data: --time-range=40,50: outside the recording, whose samples run from 0 to 2.504113 s"
+    .. " (perf's time 2582.421423 to 2584.925536)"] =
+    "the message of a range outside the recording (an illustration; offcpu_spec checks it)",
   ["                0.07    0.00    1000/2000        easy [5]"] =
     "an excerpt of a combined call graph (an illustration; combine_spec checks the split live)",
 }
@@ -110,8 +117,9 @@ local NOT_RUN = {
 -- cannot record here.
 local function record_perf(dir)
   if not util.have("perf") then return nil, "perf is not installed" end
+  -- (with the switch records, for doc/time.md's off-CPU and wall examples)
   local ok = util.exec_ok(("cd %s && mkdir -p perf-run && cd perf-run && perf record -q -e cpu-clock -F 999 -g"
-    .. " -o ../perf.data ../myprog >/dev/null 2>&1"):format(q(dir)))
+    .. " --switch-events -o ../perf.data ../myprog >/dev/null 2>&1"):format(q(dir)))
   if not ok then return nil, "perf record cannot run here" end
   return true
 end

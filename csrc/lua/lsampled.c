@@ -20,6 +20,7 @@
 #include "read/perf/perfstacks.h"
 #include "model/stackprofile.h"
 #include "read/perf/perfdata.h"
+#include "read/perf/offcpu.h"
 
 /* {====================================================== building a table */
 
@@ -389,6 +390,92 @@ static void show_progress(void *ud, uint64_t bytes, uint64_t samples, uint64_t b
   fflush(stderr);
 }
 
+/* The off-CPU kinds of "S,D,R" (any of them, comma-separated) as
+** lgp_perf_opts.off_kinds; 0 when the text is no such list. */
+static unsigned off_kinds_of(const char *text) {
+  unsigned k = 0;
+  const char *p = text;
+  for (;;) {
+    switch (*p) {
+    case 'S': case 's': k |= 1u << LGP_OFF_SLEEP; break;
+    case 'D': case 'd': k |= 1u << LGP_OFF_DISK; break;
+    case 'R': case 'r': k |= 1u << LGP_OFF_RUNNABLE; break;
+    default: return 0;
+    }
+    p++;
+    if (*p == '\0')
+      return k;
+    if (*p++ != ',')
+      return 0;
+  }
+}
+
+/* core._off_cpu_state(text) -> true | nil: --off-cpu-state's check. */
+static int l_off_cpu_state(lua_State *L) {
+  if (off_kinds_of(luaL_checkstring(L, 1)) == 0)
+    luaL_pushfail(L);
+  else
+    lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* core._time_range(text) -> true | nil: --time-range's check (its
+** resolution needs the recording). */
+static int l_time_range(lua_State *L) {
+  lgp_time_spec sp;
+  if (lgp_time_spec_parse(luaL_checkstring(L, 1), &sp) != 0)
+    luaL_pushfail(L);
+  else
+    lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* The option time_range (a string or a list of them) as *out, specs in a
+** userdata left on the stack that keeps their texts alive; *n: how many.
+** 0, or -1 with a message pushed when one is no range. */
+static int time_specs(lua_State *L, int opts, const lgp_time_spec **out, size_t *n) {
+  lgp_time_spec *specs;
+  lua_Integer i, len;
+  int t;
+  *n = 0;
+  *out = NULL;
+  if (lua_isnil(L, opts))
+    return 0;
+  t = lua_getfield(L, opts, "time_range");
+  if (t == LUA_TNIL) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  if (t == LUA_TSTRING) {
+    lua_createtable(L, 1, 0);
+    lua_insert(L, -2);
+    lua_rawseti(L, -2, 1);
+  } else if (t != LUA_TTABLE) {
+    luaL_error(L, "option 'time_range' must be a string or a list of strings");
+  }
+  len = luaL_len(L, -1);
+  specs = lua_newuserdatauv(L, (size_t)(len > 0 ? len : 1) * sizeof *specs, 1);
+  lua_insert(L, -2);
+  lua_setiuservalue(L, -2, 1);  /* the strings live as long as the specs */
+  lua_getiuservalue(L, -1, 1);
+  for (i = 1; i <= len; i++) {
+    const char *text;
+    if (lua_rawgeti(L, -1, i) != LUA_TSTRING)
+      luaL_error(L, "option 'time_range' must be a string or a list of strings");
+    text = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    if (lgp_time_spec_parse(text, &specs[i - 1]) != 0) {
+      lua_pushfstring(L, "--time-range=%s: not a range (FROM,TO: seconds from the first sample, "
+                      "percentages of the recording such as 10%%,20%%, or perf's timestamps)", text);
+      return -1;
+    }
+  }
+  lua_pop(L, 1);
+  *n = (size_t)len;
+  *out = specs;
+  return 0;
+}
+
 /* core.open_stacks(exe | nil, path [, options [, calls]]) -> Profile | nil,
 ** message: options as core.open's (demangle, zeros, the symspecs), less
 ** those unsupported() names, and the reader's: event, symfs, buildid_dir,
@@ -425,6 +512,20 @@ static int l_open_stacks(lua_State *L) {
   popts.buildid_dir = lcore_opt_string(L, 3, "buildid_dir", NULL);
   popts.no_inline = lcore_opt_bool(L, 3, "no_inline", 0);
   popts.kallsyms = lcore_opt_string(L, 3, "kallsyms", NULL);
+  popts.sample_times = lcore_opt_bool(L, 3, "sample_times", 0);
+  {
+    const char *kinds = lcore_opt_string(L, 3, "off_cpu_state", NULL);
+    if (kinds && (popts.off_kinds = off_kinds_of(kinds)) == 0) {
+      luaL_pushfail(L);
+      lua_pushfstring(L, "--off-cpu-state=%s: not a list of S, D and R", kinds);
+      return 2;
+    }
+  }
+  if (time_specs(L, 3, &popts.ranges, &popts.nranges) != 0) {
+    luaL_pushfail(L);
+    lua_insert(L, -2);
+    return 2;
+  }
   progress = lcore_opt_bool(L, 3, "progress", 0) && isatty(STDERR_FILENO);
   if (progress)
     popts.progress = show_progress;
@@ -734,6 +835,41 @@ static int profile_stacks(lua_State *L) {
   return 1;
 }
 
+/* profile:sample_times(): each sample's time, in time order (the profile
+** opened with sample_times = true): a list of { time (seconds from the
+** recording's first sample), perf_time (perf's clock, seconds), seconds
+** (its weight: the period, or an off-CPU interval's length; a count for an
+** event that is not time), stack (its index in profile:stacks()), pid, tid }.
+** An off-CPU interval's time is its start. */
+static int profile_sample_times(lua_State *L) {
+  lprofile *lp;
+  const lgp_stackprof *sp = check_stacks(L, &lp);
+  const lgp_stacktab *t = &sp->tab;
+  size_t i;
+  if (lgp_is_view(lp->p))
+    return luaL_error(L, "profile:sample_times(): a view has no samples of its own: ask its profile");
+  if (t->times == NULL && t->nstacks > 0)
+    return luaL_error(L, "profile:sample_times(): open the profile with the option sample_times = true");
+  lua_createtable(L, (int)(t->ntimes < INT_MAX ? t->ntimes : INT_MAX), 0);
+  for (i = 0; i < t->ntimes; i++) {
+    const lgp_st_time *e = &t->times[i];
+    const lgp_st_thread *th = &t->threads[t->stacks[e->stack].thread];
+    lua_createtable(L, 0, 6);
+    /* (a switch record may come before the first sample) */
+    lua_pushnumber(L, ((double)e->time - (double)t->time_first) / 1e9);
+    lua_setfield(L, -2, "time");
+    lua_pushnumber(L, (double)e->time / 1e9);
+    lua_setfield(L, -2, "perf_time");
+    lua_pushnumber(L, sp->is_time ? (double)e->weight / 1e9 : (double)e->weight);
+    lua_setfield(L, -2, "seconds");
+    set_int(L, "stack", (lua_Integer)e->stack + 1);
+    set_int(L, "pid", th->pid);
+    set_int(L, "tid", th->tid);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
 /* profile:_measured_stacks(max_depth, least_share): the stacks as
 ** lgprof.stacks' writers take them (lgp_stacks_measured), cut and merged:
 ** a list of { frames = { Function, ... } (root first), seconds }, in the
@@ -1000,6 +1136,36 @@ static int profile_stack_evidence(lua_State *L) {
     lua_rawseti(L, -2, ++n);
   }
   lua_setfield(L, -2, "unwind_stops");
+  /* time: the samples' span and the off-CPU time read (seconds) */
+  lua_createtable(L, 0, 12);
+  if (t->has_time) {
+    lua_pushnumber(L, (double)t->time_first / 1e9);
+    lua_setfield(L, -2, "first");
+    lua_pushnumber(L, (double)t->time_last / 1e9);
+    lua_setfield(L, -2, "last");
+  }
+  lua_pushboolean(L, t->switch_tracepoint);
+  lua_setfield(L, -2, "switch_tracepoint");
+  lua_pushboolean(L, t->switch_records);
+  lua_setfield(L, -2, "switch_records");
+  lua_pushboolean(L, t->synthesized);
+  lua_setfield(L, -2, "synthesized");
+  lua_createtable(L, 0, LGP_OFF_NKINDS);
+  for (k = 0; k < LGP_OFF_NKINDS; k++) {
+    lua_pushnumber(L, (double)t->offcpu_ns[k] / 1e9);
+    lua_setfield(L, -2, lgp_offcpu_kind_letter(k));
+  }
+  lua_setfield(L, -2, "offcpu");
+  set_int(L, "intervals", (lua_Integer)t->offcpu_intervals);
+  set_int(L, "open", (lua_Integer)t->offcpu_open);
+  lua_pushnumber(L, (double)t->offcpu_open_ns / 1e9);
+  lua_setfield(L, -2, "open_seconds");
+  set_int(L, "restarted", (lua_Integer)t->offcpu_restarted);
+  lua_pushnumber(L, (double)t->offcpu_restarted_ns / 1e9);
+  lua_setfield(L, -2, "restarted_seconds");
+  lua_pushnumber(L, (double)t->oncpu_ns / 1e9);
+  lua_setfield(L, -2, "oncpu_seconds");
+  lua_setfield(L, -2, "time");
   if (sp->has_calls) {
     double hz = sp->gmon_hz ? (double)sp->gmon_hz : 1.0;
     lua_createtable(L, 0, 9);
@@ -1028,6 +1194,7 @@ const luaL_Reg lcore_stack_profile_methods[] = {
   {"threads", profile_threads},
   {"dsos", profile_dsos},
   {"stacks", profile_stacks},
+  {"sample_times", profile_sample_times},
   {"_measured_stacks", profile_measured_stacks},
   {NULL, NULL}
 };
@@ -1036,6 +1203,8 @@ const luaL_Reg lcore_stack_funcs[] = {
   {"_profile_from_stacks", l_profile_from_stacks},
   {"is_perfdata", l_is_perfdata},
   {"open_stacks", l_open_stacks},
+  {"_off_cpu_state", l_off_cpu_state},
+  {"_time_range", l_time_range},
   {NULL, NULL}
 };
 

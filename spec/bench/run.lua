@@ -41,9 +41,14 @@
 --   PD  P1's compile recorded a second time: `lgprof --diff --format=html`
 --       and `--format=svg` of the two recordings against one recording's
 --       `--format=html` page (at most 2x its time)
+--   PT  P1's compile recorded with its switches (cpu-clock at 4000 Hz,
+--       sched:sched_switch with DWARF stacks, --switch-events, as lgprof
+--       record --off-cpu records them): --event=off-cpu and --event=wall
+--       reports at most 1.5x the on-CPU report's time on the same file;
+--       --time-range=25%,75% no slower than the whole
 --
 -- BENCH_ONLY=B1s,B5 (a comma-separated list) runs only those benchmarks
--- (P1,P2,P3,P4,PL,PA,PD for the perf.data rows).
+-- (P1,P2,P3,P4,PL,PA,PD,PT for the perf.data rows).
 -- Each command runs BENCH_RUNS times (default and minimum 3; 11 when its
 -- first run took under 1 s, so short commands get a steadier median); the table
 -- shows the medians of wall time (bash's $EPOCHREALTIME around the command,
@@ -521,7 +526,7 @@ end
 -- P1-P4, linear: perf.data recordings of gcc compiling a generated file,
 -- lgprof against perf on the same file
 ---------------------------------------------------------------------------
-if want("P1", "P2", "P3", "P4", "PL", "PA", "PD") then
+if want("P1", "P2", "P3", "P4", "PL", "PA", "PD", "PT") then
   local PERF = capture("command -v perf || true"):gsub("\n$", "")
   local why
   if PERF == "" then
@@ -577,9 +582,11 @@ if want("P1", "P2", "P3", "P4", "PL", "PA", "PD") then
     local fp2 = want("PD") and recording(6000, "fp-2", "-e cpu-clock -F 4000 -g")
     local half = want("PL") and recording(6000, "fp-half", "-e cpu-clock -F 2000 -g")
     local dw = want("P4") and recording(1500, "dwarf", "-e cpu-clock -F 4000 --call-graph dwarf")
+    local sw = want("PT") and recording(6000, "switches", "-e cpu-clock/freq=4000/"
+      .. " -e sched:sched_switch/call-graph=dwarf/ --switch-events -g")
     -- (the recordings asked for: { fp or nil, ... } would stop at the first missing one)
     local inputs = {}
-    for _, inp in ipairs { fp, half, dw, fp2 } do
+    for _, inp in ipairs { fp, half, dw, fp2, sw } do
       if inp then inputs[#inputs + 1] = inp end
     end
     for _, inp in ipairs(inputs) do
@@ -692,6 +699,23 @@ if want("P1", "P2", "P3", "P4", "PL", "PA", "PD") then
         done_with(l.out)
       end
       done_with(page.out)
+    end
+    if want("PT") then
+      local on = lgprof_report("PT", sw)
+      row { "PT", "report, on-CPU (cpu-clock)", l = on, lt = true, lr = true }
+      for _, ev in ipairs { "off-cpu", "wall" } do
+        local l = report(LGPROF, "lgprof-" .. ev, "PT", sw, "--event=" .. ev)
+        local r = l.t / on.t
+        row { "PT", "report, --event=" .. ev, l = l, lt = true, lr = true, ratio = r,
+              target = "<= 1.5x on-CPU", ok = r <= 1.5 }
+        done_with(l.out)
+      end
+      local part = report(LGPROF, "lgprof-range", "PT", sw, "--time-range=25%,75%")
+      local r = part.t / on.t
+      -- (the medians of runs: 5% of noise allowed)
+      row { "PT", "report, --time-range=25%,75%", l = part, lt = true, lr = true, ratio = r,
+            target = "no slower than the whole", ok = r <= 1.05 }
+      done_with(part.out, on.out)
     end
     if lfp then done_with(lfp.out) end
   end

@@ -196,3 +196,37 @@ do
     stack = string.pack("<I8I8I8I8", B + 0x1205, S + 24, B + 0x1305, 0), dyn_size = 32 })
   put("perf", "dwarf-stack", dw:bytes())
 end
+
+-- the tracing data of a sched:sched_switch recording (fuzz_tracedata), in
+-- both byte orders
+do
+  local pw = require "helpers.perfwriter"
+  local sys = { { "sched", { pw.event_format("sched_switch", 372, pw.SCHED_SWITCH_FIELDS) } } }
+  put("tracedata", "sched-switch", pw.tracing_data(sys))
+  put("tracedata", "sched-switch-be", pw.tracing_data(sys, ">"))
+end
+
+-- a recording of switches for fuzz_perf's off-CPU and wall passes: cpu-clock
+-- samples, sched_switch samples with their RAW fields and the tracing data,
+-- and switch records (out, out preempted, in), in file and pipe mode
+do
+  local pw = require "helpers.perfwriter"
+  local st = 0x10000 | pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN
+  local f = pw.new({ attrs = {
+    { type = 1, config = 0, sample_type = st, period = 1000000, ids = { 1 }, flags = 1 << 26 },
+    { type = 2, config = 372, sample_type = st | pw.CPU | pw.RAW, period = 1, ids = { 2 } } } })
+  f:comm(7, 7, "prog", 10, true)
+  local chain = { pw.CONTEXT_USER, 0x401000, 0x401100 }
+  for k, state in ipairs({ 1, 0, 2 }) do
+    local t = 1000000 * k
+    f:sample({ attr = 1, ip = 0x401000, pid = 7, tid = 7 + k % 2, time = t, period = 1000000, chain = chain })
+    f:sample({ attr = 2, ip = 0x401000, pid = 7, tid = 7 + k % 2, time = t + 100, period = 1, chain = chain,
+      raw = pw.sched_switch_raw({ type = 372, prev_pid = 7 + k % 2, prev_state = state, next_pid = 7 }) })
+    f:switch(7, 7 + k % 2, t + 200, { out = true, preempt = state == 0 })
+    f:switch(7, 7 + k % 2, t + 500000)
+  end
+  f:feature("tracing_data", pw.tracing_data({ { "sched",
+    { pw.event_format("sched_switch", 372, pw.SCHED_SWITCH_FIELDS) } } }))
+  put("perf", "switches", f:bytes())
+  put("perf", "switches-pipe", f:bytes({ pipe = true }))
+end

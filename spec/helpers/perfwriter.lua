@@ -233,6 +233,13 @@ function File:sample(s)
     t[#t + 1] = P.u64(s.nchain or #chain)
     for _, v in ipairs(chain) do t[#t + 1] = P.u64(v) end
   end
+  if st & M.RAW ~= 0 then
+    -- u32 size, then the bytes padded (as the kernel does) so that the
+    -- record stays 8-aligned
+    local raw = s.raw or ""
+    raw = raw .. ("\0"):rep((8 - (4 + #raw) % 8) % 8)
+    t[#t + 1] = P.u32(#raw) .. raw
+  end
   if st & M.BRANCH_STACK ~= 0 then
     local br = s.branches or {}
     t[#t + 1] = P.u64(#br)
@@ -250,20 +257,110 @@ function File:sample(s)
     if #stack > 0 then t[#t + 1] = stack .. P.u64(s.dyn_size or #stack) end
   end
   assert(st & ~(M.IP | M.TID | M.TIME | M.ADDR | M.ID | M.STREAM_ID | M.CPU | M.PERIOD
-    | M.CALLCHAIN | M.IDENTIFIER | M.BRANCH_STACK | M.REGS_USER | M.STACK_USER) == 0,
+    | M.CALLCHAIN | M.RAW | M.IDENTIFIER | M.BRANCH_STACK | M.REGS_USER | M.STACK_USER) == 0,
     "perfwriter: sample field not written")
   return self:raw(self:record(9, s.misc or 2, table.concat(t)))
 end
 
+--- A context switch of thread pid/tid at time (PERF_RECORD_SWITCH, 14):
+-- opts.out (switched out; else in), opts.preempt (out while runnable),
+-- opts.attr (whose trailer: the first attr unless given), opts.cpu_wide
+-- = { pid, tid } (SWITCH_CPU_WIDE, 15, with the next or previous task).
+function File:switch(pid, tid, time, opts)
+  opts = opts or {}
+  local misc = (opts.out and 0x2000 or 0) | (opts.out and opts.preempt and 0x4000 or 0)
+  local body = ""
+  if opts.cpu_wide then body = self.P.u32(opts.cpu_wide[1]) .. self.P.u32(opts.cpu_wide[2]) end
+  return self:raw(self:record(opts.cpu_wide and 15 or 14, misc,
+    body .. self:trailer(pid, tid, time, opts.attr and self.attrs[opts.attr])))
+end
+
+-- The fields of sched:sched_switch as Linux 6.x's tracefs gives them: name,
+-- C declaration, offset, size, signed.
+M.SCHED_SWITCH_FIELDS = {
+  { "common_type", "unsigned short common_type", 0, 2, 0 },
+  { "common_flags", "unsigned char common_flags", 2, 1, 0 },
+  { "common_preempt_count", "unsigned char common_preempt_count", 3, 1, 0 },
+  { "common_pid", "int common_pid", 4, 4, 1 },
+  { "prev_comm", "char prev_comm[16]", 8, 16, 0 },
+  { "prev_pid", "pid_t prev_pid", 24, 4, 1 },
+  { "prev_prio", "int prev_prio", 28, 4, 1 },
+  { "prev_state", "long prev_state", 32, 8, 1 },
+  { "next_comm", "char next_comm[16]", 40, 16, 0 },
+  { "next_pid", "pid_t next_pid", 56, 4, 1 },
+  { "next_prio", "int next_prio", 60, 4, 1 },
+}
+
+--- An event's format text as tracefs writes it: name, id, fields (a list
+-- as M.SCHED_SWITCH_FIELDS: the first four are the common ones).
+function M.event_format(name, id, fields)
+  local t = { ("name: %s\nID: %d\nformat:\n"):format(name, id) }
+  for k, f in ipairs(fields) do
+    t[#t + 1] = ("\tfield:%s;\toffset:%d;\tsize:%d;\tsigned:%d;\n"):format(f[2], f[3], f[4], f[5])
+    if k == 4 then t[#t + 1] = "\n" end
+  end
+  -- perf script prints the fields it reads by the offsets above
+  t[#t + 1] = '\nprint fmt: "prev_comm=%s prev_pid=%d prev_state=%ld next_pid=%d", REC->prev_comm,'
+    .. " REC->prev_pid, REC->prev_state, REC->next_pid\n"
+  return table.concat(t)
+end
+
+--- The tracing data blob (feature 1, pipe record 66) of perf 6.1: its
+-- header, header_page and header_event, no ftrace formats, then systems =
+-- { { "sched", { format text, ... } } }, no kallsyms, no printk formats,
+-- no saved command lines. order: the file's ("<" or ">").
+function M.tracing_data(systems, order)
+  local P = packers(order or "<")
+  local function sized(text) return P.u64(#text) .. text end
+  local t = { "\x17\x08\x44tracing", "0.6\0", string.char(order == ">" and 1 or 0), "\8", P.u32(4096),
+    "header_page\0", sized("\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+      .. "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+      .. "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+      .. "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n"),
+    "header_event\0", sized("# compressed entry header\n\ttype_len    :    5 bits\n"
+      .. "\ttime_delta  :   27 bits\n\tarray       :   32 bits\n\n\tpadding     : type == 29\n"
+      .. "\ttime_extend : type == 30\n\ttime_stamp : type == 31\n\tdata max type_len  == 28\n"),
+    P.u32(0), P.u32(#systems) }
+  for _, sys in ipairs(systems) do
+    t[#t + 1] = sys[1] .. "\0" .. P.u32(#sys[2])
+    for _, text in ipairs(sys[2]) do t[#t + 1] = sized(text) end
+  end
+  t[#t + 1] = P.u32(0) .. P.u32(0) .. P.u64(0)
+  return table.concat(t)
+end
+
+--- The RAW bytes of a sched_switch sample laid out by fields (default
+-- M.SCHED_SWITCH_FIELDS): v = { type, pid, prev_comm, prev_pid, prev_prio,
+-- prev_state, next_comm, next_pid, next_prio }; order: the file's.
+function M.sched_switch_raw(v, fields, order)
+  fields = fields or M.SCHED_SWITCH_FIELDS
+  local size = 0
+  for _, f in ipairs(fields) do size = math.max(size, f[3] + f[4]) end
+  local bytes = {}
+  for k = 1, size do bytes[k] = "\0" end
+  local values = { common_type = v.type, common_flags = 1, common_preempt_count = 3,
+    common_pid = v.pid or v.prev_pid, prev_comm = v.prev_comm or "", prev_pid = v.prev_pid,
+    prev_prio = v.prev_prio or 120, prev_state = v.prev_state or 0, next_comm = v.next_comm or "",
+    next_pid = v.next_pid or 0, next_prio = v.next_prio or 120 }
+  for _, f in ipairs(fields) do
+    local x, b = values[f[1]]
+    if type(x) == "string" then b = (x .. ("\0"):rep(f[4])):sub(1, f[4])
+    else b = string.pack((order or "<") .. (f[5] == 1 and "i" or "I") .. f[4], x or 0) end
+    for k = 1, f[4] do bytes[f[3] + k] = b:sub(k, k) end
+  end
+  return table.concat(bytes)
+end
+
 --- Features: hostname, osrelease, version, arch (strings), cmdline (list),
 -- event_desc = true (names from the attrs), buildids = { { id = 20 bytes,
--- path, pid (-1), misc (0x8002) } }, nrcpus = { avail, online }.
+-- path, pid (-1), misc (0x8002) } }, nrcpus = { avail, online },
+-- tracing_data = the blob (M.tracing_data; a record 66 in pipe mode).
 function File:feature(name, value)
   self.features[name] = value
   return self
 end
 
-local FEATURE_BITS = { buildids = 2, hostname = 3, osrelease = 4, version = 5, arch = 6,
+local FEATURE_BITS = { tracing_data = 1, buildids = 2, hostname = 3, osrelease = 4, version = 5, arch = 6,
   nrcpus = 7, cmdline = 11, event_desc = 12, sample_time = 21, compressed = 27 }
 
 local function attr_bytes(a, P)
@@ -305,6 +402,8 @@ function File:feature_payload(name, v)
         .. b.id .. ("\0"):rep(20 - #b.id) .. string.char(#b.id) .. "\0\0\0" .. path
     end
     return table.concat(t)
+  elseif name == "tracing_data" then
+    return v
   end
   return pstring(v, P)
 end
@@ -326,7 +425,15 @@ function File:bytes(opts)
       t[#t + 1] = self:record(64, 0, attr_bytes(a, P) .. table.concat(ids))
     end
     for _, name in ipairs(names) do
-      t[#t + 1] = self:record(80, 0, P.u64(FEATURE_BITS[name]) .. self:feature_payload(name, self.features[name]))
+      if name == "tracing_data" then
+        -- the blob follows its record, outside the record's size, padded to 8
+        local blob = self.features[name]
+        local padded_len = (#blob + 7) // 8 * 8
+        t[#t + 1] = self:record(66, 0, P.u32(padded_len) .. P.u32(0)) .. blob
+          .. ("\0"):rep(padded_len - #blob)
+      else
+        t[#t + 1] = self:record(80, 0, P.u64(FEATURE_BITS[name]) .. self:feature_payload(name, self.features[name]))
+      end
     end
     t[#t + 1] = data
     return table.concat(t)

@@ -27,6 +27,7 @@ void lgp_stacktab_free(lgp_stacktab *t) {
   free(t->frame_defs);
   free(t->frames);
   free(t->stacks);
+  free(t->times);
   free(t->threads);
   free(t->events);
   free(t->files);

@@ -81,6 +81,13 @@ typedef struct lgp_st_stack {
   uint8_t truncated;     /* the chain stopped before its root (unwinding failed) */
 } lgp_st_stack;
 
+/* A sample's time (or an off-CPU interval's start), kept on request. */
+typedef struct lgp_st_time {
+  uint64_t time;         /* perf's clock, ns */
+  uint64_t weight;       /* its period (an interval: its length) */
+  uint32_t stack;
+} lgp_st_time;
+
 /* Why a chain stopped before its root (the doctor's advice differs). */
 enum {
   LGP_TRUNC_STACK_COPY = 0, /* unwinding needed memory past the sample's copy of the user stack */
@@ -133,6 +140,23 @@ typedef struct lgp_stacktab {
                                  unwinding modules share it */
   uint64_t debug_inflated;    /* separate debug files read from an in-memory
                                  copy with their DWARF inflated (once each) */
+  /* time (perf.data): the samples' first and last times (ns, perf's clock),
+     what the recording says of switches, and the off-CPU time read */
+  uint64_t time_first, time_last;
+  uint8_t has_time;
+  uint8_t switch_tracepoint;  /* sched:sched_switch samples with their format */
+  uint8_t switch_records;     /* PERF_RECORD_SWITCH or SWITCH_CPU_WIDE records */
+  uint8_t synthesized;        /* the event is off-cpu or wall: off-CPU time exact */
+  uint64_t offcpu_ns[4];      /* off-CPU time kept, by kind (offcpu.h's LGP_OFF_*) */
+  uint64_t offcpu_intervals;  /* intervals kept */
+  uint64_t offcpu_open;       /* of them, still open when the recording ended */
+  uint64_t offcpu_open_ns;    /* their time, charged up to the end */
+  uint64_t offcpu_restarted;  /* switch-outs while off: a return was lost */
+  uint64_t offcpu_restarted_ns; /* the time between those lost returns' switch-outs */
+  uint64_t oncpu_ns;          /* wall: the on-CPU samples' time */
+  lgp_st_time *times;         /* each sample's time, in time order, when asked for
+                                 (lgp_perf_opts.sample_times), else NULL */
+  size_t ntimes;
 } lgp_stacktab;
 
 void lgp_stacktab_free(lgp_stacktab *t);

@@ -202,6 +202,26 @@ static double one_sample(const rctx *r) {
   return sp != NULL && sp->samples > 0 ? (double)sp->weight / (double)sp->samples : 1.0;
 }
 
+/* Off-CPU and wall profiles (--event=off-cpu, wall) say what is exact and
+** what is sampled, and the intervals the recording's end cut. */
+static void time_note(const rctx *r) {
+  const lgp_stacktab *t = &lgp_stacks_of(r->p)->tab;
+  double off = (double)(t->offcpu_ns[0] + t->offcpu_ns[1] + t->offcpu_ns[2] + t->offcpu_ns[3]);
+  if (!t->synthesized)
+    return;
+  lgp_out_printf(r->o, "Off-CPU time is exact, measured from the recorded context switches: "
+                 "%.6f seconds in %llu intervals (sleeping %.6f, waiting %.6f, preempted %.6f, "
+                 "blocked %.6f).\n", off / 1e9, (unsigned long long)t->offcpu_intervals,
+                 (double)t->offcpu_ns[1] / 1e9, (double)t->offcpu_ns[2] / 1e9,
+                 (double)t->offcpu_ns[0] / 1e9, (double)t->offcpu_ns[3] / 1e9);
+  if (t->oncpu_ns > 0)
+    lgp_out_printf(r->o, "On-CPU time is sampled: %.6f seconds.\n", (double)t->oncpu_ns / 1e9);
+  if (t->offcpu_open > 0)
+    lgp_out_printf(r->o, "%llu interval(s) had not ended when the recording did: charged up to "
+                   "its end (%.6f seconds).\n", (unsigned long long)t->offcpu_open,
+                   (double)t->offcpu_open_ns / 1e9);
+}
+
 static void granularity(rctx *r) {
   if (stack_event(r) != NULL) {
     lgp_out_printf(r->o, "\ngranularity: each sample is one stack from perf.data (%s)%s",
@@ -241,6 +261,7 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
                        "measured; a sampler counts no call, so gprof's call columns are blank.\n",
                        p->stacks->command != NULL ? p->stacks->command : p->image->path,
                        stack_event(&r));
+      time_note(&r);
       if (p->line_granularity)
         lgp_out_str(o, "A line's row holds the samples whose leaf frame is on it; @ is the "
                        "lowest address sampled there.\n");

@@ -133,7 +133,9 @@ local function check_samples(list, profile, th)
   for fn in profile:flat() do
     if not hot or fn.samples > hot.samples then hot = fn end
   end
-  if hot and hot.samples < th.few_samples then
+  -- off-CPU time is measured, interval by interval: no sampling error
+  local exact = profile.source == "stacks" and profile:_stack_evidence().event == "off-cpu"
+  if hot and hot.samples < th.few_samples and not exact then
     list[#list + 1] = finding("few-samples", "warning",
       ("the hottest function, %s, has %.0f sample%s: its self time is known to about ±%s"):format(
         hot.name, hot.samples, ("%.0f"):format(hot.samples) == "1" and "" or "s",
@@ -525,6 +527,34 @@ local function check_combined(list, profile, th)
   end
 end
 
+-- The recording's time (issue 32): an on-CPU profile of a program that
+-- mostly waited, and off-CPU time that lost switches leave unaccounted.
+local function check_time(list, profile, ev)
+  local t = ev.time or {}
+  local span = t.first and t.last - t.first or 0
+  if not t.synthesized and ev.is_time and span >= 0.1 and profile.total_time < 0.5 * span then
+    list[#list + 1] = finding("off-cpu-dominant", "info",
+      ("the threads were on the CPU for %.3f s of the recording's %.3f s: the program spent most of "
+        .. "its time off the CPU (sleeping, waiting for locks or I/O), which an on-CPU profile does "
+        .. "not show"):format(profile.total_time, span),
+      (t.switch_tracepoint or t.switch_records) and "read the time off the CPU too: --event=wall "
+        .. "(or --event=off-cpu)" or "record the switches too: lgprof record --wall, then --event=wall",
+      { oncpu_seconds = profile.total_time, span_seconds = span })
+  end
+  if t.synthesized and ((ev.lost or 0) > 0 or (t.restarted or 0) > 0) then
+    local off = 0
+    for _, v in pairs(t.offcpu or {}) do off = off + v end
+    local unknown = t.restarted_seconds or 0
+    local share = off + unknown > 0 and unknown / (off + unknown) or 0
+    list[#list + 1] = finding("lost-switches", "warning",
+      ("%d switch-ins were lost%s: %.3f s (%s) of the time off the CPU cannot be accounted for, "
+        .. "and intervals around the losses may be too long or missing"):format(t.restarted or 0,
+        (ev.lost or 0) > 0 and (" and perf lost %d records"):format(ev.lost) or "", unknown, pct(share)),
+      "record with a bigger buffer (perf record -m 8M) or fewer events",
+      { restarted = t.restarted, lost = ev.lost, unknown_seconds = unknown, share = share })
+  end
+end
+
 -- A perf.data's findings: from the reader's counters and the binaries.
 local function check_stacks(list, profile, th)
   local ev = profile:_stack_evidence()
@@ -578,6 +608,7 @@ local function check_stacks(list, profile, th)
       "choose the event with --event=NAME (perf report --stat lists them)",
       { event = ev.event, other_samples = ev.other_samples })
   end
+  check_time(list, profile, ev)
   if ev.kernel_unresolved > 0 then
     list[#list + 1] = finding("kernel-hidden", "info",
       ("%d kernel frames have no symbol: the kernel's symbols were not readable"):format(

@@ -61,6 +61,10 @@ function cli.open(st, err, exe, gmons)
   if status then return nil, status end
   local profile, msg = lgprof.open(exe or st.exe, gmons or st.gmons, opts)
   if not profile then
+    -- a range outside the recording is the command line's fault
+    if tostring(msg):find(": --time-range=", 1, true) then
+      return nil, options.usage_error(err, msg, st.mode)
+    end
     err:write("lgprof: ", msg, "\n")
     return nil, 1
   end

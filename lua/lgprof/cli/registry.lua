@@ -160,6 +160,15 @@ registry.TYPES = {
     describe = "thread, process, comm or dso (a comma list nests: comm,dso)",
     check = function(v) return require("lgprof.analysis.groups").parse(v) end,
   },
+  -- perf.data's --off-cpu-state and --time-range: checked by the reader's own parsers
+  offstates = {
+    describe = "S, D and R, comma-separated",
+    check = function(v) return require("lgprof")._core._off_cpu_state(v) and v or nil end,
+  },
+  timerange = {
+    describe = "FROM,TO (seconds from the first sample, 10%,20%, or perf's timestamps)",
+    check = function(v) return require("lgprof")._core._time_range(v) and v or nil end,
+  },
   -- --min-width: pixels, or a percent of the picture's width
   width = {
     describe = "pixels (0.1) or a percent of the width (0.05%)",
@@ -315,7 +324,16 @@ registry.OPTIONS = {
   -- perf.data's reading (perf report's spellings); a gmon profile refuses them
   { long = "event", arg = "required", type = "string", key = "event",
     modes = modes("gprof", "diff", "check", "doctor", "script"), group = "perf",
-    metavar = "NAME", help = "perf.data: the event whose samples are read (default: the first with samples)" },
+    metavar = "NAME", help = "perf.data: the event whose samples are read (default: the first with samples);"
+      .. " off-cpu: time off the CPU, wall: on-CPU samples and off-CPU time, from the recorded switches" },
+  { long = "off-cpu-state", arg = "required", type = "offstates", key = "off_cpu_state",
+    modes = modes("gprof", "diff", "check", "doctor", "script"), group = "perf", metavar = "S,D,R",
+    help = "perf.data, --event=off-cpu or wall: only the waits of these kinds (S sleeping, D"
+      .. " uninterruptible, R preempted while runnable; default all)" },
+  { long = "time-range", arg = "required", type = "timerange", list = true, key = "time_range",
+    modes = modes("gprof", "diff", "check", "doctor", "script"), group = "perf", metavar = "FROM,TO",
+    help = "perf.data: only the samples from FROM (included) to TO (excluded): seconds from the first"
+      .. " sample, percentages (10%,20%) or perf's timestamps; repeatable" },
   { long = "symfs", arg = "required", type = "path", key = "symfs",
     modes = modes("gprof", "diff", "check", "doctor", "script"), group = "perf",
     metavar = "DIR", help = "perf.data: look for the recorded binaries under DIR" },
@@ -449,6 +467,10 @@ registry.OPTIONS = {
   { long = "event", arg = "required", type = "string", nonempty = true, key = "event",
     modes = modes("record"), group = "record", metavar = "EVENT",
     help = "the event to sample (default cpu-clock, the one that works in virtual machines)" },
+  { long = "off-cpu", arg = "none", key = "off_cpu", modes = modes("record"), group = "record",
+    help = "record the context switches too, and report the time off the CPU (--event=off-cpu)" },
+  { long = "wall", arg = "none", key = "wall", modes = modes("record"), group = "record",
+    help = "record the context switches too, and report each thread's whole life (--event=wall)" },
   { long = "gmon", arg = "none", key = "gmon", modes = modes("record"), group = "record",
     help = "a -pg program: keep its gmon.out and the recording (default perf.data) side by side" },
   { long = "dry-run", arg = "none", key = "dry_run", modes = modes("record"), group = "record",

@@ -128,9 +128,23 @@ end
 
 --- The perf command (a list of words): o.event, o.freq, o.unwind ("fp"
 -- or "dwarf"), o.stack_size (DWARF: bytes copied per sample, else
--- perf's default), o.output, o.program and o.args.
+-- perf's default), o.output, o.program and o.args; o.switches, for
+-- off-CPU time: "tracepoint" (sched:sched_switch, every switch with its
+-- stack, beside the switch records) or "records" (the switch records
+-- alone: no stacks).
 function cmd.perf_command(o)
   local words = { "perf", "record", "-q", "-e", o.event or "cpu-clock", "-F", tostring(o.freq or 999) }
+  if o.switches == "tracepoint" then
+    -- the sampling rate as a term of cpu-clock's own: a global -F would
+    -- sample the tracepoint by frequency too, and lose switches. A thread
+    -- leaves the CPU inside the C library's system-call wrappers, which
+    -- keep no frame pointers: the switch stacks are unwound with DWARF.
+    words = { "perf", "record", "-q", "-e", ("cpu-clock/freq=%d/"):format(o.freq or 999),
+      "-e", o.stack_size and ("sched:sched_switch/call-graph=dwarf,stack-size=%d/"):format(o.stack_size)
+        or "sched:sched_switch/call-graph=dwarf/", "--switch-events" }
+  elseif o.switches == "records" then
+    words[#words + 1] = "--switch-events"
+  end
   if o.unwind == "dwarf" then
     local how = o.stack_size and ("dwarf,%d"):format(o.stack_size) or "dwarf"
     table.move({ "--call-graph", how }, 1, 2, #words + 1, words)
@@ -207,6 +221,15 @@ function cmd.run(ctx)
   local path = os.getenv("PATH") or "/usr/bin:/bin"
   local program = cmd.find_program(name, path)
   if not program then return ctx:fail(1, cmd.failure_message("no-program", name)) end
+  if (st.off_cpu or st.wall) and st.event then
+    return ctx:fail(2, "record: --off-cpu and --wall record cpu-clock and the switches: they cannot be"
+      .. " combined with --event")
+  end
+  if st.off_cpu and st.wall then return ctx:fail(2, "record: --off-cpu and --wall cannot be combined") end
+  -- off-CPU time: every switch with its stack needs the sched_switch
+  -- tracepoint, and so tracefs, root's here; the switch records alone need
+  -- no more than a sample does
+  local switches = (st.off_cpu or st.wall) and (is_root() and "tracepoint" or "records")
   local unwind = st.fp and "fp" or (st.dwarf or st.stack_size) and "dwarf"
   if not unwind then
     -- DWARF when frame pointers are not known to be kept: it works either way
@@ -227,6 +250,7 @@ function cmd.run(ctx)
   end
   local words = cmd.perf_command({
     event = st.event, freq = st.freq, unwind = unwind, stack_size = st.stack_size, output = data, program = name,
+    switches = switches,
     args = table.move(st.rest, 2, #st.rest, 1, {}),
   })
   local quoted = {}
@@ -234,6 +258,13 @@ function cmd.run(ctx)
   if st.dry_run then
     if reservation then os.remove(reservation) end
     out:write(table.concat(quoted, " "), "\n")
+    if switches == "tracepoint" then
+      out:write("# off-CPU time from sched:sched_switch samples (stacks unwound with DWARF) and the"
+        .. " switch records\n")
+    elseif switches == "records" then
+      out:write("# off-CPU time from the switch records alone, with no stacks (sched:sched_switch"
+        .. " needs root)\n")
+    end
     return 0
   end
   local function cleanup()
@@ -279,6 +310,7 @@ function cmd.run(ctx)
   if st.gmon and not gmon then
     err:write("lgprof: warning: ", name, " wrote no gmon.out here (was it linked with -pg?)\n")
   end
+  if switches then st.event = st.off_cpu and "off-cpu" or "wall" end
   if gmon then -- both files of the run: times from the stacks, calls from gmon.out
     st.exe, st.gmons, st.perf = program, { "gmon.out" }, data
   else

@@ -21,7 +21,7 @@
 
 /* Feature bits lgprof reads. */
 enum {
-  F_BUILD_ID = 2, F_HOSTNAME = 3, F_OSRELEASE = 4, F_VERSION = 5, F_ARCH = 6, F_NRCPUS = 7,
+  F_TRACING_DATA = 1, F_BUILD_ID = 2, F_HOSTNAME = 3, F_OSRELEASE = 4, F_VERSION = 5, F_ARCH = 6, F_NRCPUS = 7,
   F_CPUDESC = 8, F_CMDLINE = 11, F_EVENT_DESC = 12, F_STAT = 19, F_SAMPLE_TIME = 21,
   F_COMPRESSED = 27, F_LAST = 256
 };
@@ -260,6 +260,11 @@ static int feature(lgp_perf_data *pd, unsigned bit, const uint8_t *p, size_t len
   case F_COMPRESSED:
     pd->compressed = 1;
     return 0;
+  case F_TRACING_DATA:
+    /* parsed by its user (tracedata.h): most recordings never need it */
+    pd->tracing = p;
+    pd->tracing_len = len;
+    return 0;
   case F_NRCPUS:
     if (take_u32(&c, &pd->nrcpus_avail) != 0 || take_u32(&c, &pd->nrcpus_online) != 0)
       return lgp_fail(err, pd->path, "feature NRCPUS cut short");
@@ -445,6 +450,12 @@ static int pipe_record(lgp_perf_data *pd, const lgp_perf_record *rec, lgp_err *e
       return 0;
     pd->features[bit / 64] |= (uint64_t)1 << (bit % 64);
     return feature(pd, (unsigned)bit, rec->body + 8, rec->body_len - 8, err);
+  }
+  if (rec->type == LGP_PERF_HEADER_TRACING_DATA && rec->body_len >= 4 && !pd->tracing) {
+    /* the blob follows the record, outside its size (lgp_perf_next checked
+       that its rounded size is there) */
+    pd->tracing = rec->body + rec->body_len;
+    pd->tracing_len = u32_at(rec->body);
   }
   return 0;
 }
@@ -989,9 +1000,8 @@ int lgp_perf_sample_decode(const lgp_perf_data *pd, const lgp_perf_record *rec,
     NEED(take(&c, (size_t)s->nchain * 8, &s->chain));
   }
   if (st & LGP_PS_RAW) {
-    uint32_t size;
-    NEED(take_u32(&c, &size));
-    NEED(take(&c, size, &p));
+    NEED(take_u32(&c, &s->raw_size));
+    NEED(take(&c, s->raw_size, &s->raw));
   }
   if (st & LGP_PS_BRANCH_STACK) {
     NEED(take_u64(&c, &s->nbranch));
@@ -1108,6 +1118,27 @@ int lgp_perf_task_decode(const lgp_perf_data *pd, const lgp_perf_record *rec,
   t->tid = u32_at(b + 8);
   t->ptid = u32_at(b + 12);
   t->time = lgp_perf_u64(b + 16);
+  return 0;
+}
+
+int lgp_perf_switch_decode(const lgp_perf_data *pd, const lgp_perf_record *rec,
+                           lgp_perf_switch *sw, lgp_err *err) {
+  const lgp_perf_attr *a = &pd->attrs[lgp_perf_record_attr(pd, rec)];
+  size_t len = rec->body_len;
+  memset(sw, 0, sizeof *sw);
+  sample_id_decode(a, rec->body, &len, &sw->sid);
+  if (!sw->sid.has_tid || !sw->sid.has_time)
+    return lgp_fail(err, pd->path, "offset %zu: a switch record without thread or time",
+                    rec->offset);
+  if (rec->type == LGP_PERF_SWITCH_CPU_WIDE) {
+    if (len < 8)
+      return lgp_fail(err, pd->path, "offset %zu: switch record of %u bytes", rec->offset,
+                      rec->size);
+    sw->next_prev_pid = u32_at(rec->body);
+    sw->next_prev_tid = u32_at(rec->body + 4);
+  }
+  sw->out = (rec->misc & 0x2000) != 0;
+  sw->preempt = sw->out && (rec->misc & 0x4000) != 0;
   return 0;
 }
 

@@ -25,6 +25,7 @@ enum {
   LGP_PERF_MMAP = 1, LGP_PERF_LOST = 2, LGP_PERF_COMM = 3, LGP_PERF_EXIT = 4,
   LGP_PERF_THROTTLE = 5, LGP_PERF_UNTHROTTLE = 6, LGP_PERF_FORK = 7, LGP_PERF_READ = 8,
   LGP_PERF_SAMPLE = 9, LGP_PERF_MMAP2 = 10, LGP_PERF_LOST_SAMPLES = 13,
+  LGP_PERF_SWITCH = 14, LGP_PERF_SWITCH_CPU_WIDE = 15,
   LGP_PERF_HEADER_ATTR = 64, LGP_PERF_HEADER_TRACING_DATA = 66, LGP_PERF_HEADER_BUILD_ID = 67,
   LGP_PERF_FINISHED_ROUND = 68, LGP_PERF_AUXTRACE = 71, LGP_PERF_HEADER_FEATURE = 80,
   LGP_PERF_COMPRESSED = 81, LGP_PERF_FINISHED_INIT = 82, LGP_PERF_COMPRESSED2 = 83,
@@ -66,6 +67,8 @@ typedef struct lgp_perf_attr {
 
 #define LGP_PERF_ATTR_FREQ (1u << 10)
 #define LGP_PERF_ATTR_SAMPLE_ID_ALL (1u << 18)
+#define LGP_PERF_ATTR_CONTEXT_SWITCH (1u << 26)
+#define LGP_PERF_TYPE_TRACEPOINT 2
 
 /* A build-id as the recording lists it (BUILD_ID feature or record). */
 typedef struct lgp_perf_buildid {
@@ -96,6 +99,8 @@ typedef struct lgp_perf_data {
   uint32_t nrcpus_online, nrcpus_avail;
   uint64_t first_time, last_time;   /* SAMPLE_TIME, 0 when absent */
   int compressed;         /* the COMPRESSED feature (zstd records) */
+  const uint8_t *tracing; /* the tracing data (feature 1, pipe record 66), or NULL */
+  size_t tracing_len;
   /* perf record -z, or a directory: the file's bytes up to its records,
   ** then its records (a directory's data, data.0, data.1, ...) with each
   ** COMPRESSED record replaced by the records it holds; bytes, size and
@@ -143,8 +148,19 @@ typedef struct lgp_perf_sample {
   const uint8_t *regs;    /* nregs u64, in the mask's bit order */
   uint64_t stack_size, stack_dyn_size;
   const uint8_t *stack;
+  const uint8_t *raw;     /* a tracepoint's RAW bytes (read them by tracedata.h) */
+  uint32_t raw_size;
   int has_period;
 } lgp_perf_sample;
+
+/* A context switch (SWITCH, SWITCH_CPU_WIDE): the thread switching and the
+** time are those of the trailer. */
+typedef struct lgp_perf_switch {
+  int out;                /* switched out (else in) */
+  int preempt;            /* out while still runnable (preempted) */
+  uint32_t next_prev_pid, next_prev_tid; /* CPU-wide only */
+  lgp_perf_sample_id sid;
+} lgp_perf_switch;
 
 typedef struct lgp_perf_mmap {
   uint32_t pid, tid;
@@ -212,6 +228,10 @@ int lgp_perf_mmap_decode(const lgp_perf_data *pd, const lgp_perf_record *rec,
                          lgp_perf_mmap *m, lgp_err *err);
 int lgp_perf_task_decode(const lgp_perf_data *pd, const lgp_perf_record *rec,
                          lgp_perf_task *t, lgp_err *err);
+/* Decodes SWITCH and SWITCH_CPU_WIDE. 0, or -1 with a message (no thread
+** or no time in its trailer: the record tells nothing). */
+int lgp_perf_switch_decode(const lgp_perf_data *pd, const lgp_perf_record *rec,
+                           lgp_perf_switch *sw, lgp_err *err);
 /* Adds the build-id a HEADER_BUILD_ID (67) record of the stream carries
 ** (`perf inject --buildid-all` writes them) to pd->buildids. 0, or -1
 ** with a message. */

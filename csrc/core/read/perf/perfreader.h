@@ -16,6 +16,8 @@
 **   perfunwind.c     unwinding the user stack copies (--call-graph dwarf)
 **   perfstacks.c     the records replayed in time order: threads, chains,
 **                    stacks (the public entry points, perfstacks.h)
+**   perfoffcpu.c     off-CPU intervals from the recorded switches, for the
+**                    synthesized events off-cpu and wall
 */
 #ifndef perfreader_h
 #define perfreader_h
@@ -42,6 +44,10 @@ typedef struct reader reader;
 #include "read/perf/perfkallsyms.h"
 #include "read/perf/perfsymtab.h"
 #include "read/perf/perfunwind.h"
+#include "read/perf/offcpu.h"
+#include "read/perf/timerange.h"
+#include "read/perf/tracedata.h"
+#include "read/perf/perfoffcpu.h"
 
 typedef struct tidname {
   uint32_t tid;
@@ -109,7 +115,22 @@ struct reader {
   uint32_t last_pid, last_tid, last_thread;
   size_t last_proc;
   const char *last_comm;
+  uint32_t last_stack;       /* the stack lgp_pr_stack_add last counted in */
+  size_t times_cap;
+  lgp_time_range *ranges;    /* --time-range, resolved */
+  size_t nranges;
+  /* off-CPU time (perfoffcpu.c): the synthesized event (LGP_PR_SYNTH_*),
+     the sched_switch event and its fields, each thread's state */
+  int synth;
+  size_t switch_attr;        /* LGP_PR_NO_ATTR: none */
+  lgp_trace_data trace;
+  const lgp_trace_field *f_prev_state, *f_next_pid, *f_prev_pid;
+  lgp_offcpu off;
+  uint32_t offcpu_dso, kind_fd[LGP_OFF_NKINDS];
 };
+
+enum { LGP_PR_SYNTH_NONE, LGP_PR_SYNTH_OFFCPU, LGP_PR_SYNTH_WALL };
+#define LGP_PR_NO_ATTR SIZE_MAX
 
 /* "PATH: out of memory" into s->err: -1. */
 int lgp_pr_oom(reader *s);
@@ -159,5 +180,23 @@ int lgp_pr_cframe_push(reader *s, uint32_t fd);
 /* "[unknown] label+0xOFF": the frame of an address of dso no symbol
 ** covers, pushed. */
 int lgp_pr_unknown_frame(reader *s, uint32_t dso, uint64_t off);
+
+/* The replay's (perfstacks.c), shared with perfoffcpu.c. */
+/* A thread id's name record, made when make is set; NULL when absent (or
+** out of memory, s->err set). */
+tidname *lgp_pr_tid_get(reader *s, uint32_t tid, int make);
+/* The table's thread (pid, tid), made on first use; NONE after a failure. */
+uint32_t lgp_pr_thread_get(reader *s, uint32_t pid, uint32_t tid);
+/* Counts count samples of weight in the stack of thread whose frames are
+** s->scratch[0 .. depth), made on first use (s->last_stack says which).
+** 0, or -1 out of memory. */
+int lgp_pr_stack_add(reader *s, uint32_t thread, size_t depth, uint64_t weight, int truncated,
+                     uint64_t count);
+/* A sample's stack, counted. leaf: a frame put below its own frames (an
+** off-CPU kind's), or NONE; with one, the stack is made with no sample
+** and no weight (its intervals add them). 0, or -1. */
+int lgp_pr_do_sample(reader *s, const lgp_perf_sample *sm, uint32_t leaf);
+/* Keeps a sample's time when asked for (opts.sample_times). 0, or -1. */
+int lgp_pr_time_add(reader *s, uint64_t time, uint64_t weight, uint32_t stack);
 
 #endif

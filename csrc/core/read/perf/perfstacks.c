@@ -26,7 +26,7 @@ static int tid_eq(const void *ctx, uint32_t v, const void *key) {
   return s->tids[v].tid == *(const uint32_t *)key;
 }
 
-static tidname *tid_get(reader *s, uint32_t tid, int make) {
+tidname *lgp_pr_tid_get(reader *s, uint32_t tid, int make) {
   uint32_t h = lgp_hashtab_hash_u64((uint64_t)tid + 1);
   uint32_t v = lgp_pr_lookup(&s->tid_ht, h, tid_eq, s, &tid);
   if (v != NONE)
@@ -53,7 +53,7 @@ static int thread_eq(const void *ctx, uint32_t v, const void *key) {
   return s->out->threads[v].pid == k->pid && s->out->threads[v].tid == k->tid;
 }
 
-static uint32_t thread_get(reader *s, uint32_t pid, uint32_t tid) {
+uint32_t lgp_pr_thread_get(reader *s, uint32_t pid, uint32_t tid) {
   threadkey k;
   uint32_t h = lgp_hashtab_hash_u64((uint64_t)pid << 32 | tid);
   uint32_t v;
@@ -98,7 +98,8 @@ static int stack_eq(const void *ctx, uint32_t v, const void *key) {
              || memcmp(s->out->frames + st->first, k->ids, k->depth * sizeof *k->ids) == 0);
 }
 
-static int stack_add(reader *s, uint32_t thread, size_t depth, uint64_t weight, int truncated) {
+int lgp_pr_stack_add(reader *s, uint32_t thread, size_t depth, uint64_t weight, int truncated,
+                     uint64_t count) {
   stackkey k;
   uint32_t h;
   uint32_t v;
@@ -126,8 +127,9 @@ static int stack_add(reader *s, uint32_t thread, size_t depth, uint64_t weight, 
       return lgp_pr_oom(s);
   }
   st = &s->out->stacks[v];
-  st->samples++;
+  st->samples += count;
   st->weight += weight;
+  s->last_stack = v;
   if (truncated)
     st->truncated = 1;
   return 0;
@@ -223,27 +225,27 @@ static int mode_of(uint64_t marker) {
          : marker == LGP_PERF_CONTEXT_USER ? MODE_USER : MODE_OTHER;
 }
 
-static int do_sample(reader *s, const lgp_perf_sample *sm) {
+int lgp_pr_do_sample(reader *s, const lgp_perf_sample *sm, uint32_t leaf) {
   proc *p;
   tidname *tn;
   uint32_t thread;
-  size_t n = 0, addrs = 0, user = 0, i;
+  size_t n = 0, addrs = 0, user = 0, i, n0;
   int mode = sm->cpumode == 1 ? MODE_KERNEL : sm->cpumode == 2 ? MODE_USER : MODE_OTHER;
   int first = 1, kernel_open = 0, truncated, user_part = 0, why = STOP_NONE;
   /* a stack copy to unwind (--call-graph dwarf): the chain holds only the
      kernel's part */
   int stack_copy = s->can_unwind && sm->regs_abi == 2 && sm->stack_dyn_size > 0;
   uint64_t weight = sm->has_period ? sm->period
-                    : (s->pd->attrs[s->attr].flags & LGP_PERF_ATTR_FREQ) ? 1 : sm->period;
+                    : (s->pd->attrs[sm->attr].flags & LGP_PERF_ATTR_FREQ) ? 1 : sm->period;
   if (s->last_valid && s->last_pid == sm->pid && s->last_tid == sm->tid) {
     p = &s->procs[s->last_proc];
     thread = s->last_thread;
   } else {
     if (!(p = lgp_pr_proc_get(s, sm->pid)))
       return -1;
-    if ((thread = thread_get(s, sm->pid, sm->tid)) == NONE)
+    if ((thread = lgp_pr_thread_get(s, sm->pid, sm->tid)) == NONE)
       return -1;
-    tn = tid_get(s, sm->tid, 0);
+    tn = lgp_pr_tid_get(s, sm->tid, 0);
     s->last_valid = 1;
     s->last_pid = sm->pid;
     s->last_tid = sm->tid;
@@ -252,7 +254,14 @@ static int do_sample(reader *s, const lgp_perf_sample *sm) {
     s->last_comm = tn ? tn->comm : NULL;
   }
   s->thread_comm[thread] = s->last_comm;
-  s->out->samples++;
+  if (leaf != NONE) {
+    if (GROW(s, s->scratch, s->scratch_cap, 1) != 0)
+      return -1;
+    s->scratch[n++] = leaf;
+  } else {
+    s->out->samples++;
+  }
+  n0 = n;
   if (sm->nchain > 0) {
     for (i = 0; i < sm->nchain; i++) {
       uint64_t v = lgp_perf_u64(sm->chain + 8 * i);
@@ -325,7 +334,7 @@ static int do_sample(reader *s, const lgp_perf_sample *sm) {
     if (addrs >= MAX_STACK)    /* cut at perf's depth limit */
       why = LGP_TRUNC_DEPTH;
   }
-  if (n == 0) {
+  if (n == n0) {
     /* a chain of context markers only: the sample's PC */
     kernel_open = 0;
     if (chain_addr(s, p, mode, sm->ip, 1, &n, &kernel_open) != 0)
@@ -336,7 +345,29 @@ static int do_sample(reader *s, const lgp_perf_sample *sm) {
     s->out->truncated++;
     s->out->truncated_why[why]++;
   }
-  return stack_add(s, thread, n, weight, truncated);
+  if (leaf != NONE)
+    return lgp_pr_stack_add(s, thread, n, 0, truncated, 0);
+  if (lgp_pr_stack_add(s, thread, n, weight, truncated, 1) != 0)
+    return -1;
+  return lgp_pr_time_add(s, sm->time, weight, s->last_stack);
+}
+
+int lgp_pr_time_add(reader *s, uint64_t time, uint64_t weight, uint32_t stack) {
+  lgp_st_time *t;
+  if (!s->opts.sample_times)
+    return 0;
+  if (GROW(s, s->out->times, s->times_cap, s->out->ntimes + 1) != 0)
+    return -1;
+  t = &s->out->times[s->out->ntimes++];
+  t->time = time;
+  t->weight = weight;
+  t->stack = stack;
+  return 0;
+}
+
+static int time_cmp(const void *a, const void *b) {
+  const lgp_st_time *x = a, *y = b;
+  return x->time < y->time ? -1 : x->time > y->time;
 }
 
 /* ---- records ---- */
@@ -380,7 +411,7 @@ static int do_task(reader *s, const lgp_perf_record *rec) {
   if (lgp_perf_task_decode(s->pd, rec, &t, s->err) != 0)
     return -1;
   if (rec->type == LGP_PERF_COMM) {
-    if (!(tn = tid_get(s, t.tid, 1)))
+    if (!(tn = lgp_pr_tid_get(s, t.tid, 1)))
       return -1;
     tn->comm = t.comm;
     if (rec->misc & 0x2000) {
@@ -394,9 +425,9 @@ static int do_task(reader *s, const lgp_perf_record *rec) {
     return 0;
   }
   if (rec->type == LGP_PERF_FORK) {
-    const tidname *parent = tid_get(s, t.ptid, 0);
+    const tidname *parent = lgp_pr_tid_get(s, t.ptid, 0);
     const char *comm = parent ? parent->comm : NULL;
-    if (!(tn = tid_get(s, t.tid, 1)))
+    if (!(tn = lgp_pr_tid_get(s, t.tid, 1)))
       return -1;
     tn->comm = comm;
     if (t.pid != t.ppid) {
@@ -423,9 +454,11 @@ typedef struct entry {
   size_t off;
 } entry;
 
-static int want(uint32_t type) {
+static int want(const reader *s, uint32_t type) {
   return type == LGP_PERF_SAMPLE || type == LGP_PERF_MMAP || type == LGP_PERF_MMAP2
-         || type == LGP_PERF_COMM || type == LGP_PERF_FORK;
+         || type == LGP_PERF_COMM || type == LGP_PERF_FORK
+         || (s->synth && (type == LGP_PERF_SWITCH || type == LGP_PERF_SWITCH_CPU_WIDE
+                          || type == LGP_PERF_EXIT));
 }
 
 static int event_matches(const char *name, const char *want_name) {
@@ -469,14 +502,20 @@ static int run(reader *s) {
         goto done;
       continue;
     }
-    if (!want(rec.type))
+    if (!want(s, rec.type))
       continue;
     if (rec.type == LGP_PERF_SAMPLE) {
       if (lgp_perf_sample_decode(s->pd, &rec, &sm, s->err) != 0)
         goto done;
       nsamples[sm.attr]++;
-      if (s->pd->attrs[sm.attr].sample_type & LGP_PS_TIME)
+      if (s->pd->attrs[sm.attr].sample_type & LGP_PS_TIME) {
         t = sm.time;
+        if (!s->out->has_time || t < s->out->time_first)
+          s->out->time_first = t;
+        if (!s->out->has_time || t > s->out->time_last)
+          s->out->time_last = t;
+        s->out->has_time = 1;
+      }
     } else {
       const lgp_perf_attr *a = &s->pd->attrs[lgp_perf_record_attr(s->pd, &rec)];
       uint64_t st = a->sample_type;
@@ -506,9 +545,21 @@ static int run(reader *s) {
   s->out->truncated_file = s->pd->truncated;
   /* LOST and LOST_SAMPLES report the same losses */
   s->out->lost = lost > lost_samples ? lost : lost_samples;
+  /* what the recording holds of switches (the doctor's evidence; read
+     properly when an off-CPU event is asked for) */
+  s->out->switch_records = s->pd->record_counts[LGP_PERF_SWITCH] > 0
+                           || s->pd->record_counts[LGP_PERF_SWITCH_CPU_WIDE] > 0;
+  for (i = 0; i < s->pd->nattrs; i++)
+    if (s->pd->attrs[i].type == LGP_PERF_TYPE_TRACEPOINT && nsamples[i]
+        && strstr(lgp_perf_attr_name(&s->pd->attrs[i], buf, sizeof buf), "sched_switch"))
+      s->out->switch_tracepoint = 1;
   /* the event */
   s->attr = 0;
-  if (s->opts.event) {
+  s->switch_attr = LGP_PR_NO_ATTR;
+  if (s->synth) {
+    if (lgp_pr_offcpu_setup(s, nsamples) != 0)
+      goto done;
+  } else if (s->opts.event) {
     for (i = 0; i < s->pd->nattrs; i++)
       if (event_matches(lgp_perf_attr_name(&s->pd->attrs[i], buf, sizeof buf), s->opts.event))
         break;
@@ -526,17 +577,32 @@ static int run(reader *s) {
   }
   for (i = 0; i < s->pd->nattrs; i++) /* (several attrs may be one event) */
     if (strcmp(lgp_perf_attr_name(&s->pd->attrs[i], buf, sizeof buf),
-               lgp_perf_attr_name(&s->pd->attrs[s->attr], buf2, sizeof buf2)) != 0)
+               lgp_perf_attr_name(&s->pd->attrs[s->attr], buf2, sizeof buf2)) != 0
+        && i != s->switch_attr)
       s->out->other_samples += nsamples[i];
+  /* the parts of the recording kept */
+  if (s->opts.nranges) {
+    if (!s->out->has_time) {
+      lgp_fail(s->err, s->pd->path, "--time-range: the recording's samples have no times");
+      goto done;
+    }
+    if (!(s->ranges = lgp_calloc_array(s->opts.nranges, sizeof *s->ranges)))
+      goto oom_done;
+    s->nranges = s->opts.nranges;
+    if (lgp_time_resolve(s->opts.ranges, s->nranges, s->out->time_first, s->out->time_last,
+                         s->ranges, s->pd->path, s->err) != 0)
+      goto done;
+  }
   if (!(s->out->events = calloc(1, sizeof *s->out->events)))
     goto oom_done;
   s->out->nevents = 1;
   {
     const lgp_perf_attr *a = &s->pd->attrs[s->attr];
-    if (!(s->out->events[0].name = lgp_strdup(lgp_perf_attr_name(a, buf, sizeof buf))))
+    if (!(s->out->events[0].name = lgp_strdup(s->synth ? s->opts.event
+                                                         : lgp_perf_attr_name(a, buf, sizeof buf))))
       goto oom_done;
-    /* cpu-clock and task-clock count nanoseconds */
-    s->out->events[0].is_time = a->type == 1 && a->config <= 1;
+    /* cpu-clock and task-clock count nanoseconds, and so do the intervals */
+    s->out->events[0].is_time = s->synth || (a->type == 1 && a->config <= 1);
     /* stack copies this reader can unwind: x86-64's registers, all of
        those DWARF numbers 0 to 16 name */
     s->can_unwind = (a->sample_type & LGP_PS_REGS_USER) && (a->sample_type & LGP_PS_STACK_USER)
@@ -569,9 +635,19 @@ static int run(reader *s) {
     if ((i & 0xfff) == 0)
       progress(s, at);
     if (rec.type == LGP_PERF_SAMPLE) {
+      int kept;
       if (lgp_perf_sample_decode(s->pd, &rec, &sm, s->err) != 0)
         goto done;
-      if (sm.attr == s->attr && do_sample(s, &sm) != 0)
+      if (s->synth && lgp_pr_offcpu_sample(s, &sm, &kept) != 0)
+        goto done;
+      if (s->synth && !kept)
+        continue;
+      if (sm.attr == s->attr && (!s->nranges || lgp_time_in(s->ranges, s->nranges, sm.time))
+          && lgp_pr_do_sample(s, &sm, NONE) != 0)
+        goto done;
+    } else if (rec.type == LGP_PERF_SWITCH || rec.type == LGP_PERF_SWITCH_CPU_WIDE
+               || rec.type == LGP_PERF_EXIT) {
+      if (lgp_pr_offcpu_record(s, &rec) != 0)
         goto done;
     } else if (rec.type == LGP_PERF_MMAP || rec.type == LGP_PERF_MMAP2) {
       if (do_mmap(s, &rec) != 0)
@@ -580,6 +656,11 @@ static int run(reader *s) {
       goto done;
     }
   }
+  if (s->synth && lgp_pr_offcpu_finish(s, nents ? keys[idx[nents - 1]] : 0) != 0)
+    goto done;
+  /* the off-CPU intervals were kept as they ended: all in time order */
+  if (s->out->ntimes > 1 && s->synth)
+    qsort(s->out->times, s->out->ntimes, sizeof *s->out->times, time_cmp);
   /* each thread's name at its last sample */
   for (i = 0; i < s->out->nthreads; i++) {
     const char *c = s->thread_comm[i];
@@ -621,6 +702,8 @@ static void state_free(reader *s) {
   free(s->cache);
   free(s->cframes);
   free(s->scratch);
+  free(s->ranges);
+  lgp_pr_offcpu_free(s);
 }
 
 /* Leaves out the binaries no frame resolved to (mapped, never sampled:
@@ -667,6 +750,7 @@ static int stacks(lgp_stacktab *out, lgp_perf_data *pd, const lgp_perf_opts *opt
   s.err = err;
   if (opts)
     s.opts = *opts;
+  lgp_pr_offcpu_init(&s);
   if (s.opts.buildid_dir) {
     s.buildid_dir = lgp_strdup(s.opts.buildid_dir);
   } else {

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include "read/stacktab.h"
+#include "read/perf/timerange.h"
 #include "util/util.h"
 
 /* Called now and then while reading: bytes of records read, samples of
@@ -18,8 +19,18 @@
 typedef void (*lgp_perf_progress_fn)(void *ud, uint64_t bytes, uint64_t samples,
                                      uint64_t binaries);
 
+/* The synthesized events: time off the CPU, and a thread's whole life (its
+** on-CPU samples and its off-CPU intervals), from the recording's switches. */
+#define LGP_PERF_EVENT_OFFCPU "off-cpu"
+#define LGP_PERF_EVENT_WALL "wall"
+
 typedef struct lgp_perf_opts {
-  const char *event;       /* the event's name; NULL: the first one that has samples */
+  const char *event;       /* the event's name; NULL: the first one that has samples;
+                              LGP_PERF_EVENT_OFFCPU or _WALL: synthesized */
+  unsigned off_kinds;      /* off-CPU kinds kept (1 << LGP_OFF_*, offcpu.h); 0: all */
+  const lgp_time_spec *ranges; /* only these parts of the recording (--time-range) */
+  int sample_times;        /* keep each sample's time (lgp_stacktab.times) */
+  size_t nranges;
   const char *symfs;       /* a root put before every recorded path, or NULL */
   const char *buildid_dir; /* the build-id cache; NULL: $HOME/.debug */
   const char *kallsyms;    /* kernel symbols; NULL: /proc/kallsyms; "": none */

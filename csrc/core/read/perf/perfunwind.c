@@ -215,7 +215,7 @@ int lgp_pr_unwind(reader *s, proc *p, const lgp_perf_sample *sm, unw **out) {
   *out = u;
   if (u) {
     u->sm = sm;
-    u->mask = s->pd->attrs[s->attr].sample_regs_user;
+    u->mask = s->pd->attrs[sm->attr].sample_regs_user;
     u->n = 0;
     u->why = NULL;
     u->past_end = u->refused = 0;
