@@ -228,6 +228,48 @@ describe("functions of stripped code (FDEs)", function()
     assert.is_nil(finding(write("doctor-full.data", recording(full))))
   end)
 
+  -- a copy of the stripped library with bytes of its section NAME replaced
+  -- (at offset at in it) by bytes
+  local function damaged(name, section, at, bytes)
+    local out = TMP .. "/" .. name .. "/libfde.so"
+    assert(cmd.shell(("mkdir -p %s && cp %s %s"):format(q(TMP .. "/" .. name), q(stripped), q(out))) == 0)
+    local off = util.read_cmd("readelf -SW " .. q(out)):match("%] " .. section:gsub("%p", "%%%0")
+      .. "%s+PROGBITS%s+%x+%s+(%x+)")
+    local fh = assert(io.open(out, "r+b"))
+    fh:seek("set", tonumber(off, 16) + at)
+    fh:write(bytes)
+    fh:close()
+    return out
+  end
+
+  it("reads hostile unwind tables without failing: the addresses they do not give stay [unknown]", function()
+    local n = #util.read_cmd("readelf -SW " .. q(stripped))  -- (just a size for the garbage)
+    local garbage = {}
+    for k = 1, 512 do garbage[k] = string.char((k * 97 + n) % 256) end
+    local cases = {
+      -- the table's entries point outside .eh_frame
+      damaged("hdr-out", ".eh_frame_hdr", 12, ("\255\255\255\127"):rep(8)),
+      -- the table's count far beyond the section
+      damaged("hdr-count", ".eh_frame_hdr", 8, "\255\255\255\127"),
+      -- the first CIE's length beyond the section, then garbage everywhere
+      damaged("eh-len", ".eh_frame", 0, "\240\255\255\255"),
+      damaged("eh-garbage", ".eh_frame", 0, table.concat(garbage)),
+      damaged("hdr-garbage", ".eh_frame_hdr", 0, table.concat(garbage, "", 1, 64)),
+    }
+    for _, lib in ipairs(cases) do
+      local status, out, err = cmd.lgprof({ "--format=folded", write("hostile.data", recording(lib)) })
+      assert.equal(0, status, lib .. ": " .. err)
+      assert.equal("", err)
+      -- every sample still counted, each in a function or at its address
+      -- (folded weights: microseconds, 1 ms a sample)
+      local total = 0
+      for count in out:gmatch(" (%d+)\n") do total = total + tonumber(count) end
+      assert.equal(7000, total, lib .. ":\n" .. out)
+      -- outer keeps its .dynsym name whatever the tables say
+      assert.truthy(out:find("\nouter 2000\n", 1, true) or out:find("^outer 2000\n"), out)
+    end
+  end)
+
   it("shows the FDE functions in the report, the call graph and the exports", function()
     local path = write("cli.data", recording(stripped))
     local beta = hex_name(fde_of(syms.beta.addr).start)
