@@ -21,8 +21,8 @@ typedef struct lgp_fde {
   uint64_t start, end;       /* [start, end) in the binary's addresses */
 } lgp_fde;
 
-/* A binary's unwind sections (bytes, size, address: sh_addr; NULL when it
-** has none) and its address size (4 or 8 bytes). */
+/* A little-endian binary's unwind sections (bytes, size, address:
+** sh_addr; NULL when it has none) and its address size (4 or 8 bytes). */
 typedef struct lgp_fde_sections {
   const uint8_t *hdr, *eh, *debug;  /* .eh_frame_hdr, .eh_frame, .debug_frame */
   size_t nhdr, neh, ndebug;

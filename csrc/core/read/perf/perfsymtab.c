@@ -370,35 +370,39 @@ static int fdes_make(reader *s, dsox *x) {
   Elf_Scn *scn = NULL;
   lgp_fde_sections secs;
   size_t shstrndx;
+  GElf_Ehdr ehdr;
   x->fdes_made = 1;
   memset(&secs, 0, sizeof secs);
-  if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+  /* (the reader of the tables reads little-endian binaries: x86's) */
+  if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0 || !gelf_getehdr(elf, &ehdr)
+      || ehdr.e_ident[EI_DATA] != ELFDATA2LSB)
     return 0;
   secs.addr_size = gelf_getclass(elf) == ELFCLASS32 ? 4 : 8;
   while ((scn = elf_nextscn(elf, scn)) != NULL) {
     GElf_Shdr sh;
     Elf_Data *data;
     const char *name;
+    int hdr, eh;
     if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED)
         || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
       continue;
-    if (strcmp(name, ".eh_frame_hdr") != 0 && strcmp(name, ".eh_frame") != 0
-        && strcmp(name, ".debug_frame") != 0)
+    hdr = strcmp(name, ".eh_frame_hdr") == 0;
+    eh = strcmp(name, ".eh_frame") == 0;
+    if ((!hdr && !eh && strcmp(name, ".debug_frame") != 0)
+        || !(data = elf_getdata(scn, NULL)) || !data->d_buf)
       continue;
-    if (!(data = elf_getdata(scn, NULL)) || !data->d_buf)
-      continue;
-    if (name[1] == 'd') {
-      secs.debug = data->d_buf;
-      secs.ndebug = data->d_size;
-      secs.debug_addr = sh.sh_addr;
-    } else if (name[9] == '_') {
+    if (hdr) {
       secs.hdr = data->d_buf;
       secs.nhdr = data->d_size;
       secs.hdr_addr = sh.sh_addr;
-    } else {
+    } else if (eh) {
       secs.eh = data->d_buf;
       secs.neh = data->d_size;
       secs.eh_addr = sh.sh_addr;
+    } else {
+      secs.debug = data->d_buf;
+      secs.ndebug = data->d_size;
+      secs.debug_addr = sh.sh_addr;
     }
   }
   return lgp_fde_index_init(&x->fdes, &secs) == 0 ? 0 : lgp_pr_oom(s);
