@@ -317,7 +317,7 @@ FUZZ_JOBS     ?= 2
 FUZZ_DIR       = $(BUILD)/fuzz
 FUZZ_CORE      = $(BUILD)/fuzz-core
 FUZZ_CORE_LIB  = $(FUZZ_CORE)/liblgprof-core.a
-FUZZ_HARNESSES = gmon elf profile exe source symfile mapfile disasm perf debugcopy tracedata
+FUZZ_HARNESSES = gmon elf profile exe source symfile mapfile disasm perf debugcopy tracedata fde
 FUZZ_BINS      = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_HARNESSES))
 # a word as one shell word (single-quoted): the checkout's path may hold
 # spaces and quotes

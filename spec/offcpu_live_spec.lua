@@ -153,7 +153,7 @@ describe("off-CPU time of a live recording", function()
     if why_not then return pending(why_not) end
     local p = assert(lgprof.open(nil, tmp .. "/sleeper.data", { event = "wall" }))
     local by = {}
-    for _, t in ipairs(p:threads()) do by[t.tid] = t.seconds end
+    for t in p:threads() do by[t.tid] = t.seconds end
     for _, m in ipairs(measures) do
       local got = assert(by[m.tid], "no thread " .. m.tid)
       assert(math.abs(got - m.life) <= 0.05 * m.life,

@@ -202,7 +202,7 @@ describe("off-CPU and wall time from recorded switches", function()
     assert.same(want, folded(run({ "--event=wall", "--format=folded", "both.data" })))
     local p = assert(lgprof.open(nil, tmp .. "/both.data", { event = "wall" }))
     local by = {}
-    for _, t in ipairs(p:threads()) do by[t.tid] = t.seconds end
+    for t in p:threads() do by[t.tid] = t.seconds end
     assert.near(0.02797, by[100], 1e-9)
     assert.near(0.01899, by[101], 1e-9)
     p:close()

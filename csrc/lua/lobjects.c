@@ -17,7 +17,7 @@ static const char *const function_fields[] = {
   "is_function", "index", "self", "children", "total", "percent", "profile_percent",
   "flat_self", "flat_percent", "calls", "self_calls", "member_calls", "cycle", "printed",
   "in_flat", "in_graph", "propagated_fraction", "samples", "self_error", "total_min",
-  "total_max", "total_max_exact", "is_spontaneous", "dso", "is_inline", NULL
+  "total_max", "total_max_exact", "is_spontaneous", "dso", "is_inline", "is_anonymous", NULL
 };
 static const char *const cycle_fields[] = {
   "kind", "name", "number", "index", "self", "children", "total", "percent",
@@ -145,7 +145,7 @@ static int node_field(lua_State *L, lprofile *lp, uint32_t id, const char *k) {
     }
   } else if (strcmp(k, "dso") == 0 && !n->is_cycle) /* a gmon profile's: its executable */
     lua_pushstring(L, p->image->path);
-  else if (strcmp(k, "is_inline") == 0 && !n->is_cycle)
+  else if ((strcmp(k, "is_inline") == 0 || strcmp(k, "is_anonymous") == 0) && !n->is_cycle)
     lua_pushboolean(L, 0);
   else if (n->is_cycle)
     return lcore_no_field(L, "Cycle", k, cycle_fields, lcore_cycle_methods);

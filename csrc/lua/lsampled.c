@@ -136,6 +136,7 @@ static void read_table(lua_State *L, int t, lgp_stacktab *tab) {
     f->line = (uint32_t)field_int(L, "line", 0, 0, U32MAX, "function");
     f->is_inline = (uint8_t)field_int(L, "is_inline", 0, 0, 1, "function");
     f->is_unknown = (uint8_t)field_int(L, "is_unknown", 0, 0, 1, "function");
+    f->is_anonymous = (uint8_t)field_int(L, "is_anonymous", 0, 0, 1, "function");
     tab->frame_defs[i].func = (uint32_t)i;
     tab->frame_defs[i].addr = f->start;
     tab->frame_defs[i].file = f->file;
@@ -1068,6 +1069,8 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
     lua_pushstring(L, sp->tab.dsos[f->dso].path);
   else if (f != NULL && strcmp(k, "is_inline") == 0)
     lua_pushboolean(L, f->is_inline);
+  else if (f != NULL && strcmp(k, "is_anonymous") == 0) /* named after its FDE's start */
+    lua_pushboolean(L, f->is_anonymous);
   else
     return -1;
   return 1;

@@ -454,7 +454,7 @@ static uint32_t gmon_node_at(const lgp_profile *g, uint64_t addr) {
 /* A function a symbol of gmon's executable can be: not an inlined
 ** function's frame nor an address no symbol covers. */
 static int matchable(const lgp_st_func *f) {
-  return !f->is_inline && !f->is_unknown;
+  return !f->is_inline && !f->is_unknown && !f->is_anonymous;
 }
 
 /* The last path component. */

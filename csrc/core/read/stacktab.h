@@ -22,7 +22,7 @@ enum {
   LGP_DSO_OK = 0,        /* its ELF, build-id checked where one was recorded */
   LGP_DSO_MISSING,       /* no file at the recorded path or in a build-id cache */
   LGP_DSO_MISMATCH,      /* a file whose build-id is not the recorded one: not used */
-  LGP_DSO_STRIPPED,      /* found, but no symbol covers its addresses */
+  LGP_DSO_STRIPPED,      /* found, but without .symtab nor a debug file (or no function symbol) */
   LGP_DSO_KERNEL,        /* the kernel: kallsyms, or one [kernel] frame */
   LGP_DSO_VDSO,
   LGP_DSO_JIT,           /* anonymous code: /tmp/perf-PID.map, or unknown */
@@ -42,8 +42,10 @@ typedef struct lgp_st_dso {
   uint64_t stops_no_cfi, stops_no_binary;
 } lgp_st_dso;
 
-/* A function: (binary, symbol). An address no symbol covers is a function
-** of its own named "[unknown] BINARY+0xOFFSET"; inlined functions are
+/* A function: (binary, symbol). Code no symbol covers is a function for
+** each unwind table entry (FDE) that covers it, named "BINARY+0xSTART"
+** (is_anonymous); an address neither covers is a function of its own
+** named "[unknown] BINARY+0xOFFSET" (is_unknown); inlined functions are
 ** functions too (is_inline), met as frames of their own. */
 typedef struct lgp_st_func {
   uint32_t dso;
@@ -51,7 +53,7 @@ typedef struct lgp_st_func {
   uint64_t start, end;   /* the symbol's range in the binary's addresses */
   uint32_t file;         /* its source file (files[]), or LGP_ST_NOFILE */
   uint32_t line;         /* its first line, 0 when unknown */
-  uint8_t is_inline, is_unknown;
+  uint8_t is_inline, is_unknown, is_anonymous;
 } lgp_st_func;
 
 /* A frame: a function at a place in it. */

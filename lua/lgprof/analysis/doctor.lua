@@ -18,6 +18,7 @@ doctor.THRESHOLDS = {
   broken_stacks = 0.25,   -- perf.data: share of the frame-pointer chains of one frame
   truncated_stacks = 0.05, -- perf.data: share of the chains cut short (above: a warning)
   lost_samples = 0.01,    -- perf.data: share of the samples lost
+  anonymous_samples = 0.05, -- perf.data: share in stripped binaries' nameless functions (above: a warning)
   assumption_sigmas = 3,  -- --perf: standard errors between gprof's split and the measured one
 }
 
@@ -555,6 +556,35 @@ local function check_time(list, profile, ev)
   end
 end
 
+-- stripped-dso: binaries without .symtab nor a debug file whose samples
+-- fell in functions known only by their unwind entries (named
+-- BINARY+0xSTART) or in no function at all ([unknown]).
+local function stripped_binaries(list, profile, n, th)
+  local anon, bad = {}, {}
+  for fn in profile:functions() do
+    if fn.kind == "function" and fn.dso and (fn.is_anonymous or fn.name:find("^%[unknown%] ")) then
+      anon[fn.dso] = (anon[fn.dso] or 0) + (fn.samples or 0)
+    end
+  end
+  local total = 0
+  for d in profile:dsos() do
+    if d.status == "stripped" and (anon[d.path] or 0) > 0 then
+      bad[#bad + 1] = { name = ("%s (%s)"):format(d.path:match("[^/]*$"), plural(anon[d.path], "sample")),
+                        path = d.path, samples = anon[d.path] }
+      total = total + anon[d.path]
+    end
+  end
+  if #bad == 0 or n == 0 then return end
+  table.sort(bad, function(a, b) return a.samples > b.samples end)
+  list[#list + 1] = finding("stripped-dso", total / n > th.anonymous_samples and "warning" or "info",
+    ("%s of the samples (%s) are in stripped binaries' functions without a name (shown as "
+      .. "BINARY+0xSTART, from their unwind tables): %s"):format(pct(total / n), plural(total, "sample"),
+      names(bad)),
+    "install the binaries' debug symbols (the distribution's -dbgsym or -debuginfo package), set "
+      .. "DEBUGINFOD_URLS for debuginfod to fetch them, or give a tree holding unstripped copies with --symfs",
+    { binaries = bad, samples = total, share = total / n })
+end
+
 -- A perf.data's findings: from the reader's counters and the binaries.
 local function check_stacks(list, profile, th)
   local ev = profile:_stack_evidence()
@@ -588,8 +618,7 @@ local function check_stacks(list, profile, th)
   end
   local bad = {}
   for d in profile:dsos() do
-    if (d.status == "missing" or d.status == "mismatch" or d.status == "stripped")
-        and (d.samples or 0) > 0 then
+    if (d.status == "missing" or d.status == "mismatch") and (d.samples or 0) > 0 then
       bad[#bad + 1] = { name = d.path .. " (" .. d.status .. ")", path = d.path, status = d.status,
                         samples = d.samples }
     end
@@ -601,6 +630,7 @@ local function check_stacks(list, profile, th)
       "keep the binaries the recording ran (same build-id), give their root with --symfs or their "
         .. "cache with --buildid-dir, or install their debug symbols", { binaries = bad })
   end
+  stripped_binaries(list, profile, n, th)
   if (ev.other_samples or 0) > 0 then
     list[#list + 1] = finding("mixed-events", "info",
       ("the recording holds %d samples of other events than %s, which this profile leaves out"):format(

@@ -12,7 +12,9 @@
 -- so that each matches its own across recordings whatever the order the
 -- recordings met the binaries in; a name only one binary holds stays the
 -- name, so a library whose version changed (libfoo.so.1 -> .2) still
--- matches.
+-- matches. A function of stripped code (fn.is_anonymous: named
+-- BINARY+0xSTART) is also its binary's build-id: two recordings of one
+-- build match it by its start, two builds do not (only symbols match).
 -- gcc's clones (lookup.constprop.0, cmp.isra.0, f.part.0, f.cold...) are
 -- named after their origin (fnkey.origin): a build with other flags
 -- renames them, and fnkey.clone_aliases matches them across profiles.
@@ -87,11 +89,12 @@ end
 -- families = the set of their families (a clone's origin name, a static's
 -- file name, the binary) }.
 function fnkey.collect_all(profiles)
-  local statics, fns, binary_of, in_binaries = {}, {}, {}, {}
+  local statics, fns, binary_of, in_binaries, build_id = {}, {}, {}, {}, {}
   for i, profile in ipairs(profiles) do
-    local byname, list, first_binary = {}, {}, {}
+    local byname, list, first_binary, has_anonymous = {}, {}, {}, false
     for fn in profile:symbols() do
       list[#list + 1] = fn
+      has_anonymous = has_anonymous or fn.is_anonymous
       if fn.is_static then
         local files = byname[fn.name] or {}
         byname[fn.name] = files
@@ -107,6 +110,10 @@ function fnkey.collect_all(profiles)
       end
     end
     statics[i], fns[i] = byname, list
+    build_id[i] = {}
+    if has_anonymous then
+      for d in profile:dsos() do build_id[i][d.path] = d.build_id end
+    end
   end
   local len = suffix_lengths(statics)
   local maps, orders, families = {}, {}, {}
@@ -118,6 +125,9 @@ function fnkey.collect_all(profiles)
       local key = static and (name .. "\0" .. where) or name
       local binary = in_binaries[name] and binary_of[fn]
       if binary then key = key .. "\0\0" .. binary end
+      -- a function of stripped code is named after its start: the same
+      -- function only in the same build of its binary
+      if fn.is_anonymous then key = key .. "\0\0\0" .. (build_id[i][fn.dso] or "?") end
       local n = (seen[key] or 0) + 1
       seen[key] = n
       local fam = family(name, static, fn.file, binary)

@@ -252,6 +252,21 @@ static int defines_functions(Dwfl_Module *mod) {
   return 0;
 }
 
+/* Has the module a full symbol table: .symtab in the binary, or a debug
+** file (libdwfl looked for one when the binary had none)? Else only the
+** exported functions (.dynsym) have names: the others are anonymous. */
+static int has_symbols(Dwfl_Module *mod, Elf *elf) {
+  Elf_Scn *scn = NULL;
+  const char *debug_name = NULL;
+  while ((scn = elf_nextscn(elf, scn)) != NULL) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+      return 1;
+  }
+  dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debug_name);
+  return debug_name != NULL;
+}
+
 /* Opens file as the ELF of dso d: 1 used, 0 not an ELF or another
 ** build-id (*mismatch set), -1 out of memory. */
 static int try_elf(reader *s, uint32_t d, const char *file, int *mismatch) {
@@ -326,7 +341,8 @@ static int try_elf(reader *s, uint32_t d, const char *file, int *mismatch) {
       x->share->debug = &s->debug;
     }
   }
-  sd->status = defines_functions(mod) ? LGP_DSO_OK : LGP_DSO_STRIPPED;
+  sd->status = defines_functions(mod) && (x->kind != DK_ELF || has_symbols(mod, elf))
+               ? LGP_DSO_OK : LGP_DSO_STRIPPED;
   s->binaries++;
   return 1;
 }
@@ -395,6 +411,7 @@ void lgp_pr_binaries_free(reader *s) {
     free(s->dx[i].segs);
     free(s->dx[i].share);
     free(s->dx[i].syms);
+    lgp_fde_index_free(&s->dx[i].fdes);
     for (j = 0; j < s->dx[i].njit; j++)
       free(s->dx[i].jit[j].name);
     free(s->dx[i].jit);

@@ -61,6 +61,8 @@ typedef struct dsox {        /* what is known of out->dsos[i] beside the table *
   struct symaddr *syms;      /* its symbols by address, made on first use (perfsymtab.h) */
   size_t nsyms;
   int syms_made;
+  lgp_fde_index fdes;        /* its FDEs, when an address had no symbol (perffde.h) */
+  int fdes_made;
 } dsox;
 
 /* The binary of this path (JIT code: of this process), made on first use;

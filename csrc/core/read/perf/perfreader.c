@@ -184,16 +184,14 @@ int lgp_pr_cframe_push(reader *s, uint32_t fd) {
   return 0;
 }
 
-/* "[unknown] label+0xOFF": one function per address no symbol covers
-** (put together by hand: a stripped binary has thousands). */
-int lgp_pr_unknown_frame(reader *s, uint32_t dso, uint64_t off) {
+/* "label+0xOFF" (dso's label, at most 250 bytes of it) at name (room for
+** LGP_PR_OFFSET_NAME bytes), NUL-ended; in no mapping, "0xOFF". Its
+** length. Put together by hand: a stripped binary has thousands. */
+size_t lgp_pr_offset_name(const reader *s, char *name, uint32_t dso, uint64_t off) {
   static const char digits[] = "0123456789abcdef";
-  char name[300], hex[16];
-  size_t n = 10, l, k = 0;
+  char hex[16];
+  size_t n = 0, l, k = 0;
   uint64_t v;
-  uint32_t f;
-  memcpy(name, "[unknown] ", 10);
-  /* in no mapping: the address alone */
   if (dso != s->unknown_dso) {
     l = strlen(s->dx[dso].label);
     l = l > 250 ? 250 : l;
@@ -211,6 +209,16 @@ int lgp_pr_unknown_frame(reader *s, uint32_t dso, uint64_t off) {
   while (k > 0)
     name[n++] = hex[--k];
   name[n] = '\0';
+  return n;
+}
+
+/* "[unknown] label+0xOFF": one function per address no symbol or FDE
+** covers. */
+int lgp_pr_unknown_frame(reader *s, uint32_t dso, uint64_t off) {
+  char name[10 + LGP_PR_OFFSET_NAME];
+  uint32_t f;
+  memcpy(name, "[unknown] ", 10);
+  lgp_pr_offset_name(s, name + 10, dso, off);
   f = lgp_pr_func_get(s, dso, name, 0, 1, off, off + 1, LGP_ST_NOFILE, 0);
   return lgp_pr_cframe_push(s, lgp_pr_fdef_add(s, f, off, LGP_ST_NOFILE, 0));
 }

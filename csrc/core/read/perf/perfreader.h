@@ -9,6 +9,7 @@
 **                    cache, recorded path, debug files) and opened once
 **   perfsymtab.c     a binary's symbols by address and DWARF scopes: an
 **                    address of a binary to its frames, inlined ones too
+**   perffde.c        functions of code without symbols: its FDEs
 **   perfkallsyms.c   kernel symbols (kallsyms)
 **   perfjit.c        JIT code's symbols (perf-PID.map)
 **   perfaddrcache.c  (binary, address) -> frames, resolved once
@@ -26,6 +27,7 @@
 #include <stdint.h>
 
 #include "read/perf/perfdata.h"
+#include "read/perf/perffde.h"
 #include "read/perf/perfstacks.h"
 #include "read/stacktab.h"
 #include "util/hashtab.h"
@@ -177,8 +179,12 @@ uint32_t lgp_pr_fdef_add(reader *s, uint32_t func, uint64_t addr, uint32_t file,
 /* Appends frame fd to the frames being resolved (perfaddrcache.h): 0, or
 ** -1 (fd NONE, out of memory). */
 int lgp_pr_cframe_push(reader *s, uint32_t fd);
-/* "[unknown] label+0xOFF": the frame of an address of dso no symbol
-** covers, pushed. */
+/* "label+0xOFF" (dso's file name, off in hex) into name, which has room
+** for LGP_PR_OFFSET_NAME bytes: its length. */
+#define LGP_PR_OFFSET_NAME 272
+size_t lgp_pr_offset_name(const reader *s, char *name, uint32_t dso, uint64_t off);
+/* "[unknown] label+0xOFF": the frame of an address of dso no symbol nor
+** FDE covers, pushed. */
 int lgp_pr_unknown_frame(reader *s, uint32_t dso, uint64_t off);
 
 /* The replay's (perfstacks.c), shared with perfoffcpu.c. */

@@ -361,6 +361,84 @@ static int cu_scopes(reader *s, uint32_t dso, Dwarf_Die *cudie, uint64_t pc) {
   return (int)depth;
 }
 
+/* The binary's FDEs, once, on its first address without a symbol: of
+** .eh_frame (by .eh_frame_hdr's table), else of .debug_frame (the binary's
+** own: one with a debug file has its symbols). */
+static int fdes_make(reader *s, dsox *x) {
+  GElf_Addr bias;
+  Elf *elf = dwfl_module_getelf(x->mod, &bias);
+  Elf_Scn *scn = NULL;
+  lgp_fde_sections secs;
+  size_t shstrndx;
+  GElf_Ehdr ehdr;
+  x->fdes_made = 1;
+  memset(&secs, 0, sizeof secs);
+  /* (the reader of the tables reads little-endian binaries: x86's) */
+  if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0 || !gelf_getehdr(elf, &ehdr)
+      || ehdr.e_ident[EI_DATA] != ELFDATA2LSB)
+    return 0;
+  secs.addr_size = gelf_getclass(elf) == ELFCLASS32 ? 4 : 8;
+  while ((scn = elf_nextscn(elf, scn)) != NULL) {
+    GElf_Shdr sh;
+    Elf_Data *data;
+    const char *name;
+    int hdr, eh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED)
+        || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+      continue;
+    hdr = strcmp(name, ".eh_frame_hdr") == 0;
+    eh = strcmp(name, ".eh_frame") == 0;
+    if ((!hdr && !eh && strcmp(name, ".debug_frame") != 0)
+        || !(data = elf_getdata(scn, NULL)) || !data->d_buf)
+      continue;
+    if (hdr) {
+      secs.hdr = data->d_buf;
+      secs.nhdr = data->d_size;
+      secs.hdr_addr = sh.sh_addr;
+    } else if (eh) {
+      secs.eh = data->d_buf;
+      secs.neh = data->d_size;
+      secs.eh_addr = sh.sh_addr;
+    } else {
+      secs.debug = data->d_buf;
+      secs.ndebug = data->d_size;
+      secs.debug_addr = sh.sh_addr;
+    }
+  }
+  return lgp_fde_index_init(&x->fdes, &secs) == 0 ? 0 : lgp_pr_oom(s);
+}
+
+/* The frame of an address of an ELF that no symbol covers: the function
+** of the FDE that covers it, "label+0xSTART", else the address alone. */
+static int anonymous_frame(reader *s, uint32_t dso, uint64_t addr) {
+  dsox *x = &s->dx[dso];
+  lgp_fde fde;
+  char name[LGP_PR_OFFSET_NAME];
+  uint32_t f, file = LGP_ST_NOFILE, line = 0;
+  Dwfl_Line *ln;
+  if (!x->fdes_made && fdes_make(s, x) != 0)
+    return -1;
+  if (!lgp_fde_lookup(&x->fdes, addr, &fde))
+    return lgp_pr_unknown_frame(s, dso, addr);
+  lgp_pr_offset_name(s, name, dso, fde.start);
+  /* (a line table without symbols: a binary stripped of .symtab alone) */
+  if ((ln = dwfl_module_getsrc(x->mod, addr)) != NULL) {
+    int lineno = 0;
+    const char *src = dwfl_lineinfo(ln, NULL, &lineno, NULL, NULL, NULL);
+    if (src) {
+      file = lgp_pr_file_id(s, src);
+      line = lineno > 0 ? (uint32_t)lineno : 0;
+      if (s->err->set)
+        return -1;
+    }
+  }
+  f = lgp_pr_func_get(s, dso, name, 0, 0, fde.start, fde.end, LGP_ST_NOFILE, 0);
+  if (f == NONE)
+    return -1;
+  s->out->funcs[f].is_anonymous = 1;
+  return lgp_pr_cframe_push(s, lgp_pr_fdef_add(s, f, addr, file, line));
+}
+
 /* The frames at addr of an ELF: the inlined functions there, innermost
 ** first, then the function of the symbol, each at its source line. */
 int lgp_pr_elf_frames(reader *s, uint32_t dso, uint64_t addr) {
@@ -377,7 +455,7 @@ int lgp_pr_elf_frames(reader *s, uint32_t dso, uint64_t addr) {
   if (s->err->set)
     return -1;
   if (!name || !*name)
-    return lgp_pr_unknown_frame(s, dso, addr);
+    return anonymous_frame(s, dso, addr);
   if ((ln = dwfl_module_getsrc(x->mod, addr)) != NULL)
     src = dwfl_lineinfo(ln, NULL, &lineno, NULL, NULL, NULL);
   if (src) {
