@@ -34,7 +34,8 @@ for f in util.read_cmd("find spec -name '*_spec.lua' | LC_ALL=C sort"):gmatch("[
 end
 assert(#files > 0, "no spec file under spec/")
 
--- the last run's durations; a file never timed goes first (it may be slow)
+-- each file's cost: the last run's duration, else spec/costs.txt's; a file in
+-- neither goes first (it may be slow)
 local last = {}
 local times_path = statedir .. "/times.txt"
 local costs_path = "spec/costs.txt" -- (where the spec files are: the working directory's spec/)
