@@ -244,9 +244,14 @@ run_suite = if [ -n "$(BUSTED_ARGS)" ]; then $(1) -o TAP $(BUSTED_ARGS); \
 	else $(LUA) spec/parallel.lua $(TEST_JOBS) "$(2)/test" $(1) -o TAP; fi
 VERBOSE       ?=
 TAP_SUMMARY    = $(LUA) spec/tap_summary.lua $(if $(filter-out 0,$(VERBOSE)),--verbose)
+# when make started (seconds since the epoch): the "# N s" line before the
+# summary counts the checks of the packages and the build too
+MAKE_STARTED  := $(shell date +%s)
+# the build first, TEST_JOBS compilers at a time unless make was given -j
+TEST_BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 test: deps-test
-	@$(MAKE) --no-print-directory all
-	@set -o pipefail; $(call run_suite,$(BUSTED),$(BUILD)) | $(TAP_SUMMARY)
+	@$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) all
+	@set -o pipefail; $(call run_suite,$(BUSTED),$(BUILD)) | $(TAP_SUMMARY) --since $(MAKE_STARTED)
 
 # make test-asan: the same suite against a core built with AddressSanitizer and
 # UBSan in $(ASAN_BUILD)/: the command $(ASAN_BUILD)/bin/lgprof is built with

@@ -63,6 +63,7 @@ local COMBOS = {
   "-l -b -i", "-s -l -b -q", "-l -b -a -z", "--line --brief --flat-profile={FN}",
   "-l -b -p -q -A -C -y", "-b -q -p{FN} -A --inline-file-names", "-l -b -p -Z -C",
   "-l -A -y -I ../../src", -- relative to the working directory: DIR/src, a copy of {SRC}
+  "-l -p", "-l -q -b", "-A -b", "-Z -A", "-L --inline-file-names -b",
 }
 
 -- On the profiles with basic-block records.

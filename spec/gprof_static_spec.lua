@@ -3,7 +3,8 @@
 -- stderr once the program name is set aside, exit status, and gmon.sum for
 -- -s), for
 --   * -c alone (three spellings) and in combinations with -b, -q, -p, -z,
---     -l, -a, -D, -T, -i, -k, -e, -f, -n, -w, --inline-file-names, -s and -r,
+--     -l, -a, -D, -T, -i, -k, -e, -f, -n, -w, --inline-file-names, -s and -r
+--     (and -s alone: gmon.sum of one profile),
 --     over every fixture program in every build variant (C and C++, -O0 -g
 --     and -O2, PIE and not) and the line programs (-O0 -g, -O2 -g, PIE and
 --     not; a core list), with one and three profiles;
@@ -32,7 +33,7 @@ local FULL = {
   "-c -a -b", "-c -D -b", "-c -T", "-c -b -i", "-c -b -q{FN}", "-c -b -Q{FN}",
   "-c -b -k {FN2}/{FN}", "-c -b -e {FN}", "-c -b -f main", "-c -b -n {FN}", "-c -w 60 -b",
   "-c --inline-file-names -b -q", "-c -l -a -b -q", "-c -b -q -p{FN} --no-demangle",
-  "-s -c -b -q", "-s -c", "-r -c", "-c -r -a", "-c -l -r -b",
+  "-s -c -b -q", "-s -c", "-r -c", "-c -r -a", "-c -l -r -b", "-c -b", "-s",
 }
 -- With three profiles.
 local THREE = { "-c", "-b -q -c", "-c -l -z -b", "-s -c -b -q" }

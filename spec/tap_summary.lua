@@ -5,8 +5,11 @@
 -- "N passed, N failed, N skipped". Skips (pending tests) are not passes.
 -- Exits non-zero when a test failed or when no test ran at all.
 --
--- lua5.4 spec/tap_summary.lua [--verbose] [--sanitizer-logs DIR]
+-- lua5.4 spec/tap_summary.lua [--verbose] [--since SECONDS] [--sanitizer-logs DIR]
 --   --verbose       echo the whole TAP as well (make test VERBOSE=1)
+--   --since SECONDS when the run began (seconds since the epoch; make test:
+--                   when make started, so its build counts too); without
+--                   it, "# N s" counts from this program's start.
 --   --sanitizer-logs DIR (make test-asan): each file in DIR is a report that
 --                   AddressSanitizer or UBSan wrote (log_path) from some
 --                   process of the run; each is printed and counted as a failure.
@@ -18,17 +21,21 @@
 package.path = ((arg[0] or ""):match("^(.*)/[^/]*$") or ".") .. "/?.lua;" .. package.path
 local util = require "helpers.util"
 
-local verbose, logdir = false, nil
+local verbose, logdir, since = false, nil, nil
 do
   local i = 1
   while arg[i] do
     if arg[i] == "--verbose" then
       verbose = true
+    elseif arg[i] == "--since" and tonumber(arg[i + 1]) then
+      since = tonumber(arg[i + 1])
+      i = i + 1
     elseif arg[i] == "--sanitizer-logs" and arg[i + 1] then
       logdir = arg[i + 1]
       i = i + 1
     else
-      io.stderr:write("usage: lua5.4 spec/tap_summary.lua [--verbose] [--sanitizer-logs DIR]\n")
+      io.stderr:write("usage: lua5.4 spec/tap_summary.lua [--verbose] [--since SECONDS]"
+        .. " [--sanitizer-logs DIR]\n")
       os.exit(2)
     end
     i = i + 1
@@ -118,6 +125,6 @@ end
 if not verbose and passed + failed + skipped == 0 then
   for _, line in ipairs(stray) do io.write(line, "\n") end
 end
-io.write(string.format("# %d s\n%d passed, %d failed, %d skipped\n", math.floor(now() - started + 0.5),
-  passed, failed, skipped))
+local took = since and os.time() - since or math.floor(now() - started + 0.5)
+io.write(string.format("# %d s\n%d passed, %d failed, %d skipped\n", took, passed, failed, skipped))
 os.exit((failed == 0 and passed > 0) and 0 or 1)

@@ -150,4 +150,49 @@ echo "ok 2 - second"; echo "1..2"
     assert.are.equal(7, #lines, out)
     assert.are.equal("5 passed, 1 failed, 0 skipped", lines[7])
   end)
+
+  it("with --since, counts the seconds from then (make test: from make's start)", function()
+    -- 100 s before now: at least 100 s (the clock's second may turn over), and
+    -- less than 200 unless this machine stalls for 100 s
+    local status, lines = summarise(tmpdir(), "# spec/a_spec.lua @ 1: a\nok 1 - a\n",
+      "--since " .. (os.time() - 100))
+    assert.are.equal(0, status)
+    local took = tonumber(lines[#lines - 1]:match("^# (%d+) s$"))
+    assert.is_true(took ~= nil and took >= 100 and took < 200, lines[#lines - 1])
+    assert.are.equal("1 passed, 0 failed, 0 skipped", lines[#lines])
+  end)
+
+  it("starts the costliest files first: the last run's times, else spec/costs.txt", function()
+    local dir = util.mkdir(tmpdir() .. "/costs")
+    util.mkdir(dir .. "/spec")
+    for _, name in ipairs({ "a", "b", "c", "d" }) do cmd.write(dir .. "/spec/" .. name .. "_spec.lua", "") end
+    -- d has no cost anywhere: it goes first; then by cost, b (3), c (2), a (1)
+    cmd.write(dir .. "/spec/costs.txt", "1 spec/a_spec.lua\n3 spec/b_spec.lua\n2.5 spec/c_spec.lua\n")
+    local fake = cmd.write(dir .. "/fake busted.sh", [[
+f=$3
+lua5.4 -e "local x = 0 for i = 1, 2e7 do x = x + i end"
+echo "# $f @ 1: first"; echo "ok 1 - first"; echo "1..1"
+]])
+    local function run()
+      local status, out, err = cmd.shell("lua5.4 " .. q(PARALLEL) .. " 1 state sh " .. q(fake) .. " -o TAP",
+        { cwd = dir })
+      assert.are.equal(0, status, cmd.show(status, out, err))
+      local order = {}
+      for f in out:gmatch("\n?# (spec/%S+)\n") do order[#order + 1] = f end
+      return order
+    end
+    assert.are.same({ "spec/d_spec.lua", "spec/b_spec.lua", "spec/c_spec.lua", "spec/a_spec.lua" }, run())
+    -- each file's CPU time (the loop above: more than nothing) and duration
+    local cpu = util.lines(util.slurp(dir .. "/state/cpu.txt"))
+    assert.are.equal(4, #cpu)
+    for _, line in ipairs(cpu) do
+      local c, w, f = line:match("^(%S+) (%S+) (spec/%a_spec%.lua)$")
+      assert.is_truthy(f, line)
+      assert.is_true(tonumber(c) > 0 and tonumber(w) > 0, line)
+    end
+    -- the last run's times win over the table: now c was the slowest
+    cmd.write(dir .. "/state/times.txt", "0.1 spec/a_spec.lua\n0.2 spec/b_spec.lua\n9 spec/c_spec.lua\n"
+      .. "0.3 spec/d_spec.lua\n")
+    assert.are.same({ "spec/c_spec.lua", "spec/d_spec.lua", "spec/b_spec.lua", "spec/a_spec.lua" }, run())
+  end)
 end)

@@ -134,11 +134,20 @@ function M.gprof_many(dir, cases, files)
   for _, path in ipairs(files) do
     assert(digest[path], "cannot read " .. path)
   end
-  local results, todo, keys = {}, {}, {}
+  -- a case whose key an earlier case of the list has (the same arguments)
+  -- takes that case's answer: gprof runs once for both
+  local results, todo, keys, first, same = {}, {}, {}, {}, {}
   for i, c in ipairs(cases) do
     keys[i] = key_of(c, files, digest)
     results[i] = load(keys[i], files, c)
-    if not results[i] then todo[#todo + 1] = i end
+    if not results[i] then
+      if first[keys[i]] then
+        same[#same + 1] = i
+      else
+        first[keys[i]] = i
+        todo[#todo + 1] = i
+      end
+    end
   end
   if #todo == 0 then return results end
   local lines = { "cd " .. q(dir) .. " || exit 1", "unset GPROF_PATH" }
@@ -174,6 +183,7 @@ function M.gprof_many(dir, cases, files)
       end
     end
   end
+  for _, i in ipairs(same) do results[i] = results[first[keys[i]]] end
   return results
 end
 
