@@ -426,6 +426,9 @@ registry.OPTIONS = {
     help = "the event to sample (default cpu-clock, the one that works in virtual machines)" },
   { long = "gmon", arg = "none", key = "gmon", modes = modes("record"), group = "record",
     help = "a -pg program: keep its gmon.out and the recording (default perf.data) side by side" },
+  { long = "warn-size", arg = "required", type = "integer", min = 0, max = 1000000000, key = "warn_size",
+    modes = modes("record"), group = "record", metavar = "MB",
+    help = "warn once when the recording passes MB megabytes (default 1000; 0: never)" },
   { long = "dry-run", arg = "none", key = "dry_run", modes = modes("record"), group = "record",
     help = "print the perf command and run nothing" },
   -- answered by the launcher (bin/lgprof.lua) when it is the only word
