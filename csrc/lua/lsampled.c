@@ -389,10 +389,36 @@ static void show_progress(void *ud, uint64_t bytes, uint64_t samples, uint64_t b
   fflush(stderr);
 }
 
+/* The option search_dirs (a list of folder names) into o: the names stay
+** in the options table (argument 3), the array in a userdata left on the
+** stack for the call's length. */
+static void search_dirs(lua_State *L, lgp_perf_opts *o) {
+  const char **dirs;
+  lua_Integer i, n;
+  if (lua_isnil(L, 3) || lua_getfield(L, 3, "search_dirs") == LUA_TNIL) {
+    if (!lua_isnil(L, 3))
+      lua_pop(L, 1);
+    return;
+  }
+  if (!lua_istable(L, -1))
+    luaL_argerror(L, 3, "option 'search_dirs' must be a list of folder names");
+  n = luaL_len(L, -1);
+  dirs = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof *dirs, 0);
+  for (i = 1; i <= n; i++) {
+    if (lua_geti(L, -2, i) != LUA_TSTRING)
+      luaL_argerror(L, 3, "option 'search_dirs' must be a list of folder names");
+    dirs[i - 1] = lua_tostring(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_remove(L, -2); /* the list, still held by the options table */
+  o->search_dirs = dirs;
+  o->nsearch_dirs = (size_t)n;
+}
+
 /* core.open_stacks(exe | nil, path [, options [, calls]]) -> Profile | nil,
 ** message: options as core.open's (demangle, zeros, the symspecs), less
 ** those unsupported() names, and the reader's: event, symfs, buildid_dir,
-** no_inline, kallsyms ("": none), progress (true: the reader's progress on
+** search_dirs (a list), no_inline, kallsyms ("": none), progress (true: the reader's progress on
 ** stderr when stderr is a terminal). calls: a gmon Profile (not a view) of
 ** the same run, whose calls the profile takes (stackprofile.h); it is kept
 ** alive with the new profile (keep_calls) for the new profile's filters. */
@@ -425,6 +451,8 @@ static int l_open_stacks(lua_State *L) {
   popts.buildid_dir = lcore_opt_string(L, 3, "buildid_dir", NULL);
   popts.no_inline = lcore_opt_bool(L, 3, "no_inline", 0);
   popts.kallsyms = lcore_opt_string(L, 3, "kallsyms", NULL);
+  popts.image = exe;
+  search_dirs(L, &popts);
   progress = lcore_opt_bool(L, 3, "progress", 0) && isatty(STDERR_FILENO);
   if (progress)
     popts.progress = show_progress;
@@ -438,7 +466,6 @@ static int l_open_stacks(lua_State *L) {
   tab = lua_newuserdatauv(L, sizeof *tab, 0);
   memset(tab, 0, sizeof *tab);
   luaL_setmetatable(L, "lgprof.StackTable");
-  (void)exe; /* the binaries are those the recording names */
   if (is_stream(path)) { /* read once, maybe already by is_perfdata */
     const lgp_blob *b = lcore_stream(L, path, &err);
     rc = b == NULL ? -1 : lgp_perf_stacks_bytes(tab, path, b->data, b->size, &popts, &err);

@@ -568,8 +568,10 @@ local function check_stacks(list, profile, th)
     list[#list + 1] = finding("unresolved-dso", "warning",
       ("%d binar%s with samples cannot be symbolized: %s"):format(#bad, #bad == 1 and "y" or "ies",
         names(bad)),
-      "keep the binaries the recording ran (same build-id), give their root with --symfs or their "
-        .. "cache with --buildid-dir, or install their debug symbols", { binaries = bad })
+      "give the binaries the recording ran (same build-id): a copy on the command line (lgprof ./prog"
+        .. " perf.data), a folder holding copies or debug files with --search-dir=DIR (by build-id or file"
+        .. " name, repeatable), their root with --symfs or their cache with --buildid-dir; or install their"
+        .. " debug symbols", { binaries = bad })
   end
   if (ev.other_samples or 0) > 0 then
     list[#list + 1] = finding("mixed-events", "info",

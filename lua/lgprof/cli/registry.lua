@@ -311,6 +311,10 @@ registry.OPTIONS = {
   { long = "symfs", arg = "required", type = "path", key = "symfs",
     modes = modes("gprof", "diff", "check", "doctor", "script"), group = "perf",
     metavar = "DIR", help = "perf.data: look for the recorded binaries under DIR" },
+  { long = "search-dir", arg = "required", type = "path", list = true, key = "search_dir",
+    modes = modes("gprof", "diff", "check", "doctor", "script"), group = "perf",
+    metavar = "DIR", help = "perf.data: look for binaries and debug files in DIR by build-id or file name"
+      .. " (repeatable)" },
   { long = "buildid-dir", arg = "required", type = "path", key = "buildid_dir",
     modes = modes("gprof", "diff", "check", "doctor", "script"), group = "perf",
     metavar = "DIR", help = "perf.data: the build-id cache (default ~/.debug)" },
