@@ -923,6 +923,8 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
 
 /* profile:_stack_evidence(): the reader's counters for lgprof doctor:
 ** { samples, lost, no_chain, depth_one, truncated, kernel_unresolved,
+** kernel_symbols (where the kernel's names came from, or why none: unread,
+** given, cached, running, other-kernel, no-build-id, unusable, none),
 ** truncated_file, other_samples (of the other events), event, is_time, unwound
 ** (samples unwound from a stack copy), stack_copy_size, truncated_why =
 ** { stack_copy, no_cfi, no_binary, depth, other }, unwind_errors = { {
@@ -948,6 +950,13 @@ static int profile_stack_evidence(lua_State *L) {
   set_int(L, "depth_one", (lua_Integer)t->depth_one);
   set_int(L, "truncated", (lua_Integer)t->truncated);
   set_int(L, "kernel_unresolved", (lua_Integer)t->kernel_unresolved);
+  {
+    static const char *const ksyms[] = {
+      "unread", "given", "cached", "running", "other-kernel", "no-build-id", "unusable", "none"
+    };
+    set_str(L, "kernel_symbols", ksyms[t->kernel_symbols >= 0 && t->kernel_symbols <= LGP_KSYMS_NONE
+                                        ? t->kernel_symbols : LGP_KSYMS_UNUSABLE]);
+  }
   lua_pushboolean(L, t->truncated_file);
   lua_setfield(L, -2, "truncated_file");
   set_int(L, "other_samples", (lua_Integer)t->other_samples);

@@ -581,11 +581,22 @@ local function check_stacks(list, profile, th)
       { event = ev.event, other_samples = ev.other_samples })
   end
   if ev.kernel_unresolved > 0 then
-    list[#list + 1] = finding("kernel-hidden", "info",
-      ("%d kernel frames have no symbol: the kernel's symbols were not readable"):format(
-        ev.kernel_unresolved),
-      "read it as root, or lower kernel.kptr_restrict (sysctl kernel.kptr_restrict=0) and "
-        .. "kernel.perf_event_paranoid", { frames = ev.kernel_unresolved })
+    local why = ev.kernel_symbols
+    local other = why == "other-kernel" or why == "no-build-id"
+    local message = other and ("%d kernel frames have no symbol: %s, and the build-id cache holds no"
+        .. " copy of its symbols; this machine's would name another kernel's addresses"):format(
+        ev.kernel_unresolved, why == "other-kernel" and "the recording was made on another kernel than"
+          .. " the running one (another build-id)" or "the recording names no build-id for its kernel,"
+          .. " so the running one cannot be told to be it")
+      or ("%d kernel frames have no symbol: the kernel's symbols were not readable"):format(
+        ev.kernel_unresolved)
+    local advice = other and "on the machine that recorded, perf archive (or a copy of its /proc/kallsyms"
+        .. " as DIR/[kernel.kallsyms]/BUILDID/kallsyms) keeps the kernel's symbols; give that cache"
+        .. " with --buildid-dir=DIR"
+      or "read it as root, or lower kernel.kptr_restrict (sysctl kernel.kptr_restrict=0) and "
+        .. "kernel.perf_event_paranoid"
+    list[#list + 1] = finding("kernel-hidden", "info", message, advice,
+      { frames = ev.kernel_unresolved, kernel_symbols = why })
   end
 end
 
