@@ -1,5 +1,5 @@
 -- lgprof record's choice of unwinding from every binary the program loads
--- (lgprof.cmd.recordelf): the DT_NEEDED libraries found as the dynamic
+-- (lgprof.util.elfdeps): the DT_NEEDED libraries found as the dynamic
 -- loader finds them (DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH, the cache),
 -- frame pointers only when every one keeps them; --dry-run's explanation
 -- and expected size; the watcher of the recording's size; the kept file's
@@ -8,7 +8,7 @@
 local cmd = require "helpers.cmd"
 local util = require "helpers.util"
 local record = require "lgprof.cmd.record"
-local elf = require "lgprof.cmd.recordelf"
+local elf = require "lgprof.util.elfdeps"
 
 local q = util.q
 local TMP = util.mktempdir("lgprof record choice")

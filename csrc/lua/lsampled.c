@@ -929,7 +929,9 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
 ** (samples unwound from a stack copy), stack_copy_size, truncated_why =
 ** { stack_copy, no_cfi, no_binary, depth, other }, unwind_errors = { {
 ** what, samples }, ... }, unwind_stops = { { path, status, no_cfi,
-** no_binary }, ... } (the binaries unwinding stopped in) }; combined with
+** no_binary }, ... } (the binaries unwinding stopped in), depth_one_dsos =
+** { { path, found, status, samples }, ... } (the binaries the one-frame
+** chains end in) }; combined with
 ** gmon.out, also combined = { image (gmon's executable), exe (the matched
 ** binary's recorded path), exe_found (the file read for it), matched,
 ** unmatched, unmatched_samples, added, gmon_seconds, gmon_unseen_seconds,
@@ -991,6 +993,19 @@ static int profile_stack_evidence(lua_State *L) {
     lua_rawseti(L, -2, ++n);
   }
   lua_setfield(L, -2, "unwind_stops");
+  lua_newtable(L);
+  for (i = 0, n = 0; i < t->ndsos; i++) {
+    const lgp_st_dso *d = &t->dsos[i];
+    if (d->depth_one == 0)
+      continue;
+    lua_createtable(L, 0, 4);
+    set_str(L, "path", d->path);
+    set_str(L, "found", d->found);
+    set_str(L, "status", dso_status[d->status <= LGP_DSO_UNKNOWN ? d->status : LGP_DSO_UNKNOWN]);
+    set_int(L, "samples", (lua_Integer)d->depth_one);
+    lua_rawseti(L, -2, ++n);
+  }
+  lua_setfield(L, -2, "depth_one_dsos");
   if (sp->has_calls) {
     double hz = sp->gmon_hz ? (double)sp->gmon_hz : 1.0;
     lua_createtable(L, 0, 9);

@@ -40,6 +40,8 @@ typedef struct lgp_st_dso {
      has no unwind table entry there, or could not be read (or is no
      binary at all: "[unknown]", JIT code) */
   uint64_t stops_no_cfi, stops_no_binary;
+  /* frame-pointer chains of a single user frame, in this binary */
+  uint64_t depth_one;
 } lgp_st_dso;
 
 /* A function: (binary, symbol). An address no symbol covers is a function

@@ -525,6 +525,60 @@ local function check_combined(list, profile, th)
   end
 end
 
+-- A binary the user did not build (a distribution's: under /usr, /lib,
+-- /bin..., not /usr/local; the kernel's and the vDSO): not theirs to rebuild.
+local function is_system(path)
+  if path:match("^%[") then return true end
+  if path:match("^/usr/local/") then return false end
+  return (path:match("^/usr/") or path:match("^/lib") or path:match("^/bin/") or path:match("^/sbin/")) ~= nil
+end
+
+-- broken-stacks: the share of one-frame chains, the binaries they end in
+-- (with their shares), and advice that fits them: DWARF unwinding for
+-- system binaries, -fno-omit-frame-pointer for the user's binaries built
+-- without frame pointers (read from the file: lgprof.util.elfdeps).
+local function broken_stacks(list, ev, n)
+  local elfdeps = require "lgprof.util.elfdeps"
+  local share = ev.depth_one / n
+  local ends = {}
+  for _, d in ipairs(ev.depth_one_dsos or {}) do ends[#ends + 1] = d end
+  table.sort(ends, function(a, b)
+    if a.samples ~= b.samples then return a.samples > b.samples end
+    return a.path < b.path
+  end)
+  local shown, system, own = {}, {}, {}
+  for i, d in ipairs(ends) do
+    d.share = d.samples / ev.depth_one
+    if i <= 5 then shown[#shown + 1] = ("%s (%s)"):format(d.path, pct(d.share)) end
+    if is_system(d.path) then
+      system[#system + 1] = { name = d.path }
+      d.system = true
+    else
+      local info = elfdeps.inspect(d.found or d.path)
+      d.frame_pointers = info and info.fp
+      if not (info and info.fp == true) then own[#own + 1] = { name = d.path } end
+    end
+  end
+  if #ends > 5 then shown[#shown + 1] = ("%d more"):format(#ends - 5) end
+  local message = ("%s of the call chains are one frame deep: callers are missing and totals are too low"):format(
+    pct(share))
+  if #shown > 0 then
+    message = message .. "; they end in " .. table.concat(shown, ", ")
+  end
+  local advice = {}
+  if #system > 0 or #own == 0 then
+    advice[#advice + 1] = "record with DWARF unwinding: lgprof record --dwarf -- PROGRAM (or perf record"
+      .. " --call-graph dwarf)" .. (#system > 0 and (", as " .. names(system, 3) .. (#system == 1 and " is a"
+        .. " system library" or " are system libraries") .. " built without frame pointers, not yours to"
+        .. " rebuild") or "")
+  end
+  if #own > 0 then
+    advice[#advice + 1] = "build " .. names(own, 3) .. " with -fno-omit-frame-pointer"
+  end
+  list[#list + 1] = finding("broken-stacks", "warning", message, table.concat(advice, "; or "),
+    { depth_one = ev.depth_one, samples = n, share = share, binaries = ends })
+end
+
 -- A perf.data's findings: from the reader's counters and the binaries.
 local function check_stacks(list, profile, th)
   local ev = profile:_stack_evidence()
@@ -541,12 +595,7 @@ local function check_stacks(list, profile, th)
       "record with perf record -e cpu-clock -F 999 -g (or --call-graph dwarf)",
       { samples = n })
   elseif n > 0 and ev.depth_one / n > th.broken_stacks then
-    local share = ev.depth_one / n
-    list[#list + 1] = finding("broken-stacks", "warning",
-      ("%s of the call chains are one frame deep: the code has no frame pointers, so callers "
-        .. "are missing and totals are too low"):format(pct(share)),
-      "compile with -fno-omit-frame-pointer, or record with perf record --call-graph dwarf",
-      { depth_one = ev.depth_one, samples = n, share = share })
+    broken_stacks(list, ev, n)
   end
   if n > 0 and ev.truncated > 0 then truncated_stacks(list, ev, th) end
   if ev.lost > 0 and ev.lost / (n + ev.lost) > th.lost_samples then

@@ -7,7 +7,7 @@
 -- program not found, the recording unreadable), 2 usage error, 4 the
 -- program failed (exited non-zero or was killed: the report is printed).
 local help = require "lgprof.cli.help"
-local elf = require "lgprof.cmd.recordelf"
+local elf = require "lgprof.util.elfdeps"
 
 local cmd = {}
 
@@ -54,7 +54,7 @@ function cmd.quote(word)
 end
 
 --- Whether the program at `path` keeps frame pointers: true or false, or
--- nil and why it cannot tell (lgprof.cmd.recordelf says how it tells).
+-- nil and why it cannot tell (lgprof.util.elfdeps says how it tells).
 function cmd.frame_pointers(path)
   local info, why = elf.inspect(path)
   if not info then return nil, why end
@@ -89,7 +89,7 @@ end
 
 --- The unwinding for `program` and why: "fp" or "dwarf", and a list of
 -- lines (without "# "). forced: "fp" or "dwarf" (--fp, --dwarf,
--- --stack-size) or nil; env as lgprof.cmd.recordelf.binaries's.
+-- --stack-size) or nil; env as lgprof.util.elfdeps.binaries's.
 function cmd.choose_unwinding(program, forced, env)
   local list = elf.binaries(program, env)
   local without = {}

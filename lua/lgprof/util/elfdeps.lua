@@ -10,6 +10,8 @@ local M = {}
 
 local SHT_PROGBITS, SHT_SYMTAB, SHT_DYNAMIC, SHT_DYNSYM = 1, 2, 6, 11
 local DT_NEEDED, DT_RPATH, DT_RUNPATH = 1, 15, 29
+-- the first bytes of a function in which a frame pointer's set-up is looked for
+local PROLOGUE_BYTES = 32
 
 local function read_file(path)
   local f = io.open(path, "rb")
@@ -57,10 +59,11 @@ local function function_starts(data, sections, symtab, limit)
     if info & 0xf == 2 and size >= 8 and sec and sec.type == SHT_PROGBITS then
       local name = cstring(data, strtab.off + nameoff + 1)
       local at = sec.off + (value - sec.addr) + 1
+      local len = math.min(size, PROLOGUE_BYTES)
       -- the C library's start-up code is no sign of how the program was built
       if not name:match("^_") and name ~= "frame_dummy" and not name:match("_tm_clones$")
-         and at >= 1 and at + 8 <= #data then
-        found[#found + 1] = { name = name, code = data:sub(at, at + 7) }
+         and at >= 1 and at + len - 1 <= #data then
+        found[#found + 1] = { name = name, code = data:sub(at, at + len - 1) }
         if #found >= limit then break end
       end
     end
@@ -69,10 +72,11 @@ local function function_starts(data, sections, symtab, limit)
 end
 
 -- The prologue of a function that keeps a frame pointer (x86-64): push
--- %rbp; mov %rsp,%rbp, after an optional endbr64.
+-- %rbp; mov %rsp,%rbp, among its first bytes (code: up to 32 of them): at
+-- its start (after an optional endbr64), or after an early test and
+-- return that gcc's shrink-wrapping puts before it.
 local function keeps_frame_pointer(code)
-  if code:sub(1, 4) == "\243\15\30\250" then code = code:sub(5) end
-  return code:sub(1, 4) == "\85\72\137\229"
+  return code:find("\85\72\137\229", 1, true) ~= nil
 end
 
 -- The first bytes of up to `limit` functions whose starts the unwind
@@ -103,7 +107,7 @@ local function fde_starts(data, limit)
     for _, l in ipairs(loads) do
       if vaddr >= l.vaddr and vaddr + 8 <= l.vaddr + l.filesz then
         local at = l.off + (vaddr - l.vaddr) + 1
-        if at + 8 <= #data then found[#found + 1] = { code = data:sub(at, at + 7) } end
+        if at + 8 <= #data then found[#found + 1] = { code = data:sub(at, at + PROLOGUE_BYTES - 1) } end
         break
       end
     end
@@ -117,7 +121,7 @@ end
 -- .symtab, else of its .dynsym (a stripped library's exported functions;
 -- not the C library's start-up code), else 64 of those its unwind table
 -- lists (a stripped executable); frame pointers when at least half of them
--- start with push %rbp; mov %rsp,%rbp (x86-64 only).
+-- set one up (push %rbp; mov %rsp,%rbp in their first 32 bytes; x86-64 only).
 local function frame_pointers_of(data, sections)
   if string.unpack("<I2", data, 19) ~= 62 then return nil, "not x86-64 code" end
   local symtab, dynsym
