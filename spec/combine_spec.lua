@@ -55,7 +55,7 @@ end
 
 -- perf.data of exe: stacks { {n, leaf, caller, ...} } (names, leaf first),
 -- n samples each of 1 ms
-local function perfdata(path, exe, stacks, addrs)
+local function perfdata(path, exe, stacks, addrs, build_id)
   addrs = addrs or ADDR
   local f = pw.new({ attrs = { { sample_type = CHAIN, period = MS, ids = { 1 } } } })
   f:comm(PID, PID, "prog", 10, true)
@@ -70,6 +70,7 @@ local function perfdata(path, exe, stacks, addrs)
     end
   end
   f:finished_round()
+  if build_id then f:feature("buildids", { { id = build_id, path = exe } }) end
   pw.write(path, f:bytes())
   return path
 end
@@ -362,9 +363,11 @@ describe("the doctor on a combined profile", function()
   end)
 
   it("leaves a recorded binary it cannot read to unresolved-dso, not different-runs", function()
-    -- the recording names a binary of the program's name that is not there
+    -- the recording names a binary of the program's name that is not there,
+    -- of another build-id (without one, the image given, of the same file
+    -- name, would serve it)
     local gone = TMP .. "/gone/prog"
-    local path = perfdata(TMP .. "/gone.data", gone, STACKS)
+    local path = perfdata(TMP .. "/gone.data", gone, STACKS, nil, ("\5"):rep(20))
     local p = assert(open(EXE, GMON, path))
     local f = findings(p)
     assert.truthy(f["unresolved-dso"], "no unresolved-dso")

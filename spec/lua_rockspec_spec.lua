@@ -105,6 +105,42 @@ describe("rockspec", function()
         end
       end)
 
+      -- a library linked but not declared is a compiler error for a LuaRocks
+      -- user without it, where a declared one is LuaRocks' own message
+      it("declares every library the Makefile links (LDLIBS as make expands it), each with its"
+         .. " folders passed to the build", function()
+        local mk = os.tmpname()
+        local f = assert(io.open(mk, "w"))
+        f:write("print-ldlibs: ; @echo $(LDLIBS)\n")
+        f:close()
+        local linked = lines(("cd %s && make -s --no-print-directory -f Makefile -f %s print-ldlibs")
+          :format(q(fx.root), q(mk)))
+        os.remove(mk)
+        local declared = {}
+        for key, dep in pairs(rock.external_dependencies) do declared[dep.library] = key end
+        -- part of the C library; libdeflate is linked only where its header
+        -- is installed (LuaRocks has no optional dependency)
+        local exempt = { m = true, dl = true, deflate = true }
+        local seen = 0
+        for lib in (linked[1] or ""):gmatch("%-l(%S+)") do
+          seen = seen + 1
+          if not exempt[lib] then
+            local key = declared[lib]
+            assert.truthy(key, "-l" .. lib .. " is linked but not an external dependency")
+            assert.truthy(rock.build.build_variables.CPPFLAGS:find("-I$(" .. key .. "_INCDIR)", 1, true), key)
+            assert.truthy(rock.build.build_variables.LDFLAGS:find("-L$(" .. key .. "_LIBDIR)", 1, true), key)
+          end
+        end
+        assert.is_true(seen >= 4, linked[1])
+        assert.truthy(declared.zstd, "libzstd")
+      end)
+
+      it("says what the rock reads: gmon.out and perf.data", function()
+        local text = rock.description.summary .. "\n" .. rock.description.detailed
+        assert.truthy(text:find("gmon.out", 1, true), text)
+        assert.truthy(text:find("perf.data", 1, true), text)
+      end)
+
       it("names only files that exist", function()
         for _, path in pairs(rock.build.install.bin) do
           assert.is_true(exists(path), path)

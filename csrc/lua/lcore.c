@@ -111,7 +111,7 @@ static const char *const open_fields[] = {
   "excl_flat", "incl_time", "excl_time", "incl_anno", "excl_anno", "incl_exec", "excl_exec",
   "symbol_file", "map_file", "spec_order", "static_call_graph", "static_arcs", "clones",
   /* perf.data's reader (lsampled.c); lgprof.open refuses them for gmon.out */
-  "event", "symfs", "buildid_dir", "no_inline", "kallsyms", "progress", "off_cpu_state",
+  "event", "symfs", "buildid_dir", "search_dirs", "no_inline", "kallsyms", "progress", "off_cpu_state",
   "time_range", "sample_times", NULL
 };
 

@@ -477,10 +477,36 @@ static int time_specs(lua_State *L, int opts, const lgp_time_spec **out, size_t 
   return 0;
 }
 
+/* The option search_dirs (a list of folder names) into o: the names stay
+** in the options table (argument 3), the array in a userdata left on the
+** stack for the call's length. */
+static void search_dirs(lua_State *L, lgp_perf_opts *o) {
+  const char **dirs;
+  lua_Integer i, n;
+  if (lua_isnil(L, 3) || lua_getfield(L, 3, "search_dirs") == LUA_TNIL) {
+    if (!lua_isnil(L, 3))
+      lua_pop(L, 1);
+    return;
+  }
+  if (!lua_istable(L, -1))
+    luaL_argerror(L, 3, "option 'search_dirs' must be a list of folder names");
+  n = luaL_len(L, -1);
+  dirs = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof *dirs, 0);
+  for (i = 1; i <= n; i++) {
+    if (lua_geti(L, -2, i) != LUA_TSTRING)
+      luaL_argerror(L, 3, "option 'search_dirs' must be a list of folder names");
+    dirs[i - 1] = lua_tostring(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_remove(L, -2); /* the list, still held by the options table */
+  o->search_dirs = dirs;
+  o->nsearch_dirs = (size_t)n;
+}
+
 /* core.open_stacks(exe | nil, path [, options [, calls]]) -> Profile | nil,
 ** message: options as core.open's (demangle, zeros, the symspecs), less
 ** those unsupported() names, and the reader's: event, symfs, buildid_dir,
-** no_inline, kallsyms ("": none), progress (true: the reader's progress on
+** search_dirs (a list), no_inline, kallsyms ("": none), progress (true: the reader's progress on
 ** stderr when stderr is a terminal). calls: a gmon Profile (not a view) of
 ** the same run, whose calls the profile takes (stackprofile.h); it is kept
 ** alive with the new profile (keep_calls) for the new profile's filters. */
@@ -527,6 +553,8 @@ static int l_open_stacks(lua_State *L) {
     lua_insert(L, -2);
     return 2;
   }
+  popts.image = exe;
+  search_dirs(L, &popts);
   progress = lcore_opt_bool(L, 3, "progress", 0) && isatty(STDERR_FILENO);
   if (progress)
     popts.progress = show_progress;
@@ -540,7 +568,6 @@ static int l_open_stacks(lua_State *L) {
   tab = lua_newuserdatauv(L, sizeof *tab, 0);
   memset(tab, 0, sizeof *tab);
   luaL_setmetatable(L, "lgprof.StackTable");
-  (void)exe; /* the binaries are those the recording names */
   if (is_stream(path)) { /* read once, maybe already by is_perfdata */
     const lgp_blob *b = lcore_stream(L, path, &err);
     rc = b == NULL ? -1 : lgp_perf_stacks_bytes(tab, path, b->data, b->size, &popts, &err);
@@ -1080,11 +1107,15 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
 
 /* profile:_stack_evidence(): the reader's counters for lgprof doctor:
 ** { samples, lost, no_chain, depth_one, truncated, kernel_unresolved,
+** kernel_symbols (where the kernel's names came from, or why none: unread,
+** given, cached, running, other-kernel, no-build-id, unusable, none),
 ** truncated_file, other_samples (of the other events), event, is_time, unwound
 ** (samples unwound from a stack copy), stack_copy_size, truncated_why =
 ** { stack_copy, no_cfi, no_binary, depth, other }, unwind_errors = { {
 ** what, samples }, ... }, unwind_stops = { { path, status, no_cfi,
-** no_binary }, ... } (the binaries unwinding stopped in) }; combined with
+** no_binary }, ... } (the binaries unwinding stopped in), depth_one_dsos =
+** { { path, found, status, samples }, ... } (the binaries the one-frame
+** chains end in) }; combined with
 ** gmon.out, also combined = { image (gmon's executable), exe (the matched
 ** binary's recorded path), exe_found (the file read for it), matched,
 ** unmatched, unmatched_samples, added, gmon_seconds, gmon_unseen_seconds,
@@ -1105,6 +1136,13 @@ static int profile_stack_evidence(lua_State *L) {
   set_int(L, "depth_one", (lua_Integer)t->depth_one);
   set_int(L, "truncated", (lua_Integer)t->truncated);
   set_int(L, "kernel_unresolved", (lua_Integer)t->kernel_unresolved);
+  {
+    static const char *const ksyms[] = {
+      "unread", "given", "cached", "running", "other-kernel", "no-build-id", "unusable", "none"
+    };
+    set_str(L, "kernel_symbols", ksyms[t->kernel_symbols >= 0 && t->kernel_symbols <= LGP_KSYMS_NONE
+                                        ? t->kernel_symbols : LGP_KSYMS_UNUSABLE]);
+  }
   lua_pushboolean(L, t->truncated_file);
   lua_setfield(L, -2, "truncated_file");
   set_int(L, "other_samples", (lua_Integer)t->other_samples);
@@ -1169,6 +1207,19 @@ static int profile_stack_evidence(lua_State *L) {
   lua_pushnumber(L, (double)t->oncpu_ns / 1e9);
   lua_setfield(L, -2, "oncpu_seconds");
   lua_setfield(L, -2, "time");
+  lua_newtable(L);
+  for (i = 0, n = 0; i < t->ndsos; i++) {
+    const lgp_st_dso *d = &t->dsos[i];
+    if (d->depth_one == 0)
+      continue;
+    lua_createtable(L, 0, 4);
+    set_str(L, "path", d->path);
+    set_str(L, "found", d->found);
+    set_str(L, "status", dso_status[d->status <= LGP_DSO_UNKNOWN ? d->status : LGP_DSO_UNKNOWN]);
+    set_int(L, "samples", (lua_Integer)d->depth_one);
+    lua_rawseti(L, -2, ++n);
+  }
+  lua_setfield(L, -2, "depth_one_dsos");
   if (sp->has_calls) {
     double hz = sp->gmon_hz ? (double)sp->gmon_hz : 1.0;
     lua_createtable(L, 0, 9);

@@ -98,7 +98,7 @@ function lgprof.open(exe, gmon, options)
   -- perf.data's reader's options: progress is only a wish, the others
   -- would be ignored silently
   o.progress = nil
-  for _, k in ipairs({ "event", "symfs", "buildid_dir", "no_inline", "kallsyms" }) do
+  for _, k in ipairs({ "event", "symfs", "buildid_dir", "search_dirs", "no_inline", "kallsyms" }) do
     if o[k] ~= nil then
       return nil, tostring(gmon[1]) .. ": option '" .. k .. "' is for a perf.data file"
     end
@@ -123,7 +123,7 @@ function lgprof._combined(exe, gmons, perf, o)
   end
   local go = {}
   for k, v in pairs(o) do go[k] = v end
-  for _, k in ipairs({ "event", "symfs", "buildid_dir", "no_inline", "kallsyms", "progress" }) do
+  for _, k in ipairs({ "event", "symfs", "buildid_dir", "search_dirs", "no_inline", "kallsyms", "progress" }) do
     go[k] = nil
   end
   -- gcc's clones are functions of their own in the stacks: gmon.out's

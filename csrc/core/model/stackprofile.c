@@ -798,6 +798,14 @@ static int from_stacks(lgp_profile *p, lgp_stacktab *tab, const lgp_profile *cal
   }
   lgp_gmon_init(&src->gmon, 8, 0);
   src->gmon.hz = sp->is_time ? 1000000000u : 1u;
+  if (!sp->is_time && sp->tab.nevents > 0) {
+    /* the weights are counts of the event, not seconds: the reports' unit
+       is the event's name (one event) or "events" */
+    const char *unit = sp->tab.nevents == 1 && sp->tab.events[0].name != NULL ? sp->tab.events[0].name
+                                                                            : "events";
+    snprintf(src->gmon.dimen, sizeof src->gmon.dimen, "%s", unit);
+    src->gmon.abbrev = 'e';
+  }
   src->gmon.have_hist = src->gmon.have_cg = 1; /* self times and arcs, as the reports need */
   p->line_granularity = opts->line_granularity;
   if (calls != NULL) {

@@ -40,6 +40,8 @@ typedef struct lgp_st_dso {
      has no unwind table entry there, or could not be read (or is no
      binary at all: "[unknown]", JIT code) */
   uint64_t stops_no_cfi, stops_no_binary;
+  /* frame-pointer chains of a single user frame, in this binary */
+  uint64_t depth_one;
 } lgp_st_dso;
 
 /* A function: (binary, symbol). Code no symbol covers is a function for
@@ -106,6 +108,19 @@ typedef struct lgp_st_unwind_error {
   uint64_t samples;
 } lgp_st_unwind_error;
 
+/* The kernel's symbols of a recording (lgp_stacktab.kernel_symbols). */
+enum {
+  LGP_KSYMS_UNREAD = 0,     /* no kernel address to name */
+  LGP_KSYMS_GIVEN,          /* the file given (kallsyms option) */
+  LGP_KSYMS_CACHED,         /* the build-id cache's copy of the recorded kernel */
+  LGP_KSYMS_RUNNING,        /* /proc/kallsyms: the recorded kernel is the running one */
+  LGP_KSYMS_OTHER_KERNEL,   /* none: the recorded kernel's build-id is not the running one's */
+  LGP_KSYMS_NO_BUILD_ID,    /* none: the recording names no kernel build-id to check */
+  LGP_KSYMS_UNUSABLE,       /* none: the file could not be read, its addresses are
+                               hidden (zero) or of another boot */
+  LGP_KSYMS_NONE            /* none: the kallsyms option was "" */
+};
+
 typedef struct lgp_stacktab {
   lgp_st_dso *dsos;
   size_t ndsos;
@@ -136,6 +151,7 @@ typedef struct lgp_stacktab {
   lgp_st_unwind_error *unwind_errors; /* LGP_TRUNC_OTHER's samples by message */
   size_t nunwind_errors;
   uint64_t kernel_unresolved; /* kernel frames without symbols */
+  int kernel_symbols;         /* where they came from, or why none: LGP_KSYMS_* */
   int truncated_file;         /* the file ended inside a record */
   uint64_t other_samples;     /* samples of the recording's other events */
   uint64_t elf_opens;         /* ELF files opened: each binary once, its

@@ -194,6 +194,13 @@ static const char *stack_event(const rctx *r) {
   return sp->tab.nevents > 0 && sp->tab.events[0].name != NULL ? sp->tab.events[0].name : "?";
 }
 
+/* Whether the profile's weights are counts of an event (cycles...) rather
+** than time. */
+static int counts_events(const rctx *r) {
+  const lgp_stackprof *sp = lgp_stacks_of(r->p);
+  return sp != NULL && !sp->is_time;
+}
+
 /* One sample, in the profile's ticks: gmon's one; a profile of stacks'
 ** mean period (its samples weigh their own periods), for gprof's "for X%"
 ** (one sample's share). */
@@ -256,6 +263,10 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
       if (p->stacks->has_calls)
         lgp_out_printf(o, "\nTimes are sampled stacks from perf.data (%s); calls are counted "
                        "by gmon.out.\n", stack_event(&r));
+      else if (counts_events(&r))
+        lgp_out_printf(o, "\nEach sample is a stack from perf.data (%s): the columns count %s "
+                       "(each sample weighs its period), not seconds; calls were not recorded.\n",
+                       stack_event(&r), dimen);
       else
         lgp_out_printf(o, "\nEach sample is a stack of %s from perf.data (%s): times are "
                        "measured; a sampler counts no call, so gprof's call columns are blank.\n",
@@ -277,8 +288,14 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
   snprintf(unit, sizeof unit, "%c%c/call", unit_prefix(log_scale), p->gmon->abbrev);
   lgp_out_printf(o, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n",
                  "%  ", "cumulative", "self  ", "", "self  ", "total ", "");
-  lgp_out_printf(o, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n",
-                 "time", dimen, dimen, "calls", unit, unit, "name");
+  /* (a count event's name, cut to the column, would read as a word cut:
+     the columns say "events", the line above names the event) */
+  if (counts_events(&r))
+    lgp_out_printf(o, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n",
+                   "share", "events", "events", "calls", unit, unit, "name");
+  else
+    lgp_out_printf(o, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n",
+                   "time", dimen, dimen, "calls", unit, unit, "name");
   for (k = 0; k < p->graph.nsyms; k++) {
     uint32_t s = p->graph.flat_sorted[k];
     const lgp_node *n = &p->graph.nodes[s];
@@ -772,8 +789,9 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
     lgp_out_str(o, ro->brief ? "\t\t\tCall graph\n\n" : "\t\t     Call graph (explanation follows)\n\n");
   granularity(&r);
   if (print_time > 0.0) {
-    lgp_out_printf(o, " for %.2f%% of %.2f seconds\n\n", 100.0 * one_sample(&r) / print_time,
-                   print_time / r.hz);
+    /* gprof's words, but the unit of a count event */
+    lgp_out_printf(o, " for %.2f%% of %.2f %s\n\n", 100.0 * one_sample(&r) / print_time,
+                   print_time / r.hz, stack_event(&r) != NULL ? p->gmon->dimen : "seconds");
   } else {
     lgp_out_str(o, " no time propagated\n\n");
     print_time = 1.0;
@@ -782,10 +800,12 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
     lgp_out_printf(o, "%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n",
                    "", "", "", "", "called", "total", "parents");
     lgp_out_printf(o, "%-6.6s %5.5s %7.7s %11.11s %7.7s+%-7.7s %-8.8s\t%5.5s\n",
-                   "index", "%time", "self", "descendants", "called", "self", "name", "index");
+                   "index", counts_events(&r) ? "%shr" : "%time", "self", "descendants", "called", "self", "name", "index");
     lgp_out_printf(o, "%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n",
                    "", "", "", "", "called", "total", "children");
     lgp_out_char(o, '\n');
+  } else if (counts_events(&r)) {
+    lgp_out_str(o, "index %share    self  children    called     name\n");
   } else {
     lgp_out_str(o, "index % time    self  children    called     name\n");
   }

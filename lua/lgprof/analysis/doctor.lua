@@ -585,6 +585,60 @@ local function stripped_binaries(list, profile, n, th)
     { binaries = bad, samples = total, share = total / n })
 end
 
+-- A binary the user did not build (a distribution's: under /usr, /lib,
+-- /bin..., not /usr/local; the kernel's and the vDSO): not theirs to rebuild.
+local function is_system(path)
+  if path:match("^%[") then return true end
+  if path:match("^/usr/local/") then return false end
+  return (path:match("^/usr/") or path:match("^/lib") or path:match("^/bin/") or path:match("^/sbin/")) ~= nil
+end
+
+-- broken-stacks: the share of one-frame chains, the binaries they end in
+-- (with their shares), and advice that fits them: DWARF unwinding for
+-- system binaries, -fno-omit-frame-pointer for the user's binaries built
+-- without frame pointers (read from the file: lgprof.util.elfdeps).
+local function broken_stacks(list, ev, n)
+  local elfdeps = require "lgprof.util.elfdeps"
+  local share = ev.depth_one / n
+  local ends = {}
+  for _, d in ipairs(ev.depth_one_dsos or {}) do ends[#ends + 1] = d end
+  table.sort(ends, function(a, b)
+    if a.samples ~= b.samples then return a.samples > b.samples end
+    return a.path < b.path
+  end)
+  local shown, system, own = {}, {}, {}
+  for i, d in ipairs(ends) do
+    d.share = d.samples / ev.depth_one
+    if i <= 5 then shown[#shown + 1] = ("%s (%s)"):format(d.path, pct(d.share)) end
+    if is_system(d.path) then
+      system[#system + 1] = { name = d.path }
+      d.system = true
+    else
+      local info = elfdeps.inspect(d.found or d.path)
+      d.frame_pointers = info and info.fp
+      if not (info and info.fp == true) then own[#own + 1] = { name = d.path } end
+    end
+  end
+  if #ends > 5 then shown[#shown + 1] = ("%d more"):format(#ends - 5) end
+  local message = ("%s of the call chains are one frame deep: callers are missing and totals are too low"):format(
+    pct(share))
+  if #shown > 0 then
+    message = message .. "; they end in " .. table.concat(shown, ", ")
+  end
+  local advice = {}
+  if #system > 0 or #own == 0 then
+    advice[#advice + 1] = "record with DWARF unwinding: lgprof record --dwarf -- PROGRAM (or perf record"
+      .. " --call-graph dwarf)" .. (#system > 0 and (", as " .. names(system, 3) .. (#system == 1 and " is a"
+        .. " system library" or " are system libraries") .. " built without frame pointers, not yours to"
+        .. " rebuild") or "")
+  end
+  if #own > 0 then
+    advice[#advice + 1] = "build " .. names(own, 3) .. " with -fno-omit-frame-pointer"
+  end
+  list[#list + 1] = finding("broken-stacks", "warning", message, table.concat(advice, "; or "),
+    { depth_one = ev.depth_one, samples = n, share = share, binaries = ends })
+end
+
 -- A perf.data's findings: from the reader's counters and the binaries.
 local function check_stacks(list, profile, th)
   local ev = profile:_stack_evidence()
@@ -601,12 +655,7 @@ local function check_stacks(list, profile, th)
       "record with perf record -e cpu-clock -F 999 -g (or --call-graph dwarf)",
       { samples = n })
   elseif n > 0 and ev.depth_one / n > th.broken_stacks then
-    local share = ev.depth_one / n
-    list[#list + 1] = finding("broken-stacks", "warning",
-      ("%s of the call chains are one frame deep: the code has no frame pointers, so callers "
-        .. "are missing and totals are too low"):format(pct(share)),
-      "compile with -fno-omit-frame-pointer, or record with perf record --call-graph dwarf",
-      { depth_one = ev.depth_one, samples = n, share = share })
+    broken_stacks(list, ev, n)
   end
   if n > 0 and ev.truncated > 0 then truncated_stacks(list, ev, th) end
   if ev.lost > 0 and ev.lost / (n + ev.lost) > th.lost_samples then
@@ -627,8 +676,10 @@ local function check_stacks(list, profile, th)
     list[#list + 1] = finding("unresolved-dso", "warning",
       ("%d binar%s with samples cannot be symbolized: %s"):format(#bad, #bad == 1 and "y" or "ies",
         names(bad)),
-      "keep the binaries the recording ran (same build-id), give their root with --symfs or their "
-        .. "cache with --buildid-dir, or install their debug symbols", { binaries = bad })
+      "give the binaries the recording ran (same build-id): a copy on the command line (lgprof ./prog"
+        .. " perf.data), a folder holding copies or debug files with --search-dir=DIR (by build-id or file"
+        .. " name, repeatable), their root with --symfs or their cache with --buildid-dir; or install their"
+        .. " debug symbols", { binaries = bad })
   end
   stripped_binaries(list, profile, n, th)
   if (ev.other_samples or 0) > 0 then
@@ -640,11 +691,22 @@ local function check_stacks(list, profile, th)
   end
   check_time(list, profile, ev)
   if ev.kernel_unresolved > 0 then
-    list[#list + 1] = finding("kernel-hidden", "info",
-      ("%d kernel frames have no symbol: the kernel's symbols were not readable"):format(
-        ev.kernel_unresolved),
-      "read it as root, or lower kernel.kptr_restrict (sysctl kernel.kptr_restrict=0) and "
-        .. "kernel.perf_event_paranoid", { frames = ev.kernel_unresolved })
+    local why = ev.kernel_symbols
+    local other = why == "other-kernel" or why == "no-build-id"
+    local message = other and ("%d kernel frames have no symbol: %s, and the build-id cache holds no"
+        .. " copy of its symbols; this machine's would name another kernel's addresses"):format(
+        ev.kernel_unresolved, why == "other-kernel" and "the recording was made on another kernel than"
+          .. " the running one (another build-id)" or "the recording names no build-id for its kernel,"
+          .. " so the running one cannot be told to be it")
+      or ("%d kernel frames have no symbol: the kernel's symbols were not readable"):format(
+        ev.kernel_unresolved)
+    local advice = other and "on the machine that recorded, perf archive (or a copy of its /proc/kallsyms"
+        .. " as DIR/[kernel.kallsyms]/BUILDID/kallsyms) keeps the kernel's symbols; give that cache"
+        .. " with --buildid-dir=DIR"
+      or "read it as root, or lower kernel.kptr_restrict (sysctl kernel.kptr_restrict=0) and "
+        .. "kernel.perf_event_paranoid"
+    list[#list + 1] = finding("kernel-hidden", "info", message, advice,
+      { frames = ev.kernel_unresolved, kernel_symbols = why })
   end
 end
 

@@ -363,8 +363,8 @@ function options.open_options(st)
     map_file = st.style & FILE_ORDER ~= 0 and st.map_file or nil,
     clones = st.clones, -- gcc's clones: "keep", or gprof's rule (nil, "gprof")
     -- perf.data's reader (a gmon profile has none of them: lgprof.cli.main)
-    event = st.event, symfs = st.symfs, buildid_dir = st.buildid_dir, no_inline = st.no_inline,
-    off_cpu_state = st.off_cpu_state, time_range = st.time_range,
+    event = st.event, symfs = st.symfs, buildid_dir = st.buildid_dir, search_dirs = st.search_dir,
+    no_inline = st.no_inline, off_cpu_state = st.off_cpu_state, time_range = st.time_range,
     perf = st.perf, -- combined with the gmon files (lgprof.open's option perf)
     progress = true, -- on stderr, only when it is a terminal (csrc/lua/lsampled.c)
   }

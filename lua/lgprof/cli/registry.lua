@@ -337,6 +337,10 @@ registry.OPTIONS = {
   { long = "symfs", arg = "required", type = "path", key = "symfs",
     modes = modes("gprof", "diff", "check", "doctor", "script"), group = "perf",
     metavar = "DIR", help = "perf.data: look for the recorded binaries under DIR" },
+  { long = "search-dir", arg = "required", type = "path", list = true, key = "search_dir",
+    modes = modes("gprof", "diff", "check", "doctor", "script"), group = "perf",
+    metavar = "DIR", help = "perf.data: look for binaries and debug files in DIR by build-id or file name"
+      .. " (repeatable)" },
   { long = "buildid-dir", arg = "required", type = "path", key = "buildid_dir",
     modes = modes("gprof", "diff", "check", "doctor", "script"), group = "perf",
     metavar = "DIR", help = "perf.data: the build-id cache (default ~/.debug)" },
@@ -473,6 +477,9 @@ registry.OPTIONS = {
     help = "record the context switches too, and report each thread's whole life (--event=wall)" },
   { long = "gmon", arg = "none", key = "gmon", modes = modes("record"), group = "record",
     help = "a -pg program: keep its gmon.out and the recording (default perf.data) side by side" },
+  { long = "warn-size", arg = "required", type = "integer", min = 0, max = 1000000000, key = "warn_size",
+    modes = modes("record"), group = "record", metavar = "MB",
+    help = "warn once when the recording passes MB megabytes (default 1000; 0: never)" },
   { long = "dry-run", arg = "none", key = "dry_run", modes = modes("record"), group = "record",
     help = "print the perf command and run nothing" },
   -- answered by the launcher (bin/lgprof.lua) when it is the only word

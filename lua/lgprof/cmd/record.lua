@@ -7,6 +7,7 @@
 -- program not found, the recording unreadable), 2 usage error, 4 the
 -- program failed (exited non-zero or was killed: the report is printed).
 local help = require "lgprof.cli.help"
+local elf = require "lgprof.util.elfdeps"
 
 local cmd = {}
 
@@ -52,78 +53,104 @@ function cmd.quote(word)
   return "'" .. word:gsub("'", "'\\''") .. "'"
 end
 
--- The ELF64 little-endian file's function symbols with their first bytes:
--- a list of { name, code } (at most `limit`), or nil and why not.
-local function function_starts(data, limit)
-  if data:sub(1, 4) ~= "\127ELF" then return nil, "not an ELF file" end
-  if data:byte(5) ~= 2 or data:byte(6) ~= 1 then return nil, "not a 64-bit little-endian ELF file" end
-  if string.unpack("<I2", data, 19) ~= 62 then return nil, "not x86-64 code" end
-  local shoff = string.unpack("<I8", data, 41)
-  local shentsize, shnum = string.unpack("<I2", data, 59), string.unpack("<I2", data, 61)
-  if shoff == 0 or shentsize < 64 or shoff + shnum * shentsize > #data then
-    return nil, "no section headers"
+--- Whether the program at `path` keeps frame pointers: true or false, or
+-- nil and why it cannot tell (lgprof.util.elfdeps says how it tells).
+function cmd.frame_pointers(path)
+  local info, why = elf.inspect(path)
+  if not info then return nil, why end
+  if info.fp == nil then return nil, info.why end
+  return info.fp
+end
+
+-- Bytes of a sample beyond its stack copy (DWARF: the header, ip, tid,
+-- time, cpu, period, the kernel's part of the chain and the user registers;
+-- measured: 8489 bytes a sample with perf's default 8192-byte copy), and of a
+-- frame-pointer sample with a chain of about 16 frames.
+local DWARF_SAMPLE_EXTRA, FP_SAMPLE_BYTES = 300, 200
+cmd.DEFAULT_STACK_SIZE = 8192
+
+--- The expected size of a recording, in bytes a second for each busy
+-- thread: o.unwind, o.stack_size, o.freq.
+function cmd.expected_rate(o)
+  local per_sample = o.unwind == "dwarf" and (o.stack_size or cmd.DEFAULT_STACK_SIZE) + DWARF_SAMPLE_EXTRA
+    or FP_SAMPLE_BYTES
+  return per_sample * (o.freq or 999)
+end
+
+--- A size in bytes as people read it: "812 bytes", "34.5 KB", "8.5 MB", "1.2 GB" (powers of 1000, as perf
+-- and ls -h --si).
+function cmd.human_size(n)
+  if n < 1000 then return ("%d bytes"):format(n) end
+  for _, unit in ipairs({ "KB", "MB", "GB" }) do
+    n = n / 1000
+    if n < 1000 or unit == "GB" then return ("%.1f %s"):format(n, unit) end
   end
-  local sections = {}
-  for i = 0, shnum - 1 do
-    local o = shoff + i * shentsize + 1
-    local _, stype, _, addr, off, size, link, _, _, entsize =
-      string.unpack("<I4I4I8I8I8I8I4I4I8I8", data, o)
-    sections[i] = { type = stype, addr = addr, off = off, size = size, link = link, entsize = entsize }
-  end
-  local symtab
-  for i = 0, shnum - 1 do
-    if sections[i].type == 2 then symtab = sections[i] end -- SHT_SYMTAB
-  end
-  if not symtab or symtab.entsize < 24 or symtab.off + symtab.size > #data then
-    return nil, "no symbol table"
-  end
-  local strtab = sections[symtab.link]
-  local found = {}
-  for o = symtab.off + 1, symtab.off + symtab.size - 24 + 1, symtab.entsize do
-    local nameoff, info, _, shndx, value, size = string.unpack("<I4BBI2I8I8", data, o)
-    local sec = sections[shndx]
-    -- defined functions of some size in a section with contents (not NOBITS)
-    if info & 0xf == 2 and size >= 8 and sec and sec.type == 1 and strtab then
-      local name = data:match("^[^%z]*", strtab.off + nameoff + 1) or ""
-      local at = sec.off + (value - sec.addr) + 1
-      -- the C library's start-up code is no sign of how the program was built
-      if not name:match("^_") and name ~= "frame_dummy" and not name:match("_tm_clones$")
-         and at >= 1 and at + 8 <= #data then
-        found[#found + 1] = { name = name, code = data:sub(at, at + 7) }
-        if #found >= limit then break end
-      end
+end
+
+--- The unwinding for `program` and why: "fp" or "dwarf", and a list of
+-- lines (without "# "). forced: "fp" or "dwarf" (--fp, --dwarf,
+-- --stack-size) or nil; env as lgprof.util.elfdeps.binaries's.
+function cmd.choose_unwinding(program, forced, env)
+  local list = elf.binaries(program, env)
+  local without = {}
+  for _, b in ipairs(list) do
+    if b.fp ~= true then
+      local why = b.fp == false and "" or not b.path and " (not found)"
+        or (" (cannot tell: %s)"):format(b.why or "?")
+      without[#without + 1] = (b.path or b.name) .. why
     end
   end
-  if #found == 0 then return nil, "no functions in its symbol table" end
-  return found
-end
-
--- The prologue of a function that keeps a frame pointer (x86-64): push
--- %rbp; mov %rsp,%rbp, after an optional endbr64.
-local function keeps_frame_pointer(code)
-  if code:sub(1, 4) == "\243\15\30\250" then code = code:sub(5) end
-  return code:sub(1, 4) == "\85\72\137\229"
-end
-
---- Whether the program at `path` keeps frame pointers: true or false, or
--- nil and why it cannot tell. The heuristic: the first 64 functions of its
--- symbol table (not the C library's start-up code); frame pointers when at
--- least half of them start with push %rbp; mov %rsp,%rbp (x86-64 only).
-function cmd.frame_pointers(path)
-  local f, ferr = io.open(path, "rb")
-  if not f then return nil, ferr end
-  local data = f:read("a")
-  f:close()
-  -- a cut or corrupt file makes string.unpack raise: the program cannot be
-  -- read this way, and perf will say what it makes of it
-  local ok, list, why = pcall(function_starts, data or "", 64)
-  if not ok then return nil, "a cut or corrupt ELF file" end
-  if not list then return nil, why end
-  local kept = 0
-  for _, fn in ipairs(list) do
-    if keeps_frame_pointer(fn.code) then kept = kept + 1 end
+  local loads = #list == 1 and ("the only binary %s loads"):format(program)
+    or ("the %d binaries %s loads (itself and its libraries)"):format(#list, program)
+  local lines = {}
+  local unwind = forced or (#without == 0 and "fp" or "dwarf")
+  if #without == 0 then
+    lines[1] = ("frame pointers are kept by %s"):format(loads)
+  else
+    lines[1] = ("%d of %s keep no frame pointers, where perf's frame-pointer chains break:")
+      :format(#without, loads)
+    for _, w in ipairs(without) do lines[#lines + 1] = "  " .. w end
   end
-  return kept * 2 >= #list
+  local chosen = unwind == "fp" and "frame pointers (perf record -g)" or "DWARF (perf record --call-graph dwarf)"
+  if forced then
+    table.insert(lines, 1, ("unwinding: %s, as asked"):format(chosen))
+  else
+    table.insert(lines, 1, ("unwinding: %s, since %s"):format(chosen,
+      unwind == "fp" and "every binary keeps frame pointers" or "not every binary keeps frame pointers"))
+  end
+  return unwind, lines
+end
+
+--- The shell command that runs `perf` (a shell command) while a watcher
+-- polls the size of `file` and writes `warning` (a line) on standard error
+-- once it passes `limit` bytes (none when limit is 0). The shell becomes perf
+-- (exec: its status and signals are perf's); the watcher ends within a poll
+-- after perf does.
+function cmd.watched_command(perf, file, limit, warning)
+  if not limit or limit <= 0 then return "exec " .. perf end
+  local watcher = ("while sleep 0.25 && kill -0 $$ 2>/dev/null; do"
+    .. " if [ \"$(stat -c %%s %s 2>/dev/null || echo 0)\" -gt %d ]; then echo %s >&2; break; fi; done")
+    :format(cmd.quote(file), limit, cmd.quote(warning))
+  return ("{ %s; } </dev/null >/dev/null & exec %s"):format(watcher, perf)
+end
+
+--- The one line (without "lgprof: ") of a recording passing `limit` bytes.
+function cmd.size_warning(limit, o)
+  local what = o.unwind == "dwarf"
+    and ("DWARF stacks, %d bytes copied a sample"):format(o.stack_size or cmd.DEFAULT_STACK_SIZE)
+    or "frame-pointer stacks"
+  return ("warning: the recording passed %s (%s, %d samples a second for each busy thread): for a smaller"
+    .. " one, --stack-size=BYTES (shorter chains), -F HZ (fewer samples) or --fp (no stack copies, when"
+    .. " the binaries keep frame pointers); --warn-size=MB to be told later"):format(cmd.human_size(limit), what,
+    o.freq or 999)
+end
+
+-- The wall clock in seconds (with its fraction, which os.time lacks), or nil.
+local function wall_clock()
+  local p = io.popen("date +%s.%N 2>/dev/null")
+  local s = p and p:read("a")
+  if p then p:close() end
+  return s and tonumber(s:match("^[%d.]+"))
 end
 
 --- The perf command (a list of words): o.event, o.freq, o.unwind ("fp"
@@ -172,7 +199,11 @@ function cmd.failure_message(kind, info, status)
   elseif kind == "no-program" then
     return ("%s: program not found (not on PATH, or not an executable file)"):format(info)
   end
-  return ("perf record failed (exit status %d): %s"):format(status or -1, info or "no message")
+  if not info or info == "" then
+    return ("perf record failed (exit status %d) and said nothing (perf record -q): the command"
+      .. " `lgprof record --dry-run` prints, run without -q, says why"):format(status or -1)
+  end
+  return ("perf record failed (exit status %d): %s"):format(status or -1, info)
 end
 
 -- What perf's error output says went wrong: a kind of cmd.failure_message
@@ -181,8 +212,8 @@ local function diagnose(text, paranoid)
   if text:find("perf_event_paranoid", 1, true) then return "paranoid", paranoid or "too strict" end
   local denied = text:match("[^\n]*[Pp]ermission denied[^\n]*") or text:match("[^\n]*not permitted[^\n]*")
   if denied then return "permission", (denied:gsub("^%s+", "")) end
-  local first = text:match("[^\n]*%S[^\n]*") or "no message"
-  return "perf", (first:gsub("^%s+", ""))
+  local first = text:match("[^\n]*%S[^\n]*")
+  return "perf", first and (first:gsub("^%s+", ""))
 end
 
 local function read_file(path)
@@ -191,6 +222,15 @@ local function read_file(path)
   local s = f:read("a")
   f:close()
   return s
+end
+
+-- A file's size in bytes, or nil.
+local function lfs_size(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local size = f:seek("end")
+  f:close()
+  return size
 end
 
 local function paranoid_level()
@@ -230,12 +270,28 @@ function cmd.run(ctx)
   -- tracepoint, and so tracefs, root's here; the switch records alone need
   -- no more than a sample does
   local switches = (st.off_cpu or st.wall) and (is_root() and "tracepoint" or "records")
-  local unwind = st.fp and "fp" or (st.dwarf or st.stack_size) and "dwarf"
-  if not unwind then
-    -- DWARF when frame pointers are not known to be kept: it works either way
-    unwind = cmd.frame_pointers(program) and "fp" or "dwarf"
-  end
+  -- DWARF unless every binary the program loads is known to keep frame
+  -- pointers: it works either way
+  local unwind, why = cmd.choose_unwinding(program, st.fp and "fp" or (st.dwarf or st.stack_size) and "dwarf",
+    { LD_LIBRARY_PATH = os.getenv("LD_LIBRARY_PATH") })
+  local rate = cmd.expected_rate({ unwind = unwind, stack_size = st.stack_size, freq = st.freq })
+  why[#why + 1] = ("expected size: about %s a second for each busy thread (%s at %d Hz)")
+    :format(cmd.human_size(rate), unwind == "dwarf"
+      and ("%d bytes of stack copied a sample"):format(st.stack_size or cmd.DEFAULT_STACK_SIZE)
+      or "a chain of return addresses a sample", st.freq or 999)
   local keep = st.output or (st.gmon and "perf.data")
+  -- perf -q says nothing when it cannot create its file: the folder is
+  -- checked here, so that the message says why
+  if keep then
+    local folder = keep:match("^(.*)/[^/]*$") or "."
+    if folder == "" then folder = "/" end
+    local q = cmd.quote(folder)
+    if os.execute("test -d " .. q) ~= true then
+      return ctx:fail(1, ("%s: cannot write the recording: no folder %s"):format(keep, folder))
+    elseif os.execute("test -w " .. q .. " && test -x " .. q) ~= true then
+      return ctx:fail(1, ("%s: cannot write the recording: the folder %s is not writable"):format(keep, folder))
+    end
+  end
   -- a temporary recording: its name reserved by os.tmpname (in /tmp, so
   -- that two runs never share one), the file itself in $TMPDIR when that
   -- is a directory
@@ -257,7 +313,9 @@ function cmd.run(ctx)
   for i, w in ipairs(words) do quoted[i] = cmd.quote(w) end
   if st.dry_run then
     if reservation then os.remove(reservation) end
+    -- (the explanation as shell comments: the output runs as it is)
     out:write(table.concat(quoted, " "), "\n")
+    for _, line in ipairs(why) do out:write("# ", line, "\n") end
     if switches == "tracepoint" then
       out:write("# off-CPU time from sched:sched_switch samples (stacks unwound with DWARF) and the"
         .. " switch records\n")
@@ -294,7 +352,11 @@ function cmd.run(ctx)
   -- failures are said in one line, the program's output is passed on
   local errfile = os.tmpname()
   out:flush()
-  local _, how, code = os.execute(table.concat(quoted, " ") .. " 2>" .. cmd.quote(errfile))
+  local limit = (st.warn_size or 1000) * 1000 * 1000
+  local started = wall_clock()
+  local _, how, code = os.execute(cmd.watched_command(table.concat(quoted, " ") .. " 2>" .. cmd.quote(errfile),
+    data, limit, "lgprof: " .. cmd.size_warning(limit, { unwind = unwind, stack_size = st.stack_size, freq = st.freq })))
+  local ended = wall_clock()
   local stderr_text = read_file(errfile) or ""
   os.remove(errfile)
   local lgprof = require "lgprof"
@@ -305,6 +367,13 @@ function cmd.run(ctx)
     return ctx:fail(1, cmd.failure_message(kind, info, code))
   end
   err:write(stderr_text)
+  local size = lfs_size(data)
+  if size then
+    local seconds = started and ended and ended - started
+    err:write(("lgprof: recorded %s%s%s\n"):format(cmd.human_size(size),
+      seconds and seconds > 0 and (" in %.2f s (%s a second)"):format(seconds, cmd.human_size(size / seconds)) or "",
+      keep and (" in " .. keep) or ""))
+  end
   local gmon = st.gmon and io.open("gmon.out", "rb")
   if gmon then gmon:close() end
   if st.gmon and not gmon then

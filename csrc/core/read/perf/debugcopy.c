@@ -12,6 +12,7 @@
 */
 #define _GNU_SOURCE /* memfd_create */
 #include "read/perf/debugcopy.h"
+#include "read/perf/buildid.h"
 
 #if defined(LGP_HAVE_LIBDEFLATE) && defined(__linux__)
 
@@ -150,30 +151,16 @@ static int get_chdr(int fd, uint64_t off, int is64, uint32_t *type, uint64_t *si
 /* Does the note section at off (size bytes) hold the GNU build-id id? */
 static int has_build_id(int fd, uint64_t off, uint64_t size, const unsigned char *id,
                         size_t idlen) {
-  unsigned char *notes, *p;
-  uint64_t left;
-  int found = 0;
+  unsigned char *notes, found[64];
+  int same = 0;
   /* (a build-id note is 36 bytes; a debug file's notes a few hundred) */
   if (size > 65536 || !(notes = malloc(size ? (size_t)size : 1)))
     return 0;
-  if (read_at(fd, notes, (size_t)size, off) == 0) {
-    for (p = notes, left = size; !found && left >= 12;) {
-      uint32_t nh[3];
-      uint64_t namesz, descsz, step;
-      memcpy(nh, p, sizeof nh);
-      namesz = ((uint64_t)nh[0] + 3) & ~(uint64_t)3;
-      descsz = ((uint64_t)nh[1] + 3) & ~(uint64_t)3;
-      if (namesz > left - 12 || descsz > left - 12 - namesz)
-        break;
-      found = nh[2] == NT_GNU_BUILD_ID && nh[0] == 4 && memcmp(p + 12, "GNU", 4) == 0
-              && nh[1] == idlen && memcmp(p + 12 + namesz, id, idlen) == 0;
-      step = 12 + namesz + descsz;
-      p += step;
-      left -= step;
-    }
-  }
+  if (read_at(fd, notes, (size_t)size, off) == 0)
+    same = lgp_notes_build_id(notes, (size_t)size, found, sizeof found) == idlen
+           && memcmp(found, id, idlen) == 0;
   free(notes);
-  return found;
+  return same;
 }
 
 /* A part of the file: a section's bytes, or the ELF, program or section

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "read/perf/buildid.h"
 #include "read/perf/debugcopy.h"
 #include "read/perf/perfreader.h"
 
@@ -349,6 +350,85 @@ static int try_elf(reader *s, uint32_t d, const char *file, int *mismatch) {
 
 /* Finds and opens the ELF of dso d, once: the build-id cache, the
 ** recorded path (under symfs), the distribution's debug files. */
+/* The file name of a path (after its last slash). */
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* The image given's GNU build-id (its note segments'), read once into
+** s->image_id: its length, 0 none. */
+static size_t image_build_id(reader *s) {
+  int fd;
+  Elf *elf;
+  size_t nph, i;
+  if (s->image_id_read)
+    return s->image_id_len;
+  s->image_id_read = 1;
+  if ((fd = open(s->opts.image, O_RDONLY)) < 0)
+    return 0;
+  (void)elf_version(EV_CURRENT); /* (libelf's own state: set once, idempotent) */
+  if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) != NULL && elf_getphdrnum(elf, &nph) == 0) {
+    for (i = 0; i < nph && s->image_id_len == 0; i++) {
+      GElf_Phdr ph;
+      Elf_Data *notes;
+      if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_NOTE
+          && (notes = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, (size_t)ph.p_filesz, ELF_T_BYTE)))
+        s->image_id_len = lgp_notes_build_id(notes->d_buf, notes->d_size, s->image_id,
+                                             sizeof s->image_id);
+    }
+  }
+  elf_end(elf);
+  close(fd);
+  return s->image_id_len;
+}
+
+/* Tries the image given on the command line for dso d: it serves the
+** binary of its build-id or, where the recording has none, of its file
+** name. 1 taken, 0 not, -1 out of memory. */
+static int try_image(reader *s, uint32_t d, int *mismatch) {
+  const lgp_st_dso *sd = &s->out->dsos[d];
+  if (s->opts.image == NULL || s->dx[d].kind != DK_ELF)
+    return 0;
+  if (sd->build_id_len > 1)
+    return image_build_id(s) == sd->build_id_len
+           && memcmp(s->image_id, sd->build_id, sd->build_id_len) == 0
+           ? try_elf(s, d, s->opts.image, mismatch) : 0;
+  return strcmp(base_name(s->opts.image), base_name(sd->path)) == 0
+         ? try_elf(s, d, s->opts.image, mismatch) : 0;
+}
+
+/* Tries the --search-dir folders for dso d: DIR/.build-id/xx/rest.debug
+** and DIR/.build-id/xx/rest (hex: the build-id), then DIR/NAME (the
+** recorded file name). 1 taken, 0 not, -1 out of memory. */
+static int try_search_dirs(reader *s, uint32_t d, const char *hex, int *mismatch) {
+  const lgp_st_dso *sd = &s->out->dsos[d];
+  size_t i, k;
+  int rc = 0;
+  for (i = 0; i < s->opts.nsearch_dirs && rc == 0; i++) {
+    const char *dir = s->opts.search_dirs[i];
+    char *path;
+    if (sd->build_id_len > 1) {
+      static const char *const ends[] = {".debug", ""};
+      for (k = 0; k < 2 && rc == 0; k++) {
+        char sub[96];
+        snprintf(sub, sizeof sub, "/.build-id/%.2s/%s%s", hex, hex + 2, ends[k]);
+        if (!(path = lgp_pr_joined(dir, sub, "")))
+          return lgp_pr_oom(s);
+        rc = try_elf(s, d, path, mismatch);
+        free(path);
+      }
+    }
+    if (rc == 0 && s->dx[d].kind == DK_ELF && *base_name(sd->path) != '\0') {
+      if (!(path = lgp_pr_joined(dir, "/", base_name(sd->path))))
+        return lgp_pr_oom(s);
+      rc = try_elf(s, d, path, mismatch);
+      free(path);
+    }
+  }
+  return rc;
+}
+
 int lgp_pr_dso_open(reader *s, uint32_t d) {
   dsox *x = &s->dx[d];
   lgp_st_dso *sd = &s->out->dsos[d];
@@ -378,6 +458,9 @@ int lgp_pr_dso_open(reader *s, uint32_t d) {
     if (rc != 0)
       return rc < 0 ? -1 : 0;
   }
+  /* the image given: the user's word for which file it is */
+  if ((rc = try_image(s, d, &mismatch)) != 0)
+    return rc < 0 ? -1 : 0;
   if (x->kind == DK_ELF) {
     plen = strlen(sd->path);
     if (!(path = lgp_pr_joined(s->opts.symfs ? s->opts.symfs : "", sd->path, "")))
@@ -390,6 +473,8 @@ int lgp_pr_dso_open(reader *s, uint32_t d) {
     if (rc != 0)
       return rc < 0 ? -1 : 0;
   }
+  if ((rc = try_search_dirs(s, d, hex, &mismatch)) != 0)
+    return rc < 0 ? -1 : 0;
   if (sd->build_id_len > 1) {
     char sub[96];
     snprintf(sub, sizeof sub, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "read/perf/buildid.h"
 #include "read/perf/perfreader.h"
 
 /* The kernel symbols by address, aliases in the file's order (a stable
@@ -120,27 +121,42 @@ static int hex8(const char *p, uint64_t *out) {
 ** milliseconds), else /proc/kallsyms. NULL for none, or out of memory. */
 static char *kallsyms_path(reader *s) {
   const lgp_st_dso *k = &s->out->dsos[s->kernel_dso];
+  unsigned char running[64];
   char hex[41];
   size_t i;
-  if (s->opts.kallsyms)
+  if (s->opts.kallsyms) {
+    s->out->kernel_symbols = *s->opts.kallsyms ? LGP_KSYMS_GIVEN : LGP_KSYMS_NONE;
     return lgp_strdup(s->opts.kallsyms);
-  if (k->build_id_len > 1) {
-    char *cached;
-    for (i = 0; i < k->build_id_len; i++)
-      snprintf(hex + 2 * i, 3, "%02x", k->build_id[i]);
-    if (!(cached = lgp_pr_joined(s->buildid_dir, "/[kernel.kallsyms]/", hex)))
-      return NULL;
-    {
-      char *file = lgp_pr_joined(cached, "/kallsyms", "");
-      free(cached);
-      if (!file)
-        return NULL;
-      if (lgp_pr_is_file(file))
-        return file;
-      free(file);
-    }
   }
-  return lgp_strdup("/proc/kallsyms");
+  /* another kernel's addresses must not get this one's names: the running
+     kernel's symbols only when the recording names its build-id */
+  if (k->build_id_len <= 1 || k->build_id_len > 20) {
+    s->out->kernel_symbols = LGP_KSYMS_NO_BUILD_ID;
+    return lgp_strdup("");
+  }
+  for (i = 0; i < k->build_id_len; i++)
+    snprintf(hex + 2 * i, 3, "%02x", k->build_id[i]);
+  {
+    char *cached = lgp_pr_joined(s->buildid_dir, "/[kernel.kallsyms]/", hex), *file;
+    if (!cached)
+      return NULL;
+    file = lgp_pr_joined(cached, "/kallsyms", "");
+    free(cached);
+    if (!file)
+      return NULL;
+    if (lgp_pr_is_file(file)) {
+      s->out->kernel_symbols = LGP_KSYMS_CACHED;
+      return file;
+    }
+    free(file);
+  }
+  if (lgp_running_kernel_build_id(NULL, running, sizeof running) == k->build_id_len
+      && memcmp(running, k->build_id, k->build_id_len) == 0) {
+    s->out->kernel_symbols = LGP_KSYMS_RUNNING;
+    return lgp_strdup("/proc/kallsyms");
+  }
+  s->out->kernel_symbols = LGP_KSYMS_OTHER_KERNEL;
+  return lgp_strdup("");
 }
 
 /* The kernel symbol file's bytes into s->knames: a regular file (the
@@ -224,8 +240,11 @@ int lgp_pr_kernel_load(reader *s) {
     return -1;
   }
   free(path);
-  if (!s->knames)
+  if (!s->knames) {
+    if (s->out->kernel_symbols <= LGP_KSYMS_RUNNING)
+      s->out->kernel_symbols = LGP_KSYMS_UNUSABLE;
     return 0;
+  }
   buf = s->knames;
   len = s->knames_len;
   if (len >= UINT32_MAX)     /* names are found by 32-bit offsets */
@@ -282,8 +301,10 @@ int lgp_pr_kernel_load(reader *s) {
   }
   if (s->knames_mapped)
     kernel_window(s->knames, s->knames_len, window, s->knames_len, 0);
-  if (!nonzero || s->nksyms == 0 || (text && s->kernel_text && text != s->kernel_text))
+  if (!nonzero || s->nksyms == 0 || (text && s->kernel_text && text != s->kernel_text)) {
+    s->out->kernel_symbols = LGP_KSYMS_UNUSABLE;
     return 0;
+  }
   if (ksyms_sort(s) != 0)
     return -1;
   s->kstate = 1;

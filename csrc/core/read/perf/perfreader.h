@@ -74,6 +74,9 @@ struct reader {
   uint64_t binaries;
   char *buildid_dir;
   debugfiles debug;          /* (a binary's module's libdwfl userdata) */
+  unsigned char image_id[64]; /* the image given's build-id (opts.image), */
+  size_t image_id_len;       /* read once: its length, 0 none */
+  int image_id_read;
   /* DWARF scopes (perfsymtab.c) */
   lgp_hashtab cu_ht;
   cuscopes *cus;

@@ -329,8 +329,12 @@ int lgp_pr_do_sample(reader *s, const lgp_perf_sample *sm, uint32_t leaf) {
       return -1;
     }
   } else {
-    if (addrs == 1 && user == 1 && sm->nchain > 0)
+    if (addrs == 1 && user == 1 && sm->nchain > 0) {
       s->out->depth_one++;
+      /* the binary the chain ends in: the doctor names it */
+      if (n > 0)
+        s->out->dsos[s->out->funcs[s->out->frame_defs[s->scratch[n - 1]].func].dso].depth_one++;
+    }
     if (addrs >= MAX_STACK)    /* cut at perf's depth limit */
       why = LGP_TRUNC_DEPTH;
   }

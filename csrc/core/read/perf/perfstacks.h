@@ -35,6 +35,15 @@ typedef struct lgp_perf_opts {
   const char *buildid_dir; /* the build-id cache; NULL: $HOME/.debug */
   const char *kallsyms;    /* kernel symbols; NULL: /proc/kallsyms; "": none */
   const char *jit_dir;     /* where perf-PID.map files are; NULL: /tmp */
+  /* the image given with the recording (lgprof IMAGE perf.data), or NULL:
+     the file read for the recording's binary of the same build-id or,
+     where the recording has none, of the same file name */
+  const char *image;
+  /* folders where binaries and their debug files are looked for by
+     build-id (DIR/.build-id/xx/rest[.debug]) or by file name (DIR/NAME),
+     after the recorded path */
+  const char *const *search_dirs;
+  size_t nsearch_dirs;
   int no_inline;           /* do not expand inlined frames */
   lgp_perf_progress_fn progress;
   void *progress_ud;

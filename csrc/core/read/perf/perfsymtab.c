@@ -46,6 +46,21 @@ static int syms_sort(reader *s, dsox *x) {
   return rc == 0 ? 0 : lgp_pr_oom(s);
 }
 
+/* Whether section shndx of elf holds code (SHF_EXECINSTR); *end: where it
+** ends (0 unknown). */
+static int in_code(Elf *elf, GElf_Word shndx, uint64_t *end) {
+  GElf_Shdr sh;
+  Elf_Scn *scn;
+  *end = 0;
+  if (elf == NULL || shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
+    return 0;
+  scn = elf_getscn(elf, shndx);
+  if (scn == NULL || gelf_getshdr(scn, &sh) == NULL)
+    return 0;
+  *end = sh.sh_addr + sh.sh_size;
+  return (sh.sh_flags & SHF_EXECINSTR) != 0;
+}
+
 /* The module's defined symbols sorted by address, once: libdwfl's own
 ** search by address visits every symbol, which over the distinct
 ** addresses of a large recording was most of the reading. */
@@ -55,18 +70,29 @@ static int syms_make(reader *s, dsox *x) {
   x->syms_made = 1;
   for (i = 1; i < n; i++) {
     GElf_Sym sym;
-    int type;
-    const char *name = dwfl_module_getsym(x->mod, i, &sym, NULL);
+    GElf_Word shndx;
+    GElf_Addr addr;
+    Elf *elf = NULL;
+    uint64_t section_end;
+    int type, code;
+    const char *name = dwfl_module_getsym_info(x->mod, i, &sym, &addr, &shndx, &elf, NULL);
     if (!name || sym.st_shndx == SHN_UNDEF)
       continue;
     type = GELF_ST_TYPE(sym.st_info);
     if (type == STT_SECTION || type == STT_FILE || type == STT_TLS)
+      continue;
+    /* a symbol of data (in a section that holds no code: a linker's
+       __rela_iplt_end at .init's address) names no code, as perf's
+       functions and labels leave it out */
+    code = in_code(elf, shndx, &section_end);
+    if (type != STT_FUNC && type != STT_GNU_IFUNC && !code)
       continue;
     if (GROW(s, x->syms, cap, x->nsyms + 1) != 0)
       return -1;
     x->syms[x->nsyms].value = sym.st_value;
     x->syms[x->nsyms].size = sym.st_size;
     x->syms[x->nsyms].name = name;
+    x->syms[x->nsyms].section_end = section_end;
     x->syms[x->nsyms++].index = i;
   }
   if (x->nsyms > 1 && syms_sort(s, x) != 0)
@@ -159,6 +185,14 @@ static const char *sym_at(reader *s, dsox *x, uint64_t addr, GElf_Off *off, GElf
       memset(sym, 0, sizeof *sym);
       sym->st_value = y->value;
       sym->st_size = y->size;
+      *off = addr - y->value;
+      return y->name;
+    }
+    /* a sizeless symbol no sized one covers (crti's _init, _fini): it
+       reaches the next symbol, as perf makes it */
+    if (y->size == 0 && addr < y->section_end && (lo < 2 || x->syms[lo - 2].max_end <= addr)) {
+      memset(sym, 0, sizeof *sym);
+      sym->st_value = y->value;
       *off = addr - y->value;
       return y->name;
     }

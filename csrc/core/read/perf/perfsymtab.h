@@ -16,6 +16,7 @@ typedef struct symaddr {     /* a symbol's address and its index in the module *
   uint64_t value, size;
   const char *name;          /* libdwfl's (its string table's, kept by the module) */
   uint64_t max_end;          /* the highest end of the sized symbols up to here */
+  uint64_t section_end;      /* where its section ends (a sizeless symbol reaches no further), 0 unknown */
   int index;
   int sizeless;              /* a sizeless symbol up to here */
   size_t group;              /* the first symbol at this address */
