@@ -210,7 +210,8 @@ describe("off-CPU and wall time from recorded switches", function()
 
   it("gives each sample's time on request (sample_times), in time order, intervals at their start", function()
     local p = assert(lgprof.open(nil, tmp .. "/both.data", { event = "wall", sample_times = true }))
-    local stacks, got = p:stacks(), {}
+    local stacks, got = {}, {}
+    for st in p:stacks() do stacks[#stacks + 1] = st end
     for _, smp in ipairs(p:sample_times()) do
       local names = {}
       for _, f in ipairs(stacks[smp.stack].frames) do names[#names + 1] = f.name end

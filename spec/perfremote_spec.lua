@@ -100,7 +100,7 @@ describe("a recording made on another machine", function()
     -- its path is where the binary was read from (Lua API)
     local p = assert(require("lgprof").open(prog.exe, data, { buildid_dir = tmp .. "/empty-cache" }))
     local found
-    for _, d in ipairs(p:dsos()) do if d.path == RECORDED then found = d end end
+    for d in p:dsos() do if d.path == RECORDED then found = d end end
     assert.equal(prog.exe, found and found.found)
     assert.equal("ok", found.status)
   end)

@@ -264,8 +264,10 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
         lgp_out_printf(o, "\nTimes are sampled stacks from perf.data (%s); calls are counted "
                        "by gmon.out.\n", stack_event(&r));
       else if (counts_events(&r))
-        lgp_out_printf(o, "\nEach sample is a stack from perf.data (%s): the columns count %s "
-                       "(each sample weighs its period), not seconds; calls were not recorded.\n",
+        lgp_out_printf(o, "\nEach sample is a stack of %s from perf.data (%s): the columns count "
+                       "%s (each sample weighs its period), not seconds; a sampler counts no "
+                       "call, so gprof's call columns are blank.\n",
+                       p->stacks->command != NULL ? p->stacks->command : p->image->path,
                        stack_event(&r), dimen);
       else
         lgp_out_printf(o, "\nEach sample is a stack of %s from perf.data (%s): times are "

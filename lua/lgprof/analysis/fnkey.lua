@@ -126,11 +126,13 @@ function fnkey.collect_all(profiles)
       local binary = in_binaries[name] and binary_of[fn]
       if binary then key = key .. "\0\0" .. binary end
       -- a function of stripped code is named after its start: the same
-      -- function only in the same build of its binary
-      if fn.is_anonymous then key = key .. "\0\0\0" .. (build_id[i][fn.dso] or "?") end
+      -- function only in the same build of its binary (its family too: in
+      -- another build the name is another function's)
+      local build = fn.is_anonymous and "\0\0\0" .. (build_id[i][fn.dso] or "?") or ""
+      key = key .. build
       local n = (seen[key] or 0) + 1
       seen[key] = n
-      local fam = family(name, static, fn.file, binary)
+      local fam = family(name, static, fn.file, binary) .. build
       fams[fam] = true
       if n > 1 then key = key .. "#" .. n end
       keys[key] = true
