@@ -485,12 +485,73 @@ describe("lgprof --diff and lgprof check: --confidence", function()
 end)
 
 -- The promise, on real runs of spec/fixtures/noise/work.c.
+--
+-- What one batch of runs sampled is luck; the spec asserts only what fails
+-- with probability below 1e-4, computed here for the runs it got:
+--
+-- (a) A run counts when its histogram measured its CPU time: the time the
+--     histogram holds is from 0.8 to 1.25 times the run's user + system
+--     time (getrusage, through bash's `time`). A loaded VM loses (or
+--     bunches: up to 9% more seen here) the profiling timer's ticks; such
+--     a run is redone (4 tries), not judged, and the spec is skipped with
+--     the reason if none counts. What smaller drift leaves in the totals,
+--     (c) puts in the bound.
+-- (b) Model: a run's N samples fall in heavy, medium, light and tiny
+--     independently with the workload's shares s = 0.4, 0.3, 0.2, 0.1
+--     (multinomial; a timer's fixed-period samples of a deterministic loop
+--     vary less than that, so the model is conservative). The gate with k
+--     bases (mean total B samples) against a run of N samples fails only if
+--     Holm's first step rejects, so only if some row's one-sided p-value is
+--     at most 0.05/m, m >= 5 rows (the four and main): z = 2.3263. A row of
+--     share s fails then only if its difference d > T = 0.05 B + cc + z se,
+--     with lgprof's cc = (k+1)/(2k) and se = sqrt(s (kB+N)/(k+1) (1+1/k))
+--     (stats.count_test); d is near normal with mean s (N - B) and variance
+--     s (1-s) (N + B/k): P(fail) <= sum over rows Q((T - mean) / sd). main's
+--     row (all samples) is not random given the totals: fails iff
+--     N - B - cc > 0.05 B + z sqrt((kB+N)/(k+1) (1+1/k)).
+-- (c) The batch's bound: two of the 9 consecutive pairs fail with
+--     probability <= sum over i < j of p_i p_j (pairs sharing a run: the
+--     same row's two growths are negatively correlated, two rows' weakly
+--     positively, |rho| <= 0.27 at these shares: the product stays the
+--     order of the joint tail); plus the 9 bases against the 10th; plus
+--     heavy's share of run 1 outside 25..55% (2 Q(0.15 / sqrt(0.24 / N)));
+--     a slowdown run (heavy's work doubled: N near 1.4 B) is caught when
+--     main's row fails at Holm's first step even with m = 20 rows
+--     (z = 2.807), a condition on the totals. When the bound exceeds 1e-4
+--     or a condition does not hold (the totals of the runs drifted: a
+--     loaded machine's spread, the case for several bases), the spec is
+--     skipped with the bound and the totals, not failed.
 describe("the noise promise (live -pg runs)", function()
   local tmp = util.block_tmpdir("lgprof noise live")
   local have_cc = util.have("cc")
+  local SHARES = { 0.4, 0.3, 0.2, 0.1 }
+  local Z_FIRST = quantile(1 - 0.05 / 5)
+
+  -- (b): the probability that the gate with k bases of mean total B fails
+  -- on a run of N samples with nothing changed; math.huge when main's row
+  -- fails given the totals alone
+  local function p_false(B, N, k)
+    local cc = (k + 1) / (2 * k)
+    local function se(share) return math.sqrt(share * (k * B + N) / (k + 1) * (1 + 1 / k)) end
+    if N - B - cc > 0.05 * B + Z_FIRST * se(1) then return math.huge end
+    local p = 0
+    for _, sh in ipairs(SHARES) do
+      local T = 0.05 * B + cc + Z_FIRST * se(sh)
+      p = p + Q((T - sh * (N - B)) / math.sqrt(sh * (1 - sh) * (N + B / k)))
+    end
+    return p
+  end
+
+  -- main's row of a slowdown run of N samples against k bases of mean B
+  -- fails at Holm's first step of up to 20 rows
+  local function caught_surely(B, N, k)
+    local cc = (k + 1) / (2 * k)
+    return N - B - cc - 0.05 * B > quantile(1 - 0.05 / 20) * math.sqrt((k * B + N) / (k + 1) * (1 + 1 / k))
+  end
 
   it("10 runs: at most 1 of 9 pairs fails a 5% gate; a 2x slowdown fails it 3 of 3", function()
     if not have_cc then pending("no C compiler") return end
+    if not util.have("bash") then pending("no bash to measure the runs' CPU time") return end
     local dir = tmp()
     local src = fx.root .. "/spec/fixtures/noise/work.c"
     local flags = { "-O1", "-falign-functions=64", "-falign-loops=64", "-pg", "-fno-pie", "-no-pie" }
@@ -505,16 +566,53 @@ describe("the noise promise (live -pg runs)", function()
     build("work")
     build("slow", "-DSLOW=2")
     local started = os.time()
-    -- sequential runs, each writing gmon.out in the temporary directory
+    local redone = 0
+    -- (a) sequential runs, each writing gmon.out in the temporary
+    -- directory; returns its path and its samples, or nil and why not
     local function run(prog, name)
-      local s, o, e = cmd.run({ "./" .. prog }, { cwd = dir, timeout = 60 })
-      assert(s == 0, cmd.show(s, o, e))
-      assert(os.rename(dir .. "/gmon.out", dir .. "/" .. name))
-      return dir .. "/" .. name
+      local why
+      for _ = 1, 4 do
+        local s, o, e = cmd.run({ "bash", "-c", "TIMEFORMAT='%3U %3S'; time ./" .. prog .. " >/dev/null" },
+          { cwd = dir, timeout = 120 })
+        assert(s == 0, cmd.show(s, o, e))
+        local user, sys = e:match("([%d.]+) ([%d.]+)%s*$")
+        assert(user, "no time from bash: " .. e)
+        local cpu = tonumber(user) + tonumber(sys)
+        local path = dir .. "/" .. name
+        assert(os.rename(dir .. "/gmon.out", path))
+        local p <close> = assert(lgprof.open(dir .. "/" .. prog, path))
+        local ratio = p.total_time / cpu
+        if ratio >= 0.8 and ratio <= 1.25 then return path, p.samples end
+        why = ("%s: the histogram holds %.2f s of a run of %.2f s CPU"):format(name, p.total_time, cpu)
+        redone = redone + 1
+      end
+      return nil, why
     end
-    local base, slow = {}, {}
-    for i = 1, 10 do base[i] = run("work", ("base.%02d"):format(i)) end
-    for i = 1, 3 do slow[i] = run("slow", ("slow.%d"):format(i)) end
+    local base, slow, nb, ns = {}, {}, {}, {}
+    for i = 1, 10 do
+      local path, n = run("work", ("base.%02d"):format(i))
+      if not path then return pending("the profiling timer lost ticks 4 times in a row: " .. n) end
+      base[i], nb[i] = path, n
+    end
+    for i = 1, 3 do
+      local path, n = run("slow", ("slow.%d"):format(i))
+      if not path then return pending("the profiling timer lost ticks 4 times in a row: " .. n) end
+      slow[i], ns[i] = path, n
+    end
+    -- (c) the bound for these totals
+    local ps, pairs_bound = {}, 0
+    for i = 1, 9 do ps[i] = p_false(nb[i], nb[i + 1], 1) end
+    for i = 1, 9 do for j = i + 1, 9 do pairs_bound = pairs_bound + ps[i] * ps[j] end end
+    local mean9 = 0
+    for i = 1, 9 do mean9 = mean9 + nb[i] / 9 end
+    local bound = pairs_bound + p_false(mean9, nb[10], 9) + 2 * Q(0.15 / math.sqrt(0.24 / nb[1]))
+    local surely = caught_surely(mean9, ns[1], 9)
+    for i = 1, 3 do surely = surely and caught_surely(nb[i], ns[i], 1) end
+    local totals = ("bases %s; slowdowns %s"):format(table.concat(nb, " "), table.concat(ns, " "))
+    if not (bound < 1e-4) or not surely then
+      return pending(("the runs' totals give the promise a failure bound of %.2g (slowdowns surely caught: %s)"
+        .. " > 1e-4: %s"):format(bound, tostring(surely), totals))
+    end
     local exe = dir .. "/work"
     local function gate(b, new, confidence)
       local argv = { "--diff", b, "--max-growth=5%", exe, new }
@@ -549,12 +647,12 @@ describe("the noise promise (live -pg runs)", function()
     -- the fixture's shape: heavy holds about 40% of the time
     local p <close> = assert(lgprof.open(exe, base[1]))
     local heavy = p:find("heavy")
-    io.stderr:write(("\n[noise] %d s of runs; heavy %.1f%% of %d samples; 5%% gate on 9 pairs: " ..
-      "%d failed at 95%%, %d naive (--confidence=0); 2x slowdown caught %d/3; " ..
-      "spread beyond sampling: %s\n"):format(
-      os.time() - started, heavy.flat_percent, p.samples, failed, naive, caught,
-      #excess > 0 and table.concat(excess, ", ") or "none"))
-    assert.is_true(heavy.flat_percent > 30 and heavy.flat_percent < 50, tostring(heavy.flat_percent))
+    io.stderr:write(("\n[noise] %d s of runs (%d redone: ticks lost); heavy %.1f%% of %d samples; " ..
+      "5%% gate on 9 pairs: %d failed at 95%%, %d naive (--confidence=0); 2x slowdown caught %d/3; " ..
+      "spread beyond sampling: %s; failure bound %.2g (%s)\n"):format(
+      os.time() - started, redone, heavy.flat_percent, p.samples, failed, naive, caught,
+      #excess > 0 and table.concat(excess, ", ") or "none", bound, totals))
+    assert.is_true(heavy.flat_percent > 25 and heavy.flat_percent < 55, tostring(heavy.flat_percent))
     assert.is_true(failed <= 1, table.concat(why))
     assert.equal(3, caught)
     assert.is_false(spread_same)
