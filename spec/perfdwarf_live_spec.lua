@@ -17,6 +17,7 @@
 local lgprof = require "lgprof"
 local H = require "helpers"
 local util, cmd = H.util, H.cmd
+local labels = require "helpers.perflabels"
 
 local q = util.q
 local alias = cmd.perf_alias
@@ -45,9 +46,13 @@ local function record()
   return true
 end
 
--- perf report --children's shares of the user-space symbols: name -> percentage
+-- perf report --children's shares of the user-space symbols: name ->
+-- percentage, with the children of a label that begins at a return address
+-- moved to the function lgprof names (helpers.perflabels: a sample taken
+-- while ld.so starts the program has the return address after `call
+-- _dl_start` in its `_start`, which perf 6.1 calls _dl_start_user)
 local function perf_children(path)
-  return cmd.perf_report_shares(path, true, { user_only = true })
+  return labels.apply(cmd.perf_report_shares(path, true, { user_only = true }), labels.moves(path), alias)
 end
 
 -- The samples whose leaf is hot_leaf, by the name of the frame above it
@@ -104,7 +109,10 @@ describe("frame pointers and DWARF on a leaf function without a frame", function
   it("lgprof's children shares on the DWARF file equal perf report --children's", function()
     local path = TMP .. "/dwarf.data"
     local theirs = perf_children(path)
-    local p = assert(lgprof.open(nil, path))
+    -- without frames for inlined functions, as perf report --no-inline: ld.so's
+    -- call_init is a function of its own and is inlined elsewhere too, and
+    -- a sample under both counted twice by name (one run in several)
+    local p = assert(lgprof.open(nil, path, { no_inline = true }))
     local mine = {}
     for f in p:functions() do
       local k = alias(f.name)

@@ -67,7 +67,8 @@ local function name_before(dso, label)
 end
 
 --- Parses perf script's samples of path: list of { period, frames }, each
--- frame { sym, off, dso } in the chain's order (the sampled address first).
+-- frame { sym, off, dso } in the chain's order (the sampled address first),
+-- without the frames of inlined functions.
 function M.samples(path)
   local out = util.read_cmd(("perf script -i %s -F period,ip,sym,symoff,dso 2>/dev/null"):format(q(path)))
   local list, cur = {}, nil
@@ -76,7 +77,10 @@ function M.samples(path)
     if period then
       cur = { period = tonumber(period), frames = {} }
       list[#list + 1] = cur
-    elseif cur then
+    elseif cur and not line:find(" %(inlined%)$") then
+      -- (frames of inlined functions, at the next frame's address, which
+      -- perf script shows for DWARF recordings and perf report --no-inline
+      -- does not, are left out)
       local sym, off, dso = line:match("^%s+%x+ (.-)%+0x(%x+) %((.*)%)$")
       if sym then
         cur.frames[#cur.frames + 1] = { sym = sym, off = tonumber(off, 16), dso = dso }
