@@ -20,7 +20,6 @@ local util, cmd = H.util, H.cmd
 local labels = require "helpers.perflabels"
 
 local q = util.q
-local alias = cmd.perf_alias
 local TMP = util.mktempdir("lgprof-perfdwarf-live")
 
 local SRC = [[
@@ -51,8 +50,11 @@ end
 -- moved to the function lgprof names (helpers.perflabels: a sample taken
 -- while ld.so starts the program has the return address after `call
 -- _dl_start` in its `_start`, which perf 6.1 calls _dl_start_user)
-local function perf_children(path)
-  return labels.apply(cmd.perf_report_shares(path, true, { user_only = true }), labels.moves(path), alias)
+-- Names through alias (helpers.perflabels.aliases: one name for the
+-- symbols of one address, whichever each tool shows).
+local function perf_children(path, alias)
+  return labels.apply(cmd.perf_report_shares(path, true, { user_only = true, alias = alias }), labels.moves(path),
+    alias)
 end
 
 -- The samples whose leaf is hot_leaf, by the name of the frame above it
@@ -108,7 +110,8 @@ describe("frame pointers and DWARF on a leaf function without a frame", function
 
   it("lgprof's children shares on the DWARF file equal perf report --children's", function()
     local path = TMP .. "/dwarf.data"
-    local theirs = perf_children(path)
+    local alias = labels.aliases(path)
+    local theirs = perf_children(path, alias)
     -- without frames for inlined functions, as perf report --no-inline: ld.so's
     -- call_init is a function of its own and is inlined elsewhere too, and
     -- a sample under both counted twice by name (one run in several)

@@ -69,7 +69,9 @@ end
 --- Parses perf script's samples of path: list of { period, frames }, each
 -- frame { sym, off, dso } in the chain's order (the sampled address first),
 -- without the frames of inlined functions.
+local parsed = {}
 function M.samples(path)
+  if parsed[path] then return parsed[path] end
   local out = util.read_cmd(("perf script -i %s -F period,ip,sym,symoff,dso 2>/dev/null"):format(q(path)))
   local list, cur = {}, nil
   for line in (out .. "\n"):gmatch("([^\n]*)\n") do
@@ -90,6 +92,7 @@ function M.samples(path)
       end
     end
   end
+  parsed[path] = list
   return list
 end
 
@@ -136,6 +139,41 @@ function M.moves(path)
   end
   table.sort(list, function(a, b) return a.from .. a.to < b.from .. b.to end)
   return list
+end
+
+--- A function giving one name to the symbols of one address: perf and
+-- lgprof may pick different ones among a binary's aliases (ld.so's fstatat
+-- and fstatat64, libc's clone3 and __clone3). Each name of the binaries the
+-- samples of path are in (their symbol tables, or their debug files') maps
+-- to the first, without leading underscores, of the names its address
+-- has; a name that means different addresses in two binaries, and any
+-- other, keeps its own, without leading underscores.
+function M.aliases(path)
+  local map, clash = {}, {}
+  local seen = {}
+  for _, s in ipairs(M.samples(path)) do
+    for _, fr in ipairs(s.frames) do
+      if fr.dso and not kernel(fr.dso) and fr.dso:sub(1, 1) == "/" and not seen[fr.dso] then
+        seen[fr.dso] = true
+        local by_addr = {}
+        for _, sym in ipairs(symbols_of(fr.dso) or {}) do
+          local t = by_addr[sym.addr] or {}
+          t[#t + 1] = (sym.name:gsub("^_+", ""))
+          by_addr[sym.addr] = t
+        end
+        for _, sym in ipairs(symbols_of(fr.dso) or {}) do
+          local first
+          for _, n in ipairs(by_addr[sym.addr]) do if not first or n < first then first = n end end
+          if map[sym.name] and map[sym.name] ~= first then clash[sym.name] = true end
+          map[sym.name] = first
+        end
+      end
+    end
+  end
+  return function(name)
+    if map[name] and not clash[name] then return map[name] end
+    return (name:gsub("^_+", ""))
+  end
 end
 
 --- Applies moves to children shares (name -> percent, names through alias):
