@@ -10,16 +10,19 @@
 -- there. perf script shows such a frame as NAME+0x0.
 --
 --   local labels = require "helpers.perflabels"
---   local moves = labels.moves(path)     -- { { from =, to =, share = } ... }
+--   local moves = labels.moves(path)     -- { { from =, to =, lose =, gain = } ... }
+--   labels.apply(children, moves, alias) -- perf report's children, as lgprof names them
+--   local alias = labels.aliases(path)   -- one name for the symbols of one address
 --
--- Each move says: perf report's children share of `from` holds `share`
--- percent that lgprof counts under `to` (the function holding the byte
--- before `from`, found by address in the binary's symbol table, or in its
--- debug file found by build-id, as perf and lgprof find it). The share is
--- counted sample by sample from perf script on the same file, with each
--- sample's period, as perf report counts children: a sample whose chain
--- still names `from` elsewhere keeps it there, and one whose chain names
--- `to` already adds nothing to it.
+-- Each move says: perf report's children share of `from` holds `lose`
+-- percent that lgprof does not count there, and `to` (the function holding
+-- the byte before `from`, found by address in the binary's symbol table,
+-- or in its debug file found by build-id, as perf and lgprof find it) has
+-- `gain` percent more in lgprof's. Both are counted sample by sample from
+-- perf script on the same file, with each sample's period, as perf report
+-- counts children (once per sample): a sample whose chain still names
+-- `from` elsewhere loses nothing, one whose chain names `to` already adds
+-- nothing.
 local util = require "helpers.util"
 
 local M = {}
@@ -69,9 +72,7 @@ end
 --- Parses perf script's samples of path: list of { period, frames }, each
 -- frame { sym, off, dso } in the chain's order (the sampled address first),
 -- without the frames of inlined functions.
-local parsed = {}
 function M.samples(path)
-  if parsed[path] then return parsed[path] end
   local out = util.read_cmd(("perf script -i %s -F period,ip,sym,symoff,dso 2>/dev/null"):format(q(path)))
   local list, cur = {}, nil
   for line in (out .. "\n"):gmatch("([^\n]*)\n") do
@@ -92,7 +93,6 @@ function M.samples(path)
       end
     end
   end
-  parsed[path] = list
   return list
 end
 
