@@ -143,35 +143,48 @@ end
 
 --- A function giving one name to the symbols of one address: perf and
 -- lgprof may pick different ones among a binary's aliases (ld.so's fstatat
--- and fstatat64, libc's clone3 and __clone3). Each name of the binaries the
--- samples of path are in (their symbol tables, or their debug files') maps
--- to the first, without leading underscores, of the names its address
--- has; a name that means different addresses in two binaries, and any
--- other, keeps its own, without leading underscores.
+-- and fstatat64, libc's clone3 and __clone3, mmap and __mmap64). The names
+-- of the binaries the samples of path are in (their symbol tables, or
+-- their debug files') fall into classes: the names of one address, joined
+-- across binaries through the names they share (libc's mmap and ld.so's
+-- mmap are one class, as comparisons by name already make them); each name
+-- maps to the first of its class without leading underscores, others to
+-- themselves without them. Both sides of a comparison summed through it
+-- sum the same sets of functions.
 function M.aliases(path)
-  local map, clash = {}, {}
+  local parent = {}
+  local function find(n)
+    while parent[n] and parent[n] ~= n do
+      parent[n] = parent[parent[n]] or parent[n]
+      n = parent[n]
+    end
+    return n
+  end
+  local function union(a, b)
+    parent[a], parent[b] = parent[a] or a, parent[b] or b
+    local ra, rb = find(a), find(b)
+    if ra ~= rb then parent[rb] = ra end
+  end
   local seen = {}
   for _, s in ipairs(M.samples(path)) do
     for _, fr in ipairs(s.frames) do
       if fr.dso and not kernel(fr.dso) and fr.dso:sub(1, 1) == "/" and not seen[fr.dso] then
         seen[fr.dso] = true
-        local by_addr = {}
+        local first_at = {}
         for _, sym in ipairs(symbols_of(fr.dso) or {}) do
-          local t = by_addr[sym.addr] or {}
-          t[#t + 1] = (sym.name:gsub("^_+", ""))
-          by_addr[sym.addr] = t
-        end
-        for _, sym in ipairs(symbols_of(fr.dso) or {}) do
-          local first
-          for _, n in ipairs(by_addr[sym.addr]) do if not first or n < first then first = n end end
-          if map[sym.name] and map[sym.name] ~= first then clash[sym.name] = true end
-          map[sym.name] = first
+          first_at[sym.addr] = first_at[sym.addr] or sym.name
+          union(first_at[sym.addr], sym.name)
         end
       end
     end
   end
+  local best = {}
+  for n in pairs(parent) do
+    local r, plain = find(n), (n:gsub("^_+", ""))
+    if not best[r] or plain < best[r] then best[r] = plain end
+  end
   return function(name)
-    if map[name] and not clash[name] then return map[name] end
+    if parent[name] then return best[find(name)] end
     return (name:gsub("^_+", ""))
   end
 end
