@@ -183,9 +183,11 @@ function M.aliases(path)
     local r, plain = find(n), (n:gsub("^_+", ""))
     if not best[r] or plain < best[r] then best[r] = plain end
   end
+  -- (the second result says whether the name is a binary's of the
+  -- recording: libc's strnlen is no kernel strnlen)
   return function(name)
-    if parent[name] then return best[find(name)] end
-    return (name:gsub("^_+", ""))
+    if parent[name] then return best[find(name)], true end
+    return (name:gsub("^_+", "")), false
   end
 end
 
