@@ -485,12 +485,83 @@ describe("lgprof --diff and lgprof check: --confidence", function()
 end)
 
 -- The promise, on real runs of spec/fixtures/noise/work.c.
+--
+-- What one batch of runs sampled is luck; the spec asserts only what fails
+-- with probability below 1e-4, computed here for the runs it got:
+--
+-- (a) A run counts when its histogram measured its CPU time: the time the
+--     histogram holds is from 0.8 to 1.25 times the run's user + system
+--     time (getrusage, through bash's `time`). A loaded VM loses (or
+--     bunches: up to 9% more seen here) the profiling timer's ticks; such
+--     a run is redone (4 tries), not judged, and the spec is skipped with
+--     the reason if none counts. What smaller drift leaves in the totals,
+--     (c) puts in the bound.
+-- (b) Model: a run's N samples fall in heavy, medium, light and tiny
+--     independently with the workload's shares s = 0.4, 0.3, 0.2, 0.1
+--     (multinomial; a timer's fixed-period samples of a deterministic loop
+--     vary less than that, so the model is conservative). The gate with k
+--     bases (mean total B samples) against a run of N samples fails only if
+--     Holm's first step rejects, so only if some row's one-sided p-value is
+--     at most 0.05/m, m >= 5 rows (the four and main): z = 2.3263. A row of
+--     share s fails then only if its difference d > T = 0.05 B + cc + z se,
+--     with lgprof's cc = (k+1)/(2k) and se = sqrt(s (kB+N)/(k+1) (1+1/k))
+--     (stats.count_test); d is near normal with mean s (N - B) and variance
+--     s (1-s) (N + B/k): P(fail) <= sum over rows Q((T - mean) / sd). main's
+--     row (all samples) is not random given the totals: fails iff
+--     N - B - cc > 0.05 B + z sqrt((kB+N)/(k+1) (1+1/k)).
+-- (c) The batch's bound: two of the 9 consecutive pairs fail with
+--     probability <= sum over i < j of p_i p_j (pairs sharing a run: the
+--     same row's two growths are negatively correlated, two rows' weakly
+--     positively, |rho| <= 0.27 at these shares: the product stays the
+--     order of the joint tail); plus the 9 bases against the one held out
+--     (the run whose total is nearest the other nine's mean); plus
+--     heavy's share of run 1 outside 25..55% (2 Q(0.15 / sqrt(0.24 / N)));
+--     plus, for each slowdown gate (heavy's work doubled: N near 1.4 B,
+--     heavy 8/14 of it), the probability that it passes: 0 when main's
+--     row is rejected at Holm's first step (alpha/m, m the diff's rows),
+--     else at most the probability that heavy's row is not. When the
+--     bound exceeds 1e-4 (the totals of the runs drifted: a loaded
+--     machine's spread, the case for several bases), the spec is skipped
+--     with the bound and the totals, not failed.
 describe("the noise promise (live -pg runs)", function()
   local tmp = util.block_tmpdir("lgprof noise live")
   local have_cc = util.have("cc")
+  local SHARES = { 0.4, 0.3, 0.2, 0.1 }
+  local Z_FIRST = quantile(1 - 0.05 / 5)
+
+  -- (b): the probability that the gate with k bases of mean total B fails
+  -- on a run of N samples with nothing changed; math.huge when main's row
+  -- fails given the totals alone
+  local function p_false(B, N, k)
+    local cc = (k + 1) / (2 * k)
+    local function se(share) return math.sqrt(share * (k * B + N) / (k + 1) * (1 + 1 / k)) end
+    if N - B - cc > 0.05 * B + Z_FIRST * se(1) then return math.huge end
+    local p = 0
+    for _, sh in ipairs(SHARES) do
+      local T = 0.05 * B + cc + Z_FIRST * se(sh)
+      p = p + Q((T - sh * (N - B)) / math.sqrt(sh * (1 - sh) * (N + B / k)))
+    end
+    return p
+  end
+
+  -- The probability that the gate with k bases of mean total B misses a
+  -- slowdown run of N samples (heavy's work doubled: its share 8/14), the
+  -- diff having m rows: 0 when main's row (not random given the totals)
+  -- is rejected at Holm's first step, alpha/m; else at most the
+  -- probability that heavy's row is not.
+  local function p_miss(B, N, k, m)
+    local cc = (k + 1) / (2 * k)
+    local z = quantile(1 - 0.05 / m)
+    local function se(mean) return math.sqrt(mean * (1 + 1 / k)) end
+    if N - B - cc - 0.05 * B > z * se((k * B + N) / (k + 1)) then return 0 end
+    local sb, sn = 0.4, 8 / 14
+    local T = 0.05 * B + cc + z * se((k * sb * B + sn * N) / (k + 1))
+    return Q((sn * N - sb * B - T) / math.sqrt(sn * (1 - sn) * N + sb * (1 - sb) * B / k))
+  end
 
   it("10 runs: at most 1 of 9 pairs fails a 5% gate; a 2x slowdown fails it 3 of 3", function()
     if not have_cc then pending("no C compiler") return end
+    if not util.have("bash") then pending("no bash to measure the runs' CPU time") return end
     local dir = tmp()
     local src = fx.root .. "/spec/fixtures/noise/work.c"
     local flags = { "-O1", "-falign-functions=64", "-falign-loops=64", "-pg", "-fno-pie", "-no-pie" }
@@ -505,20 +576,79 @@ describe("the noise promise (live -pg runs)", function()
     build("work")
     build("slow", "-DSLOW=2")
     local started = os.time()
-    -- sequential runs, each writing gmon.out in the temporary directory
+    local redone = 0
+    -- (a) sequential runs, each writing gmon.out in the temporary
+    -- directory; returns its path and its samples, or nil and why not
     local function run(prog, name)
-      local s, o, e = cmd.run({ "./" .. prog }, { cwd = dir, timeout = 60 })
-      assert(s == 0, cmd.show(s, o, e))
-      assert(os.rename(dir .. "/gmon.out", dir .. "/" .. name))
-      return dir .. "/" .. name
+      local why
+      for _ = 1, 4 do
+        local s, o, e = cmd.run({ "bash", "-c", "TIMEFORMAT='%3U %3S'; time ./" .. prog .. " >/dev/null" },
+          { cwd = dir, timeout = 120 })
+        assert(s == 0, cmd.show(s, o, e))
+        local user, sys = e:match("([%d.]+) ([%d.]+)%s*$")
+        assert(user, "no time from bash: " .. e)
+        local cpu = tonumber(user) + tonumber(sys)
+        local path = dir .. "/" .. name
+        assert(os.rename(dir .. "/gmon.out", path))
+        local p <close> = assert(lgprof.open(dir .. "/" .. prog, path))
+        local ratio = p.total_time / cpu
+        if ratio >= 0.8 and ratio <= 1.25 then return path, p.samples end
+        why = ("%s: the histogram holds %.2f s of a run of %.2f s CPU"):format(name, p.total_time, cpu)
+        redone = redone + 1
+      end
+      return nil, why
     end
-    local base, slow = {}, {}
-    for i = 1, 10 do base[i] = run("work", ("base.%02d"):format(i)) end
-    for i = 1, 3 do slow[i] = run("slow", ("slow.%d"):format(i)) end
+    local base, slow, nb, ns = {}, {}, {}, {}
+    for i = 1, 10 do
+      local path, n = run("work", ("base.%02d"):format(i))
+      if not path then return pending("the profiling timer lost ticks 4 times in a row: " .. n) end
+      base[i], nb[i] = path, n
+    end
+    for i = 1, 3 do
+      local path, n = run("slow", ("slow.%d"):format(i))
+      if not path then return pending("the profiling timer lost ticks 4 times in a row: " .. n) end
+      slow[i], ns[i] = path, n
+    end
+    -- (c) the bound for these totals
+    local ps, pairs_bound = {}, 0
+    for i = 1, 9 do ps[i] = p_false(nb[i], nb[i + 1], 1) end
+    for i = 1, 9 do for j = i + 1, 9 do pairs_bound = pairs_bound + ps[i] * ps[j] end end
+    -- the spread gate holds out the base run whose total is nearest the
+    -- other nine's mean (a choice by the totals alone: given them, the
+    -- functions' counts are the model's draws still)
+    local held, mean9 = nil, nil
+    for h = 1, 10 do
+      local m = 0
+      for i = 1, 10 do if i ~= h then m = m + nb[i] / 9 end end
+      if not held or math.abs(nb[h] - m) < math.abs(nb[held] - mean9) then held, mean9 = h, m end
+    end
+    local nine = {}
+    for i = 1, 10 do if i ~= held then nine[#nine + 1] = base[i] end end
+    local bound = pairs_bound + p_false(mean9, nb[held], 9) + 2 * Q(0.15 / math.sqrt(0.24 / nb[1]))
+    -- the rows each slowdown gate tests (Holm's family: every row of the diff)
+    -- (the gate reads the slow runs with work's image, as below)
+    local function rows(bases, new)
+      local opened = {}
+      for i, b in ipairs(bases) do opened[i] = assert(lgprof.open(dir .. "/work", b)) end
+      local np = assert(lgprof.open(dir .. "/work", new))
+      local m = #lgprof.diff(opened, np)
+      for _, x in ipairs(opened) do x:close() end
+      np:close()
+      return m
+    end
+    bound = bound + p_miss(mean9, ns[1], 9, rows(nine, slow[1]))
+    for i = 1, 3 do bound = bound + p_miss(nb[i], ns[i], 1, rows({ base[i] }, slow[i])) end
+    local totals = ("bases %s; slowdowns %s"):format(table.concat(nb, " "), table.concat(ns, " "))
+    if not (bound < 1e-4) then
+      return pending(("the runs' totals give the promise a failure bound of %.2g > 1e-4: %s"):format(bound, totals))
+    end
     local exe = dir .. "/work"
+    -- b: a base run, or a list of them (--diff repeated)
     local function gate(b, new, confidence)
-      local argv = { "--diff", b, "--max-growth=5%", exe, new }
-      if confidence then table.insert(argv, 3, "--confidence=" .. confidence) end
+      local argv = {}
+      for _, x in ipairs(type(b) == "table" and b or { b }) do table.move({ "--diff", x }, 1, 2, #argv + 1, argv) end
+      if confidence then argv[#argv + 1] = "--confidence=" .. confidence end
+      table.move({ "--max-growth=5%", exe, new }, 1, 3, #argv + 1, argv)
       local s, o, e = cmd.lgprof(argv)
       assert(s == 0 or s == 3, cmd.show(s, o, e))
       return s == 3, e
@@ -533,11 +663,10 @@ describe("the noise promise (live -pg runs)", function()
     for i = 1, 3 do
       if gate(base[i], slow[i]) then caught = caught + 1 end
     end
-    -- the bases' spread: 9 of them against the 10th passes, against the
-    -- slowdown fails
-    local pattern = dir .. "/base.0*"
-    local spread_same = gate(pattern, base[10])
-    local spread_slow = gate(pattern, slow[1])
+    -- the bases' spread: 9 of them against the one held out passes, against
+    -- the slowdown fails
+    local spread_same = gate(nine, base[held])
+    local spread_slow = gate(nine, slow[1])
     -- the spread of the 10 runs against their sampling error (reported)
     local runs = {}
     for i = 1, 10 do runs[i] = assert(lgprof.open(exe, base[i])) end
@@ -549,12 +678,12 @@ describe("the noise promise (live -pg runs)", function()
     -- the fixture's shape: heavy holds about 40% of the time
     local p <close> = assert(lgprof.open(exe, base[1]))
     local heavy = p:find("heavy")
-    io.stderr:write(("\n[noise] %d s of runs; heavy %.1f%% of %d samples; 5%% gate on 9 pairs: " ..
-      "%d failed at 95%%, %d naive (--confidence=0); 2x slowdown caught %d/3; " ..
-      "spread beyond sampling: %s\n"):format(
-      os.time() - started, heavy.flat_percent, p.samples, failed, naive, caught,
-      #excess > 0 and table.concat(excess, ", ") or "none"))
-    assert.is_true(heavy.flat_percent > 30 and heavy.flat_percent < 50, tostring(heavy.flat_percent))
+    io.stderr:write(("\n[noise] %d s of runs (%d redone: ticks lost); heavy %.1f%% of %d samples; " ..
+      "5%% gate on 9 pairs: %d failed at 95%%, %d naive (--confidence=0); 2x slowdown caught %d/3; " ..
+      "spread beyond sampling: %s; failure bound %.2g (%s)\n"):format(
+      os.time() - started, redone, heavy.flat_percent, p.samples, failed, naive, caught,
+      #excess > 0 and table.concat(excess, ", ") or "none", bound, totals))
+    assert.is_true(heavy.flat_percent > 25 and heavy.flat_percent < 55, tostring(heavy.flat_percent))
     assert.is_true(failed <= 1, table.concat(why))
     assert.equal(3, caught)
     assert.is_false(spread_same)

@@ -17,9 +17,9 @@
 local lgprof = require "lgprof"
 local H = require "helpers"
 local util, cmd = H.util, H.cmd
+local labels = require "helpers.perflabels"
 
 local q = util.q
-local alias = cmd.perf_alias
 local TMP = util.mktempdir("lgprof-perfdwarf-live")
 
 local SRC = [[
@@ -45,9 +45,16 @@ local function record()
   return true
 end
 
--- perf report --children's shares of the user-space symbols: name -> percentage
-local function perf_children(path)
-  return cmd.perf_report_shares(path, true, { user_only = true })
+-- perf report --children's shares of the user-space symbols: name ->
+-- percentage, with the children of a label that begins at a return address
+-- moved to the function lgprof names (helpers.perflabels: a sample taken
+-- while ld.so starts the program has the return address after `call
+-- _dl_start` in its `_start`, which perf 6.1 calls _dl_start_user)
+-- Names through alias (helpers.perflabels.aliases: one name for the
+-- symbols of one address, whichever each tool shows).
+local function perf_children(path, alias)
+  return labels.apply(cmd.perf_report_shares(path, true, { user_only = true, alias = alias }), labels.moves(path),
+    alias)
 end
 
 -- The samples whose leaf is hot_leaf, by the name of the frame above it
@@ -103,8 +110,12 @@ describe("frame pointers and DWARF on a leaf function without a frame", function
 
   it("lgprof's children shares on the DWARF file equal perf report --children's", function()
     local path = TMP .. "/dwarf.data"
-    local theirs = perf_children(path)
-    local p = assert(lgprof.open(nil, path))
+    local alias = labels.aliases(path)
+    local theirs = perf_children(path, alias)
+    -- without frames for inlined functions, as perf report --no-inline: ld.so's
+    -- call_init is a function of its own and is inlined elsewhere too, and
+    -- a sample under both counted twice by name (one run in several)
+    local p = assert(lgprof.open(nil, path, { no_inline = true }))
     local mine = {}
     for f in p:functions() do
       local k = alias(f.name)
@@ -119,7 +130,7 @@ describe("frame pointers and DWARF on a leaf function without a frame", function
     local compared = 0
     for name, pct in pairs(theirs) do
       if mine[name] then
-        assert.is_true(math.abs(mine[name] - pct) <= 0.01,
+        assert.is_true(math.abs(mine[name] - pct) <= 0.01 + 1e-9,
           ("%s: lgprof %.4f%%, perf %.2f%%"):format(name, mine[name], pct))
         compared = compared + 1
       end

@@ -13,6 +13,7 @@
 local H = require "helpers"
 local util, cmd = H.util, H.cmd
 local pw = require "helpers.perfwriter"
+local labels = require "helpers.perflabels"
 
 local q = util.q
 local HAVE_PERF = util.have("perf")
@@ -238,6 +239,41 @@ describe("perf.data to stacks", function()
       local status, r, out, err = stacks(write("noret.data", f))
       assert.equal(0, status, err)
       assert.same({ ["die_now;caller;main"] = 1 }, shapes(r), out)
+    end)
+
+    it("compares with perf report where perf names the label after a last call (helpers.perflabels)", function()
+      -- caller's call to the noreturn die_now is its last instruction; when
+      -- next_function begins right there, the return address is its first
+      -- byte. lgprof looks up the address less 1: caller. perf 6.1 looks up
+      -- the address itself: next_function+0x0. Two samples, equal periods:
+      --   die_now <- caller <- main            (return address: next_function+0)
+      --   leaf <- middle <- main
+      -- By hand: perf's children next_function 50%, caller none; lgprof's
+      -- caller 50%; perflabels moves 50% from next_function to caller.
+      if syms.caller.addr + syms.caller.size ~= syms.next_function.addr then
+        return pending("the compiler did not put next_function right after caller")
+      end
+      local f = recording()
+      f:sample({ ip = rt("die_now", 1), pid = PID, tid = PID, time = 1000, period = 1000,
+        chain = { U, rt("die_now", 1), rt("next_function", 0), ret("main") } })
+      f:sample({ ip = rt("leaf", 4), pid = PID, tid = PID, time = 1001, period = 1000,
+        chain = { U, rt("leaf", 4), ret("middle"), ret("main") } })
+      f:finished_round()
+      local path = write("label.data", f)
+      local status, r, out, err = stacks(path, { "--no-inline" })
+      assert.equal(0, status, err)
+      assert.same({ 0, 0, 1, 1000 }, r.funcs.caller, out)
+      assert.is_nil(r.funcs.next_function, out)
+      if not HAVE_PERF then return pending("perf is not installed") end
+      local children = cmd.perf_report_shares(path, true)
+      assert.near(50, children.next_function or 0, 0.01)
+      assert.is_nil(children.caller)
+      local moves = labels.moves(path)
+      assert.same({ { from = "next_function", to = "caller", lose = 50, gain = 50 } }, moves)
+      labels.apply(children, moves)
+      assert.is_nil(children.next_function)
+      assert.near(50, children.caller, 0.01)
+      assert.near(100, children.main, 0.01)
     end)
 
     it("names threads from COMM and FORK, and keeps them apart", function()
@@ -771,6 +807,22 @@ int main(void) { base_impl(10); s_impl(10); l_impl(10); return 0; }
       status, r, out, err = stacks(write("aliases.data", f))
       assert.equal(0, status, err)
       assert.same(want, shapes(r), out)
+      -- the comparisons with perf report give each group one name
+      -- (helpers.perflabels.aliases), whichever alias each tool shows
+      if not HAVE_PERF then return end
+      local path = tmp .. "/aliases.data"
+      local A = labels.aliases(path)
+      local n = 0
+      for _, g in pairs(groups) do
+        if #g.names > 1 then
+          n = n + 1
+          for _, name in ipairs(g.names) do assert.equal(A(g.names[1]), A(name), name) end
+        end
+      end
+      local theirs = cmd.perf_report_shares(path, false, { alias = A })
+      for name in pairs(want) do
+        assert.near(100 / n, theirs[A(name)] or 0, 0.01, name)
+      end
     end)
 
     it("takes the first event with samples, or the one named", function()
@@ -1000,7 +1052,11 @@ int main(void) {
     -- libc's clone3 where lgprof takes __clone3, from libc's debug file).
     -- Names are compared without them, and kernel names by the first of
     -- the names kallsyms gives their address (common_interrupt_return and
-    -- swapgs_restore_regs_and_return_to_usermode are one place).
+    -- swapgs_restore_regs_and_return_to_usermode are one place), and a
+    -- user-space name by the first of the names its binary gives its
+    -- address (helpers.perflabels.aliases: ld.so's fstatat is fstatat64 in
+    -- perf's report), for the file last compared
+    local user_alias = function(name) return (name:gsub("^_+", "")) end
     local kernel_alias
     local function alias(name)
       if not kernel_alias then
@@ -1016,12 +1072,22 @@ int main(void) {
         end
         if fh then fh:close() end
       end
-      return ((kernel_alias[name] or name):gsub("^_+", ""))
+      local user, known = user_alias(name)
+      if not known and kernel_alias[name] then return (kernel_alias[name]:gsub("^_+", "")) end
+      return user
     end
 
-    -- perf report's shares by symbol name: name -> percentage
+    -- perf report's shares by symbol name: name -> percentage. Children
+    -- are moved to lgprof's name where perf names a return address by the
+    -- label that begins there (helpers.perflabels): a sample taken while
+    -- ld.so starts the program has the return address after `call
+    -- _dl_start` in its `_start`, which perf 6.1 calls _dl_start_user.
+    -- Whether a run has such a sample is luck.
     local function perf_shares(path, children)
-      return cmd.perf_report_shares(path, children, { alias = alias })
+      user_alias = labels.aliases(path)
+      local shares = cmd.perf_report_shares(path, children, { alias = alias })
+      if children then labels.apply(shares, labels.moves(path), alias) end
+      return shares
     end
 
     it("each symbol's self and children shares equal perf report's on the same file", function()
@@ -1044,11 +1110,11 @@ int main(void) {
         if not name:find("^%[") then
           local mine_self, mine_children = 100 * e[2] / total, 100 * e[4] / total
           if self[name] or mine_self >= 0.01 then
-            assert.is_true(math.abs((self[name] or 0) - mine_self) <= 0.01,
+            assert.is_true(math.abs((self[name] or 0) - mine_self) <= 0.01 + 1e-9,
               ("%s: self %.4f%%, perf %s%%"):format(name, mine_self, tostring(self[name])))
           end
           if children[name] or mine_children >= 0.01 then
-            assert.is_true(math.abs((children[name] or 0) - mine_children) <= 0.01,
+            assert.is_true(math.abs((children[name] or 0) - mine_children) <= 0.01 + 1e-9,
               ("%s: children %.4f%%, perf %s%%"):format(name, mine_children, tostring(children[name])))
           end
           compared = compared + 1
@@ -1095,14 +1161,27 @@ int main(int argc, char **argv) { next_function(argc); caller(100000000L * argc)
       local path = dir .. "/noret.data"
       local st, r, o2, e2 = stacks(path, { "--no-inline" })
       assert.equal(0, st, e2)
+      -- The spin is 100M iterations, the rest of the run ld.so's and libc's
+      -- start and exit, well under 5% of its CPU time. With n >= 20 samples
+      -- spin_then_exit has more than half of them but with probability
+      -- P(Bin(20, 0.05) >= 10) < C(20,10) 0.05^10 / (1 - 0.05/0.95) < 2e-8
+      -- (fewer samples: the run lost its timer's ticks; skipped, not failed).
+      if r.event.samples < 20 then
+        return pending(("the recording has %d samples; 20 needed"):format(r.event.samples))
+      end
       local spin = 100 * r.funcs.spin_then_exit[2] / r.event.weight
       assert.truthy(spin > 50, o2)
-      local children = perf_shares(path, true)
+      user_alias = labels.aliases(path)
+      local children = cmd.perf_report_shares(path, true, { alias = alias })
       -- lgprof: spin_then_exit <- caller; perf: spin_then_exit <- next_function
       assert.is_true(100 * r.funcs.caller[4] / r.event.weight >= spin - 0.01)
       assert.is_nil(r.funcs.next_function)
       assert.is_true((children.next_function or 0) >= spin - 0.01)
       assert.is_nil(children.caller)
+      -- and the comparison's moves (helpers.perflabels) give lgprof's names
+      children = perf_shares(path, true)
+      assert.near(100 * r.funcs.caller[4] / r.event.weight, children.caller or 0, 0.01)
+      assert.is_nil(children.next_function)
     end)
 
     it("unwinds --call-graph dwarf recordings as perf does", function()
@@ -1123,9 +1202,9 @@ int main(int argc, char **argv) { next_function(argc); caller(100000000L * argc)
       for name, e in pairs(mine) do
         if not name:find("^%[") then
           local ms, mc = 100 * e[2] / r.event.weight, 100 * e[4] / r.event.weight
-          assert.is_true(math.abs((self[name] or 0) - ms) <= 0.01,
+          assert.is_true(math.abs((self[name] or 0) - ms) <= 0.01 + 1e-9,
             ("%s: self %.4f%%, perf %s%%"):format(name, ms, tostring(self[name])))
-          assert.is_true(math.abs((children[name] or 0) - mc) <= 0.01,
+          assert.is_true(math.abs((children[name] or 0) - mc) <= 0.01 + 1e-9,
             ("%s: children %.4f%%, perf %s%%"):format(name, mc, tostring(children[name])))
         end
       end
@@ -1146,7 +1225,7 @@ int main(int argc, char **argv) { next_function(argc); caller(100000000L * argc)
       for name, e in pairs(r.funcs) do
         local p = self[alias(name)]
         if p and e[2] > 0 then
-          assert.is_true(math.abs(p - 100 * e[2] / r.event.weight) <= 0.01, name)
+          assert.is_true(math.abs(p - 100 * e[2] / r.event.weight) <= 0.01 + 1e-9, name)
           compared = compared + 1
         end
       end
@@ -1169,7 +1248,7 @@ int main(int argc, char **argv) { next_function(argc); caller(100000000L * argc)
         for name, e in pairs(r.funcs) do
           local p = self[alias(name)]
           if p and e[2] > 0 then
-            assert.is_true(math.abs(p - 100 * e[2] / r.event.weight) <= 0.01, z .. name)
+            assert.is_true(math.abs(p - 100 * e[2] / r.event.weight) <= 0.01 + 1e-9, z .. name)
             compared = compared + 1
           end
         end
@@ -1189,7 +1268,7 @@ int main(int argc, char **argv) { next_function(argc); caller(100000000L * argc)
       for name, e in pairs(r.funcs) do
         local p = self[alias(name)]
         if p and e[2] > 0 then
-          assert.is_true(math.abs(p - 100 * e[2] / r.event.weight) <= 0.01, name)
+          assert.is_true(math.abs(p - 100 * e[2] / r.event.weight) <= 0.01 + 1e-9, name)
         end
       end
     end)

@@ -230,7 +230,14 @@ end
 -- source file. Not the C run-time's start-up code (frame_dummy and the
 -- like): it calls no mcount, and has samples only when a histogram bin
 -- straddles it and a sampled neighbour.
+-- Judged with gcc's clones kept: gprof's rule gives a clone's time and
+-- calls to the function before it, which may be the start-up code
+-- (frame_dummy before the program's first function); the clone's object
+-- may well have DWARF, and the start-up code calls mcount only through
+-- the clone's code that its folded range then takes in.
 local function check_statics(list, profile, ev)
+  local kept = require("lgprof.analysis.fnkey").kept(profile, true)
+  if kept ~= profile then profile, ev = kept, kept:_evidence() end
   local bare = {}
   for _, fn in ipairs(ev.bare or {}) do bare[fn.address] = true end
   local nodebug, seen, clash = {}, {}, nil
