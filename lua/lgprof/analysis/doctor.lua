@@ -408,14 +408,7 @@ local function truncated_stacks(list, ev, th)
       no_cfi = no_cfi, no_binary = no_binary, errors = ev.unwind_errors })
 end
 
--- The bytes of a file, or nil.
-local function slurp(path)
-  local f = path and io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local slurp = args.read_file
 
 -- A profile combined with gmon.out (--perf): are both files of one run of
 -- one executable? Each reason found, as a message part.

@@ -216,13 +216,7 @@ local function diagnose(text, paranoid)
   return "perf", first and (first:gsub("^%s+", ""))
 end
 
-local function read_file(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read_file = require("lgprof.util.args").read_file
 
 -- A file's size in bytes, or nil.
 local function lfs_size(path)

@@ -146,18 +146,7 @@ function diffsvg.render(rows, root, o)
 
   local b = {}
   local function put(s) b[#b + 1] = s end
-  put('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n')
-  put(('<svg version="1.1" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d"'
-    .. ' viewBox="0 0 %d %d">\n'):format(width, height, width, height))
-  put(("<title>%s</title>\n"):format(xml(title)))
-  put("<style>text{font-family:Verdana,sans-serif;font-size:" .. fs .. "px;fill:rgb(0,0,0)}"
-    .. " .f:hover rect{stroke:rgb(0,0,0);stroke-width:0.5} .f{cursor:pointer}"
-    .. " #title{font-size:" .. (fs + 5) .. "px} .b{cursor:pointer}</style>\n")
-  put(('<rect x="0" y="0" width="%d" height="%d" fill="rgb(248,248,248)"/>\n'):format(width, height))
-  put(('<text id="title" x="%.2f" y="%d" text-anchor="middle">%s</text>\n')
-    :format(width / 2, fs * 2, xml(title)))
-  put(('<text id="subtitle" x="%.2f" y="%d" text-anchor="middle">%s</text>\n')
-    :format(width / 2, fs * 3 + 6, xml(sub)))
+  svg._parts.preamble(put, width, height, title, sub, fs, "rgb(248,248,248)")
   put(('<text id="unzoom" class="b" x="%d" y="%d" style="display:none">Reset Zoom</text>\n')
     :format(XPAD, fs * 2))
   put(('<text id="search" class="b" x="%d" y="%d" text-anchor="end">Search</text>\n')

@@ -101,6 +101,24 @@ local function xml(s)
 end
 svg.escape = xml
 
+-- A picture's opening, the flame graph's and the differential one's: the
+-- svg element, its title and style, the background (fill) and the title
+-- and subtitle lines.
+local function preamble(put, width, height, title, sub, fs, fill)
+  put('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n')
+  put(('<svg version="1.1" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d"'
+    .. ' viewBox="0 0 %d %d">\n'):format(width, height, width, height))
+  put(("<title>%s</title>\n"):format(xml(title)))
+  put("<style>text{font-family:Verdana,sans-serif;font-size:" .. fs .. "px;fill:rgb(0,0,0)}"
+    .. " .f:hover rect{stroke:rgb(0,0,0);stroke-width:0.5} .f{cursor:pointer}"
+    .. " #title{font-size:" .. (fs + 5) .. "px} .b{cursor:pointer}</style>\n")
+  put(('<rect x="0" y="0" width="%d" height="%d" fill="%s"/>\n'):format(width, height, fill))
+  put(('<text id="title" x="%.2f" y="%d" text-anchor="middle">%s</text>\n')
+    :format(width / 2, fs * 2, xml(title)))
+  put(('<text id="subtitle" x="%.2f" y="%d" text-anchor="middle">%s</text>\n')
+    :format(width / 2, fs * 3 + 6, xml(sub)))
+end
+
 -- The label that fits in w pixels: the whole name, or its first characters
 -- and "..", or nothing when not even three characters fit.
 local function label(name, w, font_size)
@@ -363,18 +381,7 @@ local function render(profile, o)
 
   local b = {}
   local function put(s) b[#b + 1] = s end
-  put('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n')
-  put(('<svg version="1.1" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d"'
-    .. ' viewBox="0 0 %d %d">\n'):format(width, height, width, height))
-  put(("<title>%s</title>\n"):format(xml(title)))
-  put("<style>text{font-family:Verdana,sans-serif;font-size:" .. fs .. "px;fill:rgb(0,0,0)}"
-    .. " .f:hover rect{stroke:rgb(0,0,0);stroke-width:0.5} .f{cursor:pointer}"
-    .. " #title{font-size:" .. (fs + 5) .. "px} .b{cursor:pointer}</style>\n")
-  put(('<rect x="0" y="0" width="%d" height="%d" fill="rgb(248,248,238)"/>\n'):format(width, height))
-  put(('<text id="title" x="%.2f" y="%d" text-anchor="middle">%s</text>\n')
-    :format(width / 2, fs * 2, xml(title)))
-  put(('<text id="subtitle" x="%.2f" y="%d" text-anchor="middle">%s</text>\n')
-    :format(width / 2, fs * 3 + 6, xml(sub)))
+  preamble(put, width, height, title, sub, fs, "rgb(248,248,238)")
   if o.view_description then
     put(('<text id="view" x="%.2f" y="%d" text-anchor="middle">View: %s</text>\n')
       :format(width / 2, fs * 4 + 10, xml(o.view_description)))
@@ -457,7 +464,7 @@ end
 
 -- The pieces the differential flame graph (lgprof.format.diffsvg) draws
 -- with: the same layout, script, text and times.
-svg._parts = { layout = layout, SCRIPT = SCRIPT, label = label, time_text = time_text,
+svg._parts = { layout = layout, preamble = preamble, SCRIPT = SCRIPT, label = label, time_text = time_text,
                value_texter = value_texter, XPAD = XPAD, FONT_WIDTH = FONT_WIDTH }
 
 return svg

@@ -119,6 +119,15 @@ function args.encoded_writer(name, check_options, encode, finish)
   end
 end
 
+--- The bytes of the file at path, or nil (no path, or it cannot be read).
+function args.read_file(path)
+  local f = path and io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
 --- Writes the text s of a writer to file: a path is created, written and
 -- closed; an open file is written, flushed (a full disk shows now, not when
 -- the caller closes it) and left open. true, or nil and a message.

@@ -13,13 +13,7 @@ local DT_NEEDED, DT_RPATH, DT_RUNPATH = 1, 15, 29
 -- the first bytes of a function in which a frame pointer's set-up is looked for
 local PROLOGUE_BYTES = 32
 
-local function read_file(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read_file = require("lgprof.util.args").read_file
 
 local function cstring(data, at)
   return data:match("^[^%z]*", at) or ""
