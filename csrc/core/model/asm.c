@@ -781,7 +781,10 @@ int lgp_asm_function(lgp_asm_session *ss, uint32_t s, lgp_asm_list *out, lgp_err
     out->start = f->start;
     out->end = f->end > f->start ? f->end : f->start + 1;
     b = bin_get(ss, d->found ? d->found : d->path, NULL, err);
-    if (b != NULL && (d->status != LGP_DSO_OK || d->is_kernel || f->is_unknown))
+    /* (a stripped binary's code is there to read: its functions are named
+       from .dynsym or its unwind entries) */
+    if (b != NULL && ((d->status != LGP_DSO_OK && d->status != LGP_DSO_STRIPPED) || d->is_kernel ||
+                      f->is_unknown))
       b->code_state = -1;
     if (b != NULL && b->im != NULL && bin_names_from_tab(b, t, f->dso) != 0)
       return lgp_fail(err, NULL, "out of memory");
