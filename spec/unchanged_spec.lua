@@ -37,6 +37,8 @@ local CHANGED = {
   { "^doctor", "the doctor no longer calls merged, summed and shared-library profiles wrong-image, "
       .. "and judges static-no-debug on the program's own units" },
   { "%-%-format=html", "the HTML page's #fN fragments name gprof's index; the doctor's findings it embeds changed" },
+  { "^%-%-diff", "--diff's (new) and (gone) mean absent from that build's symbols, not idle in that run "
+      .. "(a function both builds hold, with no sample or call in one run, is now common)" },
 }
 
 local function changed(label)
