@@ -39,11 +39,20 @@ local CHANGED = {
   { "%-%-format=html", "the HTML page's #fN fragments name gprof's index; the doctor's findings it embeds changed" },
   { "^%-%-diff", "--diff's (new) and (gone) mean absent from that build's symbols, not idle in that run "
       .. "(a function both builds hold, with no sample or call in one run, is now common)" },
+  -- (only for the program named: cxx_virtual's two destructors of geo::Circle,
+  -- D0 and D1, share the demangled name; the old build gave a sampled one's
+  -- frame the other one's calls and pprof one name for both. Whether a run
+  -- samples ~Circle is luck, so the old output differed in some runs only.)
+  { "^%-%-format=svg", "a C++ function that shares its demangled name with another (a destructor's D0 and D1)"
+      .. " has its own calls in the flame graph's tooltip", program = "cxx_virtual" },
+  { "^%-%-format=pprof", "a C++ function that shares its demangled name with another (a destructor's D0 and"
+      .. " D1) has its own mangled name in pprof's functions", program = "cxx_virtual" },
 }
 
-local function changed(label)
+-- Why a case changed on purpose (for the program prog; nil: for every one).
+local function changed(label, prog)
   for _, c in ipairs(CHANGED) do
-    if label:find(c[1]) then return c[2] end
+    if label:find(c[1]) and (c.program == nil or prog == nil or c.program == prog) then return c[2] end
   end
 end
 
@@ -210,7 +219,7 @@ describe("behaviour unchanged since " .. BASE .. " (before/after over the option
         local name, name2 = H.differ.heaviest(dir, files.exe, files.gmon[1], { files.exe, files.gmon[1] })
         local labels, argvs = {}, {}
         for _, label in ipairs(cases()) do
-          if not changed(label) then
+          if not changed(label, prog) then
             labels[#labels + 1] = label
             argvs[#argvs + 1] = words(label, files, name, name2)
           end
@@ -258,6 +267,7 @@ describe("behaviour unchanged since " .. BASE .. " (before/after over the option
 
   -- the deliberate changes, not compared here (their own specs check them)
   for _, c in ipairs(CHANGED) do
-    it("cases matching '" .. c[1] .. "' changed on purpose", function() pending(c[2]) end)
+    it("cases matching '" .. c[1] .. "'" .. (c.program and " of " .. c.program or "") .. " changed on purpose",
+      function() pending(c[2]) end)
   end
 end)
