@@ -34,12 +34,7 @@ local function recording(config, unit)
   return f
 end
 
-local function run(argv)
-  local status, out, err = cmd.lgprof(argv, { cwd = tmp })
-  assert(status == 0, cmd.show(status, out, err))
-  assert.equal("", err)
-  return out
-end
+local function run(argv) return cmd.lgprof_out(argv, { cwd = tmp }) end
 
 describe("the gprof-style report of a count event", function()
   setup(function()

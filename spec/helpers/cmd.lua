@@ -166,6 +166,15 @@ function M.expect(want, status, out, err)
   return status, out, err
 end
 
+--- lgprof's stdout for args, asserting it exits 0 and writes nothing to
+-- stderr (opts as M.lgprof's).
+function M.lgprof_out(args, opts)
+  local status, out, err = M.lgprof(args, opts)
+  assert(status == 0, M.show(status, out, err))
+  assert(err == "", "expected no stderr\n" .. M.show(status, out, err))
+  return out
+end
+
 --- Writes text to path; returns path.
 M.write = util.spit
 
