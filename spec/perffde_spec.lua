@@ -13,6 +13,7 @@ local H = require "helpers"
 local util, cmd = H.util, H.cmd
 local pw = require "helpers.perfwriter"
 local lgprof = require "lgprof"
+local cjson = require "cjson"
 
 local q = util.q
 
@@ -267,6 +268,62 @@ describe("functions of stripped code (FDEs)", function()
       assert.equal(7000, total, lib .. ":\n" .. out)
       -- outer keeps its .dynsym name whatever the tables say
       assert.truthy(out:find("\nouter 2000\n", 1, true) or out:find("^outer 2000\n"), out)
+    end
+  end)
+
+  it("gives each function's binary, its status and is_anonymous in JSON and CSV, at the binary's address", function()
+    local path = write("export.data", recording(stripped))
+    local beta, tail = fde_of(syms.beta.addr), fde_of(syms.outer.addr + 7)
+    -- the rows the first test derives, with the binary's addresses: an FDE
+    -- function's its FDE's start and length (readelf's pc=START..END), a
+    -- symbol's its own (nm -S), the [unknown] address its one byte
+    local unknown = ("[unknown] libfde.so+0x%x"):format(syms.nocfi.addr + 1)
+    local want = {
+      [hex_name(beta.start)] = { address = beta.start, size = beta.finish - beta.start, anonymous = true },
+      alpha = { address = syms.alpha.addr, size = syms.alpha.size, anonymous = false },
+      outer = { address = syms.outer.addr, size = syms.outer.size, anonymous = false },
+      [unknown] = { address = syms.nocfi.addr + 1, size = 1, anonymous = false },
+    }
+    assert.is_true(tail.start > syms.outer.addr) -- (outer's two FDEs: one function, outer's range)
+    local json = cjson.decode(cmd.lgprof_out({ "--format=json", path }))
+    local seen = 0
+    for _, fn in ipairs(json.functions) do
+      local w = want[fn.name]
+      if w then
+        seen = seen + 1
+        assert.equal(stripped, fn.dso, fn.name)
+        assert.equal("stripped", fn.dso_status, fn.name)
+        assert.equal(w.anonymous, fn.is_anonymous, fn.name)
+        assert.equal(w.address, fn.address, fn.name)
+        assert.equal(w.size, fn.size, fn.name)
+      end
+      -- every function of this recording is the library's
+      assert.equal(stripped, fn.dso)
+    end
+    assert.equal(4, seen)
+    local csv = cmd.lgprof_out({ "--format=csv", path })
+    local head = csv:match("^([^\r]*)\r\n")
+    assert.equal("rank,name,file,line,address,percent_time,cumulative_seconds,self_seconds,calls,self_calls,"
+      .. "children_seconds,total_seconds,index,cycle,samples,self_error_seconds,total_min_seconds,"
+      .. "total_max_seconds,dso,dso_status,is_anonymous", head)
+    seen = 0
+    for line in csv:gmatch("\r\n([^\r]+)") do
+      local f = {}
+      for x in (line .. ","):gmatch("([^,]*),") do f[#f + 1] = x end
+      local w = want[f[2]]
+      if w then
+        seen = seen + 1
+        assert.equal(("0x%x"):format(w.address), f[5], f[2])
+        assert.same({ stripped, "stripped", w.anonymous and "1" or "0" }, { f[19], f[20], f[21] }, f[2])
+      end
+    end
+    assert.equal(4, seen)
+    -- the unstripped library: its functions by name, status ok, none anonymous
+    json = cjson.decode(cmd.lgprof_out({ "--format=json", write("export-full.data",
+      recording(full)) }))
+    for _, fn in ipairs(json.functions) do
+      assert.same({ full, "ok", false }, { fn.dso, fn.dso_status, fn.is_anonymous }, fn.name)
+      if fn.name == "beta" then assert.equal(syms.beta.addr, fn.address) end
     end
   end)
 

@@ -762,10 +762,6 @@ static int profile_processes(lua_State *L) {
   return push_list_iter(L);
 }
 
-static const char *const dso_status[] = {
-  "ok", "missing", "mismatch", "stripped", "kernel", "vdso", "jit", "unknown"
-};
-
 /* profile:dsos(): an iterator, in the table's order, over { path, found,
 ** build_id (hex), status, is_kernel, samples, weight, seconds } where
 ** samples and weight are those of the samples whose leaf is in the binary. */
@@ -798,7 +794,7 @@ static int profile_dsos(lua_State *L) {
         snprintf(hex + 2 * b, 3, "%02x", d->build_id[b]);
       set_str(L, "build_id", hex);
     }
-    set_str(L, "status", dso_status[d->status <= LGP_DSO_UNKNOWN ? d->status : LGP_DSO_UNKNOWN]);
+    set_str(L, "status", lgp_st_dso_status_name(d->status));
     lua_pushboolean(L, d->is_kernel);
     lua_setfield(L, -2, "is_kernel");
     set_weight(L, lp->p, samples[i], weight[i]);
@@ -1088,10 +1084,10 @@ int lcore_stack_node_field(lua_State *L, const lgp_profile *p, uint32_t id, cons
     lua_pushinteger(L, (lua_Integer)p->image->shown_addr[id]);
   else if (f != NULL && n->is_line && (strcmp(k, "end_address") == 0 || strcmp(k, "size") == 0))
     lua_pushnil(L); /* a line of sampled stacks is its samples' addresses, not a range */
-  else if (f != NULL && strcmp(k, "end_address") == 0)
-    lua_pushinteger(L, (lua_Integer)f->end);
+  else if (f != NULL && strcmp(k, "end_address") == 0) /* its last byte's, as gmon's functions */
+    lua_pushinteger(L, (lua_Integer)(lgp_st_func_size(f) > 0 ? f->end - 1 : f->start));
   else if (f != NULL && strcmp(k, "size") == 0)
-    lua_pushinteger(L, f->end >= f->start ? (lua_Integer)(f->end - f->start + 1) : 0);
+    lua_pushinteger(L, (lua_Integer)lgp_st_func_size(f));
   else if (f != NULL && strcmp(k, "dso") == 0)
     lua_pushstring(L, sp->tab.dsos[f->dso].path);
   else if (f != NULL && strcmp(k, "is_inline") == 0)
@@ -1171,7 +1167,7 @@ static int profile_stack_evidence(lua_State *L) {
       continue;
     lua_createtable(L, 0, 4);
     set_str(L, "path", d->path);
-    set_str(L, "status", dso_status[d->status <= LGP_DSO_UNKNOWN ? d->status : LGP_DSO_UNKNOWN]);
+    set_str(L, "status", lgp_st_dso_status_name(d->status));
     set_int(L, "no_cfi", (lua_Integer)d->stops_no_cfi);
     set_int(L, "no_binary", (lua_Integer)d->stops_no_binary);
     lua_rawseti(L, -2, ++n);
@@ -1215,7 +1211,7 @@ static int profile_stack_evidence(lua_State *L) {
     lua_createtable(L, 0, 4);
     set_str(L, "path", d->path);
     set_str(L, "found", d->found);
-    set_str(L, "status", dso_status[d->status <= LGP_DSO_UNKNOWN ? d->status : LGP_DSO_UNKNOWN]);
+    set_str(L, "status", lgp_st_dso_status_name(d->status));
     set_int(L, "samples", (lua_Integer)d->depth_one);
     lua_rawseti(L, -2, ++n);
   }

@@ -518,7 +518,7 @@ static int add_gmon_func(lgp_stackprof *sp, const lgp_profile *g, uint32_t id, s
     return -1;
   f->dso = sp->exe_dso;
   f->start = n->addr;
-  f->end = n->end_addr;
+  f->end = n->end_addr >= n->addr ? n->end_addr + 1 : n->addr; /* (gmon's end is its last byte) */
   f->file = LGP_ST_NOFILE;
   t->nfuncs++;
   return 0;

@@ -1,9 +1,21 @@
 /*
-** stacktab.c: freeing a table of sampled stacks (see stacktab.h).
+** stacktab.c: freeing a table of sampled stacks, the names of a binary's
+** status (see stacktab.h).
 */
 #include <stdlib.h>
 #include <string.h>
 #include "read/stacktab.h"
+
+const char *lgp_st_dso_status_name(unsigned status) {
+  static const char *const names[] = {
+    "ok", "missing", "mismatch", "stripped", "kernel", "vdso", "jit", "unknown"
+  };
+  return names[status <= LGP_DSO_UNKNOWN ? status : LGP_DSO_UNKNOWN];
+}
+
+uint64_t lgp_st_func_size(const lgp_st_func *f) {
+  return f->end > f->start ? f->end - f->start : 0;
+}
 
 void lgp_stacktab_free(lgp_stacktab *t) {
   size_t i;

@@ -52,7 +52,7 @@ typedef struct lgp_st_dso {
 typedef struct lgp_st_func {
   uint32_t dso;
   char *name;            /* raw (mangled) */
-  uint64_t start, end;   /* the symbol's range in the binary's addresses */
+  uint64_t start, end;   /* the symbol's range in the binary's addresses, [start, end) */
   uint32_t file;         /* its source file (files[]), or LGP_ST_NOFILE */
   uint32_t line;         /* its first line, 0 when unknown */
   uint8_t is_inline, is_unknown, is_anonymous;
@@ -178,5 +178,12 @@ typedef struct lgp_stacktab {
 } lgp_stacktab;
 
 void lgp_stacktab_free(lgp_stacktab *t);
+
+/* The name of a binary's status (LGP_DSO_*): "ok", "stripped"... as the
+** Lua API and the exports write it. */
+const char *lgp_st_dso_status_name(unsigned status);
+
+/* A function's size in bytes (0: an inlined function's, or no range). */
+uint64_t lgp_st_func_size(const lgp_st_func *f);
 
 #endif

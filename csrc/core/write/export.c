@@ -454,6 +454,46 @@ static const char json_measured_calls[] =
   "\"note\":\"measured stacks: total_min and total_max are the total. self_error is "
   "sqrt(samples) sample periods.\"},\n";
 
+/* A perf.data function's binary (tab function of node s), or NULL for a
+** gmon.out profile's, whose functions are all the executable's. */
+static const lgp_st_func *stack_func(const lgp_profile *p, uint32_t s) {
+  const lgp_stackprof *sp = lgp_stacks_of(p);
+  return sp != NULL ? &sp->tab.funcs[sp->func_of[s]] : NULL;
+}
+
+/* Node s's address and size as its binary has them: a perf.data's nodes
+** are laid out at positions of their own (the binaries' ranges overlap),
+** its functions start where their symbol or FDE does. */
+static lgp_addr node_address(const lgp_profile *p, uint32_t s) {
+  return p->image->shown_addr != NULL ? p->image->shown_addr[s] : p->graph.nodes[s].addr;
+}
+
+static uint64_t node_size(const lgp_profile *p, uint32_t s) {
+  const lgp_st_func *f = stack_func(p, s);
+  const lgp_node *n = &p->graph.nodes[s];
+  if (f != NULL)
+    return lgp_st_func_size(f);
+  return n->end_addr >= n->addr ? n->end_addr - n->addr + 1 : 0;
+}
+
+/* A perf.data function's binary, its status and whether it is a function
+** of stripped code named after its FDE: the fields the Lua API gives as
+** fn.dso, profile:dsos()'s status and fn.is_anonymous. */
+static void json_binary(lgp_out *o, const lgp_profile *p, uint32_t s) {
+  const lgp_st_func *f = stack_func(p, s);
+  const lgp_st_dso *d;
+  if (f == NULL)
+    return;
+  d = &lgp_stacks_of(p)->tab.dsos[f->dso];
+  lgp_export_json_key(o, "dso");
+  lgp_json_cstr(o, d->path);
+  lgp_out_char(o, ',');
+  lgp_export_json_key(o, "dso_status");
+  lgp_json_cstr(o, lgp_st_dso_status_name(d->status));
+  lgp_out_char(o, ',');
+  lgp_export_json_bool(o, "is_anonymous", f->is_anonymous);
+}
+
 static void write_json(ectx *c) {
   lgp_out *o = c->o;
   const lgp_profile *p = c->p;
@@ -538,8 +578,8 @@ static void write_json(ectx *c) {
     lgp_export_json_key(o, "symbol");
     lgp_json_cstr(o, n->name);
     lgp_out_char(o, ',');
-    lgp_export_json_u64(o, "address", n->addr);
-    lgp_export_json_u64(o, "size", n->end_addr >= n->addr ? n->end_addr - n->addr + 1 : 0);
+    lgp_export_json_u64(o, "address", node_address(p, s));
+    lgp_export_json_u64(o, "size", node_size(p, s));
     lgp_export_json_key(o, "file");
     lgp_json_cstr(o, src_file(c, s));
     lgp_out_char(o, ',');
@@ -549,6 +589,7 @@ static void write_json(ectx *c) {
     else
       lgp_out_str(o, "null,");
     lgp_export_json_bool(o, "is_static", n->is_static);
+    json_binary(o, p, s);
     lgp_export_json_num(o, "flat_self", lgp_seconds(p, n->hist_time));
     lgp_export_json_num(o, "flat_percent", p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
     json_times(o, p, n);
@@ -690,6 +731,22 @@ void lgp_export_csv_unit_field(const ectx *c) {
   lgp_export_csv_str(c->o, event, strlen(event));
 }
 
+/* json_binary's fields as CSV columns (each after a comma) */
+static void csv_binary(lgp_out *o, const lgp_profile *p, uint32_t s) {
+  const lgp_st_func *f = stack_func(p, s);
+  const lgp_st_dso *d;
+  const char *status;
+  if (f == NULL)
+    return;
+  d = &lgp_stacks_of(p)->tab.dsos[f->dso];
+  status = lgp_st_dso_status_name(d->status);
+  lgp_out_char(o, ',');
+  lgp_export_csv_str(o, d->path, strlen(d->path));
+  lgp_out_char(o, ',');
+  lgp_export_csv_str(o, status, strlen(status));
+  lgp_out_str(o, f->is_anonymous ? ",1" : ",0");
+}
+
 static void write_csv_flat(ectx *c) {
   lgp_out *o = c->o;
   const lgp_profile *p = c->p;
@@ -699,6 +756,8 @@ static void write_csv_flat(ectx *c) {
   lgp_out_str(o, "rank,name,file,line,address,percent_time,cumulative_seconds,"
                  "self_seconds,calls,self_calls,children_seconds,total_seconds,index,cycle,"
                  "samples,self_error_seconds,total_min_seconds,total_max_seconds");
+  if (lgp_stacks_of(p) != NULL) /* a perf.data's: after the others, before unit */
+    lgp_out_str(o, ",dso,dso_status,is_anonymous");
   lgp_export_csv_unit_head(c);
   for (i = 0; i < p->graph.nsyms && !o->failed; i++) {
     uint32_t s = p->graph.flat_sorted[i];
@@ -716,7 +775,7 @@ static void write_csv_flat(ectx *c) {
     if (src_line(c, s) > 0)
       lgp_out_printf(o, "%d", src_line(c, s));
     lgp_out_char(o, ',');
-    lgp_export_csv_addr(o, n->addr);
+    lgp_export_csv_addr(o, node_address(p, s));
     lgp_out_char(o, ',');
     lgp_export_num_field(o, p->graph.total_time > 0 ? 100 * n->hist_time / p->graph.total_time : 0.0);
     lgp_export_num_field(o, cum);
@@ -733,6 +792,7 @@ static void write_csv_flat(ectx *c) {
     lgp_export_num_field(o, lgp_self_error(p, s));
     lgp_export_num_field(o, lgp_seconds(p, lgp_bounds_min(c->bounds, s)));
     out_num(o, lgp_seconds(p, ex_max(c, s, NULL)));
+    csv_binary(o, p, s);
     lgp_export_csv_unit_field(c);
     lgp_out_str(o, "\r\n");
   }
@@ -764,9 +824,9 @@ static void write_csv_arcs(ectx *c) {
     lgp_out_char(o, ',');
     lgp_export_out_u64(o, cn->index);
     lgp_out_char(o, ',');
-    lgp_export_csv_addr(o, pn->addr);
+    lgp_export_csv_addr(o, node_address(p, a->parent));
     lgp_out_char(o, ',');
-    lgp_export_csv_addr(o, cn->addr);
+    lgp_export_csv_addr(o, node_address(p, a->child));
     lgp_out_str(o, a->is_static ? ",1" : ",0");
     lgp_out_str(o, a->is_tail ? ",1" : ",0");
     lgp_out_str(o, lgp_bounds_arc_estimated(c->bounds, (uint32_t)k) ? ",1" : ",0");
