@@ -152,6 +152,7 @@ TEST_PACKAGES  = lua-busted luarocks lua-cjson binutils g++ graphviz valgrind ti
 TEST_PACKAGES += zstd # the command: spec/helpers/perfwriter.lua compresses perf record -z streams
 TEST_PACKAGES += python3 # xml.etree: the SVG flame graphs are parsed (spec/svg_spec.lua)
 TEST_PACKAGES += linux-perf # the perf.data specs record real programs and compare with perf report
+TEST_PACKAGES += pigz # README's perf example records it (spec/readme_spec.lua)
 
 .PHONY: test-asan test-valgrind
 .PHONY: all test demo bench install uninstall clean deps deps-demo deps-test fuzz fuzz-build
