@@ -10,6 +10,11 @@
 -- The checker is shown to catch the phrases on a gmon profile's texts,
 -- where they apply (the same writers, the same collection).
 --
+-- The doctor's findings are checked on a second recording made for them
+-- (a stripped binary, one that is missing, one-frame chains); the page's
+-- threads and binaries tables, and the page as a thread's or a binary's
+-- row shows it, in Chromium.
+--
 -- Not checked: the names of JSON fields and CSV columns (a schema, the same
 -- for both kinds of profile: a perf.data's "calls" are null, its CSV calls
 -- blank), callgrind's `calls=` lines (its syntax), and gprof's own report's
@@ -75,12 +80,47 @@ local function texts(args, dir)
   return t
 end
 
+-- A second recording, of what the doctor warns of on a perf.data profile
+-- (helpers.perfwriter, helpers.elfwriter), in TMP/doctor: the program
+-- (prog, with symbols) calls into libstrip.so, an ELF without a function
+-- symbol (status stripped: its samples are [unknown] addresses), and
+-- libgone.so, mapped at a path that does not exist here (unresolved); every
+-- chain is one frame deep (depth one: broken stacks). 20 samples of 1 ms:
+-- 8 in libstrip.so, 8 in libgone.so, 4 in main.
+local function doctor_recording()
+  local pw, ew = require "helpers.perfwriter", require "helpers.elfwriter"
+  local dir = util.mkdir(TMP .. "/doctor")
+  ew.write(dir .. "/prog", { text_addr = 0x401000, text_size = 0x1000, symbols = {
+    { name = "main", addr = 0x401000, size = 0x100, type = "func" } } })
+  ew.write(dir .. "/libstrip.so", { text_addr = 0x601000, text_size = 0x1000, symbols = {} })
+  local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN,
+                                 period = 1000000, ids = { 1 } } } })
+  f:comm(300, 300, "prog", 10, true)
+  f:mmap2(300, 300, 0x401000, 0x1000, 0x1000, dir .. "/prog", 20)
+  f:mmap2(300, 300, 0x601000, 0x1000, 0x1000, dir .. "/libstrip.so", 21)
+  f:mmap2(300, 300, 0x801000, 0x1000, 0x1000, dir .. "/gone/libgone.so", 22)
+  local t = 100
+  for _, s in ipairs({ { 8, 0x601010 }, { 8, 0x801010 }, { 4, 0x401010 } }) do
+    for _ = 1, s[1] do
+      t = t + 1
+      f:sample({ ip = s[2], pid = 300, tid = 300, time = t, period = 1000000,
+                 chain = { pw.CONTEXT_USER, s[2] } })
+    end
+  end
+  f:finished_round()
+  pw.write(dir .. "/perf.data", f:bytes())
+  return dir
+end
+
 describe("the texts written about a perf.data profile", function()
   it("never speak of calls, arcs or estimates, in any format", function()
     local t = texts({ "perf.data" })
     local by = run({ "--by=comm,dso", "perf.data" })
     t["--by=comm,dso"] = by
     t["--by json"] = run({ "--by=thread", "--format=json", "perf.data" })
+    t["--by=thread"] = run({ "--by=thread", "perf.data" })
+    -- CSV: its header and its rows (the hottest functions' column)
+    t["--by csv"] = run({ "--by=process,dso", "--format=csv", "perf.data" })
     local status, doctor = H.cmd.lgprof({ "doctor", "perf.data" }, { cwd = TMP })
     assert.is_true(status == 0 or status == 3)
     t["lgprof doctor"] = doctor
@@ -90,7 +130,27 @@ describe("the texts written about a perf.data profile", function()
       assert.is_true(#text > 0, what .. ": nothing collected")
       assert.same({}, offences(text), what)
     end
-    assert.equal(9, n) -- (a text missing would leave it unchecked)
+    assert.equal(11, n) -- (a text missing would leave it unchecked)
+  end)
+
+  it("the doctor's findings of a perf.data profile, in text and JSON, never speak of them either", function()
+    local dir = doctor_recording()
+    local status, text = H.cmd.lgprof({ "doctor", "perf.data" }, { cwd = dir })
+    assert.equal(3, status, text)
+    local _, json = H.cmd.lgprof({ "doctor", "--format=json", "perf.data" }, { cwd = dir })
+    -- the findings the recording was made for (and their texts: message,
+    -- advice), each checked
+    local doc = require("cjson").decode(json)
+    local ids = {}
+    for _, f in ipairs(doc.findings) do
+      ids[f.id] = true
+      assert.same({}, offences(f.message), f.id .. "'s message")
+      assert.same({}, offences(f.advice or ""), f.id .. "'s advice")
+    end
+    for _, id in ipairs({ "stripped-dso", "unresolved-dso", "broken-stacks" }) do
+      assert.is_true(ids[id], id .. " not found: " .. text)
+    end
+    assert.same({}, offences(text), "lgprof doctor")
   end)
 
   it("name the recorded program, not the binary most samples end in", function()
@@ -154,6 +214,21 @@ describe("the page of a perf.data profile, in Chromium", function()
       page:eval(("new Promise(function (r) { document.querySelectorAll('#flat tbody tr')[%d].click();"
         .. " setTimeout(r, 30); })"):format(k))
       shown[#shown + 1] = page:eval("document.getElementById('panel').innerText")
+    end
+    -- the threads and binaries tables (helpers.perfgroups: threads 100,
+    -- 101 and 200; leaves in prog and libw.so), and the page as it is
+    -- when a thread's row, then a binary's, is clicked
+    assert.equal(3, page:eval("document.querySelectorAll('#thread-table tbody tr').length"))
+    assert.equal(2, page:eval("document.querySelectorAll('#dso-table tbody tr').length"))
+    for _, which in ipairs({ "#thread-table", "#dso-table" }) do
+      page:eval(("new Promise(function (r) { document.querySelector('%s tbody tr').click();"
+        .. " setTimeout(r, 100); })"):format(which))
+      assert.truthy(page:eval("document.getElementById('groups-note').textContent"):find("This page shows", 1, true))
+      shown[#shown + 1] = page:eval("document.body.innerText")
+      page:eval("new Promise(function (r) { document.querySelectorAll('#flat tbody tr')[0].click();"
+        .. " setTimeout(r, 30); })")
+      shown[#shown + 1] = page:eval("document.getElementById('panel').innerText")
+      page:eval("new Promise(function (r) { document.getElementById('groups-all').click(); setTimeout(r, 100); })")
     end
     for i, text in ipairs(shown) do assert.same({}, offences(text), "page text " .. i) end
     assert.same({}, page.errors)
