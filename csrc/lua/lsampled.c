@@ -898,6 +898,92 @@ static int profile_sample_times(lua_State *L) {
   return 1;
 }
 
+/* profile:samples([{ pid =, tid = }]): an iterator over the samples in
+** time order (the profile opened with sample_times = true), each made when
+** asked for: { time (seconds from the recording's first sample), perf_time
+** (perf's clock, seconds), seconds (its weight: the period, or an off-CPU
+** interval's length; a count for an event that is not time), stack (its
+** index in profile:stacks()), pid, tid, comm }. pid and tid (an integer or
+** a list of them) keep the samples of those processes or threads. An
+** off-CPU interval comes at its start. Upvalues: the profile, the next
+** position, the threads kept (a userdata of one byte a thread, or nil). */
+static int iter_samples(lua_State *L) {
+  lprofile *lp;
+  const lgp_stackprof *sp;
+  const lgp_stacktab *t;
+  const uint8_t *keep = lua_touserdata(L, lua_upvalueindex(3));
+  size_t i = (size_t)lua_tointeger(L, lua_upvalueindex(2));
+  lua_settop(L, 0);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  sp = check_stacks(L, &lp); /* (closed since: an error) */
+  t = &sp->tab;
+  while (i < t->ntimes && keep != NULL && !keep[t->stacks[t->times[i].stack].thread])
+    i++;
+  if (i >= t->ntimes) {
+    lua_pushinteger(L, (lua_Integer)t->ntimes);
+    lua_replace(L, lua_upvalueindex(2));
+    return 0;
+  }
+  lua_pushinteger(L, (lua_Integer)i + 1);
+  lua_replace(L, lua_upvalueindex(2));
+  {
+    const lgp_st_time *e = &t->times[i];
+    const lgp_st_thread *th = &t->threads[t->stacks[e->stack].thread];
+    lua_createtable(L, 0, 7);
+    /* (a switch record may come before the first sample) */
+    lua_pushnumber(L, ((double)e->time - (double)t->time_first) / 1e9);
+    lua_setfield(L, -2, "time");
+    lua_pushnumber(L, (double)e->time / 1e9);
+    lua_setfield(L, -2, "perf_time");
+    lua_pushnumber(L, sp->is_time ? (double)e->weight / 1e9 : (double)e->weight);
+    lua_setfield(L, -2, "seconds");
+    set_int(L, "stack", (lua_Integer)e->stack + 1);
+    set_int(L, "pid", th->pid);
+    set_int(L, "tid", th->tid);
+    set_str(L, "comm", th->comm);
+  }
+  return 1;
+}
+
+static int wanted(lua_State *L, int idx, lua_Integer n, const char *s);
+
+static int profile_samples(lua_State *L) {
+  static const char *const keys[] = {"pid", "tid", NULL};
+  lprofile *lp;
+  const lgp_stackprof *sp = check_stacks(L, &lp);
+  const lgp_stacktab *t = &sp->tab;
+  lua_settop(L, 2);
+  if (lgp_is_view(lp->p))
+    return luaL_error(L, "profile:samples(): a view has no samples of its own: ask its profile");
+  if (t->times == NULL && t->nstacks > 0)
+    return luaL_error(L, "profile:samples(): open the profile with the option sample_times = true");
+  lua_pushvalue(L, 1);
+  lua_pushinteger(L, 0);
+  if (lua_isnil(L, 2)) {
+    lua_pushnil(L);
+  } else {
+    uint8_t *keep;
+    size_t i;
+    int k;
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lcore_check_fields(L, 2, keys);
+    for (k = 0; keys[k] != NULL; k++) {
+      int ty = lua_getfield(L, 2, keys[k]);
+      if (ty != LUA_TNIL && ty != LUA_TTABLE && !lua_isinteger(L, -1))
+        luaL_error(L, "bad argument #1 to 'samples' (option '%s' must be an integer or a list of "
+                   "them)", keys[k]);
+    } /* 5, 6: pid, tid */
+    keep = lua_newuserdatauv(L, t->nthreads ? t->nthreads : 1, 0);
+    for (i = 0; i < t->nthreads; i++)
+      keep[i] = (lua_isnil(L, 5) || wanted(L, 5, t->threads[i].pid, NULL)) &&
+                (lua_isnil(L, 6) || wanted(L, 6, t->threads[i].tid, NULL));
+    lua_replace(L, 5);
+    lua_settop(L, 5);
+  }
+  lua_pushcclosure(L, iter_samples, 3);
+  return 1;
+}
+
 /* profile:_measured_stacks(max_depth, least_share): the stacks as
 ** lgprof.stacks' writers take them (lgp_stacks_measured), cut and merged:
 ** a list of { frames = { Function, ... } (root first), seconds }, in the
@@ -1249,6 +1335,7 @@ const luaL_Reg lcore_stack_profile_methods[] = {
   {"dsos", profile_dsos},
   {"stacks", profile_stacks},
   {"sample_times", profile_sample_times},
+  {"samples", profile_samples},
   {"_measured_stacks", profile_measured_stacks},
   {NULL, NULL}
 };

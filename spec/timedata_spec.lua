@@ -1,0 +1,188 @@
+-- Each sample's time, for scripts and other tools (issue 32, sections 2
+-- and 3): profile:samples(), profile:slice{}, --format=json --sample-times,
+-- speedscope's per-thread sampled profiles and pprof's thread labels, on a
+-- recording written here with helpers.perfwriter for a program compiled
+-- here (helpers.stackprog). Every number below is derived by hand from this
+-- timeline (ms after T0 = 5 s; each sample a cpu-clock sample of the
+-- period given):
+--
+--   thread 100 "prog":   0 leaf<-middle<-main (1 ms), 2 other<-main (1 ms),
+--                        5 leaf<-middle<-main (1 ms), 9 other<-main (1 ms)
+--   thread 101 "worker": 1 other<-main (2 ms), 3 leaf<-middle<-main (2 ms),
+--                        4 leaf<-middle<-main (2 ms), 10 other<-main (2 ms)
+--
+-- Thread 100's records are written before 101's: the file is out of time
+-- order, and is read in time order. The recording spans 0 to 10 ms; all
+-- samples weigh 4 + 8 = 12 ms.
+local H = require "helpers"
+local util, cmd = H.util, H.cmd
+local pw = require "helpers.perfwriter"
+local sp = require "helpers.stackprog"
+local lgprof = require "lgprof"
+local cjson = require "cjson"
+
+local MS, T0 = 1000000, 5000000000
+local ST_CPU = 0x10000 | pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN -- IDENTIFIER first
+local L, O = { "leaf", "middle", "main" }, { "other", "main" }
+
+local tmp, prog
+
+-- { tid, ms, period in ms, frames leaf first }, in the order written
+local SAMPLES = {
+  { 100, 0, 1, L }, { 100, 2, 1, O }, { 100, 5, 1, L }, { 100, 9, 1, O },
+  { 101, 1, 2, O }, { 101, 3, 2, L }, { 101, 4, 2, L }, { 101, 10, 2, O },
+}
+
+local function recording()
+  local f = pw.new({ attrs = { { type = 1, config = 0, sample_type = ST_CPU, period = MS, ids = { 1 },
+    name = "cpu-clock" } } })
+  sp.map(f, prog)
+  f:comm(sp.PID, 101, "worker", 20, false)
+  for _, s in ipairs(SAMPLES) do
+    local c = { pw.CONTEXT_USER }
+    for k, n in ipairs(s[4]) do c[#c + 1] = sp.addr(prog, n, k == 1 and 4 or 8) end
+    f:sample({ attr = 1, ip = c[2], pid = sp.PID, tid = s[1], time = T0 + s[2] * MS, period = s[3] * MS,
+      chain = c })
+  end
+  f:finished_round()
+  f:feature("event_desc", true)
+  f:feature("hostname", "spec")
+  return f
+end
+
+-- "tid ms period_ms main;middle;leaf" of a sample, root first
+local function line(tid, time, seconds, names)
+  return ("%d %d %d %s"):format(tid, math.floor(time * 1e3 + 0.5), math.floor(seconds * 1e3 + 0.5),
+    table.concat(names, ";"))
+end
+
+local function frame_names(frames)
+  local names = {}
+  for i, f in ipairs(frames) do names[i] = f.name end
+  return names
+end
+
+-- the samples of a profile (opened with sample_times) as line()s
+local function sample_lines(p, filter)
+  local stacks, got = {}, {}
+  for st in p:stacks() do stacks[#stacks + 1] = st end
+  for s in p:samples(filter) do
+    got[#got + 1] = line(s.tid, s.time, s.seconds, frame_names(stacks[s.stack].frames))
+  end
+  return got
+end
+
+local ALL = { -- the timeline in time order
+  "100 0 1 main;middle;leaf", "101 1 2 main;other", "100 2 1 main;other", "101 3 2 main;middle;leaf",
+  "101 4 2 main;middle;leaf", "100 5 1 main;middle;leaf", "100 9 1 main;other", "101 10 2 main;other",
+}
+
+local function only(tid)
+  local out = {}
+  for _, l in ipairs(ALL) do
+    if l:match("^%d+") == tostring(tid) then out[#out + 1] = l end
+  end
+  return out
+end
+
+describe("each sample's time", function()
+  setup(function()
+    tmp = util.mktempdir("timedata")
+    prog = sp.build(tmp)
+    pw.write(tmp .. "/two.data", recording():bytes())
+  end)
+  teardown(function() if os.getenv("KEEP") then print(tmp) else util.rmtree(tmp) end end)
+
+  describe("profile:samples()", function()
+    it("walks the samples lazily in time order, with their thread and stack", function()
+      local p <close> = assert(lgprof.open(nil, tmp .. "/two.data", { sample_times = true }))
+      assert.same(ALL, sample_lines(p))
+      local first = p:samples()()
+      assert.equal("prog", first.comm)
+      assert.near(5.0, first.perf_time, 1e-9)
+      assert.equal(sp.PID, first.pid)
+      -- an iterator, not a list
+      assert.equal("function", type(p:samples()))
+    end)
+
+    it("keeps the samples of the threads or processes asked for", function()
+      local p <close> = assert(lgprof.open(nil, tmp .. "/two.data", { sample_times = true }))
+      assert.same(only(101), sample_lines(p, { tid = 101 }))
+      assert.same(only(100), sample_lines(p, { tid = { 100, 7 } }))
+      assert.same(ALL, sample_lines(p, { pid = sp.PID }))
+      assert.same({}, sample_lines(p, { pid = 1 }))
+      for s in p:samples({ tid = 101 }) do assert.equal("worker", s.comm) end
+    end)
+
+    it("a profile filtered by thread keeps that thread's sample times", function()
+      local p <close> = assert(lgprof.open(nil, tmp .. "/two.data", { sample_times = true }))
+      local w <close> = assert(p:filter({ tid = 101 }))
+      assert.same(only(101), sample_lines(w))
+      local q <close> = assert(p:filter({ tid = 100 }))
+      assert.same(only(100), sample_lines(q))
+    end)
+
+    it("raises for misuse: no times kept, a gmon profile, an unknown key", function()
+      local p <close> = assert(lgprof.open(nil, tmp .. "/two.data"))
+      assert.has_error(function() p:samples() end,
+        "profile:samples(): open the profile with the option sample_times = true")
+      local q <close> = assert(lgprof.open(nil, tmp .. "/two.data", { sample_times = true }))
+      assert.has_error(function() q:samples({ thread = 1 }) end)
+      assert.has_error(function() q:samples({ tid = "101" }) end)
+      assert.has_error(function() q:samples(101) end)
+    end)
+  end)
+
+  describe("profile:slice{}", function()
+    it("restricts the profile to a range: FROM included, TO excluded", function()
+      local p <close> = assert(lgprof.open(nil, tmp .. "/two.data", { sample_times = true }))
+      assert.near(0.012, p.total_time, 1e-12)
+      -- 0 to 4 ms: the samples at 0, 1, 2, 3 ms: 1 + 2 + 1 + 2 = 6 ms
+      local a <close> = assert(p:slice({ from = 0, to = 0.004 }))
+      assert.near(0.006, a.total_time, 1e-12)
+      assert.same({ ALL[1], ALL[2], ALL[3], ALL[4] }, sample_lines(a))
+      -- from 50% (5 ms) to the end, which includes the last sample: 1 + 1 + 2 ms
+      local b <close> = assert(p:slice({ from = "50%" }))
+      assert.near(0.004, b.total_time, 1e-12)
+      assert.same({ ALL[6], ALL[7], ALL[8] }, sample_lines(b))
+      -- --time-range's text does the same
+      local c <close> = assert(p:slice("50%,100%"))
+      assert.near(0.004, c.total_time, 1e-12)
+    end)
+
+    it("takes several ranges: a sample in one of them is kept", function()
+      local p <close> = assert(lgprof.open(nil, tmp .. "/two.data", { sample_times = true }))
+      -- [0, 1 ms) and [9 ms, end]: the samples at 0, 9 and 10 ms, 1 + 1 + 2 ms
+      local s <close> = assert(p:slice({ { from = 0, to = 0.001 }, { from = 0.009 } }))
+      assert.near(0.004, s.total_time, 1e-12)
+      assert.same({ ALL[1], ALL[7], ALL[8] }, sample_lines(s))
+      local by = {}
+      for t in s:threads() do by[t.tid] = t.seconds end
+      assert.near(0.002, by[100], 1e-12)
+      assert.near(0.002, by[101], 1e-12)
+    end)
+
+    it("a range outside the recording: nil and a message with the recording's span", function()
+      local p <close> = assert(lgprof.open(nil, tmp .. "/two.data"))
+      local s, msg = p:slice({ from = 20, to = 30 })
+      assert.is_nil(s)
+      assert.equal(tmp .. "/two.data: --time-range=20,30: outside the recording, whose samples run from 0"
+        .. " to 0.010000 s (perf's time 5.000000 to 5.010000)", msg)
+    end)
+
+    it("raises for misuse", function()
+      local p <close> = assert(lgprof.open(nil, tmp .. "/two.data"))
+      assert.has_error(function() p:slice(42) end)
+      assert.has_error(function() p:slice({ from = -1, to = 2 }) end)
+      assert.has_error(function() p:slice({ from = 2, till = 3 }) end)
+      assert.has_error(function() p:slice({ from = true }) end)
+      assert.has_error(function() p:slice({}) end)
+      local s <close> = assert(p:slice({ to = "50%" }))
+      assert.has_error(function() s:slice({ from = 0 }) end,
+        "slice: this profile is already a part of its recording (option time_range): slice the whole"
+        .. " recording's profile")
+      local f <close> = assert(p:filter({ tid = 101 }))
+      assert.has_error(function() f:slice({ from = 0 }) end)
+    end)
+  end)
+end)
