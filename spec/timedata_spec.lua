@@ -185,4 +185,46 @@ describe("each sample's time", function()
       assert.has_error(function() f:slice({ from = 0 }) end)
     end)
   end)
+
+  describe("--format=json --sample-times", function()
+    it("gives each thread's samples in time order with their times and stacks", function()
+      local doc = cjson.decode(cmd.lgprof_out({ "--format=json", "--sample-times", "two.data" }, { cwd = tmp }))
+      local st = doc.sample_times
+      assert.near(5.0, st.first, 1e-12)
+      assert.near(5.01, st.last, 1e-12)
+      local name = {}
+      for _, f in ipairs(doc.functions) do name[f.index] = f.name end
+      local got = {}
+      for _, th in ipairs(st.threads) do
+        for _, s in ipairs(th.samples) do
+          local names = {}
+          for i, ix in ipairs(st.stacks[s.stack + 1].frames) do names[i] = name[ix] end
+          got[#got + 1] = line(th.tid, s.time, s.seconds, names)
+          assert.equal(th.tid, st.stacks[s.stack + 1].tid)
+        end
+      end
+      local want = only(100)
+      for _, l in ipairs(only(101)) do want[#want + 1] = l end
+      assert.same(want, got)
+      assert.same({ "prog", "worker" }, { st.threads[1].comm, st.threads[2].comm })
+      assert.same({ sp.PID, sp.PID }, { st.threads[1].pid, st.threads[2].pid })
+    end)
+
+    it("with --tid and --time-range, the samples kept", function()
+      local doc = cjson.decode(cmd.lgprof_out({ "--format=json", "--sample-times", "--tid=101",
+        "--time-range=0,50%", "two.data" }, { cwd = tmp }))
+      local th = doc.sample_times.threads
+      assert.equal(1, #th)
+      local times = {}
+      for i, s in ipairs(th[1].samples) do times[i] = math.floor(s.time * 1e3 + 0.5) end
+      assert.same({ 1, 3, 4 }, times)
+    end)
+
+    it("without the option, no sample_times; the option is for json only", function()
+      local doc = cjson.decode(cmd.lgprof_out({ "--format=json", "two.data" }, { cwd = tmp }))
+      assert.is_nil(doc.sample_times)
+      local status = cmd.lgprof({ "--format=csv", "--sample-times", "two.data" }, { cwd = tmp })
+      assert.equal(2, status)
+    end)
+  end)
 end)
