@@ -1,19 +1,20 @@
 -- Each sample's time, for scripts and other tools (issue 32, sections 2
--- and 3): profile:samples(), profile:slice{}, --format=json --sample-times,
+-- and 3): profile:sample_times(), profile:slice{}, --format=json --sample-times,
 -- speedscope's per-thread sampled profiles and pprof's thread labels, on a
 -- recording written here with helpers.perfwriter for a program compiled
 -- here (helpers.stackprog). Every number below is derived by hand from this
--- timeline (ms after T0 = 5 s; each sample a cpu-clock sample of the
--- period given):
+-- timeline (ms after T0 = 5 s, the first sample; each a cpu-clock sample
+-- of the period given, whose time ends its period):
 --
 --   thread 100 "prog":   0 leaf<-middle<-main (1 ms), 2 other<-main (1 ms),
 --                        5 leaf<-middle<-main (1 ms), 9 other<-main (1 ms)
---   thread 101 "worker": 1 other<-main (2 ms), 3 leaf<-middle<-main (2 ms),
---                        4 leaf<-middle<-main (2 ms), 10 other<-main (2 ms)
+--   thread 101 "worker": 1 other<-main (2 ms), 4 leaf<-middle<-main (2 ms),
+--                        6 leaf<-middle<-main (2 ms), 10 other<-main (2 ms)
 --
--- Thread 100's records are written before 101's: the file is out of time
--- order, and is read in time order. The recording spans 0 to 10 ms; all
--- samples weigh 4 + 8 = 12 ms.
+-- so thread 100 ran in [-1, 0], [1, 2], [4, 5], [8, 9] ms and thread 101 in
+-- [-1, 1], [2, 4], [4, 6], [8, 10]. Thread 100's records are written before
+-- 101's: the file is out of time order, and is read in time order. The
+-- recording spans 0 to 10 ms; all samples weigh 4 + 8 = 12 ms.
 local H = require "helpers"
 local util, cmd = H.util, H.cmd
 local pw = require "helpers.perfwriter"
@@ -23,6 +24,7 @@ local cjson = require "cjson"
 
 local MS, T0 = 1000000, 5000000000
 local ST_CPU = 0x10000 | pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN -- IDENTIFIER first
+local CONTEXT_SWITCH = 1 << 26
 local L, O = { "leaf", "middle", "main" }, { "other", "main" }
 
 local tmp, prog
@@ -30,12 +32,14 @@ local tmp, prog
 -- { tid, ms, period in ms, frames leaf first }, in the order written
 local SAMPLES = {
   { 100, 0, 1, L }, { 100, 2, 1, O }, { 100, 5, 1, L }, { 100, 9, 1, O },
-  { 101, 1, 2, O }, { 101, 3, 2, L }, { 101, 4, 2, L }, { 101, 10, 2, O },
+  { 101, 1, 2, O }, { 101, 4, 2, L }, { 101, 6, 2, L }, { 101, 10, 2, O },
 }
 
-local function recording()
+-- The timeline; switches: with switch records (PERF_RECORD_SWITCH), thread
+-- 100 switched out (not preempted) at 2.5 ms and in at 4 ms.
+local function recording(switches)
   local f = pw.new({ attrs = { { type = 1, config = 0, sample_type = ST_CPU, period = MS, ids = { 1 },
-    name = "cpu-clock" } } })
+    name = "cpu-clock", flags = switches and CONTEXT_SWITCH or 0 } } })
   sp.map(f, prog)
   f:comm(sp.PID, 101, "worker", 20, false)
   for _, s in ipairs(SAMPLES) do
@@ -43,6 +47,10 @@ local function recording()
     for k, n in ipairs(s[4]) do c[#c + 1] = sp.addr(prog, n, k == 1 and 4 or 8) end
     f:sample({ attr = 1, ip = c[2], pid = sp.PID, tid = s[1], time = T0 + s[2] * MS, period = s[3] * MS,
       chain = c })
+  end
+  if switches then
+    f:switch(sp.PID, 100, T0 + 2500000, { out = true, preempt = false })
+    f:switch(sp.PID, 100, T0 + 4 * MS)
   end
   f:finished_round()
   f:feature("event_desc", true)
@@ -66,15 +74,15 @@ end
 local function sample_lines(p, filter)
   local stacks, got = {}, {}
   for st in p:stacks() do stacks[#stacks + 1] = st end
-  for s in p:samples(filter) do
+  for s in p:sample_times(filter) do
     got[#got + 1] = line(s.tid, s.time, s.seconds, frame_names(stacks[s.stack].frames))
   end
   return got
 end
 
 local ALL = { -- the timeline in time order
-  "100 0 1 main;middle;leaf", "101 1 2 main;other", "100 2 1 main;other", "101 3 2 main;middle;leaf",
-  "101 4 2 main;middle;leaf", "100 5 1 main;middle;leaf", "100 9 1 main;other", "101 10 2 main;other",
+  "100 0 1 main;middle;leaf", "101 1 2 main;other", "100 2 1 main;other", "101 4 2 main;middle;leaf",
+  "100 5 1 main;middle;leaf", "101 6 2 main;middle;leaf", "100 9 1 main;other", "101 10 2 main;other",
 }
 
 local function only(tid)
@@ -90,19 +98,30 @@ describe("each sample's time", function()
     tmp = util.mktempdir("timedata")
     prog = sp.build(tmp)
     pw.write(tmp .. "/two.data", recording():bytes())
+    pw.write(tmp .. "/sw.data", recording(true):bytes())
   end)
   teardown(function() if os.getenv("KEEP") then print(tmp) else util.rmtree(tmp) end end)
 
-  describe("profile:samples()", function()
+  describe("profile:sample_times()", function()
     it("walks the samples lazily in time order, with their thread and stack", function()
       local p <close> = assert(lgprof.open(nil, tmp .. "/two.data", { sample_times = true }))
       assert.same(ALL, sample_lines(p))
-      local first = p:samples()()
+      local first = p:sample_times()()
       assert.equal("prog", first.comm)
       assert.near(5.0, first.perf_time, 1e-9)
       assert.equal(sp.PID, first.pid)
       -- an iterator, not a list
-      assert.equal("function", type(p:samples()))
+      assert.equal("function", type(p:sample_times()))
+    end)
+
+    it("says which are off-CPU intervals, whose time is their start (--event=wall)", function()
+      local p <close> = assert(lgprof.open(nil, tmp .. "/sw.data", { event = "wall", sample_times = true }))
+      local got = {}
+      for s in p:sample_times({ tid = 100 }) do
+        got[#got + 1] = ("%.1f %.1f %s"):format(s.time * 1e3, s.seconds * 1e3, tostring(s.off_cpu))
+      end
+      -- thread 100's samples, and its interval from 2.5 to 4 ms
+      assert.same({ "0.0 1.0 false", "2.0 1.0 false", "2.5 1.5 true", "5.0 1.0 false", "9.0 1.0 false" }, got)
     end)
 
     it("keeps the samples of the threads or processes asked for", function()
@@ -111,7 +130,7 @@ describe("each sample's time", function()
       assert.same(only(100), sample_lines(p, { tid = { 100, 7 } }))
       assert.same(ALL, sample_lines(p, { pid = sp.PID }))
       assert.same({}, sample_lines(p, { pid = 1 }))
-      for s in p:samples({ tid = 101 }) do assert.equal("worker", s.comm) end
+      for s in p:sample_times({ tid = 101 }) do assert.equal("worker", s.comm) end
     end)
 
     it("a profile filtered by thread keeps that thread's sample times", function()
@@ -124,12 +143,12 @@ describe("each sample's time", function()
 
     it("raises for misuse: no times kept, a gmon profile, an unknown key", function()
       local p <close> = assert(lgprof.open(nil, tmp .. "/two.data"))
-      assert.has_error(function() p:samples() end,
-        "profile:samples(): open the profile with the option sample_times = true")
+      assert.has_error(function() p:sample_times() end,
+        "profile:sample_times(): open the profile with the option sample_times = true")
       local q <close> = assert(lgprof.open(nil, tmp .. "/two.data", { sample_times = true }))
-      assert.has_error(function() q:samples({ thread = 1 }) end)
-      assert.has_error(function() q:samples({ tid = "101" }) end)
-      assert.has_error(function() q:samples(101) end)
+      assert.has_error(function() q:sample_times({ thread = 1 }) end)
+      assert.has_error(function() q:sample_times({ tid = "101" }) end)
+      assert.has_error(function() q:sample_times(101) end)
     end)
   end)
 
@@ -137,17 +156,18 @@ describe("each sample's time", function()
     it("restricts the profile to a range: FROM included, TO excluded", function()
       local p <close> = assert(lgprof.open(nil, tmp .. "/two.data", { sample_times = true }))
       assert.near(0.012, p.total_time, 1e-12)
-      -- 0 to 4 ms: the samples at 0, 1, 2, 3 ms: 1 + 2 + 1 + 2 = 6 ms
+      -- 0 to 4 ms (excluded): the samples at 0, 1, 2 ms: 1 + 2 + 1 = 4 ms
       local a <close> = assert(p:slice({ from = 0, to = 0.004 }))
-      assert.near(0.006, a.total_time, 1e-12)
-      assert.same({ ALL[1], ALL[2], ALL[3], ALL[4] }, sample_lines(a))
-      -- from 50% (5 ms) to the end, which includes the last sample: 1 + 1 + 2 ms
+      assert.near(0.004, a.total_time, 1e-12)
+      assert.same({ ALL[1], ALL[2], ALL[3] }, sample_lines(a))
+      -- from 50% (5 ms, included) to the end, which includes the last
+      -- sample: 5, 6, 9, 10 ms: 1 + 2 + 1 + 2 = 6 ms
       local b <close> = assert(p:slice({ from = "50%" }))
-      assert.near(0.004, b.total_time, 1e-12)
-      assert.same({ ALL[6], ALL[7], ALL[8] }, sample_lines(b))
+      assert.near(0.006, b.total_time, 1e-12)
+      assert.same({ ALL[5], ALL[6], ALL[7], ALL[8] }, sample_lines(b))
       -- --time-range's text does the same
       local c <close> = assert(p:slice("50%,100%"))
-      assert.near(0.004, c.total_time, 1e-12)
+      assert.near(0.006, c.total_time, 1e-12)
     end)
 
     it("takes several ranges: a sample in one of them is kept", function()
@@ -217,7 +237,8 @@ describe("each sample's time", function()
       assert.equal(1, #th)
       local times = {}
       for i, s in ipairs(th[1].samples) do times[i] = math.floor(s.time * 1e3 + 0.5) end
-      assert.same({ 1, 3, 4 }, times)
+      -- 101's samples before 50% (5 ms, excluded): 1 and 4 ms
+      assert.same({ 1, 4 }, times)
     end)
 
     it("without the option, no sample_times; the option is for json only", function()
@@ -225,6 +246,75 @@ describe("each sample's time", function()
       assert.is_nil(doc.sample_times)
       local status = cmd.lgprof({ "--format=csv", "--sample-times", "two.data" }, { cwd = tmp })
       assert.equal(2, status)
+    end)
+  end)
+
+  describe("--format=speedscope of a perf.data", function()
+    -- a sampled profile's samples as "frame;frame weight" (root first; "" an
+    -- empty sample, the time between two)
+    local function sampled(doc, prof)
+      local got = {}
+      for i, st in ipairs(prof.samples) do
+        local names = {}
+        for k, f in ipairs(st) do names[k] = doc.shared.frames[f + 1].name end
+        got[i] = table.concat(names, ";") .. " " .. ("%d"):format(prof.weights[i])
+      end
+      return got
+    end
+    local LS, OS = "main;middle;leaf", "main;other"
+
+    it("one sampled profile per thread: its samples in time order, the time between them empty", function()
+      local doc = cjson.decode(cmd.lgprof_out({ "--format=speedscope", "two.data" }, { cwd = tmp }))
+      -- the whole first, as before: the tree of 12 ms
+      assert.equal(3, #doc.profiles)
+      assert.equal("evented", doc.profiles[1].type)
+      assert.equal(12000, doc.profiles[1].endValue)
+      local a, b = doc.profiles[2], doc.profiles[3]
+      assert.same({ "sampled", "prog pid: 100 tid: 100", "nanoseconds", 0 }, { a.type, a.name, a.unit, a.startValue })
+      assert.same({ "sampled", "worker pid: 100 tid: 101", "nanoseconds", 0 }, { b.type, b.name, b.unit, b.startValue })
+      -- one time axis from the earliest start (-1 ms) to the last end (10 ms)
+      assert.equal(11000000, a.endValue)
+      assert.equal(11000000, b.endValue)
+      -- 100 ran in [0, 1], [2, 3], [5, 6], [9, 10] ms of the axis
+      assert.same({ LS .. " 1000000", " 1000000", OS .. " 1000000", " 2000000", LS .. " 1000000", " 3000000",
+        OS .. " 1000000" }, sampled(doc, a))
+      -- 101 in [0, 2], [3, 5], [5, 7], [9, 11]
+      assert.same({ OS .. " 2000000", " 1000000", LS .. " 2000000", LS .. " 2000000", " 2000000",
+        OS .. " 2000000" }, sampled(doc, b))
+    end)
+
+    it("the samples kept: a thread, a time range", function()
+      local doc = cjson.decode(cmd.lgprof_out({ "--format=speedscope", "--tid=101", "--time-range=0.003,",
+        "two.data" }, { cwd = tmp }))
+      assert.equal(2, #doc.profiles)
+      -- 101's samples at 4, 6 and 10 ms: the axis from 2 ms (4's start)
+      local b = doc.profiles[2]
+      assert.equal("worker pid: 100 tid: 101", b.name)
+      assert.equal(8000000, b.endValue)
+      assert.same({ LS .. " 2000000", LS .. " 2000000", " 2000000", OS .. " 2000000" }, sampled(doc, b))
+    end)
+
+    it("an off-CPU interval from its time on (--event=wall)", function()
+      local doc = cjson.decode(cmd.lgprof_out({ "--format=speedscope", "--event=wall", "sw.data" }, { cwd = tmp }))
+      local a = doc.profiles[2]
+      assert.equal("prog pid: 100 tid: 100", a.name)
+      -- out at 2.5 ms (3.5 on the axis) for 1.5 ms, after the sample that ended at 2 ms (3)
+      local got = sampled(doc, a)
+      assert.equal(" 500000", got[4])
+      assert.matches("%[off%-cpu: blocked %(S or D%)%] 1500000$", got[5])
+      table.remove(got, 5)
+      table.remove(got, 4)
+      assert.same({ LS .. " 1000000", " 1000000", OS .. " 1000000", LS .. " 1000000", " 3000000",
+        OS .. " 1000000" }, got)
+    end)
+
+    it("from Lua, a profile opened without the samples' times: the tree alone", function()
+      local p <close> = assert(lgprof.open(nil, tmp .. "/two.data"))
+      local doc = cjson.decode((assert(require("lgprof.speedscope").encode(p))))
+      assert.equal(1, #doc.profiles)
+      local q <close> = assert(lgprof.open(nil, tmp .. "/two.data", { sample_times = true }))
+      doc = cjson.decode((assert(require("lgprof.speedscope").encode(q))))
+      assert.equal(3, #doc.profiles)
     end)
   end)
 end)

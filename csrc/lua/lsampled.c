@@ -863,50 +863,23 @@ static int profile_stacks(lua_State *L) {
   return 1;
 }
 
-/* profile:sample_times(): each sample's time, in time order (the profile
-** opened with sample_times = true): a list of { time (seconds from the
-** recording's first sample), perf_time (perf's clock, seconds), seconds
-** (its weight: the period, or an off-CPU interval's length; a count for an
-** event that is not time), stack (its index in profile:stacks()), pid, tid }.
-** An off-CPU interval's time is its start. */
-static int profile_sample_times(lua_State *L) {
-  lprofile *lp;
-  const lgp_stackprof *sp = check_stacks(L, &lp);
-  const lgp_stacktab *t = &sp->tab;
-  size_t i;
-  if (lgp_is_view(lp->p))
-    return luaL_error(L, "profile:sample_times(): a view has no samples of its own: ask its profile");
-  if (t->times == NULL && t->nstacks > 0)
-    return luaL_error(L, "profile:sample_times(): open the profile with the option sample_times = true");
-  lua_createtable(L, (int)(t->ntimes < INT_MAX ? t->ntimes : INT_MAX), 0);
-  for (i = 0; i < t->ntimes; i++) {
-    const lgp_st_time *e = &t->times[i];
-    const lgp_st_thread *th = &t->threads[t->stacks[e->stack].thread];
-    lua_createtable(L, 0, 6);
-    /* (a switch record may come before the first sample) */
-    lua_pushnumber(L, ((double)e->time - (double)t->time_first) / 1e9);
-    lua_setfield(L, -2, "time");
-    lua_pushnumber(L, (double)e->time / 1e9);
-    lua_setfield(L, -2, "perf_time");
-    lua_pushnumber(L, sp->is_time ? (double)e->weight / 1e9 : (double)e->weight);
-    lua_setfield(L, -2, "seconds");
-    set_int(L, "stack", (lua_Integer)e->stack + 1);
-    set_int(L, "pid", th->pid);
-    set_int(L, "tid", th->tid);
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-  }
-  return 1;
-}
-
-/* profile:samples([{ pid =, tid = }]): an iterator over the samples in
+/* profile:sample_times([{ pid =, tid = }]): an iterator over the samples in
 ** time order (the profile opened with sample_times = true), each made when
 ** asked for: { time (seconds from the recording's first sample), perf_time
 ** (perf's clock, seconds), seconds (its weight: the period, or an off-CPU
-** interval's length; a count for an event that is not time), stack (its
-** index in profile:stacks()), pid, tid, comm }. pid and tid (an integer or
-** a list of them) keep the samples of those processes or threads. An
-** off-CPU interval comes at its start. Upvalues: the profile, the next
+** interval's length; a count for an event that is not time), weight (the
+** same in the recording's unit: nanoseconds, or the count), stack (its
+** index in profile:stacks()), pid, tid, comm, off_cpu (an off-CPU
+** interval, whose time is its start; a sample's time is its period's end) }.
+** pid and tid (an integer or a list of them) keep the samples of those
+** processes or threads. Upvalues: the profile, the next
 ** position, the threads kept (a userdata of one byte a thread, or nil). */
+static int is_off_cpu(const lgp_stacktab *t, uint32_t stack) {
+  const lgp_st_stack *s = &t->stacks[stack];
+  const char *dso = t->dsos[t->funcs[t->frame_defs[t->frames[s->first]].func].dso].path;
+  return dso != NULL && strcmp(dso, "[off-cpu]") == 0;
+}
+
 static int iter_samples(lua_State *L) {
   lprofile *lp;
   const lgp_stackprof *sp;
@@ -929,7 +902,7 @@ static int iter_samples(lua_State *L) {
   {
     const lgp_st_time *e = &t->times[i];
     const lgp_st_thread *th = &t->threads[t->stacks[e->stack].thread];
-    lua_createtable(L, 0, 7);
+    lua_createtable(L, 0, 9);
     /* (a switch record may come before the first sample) */
     lua_pushnumber(L, ((double)e->time - (double)t->time_first) / 1e9);
     lua_setfield(L, -2, "time");
@@ -937,26 +910,29 @@ static int iter_samples(lua_State *L) {
     lua_setfield(L, -2, "perf_time");
     lua_pushnumber(L, sp->is_time ? (double)e->weight / 1e9 : (double)e->weight);
     lua_setfield(L, -2, "seconds");
+    set_int(L, "weight", (lua_Integer)e->weight);
     set_int(L, "stack", (lua_Integer)e->stack + 1);
     set_int(L, "pid", th->pid);
     set_int(L, "tid", th->tid);
     set_str(L, "comm", th->comm);
+    lua_pushboolean(L, is_off_cpu(t, e->stack));
+    lua_setfield(L, -2, "off_cpu");
   }
   return 1;
 }
 
 static int wanted(lua_State *L, int idx, lua_Integer n, const char *s);
 
-static int profile_samples(lua_State *L) {
+static int profile_sample_times(lua_State *L) {
   static const char *const keys[] = {"pid", "tid", NULL};
   lprofile *lp;
   const lgp_stackprof *sp = check_stacks(L, &lp);
   const lgp_stacktab *t = &sp->tab;
   lua_settop(L, 2);
   if (lgp_is_view(lp->p))
-    return luaL_error(L, "profile:samples(): a view has no samples of its own: ask its profile");
+    return luaL_error(L, "profile:sample_times(): a view has no samples of its own: ask its profile");
   if (t->times == NULL && t->nstacks > 0)
-    return luaL_error(L, "profile:samples(): open the profile with the option sample_times = true");
+    return luaL_error(L, "profile:sample_times(): open the profile with the option sample_times = true");
   lua_pushvalue(L, 1);
   lua_pushinteger(L, 0);
   if (lua_isnil(L, 2)) {
@@ -970,7 +946,7 @@ static int profile_samples(lua_State *L) {
     for (k = 0; keys[k] != NULL; k++) {
       int ty = lua_getfield(L, 2, keys[k]);
       if (ty != LUA_TNIL && ty != LUA_TTABLE && !lua_isinteger(L, -1))
-        luaL_error(L, "bad argument #1 to 'samples' (option '%s' must be an integer or a list of "
+        luaL_error(L, "bad argument #1 to 'sample_times' (option '%s' must be an integer or a list of "
                    "them)", keys[k]);
     } /* 5, 6: pid, tid */
     keep = lua_newuserdatauv(L, t->nthreads ? t->nthreads : 1, 0);
@@ -1335,7 +1311,6 @@ const luaL_Reg lcore_stack_profile_methods[] = {
   {"dsos", profile_dsos},
   {"stacks", profile_stacks},
   {"sample_times", profile_sample_times},
-  {"samples", profile_samples},
   {"_measured_stacks", profile_measured_stacks},
   {NULL, NULL}
 };
