@@ -317,4 +317,40 @@ describe("each sample's time", function()
       assert.equal(3, #doc.profiles)
     end)
   end)
+
+  describe("--format=pprof of a perf.data", function()
+    -- the samples as "tid thread_comm comm pid leaf;...;root samples nanoseconds"
+    local function labelled(prof)
+      local function str(i) return prof.string_table[i + 1] end
+      local fname, floc = {}, {}
+      for _, f in ipairs(prof["function"]) do fname[f.id] = str(f.name) end
+      for _, l in ipairs(prof.location) do floc[l.id] = fname[l.line[1].function_id] end
+      local got = {}
+      for _, smp in ipairs(prof.sample) do
+        local names, lab = {}, {}
+        for i, id in ipairs(smp.location_id) do names[i] = floc[id] end
+        for _, l in ipairs(smp.label) do
+          assert.is_nil(lab[str(l.key)], "a label twice")
+          lab[str(l.key)] = (l.str or 0) ~= 0 and str(l.str) or l.num
+        end
+        got[#got + 1] = ("%d %s %s %d %s %d %d"):format(lab.tid, lab.thread_comm, lab.comm, lab.pid,
+          table.concat(names, ";"), smp.value[1], smp.value[2])
+      end
+      table.sort(got)
+      return got
+    end
+
+    it("labels each sample with its thread: pid, tid, comm and thread_comm", function()
+      local raw = cmd.lgprof_out({ "--format=pprof", "two.data" }, { cwd = tmp })
+      util.spit(tmp .. "/two.pb.gz", raw)
+      local status, out, err = cmd.run({ "gzip", "-dc", tmp .. "/two.pb.gz" })
+      assert(status == 0, err)
+      local prof = H.protobuf.profile(out)
+      -- each thread's two samples of each stack: 1 ms each for 100, 2 ms for 101
+      assert.same({
+        "100 prog prog 100 leaf;middle;main 2 2000000", "100 prog prog 100 other;main 2 2000000",
+        "101 worker prog 100 leaf;middle;main 2 4000000", "101 worker prog 100 other;main 2 4000000",
+      }, labelled(prof))
+    end)
+  end)
 end)
