@@ -75,47 +75,41 @@ thread_profiles = function(profile, o, frame)
     local t = math.floor(smp.time * 1e9 + 0.5)
     return smp.off_cpu and t or t - smp.weight
   end
-  local origin -- the earliest start: 0 on the profiles' time axis
-  if not event then
-    for smp in profile:sample_times() do
-      local t = start_of(smp)
-      if not origin or t < origin then origin = t end
-    end
-  end
+  -- one pass: each thread's samples from its first start (th.first), the
+  -- axis's 0 (the earliest start of all) put before them at the end
   local by_thread, order = {}, {}
-  local span = 0
+  local origin, last_end
   for smp in each do
     local key = smp.pid .. ":" .. smp.tid
     local th = by_thread[key]
+    local start = not event and start_of(smp) or 0
     if not th then
-      th = { pid = smp.pid, tid = smp.tid, comm = smp.comm, samples = {}, weights = {}, at = 0 }
+      th = { pid = smp.pid, tid = smp.tid, comm = smp.comm, samples = {}, weights = {},
+             first = start, at = start }
       by_thread[key] = th
       order[#order + 1] = th
+      if not origin or start < origin then origin = start end
     end
     local n = #th.samples
-    if not event then
-      local start = start_of(smp) - origin
-      if start > th.at then
-        th.samples[n + 1], th.weights[n + 1] = "[]", format("%d", start - th.at)
-        n = n + 1
-        th.at = start
-      end
-      th.at = th.at + smp.weight -- (one overlapping the last starts at its end)
-      if th.at > span then span = th.at end
-    else
-      th.at = th.at + smp.weight
+    if not event and start > th.at then
+      th.samples[n + 1], th.weights[n + 1] = "[]", tostring(start - th.at)
+      n = n + 1
+      th.at = start
     end
-    th.samples[n + 1], th.weights[n + 1] = stack_json(smp.stack), format("%d", smp.weight)
+    th.at = th.at + smp.weight -- (one overlapping the last starts at its end)
+    if not last_end or th.at > last_end then last_end = th.at end
+    th.samples[n + 1], th.weights[n + 1] = stack_json(smp.stack), tostring(smp.weight)
   end
   local out = {}
   for i, th in ipairs(order) do
     local name = ("%s pid: %d tid: %d"):format(th.comm or "?", th.pid, th.tid)
+    local lead = event and 0 or th.first - origin
     out[i] = concat {
       ',\n{"type":"sampled","name":', json_string(name),
       ',"unit":', event and '"none"' or '"nanoseconds"', ',"startValue":0,',
-      format('"endValue":%d,\n', event and th.at or span),
-      '"samples":[', concat(th.samples, ","), '],\n',
-      '"weights":[', concat(th.weights, ","), ']}',
+      format('"endValue":%d,\n', event and th.at or last_end - origin),
+      '"samples":[', lead > 0 and "[]," or "", concat(th.samples, ","), '],\n',
+      '"weights":[', lead > 0 and lead .. "," or "", concat(th.weights, ","), ']}',
     }
   end
   return concat(out)
