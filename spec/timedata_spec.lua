@@ -246,6 +246,11 @@ describe("each sample's time", function()
       assert.is_nil(doc.sample_times)
       local status = cmd.lgprof({ "--format=csv", "--sample-times", "two.data" }, { cwd = tmp })
       assert.equal(2, status)
+      -- not with --by's groups, and not for a gmon.out (no times)
+      assert.matches("^%-%-sample%-times cannot be combined with %-%-by", cmd.one_line_error(2,
+        cmd.lgprof({ "--format=json", "--by=thread", "--sample-times", "two.data" }, { cwd = tmp })))
+      assert.matches("^%-%-sample%-times needs a perf.data profile", cmd.one_line_error(2,
+        cmd.lgprof({ "--format=json", "--sample-times", "prog", "gmon.out" }, { cwd = tmp })))
     end)
   end)
 
