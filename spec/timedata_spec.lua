@@ -356,6 +356,23 @@ describe("each sample's time", function()
         "100 prog prog 100 leaf;middle;main 2 2000000", "100 prog prog 100 other;main 2 2000000",
         "101 worker prog 100 leaf;middle;main 2 4000000", "101 worker prog 100 other;main 2 4000000",
       }, labelled(prof))
+      -- pprof itself (Debian's golang-go), when installed: the time by tag,
+      -- and one thread's (tid 101: 4 + 4 ms of 12)
+      if not util.have("/usr/bin/go") then return end
+      local env = ("HOME=%s GOCACHE=%s GOPATH=%s GOPROXY=off GOTOOLCHAIN=local GOFLAGS= "
+        .. "GOTELEMETRY=off PPROF_TMPDIR=%s "):format(util.q(tmp), util.q(tmp .. "/gocache"),
+        util.q(tmp .. "/gopath"), util.q(tmp .. "/pprof"))
+      local st, tags, terr = cmd.run({ "/usr/bin/go", "tool", "pprof", "-tags", tmp .. "/two.pb.gz" },
+        { prefix = env, timeout = 120, cwd = tmp })
+      assert(st == 0, cmd.show(st, tags, terr))
+      assert.matches("tid: Total 12%.0ms\n%s+8%.0ms %(66%.67%%%): 101\n%s+4%.0ms %(33%.33%%%): 100\n", tags)
+      assert.matches("thread_comm: Total 12%.0ms\n%s+8%.0ms %(66%.67%%%): worker\n%s+4%.0ms %(33%.33%%%): prog\n",
+        tags)
+      assert.matches("comm: Total 12%.0ms\n%s+12%.0ms %(%s*100%%%): prog\n", tags)
+      local st2, top, err2 = cmd.run({ "/usr/bin/go", "tool", "pprof", "-top", "-tagfocus=tid=101",
+        tmp .. "/two.pb.gz" }, { prefix = env, timeout = 120, cwd = tmp })
+      assert(st2 == 0, cmd.show(st2, top, err2))
+      assert.matches("accounting for 8ms, 66.67%% of 12ms total", top)
     end)
   end)
 end)
