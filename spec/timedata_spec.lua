@@ -313,6 +313,35 @@ describe("each sample's time", function()
         OS .. " 1000000" }, got)
     end)
 
+    it("validates against speedscope's published schema", function()
+      local python = "/usr/bin/python3"
+      if not (util.have(python) and util.exec_ok(util.q(python) .. " -c 'import jsonschema' 2>/dev/null")) then
+        return pending("python3 with jsonschema (python3-jsonschema) not installed")
+      end
+      local paths = {}
+      for i, argv in ipairs({ { "two.data" }, { "--event=wall", "sw.data" }, { "--tid=101", "two.data" } }) do
+        paths[i] = ("%s/v%d.speedscope.json"):format(tmp, i)
+        table.insert(argv, 1, "--format=speedscope")
+        util.spit(paths[i], cmd.lgprof_out(argv, { cwd = tmp }))
+      end
+      -- and one that breaks it (weights of another length than samples' are
+      -- speedscope's import error, not the schema's: a bad unit instead)
+      paths[#paths + 1] = tmp .. "/bad.speedscope.json"
+      util.spit(paths[#paths], (util.slurp(paths[1]):gsub('"unit":"nanoseconds"', '"unit":"ns"', 1)))
+      local script = util.spit(tmp .. "/validate.py", table.concat({
+        "import json, sys, jsonschema",
+        "v = jsonschema.Draft7Validator(json.load(open(sys.argv[1])))",
+        "for p in sys.argv[2:]:",
+        "    errs = list(v.iter_errors(json.load(open(p))))",
+        "    print('ok' if not errs else 'bad')",
+      }, "\n") .. "\n")
+      local argv = { python, script, cmd.ROOT .. "/spec/fixtures/speedscope/file-format-schema.json" }
+      table.move(paths, 1, #paths, #argv + 1, argv)
+      local status, out, err = cmd.run(argv, { timeout = 300 })
+      assert(status == 0, cmd.show(status, out, err))
+      assert.equal("ok\nok\nok\nbad\n", out)
+    end)
+
     it("from Lua, a profile opened without the samples' times: the tree alone", function()
       local p <close> = assert(lgprof.open(nil, tmp .. "/two.data"))
       local doc = cjson.decode((assert(require("lgprof.speedscope").encode(p))))
