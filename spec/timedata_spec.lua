@@ -241,6 +241,18 @@ describe("each sample's time", function()
       assert.same({ 1, 4 }, times)
     end)
 
+    it("from Lua: lgprof.report.json's option sample_times", function()
+      local p <close> = assert(lgprof.open(nil, tmp .. "/two.data", { sample_times = true }))
+      local path = tmp .. "/api.json"
+      assert(lgprof.report.json(p, path, { sample_times = true }))
+      local doc = cjson.decode(util.slurp(path))
+      assert.equal(2, #doc.sample_times.threads)
+      assert.equal(4, #doc.sample_times.threads[2].samples)
+      -- misuse: a profile opened without the times
+      local q <close> = assert(lgprof.open(nil, tmp .. "/two.data"))
+      assert.has_error(function() lgprof.report.json(q, path, { sample_times = true }) end)
+    end)
+
     it("without the option, no sample_times; the option is for json only", function()
       local doc = cjson.decode(cmd.lgprof_out({ "--format=json", "two.data" }, { cwd = tmp }))
       assert.is_nil(doc.sample_times)
