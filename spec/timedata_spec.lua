@@ -221,6 +221,7 @@ describe("each sample's time", function()
           for i, ix in ipairs(st.stacks[s.stack + 1].frames) do names[i] = name[ix] end
           got[#got + 1] = line(th.tid, s.time, s.seconds, names)
           assert.equal(th.tid, st.stacks[s.stack + 1].tid)
+          assert.is_false(st.stacks[s.stack + 1].off_cpu)
         end
       end
       local want = only(100)
@@ -228,6 +229,18 @@ describe("each sample's time", function()
       assert.same(want, got)
       assert.same({ "prog", "worker" }, { st.threads[1].comm, st.threads[2].comm })
       assert.same({ sp.PID, sp.PID }, { st.threads[1].pid, st.threads[2].pid })
+    end)
+
+    it("says which stacks are off-CPU intervals' (--event=wall)", function()
+      local doc = cjson.decode(cmd.lgprof_out({ "--format=json", "--sample-times", "--event=wall", "sw.data" },
+        { cwd = tmp }))
+      local st = doc.sample_times
+      local got = {}
+      for _, s in ipairs(st.threads[1].samples) do
+        got[#got + 1] = ("%.1f %s"):format(s.time * 1e3, tostring(st.stacks[s.stack + 1].off_cpu))
+      end
+      -- thread 100's interval at 2.5 ms among its samples
+      assert.same({ "0.0 false", "2.0 false", "2.5 true", "5.0 false", "9.0 false" }, got)
     end)
 
     it("with --tid and --time-range, the samples kept", function()

@@ -7,6 +7,7 @@
 ** searched per thread.
 */
 #include <stdlib.h>
+#include <string.h>
 #include "model/stackprofile.h"
 #include "write/export_int.h"
 
@@ -17,6 +18,7 @@ static void json_stacks(ectx *c, const lgp_stackprof *sp) {
   const lgp_stacktab *t = &sp->tab;
   size_t i;
   uint32_t d;
+  const char *dso;
   lgp_out_str(o, "\"stacks\":[");
   for (i = 0; i < t->nstacks && !o->failed; i++) {
     const lgp_st_stack *s = &t->stacks[i];
@@ -29,6 +31,10 @@ static void json_stacks(ectx *c, const lgp_stackprof *sp) {
     }
     lgp_out_str(o, "],");
     lgp_export_json_u64(o, "tid", t->threads[s->thread].tid);
+    /* an off-CPU interval's stack ends in its pseudo-binary's frame: its
+       samples' times are their starts */
+    dso = t->dsos[t->funcs[t->frame_defs[t->frames[s->first]].func].dso].path;
+    lgp_export_json_bool(o, "off_cpu", dso != NULL && strcmp(dso, "[off-cpu]") == 0);
     lgp_export_json_key(o, "truncated");
     lgp_out_str(o, s->truncated ? "true}" : "false}");
   }
