@@ -207,7 +207,7 @@ describe("off-CPU and wall time from recorded switches", function()
     local p = assert(lgprof.open(nil, tmp .. "/both.data", { event = "wall", sample_times = true }))
     local stacks, got = {}, {}
     for st in p:stacks() do stacks[#stacks + 1] = st end
-    for smp in p:sample_times() do
+    for _, smp in ipairs(p:sample_times()) do
       local names = {}
       for _, f in ipairs(stacks[smp.stack].frames) do names[#names + 1] = f.name end
       got[#got + 1] = ("%d %d %d %s"):format(math.floor(smp.time * 1e6 + 0.5),

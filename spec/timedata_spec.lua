@@ -110,8 +110,29 @@ describe("each sample's time", function()
       assert.equal("prog", first.comm)
       assert.near(5.0, first.perf_time, 1e-9)
       assert.equal(sp.PID, first.pid)
-      -- an iterator, not a list
-      assert.equal("function", type(p:sample_times()))
+    end)
+
+    it("is also a list whose entries are made when asked for: #, [i], ipairs", function()
+      local p <close> = assert(lgprof.open(nil, tmp .. "/two.data", { sample_times = true }))
+      local all = p:sample_times()
+      assert.equal(8, #all)
+      assert.near(0.010, all[8].time, 1e-12)
+      assert.is_nil(all[9])
+      assert.is_nil(all[0])
+      assert.is_nil(all.time)
+      local worker = p:sample_times({ tid = 101 })
+      assert.equal(4, #worker)
+      local times = {}
+      for i, s in ipairs(worker) do times[i] = math.floor(s.time * 1e3 + 0.5) end
+      assert.same({ 1, 4, 6, 10 }, times)
+      -- the iteration and the list are independent
+      assert.equal(101, worker().tid)
+      assert.equal(4, #worker)
+      assert.matches("^lgprof.SampleTimes", tostring(worker))
+      -- a closed profile's samples: an error
+      p:close()
+      assert.has_error(function() return all[1] end)
+      assert.has_error(function() return all() end)
     end)
 
     it("says which are off-CPU intervals, whose time is their start (--event=wall)", function()
