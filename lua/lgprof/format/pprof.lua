@@ -10,7 +10,9 @@
 -- perf.data event that is not time, EVENT/count: page-faults/count). Their sum is
 -- the call graph's total (profile.print_time): the sum of the functions' self
 -- times, so that pprof's flat column is each function's self time and its
--- total is what lgprof's call graph divides by.
+-- total is what lgprof's call graph divides by. A perf.data's samples are
+-- its threads' recorded stacks instead, labelled with their thread
+-- (thread_samples below).
 --
 -- The message is encoded here, in Lua, by a small writer of protobuf's wire
 -- format (varints, length-delimited fields, packed repeated integers): the
