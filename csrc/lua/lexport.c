@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/atomicfile.h"
+#include "model/stackprofile.h"
 #include "write/export.h"
 #include "lcore.h"
 #include "llines.h"
@@ -40,14 +41,16 @@ static int export_to_path(lprofile *lp, const char *path, const lgp_export_opts 
 ** (written only once the options are checked, and replaced in one step);
 ** options: zeros, creator, max_depth, min_weight, granularity ("function"
 ** or "line": line-level data, built on first use, for callgrind, JSON and
-** the flat CSV). */
+** the flat CSV), sample_times (JSON: each sample's time and stack, per
+** thread; a profile of stacks opened with sample_times = true, else an
+** error). */
 
 int lcore_profile_export(lua_State *L) {
   static const char *const formats[] = {"callgrind", "json", "csv", "folded", NULL};
   static const int codes[] = {LGP_EXPORT_CALLGRIND, LGP_EXPORT_JSON, LGP_EXPORT_CSV_FLAT,
                               LGP_EXPORT_FOLDED};
-  static const char *const known[][5] = { /* the options of each format */
-    {"zeros", "creator", "granularity", NULL}, {"zeros", "creator", "granularity", NULL},
+  static const char *const known[][6] = { /* the options of each format */
+    {"zeros", "creator", "granularity", NULL}, {"zeros", "creator", "granularity", "sample_times", NULL},
     {"zeros", "creator", "table", "granularity", NULL},
     {"creator", "max_depth", "min_weight", NULL}};
   lprofile *lp = lcore_check_profile(L, 1);
@@ -67,6 +70,7 @@ int lcore_profile_export(lua_State *L) {
     static const char *const grains[] = {"function", "line", NULL};
     lcore_check_fields(L, 4, known[which]);
     eo.zeros = lcore_opt_bool(L, 4, "zeros", 0);
+    eo.sample_times = lcore_opt_bool(L, 4, "sample_times", 0);
     eo.creator = lcore_opt_string(L, 4, "creator", NULL);
     if (lcore_opt_enum(L, 4, "table", 0, tables) == 1 && eo.format == LGP_EXPORT_CSV_FLAT)
       eo.format = LGP_EXPORT_CSV_ARCS;
@@ -78,6 +82,11 @@ int lcore_profile_export(lua_State *L) {
       eo.lines = lcore_get_lines(L, 1);
     }
   }
+  if (eo.sample_times && (lgp_stacks_of(lp->p) == NULL || lgp_stacks_of(lp->p)->tab.times == NULL))
+    return luaL_error(L, "bad argument #3 to 'export' (option 'sample_times': %s)",
+                      lgp_stacks_of(lp->p) == NULL
+                        ? "a gmon profile's samples have no times"
+                        : "open the profile with the option sample_times = true");
   if (path != NULL) {
     rc = export_to_path(lp, path, &eo, &err);
   } else {

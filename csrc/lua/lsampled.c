@@ -859,38 +859,182 @@ static int profile_stacks(lua_State *L) {
   return 1;
 }
 
-/* profile:sample_times(): each sample's time, in time order (the profile
-** opened with sample_times = true): a list of { time (seconds from the
+/* profile:sample_times([{ pid =, tid = }]): the samples in time order (the
+** profile opened with sample_times = true), an lgprof.SampleTimes object:
+** an iterator (for s in profile:sample_times() do), and a list (#, [i],
+** ipairs) whose entries are made when asked for: { time (seconds from the
 ** recording's first sample), perf_time (perf's clock, seconds), seconds
 ** (its weight: the period, or an off-CPU interval's length; a count for an
-** event that is not time), stack (its index in profile:stacks()), pid, tid }.
-** An off-CPU interval's time is its start. */
+** event that is not time), weight (the same in the recording's unit:
+** nanoseconds, or the count), stack (its index in profile:stacks()), pid,
+** tid, comm, off_cpu (an off-CPU interval, whose time is its start; a
+** sample's time is its period's end) }. pid and tid (an integer or a list
+** of them) keep the samples of those processes or threads. User values:
+** the profile, the threads kept (one byte a thread) or nil. */
+#define SAMPLE_TIMES_T "lgprof.SampleTimes"
+
+typedef struct sample_times {
+  size_t next;     /* the iteration's next position in the table's times */
+  size_t *kept;    /* the positions kept, when a list of them was asked for
+                      (#, [i]) and threads were chosen; else NULL */
+  size_t nkept;
+  int counted;     /* kept and nkept are made */
+} sample_times;
+
+static int is_off_cpu(const lgp_stacktab *t, uint32_t stack) {
+  const lgp_st_stack *s = &t->stacks[stack];
+  const char *dso = t->dsos[t->funcs[t->frame_defs[t->frames[s->first]].func].dso].path;
+  return dso != NULL && strcmp(dso, "[off-cpu]") == 0;
+}
+
+/* The profile's table of the object at idx (its profile still open, else
+** an error); *keep: the threads kept, or NULL (all). */
+static const lgp_stacktab *times_of(lua_State *L, int idx, const lgp_stackprof **spp,
+                                    const uint8_t **keep) {
+  lprofile *lp = lcore_handle_profile(L, idx);
+  const lgp_stackprof *sp = lgp_stacks_of(lp->p);
+  lua_getiuservalue(L, idx, 2);
+  *keep = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  *spp = sp;
+  return &sp->tab;
+}
+
+/* Pushes the entry of the table's time i. */
+static void push_sample(lua_State *L, const lgp_stackprof *sp, size_t i) {
+  const lgp_stacktab *t = &sp->tab;
+  const lgp_st_time *e = &t->times[i];
+  const lgp_st_thread *th = &t->threads[t->stacks[e->stack].thread];
+  lua_createtable(L, 0, 9);
+  /* (a switch record may come before the first sample) */
+  lua_pushnumber(L, ((double)e->time - (double)t->time_first) / 1e9);
+  lua_setfield(L, -2, "time");
+  lua_pushnumber(L, (double)e->time / 1e9);
+  lua_setfield(L, -2, "perf_time");
+  lua_pushnumber(L, sp->is_time ? (double)e->weight / 1e9 : (double)e->weight);
+  lua_setfield(L, -2, "seconds");
+  set_int(L, "weight", (lua_Integer)e->weight);
+  set_int(L, "stack", (lua_Integer)e->stack + 1);
+  set_int(L, "pid", th->pid);
+  set_int(L, "tid", th->tid);
+  set_str(L, "comm", th->comm);
+  lua_pushboolean(L, is_off_cpu(t, e->stack));
+  lua_setfield(L, -2, "off_cpu");
+}
+
+/* __call: the next sample kept, or nil at the end. */
+static int sample_times_call(lua_State *L) {
+  sample_times *st = luaL_checkudata(L, 1, SAMPLE_TIMES_T);
+  const lgp_stackprof *sp;
+  const uint8_t *keep;
+  const lgp_stacktab *t = times_of(L, 1, &sp, &keep);
+  size_t i = st->next;
+  while (i < t->ntimes && keep != NULL && !keep[t->stacks[t->times[i].stack].thread])
+    i++;
+  if (i >= t->ntimes) {
+    st->next = t->ntimes;
+    return 0;
+  }
+  st->next = i + 1;
+  push_sample(L, sp, i);
+  return 1;
+}
+
+/* The positions kept (made once, for # and [i] with threads chosen). */
+static void count_kept(lua_State *L, sample_times *st, const lgp_stacktab *t, const uint8_t *keep) {
+  size_t i, n = 0;
+  if (st->counted)
+    return;
+  if (keep != NULL) {
+    for (i = 0; i < t->ntimes; i++)
+      n += keep[t->stacks[t->times[i].stack].thread] != 0;
+    st->kept = lgp_alloc_array(n ? n : 1, sizeof *st->kept);
+    if (st->kept == NULL)
+      luaL_error(L, "out of memory");
+    for (i = 0, n = 0; i < t->ntimes; i++)
+      if (keep[t->stacks[t->times[i].stack].thread])
+        st->kept[n++] = i;
+  } else {
+    n = t->ntimes;
+  }
+  st->nkept = n;
+  st->counted = 1;
+}
+
+static int sample_times_len(lua_State *L) {
+  sample_times *st = luaL_checkudata(L, 1, SAMPLE_TIMES_T);
+  const lgp_stackprof *sp;
+  const uint8_t *keep;
+  const lgp_stacktab *t = times_of(L, 1, &sp, &keep);
+  count_kept(L, st, t, keep);
+  lua_pushinteger(L, (lua_Integer)st->nkept);
+  return 1;
+}
+
+/* __index: the i-th sample kept (1-based), nil past the end or for any
+** other key. */
+static int sample_times_index(lua_State *L) {
+  sample_times *st = luaL_checkudata(L, 1, SAMPLE_TIMES_T);
+  const lgp_stackprof *sp;
+  const uint8_t *keep;
+  const lgp_stacktab *t;
+  lua_Integer k;
+  int isnum;
+  k = lua_tointegerx(L, 2, &isnum);
+  if (!isnum)
+    return 0;
+  t = times_of(L, 1, &sp, &keep);
+  count_kept(L, st, t, keep);
+  if (k < 1 || (lua_Unsigned)k > st->nkept)
+    return 0;
+  push_sample(L, sp, st->kept != NULL ? st->kept[k - 1] : (size_t)(k - 1));
+  return 1;
+}
+
+static int sample_times_gc(lua_State *L) {
+  sample_times *st = luaL_checkudata(L, 1, SAMPLE_TIMES_T);
+  free(st->kept);
+  st->kept = NULL;
+  return 0;
+}
+
+static int wanted(lua_State *L, int idx, lua_Integer n, const char *s);
+
 static int profile_sample_times(lua_State *L) {
+  static const char *const keys[] = {"pid", "tid", NULL};
   lprofile *lp;
   const lgp_stackprof *sp = check_stacks(L, &lp);
   const lgp_stacktab *t = &sp->tab;
-  size_t i;
+  sample_times *st;
+  lua_settop(L, 2);
   if (lgp_is_view(lp->p))
     return luaL_error(L, "profile:sample_times(): a view has no samples of its own: ask its profile");
   if (t->times == NULL && t->nstacks > 0)
     return luaL_error(L, "profile:sample_times(): open the profile with the option sample_times = true");
-  lua_createtable(L, (int)(t->ntimes < INT_MAX ? t->ntimes : INT_MAX), 0);
-  for (i = 0; i < t->ntimes; i++) {
-    const lgp_st_time *e = &t->times[i];
-    const lgp_st_thread *th = &t->threads[t->stacks[e->stack].thread];
-    lua_createtable(L, 0, 6);
-    /* (a switch record may come before the first sample) */
-    lua_pushnumber(L, ((double)e->time - (double)t->time_first) / 1e9);
-    lua_setfield(L, -2, "time");
-    lua_pushnumber(L, (double)e->time / 1e9);
-    lua_setfield(L, -2, "perf_time");
-    lua_pushnumber(L, sp->is_time ? (double)e->weight / 1e9 : (double)e->weight);
-    lua_setfield(L, -2, "seconds");
-    set_int(L, "stack", (lua_Integer)e->stack + 1);
-    set_int(L, "pid", th->pid);
-    set_int(L, "tid", th->tid);
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  st = lua_newuserdatauv(L, sizeof *st, 2); /* 3 */
+  memset(st, 0, sizeof *st);
+  luaL_setmetatable(L, SAMPLE_TIMES_T);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, 3, 1);
+  if (!lua_isnil(L, 2)) {
+    uint8_t *keep;
+    size_t i;
+    int k;
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lcore_check_fields(L, 2, keys);
+    for (k = 0; keys[k] != NULL; k++) {
+      int ty = lua_getfield(L, 2, keys[k]);
+      if (ty != LUA_TNIL && ty != LUA_TTABLE && !lua_isinteger(L, -1))
+        luaL_error(L, "bad argument #1 to 'sample_times' (option '%s' must be an integer or a list of "
+                   "them)", keys[k]);
+    } /* 4, 5: pid, tid */
+    keep = lua_newuserdatauv(L, t->nthreads ? t->nthreads : 1, 0);
+    for (i = 0; i < t->nthreads; i++)
+      keep[i] = (lua_isnil(L, 4) || wanted(L, 4, t->threads[i].pid, NULL)) &&
+                (lua_isnil(L, 5) || wanted(L, 5, t->threads[i].tid, NULL));
+    lua_setiuservalue(L, 3, 2);
   }
+  lua_settop(L, 3);
   return 1;
 }
 
@@ -1259,6 +1403,14 @@ const luaL_Reg lcore_stack_funcs[] = {
 };
 
 void lcore_stacks_register(lua_State *L) {
+  if (luaL_newmetatable(L, SAMPLE_TIMES_T)) {
+    static const luaL_Reg meta[] = {
+      {"__call", sample_times_call}, {"__len", sample_times_len},
+      {"__index", sample_times_index}, {"__gc", sample_times_gc}, {NULL, NULL}
+    };
+    luaL_setfuncs(L, meta, 0);
+  }
+  lua_pop(L, 1);
   if (luaL_newmetatable(L, "lgprof.StackTable")) {
     lua_pushcfunction(L, tab_gc);
     lua_setfield(L, -2, "__gc");

@@ -55,6 +55,21 @@ end
 -- record goes with it).
 local opened = setmetatable({}, { __mode = "k" })
 
+-- The arguments each open Profile of sampled stacks was opened with, for
+-- profile:slice (weak, as opened).
+local sliceable = setmetatable({}, { __mode = "k" })
+
+-- Records how a profile of stacks was opened (the caller's own options,
+-- copied); returns the profile (or nil, message) unchanged.
+local function recorded(exe, gmon, options, profile, err)
+  if profile then
+    local o = {}
+    for k, v in pairs(options or {}) do o[k] = v end
+    sliceable[profile] = { exe = exe, gmon = table.move(gmon, 1, #gmon, 1, {}), options = o }
+  end
+  return profile, err
+end
+
 -- The perf.data file among the profile files (known by its magic), or nil.
 local function perf_file(files)
   for _, path in ipairs(files) do
@@ -87,13 +102,15 @@ function lgprof.open(exe, gmon, options)
   if perf and with_perf then
     return nil, perf .. ": option 'perf' combines a perf.data file with gmon files (this is a perf.data)"
   end
-  if with_perf then return lgprof._combined(exe or "a.out", gmon, with_perf, o) end
+  if with_perf then
+    return recorded(exe, gmon, options, lgprof._combined(exe or "a.out", gmon, with_perf, o))
+  end
   if perf then
     if #gmon > 1 then
       return nil, perf .. ": a perf.data file is read alone (profiles of stacks are not summed;"
         .. " with gmon.out of the same run, give it as the option perf: --perf=FILE)"
     end
-    return args.call(function() return core.open_stacks(exe, perf, o) end)
+    return recorded(exe, gmon, options, args.call(function() return core.open_stacks(exe, perf, o) end))
   end
   -- perf.data's reader's options: progress is only a wish, the others
   -- would be ignored silently
@@ -202,6 +219,64 @@ end
 -- or "comm,dso", nesting), as lgprof --by=KEYS (lgprof.analysis.groups).
 core._profile_methods.groups = function(profile, keys, options)
   return require("lgprof.analysis.groups").each(profile, keys, options)
+end
+
+-- One end of a slice's range as --time-range writes it: "" (open), a
+-- number of seconds, or a string "N" or "N%".
+local function range_end(v, key, i)
+  if v == nil then return "" end
+  if math.type(v) == "integer" then v = tostring(v)
+  elseif type(v) == "number" then v = ("%.17g"):format(v) end
+  args.check(type(v) == "string", 1, "slice",
+    ("range %d: '%s' must be a number of seconds or a string such as \"10%%\""):format(i, key))
+  return v
+end
+
+--- profile:slice(ranges): the profile of the part of the recording in the
+-- ranges (a sample is kept when it falls in one), read again from its
+-- file with the option time_range (--time-range). ranges: { from =, to = }
+-- or a list of them, or --time-range's "FROM,TO" text (or a list); from
+-- and to are seconds from the recording's first sample (or perf's
+-- timestamps), or "N%" of its length; an absent end is the recording's
+-- start or end. FROM is included, TO excluded (a TO at the end includes
+-- the last sample). Returns the new Profile, or nil and "FILE:
+-- --time-range=FROM,TO: outside the recording, whose samples run from 0
+-- to S s (...)".
+core._profile_methods.slice = function(profile, ranges)
+  args.check_profile(profile, 1, "slice")
+  args.check(type(ranges) == "table" or type(ranges) == "string", 1, "slice",
+    "table or string expected, got " .. type(ranges))
+  local how = sliceable[profile]
+  if not how then
+    args.error(profile.source == "stacks"
+      and "slice: only a profile opened from a perf.data file can be sliced (slice it, then filter the slice)"
+      or "slice: a gmon profile has no sample times (slice a perf.data profile)")
+  end
+  if how.options.time_range ~= nil then
+    args.error("slice: this profile is already a part of its recording (option time_range):"
+      .. " slice the whole recording's profile")
+  end
+  if type(ranges) == "string" or ranges.from ~= nil or ranges.to ~= nil or #ranges == 0 then
+    ranges = { ranges }
+  end
+  local texts = {}
+  for i, r in ipairs(ranges) do
+    local text = r
+    if type(r) == "table" then
+      for k in pairs(r) do
+        args.check(k == "from" or k == "to", 1, "slice", ("range %d: unknown field '%s'"):format(i, tostring(k)))
+      end
+      text = range_end(r.from, "from", i) .. "," .. range_end(r.to, "to", i)
+    end
+    args.check(type(text) == "string" and core._time_range(text), 1, "slice",
+      ("range %d: not a range (%s): from and to are seconds from the first sample (not negative),"
+        .. " or \"N%%\" of the recording"):format(i, tostring(text)))
+    texts[i] = text
+  end
+  local o = {}
+  for k, v in pairs(how.options) do o[k] = v end
+  o.time_range = texts
+  return lgprof.open(how.exe, how.gmon, o)
 end
 
 -- lgprof.check (the threshold checks) and lgprof.report (the export

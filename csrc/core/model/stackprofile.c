@@ -919,6 +919,12 @@ int lgp_stacktab_subset(lgp_stacktab *dst, const lgp_stacktab *src, const uint8_
     }
   dst->stacks = lgp_alloc_array(ns ? ns : 1, sizeof *dst->stacks);
   dst->frames = lgp_alloc_array(nf ? nf : 1, sizeof *dst->frames);
+  /* the kept stacks' sample times, renumbered below (never the source's
+     array: each table frees its own) */
+  dst->times = NULL;
+  dst->ntimes = 0;
+  if (src->times != NULL)
+    dst->times = lgp_alloc_array(src->ntimes ? src->ntimes : 1, sizeof *dst->times);
   /* the strings are the new table's own: none shared, so each table frees its own */
   if (dst->dsos != NULL)
     for (i = 0; i < src->ndsos; i++) {
@@ -957,7 +963,8 @@ int lgp_stacktab_subset(lgp_stacktab *dst, const lgp_stacktab *src, const uint8_
   if (dst->dsos == NULL || dst->funcs == NULL || dst->threads == NULL || dst->events == NULL ||
       dst->files == NULL || dst->unwind_errors == NULL)
     bad = 1;
-  if (dst->frame_defs == NULL || dst->stacks == NULL || dst->frames == NULL || bad) {
+  if (dst->frame_defs == NULL || dst->stacks == NULL || dst->frames == NULL || bad
+      || (src->times != NULL && dst->times == NULL)) {
     lgp_stacktab_free(dst);
     return -1;
   }
@@ -970,6 +977,23 @@ int lgp_stacktab_subset(lgp_stacktab *dst, const lgp_stacktab *src, const uint8_
     st.first = (uint32_t)dst->nframes;
     dst->nframes += st.depth;
     dst->stacks[dst->nstacks++] = st;
+  }
+  if (src->times != NULL) {
+    /* a kept stack's new number: the kept stacks before it */
+    uint32_t *renum = lgp_alloc_array(src->nstacks ? src->nstacks : 1, sizeof *renum);
+    uint32_t k = 0;
+    if (renum == NULL) {
+      lgp_stacktab_free(dst);
+      return -1;
+    }
+    for (i = 0; i < src->nstacks; i++)
+      renum[i] = keep[i] ? k++ : UINT32_MAX;
+    for (i = 0; i < src->ntimes; i++)
+      if (src->times[i].stack < src->nstacks && keep[src->times[i].stack]) {
+        dst->times[dst->ntimes] = src->times[i];
+        dst->times[dst->ntimes++].stack = renum[src->times[i].stack];
+      }
+    free(renum);
   }
   return 0;
 }

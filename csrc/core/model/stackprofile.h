@@ -113,8 +113,8 @@ static inline int lgp_calls_known(const lgp_profile *p, uint32_t s) {
                                p->stacks->counted[s]);
 }
 /* A new table holding the stacks of src that keep[s] marks (and every
-** other table of src: binaries, functions, threads ...). 0, or -1 (out of
-** memory). */
+** other table of src: binaries, functions, threads ...), and the sample
+** times of those stacks when src has them. 0, or -1 (out of memory). */
 int lgp_stacktab_subset(lgp_stacktab *dst, const lgp_stacktab *src, const uint8_t *keep);
 void lgp_stackprof_free(lgp_stackprof *sp);
 

@@ -494,7 +494,7 @@ static void json_binary(lgp_out *o, const lgp_profile *p, uint32_t s) {
   lgp_export_json_bool(o, "is_anonymous", f->is_anonymous);
 }
 
-static void write_json(ectx *c) {
+static int write_json(ectx *c) {
   lgp_out *o = c->o;
   const lgp_profile *p = c->p;
   size_t i, k, nlisted = 0, total = p->graph.nsyms + p->graph.ncycles;
@@ -661,7 +661,10 @@ static void write_json(ectx *c) {
   lgp_out_char(o, ']');
   if (c->eo->lines != NULL)
     lgp_export_json_lines(c);
+  if (c->eo->sample_times && lgp_export_json_sample_times(c) != 0)
+    return -1;
   lgp_out_str(o, "}\n");
+  return 0;
 }
 
 /* }====================================================== */
@@ -880,7 +883,7 @@ int lgp_export(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_export
   }
   switch (eo->format) {
   case LGP_EXPORT_CALLGRIND: rc = write_callgrind(&c); break;
-  case LGP_EXPORT_JSON: write_json(&c); break;
+  case LGP_EXPORT_JSON: rc = write_json(&c); break;
   case LGP_EXPORT_CSV_FLAT:
     if (eo->lines != NULL)
       lgp_export_csv_lines(&c);

@@ -33,6 +33,9 @@ typedef struct lgp_export_opts {
      gains "lines", CSV's flat table becomes one row per line, callgrind
      gives each function's cost line by line */
   const lgp_lines *lines;
+  /* JSON of a profile of sampled stacks opened with its samples' times:
+     "sample_times", every sample's time and stack, per thread */
+  int sample_times;
 } lgp_export_opts;
 
 /* Defaults: zeros 0, max_depth 64, min_weight 1e-4. */

@@ -52,6 +52,9 @@ void lgp_export_csv_unit_field(const ectx *c);
 void lgp_export_json_lines(ectx *c);
 void lgp_export_csv_lines(ectx *c);
 void lgp_export_cg_lines(ectx *c, uint32_t s, int fn_line, uint8_t *file_seen);
+/* exporttimes.c (with eo->sample_times): JSON's "sample_times". 0, or -1
+** when out of memory. */
+int lgp_export_json_sample_times(ectx *c);
 /* folded.c */
 int lgp_export_write_folded(ectx *c);
 

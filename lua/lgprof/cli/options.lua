@@ -366,6 +366,8 @@ function options.open_options(st)
     event = st.event, symfs = st.symfs, buildid_dir = st.buildid_dir, search_dirs = st.search_dir,
     no_inline = st.no_inline, off_cpu_state = st.off_cpu_state, time_range = st.time_range,
     perf = st.perf, -- combined with the gmon files (lgprof.open's option perf)
+    -- each sample's time: JSON's on request, speedscope's per-thread sampled profiles
+    sample_times = (st.sample_times or st.output_format == "speedscope") or nil,
     progress = true, -- on stderr, only when it is a terminal (csrc/lua/lsampled.c)
   }
   local order = {}

@@ -334,6 +334,9 @@ registry.OPTIONS = {
     modes = modes("gprof", "diff", "check", "doctor", "script"), group = "perf", metavar = "FROM,TO",
     help = "perf.data: only the samples from FROM (included) to TO (excluded): seconds from the first"
       .. " sample, percentages (10%,20%) or perf's timestamps; repeatable" },
+  { long = "sample-times", arg = "none", key = "sample_times", modes = modes("gprof"), group = "perf",
+    formats = { "json" }, writer = "sample_times",
+    help = "perf.data, --format=json: each sample's time and stack, per thread (\"sample_times\")" },
   { long = "symfs", arg = "required", type = "path", key = "symfs",
     modes = modes("gprof", "diff", "check", "doctor", "script"), group = "perf",
     metavar = "DIR", help = "perf.data: look for the recorded binaries under DIR" },

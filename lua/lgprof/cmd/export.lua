@@ -60,6 +60,7 @@ function cmd.run(ctx)
   local write, by = lgprof.report[e[1]], st.by and fmt ~= "html" and require("lgprof.cmd.groups").keys(st)
   if by then
     if type(by) == "string" then return ctx:fail(2, by) end
+    if st.sample_times then return ctx:fail(2, "--sample-times cannot be combined with --by (the groups have no times)") end
     write = function(p, f) return require("lgprof.format.groups").write(p, f, fmt, by, o) end
   end
   -- the writers need a real file; anything else with :write gets a copy

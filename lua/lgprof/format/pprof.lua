@@ -10,7 +10,9 @@
 -- perf.data event that is not time, EVENT/count: page-faults/count). Their sum is
 -- the call graph's total (profile.print_time): the sum of the functions' self
 -- times, so that pprof's flat column is each function's self time and its
--- total is what lgprof's call graph divides by.
+-- total is what lgprof's call graph divides by. A perf.data's samples are
+-- its threads' recorded stacks instead, labelled with their thread
+-- (thread_samples below).
 --
 -- The message is encoded here, in Lua, by a small writer of protobuf's wire
 -- format (varints, length-delimited fields, packed repeated integers): the
@@ -33,6 +35,12 @@ local char, concat = string.char, table.concat
 -- its two's complement, 10 bytes (>> is a logical shift in Lua).
 local function varint(n)
   if n >= 0 and n < 0x80 then return char(n) end
+  -- up to 4 bytes (lengths, ids, most weights) without a table
+  if n > 0 and n < 0x4000 then return char(n & 0x7f | 0x80, n >> 7) end
+  if n > 0 and n < 0x200000 then return char(n & 0x7f | 0x80, n >> 7 & 0x7f | 0x80, n >> 14) end
+  if n > 0 and n < 0x10000000 then
+    return char(n & 0x7f | 0x80, n >> 7 & 0x7f | 0x80, n >> 14 & 0x7f | 0x80, n >> 21)
+  end
   local t, i = {}, 0
   repeat
     local b = n & 0x7f
@@ -85,6 +93,60 @@ local function check_options(options, what)
   return args.known_options(options, OPTIONS, what)
 end
 
+local thread_samples -- (below)
+
+-- A Label (pprof's key = str or key = num).
+local function label_str(str, k, v) return bytes(3, int(1, str(k)) .. int(2, str(v))) end
+local function label_num(str, k, v) return bytes(3, int(1, str(k)) .. int(3, v)) end
+
+-- The Samples of a perf.data profile: one per distinct stack of functions
+-- of each thread (profile:stacks()), its values the samples and their weight
+-- (nanoseconds, or the event's count) as recorded, labelled with the
+-- thread as perf_to_profile labels them: pid and tid (numbers), comm (the
+-- process's command: its main thread's name) and thread_comm (the
+-- thread's). o.max_depth keeps the max_depth frames nearest the root.
+-- loc(fn): fn's location id, encoded; str(s): s's string index.
+thread_samples = function(profile, o, loc, str)
+  local comm_of, labels_of = {}, {} -- (a thread's labels: made once)
+  for pr in profile:processes() do comm_of[pr.pid] = pr.comm end
+  local function thread_labels(st)
+    local k = st.pid .. ":" .. st.tid
+    local labels = labels_of[k]
+    if labels then return labels end
+    labels = label_num(str, "pid", st.pid) .. label_num(str, "tid", st.tid)
+    if comm_of[st.pid] then labels = labels .. label_str(str, "comm", comm_of[st.pid]) end
+    if st.comm then labels = labels .. label_str(str, "thread_comm", st.comm) end
+    labels_of[k] = labels
+    return labels
+  end
+  -- the table's stacks are of addresses: several of a thread's are one
+  -- list of locations (functions), one Sample
+  local order, merged, ids = {}, {}, {}
+  for st in profile:stacks() do
+    if st.weight > 0 or st.samples > 0 then
+      local frames = st.frames
+      local n = o.max_depth and math.min(#frames, o.max_depth) or #frames
+      for i = 1, n do ids[i] = loc(frames[n + 1 - i]) end
+      for i = n + 1, #ids do ids[i] = nil end
+      local labels = thread_labels(st)
+      local k = labels .. "\0" .. concat(ids)
+      local m = merged[k]
+      if m then
+        m.samples, m.weight = m.samples + st.samples, m.weight + st.weight
+      else
+        m = { locations = packed(1, ids), labels = labels, samples = st.samples, weight = st.weight }
+        merged[k] = m
+        order[#order + 1] = m
+      end
+    end
+  end
+  local out = {}
+  for i, m in ipairs(order) do
+    out[i] = bytes(2, m.locations .. packed(2, { varint(m.samples), varint(m.weight) }) .. m.labels)
+  end
+  return out
+end
+
 --- The Profile message of a Profile or view (not compressed), or nil and a
 -- message. options: the folded stacks' max_depth and min_weight.
 function pprof.encode(profile, options)
@@ -130,25 +192,31 @@ function pprof.encode(profile, options)
     return id
   end
 
-  -- the samples: location ids leaf first; values rounded so that their
-  -- running sums stay within one unit of the exact ones (the stacks are
-  -- integer microseconds, or counts, already, which add up to print_time)
+  -- the samples: a perf.data's each thread's own stacks, labelled; else
+  -- the estimated stacks, location ids leaf first, values rounded so that
+  -- their running sums stay within one unit of the exact ones (the stacks
+  -- are integer microseconds, or counts, already, which add up to
+  -- print_time)
   local samples, ids = {}, {}
   local cum_value, counted = 0, 0
-  for funcs, value in stacks.each(profile, o) do
-    cum_value = cum_value + value
-    local count = 0
-    if period_value > 0 then
-      local target = math.floor(cum_value / period_value + 0.5)
-      count = target - counted
-      counted = target
-    end
-    if value > 0 or count > 0 then
-      local n = #funcs
-      for i = 1, n do ids[i] = loc_varint[location(funcs[n + 1 - i])] end
-      for i = n + 1, #ids do ids[i] = nil end
-      samples[#samples + 1] = bytes(2, packed(1, ids)
-        .. packed(2, { varint(count), varint(event and value or value * 1000) }))
+  if profile.source == "stacks" and not profile.is_view then
+    samples = thread_samples(profile, o, function(fn) return loc_varint[location(fn)] end, str)
+  else
+    for funcs, value in stacks.each(profile, o) do
+      cum_value = cum_value + value
+      local count = 0
+      if period_value > 0 then
+        local target = math.floor(cum_value / period_value + 0.5)
+        count = target - counted
+        counted = target
+      end
+      if value > 0 or count > 0 then
+        local n = #funcs
+        for i = 1, n do ids[i] = loc_varint[location(funcs[n + 1 - i])] end
+        for i = n + 1, #ids do ids[i] = nil end
+        samples[#samples + 1] = bytes(2, packed(1, ids)
+          .. packed(2, { varint(count), varint(event and value or value * 1000) }))
+      end
     end
   end
 
