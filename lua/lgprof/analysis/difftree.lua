@@ -12,7 +12,10 @@
 --
 -- gmon.out records arcs, not stacks: its stacks are gprof's estimate (the
 -- folded synthesis), and so are the frames' times; a perf.data's are
--- measured (lgprof.analysis.stacks).
+-- measured, each side's read as the tree of its paths that the core builds
+-- (profile:_measured_paths: a few hundred thousand entries of integers,
+-- not a Lua table per stack and frame), and only the paths kept by the cut
+-- become nodes.
 local diff = require "lgprof.analysis.diff"
 local stacks = require "lgprof.analysis.stacks"
 local stats = require "lgprof.analysis.stats"
