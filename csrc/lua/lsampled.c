@@ -1091,6 +1091,81 @@ static int profile_measured_stacks(lua_State *L) {
   return 1;
 }
 
+/* profile:_measured_paths(max_depth): the recorded stacks as the tree of
+** their paths from the root (each stack's frames nearest the root, at most
+** max_depth), uncut: { node = { id, ... }, parent = { entry, ... },
+** self = { seconds, ... }, total = { seconds, ... }, funcs = { [id] =
+** Function } }, entry i the path ending at profile node node[i] under
+** entry parent[i] (0: at the root; a parent comes before its children),
+** self[i] the weight of the stacks ending there, total[i] of those through
+** it. For pictures that merge two profiles' stacks
+** (lgprof.analysis.difftree) without a Lua table per stack and frame. */
+static int profile_measured_paths(lua_State *L) {
+  lprofile *lp;
+  lgp_measured *m;
+  lua_Integer max_depth;
+  double *self;
+  size_t i;
+  check_stacks(L, &lp);
+  max_depth = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, max_depth >= 1, 2, "max_depth must be at least 1");
+  lua_settop(L, 1);
+  m = lua_newuserdatauv(L, sizeof *m, 0);
+  memset(m, 0, sizeof *m);
+  if (luaL_newmetatable(L, MEASURED_T)) {
+    lua_pushcfunction(L, measured_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  /* (least share 0: no cut, every distinct path kept) */
+  if (lgp_stacks_measured(m, lp->p, (size_t)max_depth, 0.0) != 0)
+    return luaL_error(L, "not enough memory");
+  self = lua_newuserdatauv(L, (m->n ? m->n : 1) * sizeof *self, 0);
+  for (i = 0; i < m->n; i++)
+    self[i] = 0;
+  for (i = 0; i < m->nmerged; i++)
+    self[m->merged[i]] += m->seconds[i];
+  lua_createtable(L, 0, 5);
+  lua_createtable(L, m->n > INT_MAX ? INT_MAX : (int)m->n, 0);
+  for (i = 0; i < m->n; i++) {
+    lua_pushinteger(L, (lua_Integer)m->node[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "node");
+  lua_createtable(L, m->n > INT_MAX ? INT_MAX : (int)m->n, 0);
+  for (i = 0; i < m->n; i++) {
+    lua_pushinteger(L, m->parent[i] == LGP_MEASURED_ROOT ? 0 : (lua_Integer)m->parent[i] + 1);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "parent");
+  lua_createtable(L, m->n > INT_MAX ? INT_MAX : (int)m->n, 0);
+  for (i = 0; i < m->n; i++) {
+    lua_pushnumber(L, self[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "self");
+  lua_createtable(L, m->n > INT_MAX ? INT_MAX : (int)m->n, 0);
+  for (i = 0; i < m->n; i++) {
+    lua_pushnumber(L, m->weight[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "total");
+  /* each distinct node's object, once */
+  lua_newtable(L);
+  for (i = 0; i < m->n; i++) {
+    if (lua_rawgeti(L, -1, (lua_Integer)m->node[i]) == LUA_TNIL) {
+      lua_pop(L, 1);
+      lcore_push_node(L, 1, lp->p, m->node[i]);
+      lua_rawseti(L, -2, (lua_Integer)m->node[i]);
+    } else {
+      lua_pop(L, 1);
+    }
+  }
+  lua_setfield(L, -2, "funcs");
+  lgp_measured_free(m);
+  return 1;
+}
+
 static const char *const stack_filter_keys[] = {"pid", "tid", "comm", "dso", NULL};
 /* a gmon profile's views (lview.c), not done on stacks */
 static const char *const gmon_filter_keys[] = {
@@ -1390,6 +1465,7 @@ const luaL_Reg lcore_stack_profile_methods[] = {
   {"stacks", profile_stacks},
   {"sample_times", profile_sample_times},
   {"_measured_stacks", profile_measured_stacks},
+  {"_measured_paths", profile_measured_paths},
   {NULL, NULL}
 };
 

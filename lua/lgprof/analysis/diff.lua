@@ -29,13 +29,30 @@ local function share(delta, total)
   return nil
 end
 
-local function by_change(a, b)
-  local at, bt = math.abs(a.total_delta), math.abs(b.total_delta)
-  if at ~= bt then return at > bt end
-  local as, bs = math.abs(a.self_delta), math.abs(b.self_delta)
-  if as ~= bs then return as > bs end
-  if a.name ~= b.name then return a.name < b.name end
-  return a.key < b.key
+-- Sorts rows in place by the size of the change: absolute total change,
+-- then absolute self change (largest first), then name, then key. (The
+-- comparator reads the absolute values from arrays, computed once: with
+-- the tens of thousands of rows of a perf.data, a comparator that called
+-- math.abs four times was most of a diff's time.)
+local function sort_by_change(rows)
+  local n = #rows
+  local at, as, order = {}, {}, {}
+  for i = 1, n do
+    local r = rows[i]
+    at[i], as[i], order[i] = math.abs(r.total_delta), math.abs(r.self_delta), i
+  end
+  table.sort(order, function(x, y)
+    local ax, ay = at[x], at[y]
+    if ax ~= ay then return ax > ay end
+    ax, ay = as[x], as[y]
+    if ax ~= ay then return ax > ay end
+    local a, b = rows[x], rows[y]
+    if a.name ~= b.name then return a.name < b.name end
+    return a.key < b.key
+  end)
+  local sorted = {}
+  for i = 1, n do sorted[i] = rows[order[i]] end
+  table.move(sorted, 1, n, 1, rows)
 end
 
 -- The statistics of one measure ("self" or "total") of a row, in seconds.
@@ -268,7 +285,7 @@ function diff.diff(base, new, opts)
       end
     end
   end
-  table.sort(rows, by_change)
+  sort_by_change(rows)
   return rows
 end
 

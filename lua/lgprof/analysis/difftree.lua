@@ -12,7 +12,10 @@
 --
 -- gmon.out records arcs, not stacks: its stacks are gprof's estimate (the
 -- folded synthesis), and so are the frames' times; a perf.data's are
--- measured (lgprof.analysis.stacks).
+-- measured, each side's read as the tree of its paths that the core builds
+-- (profile:_measured_paths: a few hundred thousand entries of integers,
+-- not a Lua table per stack and frame), and only the paths kept by the cut
+-- become nodes.
 local diff = require "lgprof.analysis.diff"
 local stacks = require "lgprof.analysis.stacks"
 local stats = require "lgprof.analysis.stats"
@@ -48,9 +51,45 @@ local function frame_key(key_of, f)
   return key_of[f] or ("\2" .. f.name)
 end
 
+-- One side's stacks as the tree of their paths from the root: { node =
+-- { id, ... }, parent = { entry, ... } (0: at the root; parents first),
+-- self = { weight of the stacks ending there, ... }, total = { weight of
+-- those through it, ... }, funcs = { [id] = Function or Cycle } }, weights in seconds (or counts of an event that is
+-- not time). A perf.data's come from the core, uncut; gmon.out's from its
+-- estimated stacks (stacks.each, uncut).
+local function side_paths(profile, max_depth)
+  if profile.source == "stacks" then return profile:_measured_paths(max_depth) end
+  local node, parent, self, total, funcs = {}, {}, {}, {}, {}
+  local index, ids = { [0] = {} }, {}
+  for frames, _, seconds in stacks.each(profile, { max_depth = max_depth, min_weight = 0 }) do
+    local e = 0
+    for _, f in ipairs(frames) do
+      local id = ids[f]
+      if not id then
+        id = #funcs + 1
+        ids[f], funcs[id] = id, f
+      end
+      local at = index[e]
+      local child = at[id]
+      if not child then
+        child = #node + 1
+        node[child], parent[child], self[child], total[child] = id, e, 0, 0
+        at[id], index[child] = child, {}
+      end
+      e = child
+      total[e] = total[e] + seconds
+    end
+    if e > 0 then self[e] = self[e] + seconds end
+  end
+  return { node = node, parent = parent, self = self, total = total, funcs = funcs }
+end
+
 --- Compares base (a Profile or a list of runs) with new, as
 -- lgprof.analysis.diff, and merges their stacks. opts: confidence,
--- clone_match (diff's), max_depth (the stacks', default 64). Returns rows
+-- clone_match (diff's), max_depth (the stacks', default 64), min_weight (a
+-- share, default 0: a subtree lighter than that share of its side's total
+-- on every side is not broken down: its time stays with its top frame,
+-- on every side alike, so that a cut never makes a change). Returns rows
 -- (diff's result) and the tree: root { name = "all", children = { ... } }
 -- where every node is { key, name (the frame's label: the new side's name,
 -- else the base's), row (the function's diff row, nil for a cycle),
@@ -72,26 +111,69 @@ function difftree.compare(base, new, opts)
   local scale = stacks.event(profiles[k + 1]) and 1 or 1e6
   local root = { key = "", name = "all", children = {}, index = {},
                  tot = {}, self = {} }
-  local sopts = { max_depth = opts.max_depth or 64, min_weight = 0 }
+  local max_depth = opts.max_depth or 64
+  local share = opts.min_weight or 0
+  -- each side's paths, their frames' keys and the least weight kept
+  local sides = {}
   for i = 1, k + 1 do
-    local key_of = m.key_of[i]
-    for frames, value in stacks.each(profiles[i], sopts) do
-      local node = root
-      node.tot[i] = (node.tot[i] or 0) + value
-      for _, f in ipairs(frames) do
-        local key = frame_key(key_of, f)
-        local child = node.index[key]
-        if not child then
-          local row = by_key[key]
-          child = { key = key, row = row, name = row and row.frame_label or f.name,
-                    parent = node, children = {}, index = {}, tot = {}, self = {} }
-          node.index[key] = child
-          node.children[#node.children + 1] = child
-        end
-        child.tot[i] = (child.tot[i] or 0) + value
-        node = child
+    local paths = side_paths(profiles[i], max_depth)
+    local key_of, keys, funcs, total = m.key_of[i], {}, paths.funcs, 0
+    for id, f in pairs(funcs) do keys[id] = frame_key(key_of, f) end
+    for e = 1, #paths.node do
+      if paths.parent[e] == 0 then total = total + paths.total[e] end
+    end
+    sides[i] = { paths = paths, keys = keys, least = share * total, at = { [0] = root } }
+  end
+  local function child_of(node, key, f)
+    local child = node.index[key]
+    if not child then
+      local row = by_key[key]
+      child = { key = key, row = row, name = row and row.frame_label or f.name,
+                parent = node, children = {}, index = {}, tot = {}, self = {} }
+      node.index[key] = child
+      node.children[#node.children + 1] = child
+    end
+    return child
+  end
+  -- the tree's nodes: a node per (parent, frame key) whose path weighs at
+  -- least the share of its side's total on some side (a path is heavier
+  -- than its extensions: its parent is made first)
+  for i = 1, k + 1 do
+    local sd = sides[i]
+    local p, at, least = sd.paths, sd.at, sd.least
+    local pnode, pparent, ptotal = p.node, p.parent, p.total
+    for e = 1, #pnode do
+      local w = ptotal[e]
+      if w > 0 and w >= least then
+        local id = pnode[e]
+        at[e] = child_of(at[pparent[e]], sd.keys[id], p.funcs[id])
       end
-      node.self[i] = (node.self[i] or 0) + value
+    end
+  end
+  -- every side's weights on them: a path without a node (light on every
+  -- side) stays with the nearest node above it, its weight that node's self
+  for i = 1, k + 1 do
+    local sd = sides[i]
+    local p, at, keys = sd.paths, sd.at, sd.keys
+    local pnode, pparent, pself, ptotal = p.node, p.parent, p.self, p.total
+    local into = {} -- entry -> the node above that takes a light path
+    for e = 1, #pnode do
+      local parent = pparent[e]
+      local up = into[parent]
+      local node = not up and at[parent].index[keys[pnode[e]]]
+      if node then
+        at[e] = node
+        node.tot[i] = (node.tot[i] or 0) + ptotal[e] * scale
+        local w = pself[e] * scale
+        if w > 0 then node.self[i] = (node.self[i] or 0) + w end
+        if parent == 0 then root.tot[i] = (root.tot[i] or 0) + ptotal[e] * scale end
+      else
+        up = up or at[parent]
+        into[e] = up
+        local w = pself[e] * scale
+        if w > 0 then up.self[i] = (up.self[i] or 0) + w end
+        if parent == 0 then root.tot[i] = (root.tot[i] or 0) + ptotal[e] * scale end
+      end
     end
   end
   local confidence = rows.confidence

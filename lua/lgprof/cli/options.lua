@@ -275,6 +275,10 @@ function options.parse(args, out, err, mode)
   if not opts then
     local long = operands:match("^unrecognized option '%-%-([^=']+)")
     local views = require "lgprof.cli.views"
+    -- (--ignore=RE outside the report is a prefix of gprof's
+    -- --ignore-non-functions, which takes no argument)
+    local prefix = operands:match("^option '%-%-([^=']+)' doesn't allow an argument")
+    if prefix and mode ~= "gprof" and views.OPTIONS[prefix] then long = prefix end
     if long and mode ~= "gprof" and views.OPTIONS[long] then
       -- the views are for --format and --annotate-lines (lgprof.cliview)
       operands = views.not_here(long, mode)
@@ -283,7 +287,12 @@ function options.parse(args, out, err, mode)
       local function name(m) return names[m] or "lgprof " .. m end
       local where = {}
       for _, m in ipairs(registry.modes_taking(long)) do where[#where + 1] = name(m) end
-      if #where == 1 and where[1] == "--" .. long then -- a mode of its own
+      if mode == "diff" and (long == "pid" or long == "tid") then
+        -- (an id names a process or thread of one run: the other's differ)
+        operands = ("--%s does not apply to --diff: %s ids differ from run to run, so one id"
+          .. " names nothing in the other recording (--comm names threads in both)"):format(long,
+          long == "pid" and "process" or "thread")
+      elseif #where == 1 and where[1] == "--" .. long then -- a mode of its own
         operands = ("--%s cannot be combined with %s"):format(long, name(mode))
       elseif #where > 0 then
         operands = ("--%s does not apply to %s (it is an option of %s)"):format(long, name(mode),

@@ -99,8 +99,9 @@ end
 -- lgprof.check take views).
 function cliview.not_here(name, mode)
   if mode == "diff" then
-    return ("--%s: the view options do not apply to --diff (a script can compare views:"
-      .. " lgprof.diff(base:filter{...}, new:filter{...}))"):format(name)
+    return ("--%s: the view options do not apply to --diff: it tests the changes of the whole"
+      .. " profiles' functions, and a view keeps a part of each (a threshold, a different part);"
+      .. " a script can compare views: lgprof.diff(base:filter{...}, new:filter{...})"):format(name)
   elseif mode == "script" or mode == "standalone" then
     return ("--%s: the view options do not apply to a script's command line (the script makes"
       .. " its views: profile:filter{...})"):format(name)

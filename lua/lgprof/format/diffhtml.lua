@@ -84,17 +84,21 @@ function diffhtml.render(rows, root, o)
   for key, t in pairs(arcs) do
     local rec = fns[id_of[key] + 1]
     for _, side in ipairs({ "callers", "callees" }) do
-      local list = {}
+      -- (the sort's keys made once: a function can have thousands of
+      -- callers, the unresolved addresses of a perf.data's broken chains)
+      local list, heavy, tie = {}, {}, {}
       for fk, e in pairs(t[side]) do
         local b, bc = 0, 0
         for i = 1, k do b, bc = b + (e.time[i] or 0), bc + (e.calls[i] or 0) end
-        list[#list + 1] = { id_of[fk] or -1, id_of[fk] and "" or e.name, b / k,
-                            e.time[n] or 0, bc / k, e.calls[n] or 0 }
+        local x = { id_of[fk] or -1, id_of[fk] and "" or e.name, b / k,
+                    e.time[n] or 0, bc / k, e.calls[n] or 0 }
+        list[#list + 1] = x
+        heavy[x], tie[x] = math.max(x[3], x[4]), x[1] .. x[2]
       end
       table.sort(list, function(x, y)
-        local ax, ay = math.max(x[3], x[4]), math.max(y[3], y[4])
+        local ax, ay = heavy[x], heavy[y]
         if ax ~= ay then return ax > ay end
-        return (x[1] .. x[2]) < (y[1] .. y[2])
+        return tie[x] < tie[y]
       end)
       rec[side] = list
     end

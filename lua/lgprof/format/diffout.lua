@@ -12,6 +12,11 @@ local function basename(path)
   return (tostring(path):match("([^/]+)$")) or tostring(path)
 end
 
+--- The share of the total below which a subtree of the pictures is not
+-- broken down (on every side alike: lgprof.analysis.difftree): the SVG
+-- flame graph's (lgprof.report.folded's default) and the report page's.
+diffout.MIN_WEIGHT = { svg = 1e-4, html = 0.0005 }
+
 --- Compares bases with new (dopts: lgprof.analysis.diff's options) and
 -- writes format fmt. o: shape ("new" or "base"), title. Returns the diff's
 -- rows and the text, or nil and a message.
@@ -21,7 +26,11 @@ function diffout.write(fmt, bases, new, dopts, o)
     local rows = diff.diff(bases, new, dopts)
     return rows, diffdata[fmt](rows)
   end
-  local rows, root = difftree.compare(bases, new, dopts)
+  -- the pictures' stacks cut as the single profile's pictures cut theirs
+  -- (the flame graph's and the page's default shares); folded is every stack
+  local topts = { confidence = dopts.confidence, clone_match = dopts.clone_match,
+                  min_weight = diffout.MIN_WEIGHT[fmt] or 0 }
+  local rows, root = difftree.compare(bases, new, topts)
   if fmt == "folded" then return rows, diffdata.folded(rows, root) end
   local gmon = new.source ~= "stacks"
   local image = new.image and basename(new.image)

@@ -1,0 +1,174 @@
+-- lgprof --diff's pictures with the options that choose a part of a
+-- perf.data (--comm, --dso, --time-range, --event): each applies to the
+-- base and the new recording alike; the ones that cannot (--pid and --tid:
+-- ids of one run; the views --focus, --ignore, --hide) are a one-line
+-- usage error saying why.
+--
+-- perf.data recordings written by hand (helpers.perfwriter, the program of
+-- helpers.stackprog), one process (pid 100) with two threads: tid 100
+-- "prog" and tid 101 "worker"; samples of 1 ms, taken 1 ms apart, the
+-- first at perf's time 5 s, prog's samples first:
+--
+--   thread   stack              base samples   new samples
+--   prog     main;middle;leaf        100            200
+--   worker   main;other              200            100
+--
+-- The folded output (difffolded's two columns, microseconds):
+--   whole:              main;middle;leaf 100000 200000, main;other 200000 100000
+--   --comm=worker:      main;other 200000 100000 (prog's samples gone from both)
+--   --comm=prog:        main;middle;leaf 100000 200000
+--   --time-range=0,0.0995 (seconds from each recording's first sample, TO
+--     excluded): the samples at 0 .. 0.099 s, the first 100 of each: prog's
+--     leaf, 100 in both: main;middle;leaf 100000 100000
+--   --dso=PROG (every leaf is in the program): the whole
+--   --event=cpu-clock (the recordings' one event): the whole
+local H = require "helpers"
+local util, cmd = H.util, H.cmd
+
+describe("lgprof --diff's pictures with the options that choose a part of a recording", function()
+  if not util.have("cc") then
+    pending("cc is needed")
+    return
+  end
+  local pw = require "helpers.perfwriter"
+  local sp = require "helpers.stackprog"
+  local MS = 1000000
+  local tmp, prog, base, new
+
+  local function write(name, leaf, other)
+    local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN,
+      period = 1000, ids = { 1 } } } })
+    sp.map(f, prog)
+    f:comm(sp.PID, 101, "worker", 30, false)
+    local t = 5000000000
+    local function put(tid, frames, n)
+      for _ = 1, n do
+        local chain = { pw.CONTEXT_USER }
+        for k, fname in ipairs(frames) do chain[#chain + 1] = sp.addr(prog, fname, k == 1 and 4 or 8) end
+        f:sample({ ip = chain[2], pid = sp.PID, tid = tid, time = t, period = MS, chain = chain })
+        t = t + MS
+      end
+    end
+    put(sp.PID, { "leaf", "middle", "main" }, leaf)
+    put(101, { "other", "main" }, other)
+    f:finished_round()
+    local path = tmp .. "/" .. name
+    pw.write(path, f:bytes())
+    return path
+  end
+
+  setup(function()
+    tmp = util.mktempdir("lgprof diff views")
+    prog = sp.build(tmp)
+    base = write("base.data", 100, 200)
+    new = write("new.data", 200, 100)
+  end)
+  teardown(function() util.rmtree(tmp) end)
+
+  local function folded(...)
+    local a = { "--diff=" .. base, "--format=folded", ... }
+    a[#a + 1] = new
+    local s, out, err = cmd.lgprof(a, { cwd = tmp })
+    assert.equal(0, s, cmd.show(s, out, err))
+    local got = {}
+    for line in out:gmatch("[^\n]+") do
+      local stack, b, n = line:match("^(.-) (%d+) (%d+)$")
+      got[stack] = { tonumber(b), tonumber(n) }
+    end
+    return got
+  end
+
+  local WHOLE = { ["main;middle;leaf"] = { 100000, 200000 }, ["main;other"] = { 200000, 100000 } }
+
+  it("--comm chooses the same threads in both recordings", function()
+    assert.same(WHOLE, folded())
+    assert.same({ ["main;other"] = { 200000, 100000 } }, folded("--comm=worker"))
+    assert.same({ ["main;middle;leaf"] = { 100000, 200000 } }, folded("--comm=prog"))
+  end)
+
+  it("--comm colours the part compared: worker's other shrank (blue), prog's leaf is gone", function()
+    local s, out, err = cmd.lgprof({ "--diff=" .. base, "--format=svg", "--comm=worker", new },
+      { cwd = tmp })
+    assert.equal(0, s, cmd.show(s, out, err))
+    -- other: 200 against 100 samples, rel 1/2: rgb(110,110,255)
+    assert.truthy(out:find("<title>other (", 1, true))
+    assert.truthy(out:find('fill="rgb(110,110,255)"', 1, true))
+    assert.falsy(out:find("<title>leaf (", 1, true))
+  end)
+
+  it("--dso and --event apply to both recordings", function()
+    assert.same(WHOLE, folded("--dso=" .. prog.exe))
+    assert.same(WHOLE, folded("--event=cpu-clock"))
+  end)
+
+  it("--time-range takes the same span of each recording", function()
+    assert.same({ ["main;middle;leaf"] = { 100000, 100000 } }, folded("--time-range=0,0.0995"))
+  end)
+
+  it("--pid and --tid are a usage error: ids of one run name nothing in the other", function()
+    for _, o in ipairs({ "--pid=100", "--tid=101" }) do
+      local line = cmd.one_line_error(2, cmd.lgprof({ "--diff=" .. base, "--format=svg", o, new },
+        { cwd = tmp }))
+      assert.matches("does not apply to %-%-diff: %a+ ids differ from run to run", line)
+    end
+  end)
+
+  it("the views --focus, --ignore and --hide are a usage error saying why", function()
+    for _, o in ipairs({ "--focus=leaf", "--ignore=leaf", "--hide=leaf" }) do
+      local line = cmd.one_line_error(2, cmd.lgprof({ "--diff=" .. base, "--format=svg", o, new },
+        { cwd = tmp }))
+      assert.matches("the view options do not apply to %-%-diff: it tests the changes of the whole"
+        .. " profiles' functions", line)
+    end
+  end)
+end)
+
+-- gprof's symspec options on gmon.out profiles (helpers.synth: 100 samples
+-- a second, a sample 10,000 us): they choose functions as the file is read,
+-- so they shape the base and the new profile alike.
+--   function   base samples   new samples   (main calls dbl and half)
+--   main            10             10
+--   dbl            100            200
+--   half           200            100
+-- The folded output, microseconds:
+--   whole:       main 100000 100000, main;dbl 1000000 2000000,
+--                main;half 2000000 1000000
+--   -P dbl (dbl out of the flat profile, its time not counted): main, main;half
+--   -p dbl (only dbl): main;dbl
+--   -k main/dbl (the arc deleted): dbl a root of its own: dbl 1000000 2000000
+describe("lgprof --diff's pictures with gprof's symspecs", function()
+  local synth = require "helpers.synth"
+  local tmp, bexe, bgmon, nexe, ngmon
+  local BASE = { { "main", 10 }, { "dbl", 100 }, { "half", 200 } }
+  local NEW = { { "main", 10 }, { "dbl", 200 }, { "half", 100 } }
+  local ARCS = { { "main", "dbl", 10 }, { "main", "half", 10 } }
+  setup(function()
+    tmp = util.mktempdir("lgprof diff symspecs")
+    bexe, bgmon = synth.write(tmp, "base", { funcs = BASE, arcs = ARCS })
+    nexe, ngmon = synth.write(tmp, "new", { funcs = NEW, arcs = ARCS })
+  end)
+  teardown(function() util.rmtree(tmp) end)
+
+  local function folded(...)
+    local a = { "--diff=" .. bgmon, "--diff-image=" .. bexe, "--format=folded", ... }
+    a[#a + 1] = nexe
+    a[#a + 1] = ngmon
+    local s, out, err = cmd.lgprof(a)
+    assert.equal(0, s, cmd.show(s, out, err))
+    local got = {}
+    for line in out:gmatch("[^\n]+") do
+      local stack, b, n = line:match("^(.-) (%d+) (%d+)$")
+      got[stack] = { tonumber(b), tonumber(n) }
+    end
+    return got
+  end
+
+  it("-P, -p and -k apply to the base and the new profile alike", function()
+    assert.same({ main = { 100000, 100000 }, ["main;dbl"] = { 1000000, 2000000 },
+                  ["main;half"] = { 2000000, 1000000 } }, folded())
+    assert.same({ main = { 100000, 100000 }, ["main;half"] = { 2000000, 1000000 } }, folded("-Pdbl"))
+    assert.same({ ["main;dbl"] = { 1000000, 2000000 } }, folded("-pdbl"))
+    assert.same({ main = { 100000, 100000 }, dbl = { 1000000, 2000000 },
+                  ["main;half"] = { 2000000, 1000000 } }, folded("-kmain/dbl"))
+  end)
+end)
