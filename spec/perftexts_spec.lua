@@ -15,11 +15,15 @@
 -- threads and binaries tables, and the page as a thread's or a binary's
 -- row shows it, in Chromium.
 --
+-- gprof's report of a perf.data profile explains its columns in texts of
+-- its own (gprof's speak of calls and propagated time): the explanations
+-- after the flat profile and the call graph (before them with -T) are
+-- checked, less their left margin, which holds the columns' names.
+--
 -- Not checked: the names of JSON fields and CSV columns (a schema, the same
 -- for both kinds of profile: a perf.data's "calls" are null, its CSV calls
--- blank), callgrind's `calls=` lines (its syntax), and gprof's own report's
--- column explanations (gprof's text, kept as gprof writes it; -b leaves them
--- out): its header line is checked.
+-- blank), callgrind's `calls=` lines (its syntax), and the column heads of
+-- gprof's report (its layout).
 local H = require "helpers"
 local util = H.util
 
@@ -60,6 +64,22 @@ local function texts(args, dir)
   t["--format=text"] = run(with("--format=text"), dir)
   -- gprof's report: its header, before its column heads
   t["gprof's report (header)"] = run(with("-b", "-p"), dir):match("^(.-)\n%s+%%")
+  -- gprof's report: the columns' explanations, less the column names at the
+  -- left margin (the flat profile's first 11 characters; the call graph's
+  -- tab-led names)
+  local function margin_less(text, width)
+    local lines = {}
+    for line in (text .. "\n"):gmatch("(.-)\n") do
+      lines[#lines + 1] = width and line:sub(width + 1) or line:gsub("^%s+[%w%%]+\t", "")
+    end
+    return table.concat(lines, "\n")
+  end
+  local flat = run(with("-p"), dir)
+  t["gprof's flat profile explanations"] = margin_less(flat:match("\n(\n %%%s+the .*)$") or "", 11)
+  local graph = run(with("-q"), dir)
+  t["gprof's call graph explanations"] = margin_less(graph:match("\n( This table .-)\f") or "")
+  local bsd = run(with("-T", "-q"), dir)
+  t["gprof's call graph explanations (-T)"] = margin_less(bsd:match("^(.-)\f") or "")
   -- JSON: the notes
   local notes = {}
   for n in run(with("--format=json"), dir):gmatch('"note":"(.-)"') do notes[#notes + 1] = n end
@@ -130,7 +150,7 @@ describe("the texts written about a perf.data profile", function()
       assert.is_true(#text > 0, what .. ": nothing collected")
       assert.same({}, offences(text), what)
     end
-    assert.equal(11, n) -- (a text missing would leave it unchecked)
+    assert.equal(14, n) -- (a text missing would leave it unchecked)
   end)
 
   it("the doctor's findings of a perf.data profile, in text and JSON, never speak of them either", function()
@@ -174,9 +194,11 @@ describe("the texts written about a perf.data profile", function()
     local exe, gmon = H.synth.write(dir, "prog", { funcs = { { "main", 10 }, { "work", 90 } },
       arcs = { { "main", "work", 5 } } })
     local t = texts({ exe, gmon }, dir)
-    -- the legend, the notes and the dot legend explain gprof's model
+    -- the legend, the notes and the dot legend explain gprof's model, and so
+    -- do gprof's call graph explanations (its flat profile's speak of calls
+    -- only in their margin)
     for _, what in ipairs({ "--format=text", "--format=json notes", "--format=dot legend",
-                            "--format=callgrind desc" }) do
+                            "--format=callgrind desc", "gprof's call graph explanations", "gprof's call graph explanations (-T)" }) do
       assert.is_true(#offences(t[what]) > 0, what .. " should speak of calls or estimates: " .. t[what])
     end
   end)

@@ -4,6 +4,7 @@
 ** and bsd_callg_bl.m, which are distributed under the all-permissive
 ** notice reproduced at the end of each text; copied from gprof's output.
 */
+#include "model/stackprofile.h"
 #include "write/report.h"
 
 /* The notice every text ends with. */
@@ -241,3 +242,128 @@ const char lgp_bsd_callg_blurb[] =
   "          to the time and call counts of the cycle.\n"
   "\f\n"
   NOTICE;
+
+/* {====================================================== sampled stacks */
+
+/* A perf.data profile's explanations, in place of gprof's: its times are
+** measured from sampled stacks, nothing is propagated, and a sampler
+** counts no call (a profile combined with gmon.out has gmon's calls). */
+
+static const char stacks_flat_head[] =
+  "\n"
+  " %         the share of all the samples' weight held by this\n"
+  "time       function itself (the last frame of their stacks).\n"
+  "\n"
+  "cumulative a running sum of the self column for this function\n"
+  " seconds   and those listed above it.\n"
+  "\n"
+  " self      the weight of the samples whose stacks end in this\n"
+  "seconds    function: time measured by sampling (or the count\n"
+  "           of the event recorded). This is the major sort.\n"
+  "\n";
+
+static const char stacks_flat_no_calls[] =
+  "calls      blank: a sampler records stacks, not how many\n"
+  "           times a function was entered.\n"
+  "\n"
+  " self      blank, for the same reason.\n"
+  "ms/call\n"
+  "\n"
+  " total     blank, for the same reason; the call graph\n"
+  "ms/call    listing (-q) gives each function's self and\n"
+  "           children.\n"
+  "\n";
+
+static const char stacks_flat_gmon_calls[] =
+  "calls      the number of times this function was called, as\n"
+  "           gmon.out counted them (blank where it counted none).\n"
+  "\n"
+  " self      the self column per call counted by gmon.out.\n"
+  "ms/call\n"
+  "\n"
+  " total     self and children, measured from the stacks, per\n"
+  "ms/call    call counted by gmon.out.\n"
+  "\n";
+
+static const char stacks_flat_tail[] =
+  "name       the name of the function. This is the minor sort.\n"
+  "\f\n";
+
+static const char stacks_callg_head[] =
+  "\n"
+  " This table is the call graph measured from the sampled stacks. Each\n"
+  " entry is a function, with the functions that called it above it and\n"
+  " the functions it called below it. A stack counts once for a function\n"
+  " however many times the function appears in it (recursion).\n"
+  "\n"
+  " The line with the index number at the left margin lists:\n"
+  "     index\tA unique number for the function, in the order of this\n"
+  "\t\tlisting; it is printed after every name, to find it.\n"
+  "\n"
+  "     % time\tThe share of all the samples' weight whose stacks hold\n"
+  "\t\tthis function.\n"
+  "\n"
+  "     self\tThe weight of the samples whose stacks end in this\n"
+  "\t\tfunction.\n"
+  "\n"
+  "     children\tThe weight of the samples whose stacks hold this\n"
+  "\t\tfunction and end in another: in the functions it called.\n"
+  "\n";
+
+static const char stacks_callg_no_calls[] =
+  "     called\tBlank: a sampler records stacks, not how many times a\n"
+  "\t\tfunction was entered.\n"
+  "\n";
+
+static const char stacks_callg_gmon_calls[] =
+  "     called\tThe number of times the function was called, as\n"
+  "\t\tgmon.out counted them. Above it: the times that function\n"
+  "\t\tcalled it `/' all the times it was called; below it: the\n"
+  "\t\ttimes it called that function `/' all the times that one\n"
+  "\t\twas called.\n"
+  "\n";
+
+static const char stacks_callg_tail[] =
+  "     name\tThe name of the function, then its index. A member of a\n"
+  "\t\tcycle has the cycle's number before the index.\n"
+  "\n"
+  " For a function above it (a caller), self and children are the part\n"
+  " of this function's self and children found in the stacks where that\n"
+  " caller called it.\n"
+  "\n"
+  " For a function below it (a callee), self and children are the part\n"
+  " of the callee's self and children found in the stacks where this\n"
+  " function called it.\n"
+  "\n"
+  " `<spontaneous>' above a function means stacks begin with it: no\n"
+  " caller was recorded.\n"
+  "\n"
+  " If functions call one another in a circle (a cycle), the cycle as a\n"
+  " whole has an entry too, with its callers above and its members below.\n"
+  "\f\n";
+
+static int stacks_have_gmon_calls(const lgp_profile *p) {
+  return p->stacks != NULL && p->stacks->has_calls;
+}
+
+void lgp_report_flat_blurb(lgp_out *o, const lgp_profile *p) {
+  if (lgp_stacks_of(p) == NULL) {
+    lgp_out_str(o, lgp_flat_blurb);
+    return;
+  }
+  lgp_out_str(o, stacks_flat_head);
+  lgp_out_str(o, stacks_have_gmon_calls(p) ? stacks_flat_gmon_calls : stacks_flat_no_calls);
+  lgp_out_str(o, stacks_flat_tail);
+}
+
+void lgp_report_callg_blurb(lgp_out *o, const lgp_profile *p, int bsd) {
+  if (lgp_stacks_of(p) == NULL) {
+    lgp_out_str(o, bsd ? lgp_bsd_callg_blurb : lgp_fsf_callg_blurb);
+    return;
+  }
+  lgp_out_str(o, stacks_callg_head);
+  lgp_out_str(o, stacks_have_gmon_calls(p) ? stacks_callg_gmon_calls : stacks_callg_no_calls);
+  lgp_out_str(o, stacks_callg_tail);
+}
+
+/* }====================================================== */

@@ -251,7 +251,7 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
   if (ro->bsd) {
     if (!ro->brief) {
       lgp_out_str(o, "\n\n\nflat profile:\n");
-      lgp_out_str(o, lgp_flat_blurb);
+      lgp_report_flat_blurb(o, p);
     }
     granularity(&r);
     if (total > 0.0)
@@ -353,7 +353,7 @@ void lgp_report_flat(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp_
     lgp_out_char(o, '\n');
   }
   if (!ro->bsd && !ro->brief)
-    lgp_out_str(o, lgp_flat_blurb);
+    lgp_report_flat_blurb(o, p);
 }
 
 /* }====================================================== */
@@ -785,7 +785,7 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
     free(shown);
   }
   if (ro->bsd && !ro->brief)
-    lgp_out_str(o, lgp_bsd_callg_blurb);
+    lgp_report_callg_blurb(o, p, 1);
   form_feed(&r);
   if (!ro->bsd)
     lgp_out_str(o, ro->brief ? "\t\t\tCall graph\n\n" : "\t\t     Call graph (explanation follows)\n\n");
@@ -834,7 +834,7 @@ void lgp_report_graph(lgp_out *o, const lgp_profile *p, lgp_names *nm, const lgp
   free(ent);
   lgp_out_free(&arena);
   if (!ro->bsd && !ro->brief)
-    lgp_out_str(o, lgp_fsf_callg_blurb);
+    lgp_report_callg_blurb(o, p, 0);
 }
 
 /* }====================================================== */

@@ -11,6 +11,12 @@ extern const char lgp_flat_blurb[];
 extern const char lgp_fsf_callg_blurb[];
 extern const char lgp_bsd_callg_blurb[];
 
+/* The explanations after (-T: before) the flat profile and the call graph:
+** gprof's for a gmon.out profile; for sampled stacks, texts that say what
+** their columns measure. */
+void lgp_report_flat_blurb(lgp_out *o, const lgp_profile *p);
+void lgp_report_callg_blurb(lgp_out *o, const lgp_profile *p, int bsd);
+
 typedef struct lgp_report_opts {
   int bsd;          /* -T */
   int brief;        /* -b */
