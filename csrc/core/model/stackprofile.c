@@ -954,6 +954,17 @@ int lgp_stacktab_subset(lgp_stacktab *dst, const lgp_stacktab *src, const uint8_
     dst->nunwind_errors = 0;
   dst->recording = dup_str(src->recording, &bad);
   dst->nstacks = dst->nframes = 0;
+  /* the kept stacks' sample times, renumbered below (not shared: each
+     table frees its own) */
+  dst->times = NULL;
+  dst->ntimes = 0;
+  if (src->times != NULL) {
+    size_t nt = 0;
+    for (i = 0; i < src->ntimes; i++)
+      nt += keep[src->times[i].stack] != 0;
+    if (!(dst->times = lgp_alloc_array(nt ? nt : 1, sizeof *dst->times)))
+      bad = 1;
+  }
   if (dst->dsos == NULL || dst->funcs == NULL || dst->threads == NULL || dst->events == NULL ||
       dst->files == NULL || dst->unwind_errors == NULL)
     bad = 1;
@@ -970,6 +981,24 @@ int lgp_stacktab_subset(lgp_stacktab *dst, const lgp_stacktab *src, const uint8_
     st.first = (uint32_t)dst->nframes;
     dst->nframes += st.depth;
     dst->stacks[dst->nstacks++] = st;
+  }
+  if (src->times != NULL) {
+    /* old stack -> new (the kept ones keep their order) */
+    uint32_t *renum = lgp_alloc_array(src->nstacks ? src->nstacks : 1, sizeof *renum);
+    size_t k = 0;
+    if (renum == NULL) {
+      lgp_stacktab_free(dst);
+      return -1;
+    }
+    for (i = 0; i < src->nstacks; i++)
+      if (keep[i])
+        renum[i] = (uint32_t)k++;
+    for (i = 0; i < src->ntimes; i++)
+      if (keep[src->times[i].stack]) {
+        dst->times[dst->ntimes] = src->times[i];
+        dst->times[dst->ntimes++].stack = renum[src->times[i].stack];
+      }
+    free(renum);
   }
   return 0;
 }
