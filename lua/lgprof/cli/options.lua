@@ -365,6 +365,7 @@ function options.open_options(st)
     -- perf.data's reader (a gmon profile has none of them: lgprof.cli.main)
     event = st.event, symfs = st.symfs, buildid_dir = st.buildid_dir, search_dirs = st.search_dir,
     no_inline = st.no_inline, off_cpu_state = st.off_cpu_state, time_range = st.time_range,
+    sample_times = st.sample_times, -- (--format=html: the page's timeline)
     perf = st.perf, -- combined with the gmon files (lgprof.open's option perf)
     progress = true, -- on stderr, only when it is a terminal (csrc/lua/lsampled.c)
   }

@@ -1,0 +1,525 @@
+--- lgprof.format.html_timeline_assets: the CSS and JavaScript of the HTML
+-- report's timeline (data: lgprof.format.html_timeline), run after the
+-- page's own script and the threads' and binaries' tables'
+-- (lgprof.format.html_groups, whose design it follows: the page is drawn
+-- again from data put in the lgprof-data element).
+--
+-- The timeline: one lane per thread, grouped by process, with its on-CPU
+-- samples' density and its off-CPU intervals coloured by why (sleeping S,
+-- waiting D, preempted R, blocked S or D); below it a subsecond heat map of
+-- the whole recording (as FlameScope draws it: a column per second, or per
+-- tenth or hundredth of one in a short recording, 50 rows of its fiftieths,
+-- the colour the samples in each). Dragging across the lanes or the heat
+-- map selects a time range, clicking a lane its thread; the selection is
+-- the fragment's range=FROM,TO (seconds from the first sample, FROM
+-- included, TO excluded, as --time-range; a TO at the end includes the last
+-- sample) with html_groups' thread= and dso=. Of a range (or a thread or
+-- binary without a page of its own) the page recomputes, from the
+-- samples' stacks, the flame graph, the flat profile, the call graph and
+-- the tables, as lgprof computes them (functions' self and total, the
+-- caller-callee pairs of measured stacks, the flame graph's cuts), and
+-- shows them as a view; cycles are not recomputed (none are listed).
+local M = {}
+
+M.css = [==[
+#tl-sec { padding: 0 16px; }
+#tl-sec .tl-bar { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
+#tl-lanes, #tl-heat { border: 1px solid var(--line); overflow-x: auto; overflow-y: hidden; }
+#tl-lanes canvas, #tl-heat canvas { display: block; cursor: crosshair; }
+#tl-legend { display: flex; gap: 12px; flex-wrap: wrap; font-size: 12px; color: var(--muted); }
+#tl-legend i { display: inline-block; width: 12px; height: 10px; margin-right: 4px; vertical-align: middle; }
+#tl-sel { font-variant-numeric: tabular-nums; }
+]==]
+
+M.js = [==[
+(function () {
+  "use strict";
+  var el = document.getElementById("lgprof-timeline");
+  if (!el || !window.lgprofState) return;
+  var T = JSON.parse(el.textContent), STATE = window.lgprofState;
+  var GR = window.lgprofGroups || null;
+  var dataEl = document.getElementById("lgprof-data");
+  var SCALE = T.is_time ? 1e9 : 1, SPAN = Math.max(T.span, 1);
+  function undelta(a) { var p = 0; for (var i = 0; i < a.length; i++) { p += a[i]; a[i] = p; } return a; }
+  var TIME = undelta(T.t), STK = T.s, WT = undelta(T.w), NSAMP = TIME.length;
+  var NAMES = T.f[0], FIDX = T.f[1], FDSO = T.f[2], NF = NAMES.length;
+  var NNODE = T.nf.length, PARENT = new Int32Array(NNODE + 1), NFUNC = new Int32Array(NNODE + 1);
+  var DEPTH = new Int32Array(NNODE + 1);
+  for (var k = 1; k <= NNODE; k++) {
+    PARENT[k] = k - T.np[k - 1]; NFUNC[k] = T.nf[k - 1]; DEPTH[k] = DEPTH[PARENT[k]] + 1;
+  }
+  var NSTACK = T.sl.length, FRAMES = new Array(NSTACK);
+  for (var s = 0; s < NSTACK; s++) { // each stack's functions, root first
+    var n = T.sl[s], fr = new Int32Array(DEPTH[n]);
+    for (var d = DEPTH[n] - 1; n > 0; n = PARENT[n], d--) fr[d] = NFUNC[n];
+    FRAMES[s] = fr;
+  }
+  var OFF = T.offs ? { t: undelta(T.offs.t), d: T.offs.d, th: T.offs.th, k: T.offs.k } : null;
+  var KIND = [null, ["S", "sleeping", "#8fb3d9"], ["D", "waiting (I/O)", "#e8a33d"],
+    ["R", "preempted", "#d9534f"], ["B", "blocked (S or D)", "#b8b8b8"]];
+  var ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" };
+  function esc(x) { return String(x).replace(/[&<>"']/g, function (c) { return ESC[c]; }); }
+  function $(id) { return document.getElementById(id); }
+  function secText(us) { return (us / 1e6).toFixed(6).replace(/0+$/, "").replace(/\.$/, ""); }
+  function threadLabel(i) { return T.th[i][1] + ":" + T.th[i][2]; }
+  var THREAD_AT = {}; T.th.forEach(function (th, i) { THREAD_AT[String(th[1])] = i; });
+  var DSO_AT = {}; T.dsos.forEach(function (p, i) { DSO_AT[p] = i; });
+
+  // ---- the selection of the fragment: range=FROM,TO (seconds), thread=, dso=
+  function selection() {
+    var st = STATE.get(), sel = { from: null, to: null, thread: -1, dso: -1, text: "" };
+    var m = /^\s*([0-9.eE+-]*)\s*,\s*([0-9.eE+-]*)\s*$/.exec(st.range || "");
+    if (m) {
+      var a = m[1] === "" ? 0 : parseFloat(m[1]), b = m[2] === "" ? SPAN / 1e6 : parseFloat(m[2]);
+      if (isFinite(a) && isFinite(b) && b > a) { sel.from = Math.round(a * 1e6); sel.to = Math.round(b * 1e6); }
+    }
+    if (st.thread !== undefined && THREAD_AT[st.thread] !== undefined) sel.thread = THREAD_AT[st.thread];
+    if (st.dso !== undefined && DSO_AT[st.dso] !== undefined) sel.dso = DSO_AT[st.dso];
+    sel.key = [sel.from, sel.to, sel.thread, sel.dso].join(" ");
+    return sel;
+  }
+
+  var WHOLE = null; // the whole profile's page data (parsed once)
+  // ---- the page's data of a selection, as lgprof.format.html's page_data
+  // makes it, from the samples' stacks
+  function compute(sel) {
+    var whole = WHOLE || (WHOLE = JSON.parse(GR ? GR.whole : dataEl.textContent)), O = T.opts, k, f, i, s;
+    var sw = new Float64Array(NSTACK), sn = new Float64Array(NSTACK), from = sel.from, to = sel.to;
+    var ranged = from !== null, atEnd = ranged && to >= T.span;
+    for (i = 0; i < NSAMP; i++) {
+      s = STK[i];
+      if (sel.thread >= 0 && T.st[s] !== sel.thread) continue;
+      if (sel.dso >= 0 && FDSO[FRAMES[s][FRAMES[s].length - 1]] !== sel.dso) continue;
+      var t = TIME[i], w = WT[i];
+      if (ranged) {
+        if (T.sk[s] && T.is_time) { // an off-CPU interval: its part inside the range
+          var a = Math.max(t, from), b = Math.min(t + w / 1000, to);
+          if (b <= a) continue;
+          w = Math.min(w, Math.round((b - a) * 1000));
+        } else if (t < from || (t >= to && !atEnd)) continue;
+      }
+      sw[s] += w; sn[s] += 1;
+    }
+    var self = new Float64Array(NF), tot = new Float64Array(NF), smp = new Float64Array(NF);
+    var stamp = new Int32Array(NF).fill(-1), arcs = new Map(), total = 0, samples = 0;
+    var thW = {}, thN = {}, thHot = {}, dsoW = {}, dsoN = {}, dsoHot = {};
+    function hot(map, g, f, n) { var h = map[g] || (map[g] = {}); h[f] = (h[f] || 0) + n; }
+    for (s = 0; s < NSTACK; s++) {
+      if (!sn[s]) continue;
+      var fr = FRAMES[s], dep = fr.length, w2 = sw[s], n2 = sn[s];
+      total += w2; samples += n2;
+      if (!dep) continue;
+      var leaf = fr[dep - 1], th = T.st[s], ds = FDSO[leaf];
+      self[leaf] += w2; smp[leaf] += n2;
+      thW[th] = (thW[th] || 0) + w2; thN[th] = (thN[th] || 0) + n2; hot(thHot, th, leaf, n2);
+      dsoW[ds] = (dsoW[ds] || 0) + w2; dsoN[ds] = (dsoN[ds] || 0) + n2; hot(dsoHot, ds, leaf, n2);
+      for (var p = 0; p < dep; p++) {
+        f = fr[p];
+        if (stamp[f] === s) continue; // once per stack, at its outermost frame
+        stamp[f] = s;
+        tot[f] += w2;
+        if (p === 0) continue;
+        var q = p;
+        while (q + 1 < dep && fr[q + 1] === f) q++;
+        // the caller-callee pair where the stack entered f: self when its
+        // leaf is in that run of f's frames, else children
+        var key = fr[p - 1] * NF + f, arc = arcs.get(key);
+        if (!arc) { arc = [fr[p - 1], f, 0, 0, 0]; arcs.set(key, arc); }
+        if (q === dep - 1) arc[2] += w2; else arc[3] += w2;
+        arc[4] += n2;
+      }
+    }
+    // the flame graph: the stacks' prefix tree, cut as lgprof's (min_weight
+    // of the total, max_depth frames): a frame lighter than the cut stays
+    // with the frame above it
+    var nodeW = new Float64Array(NNODE + 1);
+    for (s = 0; s < NSTACK; s++) if (sw[s]) nodeW[T.sl[s]] += sw[s];
+    for (k = NNODE; k >= 1; k--) nodeW[PARENT[k]] += nodeW[k];
+    var least = O.min_weight * total, kids = [], kept = new Uint8Array(NNODE + 1);
+    kids[0] = [];
+    for (k = 1; k <= NNODE; k++) {
+      if (nodeW[k] > 0 && nodeW[k] >= least && DEPTH[k] <= O.max_depth && (PARENT[k] === 0 || kept[PARENT[k]])) {
+        kept[k] = 1; kids[k] = [];
+        kids[PARENT[k]].push(k);
+      }
+    }
+    var unit = T.is_time ? 1000 : 1; // the flame graph's values: microseconds, or counts
+    // the functions embedded: the max_functions with the most total time,
+    // and the flame graph's
+    var cand = [];
+    for (f = 0; f < NF; f++) if (tot[f] > 0) cand.push(f);
+    cand.sort(function (a, b) { return tot[b] - tot[a] || FIDX[a] - FIDX[b]; });
+    var pos = new Int32Array(NF).fill(-1), full = [], fns = [];
+    function embed(f, inFull) {
+      if (pos[f] < 0) { pos[f] = fns.length; fns.push(f); full.push(false); }
+      if (inFull) full[pos[f]] = true;
+      return pos[f];
+    }
+    var maxF = O.max_functions < 0 ? cand.length : Math.min(O.max_functions, cand.length);
+    for (i = 0; i < maxF; i++) embed(cand[i], true);
+    // preorder, heaviest child first (ties: by name), with an explicit stack
+    var frames = [], todo = [[0, -1]], byWeight = function (x, y) {
+      return nodeW[y] - nodeW[x] || (NAMES[NFUNC[x]] < NAMES[NFUNC[y]] ? -1 : NAMES[NFUNC[x]] > NAMES[NFUNC[y]] ? 1 : 0);
+    };
+    while (todo.length) {
+      var it = todo.pop(), node = it[0], at = frames.length, ch = kids[node], under = 0;
+      ch.sort(byWeight);
+      for (var c = 0; c < ch.length; c++) under += nodeW[ch[c]];
+      frames.push(node ? [it[1], 0, embed(NFUNC[node], true), Math.round(nodeW[node] / unit),
+        Math.max(0, Math.round((nodeW[node] - under) / unit))] : [-1, 2, 0, Math.round(under / unit), 0]);
+      for (c = ch.length - 1; c >= 0; c--) todo.push([ch[c], at]);
+    }
+    var rootV = frames[0][3];
+    // each embedded function's pairs, heaviest first, max_arcs a side
+    var callers = {}, callees = {};
+    arcs.forEach(function (a) {
+      if (a[0] === a[1]) return;
+      (callers[a[1]] || (callers[a[1]] = [])).push(a);
+      (callees[a[0]] || (callees[a[0]] = [])).push(a);
+    });
+    function side(list, far) {
+      list = (list || []).slice().sort(function (a, b) {
+        return (b[2] + b[3]) - (a[2] + a[3]) || b[4] - a[4] || FIDX[a[far]] - FIDX[b[far]];
+      });
+      var out = [], max = O.max_arcs < 0 ? list.length : Math.min(O.max_arcs, list.length);
+      for (var j = 0; j < max; j++) {
+        var a = list[j];
+        out.push([embed(a[far], false), a[2] / SCALE, a[3] / SCALE, a[4], 0]);
+      }
+      return [out, list.length - out.length];
+    }
+    var files = {}, arcsLeft = 0;
+    whole.fns.forEach(function (r) { if (r.file) files[r.i] = [r.file, r.line]; });
+    var nkept = fns.length, recs = [];
+    for (i = 0; i < nkept; i++) {
+      f = fns[i];
+      if (!full[i]) continue;
+      var ins = side(callers[f], 0), outs = side(callees[f], 1);
+      arcsLeft += ins[1] + outs[1];
+      var r = { n: NAMES[f], i: FIDX[f], self: self[f] / SCALE, smp: smp[f],
+        err: smp[f] > 0 ? self[f] / SCALE / Math.sqrt(smp[f]) : 0,
+        pct: total > 0 ? 100 * self[f] / total : 0, gself: self[f] / SCALE, ch: (tot[f] - self[f]) / SCALE,
+        tot: tot[f] / SCALE, gpct: total > 0 ? 100 * tot[f] / total : 0, flat: true,
+        "in": ins[0], out: outs[0], more: [ins[1], outs[1]] };
+      if (files[FIDX[f]]) { r.file = files[FIDX[f]][0]; r.line = files[FIDX[f]][1]; }
+      recs[i] = r;
+    }
+    for (i = 0; i < fns.length; i++) if (!recs[i]) recs[i] = { i: FIDX[fns[i]], n: NAMES[fns[i]], stub: true };
+    var left = 0, leftSelf = 0;
+    cand.forEach(function (f3) { if (pos[f3] < 0 || !full[pos[f3]]) { left++; leftSelf += self[f3]; } });
+    var M = {};
+    Object.keys(whole.meta).forEach(function (key2) { M[key2] = whole.meta[key2]; });
+    M.total_time = M.print_time = total / SCALE;
+    M.samples = samples;
+    M.sample_period = samples > 0 ? total / SCALE / samples : 0;
+    M.listed = cand.length; M.left = left; M.left_self = leftSelf / SCALE; M.arcs_left = arcsLeft;
+    M.arc_count = 0; arcs.forEach(function (a) { if (a[0] !== a[1]) M.arc_count++; });
+    M.cycle_count = 0; M.flame_total = rootV;
+    M.max_functions = O.max_functions; M.max_arcs = O.max_arcs;
+    var what = [];
+    if (ranged) what.push("from " + secText(from) + " s to " + secText(to) + " s");
+    if (sel.thread >= 0) what.push("of thread " + threadLabel(sel.thread));
+    if (sel.dso >= 0) what.push("whose leaf is in " + T.dsos[sel.dso]);
+    var D = { meta: M, fns: recs, cycles: [], frames: frames, labels: ["all"],
+      view: { description: "the samples " + what.join(", ") + " (the timeline's selection; cycles are not " +
+        "recomputed)", total_time: total / SCALE, base_time: whole.meta.total_time,
+        print_time: total / SCALE, base_print_time: whole.meta.print_time } };
+    // the tables: the range's threads and binaries
+    function rows(W, N, HOT, keyOf, labelOf) {
+      var list = Object.keys(W).map(function (g) {
+        var h = HOT[g], hs = Object.keys(h).map(Number);
+        hs.sort(function (a, b) { return h[b] - h[a] || (NAMES[a] < NAMES[b] ? -1 : NAMES[a] > NAMES[b] ? 1 : 0); });
+        return { key: keyOf(g), label: labelOf(g), samples: N[g], seconds: W[g] / SCALE,
+          error: N[g] > 0 ? W[g] / SCALE / Math.sqrt(N[g]) : 0, share: samples > 0 ? N[g] / samples : 0,
+          hottest: hs.slice(0, 3).map(function (x) { return NAMES[x] + " (" + (100 * h[x] / N[g]).toFixed(1) + "%)"; }).join(", "),
+          w: W[g] };
+      });
+      list.sort(function (a, b) { return b.samples - a.samples || b.w - a.w || (a.key < b.key ? -1 : 1); });
+      return list;
+    }
+    var tables = {
+      threads: rows(thW, thN, thHot, function (g) { return String(T.th[g][1]); }, function (g) { return threadLabel(+g); }),
+      dsos: rows(dsoW, dsoN, dsoHot, function (g) { return T.dsos[g]; }, function (g) { return T.dsos[g]; })
+    };
+    return { D: D, tables: tables };
+  }
+  // ---- the section: lanes, legend, heat map
+  var sec = document.createElement("section");
+  sec.id = "tl-sec";
+  var kinds = {};
+  for (var si = 0; si < NSTACK; si++) if (T.sk[si]) kinds[T.sk[si]] = true;
+  if (OFF) OFF.k.forEach(function (x) { kinds[x] = true; });
+  var legend = "<span><i style=\"background:#1a5fb4\"></i>on the CPU (samples per pixel)</span>" +
+    [1, 2, 3, 4].filter(function (x) { return kinds[x]; }).map(function (x) {
+      return "<span><i style=\"background:" + KIND[x][2] + "\"></i>off the CPU: " + KIND[x][1] + " (" + KIND[x][0] + ")</span>";
+    }).join("");
+  sec.innerHTML = "<h2>Timeline</h2><p class=\"note\" id=\"tl-note\">Each thread's samples over the recording (" +
+    secText(T.span) + " s), grouped by process" + (T.switches ? "; off the CPU, the intervals the recorded " +
+    "switches give, coloured by why" + (OFF ? " (read from the recording: an on-CPU profile's time does not " +
+    "include them)" : "") : "; the recording holds no context switches (lgprof record --off-cpu records them)") +
+    ". Drag across the lanes or the heat map to select a time range; click a lane to select its thread. " +
+    "The flame graph, the flat profile, the call graph and the tables then show the selection alone.</p>" +
+    "<div class=\"tl-bar\"><button id=\"tl-clear\" type=\"button\">Clear selection</button>" +
+    "<span id=\"tl-sel\"></span></div><div id=\"tl-legend\">" + legend + "</div>" +
+    "<div id=\"tl-lanes\"></div><h3>Subsecond heat map</h3><p class=\"note\" id=\"tl-heat-note\"></p>" +
+    "<div id=\"tl-heat\"></div>";
+
+  var LABEL = 170, AXIS = 20, LANE = 20, PROC = 16;
+  // lanes: each process a header, then its threads
+  var layout = [], procs = {}, order = [];
+  T.th.forEach(function (th, i) {
+    if (!procs[th[0]]) { procs[th[0]] = []; order.push(th[0]); }
+    procs[th[0]].push(i);
+  });
+  order.sort(function (a, b) { return a - b; });
+  var y = AXIS;
+  order.forEach(function (pid) {
+    var list = procs[pid], main = list.filter(function (i) { return T.th[i][1] === pid; })[0];
+    layout.push({ proc: pid, y: y, h: PROC, label: "process " + pid + " (" + T.th[main !== undefined ? main : list[0]][2] + ")" });
+    y += PROC;
+    list.forEach(function (i) { layout.push({ thread: i, y: y, h: LANE, label: threadLabel(i) }); y += LANE; });
+  });
+  var LANES_H = y + 2;
+  var laneOf = {}; layout.forEach(function (L) { if (L.thread !== undefined) laneOf[L.thread] = L; });
+
+  var lanesCanvas = document.createElement("canvas"), heatCanvas = document.createElement("canvas");
+  lanesCanvas.setAttribute("data-lanes", layout.filter(function (L) { return L.thread !== undefined; })
+    .map(function (L) { return L.label; }).join("|"));
+  var plotW = 0, current = null, drag = null;
+  function xOf(us) { return LABEL + us / SPAN * plotW; }
+  function usOf(x) { return Math.max(0, Math.min(SPAN, (x - LABEL) / plotW * SPAN)); }
+  function niceStep(span) { // a tick step of 1, 2 or 5 times a power of ten (us), ~8 ticks
+    var raw = span / 8, p = Math.pow(10, Math.floor(Math.log10(Math.max(raw, 1))));
+    return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
+  }
+  function drawLanes() {
+    var box = $("tl-lanes");
+    if (!box) return;
+    var W = Math.max(box.clientWidth - 2, LABEL + 200);
+    plotW = W - LABEL - 8;
+    lanesCanvas.width = W; lanesCanvas.height = LANES_H;
+    var g = lanesCanvas.getContext("2d");
+    g.clearRect(0, 0, W, LANES_H);
+    g.font = "11px system-ui, sans-serif"; g.textBaseline = "middle";
+    // the time axis
+    var step = niceStep(SPAN);
+    g.fillStyle = "#5f6368"; g.strokeStyle = "#e3e6ea";
+    for (var t = 0; t <= SPAN; t += step) {
+      var x = Math.round(xOf(t)) + 0.5;
+      g.beginPath(); g.moveTo(x, AXIS - 4); g.lineTo(x, LANES_H); g.stroke();
+      g.fillText(secText(t) + " s", x + 2, 8);
+    }
+    var sel = current || selection();
+    // the density: samples per pixel column, per lane
+    var bins = {}, maxBin = 1, cols = Math.max(1, Math.ceil(plotW));
+    for (var i = 0; i < NSAMP; i++) {
+      var s = STK[i];
+      if (T.sk[s]) continue;
+      var th = T.st[s], b = bins[th] || (bins[th] = new Uint32Array(cols + 1));
+      var c = Math.min(cols, Math.floor(TIME[i] / SPAN * plotW));
+      if (++b[c] > maxBin) maxBin = b[c];
+    }
+    layout.forEach(function (L) {
+      if (L.proc !== undefined) {
+        g.fillStyle = "#f5f7fa"; g.fillRect(0, L.y, W, L.h);
+        g.fillStyle = "#1d1f21"; g.font = "600 11px system-ui, sans-serif";
+        g.fillText(L.label, 4, L.y + L.h / 2);
+        g.font = "11px system-ui, sans-serif";
+        return;
+      }
+      if (sel.thread === L.thread) { g.fillStyle = "#dbe8f8"; g.fillRect(0, L.y, W, L.h); }
+      g.fillStyle = "#1d1f21";
+      g.fillText(L.label.length > 26 ? L.label.slice(0, 25) + "\u2026" : L.label, 12, L.y + L.h / 2);
+      g.strokeStyle = "#eceff3"; g.beginPath(); g.moveTo(0, L.y + L.h - 0.5); g.lineTo(W, L.y + L.h - 0.5); g.stroke();
+    });
+    // off-CPU intervals under the samples
+    function offRect(th, t0, len, kind) {
+      var L = laneOf[th];
+      if (!L) return;
+      var x0 = xOf(t0), x1 = Math.max(x0 + 1, xOf(Math.min(SPAN, t0 + len)));
+      g.fillStyle = KIND[kind] ? KIND[kind][2] : "#b8b8b8";
+      g.fillRect(x0, L.y + 5, x1 - x0, L.h - 10);
+    }
+    if (OFF) {
+      for (i = 0; i < OFF.t.length; i++) offRect(OFF.th[i], OFF.t[i], OFF.d[i], OFF.k[i]);
+    }
+    for (i = 0; i < NSAMP; i++) {
+      s = STK[i];
+      if (T.sk[s]) offRect(T.st[s], TIME[i], T.is_time ? WT[i] / 1000 : 0, T.sk[s]);
+    }
+    g.fillStyle = "#1a5fb4";
+    Object.keys(bins).forEach(function (th2) {
+      var L = laneOf[th2], b2 = bins[th2];
+      if (!L) return;
+      for (var c2 = 0; c2 <= cols; c2++) {
+        if (!b2[c2]) continue;
+        var h = Math.max(2, Math.round((L.h - 4) * b2[c2] / maxBin));
+        g.fillRect(LABEL + c2, L.y + L.h - 2 - h, 1, h);
+      }
+    });
+    // the range
+    var r = drag && drag.where === "lanes" && drag.moved ? [Math.min(drag.a, drag.b), Math.max(drag.a, drag.b)]
+      : sel.from !== null ? [sel.from, sel.to] : null;
+    if (r) {
+      var x0 = xOf(r[0]), x1 = xOf(Math.min(SPAN, r[1]));
+      g.fillStyle = "rgba(26,95,180,0.15)"; g.fillRect(x0, AXIS, Math.max(1, x1 - x0), LANES_H - AXIS);
+      g.strokeStyle = "#1a5fb4"; g.strokeRect(Math.round(x0) + 0.5, AXIS + 0.5, Math.max(1, Math.round(x1 - x0)), LANES_H - AXIS - 1);
+    }
+    if (!lanesCanvas.parentNode) box.appendChild(lanesCanvas);
+  }
+
+  // ---- the heat map: columns of COL us (a second, or less in a short
+  // recording: at least 5 columns), 50 rows of COL/50 each
+  var COL = 1e6;
+  while (COL > 1000 && SPAN / COL < 5) COL /= 10;
+  var ROWS = 50, CELL_W = 14, CELL_H = 5, NCOL = Math.floor(T.span / COL) + 1, HEAT_TOP = 16, HEAT_LEFT = 44;
+  var heat = new Uint32Array(NCOL * ROWS), heatMax = 0, onCount = 0;
+  for (var hi = 0; hi < NSAMP; hi++) if (!T.sk[STK[hi]]) onCount++;
+  for (hi = 0; hi < NSAMP; hi++) {
+    if (onCount > 0 && T.sk[STK[hi]]) continue; // (an off-CPU profile: the intervals' starts)
+    var col = Math.floor(TIME[hi] / COL), row = Math.floor((TIME[hi] - col * COL) / (COL / ROWS));
+    var cell = col * ROWS + Math.min(ROWS - 1, row);
+    if (++heat[cell] > heatMax) heatMax = heat[cell];
+  }
+  function cellAt(ev) {
+    var rect = heatCanvas.getBoundingClientRect();
+    var c = Math.floor((ev.clientX - rect.left - HEAT_LEFT) / CELL_W), r = Math.floor((ev.clientY - rect.top - HEAT_TOP) / CELL_H);
+    if (c < 0 || c >= NCOL || r < 0 || r >= ROWS) return null;
+    return c * COL + r * COL / ROWS;
+  }
+  function drawHeat() {
+    var box = $("tl-heat");
+    if (!box) return;
+    var W = HEAT_LEFT + NCOL * CELL_W + 4, H = HEAT_TOP + ROWS * CELL_H + 2;
+    heatCanvas.width = W; heatCanvas.height = H;
+    var g = heatCanvas.getContext("2d");
+    g.clearRect(0, 0, W, H);
+    g.font = "10px system-ui, sans-serif"; g.fillStyle = "#5f6368"; g.textBaseline = "top";
+    var every = Math.max(1, Math.ceil(40 / CELL_W));
+    for (var c = 0; c < NCOL; c += every) g.fillText(secText(c * COL), HEAT_LEFT + c * CELL_W, 2);
+    g.textBaseline = "middle";
+    [0, 10, 20, 30, 40].forEach(function (r) {
+      g.fillText("+" + secText(r * COL / ROWS), 2, HEAT_TOP + r * CELL_H + CELL_H / 2);
+    });
+    var sel = current || selection();
+    var r0 = drag && drag.where === "heat" ? [Math.min(drag.a, drag.b), Math.max(drag.a, drag.b) + COL / ROWS]
+      : sel.from !== null ? [sel.from, sel.to] : null;
+    for (c = 0; c < NCOL; c++) {
+      for (var r = 0; r < ROWS; r++) {
+        var n = heat[c * ROWS + r], t0 = c * COL + r * COL / ROWS;
+        var v = heatMax > 0 ? n / heatMax : 0; // white, through yellow and orange, to red
+        g.fillStyle = n === 0 ? "#f5f7fa" : "rgb(" + Math.round(255 - 75 * v) + "," +
+          Math.round(235 - 200 * v) + "," + Math.round(180 - 160 * v) + ")";
+        g.fillRect(HEAT_LEFT + c * CELL_W, HEAT_TOP + r * CELL_H, CELL_W - 1, CELL_H - 1);
+        if (r0 && t0 + COL / ROWS > r0[0] && t0 < r0[1]) {
+          g.fillStyle = "rgba(26,95,180,0.35)";
+          g.fillRect(HEAT_LEFT + c * CELL_W, HEAT_TOP + r * CELL_H, CELL_W - 1, CELL_H - 1);
+        }
+      }
+    }
+    if (!heatCanvas.parentNode) box.appendChild(heatCanvas);
+  }
+
+  // ---- interaction
+  function rangeText(a, b) { return secText(a) + "," + secText(b); }
+  lanesCanvas.addEventListener("mousedown", function (ev) {
+    var rect = lanesCanvas.getBoundingClientRect(), x = ev.clientX - rect.left;
+    drag = { where: "lanes", x: x, a: usOf(x), b: usOf(x), y: ev.clientY - rect.top, moved: false };
+    ev.preventDefault();
+  });
+  heatCanvas.addEventListener("mousedown", function (ev) {
+    var t = cellAt(ev);
+    if (t === null) return;
+    drag = { where: "heat", a: t, b: t };
+    ev.preventDefault();
+  });
+  window.addEventListener("mousemove", function (ev) {
+    if (!drag) return;
+    if (drag.where === "lanes") {
+      var x = ev.clientX - lanesCanvas.getBoundingClientRect().left;
+      if (Math.abs(x - drag.x) >= 3) drag.moved = true;
+      drag.b = usOf(x);
+      drawLanes();
+    } else {
+      var t = cellAt(ev);
+      if (t !== null) { drag.b = t; drawHeat(); }
+    }
+  });
+  window.addEventListener("mouseup", function () {
+    if (!drag) return;
+    var d = drag;
+    drag = null;
+    if (d.where === "heat") {
+      var a = Math.min(d.a, d.b), b = Math.max(d.a, d.b) + COL / ROWS;
+      STATE.set({ range: rangeText(a, b), zoom: "" });
+    } else if (d.moved) {
+      STATE.set({ range: rangeText(Math.min(d.a, d.b), Math.max(d.a, d.b)), zoom: "" });
+    } else { // a click: the lane's thread (again: all threads)
+      var L = layout.filter(function (l) { return l.thread !== undefined && d.y >= l.y && d.y < l.y + l.h; })[0];
+      if (!L) { drawLanes(); return; }
+      var tid = String(T.th[L.thread][1]), now = STATE.get().thread;
+      STATE.set({ thread: now === tid ? "" : tid, dso: "", zoom: "", sel: "" });
+    }
+  });
+  sec.addEventListener("click", function (ev) {
+    if (ev.target.id === "tl-clear") STATE.set({ range: "", thread: "", dso: "", zoom: "", sel: "" });
+  });
+
+  // ---- drawing the page of the selection
+  function place() { // the section (kept across the page's drawings) above the flame graph
+    var bar = $("toolbar");
+    if (bar && sec.parentNode !== bar.parentNode) bar.parentNode.insertBefore(sec, bar);
+    else if (bar && sec.nextSibling !== bar) bar.parentNode.insertBefore(sec, bar);
+  }
+  var pageMain = window.lgprofMain;
+  window.lgprofMain = function () { pageMain(); place(); };
+  var computed = false, applied = null;
+  function apply() {
+    var sel = selection(), t0 = performance.now();
+    current = sel;
+    if (sel.key !== applied) {
+      applied = sel.key;
+      var st = STATE.get();
+      var own = GR && ((st.thread && GR.G.ids.thread[st.thread] === undefined) || (st.dso && GR.G.ids.dso[st.dso] === undefined));
+      if (sel.from !== null || own || !GR) {
+        if (sel.from !== null || sel.thread >= 0 || sel.dso >= 0) {
+          var r = compute(sel);
+          if (sel.thread >= 0 && GR) GR.G.label.thread[String(T.th[sel.thread][1])] = threadLabel(sel.thread);
+          dataEl.textContent = JSON.stringify(r.D);
+          if (GR) document.getElementById("lgprof-page").innerHTML = GR.G.skeleton;
+          window.lgprofMain();
+          if (GR) GR.tables(sel.from !== null ? r.tables : null, st.thread || "", st.dso || "");
+          computed = true;
+        }
+      } else if (computed) { // back to the page of the whole, the thread or the binary
+        computed = false;
+        dataEl.textContent = "";
+        GR.redraw();
+        GR.tables(null);
+      }
+    }
+    var txt = [];
+    if (sel.from !== null) txt.push("range " + secText(sel.from) + " s to " + secText(sel.to) + " s");
+    if (sel.thread >= 0) txt.push("thread " + threadLabel(sel.thread));
+    if (sel.dso >= 0) txt.push("binary " + T.dsos[sel.dso]);
+    $("tl-sel").textContent = txt.length ? "Selected: " + txt.join(", ") + "." : "Nothing selected: all samples.";
+    drawLanes();
+    drawHeat();
+    window.lgprofTimelineMs = performance.now() - t0;
+  }
+  place();
+  $("tl-heat-note").textContent = "A column per " + secText(COL) + " s, " + ROWS + " rows of " + secText(COL / ROWS) +
+    " s: the " + (onCount > 0 ? "on-CPU samples" : "off-CPU intervals' starts") + " in each (most: " + heatMax +
+    "). Click a cell, or drag across cells, to select their time.";
+  window.addEventListener("hashchange", apply);
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(function () { drawLanes(); }, 100);
+  });
+  apply();
+  window.lgprofTimelineReady = true;
+})();
+]==]
+
+return M
