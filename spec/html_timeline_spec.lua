@@ -212,6 +212,53 @@ describe("the page's timeline", function()
     page:close()
   end)
 
+  -- The page's recomputation against lgprof's own (the C core's): thread
+  -- 101's page, which html_groups embeds as lgprof computes it, and the
+  -- same samples selected as the whole recording's range of thread 101,
+  -- which the timeline's script computes: every function's times and
+  -- caller-callee pairs, and the flame graph, must be the same.
+  it("computes a selection's page as lgprof computes the same samples", function()
+    local function page_of(fragment)
+      local page = open(path, fragment)
+      local d = page:eval("document.getElementById('lgprof-data').textContent")
+      assert.same({}, page.errors)
+      page:close()
+      return require("cjson").decode(d)
+    end
+    for _, case in ipairs { { 100, 3 }, { 101, 3 } } do -- (100's: main, work_a, lib_hot; 101's: work_b, lib_hot, lib_cold)
+    local exact, mine = page_of("#thread=" .. case[1]), page_of("#range=0,0.03&thread=" .. case[1])
+    assert.is_nil(exact.view) -- (html_groups' own page: not recomputed)
+    assert.truthy(mine.view)
+    local function by_index(d)
+      local t = {}
+      for _, f in ipairs(d.fns) do
+        if not f.stub then t[f.n] = f end -- (by name: the thread's profile numbers its functions anew)
+      end
+      return t
+    end
+    local function pairs_of(d, list)
+      local out = {}
+      for _, a in ipairs(list) do out[#out + 1] = ("%s %.6f %.6f"):format(d.fns[a[1] + 1].n, a[2], a[3]) end
+      table.sort(out)
+      return table.concat(out, "; ")
+    end
+    local e, m, n = by_index(exact), by_index(mine), 0
+    for i, f in pairs(e) do
+      n = n + 1
+      local g = assert(m[i], f.n .. " is missing")
+      for _, k in ipairs { "self", "tot", "gself", "ch", "smp", "pct", "gpct", "err" } do
+        -- (the page's numbers: 9 significant digits)
+        assert.is_true(math.abs(f[k] - g[k]) <= 1e-8 * math.max(1, math.abs(f[k])), ("%s.%s: %s against %s"):format(f.n, k, f[k], g[k]))
+      end
+      assert.equal(pairs_of(exact, f["in"]), pairs_of(mine, g["in"]))
+      assert.equal(pairs_of(exact, f.out), pairs_of(mine, g.out))
+    end
+    assert.equal(case[2], n)
+    assert.equal(exact.meta.flame_total, mine.meta.flame_total)
+    assert.equal(#exact.frames, #mine.frames)
+    end
+  end)
+
   it("cuts an off-CPU interval at the range's ends (--event=wall)", function()
     local page = open(wall, "#range=0.01,0.02&thread=101")
     assert.equal(9000, (shown(page)))

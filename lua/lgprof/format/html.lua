@@ -422,7 +422,7 @@ function html.write(profile, file, options)
     return p and json(p)
   end, assets.body)
   -- a perf.data's timeline (html_timeline): each sample's time, thread and stack
-  local tdata = require("lgprof.format.html_timeline").collect(profile, o)
+  local tdata = require("lgprof.format.html_timeline").collect(profile, o, page.meta)
   local tassets = tdata and require "lgprof.format.html_timeline_assets"
   local asm_panel = require "lgprof.format.html_asm" -- the disassembly panel
   local asm_data = asm_panel.data(profile, pdata.fns)

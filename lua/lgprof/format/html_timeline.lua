@@ -11,12 +11,21 @@
 --   f    the functions on the stacks: { names }, { profile indexes },
 --        { binary (position in dsos) }
 --   dsos the binaries' recorded paths
+--   files, fl  the functions' source files: triples function, file (its
+--        position in files), line, for the functions whose file is known
+--   fc   the functions in the profile's cycles: pairs function, cycle
+--        number (a selection's caller-callee pairs enter a cycle as a whole,
+--        as lgprof's do)
+--   meta the page's meta of the whole profile (lgprof.format.html's), which
+--        a selection's page starts from
 --   th   the threads: { { pid, tid, comm }, ... }, by pid then tid
 --   np, nf  the stacks' prefix tree: node k (from 1; 0 is the root above
 --        every stack) has parent k - np[k] and function nf[k]
---   sl, st  each stack (profile:stacks() order): its leaf node, its thread
---   sk   each stack's off-CPU kind: 0 on the CPU, 1 S, 2 D, 3 R, 4 B (its
+--   sl, st  each stack (profile:stacks() order): its leaf node
+--        (delta-coded), its thread
+--   sk   the stacks off the CPU: pairs stack, kind (1 S, 2 D, 3 R, 4 B: its
 --        leaf frame "[off-cpu: ...]" says which)
+--   opts the caps of a selection's page (html_groups' for a row's page)
 --   t, s, w  each sample in time order: its time in microseconds from the
 --        recording's first sample (delta-coded: each the difference from
 --        the one before), its stack (from 0), its weight (nanoseconds, or
@@ -84,7 +93,7 @@ end
 --- The timeline's data of a profile (a JSON-able table), or nil: a gmon
 -- profile, or one opened without sample_times (then nil and why). o: the
 -- page's options (its caps, which the page's recomputed data keeps).
-function M.collect(profile, o)
+function M.collect(profile, o, meta)
   if profile.source ~= "stacks" then return nil end
   local ok, times = pcall(profile.sample_times, profile)
   if not ok then
@@ -116,6 +125,8 @@ function M.collect(profile, o)
   -- functions, binaries and the stacks' prefix tree
   local fid, names, indexes, fdso = {}, {}, {}, {}
   local dsos, dso_id = {}, {}
+  local files, file_id, fl = {}, {}, {} -- each function's source file and line, where known
+  local fc = {} -- the functions in cycles: pairs function, cycle number
   local np, nf, kids = {}, {}, { [0] = {} }
   local sl, st_thread, sk = {}, {}, {}
   for st in profile:stacks() do
@@ -132,6 +143,15 @@ function M.collect(profile, o)
           dso_id[d] = #dsos - 1
         end
         fdso[id + 1] = dso_id[d]
+        if fn.cycle then fc[#fc + 1], fc[#fc + 2] = id, fn.cycle.number end
+        local file = fn.file
+        if file then
+          if not file_id[file] then
+            files[#files + 1] = file
+            file_id[file] = #files - 1
+          end
+          fl[#fl + 1], fl[#fl + 2], fl[#fl + 3] = id, file_id[file], fn.line or 0
+        end
       end
       local child = kids[node][id]
       if not child then
@@ -145,7 +165,8 @@ function M.collect(profile, o)
     local leaf = st.frames[#st.frames]
     sl[#sl + 1] = node
     st_thread[#st_thread + 1] = thread_of(st.pid, st.tid, st.comm)
-    sk[#sk + 1] = leaf and off_kind(leaf.name) or 0
+    local kind = leaf and off_kind(leaf.name) or 0
+    if kind ~= 0 then sk[#sk + 1], sk[#sk + 2] = #sl - 1, kind end
   end
 
   local t, s, w = {}, {}, {}
@@ -161,14 +182,17 @@ function M.collect(profile, o)
     span = time.first and time.last and math.floor((time.last - time.first) * 1e6 + 0.5) or 0,
     switches = (time.switch_tracepoint or time.switch_records) and true or false,
     synthesized = time.synthesized and true or false,
-    f = { names, ints(indexes), ints(fdso) }, dsos = dsos,
-    np = ints(np), nf = ints(nf), sl = ints(sl), st = ints(st_thread), sk = ints(sk),
+    f = { names, ints(indexes), ints(fdso) }, dsos = dsos, files = files, fl = ints(fl), fc = ints(fc),
+    np = ints(np), nf = ints(nf), sl = ints(sl, true), st = ints(st_thread), sk = ints(sk),
     t = ints(t, true), s = ints(s), w = ints(w, true),
   }
   data.offs = off_intervals(profile, ev, thread_of)
+  data.meta = meta
+  -- (a selection's page is drawn in the browser: the caps of a row's page)
+  local g = require("lgprof.format.html_groups").group_options(o)
   local function cap(v) return v == math.huge and -1 or v end
-  data.opts = { max_functions = cap(o.max_functions), max_arcs = cap(o.max_arcs),
-                min_weight = o.min_weight, max_depth = o.max_depth }
+  data.opts = { max_functions = cap(g.max_functions), max_arcs = cap(g.max_arcs),
+                min_weight = g.min_weight, max_depth = g.max_depth }
   data.th = th_rows
   return data
 end

@@ -34,7 +34,7 @@ M.css = [==[
 M.js = [==[
 (function () {
   "use strict";
-  var el = document.getElementById("lgprof-timeline");
+  var LOAD_START = performance.now(), el = document.getElementById("lgprof-timeline");
   if (!el || !window.lgprofState) return;
   var T = JSON.parse(el.textContent), STATE = window.lgprofState;
   var GR = window.lgprofGroups || null;
@@ -43,16 +43,55 @@ M.js = [==[
   function undelta(a) { var p = 0; for (var i = 0; i < a.length; i++) { p += a[i]; a[i] = p; } return a; }
   var TIME = undelta(T.t), STK = T.s, WT = undelta(T.w), NSAMP = TIME.length;
   var NAMES = T.f[0], FIDX = T.f[1], FDSO = T.f[2], NF = NAMES.length;
+  var FILE = new Int32Array(NF).fill(-1), LINE = new Int32Array(NF);
+  for (var fi = 0; fi + 2 < T.fl.length; fi += 3) { FILE[T.fl[fi]] = T.fl[fi + 1]; LINE[T.fl[fi]] = T.fl[fi + 2]; }
   var NNODE = T.nf.length, PARENT = new Int32Array(NNODE + 1), NFUNC = new Int32Array(NNODE + 1);
   var DEPTH = new Int32Array(NNODE + 1);
   for (var k = 1; k <= NNODE; k++) {
     PARENT[k] = k - T.np[k - 1]; NFUNC[k] = T.nf[k - 1]; DEPTH[k] = DEPTH[PARENT[k]] + 1;
   }
-  var NSTACK = T.sl.length, FRAMES = new Array(NSTACK);
-  for (var s = 0; s < NSTACK; s++) { // each stack's functions, root first
-    var n = T.sl[s], fr = new Int32Array(DEPTH[n]);
-    for (var d = DEPTH[n] - 1; n > 0; n = PARENT[n], d--) fr[d] = NFUNC[n];
-    FRAMES[s] = fr;
+  var NSTACK = T.st.length, LEAF = undelta(T.sl), SK = new Uint8Array(NSTACK), ST = T.st;
+  for (var s = 0; s + 1 < T.sk.length; s += 2) SK[T.sk[s]] = T.sk[s + 1];
+  // the tree's children, then a walk of it that marks each node whose
+  // function is on no node above it (OUTER: where a stack enters that
+  // function), and each node whose function's group (the function, or its
+  // cycle as a whole) is on no node above it: there the stack enters the
+  // group, through the caller-callee pair numbered ARC
+  var GRP = new Int32Array(NF), NGRP = NF, CYCLE_GRP = {};
+  for (var gi = 0; gi < NF; gi++) GRP[gi] = gi;
+  for (gi = 0; gi + 1 < T.fc.length; gi += 2) {
+    if (CYCLE_GRP[T.fc[gi + 1]] === undefined) CYCLE_GRP[T.fc[gi + 1]] = NGRP++;
+    GRP[T.fc[gi]] = CYCLE_GRP[T.fc[gi + 1]];
+  }
+  var OUTER = null, ARC, ARC_FROM, ARC_TO, NARC = 0;
+  // (once: at the first selection, or when the browser is idle after the first paint)
+  function walkTree() {
+    if (OUTER) return;
+    var k;
+    var KSTART = new Int32Array(NNODE + 2), KIDS = new Int32Array(NNODE);
+    for (k = 1; k <= NNODE; k++) KSTART[PARENT[k] + 1]++;
+    for (k = 1; k <= NNODE + 1; k++) KSTART[k] += KSTART[k - 1];
+    var KFILL = KSTART.slice(0, NNODE + 1);
+    for (k = 1; k <= NNODE; k++) KIDS[KFILL[PARENT[k]]++] = k;
+    OUTER = new Uint8Array(NNODE + 1); ARC = new Int32Array(NNODE + 1).fill(-1);
+    ARC_FROM = []; ARC_TO = []; var ARC_ID = new Map(), ONPATH = new Int32Array(NF), walk = [];
+    var GONPATH = new Int32Array(NGRP);
+    for (k = KSTART[1] - 1; k >= KSTART[0]; k--) walk.push(KIDS[k]);
+    while (walk.length) { // (a node, then -node when its subtree is done)
+      var at = walk.pop();
+      if (at < 0) { ONPATH[NFUNC[-at]]--; GONPATH[GRP[NFUNC[-at]]]--; continue; }
+      var fn = NFUNC[at], up = PARENT[at];
+      if (!ONPATH[fn]) OUTER[at] = 1;
+      if (!GONPATH[GRP[fn]] && up) {
+        var key = NFUNC[up] * NF + fn, id = ARC_ID.get(key);
+        if (id === undefined) { id = ARC_FROM.length; ARC_ID.set(key, id); ARC_FROM.push(NFUNC[up]); ARC_TO.push(fn); }
+        ARC[at] = id;
+      }
+      ONPATH[fn]++; GONPATH[GRP[fn]]++;
+      walk.push(-at);
+      for (k = KSTART[at + 1] - 1; k >= KSTART[at]; k--) walk.push(KIDS[k]);
+    }
+    NARC = ARC_FROM.length;
   }
   var OFF = T.offs ? { t: undelta(T.offs.t), d: T.offs.d, th: T.offs.th, k: T.offs.k } : null;
   var KIND = [null, ["S", "sleeping", "#8fb3d9"], ["D", "waiting (I/O)", "#e8a33d"],
@@ -79,20 +118,20 @@ M.js = [==[
     return sel;
   }
 
-  var WHOLE = null; // the whole profile's page data (parsed once)
   // ---- the page's data of a selection, as lgprof.format.html's page_data
   // makes it, from the samples' stacks
   function compute(sel) {
-    var whole = WHOLE || (WHOLE = JSON.parse(GR ? GR.whole : dataEl.textContent)), O = T.opts, k, f, i, s;
-    var sw = new Float64Array(NSTACK), sn = new Float64Array(NSTACK), from = sel.from, to = sel.to;
+    var O = T.opts, k, f, i, s, id;
+    walkTree();
+    var tS = performance.now(), sw = new Float64Array(NSTACK), sn = new Float64Array(NSTACK), from = sel.from, to = sel.to;
     var ranged = from !== null, atEnd = ranged && to >= T.span;
     for (i = 0; i < NSAMP; i++) {
       s = STK[i];
-      if (sel.thread >= 0 && T.st[s] !== sel.thread) continue;
-      if (sel.dso >= 0 && FDSO[FRAMES[s][FRAMES[s].length - 1]] !== sel.dso) continue;
+      if (sel.thread >= 0 && ST[s] !== sel.thread) continue;
+      if (sel.dso >= 0 && FDSO[NFUNC[LEAF[s]]] !== sel.dso) continue;
       var t = TIME[i], w = WT[i];
       if (ranged) {
-        if (T.sk[s] && T.is_time) { // an off-CPU interval: its part inside the range
+        if (SK[s] && T.is_time) { // an off-CPU interval: its part inside the range
           var a = Math.max(t, from), b = Math.min(t + w / 1000, to);
           if (b <= a) continue;
           w = Math.min(w, Math.round((b - a) * 1000));
@@ -100,41 +139,44 @@ M.js = [==[
       }
       sw[s] += w; sn[s] += 1;
     }
-    var self = new Float64Array(NF), tot = new Float64Array(NF), smp = new Float64Array(NF);
-    var stamp = new Int32Array(NF).fill(-1), arcs = new Map(), total = 0, samples = 0;
+    var tA = performance.now();
+    // by node of the stacks' tree: the weight of the stacks ending there
+    // (leafW), of those through it (nodeW), and of those ending in the run
+    // of its group's frames that starts there (runW)
+    var leafW = new Float64Array(NNODE + 1), leafN = new Float64Array(NNODE + 1), total = 0, samples = 0;
     var thW = {}, thN = {}, thHot = {}, dsoW = {}, dsoN = {}, dsoHot = {};
-    function hot(map, g, f, n) { var h = map[g] || (map[g] = {}); h[f] = (h[f] || 0) + n; }
+    function hot(map, g, f, n) { var h = map[g] || (map[g] = new Map()); h.set(f, (h.get(f) || 0) + n); }
     for (s = 0; s < NSTACK; s++) {
       if (!sn[s]) continue;
-      var fr = FRAMES[s], dep = fr.length, w2 = sw[s], n2 = sn[s];
-      total += w2; samples += n2;
-      if (!dep) continue;
-      var leaf = fr[dep - 1], th = T.st[s], ds = FDSO[leaf];
-      self[leaf] += w2; smp[leaf] += n2;
+      var lf = LEAF[s], w2 = sw[s], n2 = sn[s], leaf = NFUNC[lf], th = ST[s], ds = FDSO[leaf];
+      leafW[lf] += w2; leafN[lf] += n2; total += w2; samples += n2;
       thW[th] = (thW[th] || 0) + w2; thN[th] = (thN[th] || 0) + n2; hot(thHot, th, leaf, n2);
       dsoW[ds] = (dsoW[ds] || 0) + w2; dsoN[ds] = (dsoN[ds] || 0) + n2; hot(dsoHot, ds, leaf, n2);
-      for (var p = 0; p < dep; p++) {
-        f = fr[p];
-        if (stamp[f] === s) continue; // once per stack, at its outermost frame
-        stamp[f] = s;
-        tot[f] += w2;
-        if (p === 0) continue;
-        var q = p;
-        while (q + 1 < dep && fr[q + 1] === f) q++;
-        // the caller-callee pair where the stack entered f: self when its
-        // leaf is in that run of f's frames, else children
-        var key = fr[p - 1] * NF + f, arc = arcs.get(key);
-        if (!arc) { arc = [fr[p - 1], f, 0, 0, 0]; arcs.set(key, arc); }
-        if (q === dep - 1) arc[2] += w2; else arc[3] += w2;
-        arc[4] += n2;
-      }
     }
+    var nodeW = leafW.slice(), nodeN = leafN.slice(), runW = leafW.slice();
+    for (k = NNODE; k >= 1; k--) {
+      var up = PARENT[k];
+      nodeW[up] += nodeW[k]; nodeN[up] += nodeN[k];
+      if (up && GRP[NFUNC[up]] === GRP[NFUNC[k]]) runW[up] += runW[k];
+    }
+    // a function's self: the stacks ending in it; its total: those through
+    // the nodes where stacks enter it; the pair where a stack enters its
+    // group carries the stack: as self when its leaf is in that run of the
+    // group's frames, else as children (pairs inside a cycle carry none)
+    var self = new Float64Array(NF), tot = new Float64Array(NF), smp = new Float64Array(NF);
+    var arcS = new Float64Array(NARC), arcC = new Float64Array(NARC), arcN = new Float64Array(NARC);
+    for (k = 1; k <= NNODE; k++) {
+      if (!nodeN[k]) continue;
+      f = NFUNC[k];
+      self[f] += leafW[k]; smp[f] += leafN[k];
+      if (OUTER[k]) tot[f] += nodeW[k];
+      var id = ARC[k];
+      if (id >= 0) { arcS[id] += runW[k]; arcC[id] += nodeW[k] - runW[k]; arcN[id] += nodeN[k]; }
+    }
+    var tB = performance.now();
     // the flame graph: the stacks' prefix tree, cut as lgprof's (min_weight
     // of the total, max_depth frames): a frame lighter than the cut stays
     // with the frame above it
-    var nodeW = new Float64Array(NNODE + 1);
-    for (s = 0; s < NSTACK; s++) if (sw[s]) nodeW[T.sl[s]] += sw[s];
-    for (k = NNODE; k >= 1; k--) nodeW[PARENT[k]] += nodeW[k];
     var least = O.min_weight * total, kids = [], kept = new Uint8Array(NNODE + 1);
     kids[0] = [];
     for (k = 1; k <= NNODE; k++) {
@@ -146,8 +188,17 @@ M.js = [==[
     var unit = T.is_time ? 1000 : 1; // the flame graph's values: microseconds, or counts
     // the functions embedded: the max_functions with the most total time,
     // and the flame graph's
-    var cand = [];
-    for (f = 0; f < NF; f++) if (tot[f] > 0) cand.push(f);
+    // (a numeric sort finds the cut; only the functions above it are sorted
+    // by a comparator)
+    var cand = [], ncand = 0, cut = 0;
+    for (f = 0; f < NF; f++) if (tot[f] > 0) ncand++;
+    if (O.max_functions >= 0 && ncand > O.max_functions) {
+      var tots = new Float64Array(ncand);
+      for (f = 0, i = 0; f < NF; f++) if (tot[f] > 0) tots[i++] = tot[f];
+      tots.sort();
+      cut = tots[ncand - O.max_functions];
+    }
+    for (f = 0; f < NF; f++) if (tot[f] > 0 && tot[f] >= cut) cand.push(f);
     cand.sort(function (a, b) { return tot[b] - tot[a] || FIDX[a] - FIDX[b]; });
     var pos = new Int32Array(NF).fill(-1), full = [], fns = [];
     function embed(f, inFull) {
@@ -171,12 +222,17 @@ M.js = [==[
     }
     var rootV = frames[0][3];
     // each embedded function's pairs, heaviest first, max_arcs a side
-    var callers = {}, callees = {};
-    arcs.forEach(function (a) {
-      if (a[0] === a[1]) return;
-      (callers[a[1]] || (callers[a[1]] = [])).push(a);
-      (callees[a[0]] || (callees[a[0]] = [])).push(a);
-    });
+    var callers = {}, callees = {}, narcs = 0, fullF = new Uint8Array(NF);
+    for (i = 0; i < fns.length; i++) if (full[i]) fullF[fns[i]] = 1;
+    for (id = 0; id < NARC; id++) {
+      if (!arcN[id]) continue;
+      narcs++;
+      var from2 = ARC_FROM[id], to2 = ARC_TO[id];
+      if (!fullF[from2] && !fullF[to2]) continue;
+      var arc = [from2, to2, arcS[id], arcC[id], arcN[id]];
+      if (fullF[to2]) (callers[to2] || (callers[to2] = [])).push(arc);
+      if (fullF[from2]) (callees[from2] || (callees[from2] = [])).push(arc);
+    }
     function side(list, far) {
       list = (list || []).slice().sort(function (a, b) {
         return (b[2] + b[3]) - (a[2] + a[3]) || b[4] - a[4] || FIDX[a[far]] - FIDX[b[far]];
@@ -188,8 +244,7 @@ M.js = [==[
       }
       return [out, list.length - out.length];
     }
-    var files = {}, arcsLeft = 0;
-    whole.fns.forEach(function (r) { if (r.file) files[r.i] = [r.file, r.line]; });
+    var arcsLeft = 0;
     var nkept = fns.length, recs = [];
     for (i = 0; i < nkept; i++) {
       f = fns[i];
@@ -201,19 +256,19 @@ M.js = [==[
         pct: total > 0 ? 100 * self[f] / total : 0, gself: self[f] / SCALE, ch: (tot[f] - self[f]) / SCALE,
         tot: tot[f] / SCALE, gpct: total > 0 ? 100 * tot[f] / total : 0, flat: true,
         "in": ins[0], out: outs[0], more: [ins[1], outs[1]] };
-      if (files[FIDX[f]]) { r.file = files[FIDX[f]][0]; r.line = files[FIDX[f]][1]; }
+      if (FILE[f] >= 0) { r.file = T.files[FILE[f]]; if (LINE[f]) r.line = LINE[f]; }
       recs[i] = r;
     }
     for (i = 0; i < fns.length; i++) if (!recs[i]) recs[i] = { i: FIDX[fns[i]], n: NAMES[fns[i]], stub: true };
     var left = 0, leftSelf = 0;
-    cand.forEach(function (f3) { if (pos[f3] < 0 || !full[pos[f3]]) { left++; leftSelf += self[f3]; } });
+    for (f = 0; f < NF; f++) if (tot[f] > 0 && (pos[f] < 0 || !full[pos[f]])) { left++; leftSelf += self[f]; }
     var M = {};
-    Object.keys(whole.meta).forEach(function (key2) { M[key2] = whole.meta[key2]; });
+    Object.keys(T.meta).forEach(function (key2) { M[key2] = T.meta[key2]; });
     M.total_time = M.print_time = total / SCALE;
     M.samples = samples;
     M.sample_period = samples > 0 ? total / SCALE / samples : 0;
-    M.listed = cand.length; M.left = left; M.left_self = leftSelf / SCALE; M.arcs_left = arcsLeft;
-    M.arc_count = 0; arcs.forEach(function (a) { if (a[0] !== a[1]) M.arc_count++; });
+    M.listed = ncand; M.left = left; M.left_self = leftSelf / SCALE; M.arcs_left = arcsLeft;
+    M.arc_count = narcs;
     M.cycle_count = 0; M.flame_total = rootV;
     M.max_functions = O.max_functions; M.max_arcs = O.max_arcs;
     var what = [];
@@ -222,16 +277,16 @@ M.js = [==[
     if (sel.dso >= 0) what.push("whose leaf is in " + T.dsos[sel.dso]);
     var D = { meta: M, fns: recs, cycles: [], frames: frames, labels: ["all"],
       view: { description: "the samples " + what.join(", ") + " (the timeline's selection; cycles are not " +
-        "recomputed)", total_time: total / SCALE, base_time: whole.meta.total_time,
-        print_time: total / SCALE, base_print_time: whole.meta.print_time } };
+        "recomputed)", total_time: total / SCALE, base_time: T.meta.total_time,
+        print_time: total / SCALE, base_print_time: T.meta.print_time } };
     // the tables: the range's threads and binaries
     function rows(W, N, HOT, keyOf, labelOf) {
       var list = Object.keys(W).map(function (g) {
-        var h = HOT[g], hs = Object.keys(h).map(Number);
-        hs.sort(function (a, b) { return h[b] - h[a] || (NAMES[a] < NAMES[b] ? -1 : NAMES[a] > NAMES[b] ? 1 : 0); });
+        var h = HOT[g], hs = Array.from(h.keys());
+        hs.sort(function (a, b) { return h.get(b) - h.get(a) || (NAMES[a] < NAMES[b] ? -1 : NAMES[a] > NAMES[b] ? 1 : 0); });
         return { key: keyOf(g), label: labelOf(g), samples: N[g], seconds: W[g] / SCALE,
           error: N[g] > 0 ? W[g] / SCALE / Math.sqrt(N[g]) : 0, share: samples > 0 ? N[g] / samples : 0,
-          hottest: hs.slice(0, 3).map(function (x) { return NAMES[x] + " (" + (100 * h[x] / N[g]).toFixed(1) + "%)"; }).join(", "),
+          hottest: hs.slice(0, 3).map(function (x) { return NAMES[x] + " (" + (100 * h.get(x) / N[g]).toFixed(1) + "%)"; }).join(", "),
           w: W[g] };
       });
       list.sort(function (a, b) { return b.samples - a.samples || b.w - a.w || (a.key < b.key ? -1 : 1); });
@@ -241,13 +296,14 @@ M.js = [==[
       threads: rows(thW, thN, thHot, function (g) { return String(T.th[g][1]); }, function (g) { return threadLabel(+g); }),
       dsos: rows(dsoW, dsoN, dsoHot, function (g) { return T.dsos[g]; }, function (g) { return T.dsos[g]; })
     };
+    window.lgprofTimelineSteps = { samples: tA - tS, nodes: tB - tA, page: performance.now() - tB };
     return { D: D, tables: tables };
   }
   // ---- the section: lanes, legend, heat map
   var sec = document.createElement("section");
   sec.id = "tl-sec";
   var kinds = {};
-  for (var si = 0; si < NSTACK; si++) if (T.sk[si]) kinds[T.sk[si]] = true;
+  for (var si = 0; si < NSTACK; si++) if (SK[si]) kinds[SK[si]] = true;
   if (OFF) OFF.k.forEach(function (x) { kinds[x] = true; });
   var legend = "<span><i style=\"background:#1a5fb4\"></i>on the CPU (samples per pixel)</span>" +
     [1, 2, 3, 4].filter(function (x) { return kinds[x]; }).map(function (x) {
@@ -314,8 +370,8 @@ M.js = [==[
     var bins = {}, maxBin = 1, cols = Math.max(1, Math.ceil(plotW));
     for (var i = 0; i < NSAMP; i++) {
       var s = STK[i];
-      if (T.sk[s]) continue;
-      var th = T.st[s], b = bins[th] || (bins[th] = new Uint32Array(cols + 1));
+      if (SK[s]) continue;
+      var th = ST[s], b = bins[th] || (bins[th] = new Uint32Array(cols + 1));
       var c = Math.min(cols, Math.floor(TIME[i] / SPAN * plotW));
       if (++b[c] > maxBin) maxBin = b[c];
     }
@@ -345,7 +401,7 @@ M.js = [==[
     }
     for (i = 0; i < NSAMP; i++) {
       s = STK[i];
-      if (T.sk[s]) offRect(T.st[s], TIME[i], T.is_time ? WT[i] / 1000 : 0, T.sk[s]);
+      if (SK[s]) offRect(ST[s], TIME[i], T.is_time ? WT[i] / 1000 : 0, SK[s]);
     }
     g.fillStyle = "#1a5fb4";
     Object.keys(bins).forEach(function (th2) {
@@ -374,9 +430,9 @@ M.js = [==[
   while (COL > 1000 && SPAN / COL < 5) COL /= 10;
   var ROWS = 50, CELL_W = 14, CELL_H = 5, NCOL = Math.floor(T.span / COL) + 1, HEAT_TOP = 16, HEAT_LEFT = 44;
   var heat = new Uint32Array(NCOL * ROWS), heatMax = 0, onCount = 0;
-  for (var hi = 0; hi < NSAMP; hi++) if (!T.sk[STK[hi]]) onCount++;
+  for (var hi = 0; hi < NSAMP; hi++) if (!SK[STK[hi]]) onCount++;
   for (hi = 0; hi < NSAMP; hi++) {
-    if (onCount > 0 && T.sk[STK[hi]]) continue; // (an off-CPU profile: the intervals' starts)
+    if (onCount > 0 && SK[STK[hi]]) continue; // (an off-CPU profile: the intervals' starts)
     var col = Math.floor(TIME[hi] / COL), row = Math.floor((TIME[hi] - col * COL) / (COL / ROWS));
     var cell = col * ROWS + Math.min(ROWS - 1, row);
     if (++heat[cell] > heatMax) heatMax = heat[cell];
@@ -483,12 +539,15 @@ M.js = [==[
       var own = GR && ((st.thread && GR.G.ids.thread[st.thread] === undefined) || (st.dso && GR.G.ids.dso[st.dso] === undefined));
       if (sel.from !== null || own || !GR) {
         if (sel.from !== null || sel.thread >= 0 || sel.dso >= 0) {
-          var r = compute(sel);
+          var r = compute(sel), t1 = performance.now();
           if (sel.thread >= 0 && GR) GR.G.label.thread[String(T.th[sel.thread][1])] = threadLabel(sel.thread);
           dataEl.textContent = JSON.stringify(r.D);
+          var t2 = performance.now();
           if (GR) document.getElementById("lgprof-page").innerHTML = GR.G.skeleton;
           window.lgprofMain();
+          var t3 = performance.now();
           if (GR) GR.tables(sel.from !== null ? r.tables : null, st.thread || "", st.dso || "");
+          window.lgprofTimelineTimes = { compute: t1 - t0, json: t2 - t1, page: t3 - t2, tables: performance.now() - t3 };
           computed = true;
         }
       } else if (computed) { // back to the page of the whole, the thread or the binary
@@ -512,12 +571,17 @@ M.js = [==[
     " s: the " + (onCount > 0 ? "on-CPU samples" : "off-CPU intervals' starts") + " in each (most: " + heatMax +
     "). Click a cell, or drag across cells, to select their time.";
   window.addEventListener("hashchange", apply);
+  window.lgprofTimelineCompute = function (from, to) { // (for measuring)
+    return compute({ from: from, to: to, thread: -1, dso: -1 });
+  };
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(function () { drawLanes(); }, 100);
   });
   apply();
+  if (window.requestIdleCallback) requestIdleCallback(walkTree);
+  window.lgprofTimelineLoadMs = performance.now() - LOAD_START;
   window.lgprofTimelineReady = true;
 })();
 ]==]
