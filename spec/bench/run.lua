@@ -758,7 +758,8 @@ if want("P1", "P2", "P3", "P4", "PL", "PA", "PD", "PT", "PH") then
         local load, redraw = median(loads), median(redraws)
         row { "PH", "page: load to first paint", l = { t = load }, lt = true,
               target = "< 2 s", ok = load < 2 and errors == 0,
-              note = ("%d samples, page %.1f MB%s"):format(fp.samples or 0, size / 1e6,
+              note = ("%d samples, page %.1f MB, load average %s%s"):format(fp.samples or 0, size / 1e6,
+                (slurp("/proc/loadavg") or "?"):match("^(%S+)") or "?",
                 errors > 0 and (", %d script errors"):format(errors) or "") }
         row { "PH", "page: range selected to painted", l = { t = redraw }, lt = true,
               target = "< 0.2 s", ok = redraw < 0.2 }

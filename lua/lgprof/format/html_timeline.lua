@@ -49,12 +49,16 @@ end
 -- A list of integers as JSON text, each the difference from the one
 -- before when delta is true.
 local function ints(list, delta)
-  local out, prev = {}, 0
-  for i = 1, #list do
-    local v = list[i]
-    out[i] = ("%d"):format(delta and v - prev or v)
-    prev = v
+  local out, prev = list, 0
+  if delta then
+    out = {}
+    for i = 1, #list do
+      local v = list[i]
+      out[i] = v - prev
+      prev = v
+    end
   end
+  -- (table.concat writes an integer as %d)
   return { __raw = "[" .. table.concat(out, ",") .. "]" }
 end
 
@@ -101,6 +105,8 @@ function M.collect(profile, o, meta)
       .. " sample_times = true keeps each sample's time)"
   end
   local ev = profile:_stack_evidence()
+  -- (off-CPU stacks only in an --event=off-cpu or wall profile)
+  local synthesized = ev.time and ev.time.synthesized
   -- threads: lanes by pid, then tid
   local threads, tkey = {}, {}
   for th in profile:threads() do threads[#threads + 1] = th end
@@ -110,11 +116,11 @@ function M.collect(profile, o, meta)
   end)
   local th_rows = {}
   for i, th in ipairs(threads) do
-    tkey[th.pid .. ":" .. th.tid] = i - 1
+    tkey[(th.pid << 32) + th.tid] = i - 1
     th_rows[i] = { th.pid, th.tid, th.comm or "" }
   end
   local function thread_of(pid, tid, comm)
-    local k = pid .. ":" .. tid
+    local k = (pid << 32) + tid
     if not tkey[k] then -- (a thread of the off-CPU intervals alone)
       th_rows[#th_rows + 1] = { pid, tid, comm or "" }
       tkey[k] = #th_rows - 1
@@ -127,7 +133,8 @@ function M.collect(profile, o, meta)
   local dsos, dso_id = {}, {}
   local files, file_id, fl = {}, {}, {} -- each function's source file and line, where known
   local fc = {} -- the functions in cycles: pairs function, cycle number
-  local np, nf, kids = {}, {}, { [0] = {} }
+  -- (the tree's children: key node * 2^26 + function)
+  local np, nf, kids, WIDE = {}, {}, {}, 1 << 26
   local sl, st_thread, sk = {}, {}, {}
   for st in profile:stacks() do
     local node = 0
@@ -153,19 +160,19 @@ function M.collect(profile, o, meta)
           fl[#fl + 1], fl[#fl + 2], fl[#fl + 3] = id, file_id[file], fn.line or 0
         end
       end
-      local child = kids[node][id]
+      local key = node * WIDE + id
+      local child = kids[key]
       if not child then
         child = #nf + 1
         np[child], nf[child] = child - node, id
-        kids[node][id] = child
-        kids[child] = {}
+        kids[key] = child
       end
       node = child
     end
     local leaf = st.frames[#st.frames]
     sl[#sl + 1] = node
     st_thread[#st_thread + 1] = thread_of(st.pid, st.tid, st.comm)
-    local kind = leaf and off_kind(leaf.name) or 0
+    local kind = synthesized and leaf and off_kind(leaf.name) or 0
     if kind ~= 0 then sk[#sk + 1], sk[#sk + 2] = #sl - 1, kind end
   end
 
