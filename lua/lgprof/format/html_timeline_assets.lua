@@ -341,7 +341,7 @@ M.js = [==[
   var lanesCanvas = document.createElement("canvas"), heatCanvas = document.createElement("canvas");
   lanesCanvas.setAttribute("data-lanes", layout.filter(function (L) { return L.thread !== undefined; })
     .map(function (L) { return L.label; }).join("|"));
-  var plotW = 0, current = null, drag = null;
+  var plotW = 0, current = null, drag = null, density = null;
   function xOf(us) { return LABEL + us / SPAN * plotW; }
   function usOf(x) { return Math.max(0, Math.min(SPAN, (x - LABEL) / plotW * SPAN)); }
   function niceStep(span) { // a tick step of 1, 2 or 5 times a power of ten (us), ~8 ticks
@@ -366,15 +366,20 @@ M.js = [==[
       g.fillText(secText(t) + " s", x + 2, 8);
     }
     var sel = current || selection();
-    // the density: samples per pixel column, per lane
-    var bins = {}, maxBin = 1, cols = Math.max(1, Math.ceil(plotW));
-    for (var i = 0; i < NSAMP; i++) {
-      var s = STK[i];
-      if (SK[s]) continue;
-      var th = ST[s], b = bins[th] || (bins[th] = new Uint32Array(cols + 1));
-      var c = Math.min(cols, Math.floor(TIME[i] / SPAN * plotW));
-      if (++b[c] > maxBin) maxBin = b[c];
+    // the density: samples per pixel column, per lane (counted again only
+    // when the width changes)
+    var cols = Math.max(1, Math.ceil(plotW)), i, s;
+    if (!density || density.plotW !== plotW) {
+      density = { plotW: plotW, bins: {}, max: 1 };
+      for (i = 0; i < NSAMP; i++) {
+        s = STK[i];
+        if (SK[s]) continue;
+        var th = ST[s], b = density.bins[th] || (density.bins[th] = new Uint32Array(cols + 1));
+        var c = Math.min(cols, Math.floor(TIME[i] / SPAN * plotW));
+        if (++b[c] > density.max) density.max = b[c];
+      }
     }
+    var bins = density.bins, maxBin = density.max;
     layout.forEach(function (L) {
       if (L.proc !== undefined) {
         g.fillStyle = "#f5f7fa"; g.fillRect(0, L.y, W, L.h);
