@@ -128,6 +128,9 @@ describe("the page's timeline", function()
     assert.equal(4000, total)
     assert.equal("lib_hot work_b", names)
     assert.truthy(page:eval("document.getElementById('view').textContent"):find("from 0.005 s to 0.016 s", 1, true))
+    -- the tables: the range's samples of every thread (100's 10..14, 101's 5 6 7 15), 101's row chosen
+    assert.equal("100:prog=5 101:worker=4", rows(page, "thread"))
+    assert.equal("101", page:eval("document.querySelector('#thread-table tr.sel').getAttribute('data-key')"))
     assert.truthy(page:eval("document.getElementById('flame-note').textContent"):find("Total: 4.00 ms", 1, true))
     -- the flat profile and the call graph: lib_hot's 3 samples, called by work_b
     local flat = page:eval("Array.from(document.querySelectorAll('#flat tbody tr')).map(function (tr) {"

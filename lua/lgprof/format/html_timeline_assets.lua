@@ -125,10 +125,10 @@ M.js = [==[
     walkTree();
     var tS = performance.now(), sw = new Float64Array(NSTACK), sn = new Float64Array(NSTACK), from = sel.from, to = sel.to;
     var ranged = from !== null, atEnd = ranged && to >= T.span;
+    // (the tables: the range's samples of every thread and binary)
+    var rw = ranged ? new Float64Array(NSTACK) : sw, rn = ranged ? new Float64Array(NSTACK) : sn;
     for (i = 0; i < NSAMP; i++) {
       s = STK[i];
-      if (sel.thread >= 0 && ST[s] !== sel.thread) continue;
-      if (sel.dso >= 0 && FDSO[NFUNC[LEAF[s]]] !== sel.dso) continue;
       var t = TIME[i], w = WT[i];
       if (ranged) {
         if (SK[s] && T.is_time) { // an off-CPU interval: its part inside the range
@@ -136,7 +136,10 @@ M.js = [==[
           if (b <= a) continue;
           w = Math.min(w, Math.round((b - a) * 1000));
         } else if (t < from || (t >= to && !atEnd)) continue;
+        rw[s] += w; rn[s] += 1;
       }
+      if (sel.thread >= 0 && ST[s] !== sel.thread) continue;
+      if (sel.dso >= 0 && FDSO[NFUNC[LEAF[s]]] !== sel.dso) continue;
       sw[s] += w; sn[s] += 1;
     }
     var tA = performance.now();
@@ -146,10 +149,13 @@ M.js = [==[
     var leafW = new Float64Array(NNODE + 1), leafN = new Float64Array(NNODE + 1), total = 0, samples = 0;
     var thW = {}, thN = {}, thHot = {}, dsoW = {}, dsoN = {}, dsoHot = {};
     function hot(map, g, f, n) { var h = map[g] || (map[g] = new Map()); h.set(f, (h.get(f) || 0) + n); }
+    var rsamples = 0;
     for (s = 0; s < NSTACK; s++) {
-      if (!sn[s]) continue;
-      var lf = LEAF[s], w2 = sw[s], n2 = sn[s], leaf = NFUNC[lf], th = ST[s], ds = FDSO[leaf];
-      leafW[lf] += w2; leafN[lf] += n2; total += w2; samples += n2;
+      var lf = LEAF[s], leaf = NFUNC[lf];
+      if (sn[s]) { leafW[lf] += sw[s]; leafN[lf] += sn[s]; total += sw[s]; samples += sn[s]; }
+      if (!ranged || !rn[s]) continue;
+      var w2 = rw[s], n2 = rn[s], th = ST[s], ds = FDSO[leaf];
+      rsamples += n2;
       thW[th] = (thW[th] || 0) + w2; thN[th] = (thN[th] || 0) + n2; hot(thHot, th, leaf, n2);
       dsoW[ds] = (dsoW[ds] || 0) + w2; dsoN[ds] = (dsoN[ds] || 0) + n2; hot(dsoHot, ds, leaf, n2);
     }
@@ -285,7 +291,7 @@ M.js = [==[
         var h = HOT[g], hs = Array.from(h.keys());
         hs.sort(function (a, b) { return h.get(b) - h.get(a) || (NAMES[a] < NAMES[b] ? -1 : NAMES[a] > NAMES[b] ? 1 : 0); });
         return { key: keyOf(g), label: labelOf(g), samples: N[g], seconds: W[g] / SCALE,
-          error: N[g] > 0 ? W[g] / SCALE / Math.sqrt(N[g]) : 0, share: samples > 0 ? N[g] / samples : 0,
+          error: N[g] > 0 ? W[g] / SCALE / Math.sqrt(N[g]) : 0, share: rsamples > 0 ? N[g] / rsamples : 0,
           hottest: hs.slice(0, 3).map(function (x) { return NAMES[x] + " (" + (100 * h.get(x) / N[g]).toFixed(1) + "%)"; }).join(", "),
           w: W[g] };
       });
