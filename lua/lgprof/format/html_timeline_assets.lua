@@ -347,21 +347,43 @@ M.js = [==[
   var lanesCanvas = document.createElement("canvas"), heatCanvas = document.createElement("canvas");
   lanesCanvas.setAttribute("data-lanes", layout.filter(function (L) { return L.thread !== undefined; })
     .map(function (L) { return L.label; }).join("|"));
-  var plotW = 0, current = null, drag = null, density = null;
+  var plotW = 0, current = null, drag = null;
   function xOf(us) { return LABEL + us / SPAN * plotW; }
   function usOf(x) { return Math.max(0, Math.min(SPAN, (x - LABEL) / plotW * SPAN)); }
   function niceStep(span) { // a tick step of 1, 2 or 5 times a power of ten (us), ~8 ticks
     var raw = span / 8, p = Math.pow(10, Math.floor(Math.log10(Math.max(raw, 1))));
     return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
   }
+  // the lanes: what does not change with the selection drawn once per
+  // width (lanesBase), then copied, with the selection over it
+  var lanesBase = null;
   function drawLanes() {
     var box = $("tl-lanes");
     if (!box) return;
     var W = Math.max(box.clientWidth - 2, LABEL + 200);
     plotW = W - LABEL - 8;
-    lanesCanvas.width = W; lanesCanvas.height = LANES_H;
-    var g = lanesCanvas.getContext("2d");
+    if (!lanesBase || lanesBase.width !== W) lanesBase = drawLanesBase(W);
+    if (lanesCanvas.width !== W || lanesCanvas.height !== LANES_H) { lanesCanvas.width = W; lanesCanvas.height = LANES_H; }
+    var g = lanesCanvas.getContext("2d"), sel = current || selection();
     g.clearRect(0, 0, W, LANES_H);
+    g.drawImage(lanesBase, 0, 0);
+    if (sel.thread >= 0 && laneOf[sel.thread]) {
+      g.fillStyle = "rgba(26,95,180,0.12)"; g.fillRect(0, laneOf[sel.thread].y, W, laneOf[sel.thread].h);
+    }
+    // the range
+    var r = drag && drag.where === "lanes" && drag.moved ? [Math.min(drag.a, drag.b), Math.max(drag.a, drag.b)]
+      : sel.from !== null ? [sel.from, sel.to] : null;
+    if (r) {
+      var x0 = xOf(r[0]), x1 = xOf(Math.min(SPAN, r[1]));
+      g.fillStyle = "rgba(26,95,180,0.15)"; g.fillRect(x0, AXIS, Math.max(1, x1 - x0), LANES_H - AXIS);
+      g.strokeStyle = "#1a5fb4"; g.strokeRect(Math.round(x0) + 0.5, AXIS + 0.5, Math.max(1, Math.round(x1 - x0)), LANES_H - AXIS - 1);
+    }
+    if (!lanesCanvas.parentNode) box.appendChild(lanesCanvas);
+  }
+  function drawLanesBase(W) {
+    var base = document.createElement("canvas");
+    base.width = W; base.height = LANES_H;
+    var g = base.getContext("2d");
     g.font = "11px system-ui, sans-serif"; g.textBaseline = "middle";
     // the time axis
     var step = niceStep(SPAN);
@@ -371,21 +393,15 @@ M.js = [==[
       g.beginPath(); g.moveTo(x, AXIS - 4); g.lineTo(x, LANES_H); g.stroke();
       g.fillText(secText(t) + " s", x + 2, 8);
     }
-    var sel = current || selection();
-    // the density: samples per pixel column, per lane (counted again only
-    // when the width changes)
-    var cols = Math.max(1, Math.ceil(plotW)), i, s;
-    if (!density || density.plotW !== plotW) {
-      density = { plotW: plotW, bins: {}, max: 1 };
-      for (i = 0; i < NSAMP; i++) {
-        s = STK[i];
-        if (SK[s]) continue;
-        var th = ST[s], b = density.bins[th] || (density.bins[th] = new Uint32Array(cols + 1));
-        var c = Math.min(cols, Math.floor(TIME[i] / SPAN * plotW));
-        if (++b[c] > density.max) density.max = b[c];
-      }
+    // the density: samples per pixel column, per lane
+    var cols = Math.max(1, Math.ceil(plotW)), i, s, bins = {}, maxBin = 1;
+    for (i = 0; i < NSAMP; i++) {
+      s = STK[i];
+      if (SK[s]) continue;
+      var th = ST[s], b = bins[th] || (bins[th] = new Uint32Array(cols + 1));
+      var c = Math.min(cols, Math.floor(TIME[i] / SPAN * plotW));
+      if (++b[c] > maxBin) maxBin = b[c];
     }
-    var bins = density.bins, maxBin = density.max;
     layout.forEach(function (L) {
       if (L.proc !== undefined) {
         g.fillStyle = "#f5f7fa"; g.fillRect(0, L.y, W, L.h);
@@ -394,7 +410,6 @@ M.js = [==[
         g.font = "11px system-ui, sans-serif";
         return;
       }
-      if (sel.thread === L.thread) { g.fillStyle = "#dbe8f8"; g.fillRect(0, L.y, W, L.h); }
       g.fillStyle = "#1d1f21";
       g.fillText(L.label.length > 26 ? L.label.slice(0, 25) + "\u2026" : L.label, 12, L.y + L.h / 2);
       g.strokeStyle = "#eceff3"; g.beginPath(); g.moveTo(0, L.y + L.h - 0.5); g.lineTo(W, L.y + L.h - 0.5); g.stroke();
@@ -424,15 +439,7 @@ M.js = [==[
         g.fillRect(LABEL + c2, L.y + L.h - 2 - h, 1, h);
       }
     });
-    // the range
-    var r = drag && drag.where === "lanes" && drag.moved ? [Math.min(drag.a, drag.b), Math.max(drag.a, drag.b)]
-      : sel.from !== null ? [sel.from, sel.to] : null;
-    if (r) {
-      var x0 = xOf(r[0]), x1 = xOf(Math.min(SPAN, r[1]));
-      g.fillStyle = "rgba(26,95,180,0.15)"; g.fillRect(x0, AXIS, Math.max(1, x1 - x0), LANES_H - AXIS);
-      g.strokeStyle = "#1a5fb4"; g.strokeRect(Math.round(x0) + 0.5, AXIS + 0.5, Math.max(1, Math.round(x1 - x0)), LANES_H - AXIS - 1);
-    }
-    if (!lanesCanvas.parentNode) box.appendChild(lanesCanvas);
+    return base;
   }
 
   // ---- the heat map: columns of COL us (a second, or less in a short
@@ -454,13 +461,33 @@ M.js = [==[
     if (c < 0 || c >= NCOL || r < 0 || r >= ROWS) return null;
     return c * COL + r * COL / ROWS;
   }
+  var HEAT_W = HEAT_LEFT + NCOL * CELL_W + 4, HEAT_H = HEAT_TOP + ROWS * CELL_H + 2, heatBase = null;
   function drawHeat() {
     var box = $("tl-heat");
     if (!box) return;
-    var W = HEAT_LEFT + NCOL * CELL_W + 4, H = HEAT_TOP + ROWS * CELL_H + 2;
-    heatCanvas.width = W; heatCanvas.height = H;
-    var g = heatCanvas.getContext("2d");
-    g.clearRect(0, 0, W, H);
+    if (!heatBase) heatBase = drawHeatBase();
+    if (heatCanvas.width !== HEAT_W) { heatCanvas.width = HEAT_W; heatCanvas.height = HEAT_H; }
+    var g = heatCanvas.getContext("2d"), sel = current || selection();
+    g.clearRect(0, 0, HEAT_W, HEAT_H);
+    g.drawImage(heatBase, 0, 0);
+    var r0 = drag && drag.where === "heat" ? [Math.min(drag.a, drag.b), Math.max(drag.a, drag.b) + COL / ROWS]
+      : sel.from !== null ? [sel.from, sel.to] : null;
+    if (r0) { // the cells of the range (its columns only)
+      g.fillStyle = "rgba(26,95,180,0.35)";
+      var c1 = Math.min(NCOL - 1, Math.floor(r0[1] / COL));
+      for (var c = Math.max(0, Math.floor(r0[0] / COL)); c <= c1; c++) {
+        for (var r = 0; r < ROWS; r++) {
+          var t0 = c * COL + r * COL / ROWS;
+          if (t0 + COL / ROWS > r0[0] && t0 < r0[1]) g.fillRect(HEAT_LEFT + c * CELL_W, HEAT_TOP + r * CELL_H, CELL_W - 1, CELL_H - 1);
+        }
+      }
+    }
+    if (!heatCanvas.parentNode) box.appendChild(heatCanvas);
+  }
+  function drawHeatBase() {
+    var W = HEAT_W, H = HEAT_H, base = document.createElement("canvas");
+    base.width = W; base.height = H;
+    var g = base.getContext("2d");
     g.font = "10px system-ui, sans-serif"; g.fillStyle = "#5f6368"; g.textBaseline = "top";
     var every = Math.max(1, Math.ceil(40 / CELL_W));
     for (var c = 0; c < NCOL; c += every) g.fillText(secText(c * COL), HEAT_LEFT + c * CELL_W, 2);
@@ -468,23 +495,16 @@ M.js = [==[
     [0, 10, 20, 30, 40].forEach(function (r) {
       g.fillText("+" + secText(r * COL / ROWS), 2, HEAT_TOP + r * CELL_H + CELL_H / 2);
     });
-    var sel = current || selection();
-    var r0 = drag && drag.where === "heat" ? [Math.min(drag.a, drag.b), Math.max(drag.a, drag.b) + COL / ROWS]
-      : sel.from !== null ? [sel.from, sel.to] : null;
     for (c = 0; c < NCOL; c++) {
       for (var r = 0; r < ROWS; r++) {
-        var n = heat[c * ROWS + r], t0 = c * COL + r * COL / ROWS;
+        var n = heat[c * ROWS + r];
         var v = heatMax > 0 ? n / heatMax : 0; // white, through yellow and orange, to red
         g.fillStyle = n === 0 ? "#f5f7fa" : "rgb(" + Math.round(255 - 75 * v) + "," +
           Math.round(235 - 200 * v) + "," + Math.round(180 - 160 * v) + ")";
         g.fillRect(HEAT_LEFT + c * CELL_W, HEAT_TOP + r * CELL_H, CELL_W - 1, CELL_H - 1);
-        if (r0 && t0 + COL / ROWS > r0[0] && t0 < r0[1]) {
-          g.fillStyle = "rgba(26,95,180,0.35)";
-          g.fillRect(HEAT_LEFT + c * CELL_W, HEAT_TOP + r * CELL_H, CELL_W - 1, CELL_H - 1);
-        }
       }
     }
-    if (!heatCanvas.parentNode) box.appendChild(heatCanvas);
+    return base;
   }
 
   // ---- interaction
