@@ -269,3 +269,24 @@ describe("the page's timeline", function()
     page:close()
   end)
 end)
+
+describe("the page without a timeline", function()
+  it("is a gmon.out's page (nothing is timed), and a perf.data's opened without sample_times", function()
+    local fx = H.fixtures
+    local b = assert(fx.build("cycles", "O0g-nopie"))
+    local dir = util.mktempdir("lgprof-htmltimeline-gmon")
+    local s = fx.snapshot(b, dir)
+    local status, out, err = H.cmd.lgprof({ "--format=html", s.exe, s.gmon[1] })
+    assert.equal(0, status, err)
+    assert.is_nil(out:find("lgprof-timeline", 1, true))
+    -- (the recording of the describe above: written there, or here when Chromium is missing)
+    if not util.slurp(TMP .. "/perf.data") then write_recording(TMP) end
+    local lgprof = require "lgprof"
+    local profile <close> = assert(lgprof.open(nil, TMP .. "/perf.data"))
+    assert.is_nil(require("lgprof.format.html_timeline").collect(profile, {}, {}))
+    local timed <close> = assert(lgprof.open(nil, TMP .. "/perf.data", { sample_times = true }))
+    local data = assert(require("lgprof.format.html_timeline").collect(timed,
+      { max_functions = 2000, max_arcs = 100, min_weight = 0.0005, max_depth = 64 }, {}))
+    assert.equal(30000, data.span) -- microseconds: the first sample at 0, the last at 30 ms
+  end)
+end)
