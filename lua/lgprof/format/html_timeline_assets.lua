@@ -495,15 +495,24 @@ M.js = [==[
     [0, 10, 20, 30, 40].forEach(function (r) {
       g.fillText("+" + secText(r * COL / ROWS), 2, HEAT_TOP + r * CELL_H + CELL_H / 2);
     });
+    // the empty cells in one colour, then the others by count (white,
+    // through yellow and orange, to red), each colour set once
+    var shade = [];
+    g.fillStyle = "#f5f7fa";
     for (c = 0; c < NCOL; c++) {
       for (var r = 0; r < ROWS; r++) {
         var n = heat[c * ROWS + r];
-        var v = heatMax > 0 ? n / heatMax : 0; // white, through yellow and orange, to red
-        g.fillStyle = n === 0 ? "#f5f7fa" : "rgb(" + Math.round(255 - 75 * v) + "," +
-          Math.round(235 - 200 * v) + "," + Math.round(180 - 160 * v) + ")";
-        g.fillRect(HEAT_LEFT + c * CELL_W, HEAT_TOP + r * CELL_H, CELL_W - 1, CELL_H - 1);
+        if (n) (shade[n] || (shade[n] = [])).push(c, r);
+        else g.fillRect(HEAT_LEFT + c * CELL_W, HEAT_TOP + r * CELL_H, CELL_W - 1, CELL_H - 1);
       }
     }
+    shade.forEach(function (cells, n2) {
+      var v = n2 / heatMax;
+      g.fillStyle = "rgb(" + Math.round(255 - 75 * v) + "," + Math.round(235 - 200 * v) + "," + Math.round(180 - 160 * v) + ")";
+      for (var j = 0; j < cells.length; j += 2) {
+        g.fillRect(HEAT_LEFT + cells[j] * CELL_W, HEAT_TOP + cells[j + 1] * CELL_H, CELL_W - 1, CELL_H - 1);
+      }
+    });
     return base;
   }
 
