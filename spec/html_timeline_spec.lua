@@ -268,6 +268,21 @@ describe("the page's timeline", function()
     assert.same({}, page.errors)
     page:close()
   end)
+
+  it("draws an --event=off-cpu page: the heat map of the intervals' starts", function()
+    local off = TMP .. "/off.html"
+    local status, out, err = H.cmd.lgprof({ "--format=html", "--event=off-cpu", "perf.data" }, { cwd = TMP })
+    assert.equal(0, status, err)
+    util.spit(off, out)
+    local page = open(off)
+    assert.equal(7000, (shown(page))) -- 101's 8 -> 15 ms
+    assert.truthy(page:eval("document.getElementById('tl-heat-note').textContent"):find("off-CPU intervals' starts", 1, true))
+    -- a range from 12 ms: the interval's last 3 ms
+    settle(page, "location.hash = 'range=0.012,'")
+    assert.equal(3000, (shown(page)))
+    assert.same({}, page.errors)
+    page:close()
+  end)
 end)
 
 describe("the page without a timeline", function()
