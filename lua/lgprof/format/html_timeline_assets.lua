@@ -64,7 +64,7 @@ M.js = [==[
     GRP[T.fc[gi]] = CYCLE_GRP[T.fc[gi + 1]];
   }
   var OUTER = null, ARC, ARC_FROM, ARC_TO, NARC = 0;
-  // (once: at the first selection, or when the browser is idle after the first paint)
+  // (once: after the first frame, or at a first selection made before)
   function walkTree() {
     if (OUTER) return;
     var k;
@@ -620,7 +620,9 @@ M.js = [==[
     resizeTimer = setTimeout(function () { drawLanes(); }, 100);
   });
   apply();
-  if (window.requestIdleCallback) requestIdleCallback(walkTree);
+  // (the tree's walk right after the first frame: not before the page
+  // shows, and done before a first selection has to wait for it)
+  requestAnimationFrame(function () { setTimeout(walkTree, 0); });
   window.lgprofTimelineLoadMs = performance.now() - LOAD_START;
   window.lgprofTimelineReady = true;
 })();
