@@ -34,7 +34,7 @@ M.css = [==[
 M.js = [==[
 (function () {
   "use strict";
-  var LOAD_START = performance.now(), el = document.getElementById("lgprof-timeline");
+  var el = document.getElementById("lgprof-timeline");
   if (!el || !window.lgprofState) return;
   var T = JSON.parse(el.textContent), STATE = window.lgprofState;
   var GR = window.lgprofGroups || null;
@@ -123,7 +123,7 @@ M.js = [==[
   function compute(sel) {
     var O = T.opts, k, f, i, s, id;
     walkTree();
-    var tS = performance.now(), sw = new Float64Array(NSTACK), sn = new Float64Array(NSTACK), from = sel.from, to = sel.to;
+    var sw = new Float64Array(NSTACK), sn = new Float64Array(NSTACK), from = sel.from, to = sel.to;
     var ranged = from !== null, atEnd = ranged && to >= T.span;
     // (the tables: the range's samples of every thread and binary)
     var rw = ranged ? new Float64Array(NSTACK) : sw, rn = ranged ? new Float64Array(NSTACK) : sn;
@@ -142,7 +142,6 @@ M.js = [==[
       if (sel.dso >= 0 && FDSO[NFUNC[LEAF[s]]] !== sel.dso) continue;
       sw[s] += w; sn[s] += 1;
     }
-    var tA = performance.now();
     // by node of the stacks' tree: the weight of the stacks ending there
     // (leafW), of those through it (nodeW), and of those ending in the run
     // of its group's frames that starts there (runW)
@@ -179,7 +178,6 @@ M.js = [==[
       var id = ARC[k];
       if (id >= 0) { arcS[id] += runW[k]; arcC[id] += nodeW[k] - runW[k]; arcN[id] += nodeN[k]; }
     }
-    var tB = performance.now();
     // the flame graph: the stacks' prefix tree, cut as lgprof's (min_weight
     // of the total, max_depth frames): a frame lighter than the cut stays
     // with the frame above it
@@ -302,7 +300,6 @@ M.js = [==[
       threads: rows(thW, thN, thHot, function (g) { return String(T.th[g][1]); }, function (g) { return threadLabel(+g); }),
       dsos: rows(dsoW, dsoN, dsoHot, function (g) { return T.dsos[g]; }, function (g) { return T.dsos[g]; })
     };
-    window.lgprofTimelineSteps = { samples: tA - tS, nodes: tB - tA, page: performance.now() - tB };
     return { D: D, tables: tables };
   }
   // ---- the section: lanes, legend, heat map
@@ -571,7 +568,7 @@ M.js = [==[
   window.lgprofMain = function () { pageMain(); place(); };
   var computed = false, applied = null;
   function apply() {
-    var sel = selection(), t0 = performance.now();
+    var sel = selection();
     current = sel;
     if (sel.key !== applied) {
       applied = sel.key;
@@ -579,15 +576,12 @@ M.js = [==[
       var own = GR && ((st.thread && GR.G.ids.thread[st.thread] === undefined) || (st.dso && GR.G.ids.dso[st.dso] === undefined));
       if (sel.from !== null || own || !GR) {
         if (sel.from !== null || sel.thread >= 0 || sel.dso >= 0) {
-          var r = compute(sel), t1 = performance.now();
+          var r = compute(sel);
           if (sel.thread >= 0 && GR) GR.G.label.thread[String(T.th[sel.thread][1])] = threadLabel(sel.thread);
           dataEl.textContent = JSON.stringify(r.D);
-          var t2 = performance.now();
           if (GR) document.getElementById("lgprof-page").innerHTML = GR.G.skeleton;
           window.lgprofMain();
-          var t3 = performance.now();
           if (GR) GR.tables(sel.from !== null ? r.tables : null, st.thread || "", st.dso || "");
-          window.lgprofTimelineTimes = { compute: t1 - t0, json: t2 - t1, page: t3 - t2, tables: performance.now() - t3 };
           computed = true;
         }
       } else if (computed) { // back to the page of the whole, the thread or the binary
@@ -604,16 +598,12 @@ M.js = [==[
     $("tl-sel").textContent = txt.length ? "Selected: " + txt.join(", ") + "." : "Nothing selected: all samples.";
     drawLanes();
     drawHeat();
-    window.lgprofTimelineMs = performance.now() - t0;
   }
   place();
   $("tl-heat-note").textContent = "A column per " + secText(COL) + " s, " + ROWS + " rows of " + secText(COL / ROWS) +
     " s: the " + (onCount > 0 ? "on-CPU samples" : "off-CPU intervals' starts") + " in each (most: " + heatMax +
     "). Click a cell, or drag across cells, to select their time.";
   window.addEventListener("hashchange", apply);
-  window.lgprofTimelineCompute = function (from, to) { // (for measuring)
-    return compute({ from: from, to: to, thread: -1, dso: -1 });
-  };
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
@@ -623,7 +613,6 @@ M.js = [==[
   // (the tree's walk right after the first frame: not before the page
   // shows, and done before a first selection has to wait for it)
   requestAnimationFrame(function () { setTimeout(walkTree, 0); });
-  window.lgprofTimelineLoadMs = performance.now() - LOAD_START;
   window.lgprofTimelineReady = true;
 })();
 ]==]
