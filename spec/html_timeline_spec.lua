@@ -304,4 +304,24 @@ describe("the page without a timeline", function()
       { max_functions = 2000, max_arcs = 100, min_weight = 0.0005, max_depth = 64 }, {}))
     assert.equal(30000, data.span) -- microseconds: the first sample at 0, the last at 30 ms
   end)
+
+  -- (a thread's page of the command, --tid, is a filtered profile: its own
+  -- copy of the kept samples' times, numbered by its own stacks)
+  it("keeps a filtered profile's sample times", function()
+    if not util.slurp(TMP .. "/perf.data") then write_recording(TMP) end
+    local lgprof = require "lgprof"
+    local timed <close> = assert(lgprof.open(nil, TMP .. "/perf.data", { sample_times = true }))
+    local sub <close> = assert(timed:filter { tid = 101 })
+    local stacks = {}
+    for st in sub:stacks() do stacks[#stacks + 1] = st end
+    local got = {}
+    for _, t in ipairs(sub:sample_times()) do
+      assert.equal(101, t.tid)
+      local leaf = stacks[t.stack].frames[#stacks[t.stack].frames].name
+      got[#got + 1] = ("%g %s"):format(t.time * 1000, leaf)
+    end
+    -- 101's samples: 5 6 7 lib_hot, 15..18 work_b, 30 lib_cold (ms)
+    assert.equal("5 lib_hot,6 lib_hot,7 lib_hot,15 work_b,16 work_b,17 work_b,18 work_b,30 lib_cold",
+      table.concat(got, ","))
+  end)
 end)
