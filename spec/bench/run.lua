@@ -46,9 +46,14 @@
 --       record --off-cpu records them): --event=off-cpu and --event=wall
 --       reports at most 1.5x the on-CPU report's time on the same file;
 --       --time-range=25%,75% no slower than the whole
+--   PH  P1's recording as a --format=html page in headless Chromium (when
+--       installed): from the navigation to the first frame painted after
+--       the page's scripts (target < 2 s), and a time range selected on the
+--       timeline (the fragment's range=) until its frame is painted (the
+--       page recomputed: target < 200 ms); medians of BENCH_RUNS loads
 --
 -- BENCH_ONLY=B1s,B5 (a comma-separated list) runs only those benchmarks
--- (P1,P2,P3,P4,PL,PA,PD,PT for the perf.data rows).
+-- (P1,P2,P3,P4,PL,PA,PD,PT,PH for the perf.data rows).
 -- Each command runs BENCH_RUNS times (default and minimum 3; 11 when its
 -- first run took under 1 s, so short commands get a steadier median); the table
 -- shows the medians of wall time (bash's $EPOCHREALTIME around the command,
@@ -526,7 +531,7 @@ end
 -- P1-P4, linear: perf.data recordings of gcc compiling a generated file,
 -- lgprof against perf on the same file
 ---------------------------------------------------------------------------
-if want("P1", "P2", "P3", "P4", "PL", "PA", "PD", "PT") then
+if want("P1", "P2", "P3", "P4", "PL", "PA", "PD", "PT", "PH") then
   local PERF = capture("command -v perf || true"):gsub("\n$", "")
   local why
   if PERF == "" then
@@ -577,7 +582,7 @@ if want("P1", "P2", "P3", "P4", "PL", "PA", "PD", "PT") then
     local function perf_run(label, inp, args, tag, once)
       return measure(label, perf_cmd(inp, args), OUT .. "/" .. tag .. ".perf.txt", false, once)
     end
-    local fp = want("P1", "P2", "P3", "PL", "PA", "PD") and recording(6000, "fp", "-e cpu-clock -F 4000 -g")
+    local fp = want("P1", "P2", "P3", "PL", "PA", "PD", "PH") and recording(6000, "fp", "-e cpu-clock -F 4000 -g")
     -- (a second recording of the same compile, the new side of PD's diff)
     local fp2 = want("PD") and recording(6000, "fp-2", "-e cpu-clock -F 4000 -g")
     local half = want("PL") and recording(6000, "fp-half", "-e cpu-clock -F 2000 -g")
@@ -716,6 +721,79 @@ if want("P1", "P2", "P3", "P4", "PL", "PA", "PD", "PT") then
       row { "PT", "report, --time-range=25%,75%", l = part, lt = true, lr = true, ratio = r,
             target = "no slower than the whole", ok = r <= 1.05 }
       done_with(part.out, on.out)
+    end
+    if want("PH") then
+      -- the page's timeline: load and first paint, a range's redraw
+      local chromium = require "helpers.chromium"
+      local page = lgprof_report("PH-page", fp, "--format=html")
+      local size = #(slurp(page.out) or "")
+      if not chromium.available() then
+        row { "PH", "page timing skipped: no " .. chromium.BINARY }
+      else
+        local html = OUT .. "/PH-page.html"
+        sh("cp " .. q(page.out) .. " " .. q(html))
+        local dir = OUT .. "/PH-chromium"
+        sh("rm -rf " .. q(dir) .. " && mkdir -p " .. q(dir))
+        local browser = assert(chromium.start(dir, { timeout = 600 }))
+        -- (after the page's scripts: the next frame, then a task after it)
+        local PAINTED = "new Promise(function (r) { requestAnimationFrame(function () {"
+          .. " setTimeout(function () { r(performance.now()); }, 0); }); })"
+        -- the browser's processes' CPU time (user + system, seconds): on a
+        -- loaded machine the wall times above include waiting for a CPU
+        local function browser_cpu()
+          local ls = io.popen("ls /proc")
+          local total = 0
+          for pid in ls:lines() do
+            if pid:match("^%d+$") then
+              local cmdline = slurp("/proc/" .. pid .. "/cmdline") or ""
+              if cmdline:find(dir, 1, true) then
+                local stat = slurp("/proc/" .. pid .. "/stat") or ""
+                local rest = stat:match("%) (.*)$")
+                local f = {}
+                for w in (rest or ""):gmatch("%S+") do f[#f + 1] = w end
+                -- (fields 14 and 15 of stat: the 12th and 13th after the command's ")")
+                total = total + (tonumber(f[12]) or 0) + (tonumber(f[13]) or 0)
+              end
+            end
+          end
+          ls:close()
+          return total / 100 -- (clock ticks: USER_HZ is 100 on Linux)
+        end
+        local loads, redraws, errors, load_cpu, redraw_cpu = {}, {}, 0, {}, {}
+        for _ = 1, RUNS do
+          local c0 = browser_cpu()
+          local p = browser:open("file://" .. html)
+          loads[#loads + 1] = p:eval("window.lgprofTimelineReady ? " .. PAINTED .. " : -1") / 1000
+          local c1 = browser_cpu()
+          load_cpu[#load_cpu + 1] = c1 - c0
+          -- the middle half of the recording, from its span in the page's data
+          redraws[#redraws + 1] = p:eval([[
+            (function () {
+              var T = JSON.parse(document.getElementById('lgprof-timeline').textContent);
+              var s = T.span / 1e6, t0 = performance.now();
+              location.hash = 'range=' + (s / 4).toFixed(6) + ',' + (3 * s / 4).toFixed(6);
+              return new Promise(function (r) { requestAnimationFrame(function () {
+                setTimeout(function () { r(performance.now() - t0); }, 0); }); });
+            })()]]) / 1000
+          redraw_cpu[#redraw_cpu + 1] = browser_cpu() - c1
+          errors = errors + #p.errors
+          p:close()
+        end
+        browser:close()
+        local load, redraw = median(loads), median(redraws)
+        row { "PH", "page: load to first paint", l = { t = load }, lt = true,
+              target = "< 2 s", ok = load < 2 and errors == 0,
+              note = ("%d samples, page %.1f MB, load average %s%s"):format(fp.samples or 0, size / 1e6,
+                (slurp("/proc/loadavg") or "?"):match("^(%S+)") or "?",
+                errors > 0 and (", %d script errors"):format(errors) or "") }
+        row { "PH", "page: range selected to painted", l = { t = redraw }, lt = true,
+              target = "< 0.2 s", ok = redraw < 0.2 }
+        -- (CPU time: the browser's processes', tab creation included)
+        row { "PH", "page: load, browser CPU time", l = { t = median(load_cpu) }, lt = true,
+              note = "for a loaded machine: the wall time's share of work" }
+        row { "PH", "page: range, browser CPU time", l = { t = median(redraw_cpu) }, lt = true }
+      end
+      done_with(page.out)
     end
     if lfp then done_with(lfp.out) end
   end

@@ -960,6 +960,17 @@ int lgp_stacktab_subset(lgp_stacktab *dst, const lgp_stacktab *src, const uint8_
     dst->nunwind_errors = 0;
   dst->recording = dup_str(src->recording, &bad);
   dst->nstacks = dst->nframes = 0;
+  /* the kept stacks' sample times, renumbered below (not shared: each
+     table frees its own) */
+  dst->times = NULL;
+  dst->ntimes = 0;
+  if (src->times != NULL) {
+    size_t nt = 0;
+    for (i = 0; i < src->ntimes; i++)
+      nt += keep[src->times[i].stack] != 0;
+    if (!(dst->times = lgp_alloc_array(nt ? nt : 1, sizeof *dst->times)))
+      bad = 1;
+  }
   if (dst->dsos == NULL || dst->funcs == NULL || dst->threads == NULL || dst->events == NULL ||
       dst->files == NULL || dst->unwind_errors == NULL)
     bad = 1;

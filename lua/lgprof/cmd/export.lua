@@ -31,6 +31,8 @@ function cmd.run(ctx)
   if st.style & (options.EXEC | options.ANNO) ~= 0 then
     return ctx:fail(2, "--format cannot be combined with -A or -C")
   end
+  -- the page's timeline needs each sample's time (a perf.data's)
+  if fmt == "html" then st.sample_times = true end
   local base <close>, ostatus = ctx.cli.open(st, err)
   if not base then return ostatus end
   local profile, vstatus = ctx.cli.view(st, base, err) -- --focus, --hide...: every format

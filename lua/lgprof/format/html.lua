@@ -421,6 +421,9 @@ function html.write(profile, file, options)
     local p = page_data(sub, html_groups.group_options(o))
     return p and json(p)
   end, assets.body)
+  -- a perf.data's timeline (html_timeline): each sample's time, thread and stack
+  local tdata = require("lgprof.format.html_timeline").collect(profile, o, page.meta)
+  local tassets = tdata and require "lgprof.format.html_timeline_assets"
   local asm_panel = require "lgprof.format.html_asm" -- the disassembly panel
   local asm_data = asm_panel.data(profile, pdata.fns)
   -- (a perf.data's: the recorded command, whose executable the header names)
@@ -439,6 +442,7 @@ function html.write(profile, file, options)
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
     "<meta name=\"generator\" content=\"", text(page.meta.generator), "\">\n",
     "<title>", text(title), "</title>\n<style>\n", assets.css, gdata and html_groups.css or "", asm_panel.css,
+    tassets and tassets.css or "",
     "</style>\n</head>\n<body>\n<div id=\"lgprof-page\">\n",
     assets.body,
     -- (outside the page's div, which a thread's or binary's rows draw again)
@@ -453,12 +457,15 @@ function html.write(profile, file, options)
       end
     end
   end
+  if tdata then
+    parts[#parts + 1] = "<script type=\"application/json\" id=\"lgprof-timeline\">" .. json(tdata) .. "</script>\n"
+  end
   -- the fragment's state first; the page's script a function, so that a
   -- thread's or binary's rows can draw the page again from their data
   parts[#parts + 1] = "<script>\n" .. html_groups.state_js .. "window.lgprofMain = function () {\n"
   parts[#parts + 1] = assets.js
   parts[#parts + 1] = "};\nwindow.lgprofMain();\n" .. (gdata and html_groups.js or "") .. asm_panel.js
-    .. "</script>\n</body>\n</html>\n"
+    .. (tassets and tassets.js or "") .. "</script>\n</body>\n</html>\n"
   local ok, werr = out:write(table.concat(parts))
   if ok then ok, werr = out:flush() end
   if tmp then

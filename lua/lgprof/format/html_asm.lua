@@ -108,7 +108,7 @@ M.js = [==[
   function selected() {
     if (window.lgprofState) {
       var s = window.lgprofState.get(), f = /^f(\d+)$/.exec(s.sel || "");
-      return f && { f: f[1], line: /^\d+$/.test(s.line || "") ? +s.line : 0, group: s.thread || s.dso };
+      return f && { f: f[1], line: /^\d+$/.test(s.line || "") ? +s.line : 0, group: s.thread || s.dso || s.range };
     }
     var m = /^#f(\d+)(?:&line=(\d+))?$/.exec(location.hash);
     return m && { f: m[1], line: m[2] ? +m[2] : 0 };
@@ -119,9 +119,10 @@ M.js = [==[
     if (!m) return;
     if (m.group) {
       // the embedded instructions are the whole profile's, indexed as its
-      // functions are; a thread's or binary's page numbers them its own way
+      // functions are; a thread's or binary's page numbers them its own way,
+      // and a time range's (the timeline's) holds fewer samples
       box.innerHTML = "<p class=\"note\">The disassembly is of the whole profile: show all samples " +
-        "(clear the thread or binary) to see it.</p>";
+        "(clear the thread, binary or time range) to see it.</p>";
       return;
     }
     var L = A[m.f], sel = m.line;

@@ -46,7 +46,8 @@ M.state_js = [==[
     if (s.sel) items.push(s.sel);
     Object.keys(s).sort().forEach(function (k) {
       if (k !== "sel" && s[k] !== undefined && s[k] !== null && s[k] !== "") {
-        items.push(k + "=" + encodeURIComponent(String(s[k])));
+        // (a comma kept as it is: range=1.25,2.5 reads as it is typed)
+        items.push(k + "=" + encodeURIComponent(String(s[k])).replace(/%2C/g, ","));
       }
     });
     return items.join("&");
@@ -79,6 +80,7 @@ M.js = [==[
   var shown = { thread: "", dso: "" };
   var ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" };
   function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return ESC[c]; }); }
+  var override = null; // the timeline's rows of a time range (lgprofGroups.tables)
   function table(kind, title, rows, current) {
     var h = ["<div class=\"grp\"><h2>" + esc(title) + "</h2><table class=\"groups\" id=\"" + kind +
       "-table\"><thead><tr><th>samples</th><th>" + esc(G.unit) + "</th><th>\u00b1</th><th>share</th>" +
@@ -109,8 +111,8 @@ M.js = [==[
       ? "This page shows " + esc(what) + ": the flame graph, the flat profile and the call graph are " +
         "its samples alone. <a href=\"#\" id=\"groups-all\">Show all samples</a>."
       : "Click a thread or a binary to see its samples alone (and again to see all).") + "</p>" +
-      "<div class=\"grps\">" + table("thread", "Threads", G.threads, shown.thread) +
-      table("dso", "Binaries (of the leaf frame)", G.dsos, shown.dso) + "</div>";
+      "<div class=\"grps\">" + table("thread", "Threads", override ? override.threads : G.threads, shown.thread) +
+      table("dso", "Binaries (of the leaf frame)", override ? override.dsos : G.dsos, shown.dso) + "</div>";
   }
   // draws the page from the data of a group ("" for the whole profile)
   function draw(kind, key) {
@@ -151,6 +153,14 @@ M.js = [==[
     if ((s.thread || "") !== shown.thread || (s.dso || "") !== shown.dso) fromState();
   });
   fromState();
+  // for the timeline (html_timeline): the whole's data, drawing the page
+  // of the fragment's thread or binary again, the tables of other rows
+  window.lgprofGroups = { G: G, whole: whole, redraw: fromState,
+    tables: function (rows, thread, dso) {
+      override = rows;
+      if (thread !== undefined) shown = { thread: thread || "", dso: dso || "" };
+      drawTables();
+    } };
   window.lgprofGroupsReady = true;
 })();
 ]==]

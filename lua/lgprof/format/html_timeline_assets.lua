@@ -1,0 +1,620 @@
+--- lgprof.format.html_timeline_assets: the CSS and JavaScript of the HTML
+-- report's timeline (data: lgprof.format.html_timeline), run after the
+-- page's own script and the threads' and binaries' tables'
+-- (lgprof.format.html_groups, whose design it follows: the page is drawn
+-- again from data put in the lgprof-data element).
+--
+-- The timeline: one lane per thread, grouped by process, with its on-CPU
+-- samples' density and its off-CPU intervals coloured by why (sleeping S,
+-- waiting D, preempted R, blocked S or D); below it a subsecond heat map of
+-- the whole recording (as FlameScope draws it: a column per second, or per
+-- tenth or hundredth of one in a short recording, 50 rows of its fiftieths,
+-- the colour the samples in each). Dragging across the lanes or the heat
+-- map selects a time range, clicking a lane its thread; the selection is
+-- the fragment's range=FROM,TO (seconds from the first sample, FROM
+-- included, TO excluded, as --time-range; a TO at the end includes the last
+-- sample) with html_groups' thread= and dso=. Of a range (or a thread or
+-- binary without a page of its own) the page recomputes, from the
+-- samples' stacks, the flame graph, the flat profile, the call graph and
+-- the tables, as lgprof computes them (functions' self and total, the
+-- caller-callee pairs of measured stacks, the flame graph's cuts), and
+-- shows them as a view; cycles are not recomputed (none are listed).
+local M = {}
+
+M.css = [==[
+#tl-sec { padding: 0 16px; }
+#tl-sec .tl-bar { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
+#tl-lanes, #tl-heat { border: 1px solid var(--line); overflow-x: auto; overflow-y: hidden; }
+#tl-lanes canvas, #tl-heat canvas { display: block; cursor: crosshair; }
+#tl-legend { display: flex; gap: 12px; flex-wrap: wrap; font-size: 12px; color: var(--muted); }
+#tl-legend i { display: inline-block; width: 12px; height: 10px; margin-right: 4px; vertical-align: middle; }
+#tl-sel { font-variant-numeric: tabular-nums; }
+]==]
+
+M.js = [==[
+(function () {
+  "use strict";
+  var el = document.getElementById("lgprof-timeline");
+  if (!el || !window.lgprofState) return;
+  var T = JSON.parse(el.textContent), STATE = window.lgprofState;
+  var GR = window.lgprofGroups || null;
+  var dataEl = document.getElementById("lgprof-data");
+  var SCALE = T.is_time ? 1e9 : 1, SPAN = Math.max(T.span, 1);
+  function undelta(a) { var p = 0; for (var i = 0; i < a.length; i++) { p += a[i]; a[i] = p; } return a; }
+  var TIME = undelta(T.t), STK = T.s, WT = undelta(T.w), NSAMP = TIME.length;
+  var NAMES = T.f[0], FIDX = T.f[1], FDSO = T.f[2], NF = NAMES.length;
+  var FILE = new Int32Array(NF).fill(-1), LINE = new Int32Array(NF);
+  for (var fi = 0; fi + 2 < T.fl.length; fi += 3) { FILE[T.fl[fi]] = T.fl[fi + 1]; LINE[T.fl[fi]] = T.fl[fi + 2]; }
+  var NNODE = T.nf.length, PARENT = new Int32Array(NNODE + 1), NFUNC = new Int32Array(NNODE + 1);
+  var DEPTH = new Int32Array(NNODE + 1);
+  for (var k = 1; k <= NNODE; k++) {
+    PARENT[k] = k - T.np[k - 1]; NFUNC[k] = T.nf[k - 1]; DEPTH[k] = DEPTH[PARENT[k]] + 1;
+  }
+  var NSTACK = T.st.length, LEAF = undelta(T.sl), SK = new Uint8Array(NSTACK), ST = T.st;
+  for (var s = 0; s + 1 < T.sk.length; s += 2) SK[T.sk[s]] = T.sk[s + 1];
+  // the tree's children, then a walk of it that marks each node whose
+  // function is on no node above it (OUTER: where a stack enters that
+  // function), and each node whose function's group (the function, or its
+  // cycle as a whole) is on no node above it: there the stack enters the
+  // group, through the caller-callee pair numbered ARC
+  var GRP = new Int32Array(NF), NGRP = NF, CYCLE_GRP = {};
+  for (var gi = 0; gi < NF; gi++) GRP[gi] = gi;
+  for (gi = 0; gi + 1 < T.fc.length; gi += 2) {
+    if (CYCLE_GRP[T.fc[gi + 1]] === undefined) CYCLE_GRP[T.fc[gi + 1]] = NGRP++;
+    GRP[T.fc[gi]] = CYCLE_GRP[T.fc[gi + 1]];
+  }
+  var OUTER = null, ARC, ARC_FROM, ARC_TO, NARC = 0;
+  // (once: after the first frame, or at a first selection made before)
+  function walkTree() {
+    if (OUTER) return;
+    var k;
+    var KSTART = new Int32Array(NNODE + 2), KIDS = new Int32Array(NNODE);
+    for (k = 1; k <= NNODE; k++) KSTART[PARENT[k] + 1]++;
+    for (k = 1; k <= NNODE + 1; k++) KSTART[k] += KSTART[k - 1];
+    var KFILL = KSTART.slice(0, NNODE + 1);
+    for (k = 1; k <= NNODE; k++) KIDS[KFILL[PARENT[k]]++] = k;
+    OUTER = new Uint8Array(NNODE + 1); ARC = new Int32Array(NNODE + 1).fill(-1);
+    ARC_FROM = []; ARC_TO = []; var ARC_ID = new Map(), ONPATH = new Int32Array(NF), walk = [];
+    var GONPATH = new Int32Array(NGRP);
+    for (k = KSTART[1] - 1; k >= KSTART[0]; k--) walk.push(KIDS[k]);
+    while (walk.length) { // (a node, then -node when its subtree is done)
+      var at = walk.pop();
+      if (at < 0) { ONPATH[NFUNC[-at]]--; GONPATH[GRP[NFUNC[-at]]]--; continue; }
+      var fn = NFUNC[at], up = PARENT[at];
+      if (!ONPATH[fn]) OUTER[at] = 1;
+      if (!GONPATH[GRP[fn]] && up) {
+        var key = NFUNC[up] * NF + fn, id = ARC_ID.get(key);
+        if (id === undefined) { id = ARC_FROM.length; ARC_ID.set(key, id); ARC_FROM.push(NFUNC[up]); ARC_TO.push(fn); }
+        ARC[at] = id;
+      }
+      ONPATH[fn]++; GONPATH[GRP[fn]]++;
+      walk.push(-at);
+      for (k = KSTART[at + 1] - 1; k >= KSTART[at]; k--) walk.push(KIDS[k]);
+    }
+    NARC = ARC_FROM.length;
+  }
+  var OFF = T.offs ? { t: undelta(T.offs.t), d: T.offs.d, th: T.offs.th, k: T.offs.k } : null;
+  var KIND = [null, ["S", "sleeping", "#8fb3d9"], ["D", "waiting (I/O)", "#e8a33d"],
+    ["R", "preempted", "#d9534f"], ["B", "blocked (S or D)", "#b8b8b8"]];
+  var ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" };
+  function esc(x) { return String(x).replace(/[&<>"']/g, function (c) { return ESC[c]; }); }
+  function $(id) { return document.getElementById(id); }
+  function secText(us) { return (us / 1e6).toFixed(6).replace(/0+$/, "").replace(/\.$/, ""); }
+  function threadLabel(i) { return T.th[i][1] + ":" + T.th[i][2]; }
+  var THREAD_AT = {}; T.th.forEach(function (th, i) { THREAD_AT[String(th[1])] = i; });
+  var DSO_AT = {}; T.dsos.forEach(function (p, i) { DSO_AT[p] = i; });
+
+  // ---- the selection of the fragment: range=FROM,TO (seconds), thread=, dso=
+  function selection() {
+    var st = STATE.get(), sel = { from: null, to: null, thread: -1, dso: -1, text: "" };
+    var m = /^\s*([0-9.eE+-]*)\s*,\s*([0-9.eE+-]*)\s*$/.exec(st.range || "");
+    if (m) {
+      var a = m[1] === "" ? 0 : parseFloat(m[1]), b = m[2] === "" ? SPAN / 1e6 : parseFloat(m[2]);
+      if (isFinite(a) && isFinite(b) && b > a) { sel.from = Math.round(a * 1e6); sel.to = Math.round(b * 1e6); }
+    }
+    if (st.thread !== undefined && THREAD_AT[st.thread] !== undefined) sel.thread = THREAD_AT[st.thread];
+    if (st.dso !== undefined && DSO_AT[st.dso] !== undefined) sel.dso = DSO_AT[st.dso];
+    sel.key = [sel.from, sel.to, sel.thread, sel.dso].join(" ");
+    return sel;
+  }
+
+  // ---- the page's data of a selection, as lgprof.format.html's page_data
+  // makes it, from the samples' stacks
+  function compute(sel) {
+    var O = T.opts, k, f, i, s, id;
+    walkTree();
+    var sw = new Float64Array(NSTACK), sn = new Float64Array(NSTACK), from = sel.from, to = sel.to;
+    var ranged = from !== null, atEnd = ranged && to >= T.span;
+    // (the tables: the range's samples of every thread and binary)
+    var rw = ranged ? new Float64Array(NSTACK) : sw, rn = ranged ? new Float64Array(NSTACK) : sn;
+    for (i = 0; i < NSAMP; i++) {
+      s = STK[i];
+      var t = TIME[i], w = WT[i];
+      if (ranged) {
+        if (SK[s] && T.is_time) { // an off-CPU interval: its part inside the range
+          var a = Math.max(t, from), b = Math.min(t + w / 1000, to);
+          if (b <= a) continue;
+          w = Math.min(w, Math.round((b - a) * 1000));
+        } else if (t < from || (t >= to && !atEnd)) continue;
+        rw[s] += w; rn[s] += 1;
+      }
+      if (sel.thread >= 0 && ST[s] !== sel.thread) continue;
+      if (sel.dso >= 0 && FDSO[NFUNC[LEAF[s]]] !== sel.dso) continue;
+      sw[s] += w; sn[s] += 1;
+    }
+    // by node of the stacks' tree: the weight of the stacks ending there
+    // (leafW), of those through it (nodeW), and of those ending in the run
+    // of its group's frames that starts there (runW)
+    var leafW = new Float64Array(NNODE + 1), leafN = new Float64Array(NNODE + 1), total = 0, samples = 0;
+    var thW = {}, thN = {}, thHot = {}, dsoW = {}, dsoN = {}, dsoHot = {};
+    function hot(map, g, f, n) { var h = map[g] || (map[g] = new Map()); h.set(f, (h.get(f) || 0) + n); }
+    var rsamples = 0;
+    for (s = 0; s < NSTACK; s++) {
+      var lf = LEAF[s], leaf = NFUNC[lf];
+      if (sn[s]) { leafW[lf] += sw[s]; leafN[lf] += sn[s]; total += sw[s]; samples += sn[s]; }
+      if (!ranged || !rn[s]) continue;
+      var w2 = rw[s], n2 = rn[s], th = ST[s], ds = FDSO[leaf];
+      rsamples += n2;
+      thW[th] = (thW[th] || 0) + w2; thN[th] = (thN[th] || 0) + n2; hot(thHot, th, leaf, n2);
+      dsoW[ds] = (dsoW[ds] || 0) + w2; dsoN[ds] = (dsoN[ds] || 0) + n2; hot(dsoHot, ds, leaf, n2);
+    }
+    var nodeW = leafW.slice(), nodeN = leafN.slice(), runW = leafW.slice();
+    for (k = NNODE; k >= 1; k--) {
+      var up = PARENT[k];
+      nodeW[up] += nodeW[k]; nodeN[up] += nodeN[k];
+      if (up && GRP[NFUNC[up]] === GRP[NFUNC[k]]) runW[up] += runW[k];
+    }
+    // a function's self: the stacks ending in it; its total: those through
+    // the nodes where stacks enter it; the pair where a stack enters its
+    // group carries the stack: as self when its leaf is in that run of the
+    // group's frames, else as children (pairs inside a cycle carry none)
+    var self = new Float64Array(NF), tot = new Float64Array(NF), smp = new Float64Array(NF);
+    var arcS = new Float64Array(NARC), arcC = new Float64Array(NARC), arcN = new Float64Array(NARC);
+    for (k = 1; k <= NNODE; k++) {
+      if (!nodeN[k]) continue;
+      f = NFUNC[k];
+      self[f] += leafW[k]; smp[f] += leafN[k];
+      if (OUTER[k]) tot[f] += nodeW[k];
+      var id = ARC[k];
+      if (id >= 0) { arcS[id] += runW[k]; arcC[id] += nodeW[k] - runW[k]; arcN[id] += nodeN[k]; }
+    }
+    // the flame graph: the stacks' prefix tree, cut as lgprof's (min_weight
+    // of the total, max_depth frames): a frame lighter than the cut stays
+    // with the frame above it
+    var least = O.min_weight * total, kids = [], kept = new Uint8Array(NNODE + 1);
+    kids[0] = [];
+    for (k = 1; k <= NNODE; k++) {
+      if (nodeW[k] > 0 && nodeW[k] >= least && DEPTH[k] <= O.max_depth && (PARENT[k] === 0 || kept[PARENT[k]])) {
+        kept[k] = 1; kids[k] = [];
+        kids[PARENT[k]].push(k);
+      }
+    }
+    var unit = T.is_time ? 1000 : 1; // the flame graph's values: microseconds, or counts
+    // the functions embedded: the max_functions with the most total time,
+    // and the flame graph's
+    // (a numeric sort finds the cut; only the functions above it are sorted
+    // by a comparator)
+    var cand = [], ncand = 0, cut = 0;
+    for (f = 0; f < NF; f++) if (tot[f] > 0) ncand++;
+    if (O.max_functions >= 0 && ncand > O.max_functions) {
+      var tots = new Float64Array(ncand);
+      for (f = 0, i = 0; f < NF; f++) if (tot[f] > 0) tots[i++] = tot[f];
+      tots.sort();
+      cut = tots[ncand - O.max_functions];
+    }
+    for (f = 0; f < NF; f++) if (tot[f] > 0 && tot[f] >= cut) cand.push(f);
+    cand.sort(function (a, b) { return tot[b] - tot[a] || FIDX[a] - FIDX[b]; });
+    var pos = new Int32Array(NF).fill(-1), full = [], fns = [];
+    function embed(f, inFull) {
+      if (pos[f] < 0) { pos[f] = fns.length; fns.push(f); full.push(false); }
+      if (inFull) full[pos[f]] = true;
+      return pos[f];
+    }
+    var maxF = O.max_functions < 0 ? cand.length : Math.min(O.max_functions, cand.length);
+    for (i = 0; i < maxF; i++) embed(cand[i], true);
+    // preorder, heaviest child first (ties: by name), with an explicit stack
+    var frames = [], todo = [[0, -1]], byWeight = function (x, y) {
+      return nodeW[y] - nodeW[x] || (NAMES[NFUNC[x]] < NAMES[NFUNC[y]] ? -1 : NAMES[NFUNC[x]] > NAMES[NFUNC[y]] ? 1 : 0);
+    };
+    while (todo.length) {
+      var it = todo.pop(), node = it[0], at = frames.length, ch = kids[node], under = 0;
+      ch.sort(byWeight);
+      for (var c = 0; c < ch.length; c++) under += nodeW[ch[c]];
+      frames.push(node ? [it[1], 0, embed(NFUNC[node], true), Math.round(nodeW[node] / unit),
+        Math.max(0, Math.round((nodeW[node] - under) / unit))] : [-1, 2, 0, Math.round(under / unit), 0]);
+      for (c = ch.length - 1; c >= 0; c--) todo.push([ch[c], at]);
+    }
+    var rootV = frames[0][3];
+    // each embedded function's pairs, heaviest first, max_arcs a side
+    var callers = {}, callees = {}, narcs = 0, fullF = new Uint8Array(NF);
+    for (i = 0; i < fns.length; i++) if (full[i]) fullF[fns[i]] = 1;
+    for (id = 0; id < NARC; id++) {
+      if (!arcN[id]) continue;
+      narcs++;
+      var from2 = ARC_FROM[id], to2 = ARC_TO[id];
+      if (!fullF[from2] && !fullF[to2]) continue;
+      var arc = [from2, to2, arcS[id], arcC[id], arcN[id]];
+      if (fullF[to2]) (callers[to2] || (callers[to2] = [])).push(arc);
+      if (fullF[from2]) (callees[from2] || (callees[from2] = [])).push(arc);
+    }
+    function side(list, far) {
+      list = (list || []).slice().sort(function (a, b) {
+        return (b[2] + b[3]) - (a[2] + a[3]) || b[4] - a[4] || FIDX[a[far]] - FIDX[b[far]];
+      });
+      var out = [], max = O.max_arcs < 0 ? list.length : Math.min(O.max_arcs, list.length);
+      for (var j = 0; j < max; j++) {
+        var a = list[j];
+        out.push([embed(a[far], false), a[2] / SCALE, a[3] / SCALE, a[4], 0]);
+      }
+      return [out, list.length - out.length];
+    }
+    var arcsLeft = 0;
+    var nkept = fns.length, recs = [];
+    for (i = 0; i < nkept; i++) {
+      f = fns[i];
+      if (!full[i]) continue;
+      var ins = side(callers[f], 0), outs = side(callees[f], 1);
+      arcsLeft += ins[1] + outs[1];
+      var r = { n: NAMES[f], i: FIDX[f], self: self[f] / SCALE, smp: smp[f],
+        err: smp[f] > 0 ? self[f] / SCALE / Math.sqrt(smp[f]) : 0,
+        pct: total > 0 ? 100 * self[f] / total : 0, gself: self[f] / SCALE, ch: (tot[f] - self[f]) / SCALE,
+        tot: tot[f] / SCALE, gpct: total > 0 ? 100 * tot[f] / total : 0, flat: true,
+        "in": ins[0], out: outs[0], more: [ins[1], outs[1]] };
+      if (FILE[f] >= 0) { r.file = T.files[FILE[f]]; if (LINE[f]) r.line = LINE[f]; }
+      recs[i] = r;
+    }
+    for (i = 0; i < fns.length; i++) if (!recs[i]) recs[i] = { i: FIDX[fns[i]], n: NAMES[fns[i]], stub: true };
+    var left = 0, leftSelf = 0;
+    for (f = 0; f < NF; f++) if (tot[f] > 0 && (pos[f] < 0 || !full[pos[f]])) { left++; leftSelf += self[f]; }
+    var M = {};
+    Object.keys(T.meta).forEach(function (key2) { M[key2] = T.meta[key2]; });
+    M.total_time = M.print_time = total / SCALE;
+    M.samples = samples;
+    M.sample_period = samples > 0 ? total / SCALE / samples : 0;
+    M.listed = ncand; M.left = left; M.left_self = leftSelf / SCALE; M.arcs_left = arcsLeft;
+    M.arc_count = narcs;
+    M.cycle_count = 0; M.flame_total = rootV;
+    M.max_functions = O.max_functions; M.max_arcs = O.max_arcs;
+    var what = [];
+    if (ranged) what.push("from " + secText(from) + " s to " + secText(to) + " s");
+    if (sel.thread >= 0) what.push("of thread " + threadLabel(sel.thread));
+    if (sel.dso >= 0) what.push("whose leaf is in " + T.dsos[sel.dso]);
+    var D = { meta: M, fns: recs, cycles: [], frames: frames, labels: ["all"],
+      view: { description: "the samples " + what.join(", ") + " (the timeline's selection; cycles are not " +
+        "recomputed)", total_time: total / SCALE, base_time: T.meta.total_time,
+        print_time: total / SCALE, base_print_time: T.meta.print_time } };
+    // the tables: the range's threads and binaries
+    function rows(W, N, HOT, keyOf, labelOf) {
+      var list = Object.keys(W).map(function (g) {
+        var h = HOT[g], hs = Array.from(h.keys());
+        hs.sort(function (a, b) { return h.get(b) - h.get(a) || (NAMES[a] < NAMES[b] ? -1 : NAMES[a] > NAMES[b] ? 1 : 0); });
+        return { key: keyOf(g), label: labelOf(g), samples: N[g], seconds: W[g] / SCALE,
+          error: N[g] > 0 ? W[g] / SCALE / Math.sqrt(N[g]) : 0, share: rsamples > 0 ? N[g] / rsamples : 0,
+          hottest: hs.slice(0, 3).map(function (x) { return NAMES[x] + " (" + (100 * h.get(x) / N[g]).toFixed(1) + "%)"; }).join(", "),
+          w: W[g] };
+      });
+      list.sort(function (a, b) { return b.samples - a.samples || b.w - a.w || (a.key < b.key ? -1 : 1); });
+      return list;
+    }
+    var tables = {
+      threads: rows(thW, thN, thHot, function (g) { return String(T.th[g][1]); }, function (g) { return threadLabel(+g); }),
+      dsos: rows(dsoW, dsoN, dsoHot, function (g) { return T.dsos[g]; }, function (g) { return T.dsos[g]; })
+    };
+    return { D: D, tables: tables };
+  }
+  // ---- the section: lanes, legend, heat map
+  var sec = document.createElement("section");
+  sec.id = "tl-sec";
+  var kinds = {};
+  for (var si = 0; si < NSTACK; si++) if (SK[si]) kinds[SK[si]] = true;
+  if (OFF) OFF.k.forEach(function (x) { kinds[x] = true; });
+  var legend = "<span><i style=\"background:#1a5fb4\"></i>on the CPU (samples per pixel)</span>" +
+    [1, 2, 3, 4].filter(function (x) { return kinds[x]; }).map(function (x) {
+      return "<span><i style=\"background:" + KIND[x][2] + "\"></i>off the CPU: " + KIND[x][1] + " (" + KIND[x][0] + ")</span>";
+    }).join("");
+  sec.innerHTML = "<h2>Timeline</h2><p class=\"note\" id=\"tl-note\">Each thread's samples over the recording (" +
+    secText(T.span) + " s), grouped by process" + (T.switches ? "; off the CPU, the intervals the recorded " +
+    "switches give, coloured by why" + (OFF ? " (read from the recording: an on-CPU profile's time does not " +
+    "include them)" : "") : "; the recording holds no context switches (lgprof record --off-cpu records them)") +
+    ". Drag across the lanes or the heat map to select a time range; click a lane to select its thread. " +
+    "The flame graph, the flat profile, the call graph and the tables then show the selection alone.</p>" +
+    "<div class=\"tl-bar\"><button id=\"tl-clear\" type=\"button\">Clear selection</button>" +
+    "<span id=\"tl-sel\"></span></div><div id=\"tl-legend\">" + legend + "</div>" +
+    "<div id=\"tl-lanes\"></div><h3>Subsecond heat map</h3><p class=\"note\" id=\"tl-heat-note\"></p>" +
+    "<div id=\"tl-heat\"></div>";
+
+  var LABEL = 170, AXIS = 20, LANE = 20, PROC = 16;
+  // lanes: each process a header, then its threads
+  var layout = [], procs = {}, order = [];
+  T.th.forEach(function (th, i) {
+    if (!procs[th[0]]) { procs[th[0]] = []; order.push(th[0]); }
+    procs[th[0]].push(i);
+  });
+  order.sort(function (a, b) { return a - b; });
+  var y = AXIS;
+  order.forEach(function (pid) {
+    var list = procs[pid], main = list.filter(function (i) { return T.th[i][1] === pid; })[0];
+    layout.push({ proc: pid, y: y, h: PROC, label: "process " + pid + " (" + T.th[main !== undefined ? main : list[0]][2] + ")" });
+    y += PROC;
+    list.forEach(function (i) { layout.push({ thread: i, y: y, h: LANE, label: threadLabel(i) }); y += LANE; });
+  });
+  var LANES_H = y + 2;
+  var laneOf = {}; layout.forEach(function (L) { if (L.thread !== undefined) laneOf[L.thread] = L; });
+
+  var lanesCanvas = document.createElement("canvas"), heatCanvas = document.createElement("canvas");
+  lanesCanvas.setAttribute("data-lanes", layout.filter(function (L) { return L.thread !== undefined; })
+    .map(function (L) { return L.label; }).join("|"));
+  var plotW = 0, current = null, drag = null;
+  function xOf(us) { return LABEL + us / SPAN * plotW; }
+  function usOf(x) { return Math.max(0, Math.min(SPAN, (x - LABEL) / plotW * SPAN)); }
+  function niceStep(span) { // a tick step of 1, 2 or 5 times a power of ten (us), ~8 ticks
+    var raw = span / 8, p = Math.pow(10, Math.floor(Math.log10(Math.max(raw, 1))));
+    return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
+  }
+  // the lanes: what does not change with the selection drawn once per
+  // width (lanesBase), then copied, with the selection over it
+  var lanesBase = null;
+  function drawLanes() {
+    var box = $("tl-lanes");
+    if (!box) return;
+    var W = Math.max(box.clientWidth - 2, LABEL + 200);
+    plotW = W - LABEL - 8;
+    if (!lanesBase || lanesBase.width !== W) lanesBase = drawLanesBase(W);
+    if (lanesCanvas.width !== W || lanesCanvas.height !== LANES_H) { lanesCanvas.width = W; lanesCanvas.height = LANES_H; }
+    var g = lanesCanvas.getContext("2d"), sel = current || selection();
+    g.clearRect(0, 0, W, LANES_H);
+    g.drawImage(lanesBase, 0, 0);
+    if (sel.thread >= 0 && laneOf[sel.thread]) {
+      g.fillStyle = "rgba(26,95,180,0.12)"; g.fillRect(0, laneOf[sel.thread].y, W, laneOf[sel.thread].h);
+    }
+    // the range
+    var r = drag && drag.where === "lanes" && drag.moved ? [Math.min(drag.a, drag.b), Math.max(drag.a, drag.b)]
+      : sel.from !== null ? [sel.from, sel.to] : null;
+    if (r) {
+      var x0 = xOf(r[0]), x1 = xOf(Math.min(SPAN, r[1]));
+      g.fillStyle = "rgba(26,95,180,0.15)"; g.fillRect(x0, AXIS, Math.max(1, x1 - x0), LANES_H - AXIS);
+      g.strokeStyle = "#1a5fb4"; g.strokeRect(Math.round(x0) + 0.5, AXIS + 0.5, Math.max(1, Math.round(x1 - x0)), LANES_H - AXIS - 1);
+    }
+    if (!lanesCanvas.parentNode) box.appendChild(lanesCanvas);
+  }
+  function drawLanesBase(W) {
+    var base = document.createElement("canvas");
+    base.width = W; base.height = LANES_H;
+    var g = base.getContext("2d");
+    g.font = "11px system-ui, sans-serif"; g.textBaseline = "middle";
+    // the time axis
+    var step = niceStep(SPAN);
+    g.fillStyle = "#5f6368"; g.strokeStyle = "#e3e6ea";
+    for (var t = 0; t <= SPAN; t += step) {
+      var x = Math.round(xOf(t)) + 0.5;
+      g.beginPath(); g.moveTo(x, AXIS - 4); g.lineTo(x, LANES_H); g.stroke();
+      g.fillText(secText(t) + " s", x + 2, 8);
+    }
+    // the density: samples per pixel column, per lane
+    var cols = Math.max(1, Math.ceil(plotW)), i, s, bins = {}, maxBin = 1;
+    for (i = 0; i < NSAMP; i++) {
+      s = STK[i];
+      if (SK[s]) continue;
+      var th = ST[s], b = bins[th] || (bins[th] = new Uint32Array(cols + 1));
+      var c = Math.min(cols, Math.floor(TIME[i] / SPAN * plotW));
+      if (++b[c] > maxBin) maxBin = b[c];
+    }
+    layout.forEach(function (L) {
+      if (L.proc !== undefined) {
+        g.fillStyle = "#f5f7fa"; g.fillRect(0, L.y, W, L.h);
+        g.fillStyle = "#1d1f21"; g.font = "600 11px system-ui, sans-serif";
+        g.fillText(L.label, 4, L.y + L.h / 2);
+        g.font = "11px system-ui, sans-serif";
+        return;
+      }
+      g.fillStyle = "#1d1f21";
+      g.fillText(L.label.length > 26 ? L.label.slice(0, 25) + "\u2026" : L.label, 12, L.y + L.h / 2);
+      g.strokeStyle = "#eceff3"; g.beginPath(); g.moveTo(0, L.y + L.h - 0.5); g.lineTo(W, L.y + L.h - 0.5); g.stroke();
+    });
+    // off-CPU intervals under the samples
+    function offRect(th, t0, len, kind) {
+      var L = laneOf[th];
+      if (!L) return;
+      var x0 = xOf(t0), x1 = Math.max(x0 + 1, xOf(Math.min(SPAN, t0 + len)));
+      g.fillStyle = KIND[kind] ? KIND[kind][2] : "#b8b8b8";
+      g.fillRect(x0, L.y + 5, x1 - x0, L.h - 10);
+    }
+    if (OFF) {
+      for (i = 0; i < OFF.t.length; i++) offRect(OFF.th[i], OFF.t[i], OFF.d[i], OFF.k[i]);
+    }
+    for (i = 0; i < NSAMP; i++) {
+      s = STK[i];
+      if (SK[s]) offRect(ST[s], TIME[i], T.is_time ? WT[i] / 1000 : 0, SK[s]);
+    }
+    g.fillStyle = "#1a5fb4";
+    Object.keys(bins).forEach(function (th2) {
+      var L = laneOf[th2], b2 = bins[th2];
+      if (!L) return;
+      for (var c2 = 0; c2 <= cols; c2++) {
+        if (!b2[c2]) continue;
+        var h = Math.max(2, Math.round((L.h - 4) * b2[c2] / maxBin));
+        g.fillRect(LABEL + c2, L.y + L.h - 2 - h, 1, h);
+      }
+    });
+    return base;
+  }
+
+  // ---- the heat map: columns of COL us (a second, or less in a short
+  // recording: at least 5 columns), 50 rows of COL/50 each
+  var COL = 1e6;
+  while (COL > 1000 && SPAN / COL < 5) COL /= 10;
+  var ROWS = 50, CELL_W = 14, CELL_H = 5, NCOL = Math.floor(T.span / COL) + 1, HEAT_TOP = 16, HEAT_LEFT = 44;
+  var heat = new Uint32Array(NCOL * ROWS), heatMax = 0, onCount = 0;
+  for (var hi = 0; hi < NSAMP; hi++) if (!SK[STK[hi]]) onCount++;
+  for (hi = 0; hi < NSAMP; hi++) {
+    if (onCount > 0 && SK[STK[hi]]) continue; // (an off-CPU profile: the intervals' starts)
+    var col = Math.floor(TIME[hi] / COL), row = Math.floor((TIME[hi] - col * COL) / (COL / ROWS));
+    var cell = col * ROWS + Math.min(ROWS - 1, row);
+    if (++heat[cell] > heatMax) heatMax = heat[cell];
+  }
+  function cellAt(ev) {
+    var rect = heatCanvas.getBoundingClientRect();
+    var c = Math.floor((ev.clientX - rect.left - HEAT_LEFT) / CELL_W), r = Math.floor((ev.clientY - rect.top - HEAT_TOP) / CELL_H);
+    if (c < 0 || c >= NCOL || r < 0 || r >= ROWS) return null;
+    return c * COL + r * COL / ROWS;
+  }
+  var HEAT_W = HEAT_LEFT + NCOL * CELL_W + 4, HEAT_H = HEAT_TOP + ROWS * CELL_H + 2, heatBase = null;
+  function drawHeat() {
+    var box = $("tl-heat");
+    if (!box) return;
+    if (!heatBase) heatBase = drawHeatBase();
+    if (heatCanvas.width !== HEAT_W) { heatCanvas.width = HEAT_W; heatCanvas.height = HEAT_H; }
+    var g = heatCanvas.getContext("2d"), sel = current || selection();
+    g.clearRect(0, 0, HEAT_W, HEAT_H);
+    g.drawImage(heatBase, 0, 0);
+    var r0 = drag && drag.where === "heat" ? [Math.min(drag.a, drag.b), Math.max(drag.a, drag.b) + COL / ROWS]
+      : sel.from !== null ? [sel.from, sel.to] : null;
+    if (r0) { // the cells of the range (its columns only)
+      g.fillStyle = "rgba(26,95,180,0.35)";
+      var c1 = Math.min(NCOL - 1, Math.floor(r0[1] / COL));
+      for (var c = Math.max(0, Math.floor(r0[0] / COL)); c <= c1; c++) {
+        for (var r = 0; r < ROWS; r++) {
+          var t0 = c * COL + r * COL / ROWS;
+          if (t0 + COL / ROWS > r0[0] && t0 < r0[1]) g.fillRect(HEAT_LEFT + c * CELL_W, HEAT_TOP + r * CELL_H, CELL_W - 1, CELL_H - 1);
+        }
+      }
+    }
+    if (!heatCanvas.parentNode) box.appendChild(heatCanvas);
+  }
+  function drawHeatBase() {
+    var W = HEAT_W, H = HEAT_H, base = document.createElement("canvas");
+    base.width = W; base.height = H;
+    var g = base.getContext("2d");
+    g.font = "10px system-ui, sans-serif"; g.fillStyle = "#5f6368"; g.textBaseline = "top";
+    var every = Math.max(1, Math.ceil(40 / CELL_W));
+    for (var c = 0; c < NCOL; c += every) g.fillText(secText(c * COL), HEAT_LEFT + c * CELL_W, 2);
+    g.textBaseline = "middle";
+    [0, 10, 20, 30, 40].forEach(function (r) {
+      g.fillText("+" + secText(r * COL / ROWS), 2, HEAT_TOP + r * CELL_H + CELL_H / 2);
+    });
+    // the empty cells in one colour, then the others by count (white,
+    // through yellow and orange, to red), each colour set once
+    var shade = [];
+    g.fillStyle = "#f5f7fa";
+    for (c = 0; c < NCOL; c++) {
+      for (var r = 0; r < ROWS; r++) {
+        var n = heat[c * ROWS + r];
+        if (n) (shade[n] || (shade[n] = [])).push(c, r);
+        else g.fillRect(HEAT_LEFT + c * CELL_W, HEAT_TOP + r * CELL_H, CELL_W - 1, CELL_H - 1);
+      }
+    }
+    shade.forEach(function (cells, n2) {
+      var v = n2 / heatMax;
+      g.fillStyle = "rgb(" + Math.round(255 - 75 * v) + "," + Math.round(235 - 200 * v) + "," + Math.round(180 - 160 * v) + ")";
+      for (var j = 0; j < cells.length; j += 2) {
+        g.fillRect(HEAT_LEFT + cells[j] * CELL_W, HEAT_TOP + cells[j + 1] * CELL_H, CELL_W - 1, CELL_H - 1);
+      }
+    });
+    return base;
+  }
+
+  // ---- interaction
+  function rangeText(a, b) { return secText(a) + "," + secText(b); }
+  lanesCanvas.addEventListener("mousedown", function (ev) {
+    var rect = lanesCanvas.getBoundingClientRect(), x = ev.clientX - rect.left;
+    drag = { where: "lanes", x: x, a: usOf(x), b: usOf(x), y: ev.clientY - rect.top, moved: false };
+    ev.preventDefault();
+  });
+  heatCanvas.addEventListener("mousedown", function (ev) {
+    var t = cellAt(ev);
+    if (t === null) return;
+    drag = { where: "heat", a: t, b: t };
+    ev.preventDefault();
+  });
+  window.addEventListener("mousemove", function (ev) {
+    if (!drag) return;
+    if (drag.where === "lanes") {
+      var x = ev.clientX - lanesCanvas.getBoundingClientRect().left;
+      if (Math.abs(x - drag.x) >= 3) drag.moved = true;
+      drag.b = usOf(x);
+      drawLanes();
+    } else {
+      var t = cellAt(ev);
+      if (t !== null) { drag.b = t; drawHeat(); }
+    }
+  });
+  window.addEventListener("mouseup", function () {
+    if (!drag) return;
+    var d = drag;
+    drag = null;
+    if (d.where === "heat") {
+      var a = Math.min(d.a, d.b), b = Math.max(d.a, d.b) + COL / ROWS;
+      STATE.set({ range: rangeText(a, b), zoom: "" });
+    } else if (d.moved) {
+      STATE.set({ range: rangeText(Math.min(d.a, d.b), Math.max(d.a, d.b)), zoom: "" });
+    } else { // a click: the lane's thread (again: all threads)
+      var L = layout.filter(function (l) { return l.thread !== undefined && d.y >= l.y && d.y < l.y + l.h; })[0];
+      if (!L) { drawLanes(); return; }
+      var tid = String(T.th[L.thread][1]), now = STATE.get().thread;
+      STATE.set({ thread: now === tid ? "" : tid, dso: "", zoom: "", sel: "" });
+    }
+  });
+  sec.addEventListener("click", function (ev) {
+    if (ev.target.id === "tl-clear") STATE.set({ range: "", thread: "", dso: "", zoom: "", sel: "" });
+  });
+
+  // ---- drawing the page of the selection
+  function place() { // the section (kept across the page's drawings) above the flame graph
+    var bar = $("toolbar");
+    if (bar && sec.parentNode !== bar.parentNode) bar.parentNode.insertBefore(sec, bar);
+    else if (bar && sec.nextSibling !== bar) bar.parentNode.insertBefore(sec, bar);
+  }
+  var pageMain = window.lgprofMain;
+  window.lgprofMain = function () { pageMain(); place(); };
+  var computed = false, applied = null;
+  function apply() {
+    var sel = selection();
+    current = sel;
+    if (sel.key !== applied) {
+      applied = sel.key;
+      var st = STATE.get();
+      var own = GR && ((st.thread && GR.G.ids.thread[st.thread] === undefined) || (st.dso && GR.G.ids.dso[st.dso] === undefined));
+      if (sel.from !== null || own || !GR) {
+        if (sel.from !== null || sel.thread >= 0 || sel.dso >= 0) {
+          var r = compute(sel);
+          if (sel.thread >= 0 && GR) GR.G.label.thread[String(T.th[sel.thread][1])] = threadLabel(sel.thread);
+          dataEl.textContent = JSON.stringify(r.D);
+          if (GR) document.getElementById("lgprof-page").innerHTML = GR.G.skeleton;
+          window.lgprofMain();
+          if (GR) GR.tables(sel.from !== null ? r.tables : null, st.thread || "", st.dso || "");
+          computed = true;
+        }
+      } else if (computed) { // back to the page of the whole, the thread or the binary
+        computed = false;
+        dataEl.textContent = "";
+        GR.redraw();
+        GR.tables(null);
+      }
+    }
+    var txt = [];
+    if (sel.from !== null) txt.push("range " + secText(sel.from) + " s to " + secText(sel.to) + " s");
+    if (sel.thread >= 0) txt.push("thread " + threadLabel(sel.thread));
+    if (sel.dso >= 0) txt.push("binary " + T.dsos[sel.dso]);
+    $("tl-sel").textContent = txt.length ? "Selected: " + txt.join(", ") + "." : "Nothing selected: all samples.";
+    drawLanes();
+    drawHeat();
+  }
+  place();
+  $("tl-heat-note").textContent = "A column per " + secText(COL) + " s, " + ROWS + " rows of " + secText(COL / ROWS) +
+    " s: the " + (onCount > 0 ? "on-CPU samples" : "off-CPU intervals' starts") + " in each (most: " + heatMax +
+    "). Click a cell, or drag across cells, to select their time.";
+  window.addEventListener("hashchange", apply);
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(function () { drawLanes(); }, 100);
+  });
+  apply();
+  // (the tree's walk right after the first frame: not before the page
+  // shows, and done before a first selection has to wait for it)
+  requestAnimationFrame(function () { setTimeout(walkTree, 0); });
+  window.lgprofTimelineReady = true;
+})();
+]==]
+
+return M
