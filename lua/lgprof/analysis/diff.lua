@@ -106,7 +106,7 @@ end
 -- collect_all over the profiles (the bases, then the new one), with the
 -- clones matched unless match is false (two sides: the bases, the new one).
 local function collect(profiles, match)
-  local maps, orders, families = fnkey.collect_all(profiles)
+  local maps, orders, families = fnkey.collect_all(profiles, { unknown_as_one = true })
   if not match then return maps, orders, families, {} end
   local bases = {}
   for i = 1, #maps - 1 do
@@ -199,7 +199,10 @@ function diff.diff(base, new, opts)
   local key_of = {}
   for i = 1, k + 1 do
     local m = {}
-    for key, e in pairs(maps[i]) do m[e.fn] = key end
+    for key, e in pairs(maps[i]) do
+      m[e.fn] = key
+      for _, fn in ipairs(e.members or {}) do m[fn] = key end
+    end
     key_of[i] = m
   end
   rows.matching = { profiles = profiles, key_of = key_of }
