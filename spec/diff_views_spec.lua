@@ -202,6 +202,18 @@ describe("lgprof --diff's pictures with gprof's symspecs", function()
       folded("--hide=dbl"))
   end)
 
+  it("the flame graph says which view both sides were read with", function()
+    local s, out, err = cmd.lgprof({ "--diff=" .. bgmon, "--diff-image=" .. bexe, "--format=svg",
+      "--hide=dbl", "--hide=nothing", nexe, ngmon })
+    assert.equal(0, s, cmd.show(s, out, err))
+    assert.truthy(out:find(">View (of both sides): hide=dbl, hide=nothing</text>", 1, true), out)
+    -- the pattern that matches nothing in either profile: one warning
+    assert.equal("lgprof: warning: --hide=nothing matches no function\n", err)
+    s, out, err = cmd.lgprof({ "--diff=" .. bgmon, "--diff-image=" .. bexe, "--format=svg", nexe, ngmon })
+    assert.equal(0, s, cmd.show(s, out, err))
+    assert.falsy(out:find("View (of both sides)", 1, true))
+  end)
+
   it("the text table of a view: --hide=dbl has no dbl row, main has its time", function()
     local s, out, err = cmd.lgprof({ "--diff=" .. bgmon, "--diff-image=" .. bexe, "--format=json",
       "--hide=dbl", nexe, ngmon })
