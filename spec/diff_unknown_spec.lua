@@ -120,6 +120,12 @@ describe("lgprof --diff with addresses in no mapping", function()
                   ["[unknown]"] = { 10000, 30000 } }, got)
   end)
 
+  it("the comparison page has one [unknown] function, and its callees", function()
+    local out = run("--format=html")
+    assert.truthy(out:find("[unknown]", 1, true))
+    assert.falsy(out:find("[unknown] 0x", 1, true))
+  end)
+
   it("the flame graph has no new or gone frame", function()
     local out = run("--format=svg")
     assert.falsy(out:find("0x5", 1, true))

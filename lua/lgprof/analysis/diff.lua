@@ -200,8 +200,13 @@ function diff.diff(base, new, opts)
   for i = 1, k + 1 do
     local m = {}
     for key, e in pairs(maps[i]) do
-      m[e.fn] = key
-      for _, fn in ipairs(e.members or {}) do m[fn] = key end
+      -- (the addresses in no mapping: each of them, not the sum standing
+      -- for them, is a Function of that side)
+      if e.members then
+        for _, fn in ipairs(e.members) do m[fn] = key end
+      else
+        m[e.fn] = key
+      end
     end
     key_of[i] = m
   end
