@@ -5,7 +5,9 @@
 -- Functions are matched by identity (lgprof.fnkey: demangled name, plus for
 -- a static function the shortest suffix of its source path that is unique
 -- in both profiles); only functions active in either profile (sampled or
--- called) are listed.
+-- called) are listed. A perf.data's addresses in no mapping, which differ
+-- from run to run, are one function "[unknown]" on each side
+-- (fnkey.collect_all's unknown_as_one).
 -- gcc's clones: by default (opts.clone_match ~= false) each profile opened
 -- with gprof's rule by default (no clones option), which folds most clones
 -- into the function before them, is read with the clones kept
