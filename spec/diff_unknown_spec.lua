@@ -22,8 +22,11 @@
 --   main;middle;leaf                 100000 100000
 --   [unknown];[unknown];leaf          40000  40000
 --   [unknown]                         10000  30000
--- An address inside the program that no symbol covers keeps its
--- per-binary name (not tested here: stackprog's text is all symbols).
+--   [unknown] prog+0xOFF               5000   5000 (IN, below)
+-- An address inside the program's mapping that no symbol nor FDE covers
+-- (IN: the mapping's last byte, past the text's end in its last page)
+-- keeps its per-binary name "[unknown] prog+0xOFF", the same address in
+-- both: 5 samples (5 ms) on each side, one common row of its own.
 local H = require "helpers"
 local util, cmd = H.util, H.cmd
 
@@ -35,7 +38,7 @@ describe("lgprof --diff with addresses in no mapping", function()
   local pw = require "helpers.perfwriter"
   local sp = require "helpers.stackprog"
   local MS = 1000000
-  local tmp, prog, base, new
+  local tmp, prog, base, new, inside
 
   local function write(name, u1, u2, u3, nself)
     local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN,
@@ -52,6 +55,7 @@ describe("lgprof --diff with addresses in no mapping", function()
     put({ C, sp.addr(prog, "leaf", 4), sp.addr(prog, "middle", 8), sp.addr(prog, "main", 8) }, 100)
     put({ C, sp.addr(prog, "leaf", 4), u1, u2 }, 40)
     put({ C, u3 }, nself)
+    put({ C, inside }, 5)
     f:finished_round()
     local path = tmp .. "/" .. name
     pw.write(path, f:bytes())
@@ -61,6 +65,11 @@ describe("lgprof --diff with addresses in no mapping", function()
   setup(function()
     tmp = util.mktempdir("lgprof diff unknown")
     prog = sp.build(tmp)
+    local text = prog.text
+    local first = sp.BIAS + (text.vaddr & ~0xfff)
+    local len = ((text.vaddr + text.filesz + 0xfff) & ~0xfff) - (text.vaddr & ~0xfff)
+    inside = first + len - 1
+    assert(inside >= sp.BIAS + text.vaddr + text.filesz, "the text ends at a page's end")
     base = write("base.data", 0x500100, 0x500000, 0x510000, 10)
     new = write("new.data", 0x600100, 0x600000, 0x610000, 30)
   end)
@@ -87,7 +96,9 @@ describe("lgprof --diff with addresses in no mapping", function()
     local out = run()
     local rows = {}
     for line in out:gmatch("[^\n]+") do
-      if line:find("[unknown]", 1, true) then rows[#rows + 1] = line end
+      if line:find("[unknown]", 1, true) and not line:find("prog+", 1, true) then
+        rows[#rows + 1] = line
+      end
     end
     assert.equal(1, #rows, out)
     assert.matches("%s%[unknown%]$", rows[1])
@@ -99,7 +110,7 @@ describe("lgprof --diff with addresses in no mapping", function()
     local doc = require("cjson").decode(run("--format=json"))
     local found
     for _, r in ipairs(doc.functions) do
-      assert.falsy(tostring(r.name):find("0x", 1, true), r.name)
+      assert.falsy(tostring(r.name):find("^%[unknown%] 0x"), r.name)
       if r.name == "[unknown]" then found = r end
     end
     assert.truthy(found)
@@ -113,11 +124,27 @@ describe("lgprof --diff with addresses in no mapping", function()
     local got = {}
     for line in run("--format=folded"):gmatch("[^\n]+") do
       local stack, b, n = line:match("^(.-) (%d+) (%d+)$")
-      got[stack] = { tonumber(b), tonumber(n) }
+      if stack:find("^%[unknown%] prog%+0x%x+$") then
+        assert.same({ 5000, 5000 }, { tonumber(b), tonumber(n) })
+      else
+        got[stack] = { tonumber(b), tonumber(n) }
+      end
     end
     assert.same({ ["main;middle;leaf"] = { 100000, 100000 },
                   ["[unknown];[unknown];leaf"] = { 40000, 40000 },
                   ["[unknown]"] = { 10000, 30000 } }, got)
+  end)
+
+  it("an address in the program no symbol covers keeps its name, common to both", function()
+    local doc = require("cjson").decode(run("--format=json"))
+    local found = {}
+    for _, r in ipairs(doc.functions) do
+      if r.name:find("^%[unknown%] prog%+0x") then found[#found + 1] = r end
+    end
+    assert.equal(1, #found)
+    assert.equal("common", found[1].status)
+    assert.is_true(math.abs(found[1].self.base - 0.005) < 1e-9)
+    assert.is_true(math.abs(found[1].self.new - 0.005) < 1e-9)
   end)
 
   it("the comparison page has one [unknown] function, and its callees", function()
