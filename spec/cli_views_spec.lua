@@ -204,8 +204,8 @@ describe("lgprof's view options", function()
     end)
 
     it("with --diff and check, where views do not apply", function()
-      refused({ "--diff", b.gmon[2], "--focus=a", b.exe, b.gmon[1] },
-        "--focus: the view options do not apply to --diff")
+      refused({ "--diff", b.gmon[2], "--top=1", b.exe, b.gmon[1] },
+        "--top: the view options other than --focus, --ignore and --hide do not apply to --diff")
       refused({ "check", "--max-self=a=50%", "--min-calls=2", b.exe, b.gmon[1] },
         "--min-calls: the view options do not apply to lgprof check")
       local script = TMP .. "/s.lua"

@@ -1,8 +1,10 @@
 -- lgprof --diff's pictures with the options that choose a part of a
 -- perf.data (--comm, --dso, --time-range, --event): each applies to the
--- base and the new recording alike; the ones that cannot (--pid and --tid:
--- ids of one run; the views --focus, --ignore, --hide) are a one-line
--- usage error saying why.
+-- base and the new recording alike; so do the views --focus, --ignore and
+-- --hide (on gmon.out profiles: a perf.data takes no call-graph view, as
+-- in lgprof's report); the ones that cannot (--pid and --tid: ids of one
+-- run; the threshold views, which keep a different part of each side) are
+-- a one-line usage error saying why.
 --
 -- perf.data recordings written by hand (helpers.perfwriter, the program of
 -- helpers.stackprog), one process (pid 100) with two threads: tid 100
@@ -113,12 +115,23 @@ describe("lgprof --diff's pictures with the options that choose a part of a reco
     end
   end)
 
-  it("the views --focus, --ignore and --hide are a usage error saying why", function()
-    for _, o in ipairs({ "--focus=leaf", "--ignore=leaf", "--hide=leaf" }) do
+  it("--focus, --ignore and --hide on perf.data: the single profile's error, once", function()
+    -- (a perf.data profile takes no call-graph view: lgprof's report says the same)
+    for _, o in ipairs({ "--focus=middle", "--ignore=other", "--hide=middle" }) do
+      local line = cmd.one_line_error(1, cmd.lgprof({ "--diff=" .. base, "--format=svg", o, new },
+        { cwd = tmp }))
+      local _, _, single = cmd.lgprof({ "--format=svg", o, new }, { cwd = tmp })
+      assert.equal(single, "lgprof: " .. line .. "\n")
+      assert.matches("is not available for sampled stacks", line)
+    end
+  end)
+
+  it("the threshold views stay a usage error saying why", function()
+    for _, o in ipairs({ "--top=1", "--node-fraction=0.5", "--prune-from=middle" }) do
       local line = cmd.one_line_error(2, cmd.lgprof({ "--diff=" .. base, "--format=svg", o, new },
         { cwd = tmp }))
-      assert.matches("the view options do not apply to %-%-diff: it tests the changes of the whole"
-        .. " profiles' functions", line)
+      assert.matches("the view options other than %-%-focus, %-%-ignore and %-%-hide do not apply to"
+        .. " %-%-diff: a threshold keeps a different part of each profile", line)
     end
   end)
 end)
@@ -170,5 +183,52 @@ describe("lgprof --diff's pictures with gprof's symspecs", function()
     assert.same({ ["main;dbl"] = { 1000000, 2000000 } }, folded("-pdbl"))
     assert.same({ main = { 100000, 100000 }, dbl = { 1000000, 2000000 },
                   ["main;half"] = { 2000000, 1000000 } }, folded("-kmain/dbl"))
+  end)
+
+  -- The views apply to the base and the new profile alike (what the single
+  -- profile's pictures draw with them: gprof's estimated stacks of the
+  -- view), by hand from the table above:
+  --   --focus=dbl: the paths through dbl, main's own time dropped:
+  --     main;dbl 1000000 2000000
+  --   --ignore=half: half dropped: main 100000 100000, main;dbl 1000000 2000000
+  --   --hide=dbl: dbl's time charged to its caller main: main 10 + 100 = 110
+  --     samples in base, 10 + 200 = 210 in new: main 1100000 2100000,
+  --     main;half 2000000 1000000
+  it("--focus, --ignore and --hide make the same view of both profiles", function()
+    assert.same({ ["main;dbl"] = { 1000000, 2000000 } }, folded("--focus=dbl"))
+    assert.same({ main = { 100000, 100000 }, ["main;dbl"] = { 1000000, 2000000 } },
+      folded("--ignore=half"))
+    assert.same({ main = { 1100000, 2100000 }, ["main;half"] = { 2000000, 1000000 } },
+      folded("--hide=dbl"))
+  end)
+
+  it("the flame graph says which view both sides were read with", function()
+    local s, out, err = cmd.lgprof({ "--diff=" .. bgmon, "--diff-image=" .. bexe, "--format=svg",
+      "--hide=dbl", "--hide=nothing", nexe, ngmon })
+    assert.equal(0, s, cmd.show(s, out, err))
+    assert.truthy(out:find(">View (of both sides): hide=dbl, hide=nothing</text>", 1, true), out)
+    -- the pattern that matches nothing in either profile: one warning
+    assert.equal("lgprof: warning: --hide=nothing matches no function\n", err)
+    s, out, err = cmd.lgprof({ "--diff=" .. bgmon, "--diff-image=" .. bexe, "--format=svg", nexe, ngmon })
+    assert.equal(0, s, cmd.show(s, out, err))
+    assert.falsy(out:find("View (of both sides)", 1, true))
+  end)
+
+  it("the text table of a view: --hide=dbl has no dbl row, main has its time", function()
+    local s, out, err = cmd.lgprof({ "--diff=" .. bgmon, "--diff-image=" .. bexe, "--format=json",
+      "--hide=dbl", nexe, ngmon })
+    assert.equal(0, s, cmd.show(s, out, err))
+    local byname = {}
+    for _, r in ipairs(require("cjson").decode(out).functions) do byname[r.name] = r end
+    assert.is_nil(byname.dbl)
+    -- main's self: 110 -> 210 samples of 10 ms (see above); half's unchanged, 200 -> 100
+    assert.near(1.1, byname.main.self.base, 1e-9); assert.near(2.1, byname.main.self.new, 1e-9)
+    assert.near(2.0, byname.half.self.base, 1e-9); assert.near(1.0, byname.half.self.new, 1e-9)
+    -- the text table says the same
+    s, out, err = cmd.lgprof({ "--diff=" .. bgmon, "--diff-image=" .. bexe, "--hide=dbl", nexe,
+      ngmon })
+    assert.equal(0, s, cmd.show(s, out, err))
+    assert.falsy(out:find(" dbl\n", 1, true))
+    assert.truthy(out:find(" main\n", 1, true))
   end)
 end)

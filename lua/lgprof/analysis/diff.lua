@@ -5,7 +5,9 @@
 -- Functions are matched by identity (lgprof.fnkey: demangled name, plus for
 -- a static function the shortest suffix of its source path that is unique
 -- in both profiles); only functions active in either profile (sampled or
--- called) are listed.
+-- called) are listed. A perf.data's addresses in no mapping, which differ
+-- from run to run, are one function "[unknown]" on each side
+-- (fnkey.collect_all's unknown_as_one).
 -- gcc's clones: by default (opts.clone_match ~= false) each profile opened
 -- with gprof's rule by default (no clones option), which folds most clones
 -- into the function before them, is read with the clones kept
@@ -106,7 +108,7 @@ end
 -- collect_all over the profiles (the bases, then the new one), with the
 -- clones matched unless match is false (two sides: the bases, the new one).
 local function collect(profiles, match)
-  local maps, orders, families = fnkey.collect_all(profiles)
+  local maps, orders, families = fnkey.collect_all(profiles, { unknown_as_one = true })
   if not match then return maps, orders, families, {} end
   local bases = {}
   for i = 1, #maps - 1 do
@@ -199,7 +201,15 @@ function diff.diff(base, new, opts)
   local key_of = {}
   for i = 1, k + 1 do
     local m = {}
-    for key, e in pairs(maps[i]) do m[e.fn] = key end
+    for key, e in pairs(maps[i]) do
+      -- (the addresses in no mapping: each of them, not the sum standing
+      -- for them, is a Function of that side)
+      if e.members then
+        for _, fn in ipairs(e.members) do m[fn] = key end
+      else
+        m[e.fn] = key
+      end
+    end
     key_of[i] = m
   end
   rows.matching = { profiles = profiles, key_of = key_of }

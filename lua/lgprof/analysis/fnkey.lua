@@ -80,6 +80,48 @@ local function family(name, static, file, binary)
   return f
 end
 
+--- The name of the one function that stands for every address in no
+-- mapping (fnkey.collect_all's unknown_as_one).
+fnkey.UNMAPPED = "[unknown]"
+
+--- Is fn an address of a perf.data's stacks that lies in no mapping (no
+-- binary: "[unknown] 0xADDR", frame-pointer garbage or code of no file)?
+function fnkey.is_unmapped(fn)
+  return fn.kind ~= "cycle" and fn.dso == "[unknown]"
+end
+
+-- The addresses in no mapping of one profile (list: its Functions) as one
+-- function: a table with the fields diff reads (flat_self, samples, total,
+-- self_error), or nil when none of them was sampled. Its self time is the
+-- sum of theirs (a sample has one leaf); its total counts each stack once
+-- however many of them it holds (the sum of their totals would count a
+-- chain of garbage addresses once per frame), from the profile's paths:
+-- the weight through an entry of one of them not under another.
+local function unmapped_as_one(profile, list)
+  local self, samples, err2, active = 0, 0, 0, false
+  local member = {}
+  for _, fn in ipairs(list) do
+    member[fn] = true
+    active = active or fnkey.active(fn)
+    self, samples = self + fn.flat_self, samples + (fn.samples or 0)
+    err2 = err2 + (fn.self_error or 0) ^ 2
+  end
+  if not active then return nil end
+  local total = 0
+  -- (every frame of every stack: the depth is not cut)
+  local paths = profile:_measured_paths(math.maxinteger)
+  local pnode, pparent, ptotal, funcs = paths.node, paths.parent, paths.total, paths.funcs
+  local under = { [0] = false }
+  for e = 1, #pnode do
+    local mine = member[funcs[pnode[e]]] == true
+    local above = under[pparent[e]]
+    if mine and not above then total = total + ptotal[e] end
+    under[e] = mine or above
+  end
+  return { name = fnkey.UNMAPPED, flat_self = self, samples = samples, total = total,
+           self_error = math.sqrt(err2) }
+end
+
 --- The active functions of each profile of a list: for profile i, a map
 -- key -> entry and the keys in address order (two lists). An entry is
 -- { key =, label =, name =, file =, is_static =, fn =, family = }; label is
@@ -87,26 +129,36 @@ end
 -- A third list holds, for profile i, what that build holds whatever its
 -- run did: { keys = the set of the keys of all its symbols, active or not,
 -- families = the set of their families (a clone's origin name, a static's
--- file name, the binary) }.
-function fnkey.collect_all(profiles)
+-- file name, the binary) }. opts.unknown_as_one: the addresses of a
+-- perf.data in no mapping (fnkey.is_unmapped, differing from run to run)
+-- are one function fnkey.UNMAPPED whose entry lists them (members).
+function fnkey.collect_all(profiles, opts)
+  local unknown_as_one = opts and opts.unknown_as_one
   local statics, fns, binary_of, in_binaries, build_id = {}, {}, {}, {}, {}
+  local unknowns = {}
   for i, profile in ipairs(profiles) do
     local byname, list, first_binary, has_anonymous = {}, {}, {}, false
+    local unknown = {}
+    unknowns[i] = unknown
     for fn in profile:symbols() do
-      list[#list + 1] = fn
-      has_anonymous = has_anonymous or fn.is_anonymous
-      if fn.is_static then
-        local files = byname[fn.name] or {}
-        byname[fn.name] = files
-        files[#files + 1] = fn.file or "?"
-      end
-      local dso = fn.dso
-      if dso then
-        local base = dso:match("[^/]*$")
-        binary_of[fn] = base
-        local seen = first_binary[fn.name]
-        if seen == nil then first_binary[fn.name] = base
-        elseif seen ~= base then in_binaries[fn.name] = true end
+      if unknown_as_one and fnkey.is_unmapped(fn) then
+        unknown[#unknown + 1] = fn
+      else
+        list[#list + 1] = fn
+        has_anonymous = has_anonymous or fn.is_anonymous
+        if fn.is_static then
+          local files = byname[fn.name] or {}
+          byname[fn.name] = files
+          files[#files + 1] = fn.file or "?"
+        end
+        local dso = fn.dso
+        if dso then
+          local base = dso:match("[^/]*$")
+          binary_of[fn] = base
+          local seen = first_binary[fn.name]
+          if seen == nil then first_binary[fn.name] = base
+          elseif seen ~= base then in_binaries[fn.name] = true end
+        end
       end
     end
     statics[i], fns[i] = byname, list
@@ -143,6 +195,16 @@ function fnkey.collect_all(profiles)
         if n > 1 then label = label .. " #" .. n end
         map[key] = { key = key, label = label, name = name, file = fn.file,
                      is_static = static, fn = fn, family = fam }
+        order[#order + 1] = key
+      end
+    end
+    if unknowns[i][1] then
+      local key = fnkey.UNMAPPED
+      keys[key], fams[key] = true, true
+      local fn = unmapped_as_one(profiles[i], unknowns[i])
+      if fn then
+        map[key] = { key = key, label = key, name = key, is_static = false, fn = fn,
+                     family = key, members = unknowns[i] }
         order[#order + 1] = key
       end
     end

@@ -92,16 +92,17 @@ function cliview.refuse(st, fmt, annotate)
   return nil
 end
 
---- The usage message for a view option given to --diff or check (mode):
--- views do not apply there, because a threshold view keeps different
--- functions of the base and the new profile, and a gate's shares would be
--- shares of a view; a script says which it means (lgprof.diff and
--- lgprof.check take views).
+--- The usage message for a view option given to --diff or check (mode)
+-- that does not apply there: --diff takes --focus, --ignore and --hide (one
+-- view of both sides) but not the thresholds nor --prune-from, because a
+-- threshold keeps different functions of the base and the new profile; a
+-- gate's shares would be shares of a view; a script says which it means
+-- (lgprof.diff and lgprof.check take views).
 function cliview.not_here(name, mode)
   if mode == "diff" then
-    return ("--%s: the view options do not apply to --diff: it tests the changes of the whole"
-      .. " profiles' functions, and a view keeps a part of each (a threshold, a different part);"
-      .. " a script can compare views: lgprof.diff(base:filter{...}, new:filter{...})"):format(name)
+    return ("--%s: the view options other than --focus, --ignore and --hide do not apply to"
+      .. " --diff: a threshold keeps a different part of each profile; a script can compare"
+      .. " views: lgprof.diff(base:filter{...}, new:filter{...})"):format(name)
   elseif mode == "script" or mode == "standalone" then
     return ("--%s: the view options do not apply to a script's command line (the script makes"
       .. " its views: profile:filter{...})"):format(name)

@@ -73,21 +73,42 @@ function cmd.run(ctx)
   -- matched to their origin across builds
   st.clones = st.clones or "keep"
   local clone_match = not st.no_clone_match
+  -- --focus, --ignore, --hide: the same view of every profile compared
+  -- (the thresholds are refused by the parse: they keep a different part
+  -- of each side)
+  local cliview = require "lgprof.cli.views"
+  st.view, st.view_description = cliview.take(st)
+  -- (a pattern that matches no function is said once, not once a profile)
+  local said = {}
+  local view_err = { write = function(_, ...)
+    local line = table.concat({ ... })
+    if not said[line] then
+      said[line] = true
+      err:write(line)
+    end
+  end }
   local result
   do -- every profile closed before the table is written
-    local opened = {}
+    local opened, bases_opened = {}, {}
     local _ <close> = setmetatable({}, { __close = function()
-      for _, p in ipairs(opened) do p:close() end
+      -- (views first: the profiles they are views of after them)
+      for i = #opened, 1, -1 do opened[i]:close() end
     end })
     for _, path in ipairs(files) do
       local p, ostatus = cli.open(st, err, base_exe, { path })
       if not p then return ostatus end
       opened[#opened + 1] = p
+      local v, vstatus = cliview.apply(st, p, view_err)
+      if not v then return vstatus end
+      if v ~= p then opened[#opened + 1] = v end
+      bases_opened[#bases_opened + 1] = v
     end
     local new, nstatus = cli.open(st, err)
     if not new then return nstatus end
-    local bases_opened = table.move(opened, 1, #opened, 1, {})
     opened[#opened + 1] = new
+    local view, vstatus = cliview.apply(st, new, view_err)
+    if not view then return vstatus end
+    if view ~= new then opened[#opened + 1], new = view, view end
     local dopts = { confidence = confidence, clone_match = clone_match }
     if fmt == "text" then
       result = diff.diff(bases_opened, new, dopts)
@@ -95,7 +116,7 @@ function cmd.run(ctx)
     else -- (written while the profiles are open: the page reads their arcs)
       local text
       result, text = require("lgprof.format.diffout").write(fmt, bases_opened, new, dopts, {
-        shape = st.diff_shape })
+        shape = st.diff_shape, view_description = st.view_description })
       if not result then return ctx:fail(1, text) end
       out:write(text)
     end

@@ -18,7 +18,8 @@ end
 diffout.MIN_WEIGHT = { svg = 1e-4, html = 0.0005 }
 
 --- Compares bases with new (dopts: lgprof.analysis.diff's options) and
--- writes format fmt. o: shape ("new" or "base"), title. Returns the diff's
+-- writes format fmt. o: shape ("new" or "base"), title, view_description
+-- (svg: the words of the view both sides were read with). Returns the diff's
 -- rows and the text, or nil and a message.
 function diffout.write(fmt, bases, new, dopts, o)
   o = o or {}
@@ -36,7 +37,8 @@ function diffout.write(fmt, bases, new, dopts, o)
   local image = new.image and basename(new.image)
   if fmt == "svg" then
     return rows, require("lgprof.format.diffsvg").render(rows, root, {
-      shape = o.shape, title = o.title, image = image, gmon = gmon })
+      shape = o.shape, title = o.title, image = image, gmon = gmon,
+      view_description = o.view_description })
   end
   if fmt == "html" then
     return rows, require("lgprof.format.diffhtml").render(rows, root, {

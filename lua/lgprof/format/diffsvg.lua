@@ -98,7 +98,8 @@ diffsvg.OUTLINE = OUTLINE
 --- The SVG document (a string) of rows and root (difftree.compare's).
 -- o: shape ("new" or "base"), title, width (1200), frame_height (16),
 -- font_size (12), min_width (0.1 px), image (the new profile's image
--- name for the title), gmon (true: the stacks are gprof's estimate).
+-- name for the title), gmon (true: the stacks are gprof's estimate),
+-- view_description (the view of both sides, lgprof.cliview.describe's words).
 function diffsvg.render(rows, root, o)
   o = o or {}
   local side = o.shape == "base" and "base" or "new"
@@ -134,6 +135,9 @@ function diffsvg.render(rows, root, o)
   if #removed > 0 then
     lines[#lines + 1] = { "gonelist", "Gone (dotted outline" .. (side == "new"
       and ", not drawn: see --diff-shape=base): " or "): ") .. names(removed, 30) }
+  end
+  if o.view_description then -- (--focus, --ignore, --hide: one view of every side)
+    lines[#lines + 1] = { "view", "View (of both sides): " .. o.view_description }
   end
   for _, a in ipairs(rows.ambiguous or {}) do
     lines[#lines + 1] = { "ambiguous", ("Not matched, ambiguous: %s in several clones (%s)")
