@@ -1049,6 +1049,19 @@ static int measured_gc(lua_State *L) {
   return 0;
 }
 
+/* An empty lgp_measured in a userdata pushed on the stack: a Lua error
+** while it is filled or read frees it. */
+static lgp_measured *push_measured(lua_State *L) {
+  lgp_measured *m = lua_newuserdatauv(L, sizeof *m, 0);
+  memset(m, 0, sizeof *m);
+  if (luaL_newmetatable(L, MEASURED_T)) {
+    lua_pushcfunction(L, measured_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  return m;
+}
+
 static int profile_measured_stacks(lua_State *L) {
   lprofile *lp;
   lgp_measured *m;
@@ -1060,14 +1073,7 @@ static int profile_measured_stacks(lua_State *L) {
   least_share = luaL_checknumber(L, 3);
   luaL_argcheck(L, max_depth >= 1, 2, "max_depth must be at least 1");
   lua_settop(L, 1);
-  /* in a userdata: a Lua error while the list is made frees it */
-  m = lua_newuserdatauv(L, sizeof *m, 0);
-  memset(m, 0, sizeof *m);
-  if (luaL_newmetatable(L, MEASURED_T)) {
-    lua_pushcfunction(L, measured_gc);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_setmetatable(L, -2);
+  m = push_measured(L);
   if (lgp_stacks_measured(m, lp->p, (size_t)max_depth, least_share) != 0)
     return luaL_error(L, "not enough memory");
   lua_createtable(L, m->nmerged > INT_MAX ? INT_MAX : (int)m->nmerged, 0);
@@ -1110,13 +1116,7 @@ static int profile_measured_paths(lua_State *L) {
   max_depth = luaL_checkinteger(L, 2);
   luaL_argcheck(L, max_depth >= 1, 2, "max_depth must be at least 1");
   lua_settop(L, 1);
-  m = lua_newuserdatauv(L, sizeof *m, 0);
-  memset(m, 0, sizeof *m);
-  if (luaL_newmetatable(L, MEASURED_T)) {
-    lua_pushcfunction(L, measured_gc);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_setmetatable(L, -2);
+  m = push_measured(L);
   /* (least share 0: no cut, every distinct path kept) */
   if (lgp_stacks_measured(m, lp->p, (size_t)max_depth, 0.0) != 0)
     return luaL_error(L, "not enough memory");
