@@ -91,14 +91,14 @@ function M.gprof_runs(dir, cases)
                   "ulimit -f 100000" }
   for i, c in ipairs(cases) do
     lines[#lines + 1] = ("MALLOC_PERTURB_=1 %stimeout 60 gprof %s >g.%d.out 2>g.%d.err </dev/null; echo $? >g.%d.rc")
-      :format(cmd.GPROF_ENV, util.qwords(c.args), i, i, i)
+      :format(cmd.GPROF_PATH, util.qwords(c.args), i, i, i)
     if M.reads_map(c.args) then
       lines[#lines + 1] = ("MALLOC_PERTURB_=254 %stimeout 60 gprof %s >h.%d.out 2>h.%d.err </dev/null; echo $? >h.%d.rc")
-        :format(cmd.GPROF_ENV, util.qwords(c.args), i, i, i)
+        :format(cmd.GPROF_PATH, util.qwords(c.args), i, i, i)
     end
   end
   spit(dir .. "/gprof.sh", table.concat(lines, "\n") .. "\n")
-  assert(exec_ok("sh " .. sq(dir .. "/gprof.sh")), "running gprof failed")
+  assert(exec_ok(cmd.NO_ASLR .. "sh " .. sq(dir .. "/gprof.sh")), "running gprof failed")
   local g = {}
   for i = 1, #cases do
     g[i] = differ.result(dir, "g", i)
