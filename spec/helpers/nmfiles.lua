@@ -37,7 +37,7 @@ end
 -- The map files, made by nm from the objects: { name = text }.
 function M.maps(obj, names, empty)
   local objs = util.qwords(names)
-  local function nm(args) return read_cmd("cd " .. sq(obj) .. " && nm " .. args .. " " .. objs) end
+  local function nm(args) return read_cmd("cd " .. sq(obj) .. " && " .. util.NM .. " " .. args .. " " .. objs) end
   local proper = nm("--extern-only --defined-only -v --print-file-name")
   assert(proper:match(":%x+ T "), "nm gave no text symbols:\n" .. proper)
   local all = nm("--defined-only -v --print-file-name")
