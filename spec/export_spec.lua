@@ -552,7 +552,7 @@ describe("lgprof.format.report", function()
         "src/main.c", "./src/../src/work.c" }, { cwd = tree })
       assert.are.equal(0, status, cmd.show(status, out, err))
       local addr = {}
-      for a, name in util.read_cmd("nm " .. util.q(tree .. "/prog")):gmatch("(%x+) T (%w+)") do
+      for a, name in util.read_cmd(util.NM .. " " .. util.q(tree .. "/prog")):gmatch("(%x+) T (%w+)") do
         addr[name] = tonumber(a, 16)
       end
       local gw = H.gmonwriter

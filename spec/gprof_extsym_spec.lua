@@ -62,12 +62,12 @@ end
 
 -- The symbol files, written into dir from nm's output on exe.
 local function symbol_files(dir, exe)
-  local nm = util.read_cmd("nm " .. sq(exe))
+  local nm = util.read_cmd(util.NM .. " " .. sq(exe))
   assert(nm:find(" T main\n", 1, true), "nm gave no main:\n" .. nm)
   local function write(name, text) util.spit(dir .. "/" .. name, text) end
   write("nm.txt", nm)
-  write("nmC.txt", util.read_cmd("nm -C " .. sq(exe)))
-  write("nmn.txt", util.read_cmd("nm -n --defined-only " .. sq(exe)))
+  write("nmC.txt", util.read_cmd(util.NM .. " -C " .. sq(exe)))
+  write("nmn.txt", util.read_cmd(util.NM .. " -n --defined-only " .. sq(exe)))
   local hex, glued, nott, defined = {}, {}, {}, {}
   for k, line in ipairs(lines_of(nm)) do
     local addr, ty, name = line:match("^(%x+) (%a) (.*)$")

@@ -53,7 +53,7 @@ local function check(prog, variant)
   local obj, names, empty = nmf.objects(dir, built)
   local map, syms = dir .. "/proper.map", dir .. "/syms.txt"
   spit(map, nmf.maps(obj, names, empty).proper)
-  spit(syms, read_cmd("nm " .. sq(b.exe)))
+  spit(syms, read_cmd(util.NM .. " " .. sq(b.exe)))
   local fn, fn2 = differ.heaviest(dir, b.exe, b.gmon[1], files)
   local subst = { MAP = map, SYMS = syms, FN = fn, FN2 = fn2,
                   RC = dir .. "/rc.rsp", RS = dir .. "/rs.rsp", RN = dir .. "/rn.rsp" }

@@ -154,7 +154,7 @@ describe("line granularity", function()
       dir = util.mktempdir("lgprof line-mode")
       exe = build(dir, "t.c", "gcc", "-pg -g -O0")
       -- laid out as the profiles assume
-      local nm = util.read_cmd("nm " .. q(exe))
+      local nm = util.read_cmd(util.NM .. " " .. q(exe))
       for _, sym in ipairs({ "00000000000011c9 t burn\n", "000000000000120a T leaf\n",
                              "0000000000001233 T main\n" }) do
         assert(nm:find(sym, 1, true), "t.c is not laid out as the profiles assume:\n" .. nm)

@@ -99,7 +99,16 @@ end
 -- run in about 150 printed an arc more, on the same files), and an oracle
 -- must answer the same every time.
 local NO_ASLR = os.execute("setarch -R true >/dev/null 2>&1") and "setarch -R " or ""
-M.GPROF_ENV = "PATH=" .. q("/usr/bin:" .. (os.getenv("PATH") or "/bin")) .. " " .. NO_ASLR
+M.GPROF_PATH = "PATH=" .. q("/usr/bin:" .. (os.getenv("PATH") or "/bin")) .. " "
+M.GPROF_ENV = M.GPROF_PATH .. NO_ASLR
+-- For a script of many gprof runs: the script's shell is started without
+-- randomisation (M.NO_ASLR .. "sh SCRIPT"), which every process it starts
+-- inherits, and each line runs M.GPROF_SCRIPT_CMD (or M.GPROF_PATH ..
+-- "... gprof"): one exec per run rather than setarch's and gprof's (an exec
+-- costs this machine about 3 ms of CPU, and a cold suite runs gprof some
+-- 20,000 times).
+M.NO_ASLR = NO_ASLR
+M.GPROF_SCRIPT_CMD = M.GPROF_PATH .. "gprof"
 function M.gprof(args, opts)
   return M.run(with({ "gprof" }, args), with_prefix(opts, "", M.GPROF_ENV))
 end

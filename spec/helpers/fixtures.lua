@@ -115,10 +115,20 @@ local function ext_of(file)
   return file:match("%.([^./]+)$")
 end
 
-local list_dir = util.ls
+-- The folders of spec/fixtures/ are listed once per process (every spec
+-- file that requires this module lists them all at load time: a shell and
+-- an ls each were some hundred processes per spec file).
+local listed = {}
+local function list_dir(dir)
+  if not listed[dir] then listed[dir] = util.ls(dir) end
+  return listed[dir]
+end
 
+-- (opening "PATH/" succeeds for a folder only: no shell)
 local function is_dir(path)
-  return exec_ok("test -d " .. shquote(path))
+  local f = io.open(path .. "/")
+  if f then f:close() end
+  return f ~= nil
 end
 
 -- Headers shared by the programs: spec/fixtures/progs/*.h

@@ -16,28 +16,50 @@ local SOURCE_EXT = { c = true, cc = true, cpp = true, cxx = true, C = true }
 
 -- Compiles the program's sources one by one into dir/obj (with the build's
 -- compiler and flags) plus an empty C file; returns the object names, in
--- the sources' order, and the empty one's.
+-- the sources' order, and the empty one's. The objects are compiled once per
+-- build, kept in the build's folder (nm-objects/, with the commands that
+-- made them) and copied: kept ones are used while the commands are the same
+-- and each object is newer than every source (and header) of the build.
+-- (What is made of them, nm's lists, does not depend on the folder they
+-- were compiled in.) Under the build's lock, as the fixtures are built.
 function M.objects(dir, built)
   local obj = util.mkdir(dir .. "/obj")
-  local names, lines = {}, { "cd " .. sq(obj) .. " || exit 1" }
+  local names, compile = {}, {}
   for _, s in ipairs(built.sources) do
     local base, ext = s:match("([^/]+)%.([^./]+)$")
     if base and SOURCE_EXT[ext] then
       names[#names + 1] = base .. ".o"
-      lines[#lines + 1] = ("%s %s -c %s -o %s || exit 1"):format(built.compiler, built.flags, sq(s),
+      compile[#compile + 1] = ("%s %s -c %s -o %s || exit 1"):format(built.compiler, built.flags, sq(s),
         sq(base .. ".o"))
     end
   end
-  spit(obj .. "/zz_empty.c", "/* nothing */\n")
-  lines[#lines + 1] = "gcc -c zz_empty.c -o zz_empty.o || exit 1"
-  assert(exec_ok(table.concat(lines, "\n")), "compiling the objects failed")
+  compile[#compile + 1] = "gcc -c zz_empty.c -o zz_empty.o || exit 1"
+  local commands = table.concat(compile, "\n")
+  local keep = built.dir .. "/nm-objects"
+  local objects = util.qwords(names) .. " zz_empty.o"
+  local fresh = { "[ \"$(cat commands 2>/dev/null)\" = " .. sq(commands) .. " ]" }
+  for _, o in ipairs(names) do
+    for _, s in ipairs(built.sources) do fresh[#fresh + 1] = "[ " .. sq(o) .. " -nt " .. sq(s) .. " ]" end
+  end
+  local script = table.concat({
+    "if ! { cd " .. sq(keep) .. " 2>/dev/null && " .. table.concat(fresh, " && ") .. "; }; then",
+    "  rm -rf " .. sq(keep) .. " && mkdir -p " .. sq(keep) .. " && cd " .. sq(keep) .. " || exit 1",
+    "  printf '/* nothing */\\n' >zz_empty.c",
+    commands,
+    "  printf '%s' " .. sq(commands) .. " >commands",
+    "fi",
+    "cp " .. objects .. " " .. sq(obj) .. "/ && cp zz_empty.c " .. sq(obj) .. "/",
+  }, "\n")
+  local run = "sh -c " .. sq(script)
+  if util.have("flock") then run = "flock " .. sq(built.dir .. "/.lock") .. " " .. run end
+  assert(exec_ok(run), "compiling the objects failed")
   return obj, names, "zz_empty.o"
 end
 
 -- The map files, made by nm from the objects: { name = text }.
 function M.maps(obj, names, empty)
   local objs = util.qwords(names)
-  local function nm(args) return read_cmd("cd " .. sq(obj) .. " && nm " .. args .. " " .. objs) end
+  local function nm(args) return read_cmd("cd " .. sq(obj) .. " && " .. util.NM .. " " .. args .. " " .. objs) end
   local proper = nm("--extern-only --defined-only -v --print-file-name")
   assert(proper:match(":%x+ T "), "nm gave no text symbols:\n" .. proper)
   local all = nm("--defined-only -v --print-file-name")
@@ -91,14 +113,14 @@ function M.gprof_runs(dir, cases)
                   "ulimit -f 100000" }
   for i, c in ipairs(cases) do
     lines[#lines + 1] = ("MALLOC_PERTURB_=1 %stimeout 60 gprof %s >g.%d.out 2>g.%d.err </dev/null; echo $? >g.%d.rc")
-      :format(cmd.GPROF_ENV, util.qwords(c.args), i, i, i)
+      :format(cmd.GPROF_PATH, util.qwords(c.args), i, i, i)
     if M.reads_map(c.args) then
       lines[#lines + 1] = ("MALLOC_PERTURB_=254 %stimeout 60 gprof %s >h.%d.out 2>h.%d.err </dev/null; echo $? >h.%d.rc")
-        :format(cmd.GPROF_ENV, util.qwords(c.args), i, i, i)
+        :format(cmd.GPROF_PATH, util.qwords(c.args), i, i, i)
     end
   end
   spit(dir .. "/gprof.sh", table.concat(lines, "\n") .. "\n")
-  assert(exec_ok("sh " .. sq(dir .. "/gprof.sh")), "running gprof failed")
+  assert(exec_ok(cmd.NO_ASLR .. "sh " .. sq(dir .. "/gprof.sh")), "running gprof failed")
   local g = {}
   for i = 1, #cases do
     g[i] = differ.result(dir, "g", i)

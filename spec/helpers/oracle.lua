@@ -152,12 +152,12 @@ function M.gprof_many(dir, cases, files)
   if #todo == 0 then return results end
   local lines = { "cd " .. q(dir) .. " || exit 1", "unset GPROF_PATH" }
   for _, i in ipairs(todo) do
-    local run = ("%s %s"):format(cmd.GPROF_CMD, util.qwords(cases[i].args))
+    local run = ("%s %s"):format(cmd.GPROF_SCRIPT_CMD, util.qwords(cases[i].args))
     if cases[i].cwd then run = ("(cd %s && %s)"):format(q(cases[i].cwd), run) end
     lines[#lines + 1] = ("%s >o.%d.out 2>o.%d.err </dev/null; echo $? >o.%d.rc"):format(run, i, i, i)
   end
   util.spit(dir .. "/oracle.sh", table.concat(lines, "\n") .. "\n")
-  assert(util.exec_ok("sh " .. q(dir .. "/oracle.sh")), "running gprof failed")
+  assert(util.exec_ok(cmd.NO_ASLR .. "sh " .. q(dir .. "/oracle.sh")), "running gprof failed")
   util.mkdir(M.DIR)
   for _, i in ipairs(todo) do
     local r = {

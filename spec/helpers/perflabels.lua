@@ -32,7 +32,7 @@ local q = util.q
 -- in address order; nil when it has none
 local function symtab(path)
   local t = {}
-  for a, kind, name in util.read_cmd("nm -n --defined-only " .. q(path) .. " 2>/dev/null")
+  for a, kind, name in util.read_cmd(util.NM .. " -n --defined-only " .. q(path) .. " 2>/dev/null")
       :gmatch("(%x+) (%a) (%S+)") do
     if kind:find("[tTwWiI]") then t[#t + 1] = { addr = tonumber(a, 16), name = name } end
   end
