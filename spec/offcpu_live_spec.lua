@@ -6,7 +6,10 @@
 -- CLOCK_MONOTONIC and the spec compares lgprof's figures with theirs.
 --
 -- sleeper: two threads, each five times: take a mutex (take_lock),
--- compute ~20 ms, release it, sleep 200 ms (nap). Each thread writes its
+-- compute ~20 ms, release it, sleep 200 ms (nap); in the first round the
+-- thread that takes the lock first keeps it until the other one sleeps in
+-- take_lock (its state in /proc), so the wait happens in every run, however
+-- the threads are scheduled. Each thread writes its
 -- tid, the time it spent inside nap and its lifetime (from the start of
 -- its function to its end). Off-CPU time of nap = its sleeps, measured
 -- from switch-out to switch-in, so within 5% of nap's own measure; the
@@ -14,8 +17,15 @@
 -- (its samples plus its off-CPU intervals) is its lifetime within 5%.
 --
 -- phases: phase1 for the first half of the run, phase2 for the second
--- (each a busy loop until its clock says so): --time-range=0,40% keeps
--- phase1 with at least 90% of the samples.
+-- (each a busy loop until its clock says so, 1 s each): --time-range=0,40%
+-- keeps phase1 with at least 90% of the samples. 40% of the recording's
+-- span falls in phase1 unless the program's first sample comes more than a
+-- sixth of its run (333 ms) after its start: a program starved of the CPU
+-- that long on a loaded machine (with 0.4 s phases, 2 runs of 30 failed so
+-- at a load of 5 to 7 on the 2 cores, the spec at nice 10). A run so
+-- starved is recorded again, up to three tries: with one try's odds below
+-- 4.6%, three fail together less than once in 10,000, while a wrong
+-- --time-range fails all three.
 local H = require "helpers"
 local util, cmd = H.util, H.cmd
 local lgprof = require "lgprof"
@@ -26,11 +36,15 @@ local SLEEPER = [[
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 volatile unsigned long sink;
+static volatile long first;
+struct result;
+static struct result *results;
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -43,12 +57,34 @@ __attribute__((noinline)) void compute(void) {
 __attribute__((noinline)) void take_lock(void) { pthread_mutex_lock(&lock); }
 __attribute__((noinline)) void nap(void) { usleep(200000); }
 struct result { long tid; double nap, life; };
+/* the first round's contention, made certain: each thread says it is
+   about to take the lock (arrived), and the first holder keeps it until the
+   other one sleeps (state S in /proc: blocked in take_lock), or 5 s */
+static volatile long arrived, tids[2];
+static int sleeping(long tid) {
+  char path[64], buf[256], *p;
+  FILE *f;
+  snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+  if (!(f = fopen(path, "r"))) return 0;
+  p = fgets(buf, sizeof buf, f) ? strrchr(buf, ')') : NULL;
+  fclose(f);
+  return p != NULL && p[1] == ' ' && p[2] == 'S';
+}
+static void wait_for_the_other(long me) {
+  double until = now() + 5;
+  while (arrived < 2 && now() < until) sink++;
+  long other = tids[0] == me ? tids[1] : tids[0];
+  while (!sleeping(other) && now() < until) sink++;
+}
 static void *worker(void *arg) {
   struct result *r = arg;
   double start = now();
   r->tid = syscall(SYS_gettid);
+  tids[r - results] = r->tid;
   for (int i = 0; i < 5; i++) {
+    if (i == 0) __sync_fetch_and_add(&arrived, 1);
     take_lock();
+    if (i == 0 && __sync_fetch_and_add(&first, 1) == 0) wait_for_the_other(r->tid);
     compute();
     pthread_mutex_unlock(&lock);
     double a = now();
@@ -60,7 +96,8 @@ static void *worker(void *arg) {
 }
 int main(int argc, char **argv) {
   pthread_t t[2];
-  struct result r[2] = {{0, 0, 0}, {0, 0, 0}};
+  static struct result r[2] = {{0, 0, 0}, {0, 0, 0}};
+  results = r;
   for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, worker, &r[i]);
   for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
   FILE *f = fopen(argc > 1 ? argv[1] : "measures", "w");
@@ -82,8 +119,8 @@ __attribute__((noinline)) void phase1(double end) { while (now() < end) sink++; 
 __attribute__((noinline)) void phase2(double end) { while (now() < end) sink--; }
 int main(void) {
   double start = now();
-  phase1(start + 0.4);
-  phase2(start + 0.8);
+  phase1(start + 1.0);
+  phase2(start + 2.0);
   return 0;
 }
 ]]
@@ -172,19 +209,24 @@ describe("--time-range on a live recording", function()
       return
     end
     build("phases", PHASES)
-    if not util.exec_ok(("cd %s && perf record -q -e cpu-clock -F 999 -g -o phases.data ./phases"
-      .. " >/dev/null 2>&1"):format(q(tmp))) then
-      why_not = "perf record cannot run here"
-    end
   end)
   teardown(function() util.rmtree(tmp) end)
 
   it("0,40% keeps the first phase's function with at least 90% of the samples", function()
     if why_not then return pending(why_not) end
-    local p = assert(lgprof.open(nil, tmp .. "/phases.data", { time_range = "0,40%" }))
-    local fn = assert(p:find("phase1"))
-    assert(fn.total >= 0.9 * p.total_time,
-      ("phase1 %.4f s of %.4f s in 0,40%%"):format(fn.total, p.total_time))
-    p:close()
+    local tries = {}
+    for try = 1, 3 do
+      if not util.exec_ok(("cd %s && perf record -q -e cpu-clock -F 999 -g -o phases.data ./phases"
+        .. " >/dev/null 2>&1"):format(q(tmp))) then
+        return pending("perf record cannot run here")
+      end
+      local p = assert(lgprof.open(nil, tmp .. "/phases.data", { time_range = "0,40%" }))
+      local fn = p:find("phase1")
+      local got, all = fn and fn.total or 0, p.total_time
+      p:close()
+      if got >= 0.9 * all then return end
+      tries[try] = ("phase1 %.4f s of %.4f s in 0,40%%"):format(got, all)
+    end
+    error(table.concat(tries, "; "))
   end)
 end)
