@@ -429,7 +429,14 @@ describe("functions of a stripped system library on a live recording by lgprof r
             perf_count[key] = (perf_count[key] or 0) + 1
           end
           local ret = k > 1 and not s.frames[k - 1].dso:find("^%[")
-          lg[b.key(ret and a - 1 or a)] = true
+          -- lgprof's name of the address (a return address less 1): a
+          -- symbol's where the binary has symbols (perf's [unknown] there
+          -- is a return address past a noreturn call's function, in the
+          -- padding before the next: libc's exit, with its debug file),
+          -- else its FDE's
+          local x = ret and a - 1 or a
+          local named = labels.name_at(fr.dso, x)
+          lg[named and alias(named) or b.key(x)] = true
         end
       end
       for key, c in pairs(perf_count) do
@@ -442,6 +449,10 @@ describe("functions of a stripped system library on a live recording by lgprof r
     end
     local children = {}
     for key, t in pairs(theirs) do children[key] = t.children - (twice[key] or 0) end
+    -- (a function only lgprof names in those chains: perf has no row of it)
+    for key, n in pairs(twice) do
+      if not theirs[key] and n < 0 then children[key] = -n end
+    end
     -- perf's children in percent for helpers.perflabels' moves
     local shares = {}
     for key, c in pairs(children) do shares[key] = 100 * c / perf_total end

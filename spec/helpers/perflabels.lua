@@ -13,6 +13,7 @@
 --   local moves = labels.moves(path)     -- { { from =, to =, lose =, gain = } ... }
 --   labels.apply(children, moves, alias) -- perf report's children, as lgprof names them
 --   local alias = labels.aliases(path)   -- one name for the symbols of one address
+--   labels.name_at(dso, addr)            -- the function symbol at or below addr
 --
 -- Each move says: perf report's children share of `from` holds `lose`
 -- percent that lgprof does not count there, and `to` (the function holding
@@ -67,6 +68,20 @@ local function name_before(dso, label)
     end
   end
   return nil
+end
+
+--- The name of the function symbol of dso (its own symbol table, else its
+-- debug file's) with the highest address at most addr (an address of the
+-- file, not of a process), or nil where dso has no symbols or none below.
+function M.name_at(dso, addr)
+  local t = symbols_of(dso)
+  if not t or #t == 0 or t[1].addr > addr then return nil end
+  local lo, hi = 1, #t
+  while lo < hi do -- the last entry at most addr
+    local mid = (lo + hi + 1) // 2
+    if t[mid].addr <= addr then lo = mid else hi = mid - 1 end
+  end
+  return t[lo].name
 end
 
 --- Parses perf script's samples of path: list of { period, frames }, each
