@@ -242,7 +242,7 @@ assets.js = [==[
   var rows = [], sortKey = "self", sortDir = -1, selected = -1;
   // the table draws its first FLAT_FIRST rows until asked for all: the
   // browser's layout of thousands of rows is most of a redraw's time
-  var FLAT_FIRST = 500, flatAll = false;
+  var FLAT_FIRST = 200, flatAll = false;
   F.forEach(function (f, id) { if (!f.stub) rows.push(id); });
   function sortRows() {
     var col = COLS.filter(function (c) { return c.k === sortKey; })[0];
