@@ -89,6 +89,7 @@ assets.body = [==[
     <h2>Flat profile</h2>
     <p class="note" id="flat-note"></p>
     <div class="scroll"><table id="flat"><thead></thead><tbody></tbody></table></div>
+    <p class="note" id="flat-more" hidden><button type="button"></button></p>
   </section>
   <aside id="panel-sec">
     <h2>Call graph</h2>
@@ -239,6 +240,9 @@ assets.js = [==[
   ];
   if (NOCALLS) COLS = COLS.filter(function (c) { return ["calls", "spc", "tpc"].indexOf(c.k) < 0; });
   var rows = [], sortKey = "self", sortDir = -1, selected = -1;
+  // the table draws its first FLAT_FIRST rows until asked for all: the
+  // browser's layout of thousands of rows is most of a redraw's time
+  var FLAT_FIRST = 200, flatAll = false;
   F.forEach(function (f, id) { if (!f.stub) rows.push(id); });
   function sortRows() {
     var col = COLS.filter(function (c) { return c.k === sortKey; })[0];
@@ -262,13 +266,16 @@ assets.js = [==[
     rows.forEach(function (id) {
       var f = F[id];
       if (matcher && !matcher(f.n)) return;
-      shown++;
+      if (++shown > FLAT_FIRST && !flatAll) return;
       var cls = (f.smp < 10 && f.self > 0 ? "noisy" : "") + (id === selected ? " sel" : "");
       html.push("<tr data-fn=\"" + id + "\" class=\"" + cls + "\"" +
         (f.smp < 10 && f.self > 0 ? " title=\"fewer than 10 samples: the self time is mostly noise\"" : "") + ">" +
         COLS.map(function (c) { return "<td class=\"" + (c.c || c.k) + "\">" + c.s(f) + "</td>"; }).join("") + "</tr>");
     });
     $("flat").tBodies[0].innerHTML = html.join("");
+    var more = $("flat-more");
+    more.hidden = flatAll || shown <= FLAT_FIRST;
+    more.firstChild.textContent = "Show all " + shown + " rows (the first " + FLAT_FIRST + " are drawn)";
     $("flat-note").textContent = shown + " of " + rows.length + " embedded functions" +
       (matcher ? " match the search" : "") + ". Self time is sampled (\u00b1: one standard error; " +
       "rows in italics have fewer than 10 samples); " + (NOCALLS
@@ -284,6 +291,7 @@ assets.js = [==[
     if (k === sortKey) sortDir = -sortDir; else { sortKey = k; sortDir = k === "name" ? 1 : -1; }
     sortRows(); flatHead(); flatBody();
   });
+  $("flat-more").addEventListener("click", function () { flatAll = true; flatBody(); });
   $("flat").tBodies[0].addEventListener("click", function (e) {
     var tr = e.target.closest("tr");
     if (tr) go("f" + F[+tr.getAttribute("data-fn")].i);

@@ -41,8 +41,11 @@ M.js = [==[
   var dataEl = document.getElementById("lgprof-data");
   var SCALE = T.is_time ? 1e9 : 1, SPAN = Math.max(T.span, 1);
   function undelta(a) { var p = 0; for (var i = 0; i < a.length; i++) { p += a[i]; a[i] = p; } return a; }
-  var TIME = undelta(T.t), STK = T.s, WT = undelta(T.w), NSAMP = TIME.length;
-  var NAMES = T.f[0], FIDX = T.f[1], FDSO = T.f[2], NF = NAMES.length;
+  // (typed arrays: a selection's loops over them run as fast loops of
+  // numbers, where the JSON's arrays would keep the engine's generic paths)
+  var TIME = undelta(Float64Array.from(T.t)), STK = Int32Array.from(T.s), WT = undelta(Float64Array.from(T.w));
+  var NSAMP = TIME.length;
+  var NAMES = T.f[0], FIDX = T.f[1], FDSO = Int32Array.from(T.f[2]), NF = NAMES.length;
   var FILE = new Int32Array(NF).fill(-1), LINE = new Int32Array(NF);
   for (var fi = 0; fi + 2 < T.fl.length; fi += 3) { FILE[T.fl[fi]] = T.fl[fi + 1]; LINE[T.fl[fi]] = T.fl[fi + 2]; }
   var NNODE = T.nf.length, PARENT = new Int32Array(NNODE + 1), NFUNC = new Int32Array(NNODE + 1);
@@ -50,7 +53,7 @@ M.js = [==[
   for (var k = 1; k <= NNODE; k++) {
     PARENT[k] = k - T.np[k - 1]; NFUNC[k] = T.nf[k - 1]; DEPTH[k] = DEPTH[PARENT[k]] + 1;
   }
-  var NSTACK = T.st.length, LEAF = undelta(T.sl), SK = new Uint8Array(NSTACK), ST = T.st;
+  var NSTACK = T.st.length, LEAF = undelta(Int32Array.from(T.sl)), SK = new Uint8Array(NSTACK), ST = Int32Array.from(T.st);
   for (var s = 0; s + 1 < T.sk.length; s += 2) SK[T.sk[s]] = T.sk[s + 1];
   // the tree's children, then a walk of it that marks each node whose
   // function is on no node above it (OUTER: where a stack enters that
@@ -63,7 +66,7 @@ M.js = [==[
     if (CYCLE_GRP[T.fc[gi + 1]] === undefined) CYCLE_GRP[T.fc[gi + 1]] = NGRP++;
     GRP[T.fc[gi]] = CYCLE_GRP[T.fc[gi + 1]];
   }
-  var OUTER = null, ARC, ARC_FROM, ARC_TO, NARC = 0;
+  var OUTER = null, ARC, ARC_FROM, ARC_TO, NARC = 0, BY_TIME, SPANNING, TIMES;
   // (once: after the first frame, or at a first selection made before)
   function walkTree() {
     if (OUTER) return;
@@ -92,6 +95,22 @@ M.js = [==[
       for (k = KSTART[at + 1] - 1; k >= KSTART[at]; k--) walk.push(KIDS[k]);
     }
     NARC = ARC_FROM.length;
+    // the samples in time order (a range's are then one run of them, found
+    // by bisection), but for the off-CPU intervals, which a range may cut
+    var n = 0;
+    for (k = 0; k < NSAMP; k++) if (!(SK[STK[k]] && T.is_time)) n++;
+    BY_TIME = new Int32Array(n); SPANNING = new Int32Array(NSAMP - n);
+    var m = 0;
+    n = 0;
+    for (k = 0; k < NSAMP; k++) if (SK[STK[k]] && T.is_time) SPANNING[m++] = k; else BY_TIME[n++] = k;
+    BY_TIME.sort(function (x, y) { return TIME[x] - TIME[y] || x - y; });
+    TIMES = new Float64Array(n);
+    for (k = 0; k < n; k++) TIMES[k] = TIME[BY_TIME[k]];
+  }
+  function firstAt(t) { // the first position of BY_TIME at or after time t
+    var lo = 0, hi = TIMES.length;
+    while (lo < hi) { var mid = (lo + hi) >>> 1; if (TIMES[mid] < t) lo = mid + 1; else hi = mid; }
+    return lo;
   }
   var OFF = T.offs ? { t: undelta(T.offs.t), d: T.offs.d, th: T.offs.th, k: T.offs.k } : null;
   var KIND = [null, ["S", "sleeping", "#8fb3d9"], ["D", "waiting (I/O)", "#e8a33d"],
@@ -127,20 +146,26 @@ M.js = [==[
     var ranged = from !== null, atEnd = ranged && to >= T.span;
     // (the tables: the range's samples of every thread and binary)
     var rw = ranged ? new Float64Array(NSTACK) : sw, rn = ranged ? new Float64Array(NSTACK) : sn;
-    for (i = 0; i < NSAMP; i++) {
-      s = STK[i];
-      var t = TIME[i], w = WT[i];
+    function take(i) {
+      var s = STK[i], t = TIME[i], w = WT[i];
       if (ranged) {
         if (SK[s] && T.is_time) { // an off-CPU interval: its part inside the range
           var a = Math.max(t, from), b = Math.min(t + w / 1000, to);
-          if (b <= a) continue;
+          if (b <= a) return;
           w = Math.min(w, Math.round((b - a) * 1000));
-        } else if (t < from || (t >= to && !atEnd)) continue;
+        } else if (t < from || (t >= to && !atEnd)) return;
         rw[s] += w; rn[s] += 1;
       }
-      if (sel.thread >= 0 && ST[s] !== sel.thread) continue;
-      if (sel.dso >= 0 && FDSO[NFUNC[LEAF[s]]] !== sel.dso) continue;
+      if (sel.thread >= 0 && ST[s] !== sel.thread) return;
+      if (sel.dso >= 0 && FDSO[NFUNC[LEAF[s]]] !== sel.dso) return;
       sw[s] += w; sn[s] += 1;
+    }
+    if (ranged) { // (the intervals, then the run of the samples in the range)
+      for (i = 0; i < SPANNING.length; i++) take(SPANNING[i]);
+      var end = atEnd ? BY_TIME.length : firstAt(to);
+      for (i = firstAt(from); i < end; i++) take(BY_TIME[i]);
+    } else {
+      for (i = 0; i < NSAMP; i++) take(i);
     }
     // by node of the stacks' tree: the weight of the stacks ending there
     // (leafW), of those through it (nodeW), and of those ending in the run
@@ -286,8 +311,17 @@ M.js = [==[
     // the tables: the range's threads and binaries
     function rows(W, N, HOT, keyOf, labelOf) {
       var list = Object.keys(W).map(function (g) {
-        var h = HOT[g], hs = Array.from(h.keys());
-        hs.sort(function (a, b) { return h.get(b) - h.get(a) || (NAMES[a] < NAMES[b] ? -1 : NAMES[a] > NAMES[b] ? 1 : 0); });
+        // (its three hottest leaves: one pass, not a sort of them all)
+        var h = HOT[g], hs = [], before = function (a, b) {
+          return h.get(b) - h.get(a) || (NAMES[a] < NAMES[b] ? -1 : NAMES[a] > NAMES[b] ? 1 : 0);
+        };
+        h.forEach(function (n, x) {
+          if (hs.length === 3 && before(hs[2], x) <= 0) return;
+          if (hs.length === 3) hs.pop();
+          var j = hs.length;
+          while (j > 0 && before(hs[j - 1], x) > 0) { hs[j] = hs[j - 1]; j--; }
+          hs[j] = x;
+        });
         return { key: keyOf(g), label: labelOf(g), samples: N[g], seconds: W[g] / SCALE,
           error: N[g] > 0 ? W[g] / SCALE / Math.sqrt(N[g]) : 0, share: rsamples > 0 ? N[g] / rsamples : 0,
           hottest: hs.slice(0, 3).map(function (x) { return NAMES[x] + " (" + (100 * h.get(x) / N[g]).toFixed(1) + "%)"; }).join(", "),
