@@ -919,12 +919,6 @@ int lgp_stacktab_subset(lgp_stacktab *dst, const lgp_stacktab *src, const uint8_
     }
   dst->stacks = lgp_alloc_array(ns ? ns : 1, sizeof *dst->stacks);
   dst->frames = lgp_alloc_array(nf ? nf : 1, sizeof *dst->frames);
-  /* the kept stacks' sample times, renumbered below (never the source's
-     array: each table frees its own) */
-  dst->times = NULL;
-  dst->ntimes = 0;
-  if (src->times != NULL)
-    dst->times = lgp_alloc_array(src->ntimes ? src->ntimes : 1, sizeof *dst->times);
   /* the strings are the new table's own: none shared, so each table frees its own */
   if (dst->dsos != NULL)
     for (i = 0; i < src->ndsos; i++) {
