@@ -416,7 +416,11 @@ describe("functions of a stripped system library on a live recording by lgprof r
     -- one for the function (lgprof's, which looks a return address up
     -- less 1: a caller's frame under a user frame)
     local twice = {}
+    -- the samples whose chain holds such a return address (see below):
+    -- perf's unwinder stops there, lgprof's goes on to its callers
+    local past_noreturn = 0
     for _, s in ipairs(perf_samples()) do
+      local stops = false
       local perf_count, lg = {}, {}
       local seen = {}
       for k, fr in ipairs(s.frames) do
@@ -437,6 +441,7 @@ describe("functions of a stripped system library on a live recording by lgprof r
           local x = ret and a - 1 or a
           local named = labels.name_at(fr.dso, x)
           lg[named and alias(named) or b.key(x)] = true
+          if named and ret then stops = true end
         end
       end
       for key, c in pairs(perf_count) do
@@ -446,6 +451,7 @@ describe("functions of a stripped system library on a live recording by lgprof r
       for key in pairs(lg) do
         if not perf_count[key] then twice[key] = (twice[key] or 0) - 1 end
       end
+      if stops then past_noreturn = past_noreturn + 1 end
     end
     local children = {}
     for key, t in pairs(theirs) do children[key] = t.children - (twice[key] or 0) end
@@ -461,8 +467,14 @@ describe("functions of a stripped system library on a live recording by lgprof r
     local compared, anonymous = 0, 0
     for key, x in pairs(mine) do
       local want = math.floor((shares[key] or 0) * perf_total / 100 + 0.5)
-      assert.equal(want, x.total, ("%s: total %d samples, perf %d (%d rows)"):format(key, x.total, want,
-        theirs[key] and theirs[key].rows or 0))
+      -- (lgprof's unwinding goes on past a return address perf's stops at,
+      -- the padding after a noreturn call: those samples' callers of it
+      -- (__libc_start_call_main, _start...) count in lgprof's children and
+      -- not in perf's, at most once per such sample, counted above from
+      -- perf script; in a run without one the counts are equal)
+      local msg = ("%s: total %d samples, perf %d (%d rows; %d samples past a noreturn call)"):format(key,
+        x.total, want, theirs[key] and theirs[key].rows or 0, past_noreturn)
+      assert.is_true(x.total >= want and x.total - want <= past_noreturn, msg)
       compared = compared + 1
       if key:find("^" .. literal(base) .. "%+") then anonymous = anonymous + 1 end
     end
