@@ -130,11 +130,24 @@ describe("lgprof.analysis.diff", function()
         assert.equal(0, r.total_new); assert.equal(-r.total_base, r.total_delta)
       end
     end
-    -- every function only in the base is removed: a, b and c (called), and
-    -- whatever start-up code the base's run happened to sample and the new one not
-    local only_base = {}
-    for k in pairs(base) do if not new[k] then only_base[k] = true end end
+    -- removed: active in the base and absent from the new program's symbols:
+    -- a, b and c (called). A function of both programs (start-up code such as
+    -- frame_dummy) that one run happened to sample and the other not is
+    -- idle on one side, not gone: its row is common with 0 there
+    local new_symbols = {}
+    for fn in one:symbols() do new_symbols[row_key(fn)] = true end
+    local only_base, idle_in_new = {}, {}
+    for k in pairs(base) do
+      if not new[k] then
+        if new_symbols[k] then idle_in_new[k] = true else only_base[k] = true end
+      end
+    end
     assert.same(only_base, removed)
+    for _, r in ipairs(d) do
+      if idle_in_new[row_key(r)] then
+        assert.equal("common", r.status); assert.equal(0, r.total_new)
+      end
+    end
     assert.is_true(removed.a and removed.b and removed.c)
     assert.is_true(added >= 10) -- cycles' nine cycle members and leaf (called)
   end)
