@@ -14,6 +14,7 @@
 --   labels.apply(children, moves, alias) -- perf report's children, as lgprof names them
 --   local alias = labels.aliases(path)   -- one name for the symbols of one address
 --   labels.name_at(dso, addr)            -- the function symbol at or below addr
+--   labels.in_plt(dso, addr)             -- whether addr is in one of dso's PLTs
 --
 -- Each move says: perf report's children share of `from` holds `lose`
 -- percent that lgprof does not count there, and `to` (the function holding
@@ -204,6 +205,27 @@ function M.aliases(path)
     if parent[name] then return best[find(name)], true end
     return (name:gsub("^_+", "")), false
   end
+end
+
+-- Whether addr (the binary's own address) is in one of dso's PLT sections
+-- (.plt, .plt.got, .plt.sec). perf names each entry of a PLT after its
+-- relocation (realloc@plt, *ABS*+0x9f550@plt); lgprof, with no symbol
+-- there, has the FDE covering the PLT as one function, BINARY+0xSTART.
+local plts = {}
+function M.in_plt(dso, addr)
+  local t = plts[dso]
+  if not t then
+    t = {}
+    local out = util.read_cmd("readelf -SW " .. q(dso) .. " 2>/dev/null")
+    for a, size in out:gmatch("%] %.plt[%.%w]*%s+%S+%s+(%x+)%s+%x+%s+(%x+)") do
+      t[#t + 1] = { start = tonumber(a, 16), finish = tonumber(a, 16) + tonumber(size, 16) }
+    end
+    plts[dso] = t
+  end
+  for _, r in ipairs(t) do
+    if addr >= r.start and addr < r.finish then return true end
+  end
+  return false
 end
 
 --- Applies moves to children shares (name -> percent, names through alias):
