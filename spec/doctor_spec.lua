@@ -65,14 +65,17 @@ end
 -- run(name) for the healthy program's default 1.5 s of CPU time (about 150
 -- samples, few-samples' threshold 100 far below), run again (3 tries) when
 -- the histogram holds under 120 samples: the profiling timer lost ticks on
--- a loaded machine, and such a run is no test of the thresholds
-local function full_run(name)
-  local gmon
+-- a loaded machine, and such a run is no test of the thresholds. Returns
+-- the path, and why a test of thresholds must not judge it (nil if it may)
+local function full_run(name, least)
+  least = least or 120
+  local gmon, n
   for _ = 1, 3 do
     gmon = run(name)
-    if samples_in(gmon) >= 120 then break end
+    n = samples_in(gmon)
+    if n >= least then return gmon end
   end
-  return gmon
+  return gmon, ("%s: 3 runs lost timer ticks (the last had %d samples, under %d)"):format(name, n, least)
 end
 
 local function diagnose(exe, gmon)
@@ -144,11 +147,11 @@ describe("lgprof doctor #doctor", function()
     return
   end
 
-  local healthy, healthy_gmon, other_gmon
+  local healthy, healthy_gmon, healthy_short, other_gmon
   setup(function()
     dir = util.mktempdir("lgprof doc-tor")
     healthy = build("healthy", { "healthy.c" }, PG)
-    healthy_gmon = full_run("healthy")
+    healthy_gmon, healthy_short = full_run("healthy")
     build("other", { "other.c" }, PG)
     other_gmon = run("other")
   end)
@@ -156,9 +159,11 @@ describe("lgprof doctor #doctor", function()
 
   describe("a healthy profile", function()
     it("has no finding (no-PIE and PIE), and the command says so with status 0", function()
+      if healthy_short then return pending(healthy_short) end
       assert.same({}, diagnose(healthy, healthy_gmon))
       local pie = build("healthy-pie", { "healthy.c" }, "-O0 -g -pg -fPIE -pie")
-      local gmon = full_run("healthy-pie")
+      local gmon, short = full_run("healthy-pie")
+      if short then return pending(short) end
       assert.same({}, diagnose(pie, gmon))
       local status, out, err = doctor_cmd({ healthy, healthy_gmon })
       assert.equal(0, status, cmd.show(status, out, err))
@@ -169,6 +174,7 @@ describe("lgprof doctor #doctor", function()
     end)
 
     it("meets every threshold it is checked against (the numbers the findings use)", function()
+      if healthy_short then return pending(healthy_short) end
       local p <close> = assert(lgprof.open(healthy, healthy_gmon))
       local step = assert(p:find("step"))
       assert.is_true(step.samples >= 100, "step has enough samples")
@@ -261,14 +267,27 @@ describe("lgprof doctor #doctor", function()
   describe("no false alarm", function()
     -- Runs the program built as name n times for seconds each, keeping the
     -- profiles as NAME/run.1 ...; returns their paths.
-    local function runs(name, n, seconds)
-      local list = {}
+    -- n runs of name, each of the given seconds of CPU time; with least,
+    -- each run again (3 tries) while its histogram holds fewer samples (the
+    -- timer lost ticks): returns the paths, and why a test of thresholds
+    -- must not judge them (nil if it may)
+    local function runs(name, n, seconds, least)
+      local list, why = {}, nil
       for i = 1, n do
         local path = ("%s/%s/run.%d"):format(dir, name, i)
-        assert(os.rename(run(name, seconds), path))
+        local gmon, got
+        for _ = 1, least and 3 or 1 do
+          gmon = run(name, seconds)
+          got = samples_in(gmon)
+          if not least or got >= least then break end
+        end
+        if least and got < least then
+          why = ("%s: 3 runs lost timer ticks (the last had %d samples, under %d)"):format(name, got, least)
+        end
+        assert(os.rename(gmon, path))
         list[i] = path
       end
-      return list
+      return list, why
     end
 
     -- The files summing runs of exe makes, in exe's folder: lgprof merge's,
@@ -301,8 +320,10 @@ describe("lgprof doctor #doctor", function()
       it(("summed runs (lgprof merge, lgprof -s, gprof -s) have no finding, nor the HTML page (%s)")
         :format(what), function()
         local exe = build(name, { "healthy.c" }, flags)
-        -- two runs of about 100 samples each: 200 summed, far above few-samples
-        local list = runs(name, 2, "1.0")
+        -- two runs of about 100 samples each (at least 80: 160 summed, far
+        -- above few-samples' 100)
+        local list, short = runs(name, 2, "1.0", 80)
+        if short then return pending(short) end
         assert.equal("", ids(diagnose(exe, list)))
         local summed = sums(exe, list)
         for tool, path in pairs(summed) do
@@ -354,7 +375,9 @@ describe("lgprof doctor #doctor", function()
         local exe = at .. "/" .. name
         sh(("gcc -O0 -g -pg %s -I %s -o %s %s -L %s -ldocsolib -Wl,-rpath,%s"):format(pie, q(SRC),
           q(exe), q(SRC .. "/solibmain.c"), q(at), q(at)))
-        local gmon = run(name)
+        -- (about 150 samples, few-samples' threshold 100 on step)
+        local gmon, short = full_run(name)
+        if short then return pending(short) end
         local list = diagnose(exe, gmon)
         well_formed(list)
         assert.equal("arcs-outside-text", ids(list))
@@ -584,15 +607,27 @@ describe("lgprof doctor #doctor", function()
 
     it("spontaneous-time and uninstrumented-time: a library built without -pg", function()
       local exe = build("lib", { "libmain.c", { "lib.c", "-O0 -g -fno-pie" } }, PG)
-      local list = diagnose(exe, run("lib"))
+      local gmon = run("lib")
+      local list = diagnose(exe, gmon)
       well_formed(list)
       local f = by_id(list)
       assert.is_truthy(f["spontaneous-time"], ids(list))
       assert.equal("lib_apply", f["spontaneous-time"].roots[1].name)
       assert.is_truthy(f["uninstrumented-time"], ids(list))
       assert.equal("lib_spin", f["uninstrumented-time"].functions[1].name)
-      for _, fn in ipairs(f["uninstrumented-time"].functions) do -- found in the code
-        assert.truthy(fn.name == "lib_spin" or fn.name == "lib_apply", fn.name)
+      -- found in the code: the library's two functions, and no function of
+      -- the program's -pg object (work, main); a tick of start-up code
+      -- (_init, _start: no mcount) may be listed too, by luck
+      local listed = {}
+      for _, fn in ipairs(f["uninstrumented-time"].functions) do listed[fn.name] = true end
+      assert.is_true(listed.lib_spin)
+      assert.is_nil(listed.work); assert.is_nil(listed.main)
+      local p <close> = assert(lgprof.open(exe, gmon))
+      for name in pairs(listed) do
+        if name ~= "lib_spin" and name ~= "lib_apply" then
+          local fn = assert(p:find(name), name)
+          assert.is_nil(fn.file, name) -- compiled without -g: the C runtime's
+        end
       end
     end)
 
