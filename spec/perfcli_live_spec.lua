@@ -170,6 +170,13 @@ describe("the command on real perf recordings", function()
     local set = functions({ "--format=json", "--dso=" .. TMP .. "/libwork.so", "a.data" })
     assert.is_true(set.lib_hot)
     set.lib_hot, set.lib_entry = nil, nil
-    assert.same({}, set)
+    -- and, by luck, the library's PLT (no symbol covers it: lgprof names it
+    -- libwork.so+0xOFF) or its C runtime code: never a function of the
+    -- program or of libc
+    local crt = { _init = true, _fini = true, frame_dummy = true, register_tm_clones = true,
+                  deregister_tm_clones = true, __do_global_dtors_aux = true }
+    for name in pairs(set) do
+      assert.truthy(crt[name] or name:find("^libwork%.so%+0x%x+$"), name)
+    end
   end)
 end)
