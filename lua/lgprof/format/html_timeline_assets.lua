@@ -95,6 +95,7 @@ M.js = [==[
       for (k = KSTART[at + 1] - 1; k >= KSTART[at]; k--) walk.push(KIDS[k]);
     }
     NARC = ARC_FROM.length;
+    allocate();
     // the samples in time order (a range's are then one run of them, found
     // by bisection), but for the off-CPU intervals, which a range may cut
     var n = 0;
@@ -137,83 +138,158 @@ M.js = [==[
     return sel;
   }
 
+  // ---- a selection's sums, in arrays allocated once (a selection allocates
+  // no array of the size of the tree: the collector's work for them cost
+  // more than the sums)
+  var IS_TIME = !!T.is_time, SW, SN, RW, RN, LEAFW, LEAFN, NODEW, NODEN, RUNW, SELF, TOT, SMP;
+  var KEPT, ARCS, ARCC, ARCN, ACC, TOUCHED, BY_THREAD, TH_START, BY_DSO, DSO_START;
+  function allocate() {
+    SW = new Float64Array(NSTACK); SN = new Float64Array(NSTACK); RW = new Float64Array(NSTACK); RN = new Float64Array(NSTACK);
+    LEAFW = new Float64Array(NNODE + 1); LEAFN = new Float64Array(NNODE + 1);
+    NODEW = new Float64Array(NNODE + 1); NODEN = new Float64Array(NNODE + 1); RUNW = new Float64Array(NNODE + 1);
+    KEPT = new Uint8Array(NNODE + 1);
+    SELF = new Float64Array(NF); TOT = new Float64Array(NF); SMP = new Float64Array(NF);
+    ARCS = new Float64Array(NARC); ARCC = new Float64Array(NARC); ARCN = new Float64Array(NARC);
+    ACC = new Float64Array(NF); TOUCHED = new Int32Array(NF);
+    // the stacks by thread, and by their leaf's binary (a counting sort):
+    // the tables' rows add up each group's run of them
+    function order(groupOf, n) {
+      var start = new Int32Array(n + 1), list = new Int32Array(NSTACK), s;
+      for (s = 0; s < NSTACK; s++) start[groupOf(s) + 1]++;
+      for (var g = 0; g < n; g++) start[g + 1] += start[g];
+      var fill = start.slice(0, n);
+      for (s = 0; s < NSTACK; s++) list[fill[groupOf(s)]++] = s;
+      return [list, start];
+    }
+    var o = order(function (s) { return ST[s]; }, T.th.length);
+    BY_THREAD = o[0]; TH_START = o[1];
+    o = order(function (s) { return FDSO[NFUNC[LEAF[s]]]; }, T.dsos.length);
+    BY_DSO = o[0]; DSO_START = o[1];
+  }
+  // the samples list[lo..hi) (or lo..hi themselves) by stack: SW, SN those
+  // of the selection, RW, RN of its range alone (every thread and binary)
+  function sumSamples(list, lo, hi, sel) {
+    var ranged = sel.from !== null, from = sel.from, to = sel.to, atEnd = ranged && to >= T.span;
+    var thread = sel.thread, dso = sel.dso;
+    for (var j = lo; j < hi; j++) {
+      var i = list ? list[j] : j, s = STK[i], t = TIME[i], w = WT[i];
+      if (ranged) {
+        if (SK[s] && IS_TIME) { // an off-CPU interval: its part inside the range
+          var a = Math.max(t, from), b = Math.min(t + w / 1000, to);
+          if (b <= a) continue;
+          w = Math.min(w, Math.round((b - a) * 1000));
+        } else if (t < from || (t >= to && !atEnd)) continue;
+        RW[s] += w; RN[s] += 1;
+      }
+      if (thread >= 0 && ST[s] !== thread) continue;
+      if (dso >= 0 && FDSO[NFUNC[LEAF[s]]] !== dso) continue;
+      SW[s] += w; SN[s] += 1;
+    }
+  }
+  // by node of the stacks' tree: the weight of the stacks ending there
+  // (LEAFW), of those through it (NODEW), and of those ending in the run
+  // of its group's frames that starts there (RUNW); then a function's self:
+  // the stacks ending in it; its total: those through the nodes where
+  // stacks enter it; the pair where a stack enters its group carries the
+  // stack: as self when its leaf is in that run of the group's frames, else
+  // as children (pairs inside a cycle carry none). Returns [total, samples].
+  function sumTree() {
+    var total = 0, samples = 0, s, k;
+    LEAFW.fill(0); LEAFN.fill(0);
+    for (s = 0; s < NSTACK; s++) {
+      if (!SN[s]) continue;
+      var lf = LEAF[s];
+      LEAFW[lf] += SW[s]; LEAFN[lf] += SN[s]; total += SW[s]; samples += SN[s];
+    }
+    NODEW.set(LEAFW); NODEN.set(LEAFN); RUNW.set(LEAFW);
+    for (k = NNODE; k >= 1; k--) {
+      var up = PARENT[k];
+      NODEW[up] += NODEW[k]; NODEN[up] += NODEN[k];
+      if (up && GRP[NFUNC[up]] === GRP[NFUNC[k]]) RUNW[up] += RUNW[k];
+    }
+    SELF.fill(0); TOT.fill(0); SMP.fill(0); ARCS.fill(0); ARCC.fill(0); ARCN.fill(0);
+    for (k = 1; k <= NNODE; k++) {
+      if (!NODEN[k]) continue;
+      var f = NFUNC[k];
+      SELF[f] += LEAFW[k]; SMP[f] += LEAFN[k];
+      if (OUTER[k]) TOT[f] += NODEW[k];
+      var id = ARC[k];
+      if (id >= 0) { ARCS[id] += RUNW[k]; ARCC[id] += NODEW[k] - RUNW[k]; ARCN[id] += NODEN[k]; }
+    }
+    return [total, samples];
+  }
+  // the flame graph's nodes: those of least weight or more, max_depth
+  // frames deep at most, under kept nodes; a Map of each one's kept children
+  function keptTree(least, maxDepth) {
+    var kids = new Map([[0, []]]);
+    KEPT.fill(0);
+    for (var k = 1; k <= NNODE; k++) {
+      var w = NODEW[k], up = PARENT[k];
+      if (w > 0 && w >= least && DEPTH[k] <= maxDepth && (up === 0 || KEPT[up])) {
+        KEPT[k] = 1;
+        kids.set(k, []);
+        kids.get(up).push(k);
+      }
+    }
+    return kids;
+  }
+  // a table's rows of a range: each group (thread, or leaf's binary) with
+  // samples in it, its three hottest leaves, by samples
+  function groupRows(list, start, keyOf, labelOf) {
+    var out = [], g, j, all = 0;
+    for (j = 0; j < NSTACK; j++) all += RN[j];
+    function before(a, b) {
+      return ACC[b] - ACC[a] || (NAMES[a] < NAMES[b] ? -1 : NAMES[a] > NAMES[b] ? 1 : 0);
+    }
+    for (g = 0; g + 1 < start.length; g++) {
+      var W = 0, N = 0, nt = 0;
+      for (j = start[g]; j < start[g + 1]; j++) {
+        var s = list[j], n = RN[s];
+        if (!n) continue;
+        var f = NFUNC[LEAF[s]];
+        W += RW[s]; N += n;
+        if (!ACC[f]) TOUCHED[nt++] = f;
+        ACC[f] += n;
+      }
+      if (!N) continue;
+      var hs = []; // (one pass over the leaves, not a sort of them all)
+      for (j = 0; j < nt; j++) {
+        var x = TOUCHED[j];
+        if (hs.length === 3 && before(hs[2], x) <= 0) continue;
+        if (hs.length === 3) hs.pop();
+        var at = hs.length;
+        while (at > 0 && before(hs[at - 1], x) > 0) { hs[at] = hs[at - 1]; at--; }
+        hs[at] = x;
+      }
+      var hottest = hs.map(function (x) { return NAMES[x] + " (" + (100 * ACC[x] / N).toFixed(1) + "%)"; }).join(", ");
+      for (j = 0; j < nt; j++) ACC[TOUCHED[j]] = 0;
+      out.push({ key: keyOf(g), label: labelOf(g), samples: N, seconds: W / SCALE,
+        error: N > 0 ? W / SCALE / Math.sqrt(N) : 0, share: all > 0 ? N / all : 0, hottest: hottest, w: W });
+    }
+    out.sort(function (a, b) { return b.samples - a.samples || b.w - a.w || (a.key < b.key ? -1 : 1); });
+    return out;
+  }
+
   // ---- the page's data of a selection, as lgprof.format.html's page_data
   // makes it, from the samples' stacks
   function compute(sel) {
     var O = T.opts, k, f, i, s, id;
     walkTree();
-    var sw = new Float64Array(NSTACK), sn = new Float64Array(NSTACK), from = sel.from, to = sel.to;
-    var ranged = from !== null, atEnd = ranged && to >= T.span;
-    // (the tables: the range's samples of every thread and binary)
-    var rw = ranged ? new Float64Array(NSTACK) : sw, rn = ranged ? new Float64Array(NSTACK) : sn;
-    function take(i) {
-      var s = STK[i], t = TIME[i], w = WT[i];
-      if (ranged) {
-        if (SK[s] && T.is_time) { // an off-CPU interval: its part inside the range
-          var a = Math.max(t, from), b = Math.min(t + w / 1000, to);
-          if (b <= a) return;
-          w = Math.min(w, Math.round((b - a) * 1000));
-        } else if (t < from || (t >= to && !atEnd)) return;
-        rw[s] += w; rn[s] += 1;
-      }
-      if (sel.thread >= 0 && ST[s] !== sel.thread) return;
-      if (sel.dso >= 0 && FDSO[NFUNC[LEAF[s]]] !== sel.dso) return;
-      sw[s] += w; sn[s] += 1;
-    }
+    var from = sel.from, to = sel.to, ranged = from !== null, atEnd = ranged && to >= T.span;
+    SW.fill(0); SN.fill(0);
     if (ranged) { // (the intervals, then the run of the samples in the range)
-      for (i = 0; i < SPANNING.length; i++) take(SPANNING[i]);
-      var end = atEnd ? BY_TIME.length : firstAt(to);
-      for (i = firstAt(from); i < end; i++) take(BY_TIME[i]);
+      RW.fill(0); RN.fill(0);
+      sumSamples(SPANNING, 0, SPANNING.length, sel);
+      sumSamples(BY_TIME, firstAt(from), atEnd ? BY_TIME.length : firstAt(to), sel);
     } else {
-      for (i = 0; i < NSAMP; i++) take(i);
+      sumSamples(null, 0, NSAMP, sel);
     }
-    // by node of the stacks' tree: the weight of the stacks ending there
-    // (leafW), of those through it (nodeW), and of those ending in the run
-    // of its group's frames that starts there (runW)
-    var leafW = new Float64Array(NNODE + 1), leafN = new Float64Array(NNODE + 1), total = 0, samples = 0;
-    var thW = {}, thN = {}, thHot = {}, dsoW = {}, dsoN = {}, dsoHot = {};
-    function hot(map, g, f, n) { var h = map[g] || (map[g] = new Map()); h.set(f, (h.get(f) || 0) + n); }
-    var rsamples = 0;
-    for (s = 0; s < NSTACK; s++) {
-      var lf = LEAF[s], leaf = NFUNC[lf];
-      if (sn[s]) { leafW[lf] += sw[s]; leafN[lf] += sn[s]; total += sw[s]; samples += sn[s]; }
-      if (!ranged || !rn[s]) continue;
-      var w2 = rw[s], n2 = rn[s], th = ST[s], ds = FDSO[leaf];
-      rsamples += n2;
-      thW[th] = (thW[th] || 0) + w2; thN[th] = (thN[th] || 0) + n2; hot(thHot, th, leaf, n2);
-      dsoW[ds] = (dsoW[ds] || 0) + w2; dsoN[ds] = (dsoN[ds] || 0) + n2; hot(dsoHot, ds, leaf, n2);
-    }
-    var nodeW = leafW.slice(), nodeN = leafN.slice(), runW = leafW.slice();
-    for (k = NNODE; k >= 1; k--) {
-      var up = PARENT[k];
-      nodeW[up] += nodeW[k]; nodeN[up] += nodeN[k];
-      if (up && GRP[NFUNC[up]] === GRP[NFUNC[k]]) runW[up] += runW[k];
-    }
-    // a function's self: the stacks ending in it; its total: those through
-    // the nodes where stacks enter it; the pair where a stack enters its
-    // group carries the stack: as self when its leaf is in that run of the
-    // group's frames, else as children (pairs inside a cycle carry none)
-    var self = new Float64Array(NF), tot = new Float64Array(NF), smp = new Float64Array(NF);
-    var arcS = new Float64Array(NARC), arcC = new Float64Array(NARC), arcN = new Float64Array(NARC);
-    for (k = 1; k <= NNODE; k++) {
-      if (!nodeN[k]) continue;
-      f = NFUNC[k];
-      self[f] += leafW[k]; smp[f] += leafN[k];
-      if (OUTER[k]) tot[f] += nodeW[k];
-      var id = ARC[k];
-      if (id >= 0) { arcS[id] += runW[k]; arcC[id] += nodeW[k] - runW[k]; arcN[id] += nodeN[k]; }
-    }
+    var sums = sumTree(), total = sums[0], samples = sums[1];
+    var nodeW = NODEW, nodeN = NODEN, self = SELF, tot = TOT, smp = SMP, arcS = ARCS, arcC = ARCC, arcN = ARCN;
     // the flame graph: the stacks' prefix tree, cut as lgprof's (min_weight
     // of the total, max_depth frames): a frame lighter than the cut stays
     // with the frame above it
-    var least = O.min_weight * total, kids = [], kept = new Uint8Array(NNODE + 1);
-    kids[0] = [];
-    for (k = 1; k <= NNODE; k++) {
-      if (nodeW[k] > 0 && nodeW[k] >= least && DEPTH[k] <= O.max_depth && (PARENT[k] === 0 || kept[PARENT[k]])) {
-        kept[k] = 1; kids[k] = [];
-        kids[PARENT[k]].push(k);
-      }
-    }
+    var kids = keptTree(O.min_weight * total, O.max_depth);
     var unit = T.is_time ? 1000 : 1; // the flame graph's values: microseconds, or counts
     // the functions embedded: the max_functions with the most total time,
     // and the flame graph's
@@ -242,7 +318,7 @@ M.js = [==[
       return nodeW[y] - nodeW[x] || (NAMES[NFUNC[x]] < NAMES[NFUNC[y]] ? -1 : NAMES[NFUNC[x]] > NAMES[NFUNC[y]] ? 1 : 0);
     };
     while (todo.length) {
-      var it = todo.pop(), node = it[0], at = frames.length, ch = kids[node], under = 0;
+      var it = todo.pop(), node = it[0], at = frames.length, ch = kids.get(node), under = 0;
       ch.sort(byWeight);
       for (var c = 0; c < ch.length; c++) under += nodeW[ch[c]];
       frames.push(node ? [it[1], 0, embed(NFUNC[node], true), Math.round(nodeW[node] / unit),
@@ -309,31 +385,10 @@ M.js = [==[
         "recomputed)", total_time: total / SCALE, base_time: T.meta.total_time,
         print_time: total / SCALE, base_print_time: T.meta.print_time } };
     // the tables: the range's threads and binaries
-    function rows(W, N, HOT, keyOf, labelOf) {
-      var list = Object.keys(W).map(function (g) {
-        // (its three hottest leaves: one pass, not a sort of them all)
-        var h = HOT[g], hs = [], before = function (a, b) {
-          return h.get(b) - h.get(a) || (NAMES[a] < NAMES[b] ? -1 : NAMES[a] > NAMES[b] ? 1 : 0);
-        };
-        h.forEach(function (n, x) {
-          if (hs.length === 3 && before(hs[2], x) <= 0) return;
-          if (hs.length === 3) hs.pop();
-          var j = hs.length;
-          while (j > 0 && before(hs[j - 1], x) > 0) { hs[j] = hs[j - 1]; j--; }
-          hs[j] = x;
-        });
-        return { key: keyOf(g), label: labelOf(g), samples: N[g], seconds: W[g] / SCALE,
-          error: N[g] > 0 ? W[g] / SCALE / Math.sqrt(N[g]) : 0, share: rsamples > 0 ? N[g] / rsamples : 0,
-          hottest: hs.slice(0, 3).map(function (x) { return NAMES[x] + " (" + (100 * h.get(x) / N[g]).toFixed(1) + "%)"; }).join(", "),
-          w: W[g] };
-      });
-      list.sort(function (a, b) { return b.samples - a.samples || b.w - a.w || (a.key < b.key ? -1 : 1); });
-      return list;
-    }
-    var tables = {
-      threads: rows(thW, thN, thHot, function (g) { return String(T.th[g][1]); }, function (g) { return threadLabel(+g); }),
-      dsos: rows(dsoW, dsoN, dsoHot, function (g) { return T.dsos[g]; }, function (g) { return T.dsos[g]; })
-    };
+    var tables = ranged ? {
+      threads: groupRows(BY_THREAD, TH_START, function (g) { return String(T.th[g][1]); }, threadLabel),
+      dsos: groupRows(BY_DSO, DSO_START, function (g) { return T.dsos[g]; }, function (g) { return T.dsos[g]; })
+    } : null;
     return { D: D, tables: tables };
   }
   // ---- the section: lanes, legend, heat map
