@@ -25,7 +25,12 @@ M.css = [==[
 #tl-sec { padding: 0 16px; }
 #tl-sec .tl-bar { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
 #tl-lanes, #tl-heat { border: 1px solid var(--line); overflow-x: auto; overflow-y: hidden; }
-#tl-lanes canvas, #tl-heat canvas { display: block; cursor: crosshair; }
+#tl-lanes canvas, #tl-heat canvas { display: block; cursor: crosshair; will-change: transform; }
+#tl-lanes, #tl-heat { position: relative; }
+#tl-sec .tl-over { position: absolute; pointer-events: none; display: none; background: rgba(26,95,180,0.15); }
+#tl-sec .tl-over.tl-range { border: 1px solid #1a5fb4; }
+#tl-sec .tl-over.tl-thread { background: rgba(26,95,180,0.12); }
+#tl-sec .tl-over.tl-cells { background: rgba(26,95,180,0.35); }
 #tl-legend { display: flex; gap: 12px; flex-wrap: wrap; font-size: 12px; color: var(--muted); }
 #tl-legend i { display: inline-block; width: 12px; height: 10px; margin-right: 4px; vertical-align: middle; }
 #tl-sel { font-variant-numeric: tabular-nums; }
@@ -440,36 +445,62 @@ M.js = [==[
     var raw = span / 8, p = Math.pow(10, Math.floor(Math.log10(Math.max(raw, 1))));
     return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
   }
-  // the lanes: what does not change with the selection drawn once per
-  // width (lanesBase), then copied, with the selection over it
-  var lanesBase = null;
+  // the canvases are drawn once (the lanes again when the width changes);
+  // the selection is drawn over them, in boxes of their own: a selection
+  // then changes no canvas (copying a canvas again, and the compositor's
+  // upload of it, cost more than the rest of a redraw's painting)
+  function overlay(box, cls) {
+    var d = document.createElement("div");
+    d.className = "tl-over " + cls;
+    box.appendChild(d);
+    return d;
+  }
+  function putBox(d, x, y, w, h) {
+    if (w <= 0 || h <= 0) { d.style.display = "none"; return; }
+    d.style.cssText = "display:block;left:" + x + "px;top:" + y + "px;width:" + w + "px;height:" + h + "px";
+  }
+  var lanesW = 0, laneThread = null, laneRange = null;
   function drawLanes() {
     var box = $("tl-lanes");
     if (!box) return;
-    var W = Math.max(box.clientWidth - 2, LABEL + 200);
+    // (the box's width read only when the window's changes: a read after
+    // the page's parts were drawn again would lay the page out once more)
+    if (!lanesW) lanesW = Math.max(box.clientWidth - 2, LABEL + 200);
+    var W = lanesW;
     plotW = W - LABEL - 8;
-    if (!lanesBase || lanesBase.width !== W) lanesBase = drawLanesBase(W);
-    if (lanesCanvas.width !== W || lanesCanvas.height !== LANES_H) { lanesCanvas.width = W; lanesCanvas.height = LANES_H; }
-    var g = lanesCanvas.getContext("2d"), sel = current || selection();
-    g.clearRect(0, 0, W, LANES_H);
-    g.drawImage(lanesBase, 0, 0);
-    if (sel.thread >= 0 && laneOf[sel.thread]) {
-      g.fillStyle = "rgba(26,95,180,0.12)"; g.fillRect(0, laneOf[sel.thread].y, W, laneOf[sel.thread].h);
+    if (lanesCanvas.width !== W || lanesCanvas.height !== LANES_H) drawLanesBase(W);
+    if (!lanesCanvas.parentNode) {
+      box.appendChild(lanesCanvas);
+      laneThread = overlay(box, "tl-thread"); laneRange = overlay(box, "tl-range");
     }
+    var sel = current || selection(), L = sel.thread >= 0 && laneOf[sel.thread];
+    if (L) putBox(laneThread, 0, L.y, W, L.h); else putBox(laneThread, 0, 0, 0, 0);
     // the range
     var r = drag && drag.where === "lanes" && drag.moved ? [Math.min(drag.a, drag.b), Math.max(drag.a, drag.b)]
       : sel.from !== null ? [sel.from, sel.to] : null;
     if (r) {
-      var x0 = xOf(r[0]), x1 = xOf(Math.min(SPAN, r[1]));
-      g.fillStyle = "rgba(26,95,180,0.15)"; g.fillRect(x0, AXIS, Math.max(1, x1 - x0), LANES_H - AXIS);
-      g.strokeStyle = "#1a5fb4"; g.strokeRect(Math.round(x0) + 0.5, AXIS + 0.5, Math.max(1, Math.round(x1 - x0)), LANES_H - AXIS - 1);
+      var x0 = Math.round(xOf(r[0])), x1 = Math.round(xOf(Math.min(SPAN, r[1])));
+      putBox(laneRange, x0, AXIS, Math.max(1, x1 - x0) + 1, LANES_H - AXIS);
+    } else {
+      putBox(laneRange, 0, 0, 0, 0);
     }
-    if (!lanesCanvas.parentNode) box.appendChild(lanesCanvas);
   }
-  function drawLanesBase(W) {
-    var base = document.createElement("canvas");
-    base.width = W; base.height = LANES_H;
-    var g = base.getContext("2d");
+  // a canvas drawn once: drawn off the page, then shown as a bitmap (a 2D
+  // canvas of the page is copied for the compositor at each of the page's
+  // frames: 10-25 ms a frame for these two in Chromium without a GPU)
+  function paintOnce(canvas, W, H, draw) {
+    canvas.width = W; canvas.height = H;
+    var off = typeof OffscreenCanvas === "function" && new OffscreenCanvas(W, H);
+    var shown = off && canvas.getContext("bitmaprenderer"), g = shown && off.getContext("2d");
+    if (g) {
+      draw(g);
+      shown.transferFromImageBitmap(off.transferToImageBitmap());
+    } else {
+      draw(canvas.getContext("2d"));
+    }
+  }
+  function drawLanesBase(W) { paintOnce(lanesCanvas, W, LANES_H, function (g) { drawLanesOn(g, W); }); }
+  function drawLanesOn(g, W) {
     g.font = "11px system-ui, sans-serif"; g.textBaseline = "middle";
     // the time axis
     var step = niceStep(SPAN);
@@ -525,7 +556,6 @@ M.js = [==[
         g.fillRect(LABEL + c2, L.y + L.h - 2 - h, 1, h);
       }
     });
-    return base;
   }
 
   // ---- the heat map: columns of COL us (a second, or less in a short
@@ -547,33 +577,41 @@ M.js = [==[
     if (c < 0 || c >= NCOL || r < 0 || r >= ROWS) return null;
     return c * COL + r * COL / ROWS;
   }
-  var HEAT_W = HEAT_LEFT + NCOL * CELL_W + 4, HEAT_H = HEAT_TOP + ROWS * CELL_H + 2, heatBase = null;
+  var HEAT_W = HEAT_LEFT + NCOL * CELL_W + 4, HEAT_H = HEAT_TOP + ROWS * CELL_H + 2, heatCells = null;
   function drawHeat() {
     var box = $("tl-heat");
     if (!box) return;
-    if (!heatBase) heatBase = drawHeatBase();
-    if (heatCanvas.width !== HEAT_W) { heatCanvas.width = HEAT_W; heatCanvas.height = HEAT_H; }
-    var g = heatCanvas.getContext("2d"), sel = current || selection();
-    g.clearRect(0, 0, HEAT_W, HEAT_H);
-    g.drawImage(heatBase, 0, 0);
+    if (!heatCanvas.parentNode) {
+      drawHeatBase();
+      box.appendChild(heatCanvas);
+      heatCells = [overlay(box, "tl-cells"), overlay(box, "tl-cells"), overlay(box, "tl-cells")];
+    }
+    var sel = current || selection();
     var r0 = drag && drag.where === "heat" ? [Math.min(drag.a, drag.b), Math.max(drag.a, drag.b) + COL / ROWS]
       : sel.from !== null ? [sel.from, sel.to] : null;
-    if (r0) { // the cells of the range (its columns only)
-      g.fillStyle = "rgba(26,95,180,0.35)";
-      var c1 = Math.min(NCOL - 1, Math.floor(r0[1] / COL));
-      for (var c = Math.max(0, Math.floor(r0[0] / COL)); c <= c1; c++) {
-        for (var r = 0; r < ROWS; r++) {
-          var t0 = c * COL + r * COL / ROWS;
-          if (t0 + COL / ROWS > r0[0] && t0 < r0[1]) g.fillRect(HEAT_LEFT + c * CELL_W, HEAT_TOP + r * CELL_H, CELL_W - 1, CELL_H - 1);
-        }
+    // the cells of the range (its columns only): the first column's run
+    // of them, the columns whole between, the last column's run
+    var c0 = 0, c1 = -1;
+    if (r0) { c0 = Math.max(0, Math.floor(r0[0] / COL)); c1 = Math.min(NCOL - 1, Math.floor(r0[1] / COL)); }
+    function run(c) { // [first, last] cell of column c in the range
+      var a = -1, b = -1;
+      for (var r = 0; r < ROWS; r++) {
+        var t0 = c * COL + r * COL / ROWS;
+        if (t0 + COL / ROWS > r0[0] && t0 < r0[1]) { if (a < 0) a = r; b = r; }
       }
+      return [a, b];
     }
-    if (!heatCanvas.parentNode) box.appendChild(heatCanvas);
+    function cells(d, ca, cb, ra, rb) { // columns ca..cb, rows ra..rb
+      if (cb < ca || ra < 0 || rb < ra) { putBox(d, 0, 0, 0, 0); return; }
+      putBox(d, HEAT_LEFT + ca * CELL_W, HEAT_TOP + ra * CELL_H, (cb - ca + 1) * CELL_W - 1, (rb - ra + 1) * CELL_H - 1);
+    }
+    var first = c1 >= c0 ? run(c0) : [-1, -1], last = c1 > c0 ? run(c1) : [-1, -1];
+    cells(heatCells[0], c0, c0, first[0], first[1]);
+    cells(heatCells[1], c0 + 1, c1 - 1, 0, ROWS - 1);
+    cells(heatCells[2], c1, c1, last[0], last[1]);
   }
-  function drawHeatBase() {
-    var W = HEAT_W, H = HEAT_H, base = document.createElement("canvas");
-    base.width = W; base.height = H;
-    var g = base.getContext("2d");
+  function drawHeatBase() { paintOnce(heatCanvas, HEAT_W, HEAT_H, drawHeatOn); }
+  function drawHeatOn(g) {
     g.font = "10px system-ui, sans-serif"; g.fillStyle = "#5f6368"; g.textBaseline = "top";
     var every = Math.max(1, Math.ceil(40 / CELL_W));
     for (var c = 0; c < NCOL; c += every) g.fillText(secText(c * COL), HEAT_LEFT + c * CELL_W, 2);
@@ -599,7 +637,6 @@ M.js = [==[
         g.fillRect(HEAT_LEFT + cells[j] * CELL_W, HEAT_TOP + cells[j + 1] * CELL_H, CELL_W - 1, CELL_H - 1);
       }
     });
-    return base;
   }
 
   // ---- interaction
@@ -653,6 +690,17 @@ M.js = [==[
     if (bar && sec.parentNode !== bar.parentNode) bar.parentNode.insertBefore(sec, bar);
     else if (bar && sec.nextSibling !== bar) bar.parentNode.insertBefore(sec, bar);
   }
+  // the page's parts anew (fresh nodes: no listeners of the drawing
+  // before), each in its place: the section and the tables stay attached
+  // (taken out and put back, the canvases would be painted again)
+  function freshPage() {
+    var page = $("lgprof-page"), tmp = document.createElement("div");
+    tmp.innerHTML = GR.G.skeleton;
+    Array.prototype.slice.call(tmp.children).forEach(function (n) {
+      var old = n.id && document.getElementById(n.id);
+      if (old && old.parentNode === page) page.replaceChild(n, old); else page.appendChild(n);
+    });
+  }
   var pageMain = window.lgprofMain;
   window.lgprofMain = function () { pageMain(); place(); };
   var computed = false, applied = null;
@@ -668,7 +716,7 @@ M.js = [==[
           var r = compute(sel);
           if (sel.thread >= 0 && GR) GR.G.label.thread[String(T.th[sel.thread][1])] = threadLabel(sel.thread);
           dataEl.textContent = JSON.stringify(r.D);
-          if (GR) document.getElementById("lgprof-page").innerHTML = GR.G.skeleton;
+          if (GR) freshPage();
           window.lgprofMain();
           if (GR) GR.tables(sel.from !== null ? r.tables : null, st.thread || "", st.dso || "");
           computed = true;
@@ -696,7 +744,7 @@ M.js = [==[
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(function () { drawLanes(); }, 100);
+    resizeTimer = setTimeout(function () { lanesW = 0; drawLanes(); }, 100);
   });
   apply();
   // (the tree's walk right after the first frame: not before the page
