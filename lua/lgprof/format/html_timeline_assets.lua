@@ -238,11 +238,31 @@ M.js = [==[
     }
     return kids;
   }
+  // pair a before pair b of a function's callers (farOf: ARC_FROM) or
+  // callees (ARC_TO): the heavier, the more samples, the lower index
+  function heavier(a, b, farOf) {
+    return (ARCS[b] + ARCC[b]) - (ARCS[a] + ARCC[a]) || ARCN[b] - ARCN[a] || FIDX[farOf[a]] - FIDX[farOf[b]];
+  }
+  // pair id of function f's side (a Map's { top, n }): counted, and kept
+  // when among the k heaviest (every one when k < 0: sorted later)
+  function keepPair(map, f, id, farOf, k) {
+    var kept = map.get(f);
+    if (!kept) { kept = { top: [], n: 0 }; map.set(f, kept); }
+    kept.n++;
+    var top = kept.top;
+    if (k < 0) { top.push(id); return; }
+    if (top.length >= k) {
+      if (k === 0 || heavier(top[k - 1], id, farOf) <= 0) return;
+      top.pop();
+    }
+    var j = top.length;
+    while (j > 0 && heavier(top[j - 1], id, farOf) > 0) { top[j] = top[j - 1]; j--; }
+    top[j] = id;
+  }
   // a table's rows of a range: each group (thread, or leaf's binary) with
   // samples in it, its three hottest leaves, by samples
-  function groupRows(list, start, keyOf, labelOf) {
-    var out = [], g, j, all = 0;
-    for (j = 0; j < NSTACK; j++) all += RN[j];
+  function groupRows(list, start, keyOf, labelOf, all) {
+    var out = [], g, j;
     function before(a, b) {
       return ACC[b] - ACC[a] || (NAMES[a] < NAMES[b] ? -1 : NAMES[a] > NAMES[b] ? 1 : 0);
     }
@@ -331,35 +351,34 @@ M.js = [==[
       for (c = ch.length - 1; c >= 0; c--) todo.push([ch[c], at]);
     }
     var rootV = frames[0][3];
-    // each embedded function's pairs, heaviest first, max_arcs a side
-    var callers = {}, callees = {}, narcs = 0, fullF = new Uint8Array(NF);
+    // each embedded function's pairs, heaviest first, max_arcs a side: the
+    // heaviest kept as the pairs come, by their numbers (no array per pair,
+    // no sort of a function's thousands of them)
+    var K = O.max_arcs, callers = new Map(), callees = new Map(), narcs = 0, fullF = new Uint8Array(NF);
     for (i = 0; i < fns.length; i++) if (full[i]) fullF[fns[i]] = 1;
     for (id = 0; id < NARC; id++) {
       if (!arcN[id]) continue;
       narcs++;
       var from2 = ARC_FROM[id], to2 = ARC_TO[id];
-      if (!fullF[from2] && !fullF[to2]) continue;
-      var arc = [from2, to2, arcS[id], arcC[id], arcN[id]];
-      if (fullF[to2]) (callers[to2] || (callers[to2] = [])).push(arc);
-      if (fullF[from2]) (callees[from2] || (callees[from2] = [])).push(arc);
+      if (fullF[to2]) keepPair(callers, to2, id, ARC_FROM, K);
+      if (fullF[from2]) keepPair(callees, from2, id, ARC_TO, K);
     }
-    function side(list, far) {
-      list = (list || []).slice().sort(function (a, b) {
-        return (b[2] + b[3]) - (a[2] + a[3]) || b[4] - a[4] || FIDX[a[far]] - FIDX[b[far]];
-      });
-      var out = [], max = O.max_arcs < 0 ? list.length : Math.min(O.max_arcs, list.length);
-      for (var j = 0; j < max; j++) {
-        var a = list[j];
-        out.push([embed(a[far], false), a[2] / SCALE, a[3] / SCALE, a[4], 0]);
+    function side(kept, farOf) {
+      if (!kept) return [[], 0];
+      var top = kept.top, out = [];
+      if (K < 0) top.sort(function (a, b) { return heavier(a, b, farOf); });
+      for (var j = 0; j < top.length; j++) {
+        var a = top[j];
+        out.push([embed(farOf[a], false), arcS[a] / SCALE, arcC[a] / SCALE, arcN[a], 0]);
       }
-      return [out, list.length - out.length];
+      return [out, kept.n - out.length];
     }
     var arcsLeft = 0;
     var nkept = fns.length, recs = [];
     for (i = 0; i < nkept; i++) {
       f = fns[i];
       if (!full[i]) continue;
-      var ins = side(callers[f], 0), outs = side(callees[f], 1);
+      var ins = side(callers.get(f), ARC_FROM), outs = side(callees.get(f), ARC_TO);
       arcsLeft += ins[1] + outs[1];
       var r = { n: NAMES[f], i: FIDX[f], self: self[f] / SCALE, smp: smp[f],
         err: smp[f] > 0 ? self[f] / SCALE / Math.sqrt(smp[f]) : 0,
@@ -390,9 +409,11 @@ M.js = [==[
         "recomputed)", total_time: total / SCALE, base_time: T.meta.total_time,
         print_time: total / SCALE, base_print_time: T.meta.print_time } };
     // the tables: the range's threads and binaries
+    var inRange = 0;
+    if (ranged) for (s = 0; s < NSTACK; s++) inRange += RN[s];
     var tables = ranged ? {
-      threads: groupRows(BY_THREAD, TH_START, function (g) { return String(T.th[g][1]); }, threadLabel),
-      dsos: groupRows(BY_DSO, DSO_START, function (g) { return T.dsos[g]; }, function (g) { return T.dsos[g]; })
+      threads: groupRows(BY_THREAD, TH_START, function (g) { return String(T.th[g][1]); }, threadLabel, inRange),
+      dsos: groupRows(BY_DSO, DSO_START, function (g) { return T.dsos[g]; }, function (g) { return T.dsos[g]; }, inRange)
     } : null;
     return { D: D, tables: tables };
   }
