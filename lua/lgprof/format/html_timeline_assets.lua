@@ -147,7 +147,7 @@ M.js = [==[
   // no array of the size of the tree: the collector's work for them cost
   // more than the sums)
   var IS_TIME = !!T.is_time, SW, SN, RW, RN, LEAFW, LEAFN, NODEW, NODEN, RUNW, SELF, TOT, SMP;
-  var KEPT, ARCS, ARCC, ARCN, ACC, TOUCHED, BY_THREAD, TH_START, BY_DSO, DSO_START;
+  var KEPT, ARCS, ARCC, ARCN, ACC, TOUCHED, SAMEGRP, BY_CALLEE, BY_CALLER, BY_THREAD, TH_START, BY_DSO, DSO_START;
   function allocate() {
     SW = new Float64Array(NSTACK); SN = new Float64Array(NSTACK); RW = new Float64Array(NSTACK); RN = new Float64Array(NSTACK);
     LEAFW = new Float64Array(NNODE + 1); LEAFN = new Float64Array(NNODE + 1);
@@ -156,6 +156,21 @@ M.js = [==[
     SELF = new Float64Array(NF); TOT = new Float64Array(NF); SMP = new Float64Array(NF);
     ARCS = new Float64Array(NARC); ARCC = new Float64Array(NARC); ARCN = new Float64Array(NARC);
     ACC = new Float64Array(NF); TOUCHED = new Int32Array(NF);
+    // each node whose function's group is its parent's (RUNW goes up to it)
+    SAMEGRP = new Uint8Array(NNODE + 1);
+    for (var k = 1; k <= NNODE; k++) SAMEGRP[k] = PARENT[k] && GRP[NFUNC[PARENT[k]]] === GRP[NFUNC[k]] ? 1 : 0;
+    // each function's pairs as callee, and as caller (counting sorts, in
+    // the pairs' order): a selection goes through the embedded functions'
+    // pairs alone
+    function pairsBy(end) {
+      var start = new Int32Array(NF + 1), list = new Int32Array(NARC), id;
+      for (id = 0; id < NARC; id++) start[end[id] + 1]++;
+      for (var f = 0; f < NF; f++) start[f + 1] += start[f];
+      var fill = start.slice(0, NF);
+      for (id = 0; id < NARC; id++) list[fill[end[id]]++] = id;
+      return [list, start];
+    }
+    BY_CALLEE = pairsBy(ARC_TO); BY_CALLER = pairsBy(ARC_FROM);
     // the stacks by thread, and by their leaf's binary (a counting sort):
     // the tables' rows add up each group's run of them
     function order(groupOf, n) {
@@ -197,9 +212,10 @@ M.js = [==[
   // the stacks ending in it; its total: those through the nodes where
   // stacks enter it; the pair where a stack enters its group carries the
   // stack: as self when its leaf is in that run of the group's frames, else
-  // as children (pairs inside a cycle carry none). Returns [total, samples].
+  // as children (pairs inside a cycle carry none). Returns [total, samples,
+  // the pairs with samples].
   function sumTree() {
-    var total = 0, samples = 0, s, k;
+    var total = 0, samples = 0, pairs = 0, s, k;
     LEAFW.fill(0); LEAFN.fill(0);
     for (s = 0; s < NSTACK; s++) {
       if (!SN[s]) continue;
@@ -210,7 +226,7 @@ M.js = [==[
     for (k = NNODE; k >= 1; k--) {
       var up = PARENT[k];
       NODEW[up] += NODEW[k]; NODEN[up] += NODEN[k];
-      if (up && GRP[NFUNC[up]] === GRP[NFUNC[k]]) RUNW[up] += RUNW[k];
+      if (SAMEGRP[k]) RUNW[up] += RUNW[k];
     }
     SELF.fill(0); TOT.fill(0); SMP.fill(0); ARCS.fill(0); ARCC.fill(0); ARCN.fill(0);
     for (k = 1; k <= NNODE; k++) {
@@ -219,9 +235,12 @@ M.js = [==[
       SELF[f] += LEAFW[k]; SMP[f] += LEAFN[k];
       if (OUTER[k]) TOT[f] += NODEW[k];
       var id = ARC[k];
-      if (id >= 0) { ARCS[id] += RUNW[k]; ARCC[id] += NODEW[k] - RUNW[k]; ARCN[id] += NODEN[k]; }
+      if (id >= 0) {
+        if (!ARCN[id]) pairs++;
+        ARCS[id] += RUNW[k]; ARCC[id] += NODEW[k] - RUNW[k]; ARCN[id] += NODEN[k];
+      }
     }
-    return [total, samples];
+    return [total, samples, pairs];
   }
   // the flame graph's nodes: those of least weight or more, max_depth
   // frames deep at most, under kept nodes; a Map of each one's kept children
@@ -354,14 +373,17 @@ M.js = [==[
     // each embedded function's pairs, heaviest first, max_arcs a side: the
     // heaviest kept as the pairs come, by their numbers (no array per pair,
     // no sort of a function's thousands of them)
-    var K = O.max_arcs, callers = new Map(), callees = new Map(), narcs = 0, fullF = new Uint8Array(NF);
-    for (i = 0; i < fns.length; i++) if (full[i]) fullF[fns[i]] = 1;
-    for (id = 0; id < NARC; id++) {
-      if (!arcN[id]) continue;
-      narcs++;
-      var from2 = ARC_FROM[id], to2 = ARC_TO[id];
-      if (fullF[to2]) keepPair(callers, to2, id, ARC_FROM, K);
-      if (fullF[from2]) keepPair(callees, from2, id, ARC_TO, K);
+    var K = O.max_arcs, callers = new Map(), callees = new Map(), narcs = sums[2];
+    function pairsOf(f, by, map, farOf) {
+      for (var j = by[1][f], end = by[1][f + 1]; j < end; j++) {
+        var a = by[0][j];
+        if (arcN[a]) keepPair(map, f, a, farOf, K);
+      }
+    }
+    for (i = 0; i < fns.length; i++) {
+      if (!full[i]) continue;
+      pairsOf(fns[i], BY_CALLEE, callers, ARC_FROM);
+      pairsOf(fns[i], BY_CALLER, callees, ARC_TO);
     }
     function side(kept, farOf) {
       if (!kept) return [[], 0];
