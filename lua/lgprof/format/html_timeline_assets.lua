@@ -791,11 +791,15 @@ M.js = [==[
   });
   apply();
   // (the tree's walk right after the first frame: not before the page
-  // shows, and done before a first selection has to wait for it; then the
-  // sums of a range of the recording's first millisecond, their result
-  // unused: the engine compiles a selection's loops over the tree then)
+  // shows, and done before a first selection has to wait for it; then, in
+  // a task of its own, the sums of a range of the recording's first
+  // millisecond, their result unused: the engine compiles a selection's
+  // loops over the tree then, not in the first selection)
   requestAnimationFrame(function () {
-    setTimeout(function () { walkTree(); compute({ from: 0, to: 1000, thread: -1, dso: -1 }); }, 0);
+    setTimeout(function () {
+      walkTree();
+      setTimeout(function () { compute({ from: 0, to: 1000, thread: -1, dso: -1 }); }, 0);
+    }, 0);
   });
   window.lgprofTimelineReady = true;
 })();
