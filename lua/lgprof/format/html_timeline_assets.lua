@@ -25,7 +25,12 @@ M.css = [==[
 #tl-sec { padding: 0 16px; }
 #tl-sec .tl-bar { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
 #tl-lanes, #tl-heat { border: 1px solid var(--line); overflow-x: auto; overflow-y: hidden; }
-#tl-lanes canvas, #tl-heat canvas { display: block; cursor: crosshair; }
+#tl-lanes canvas, #tl-heat canvas { display: block; cursor: crosshair; will-change: transform; }
+#tl-lanes, #tl-heat { position: relative; }
+#tl-sec .tl-over { position: absolute; pointer-events: none; display: none; background: rgba(26,95,180,0.15); }
+#tl-sec .tl-over.tl-range { border: 1px solid #1a5fb4; }
+#tl-sec .tl-over.tl-thread { background: rgba(26,95,180,0.12); }
+#tl-sec .tl-over.tl-cells { background: rgba(26,95,180,0.35); }
 #tl-legend { display: flex; gap: 12px; flex-wrap: wrap; font-size: 12px; color: var(--muted); }
 #tl-legend i { display: inline-block; width: 12px; height: 10px; margin-right: 4px; vertical-align: middle; }
 #tl-sel { font-variant-numeric: tabular-nums; }
@@ -95,6 +100,7 @@ M.js = [==[
       for (k = KSTART[at + 1] - 1; k >= KSTART[at]; k--) walk.push(KIDS[k]);
     }
     NARC = ARC_FROM.length;
+    allocate();
     // the samples in time order (a range's are then one run of them, found
     // by bisection), but for the off-CPU intervals, which a range may cut
     var n = 0;
@@ -137,83 +143,197 @@ M.js = [==[
     return sel;
   }
 
+  // ---- a selection's sums, in arrays allocated once (a selection allocates
+  // no array of the size of the tree: the collector's work for them cost
+  // more than the sums)
+  var IS_TIME = !!T.is_time, SW, SN, RW, RN, LEAFW, LEAFN, NODEW, NODEN, RUNW, SELF, TOT, SMP;
+  var KEPT, ARCS, ARCC, ARCN, ACC, TOUCHED, SAMEGRP, BY_CALLEE, BY_CALLER, BY_THREAD, TH_START, BY_DSO, DSO_START;
+  function allocate() {
+    SW = new Float64Array(NSTACK); SN = new Float64Array(NSTACK); RW = new Float64Array(NSTACK); RN = new Float64Array(NSTACK);
+    LEAFW = new Float64Array(NNODE + 1); LEAFN = new Float64Array(NNODE + 1);
+    NODEW = new Float64Array(NNODE + 1); NODEN = new Float64Array(NNODE + 1); RUNW = new Float64Array(NNODE + 1);
+    KEPT = new Uint8Array(NNODE + 1);
+    SELF = new Float64Array(NF); TOT = new Float64Array(NF); SMP = new Float64Array(NF);
+    ARCS = new Float64Array(NARC); ARCC = new Float64Array(NARC); ARCN = new Float64Array(NARC);
+    ACC = new Float64Array(NF); TOUCHED = new Int32Array(NF);
+    // each node whose function's group is its parent's (RUNW goes up to it)
+    SAMEGRP = new Uint8Array(NNODE + 1);
+    for (var k = 1; k <= NNODE; k++) SAMEGRP[k] = PARENT[k] && GRP[NFUNC[PARENT[k]]] === GRP[NFUNC[k]] ? 1 : 0;
+    // each function's pairs as callee, and as caller (counting sorts, in
+    // the pairs' order): a selection goes through the embedded functions'
+    // pairs alone
+    function pairsBy(end) {
+      var start = new Int32Array(NF + 1), list = new Int32Array(NARC), id;
+      for (id = 0; id < NARC; id++) start[end[id] + 1]++;
+      for (var f = 0; f < NF; f++) start[f + 1] += start[f];
+      var fill = start.slice(0, NF);
+      for (id = 0; id < NARC; id++) list[fill[end[id]]++] = id;
+      return [list, start];
+    }
+    BY_CALLEE = pairsBy(ARC_TO); BY_CALLER = pairsBy(ARC_FROM);
+    // the stacks by thread, and by their leaf's binary (a counting sort):
+    // the tables' rows add up each group's run of them
+    function order(groupOf, n) {
+      var start = new Int32Array(n + 1), list = new Int32Array(NSTACK), s;
+      for (s = 0; s < NSTACK; s++) start[groupOf(s) + 1]++;
+      for (var g = 0; g < n; g++) start[g + 1] += start[g];
+      var fill = start.slice(0, n);
+      for (s = 0; s < NSTACK; s++) list[fill[groupOf(s)]++] = s;
+      return [list, start];
+    }
+    var o = order(function (s) { return ST[s]; }, T.th.length);
+    BY_THREAD = o[0]; TH_START = o[1];
+    o = order(function (s) { return FDSO[NFUNC[LEAF[s]]]; }, T.dsos.length);
+    BY_DSO = o[0]; DSO_START = o[1];
+  }
+  // the samples list[lo..hi) (or lo..hi themselves) by stack: SW, SN those
+  // of the selection, RW, RN of its range alone (every thread and binary)
+  function sumSamples(list, lo, hi, sel) {
+    var ranged = sel.from !== null, from = sel.from, to = sel.to, atEnd = ranged && to >= T.span;
+    var thread = sel.thread, dso = sel.dso;
+    for (var j = lo; j < hi; j++) {
+      var i = list ? list[j] : j, s = STK[i], t = TIME[i], w = WT[i];
+      if (ranged) {
+        if (SK[s] && IS_TIME) { // an off-CPU interval: its part inside the range
+          var a = Math.max(t, from), b = Math.min(t + w / 1000, to);
+          if (b <= a) continue;
+          w = Math.min(w, Math.round((b - a) * 1000));
+        } else if (t < from || (t >= to && !atEnd)) continue;
+        RW[s] += w; RN[s] += 1;
+      }
+      if (thread >= 0 && ST[s] !== thread) continue;
+      if (dso >= 0 && FDSO[NFUNC[LEAF[s]]] !== dso) continue;
+      SW[s] += w; SN[s] += 1;
+    }
+  }
+  // by node of the stacks' tree: the weight of the stacks ending there
+  // (LEAFW), of those through it (NODEW), and of those ending in the run
+  // of its group's frames that starts there (RUNW); then a function's self:
+  // the stacks ending in it; its total: those through the nodes where
+  // stacks enter it; the pair where a stack enters its group carries the
+  // stack: as self when its leaf is in that run of the group's frames, else
+  // as children (pairs inside a cycle carry none). Returns [total, samples,
+  // the pairs with samples].
+  function sumTree() {
+    var total = 0, samples = 0, pairs = 0, s, k;
+    LEAFW.fill(0); LEAFN.fill(0);
+    for (s = 0; s < NSTACK; s++) {
+      if (!SN[s]) continue;
+      var lf = LEAF[s];
+      LEAFW[lf] += SW[s]; LEAFN[lf] += SN[s]; total += SW[s]; samples += SN[s];
+    }
+    NODEW.set(LEAFW); NODEN.set(LEAFN); RUNW.set(LEAFW);
+    for (k = NNODE; k >= 1; k--) {
+      var up = PARENT[k];
+      NODEW[up] += NODEW[k]; NODEN[up] += NODEN[k];
+      if (SAMEGRP[k]) RUNW[up] += RUNW[k];
+    }
+    SELF.fill(0); TOT.fill(0); SMP.fill(0); ARCS.fill(0); ARCC.fill(0); ARCN.fill(0);
+    for (k = 1; k <= NNODE; k++) {
+      if (!NODEN[k]) continue;
+      var f = NFUNC[k];
+      SELF[f] += LEAFW[k]; SMP[f] += LEAFN[k];
+      if (OUTER[k]) TOT[f] += NODEW[k];
+      var id = ARC[k];
+      if (id >= 0) {
+        if (!ARCN[id]) pairs++;
+        ARCS[id] += RUNW[k]; ARCC[id] += NODEW[k] - RUNW[k]; ARCN[id] += NODEN[k];
+      }
+    }
+    return [total, samples, pairs];
+  }
+  // the flame graph's nodes: those of least weight or more, max_depth
+  // frames deep at most, under kept nodes; a Map of each one's kept children
+  function keptTree(least, maxDepth) {
+    var kids = new Map([[0, []]]);
+    KEPT.fill(0);
+    for (var k = 1; k <= NNODE; k++) {
+      var w = NODEW[k], up = PARENT[k];
+      if (w > 0 && w >= least && DEPTH[k] <= maxDepth && (up === 0 || KEPT[up])) {
+        KEPT[k] = 1;
+        kids.set(k, []);
+        kids.get(up).push(k);
+      }
+    }
+    return kids;
+  }
+  // pair a before pair b of a function's callers (farOf: ARC_FROM) or
+  // callees (ARC_TO): the heavier, the more samples, the lower index
+  function heavier(a, b, farOf) {
+    return (ARCS[b] + ARCC[b]) - (ARCS[a] + ARCC[a]) || ARCN[b] - ARCN[a] || FIDX[farOf[a]] - FIDX[farOf[b]];
+  }
+  // pair id of function f's side (a Map's { top, n }): counted, and kept
+  // when among the k heaviest (every one when k < 0: sorted later)
+  function keepPair(map, f, id, farOf, k) {
+    var kept = map.get(f);
+    if (!kept) { kept = { top: [], n: 0 }; map.set(f, kept); }
+    kept.n++;
+    var top = kept.top;
+    if (k < 0) { top.push(id); return; }
+    if (top.length >= k) {
+      if (k === 0 || heavier(top[k - 1], id, farOf) <= 0) return;
+      top.pop();
+    }
+    var j = top.length;
+    while (j > 0 && heavier(top[j - 1], id, farOf) > 0) { top[j] = top[j - 1]; j--; }
+    top[j] = id;
+  }
+  // a table's rows of a range: each group (thread, or leaf's binary) with
+  // samples in it, its three hottest leaves, by samples
+  function groupRows(list, start, keyOf, labelOf, all) {
+    var out = [], g, j;
+    function before(a, b) {
+      return ACC[b] - ACC[a] || (NAMES[a] < NAMES[b] ? -1 : NAMES[a] > NAMES[b] ? 1 : 0);
+    }
+    for (g = 0; g + 1 < start.length; g++) {
+      var W = 0, N = 0, nt = 0;
+      for (j = start[g]; j < start[g + 1]; j++) {
+        var s = list[j], n = RN[s];
+        if (!n) continue;
+        var f = NFUNC[LEAF[s]];
+        W += RW[s]; N += n;
+        if (!ACC[f]) TOUCHED[nt++] = f;
+        ACC[f] += n;
+      }
+      if (!N) continue;
+      var hs = []; // (one pass over the leaves, not a sort of them all)
+      for (j = 0; j < nt; j++) {
+        var x = TOUCHED[j];
+        if (hs.length === 3 && before(hs[2], x) <= 0) continue;
+        if (hs.length === 3) hs.pop();
+        var at = hs.length;
+        while (at > 0 && before(hs[at - 1], x) > 0) { hs[at] = hs[at - 1]; at--; }
+        hs[at] = x;
+      }
+      var hottest = hs.map(function (x) { return NAMES[x] + " (" + (100 * ACC[x] / N).toFixed(1) + "%)"; }).join(", ");
+      for (j = 0; j < nt; j++) ACC[TOUCHED[j]] = 0;
+      out.push({ key: keyOf(g), label: labelOf(g), samples: N, seconds: W / SCALE,
+        error: N > 0 ? W / SCALE / Math.sqrt(N) : 0, share: all > 0 ? N / all : 0, hottest: hottest, w: W });
+    }
+    out.sort(function (a, b) { return b.samples - a.samples || b.w - a.w || (a.key < b.key ? -1 : 1); });
+    return out;
+  }
+
   // ---- the page's data of a selection, as lgprof.format.html's page_data
   // makes it, from the samples' stacks
   function compute(sel) {
     var O = T.opts, k, f, i, s, id;
     walkTree();
-    var sw = new Float64Array(NSTACK), sn = new Float64Array(NSTACK), from = sel.from, to = sel.to;
-    var ranged = from !== null, atEnd = ranged && to >= T.span;
-    // (the tables: the range's samples of every thread and binary)
-    var rw = ranged ? new Float64Array(NSTACK) : sw, rn = ranged ? new Float64Array(NSTACK) : sn;
-    function take(i) {
-      var s = STK[i], t = TIME[i], w = WT[i];
-      if (ranged) {
-        if (SK[s] && T.is_time) { // an off-CPU interval: its part inside the range
-          var a = Math.max(t, from), b = Math.min(t + w / 1000, to);
-          if (b <= a) return;
-          w = Math.min(w, Math.round((b - a) * 1000));
-        } else if (t < from || (t >= to && !atEnd)) return;
-        rw[s] += w; rn[s] += 1;
-      }
-      if (sel.thread >= 0 && ST[s] !== sel.thread) return;
-      if (sel.dso >= 0 && FDSO[NFUNC[LEAF[s]]] !== sel.dso) return;
-      sw[s] += w; sn[s] += 1;
-    }
+    var from = sel.from, to = sel.to, ranged = from !== null, atEnd = ranged && to >= T.span;
+    SW.fill(0); SN.fill(0);
     if (ranged) { // (the intervals, then the run of the samples in the range)
-      for (i = 0; i < SPANNING.length; i++) take(SPANNING[i]);
-      var end = atEnd ? BY_TIME.length : firstAt(to);
-      for (i = firstAt(from); i < end; i++) take(BY_TIME[i]);
+      RW.fill(0); RN.fill(0);
+      sumSamples(SPANNING, 0, SPANNING.length, sel);
+      sumSamples(BY_TIME, firstAt(from), atEnd ? BY_TIME.length : firstAt(to), sel);
     } else {
-      for (i = 0; i < NSAMP; i++) take(i);
+      sumSamples(null, 0, NSAMP, sel);
     }
-    // by node of the stacks' tree: the weight of the stacks ending there
-    // (leafW), of those through it (nodeW), and of those ending in the run
-    // of its group's frames that starts there (runW)
-    var leafW = new Float64Array(NNODE + 1), leafN = new Float64Array(NNODE + 1), total = 0, samples = 0;
-    var thW = {}, thN = {}, thHot = {}, dsoW = {}, dsoN = {}, dsoHot = {};
-    function hot(map, g, f, n) { var h = map[g] || (map[g] = new Map()); h.set(f, (h.get(f) || 0) + n); }
-    var rsamples = 0;
-    for (s = 0; s < NSTACK; s++) {
-      var lf = LEAF[s], leaf = NFUNC[lf];
-      if (sn[s]) { leafW[lf] += sw[s]; leafN[lf] += sn[s]; total += sw[s]; samples += sn[s]; }
-      if (!ranged || !rn[s]) continue;
-      var w2 = rw[s], n2 = rn[s], th = ST[s], ds = FDSO[leaf];
-      rsamples += n2;
-      thW[th] = (thW[th] || 0) + w2; thN[th] = (thN[th] || 0) + n2; hot(thHot, th, leaf, n2);
-      dsoW[ds] = (dsoW[ds] || 0) + w2; dsoN[ds] = (dsoN[ds] || 0) + n2; hot(dsoHot, ds, leaf, n2);
-    }
-    var nodeW = leafW.slice(), nodeN = leafN.slice(), runW = leafW.slice();
-    for (k = NNODE; k >= 1; k--) {
-      var up = PARENT[k];
-      nodeW[up] += nodeW[k]; nodeN[up] += nodeN[k];
-      if (up && GRP[NFUNC[up]] === GRP[NFUNC[k]]) runW[up] += runW[k];
-    }
-    // a function's self: the stacks ending in it; its total: those through
-    // the nodes where stacks enter it; the pair where a stack enters its
-    // group carries the stack: as self when its leaf is in that run of the
-    // group's frames, else as children (pairs inside a cycle carry none)
-    var self = new Float64Array(NF), tot = new Float64Array(NF), smp = new Float64Array(NF);
-    var arcS = new Float64Array(NARC), arcC = new Float64Array(NARC), arcN = new Float64Array(NARC);
-    for (k = 1; k <= NNODE; k++) {
-      if (!nodeN[k]) continue;
-      f = NFUNC[k];
-      self[f] += leafW[k]; smp[f] += leafN[k];
-      if (OUTER[k]) tot[f] += nodeW[k];
-      var id = ARC[k];
-      if (id >= 0) { arcS[id] += runW[k]; arcC[id] += nodeW[k] - runW[k]; arcN[id] += nodeN[k]; }
-    }
+    var sums = sumTree(), total = sums[0], samples = sums[1];
+    var nodeW = NODEW, nodeN = NODEN, self = SELF, tot = TOT, smp = SMP, arcS = ARCS, arcC = ARCC, arcN = ARCN;
     // the flame graph: the stacks' prefix tree, cut as lgprof's (min_weight
     // of the total, max_depth frames): a frame lighter than the cut stays
     // with the frame above it
-    var least = O.min_weight * total, kids = [], kept = new Uint8Array(NNODE + 1);
-    kids[0] = [];
-    for (k = 1; k <= NNODE; k++) {
-      if (nodeW[k] > 0 && nodeW[k] >= least && DEPTH[k] <= O.max_depth && (PARENT[k] === 0 || kept[PARENT[k]])) {
-        kept[k] = 1; kids[k] = [];
-        kids[PARENT[k]].push(k);
-      }
-    }
+    var kids = keptTree(O.min_weight * total, O.max_depth);
     var unit = T.is_time ? 1000 : 1; // the flame graph's values: microseconds, or counts
     // the functions embedded: the max_functions with the most total time,
     // and the flame graph's
@@ -242,7 +362,7 @@ M.js = [==[
       return nodeW[y] - nodeW[x] || (NAMES[NFUNC[x]] < NAMES[NFUNC[y]] ? -1 : NAMES[NFUNC[x]] > NAMES[NFUNC[y]] ? 1 : 0);
     };
     while (todo.length) {
-      var it = todo.pop(), node = it[0], at = frames.length, ch = kids[node], under = 0;
+      var it = todo.pop(), node = it[0], at = frames.length, ch = kids.get(node), under = 0;
       ch.sort(byWeight);
       for (var c = 0; c < ch.length; c++) under += nodeW[ch[c]];
       frames.push(node ? [it[1], 0, embed(NFUNC[node], true), Math.round(nodeW[node] / unit),
@@ -250,35 +370,37 @@ M.js = [==[
       for (c = ch.length - 1; c >= 0; c--) todo.push([ch[c], at]);
     }
     var rootV = frames[0][3];
-    // each embedded function's pairs, heaviest first, max_arcs a side
-    var callers = {}, callees = {}, narcs = 0, fullF = new Uint8Array(NF);
-    for (i = 0; i < fns.length; i++) if (full[i]) fullF[fns[i]] = 1;
-    for (id = 0; id < NARC; id++) {
-      if (!arcN[id]) continue;
-      narcs++;
-      var from2 = ARC_FROM[id], to2 = ARC_TO[id];
-      if (!fullF[from2] && !fullF[to2]) continue;
-      var arc = [from2, to2, arcS[id], arcC[id], arcN[id]];
-      if (fullF[to2]) (callers[to2] || (callers[to2] = [])).push(arc);
-      if (fullF[from2]) (callees[from2] || (callees[from2] = [])).push(arc);
-    }
-    function side(list, far) {
-      list = (list || []).slice().sort(function (a, b) {
-        return (b[2] + b[3]) - (a[2] + a[3]) || b[4] - a[4] || FIDX[a[far]] - FIDX[b[far]];
-      });
-      var out = [], max = O.max_arcs < 0 ? list.length : Math.min(O.max_arcs, list.length);
-      for (var j = 0; j < max; j++) {
-        var a = list[j];
-        out.push([embed(a[far], false), a[2] / SCALE, a[3] / SCALE, a[4], 0]);
+    // each embedded function's pairs, heaviest first, max_arcs a side: the
+    // heaviest kept as the pairs come, by their numbers (no array per pair,
+    // no sort of a function's thousands of them)
+    var K = O.max_arcs, callers = new Map(), callees = new Map(), narcs = sums[2];
+    function pairsOf(f, by, map, farOf) {
+      for (var j = by[1][f], end = by[1][f + 1]; j < end; j++) {
+        var a = by[0][j];
+        if (arcN[a]) keepPair(map, f, a, farOf, K);
       }
-      return [out, list.length - out.length];
+    }
+    for (i = 0; i < fns.length; i++) {
+      if (!full[i]) continue;
+      pairsOf(fns[i], BY_CALLEE, callers, ARC_FROM);
+      pairsOf(fns[i], BY_CALLER, callees, ARC_TO);
+    }
+    function side(kept, farOf) {
+      if (!kept) return [[], 0];
+      var top = kept.top, out = [];
+      if (K < 0) top.sort(function (a, b) { return heavier(a, b, farOf); });
+      for (var j = 0; j < top.length; j++) {
+        var a = top[j];
+        out.push([embed(farOf[a], false), arcS[a] / SCALE, arcC[a] / SCALE, arcN[a], 0]);
+      }
+      return [out, kept.n - out.length];
     }
     var arcsLeft = 0;
     var nkept = fns.length, recs = [];
     for (i = 0; i < nkept; i++) {
       f = fns[i];
       if (!full[i]) continue;
-      var ins = side(callers[f], 0), outs = side(callees[f], 1);
+      var ins = side(callers.get(f), ARC_FROM), outs = side(callees.get(f), ARC_TO);
       arcsLeft += ins[1] + outs[1];
       var r = { n: NAMES[f], i: FIDX[f], self: self[f] / SCALE, smp: smp[f],
         err: smp[f] > 0 ? self[f] / SCALE / Math.sqrt(smp[f]) : 0,
@@ -309,31 +431,12 @@ M.js = [==[
         "recomputed)", total_time: total / SCALE, base_time: T.meta.total_time,
         print_time: total / SCALE, base_print_time: T.meta.print_time } };
     // the tables: the range's threads and binaries
-    function rows(W, N, HOT, keyOf, labelOf) {
-      var list = Object.keys(W).map(function (g) {
-        // (its three hottest leaves: one pass, not a sort of them all)
-        var h = HOT[g], hs = [], before = function (a, b) {
-          return h.get(b) - h.get(a) || (NAMES[a] < NAMES[b] ? -1 : NAMES[a] > NAMES[b] ? 1 : 0);
-        };
-        h.forEach(function (n, x) {
-          if (hs.length === 3 && before(hs[2], x) <= 0) return;
-          if (hs.length === 3) hs.pop();
-          var j = hs.length;
-          while (j > 0 && before(hs[j - 1], x) > 0) { hs[j] = hs[j - 1]; j--; }
-          hs[j] = x;
-        });
-        return { key: keyOf(g), label: labelOf(g), samples: N[g], seconds: W[g] / SCALE,
-          error: N[g] > 0 ? W[g] / SCALE / Math.sqrt(N[g]) : 0, share: rsamples > 0 ? N[g] / rsamples : 0,
-          hottest: hs.slice(0, 3).map(function (x) { return NAMES[x] + " (" + (100 * h.get(x) / N[g]).toFixed(1) + "%)"; }).join(", "),
-          w: W[g] };
-      });
-      list.sort(function (a, b) { return b.samples - a.samples || b.w - a.w || (a.key < b.key ? -1 : 1); });
-      return list;
-    }
-    var tables = {
-      threads: rows(thW, thN, thHot, function (g) { return String(T.th[g][1]); }, function (g) { return threadLabel(+g); }),
-      dsos: rows(dsoW, dsoN, dsoHot, function (g) { return T.dsos[g]; }, function (g) { return T.dsos[g]; })
-    };
+    var inRange = 0;
+    if (ranged) for (s = 0; s < NSTACK; s++) inRange += RN[s];
+    var tables = ranged ? {
+      threads: groupRows(BY_THREAD, TH_START, function (g) { return String(T.th[g][1]); }, threadLabel, inRange),
+      dsos: groupRows(BY_DSO, DSO_START, function (g) { return T.dsos[g]; }, function (g) { return T.dsos[g]; }, inRange)
+    } : null;
     return { D: D, tables: tables };
   }
   // ---- the section: lanes, legend, heat map
@@ -385,36 +488,62 @@ M.js = [==[
     var raw = span / 8, p = Math.pow(10, Math.floor(Math.log10(Math.max(raw, 1))));
     return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
   }
-  // the lanes: what does not change with the selection drawn once per
-  // width (lanesBase), then copied, with the selection over it
-  var lanesBase = null;
+  // the canvases are drawn once (the lanes again when the width changes);
+  // the selection is drawn over them, in boxes of their own: a selection
+  // then changes no canvas (copying a canvas again, and the compositor's
+  // upload of it, cost more than the rest of a redraw's painting)
+  function overlay(box, cls) {
+    var d = document.createElement("div");
+    d.className = "tl-over " + cls;
+    box.appendChild(d);
+    return d;
+  }
+  function putBox(d, x, y, w, h) {
+    if (w <= 0 || h <= 0) { d.style.display = "none"; return; }
+    d.style.cssText = "display:block;left:" + x + "px;top:" + y + "px;width:" + w + "px;height:" + h + "px";
+  }
+  var lanesW = 0, laneThread = null, laneRange = null;
   function drawLanes() {
     var box = $("tl-lanes");
     if (!box) return;
-    var W = Math.max(box.clientWidth - 2, LABEL + 200);
+    // (the box's width read only when the window's changes: a read after
+    // the page's parts were drawn again would lay the page out once more)
+    if (!lanesW) lanesW = Math.max(box.clientWidth - 2, LABEL + 200);
+    var W = lanesW;
     plotW = W - LABEL - 8;
-    if (!lanesBase || lanesBase.width !== W) lanesBase = drawLanesBase(W);
-    if (lanesCanvas.width !== W || lanesCanvas.height !== LANES_H) { lanesCanvas.width = W; lanesCanvas.height = LANES_H; }
-    var g = lanesCanvas.getContext("2d"), sel = current || selection();
-    g.clearRect(0, 0, W, LANES_H);
-    g.drawImage(lanesBase, 0, 0);
-    if (sel.thread >= 0 && laneOf[sel.thread]) {
-      g.fillStyle = "rgba(26,95,180,0.12)"; g.fillRect(0, laneOf[sel.thread].y, W, laneOf[sel.thread].h);
+    if (lanesCanvas.width !== W || lanesCanvas.height !== LANES_H) drawLanesBase(W);
+    if (!lanesCanvas.parentNode) {
+      box.appendChild(lanesCanvas);
+      laneThread = overlay(box, "tl-thread"); laneRange = overlay(box, "tl-range");
     }
+    var sel = current || selection(), L = sel.thread >= 0 && laneOf[sel.thread];
+    if (L) putBox(laneThread, 0, L.y, W, L.h); else putBox(laneThread, 0, 0, 0, 0);
     // the range
     var r = drag && drag.where === "lanes" && drag.moved ? [Math.min(drag.a, drag.b), Math.max(drag.a, drag.b)]
       : sel.from !== null ? [sel.from, sel.to] : null;
     if (r) {
-      var x0 = xOf(r[0]), x1 = xOf(Math.min(SPAN, r[1]));
-      g.fillStyle = "rgba(26,95,180,0.15)"; g.fillRect(x0, AXIS, Math.max(1, x1 - x0), LANES_H - AXIS);
-      g.strokeStyle = "#1a5fb4"; g.strokeRect(Math.round(x0) + 0.5, AXIS + 0.5, Math.max(1, Math.round(x1 - x0)), LANES_H - AXIS - 1);
+      var x0 = Math.round(xOf(r[0])), x1 = Math.round(xOf(Math.min(SPAN, r[1])));
+      putBox(laneRange, x0, AXIS, Math.max(1, x1 - x0) + 1, LANES_H - AXIS);
+    } else {
+      putBox(laneRange, 0, 0, 0, 0);
     }
-    if (!lanesCanvas.parentNode) box.appendChild(lanesCanvas);
   }
-  function drawLanesBase(W) {
-    var base = document.createElement("canvas");
-    base.width = W; base.height = LANES_H;
-    var g = base.getContext("2d");
+  // a canvas drawn once: drawn off the page, then shown as a bitmap (a 2D
+  // canvas of the page is copied for the compositor at each of the page's
+  // frames: 10-25 ms a frame for these two in Chromium without a GPU)
+  function paintOnce(canvas, W, H, draw) {
+    canvas.width = W; canvas.height = H;
+    var off = typeof OffscreenCanvas === "function" && new OffscreenCanvas(W, H);
+    var shown = off && canvas.getContext("bitmaprenderer"), g = shown && off.getContext("2d");
+    if (g) {
+      draw(g);
+      shown.transferFromImageBitmap(off.transferToImageBitmap());
+    } else {
+      draw(canvas.getContext("2d"));
+    }
+  }
+  function drawLanesBase(W) { paintOnce(lanesCanvas, W, LANES_H, function (g) { drawLanesOn(g, W); }); }
+  function drawLanesOn(g, W) {
     g.font = "11px system-ui, sans-serif"; g.textBaseline = "middle";
     // the time axis
     var step = niceStep(SPAN);
@@ -470,7 +599,6 @@ M.js = [==[
         g.fillRect(LABEL + c2, L.y + L.h - 2 - h, 1, h);
       }
     });
-    return base;
   }
 
   // ---- the heat map: columns of COL us (a second, or less in a short
@@ -492,33 +620,41 @@ M.js = [==[
     if (c < 0 || c >= NCOL || r < 0 || r >= ROWS) return null;
     return c * COL + r * COL / ROWS;
   }
-  var HEAT_W = HEAT_LEFT + NCOL * CELL_W + 4, HEAT_H = HEAT_TOP + ROWS * CELL_H + 2, heatBase = null;
+  var HEAT_W = HEAT_LEFT + NCOL * CELL_W + 4, HEAT_H = HEAT_TOP + ROWS * CELL_H + 2, heatCells = null;
   function drawHeat() {
     var box = $("tl-heat");
     if (!box) return;
-    if (!heatBase) heatBase = drawHeatBase();
-    if (heatCanvas.width !== HEAT_W) { heatCanvas.width = HEAT_W; heatCanvas.height = HEAT_H; }
-    var g = heatCanvas.getContext("2d"), sel = current || selection();
-    g.clearRect(0, 0, HEAT_W, HEAT_H);
-    g.drawImage(heatBase, 0, 0);
+    if (!heatCanvas.parentNode) {
+      drawHeatBase();
+      box.appendChild(heatCanvas);
+      heatCells = [overlay(box, "tl-cells"), overlay(box, "tl-cells"), overlay(box, "tl-cells")];
+    }
+    var sel = current || selection();
     var r0 = drag && drag.where === "heat" ? [Math.min(drag.a, drag.b), Math.max(drag.a, drag.b) + COL / ROWS]
       : sel.from !== null ? [sel.from, sel.to] : null;
-    if (r0) { // the cells of the range (its columns only)
-      g.fillStyle = "rgba(26,95,180,0.35)";
-      var c1 = Math.min(NCOL - 1, Math.floor(r0[1] / COL));
-      for (var c = Math.max(0, Math.floor(r0[0] / COL)); c <= c1; c++) {
-        for (var r = 0; r < ROWS; r++) {
-          var t0 = c * COL + r * COL / ROWS;
-          if (t0 + COL / ROWS > r0[0] && t0 < r0[1]) g.fillRect(HEAT_LEFT + c * CELL_W, HEAT_TOP + r * CELL_H, CELL_W - 1, CELL_H - 1);
-        }
+    // the cells of the range (its columns only): the first column's run
+    // of them, the columns whole between, the last column's run
+    var c0 = 0, c1 = -1;
+    if (r0) { c0 = Math.max(0, Math.floor(r0[0] / COL)); c1 = Math.min(NCOL - 1, Math.floor(r0[1] / COL)); }
+    function run(c) { // [first, last] cell of column c in the range
+      var a = -1, b = -1;
+      for (var r = 0; r < ROWS; r++) {
+        var t0 = c * COL + r * COL / ROWS;
+        if (t0 + COL / ROWS > r0[0] && t0 < r0[1]) { if (a < 0) a = r; b = r; }
       }
+      return [a, b];
     }
-    if (!heatCanvas.parentNode) box.appendChild(heatCanvas);
+    function cells(d, ca, cb, ra, rb) { // columns ca..cb, rows ra..rb
+      if (cb < ca || ra < 0 || rb < ra) { putBox(d, 0, 0, 0, 0); return; }
+      putBox(d, HEAT_LEFT + ca * CELL_W, HEAT_TOP + ra * CELL_H, (cb - ca + 1) * CELL_W - 1, (rb - ra + 1) * CELL_H - 1);
+    }
+    var first = c1 >= c0 ? run(c0) : [-1, -1], last = c1 > c0 ? run(c1) : [-1, -1];
+    cells(heatCells[0], c0, c0, first[0], first[1]);
+    cells(heatCells[1], c0 + 1, c1 - 1, 0, ROWS - 1);
+    cells(heatCells[2], c1, c1, last[0], last[1]);
   }
-  function drawHeatBase() {
-    var W = HEAT_W, H = HEAT_H, base = document.createElement("canvas");
-    base.width = W; base.height = H;
-    var g = base.getContext("2d");
+  function drawHeatBase() { paintOnce(heatCanvas, HEAT_W, HEAT_H, drawHeatOn); }
+  function drawHeatOn(g) {
     g.font = "10px system-ui, sans-serif"; g.fillStyle = "#5f6368"; g.textBaseline = "top";
     var every = Math.max(1, Math.ceil(40 / CELL_W));
     for (var c = 0; c < NCOL; c += every) g.fillText(secText(c * COL), HEAT_LEFT + c * CELL_W, 2);
@@ -544,7 +680,6 @@ M.js = [==[
         g.fillRect(HEAT_LEFT + cells[j] * CELL_W, HEAT_TOP + cells[j + 1] * CELL_H, CELL_W - 1, CELL_H - 1);
       }
     });
-    return base;
   }
 
   // ---- interaction
@@ -598,6 +733,17 @@ M.js = [==[
     if (bar && sec.parentNode !== bar.parentNode) bar.parentNode.insertBefore(sec, bar);
     else if (bar && sec.nextSibling !== bar) bar.parentNode.insertBefore(sec, bar);
   }
+  // the page's parts anew (fresh nodes: no listeners of the drawing
+  // before), each in its place: the section and the tables stay attached
+  // (taken out and put back, the canvases would be painted again)
+  function freshPage() {
+    var page = $("lgprof-page"), tmp = document.createElement("div");
+    tmp.innerHTML = GR.G.skeleton;
+    Array.prototype.slice.call(tmp.children).forEach(function (n) {
+      var old = n.id && document.getElementById(n.id);
+      if (old && old.parentNode === page) page.replaceChild(n, old); else page.appendChild(n);
+    });
+  }
   var pageMain = window.lgprofMain;
   window.lgprofMain = function () { pageMain(); place(); };
   var computed = false, applied = null;
@@ -613,7 +759,7 @@ M.js = [==[
           var r = compute(sel);
           if (sel.thread >= 0 && GR) GR.G.label.thread[String(T.th[sel.thread][1])] = threadLabel(sel.thread);
           dataEl.textContent = JSON.stringify(r.D);
-          if (GR) document.getElementById("lgprof-page").innerHTML = GR.G.skeleton;
+          if (GR) freshPage();
           window.lgprofMain();
           if (GR) GR.tables(sel.from !== null ? r.tables : null, st.thread || "", st.dso || "");
           computed = true;
@@ -641,12 +787,20 @@ M.js = [==[
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(function () { drawLanes(); }, 100);
+    resizeTimer = setTimeout(function () { lanesW = 0; drawLanes(); }, 100);
   });
   apply();
   // (the tree's walk right after the first frame: not before the page
-  // shows, and done before a first selection has to wait for it)
-  requestAnimationFrame(function () { setTimeout(walkTree, 0); });
+  // shows, and done before a first selection has to wait for it; then, in
+  // a task of its own, the sums of a range of the recording's first
+  // millisecond, their result unused: the engine compiles a selection's
+  // loops over the tree then, not in the first selection)
+  requestAnimationFrame(function () {
+    setTimeout(function () {
+      walkTree();
+      setTimeout(function () { compute({ from: 0, to: 1000, thread: -1, dso: -1 }); }, 0);
+    }, 0);
+  });
   window.lgprofTimelineReady = true;
 })();
 ]==]
