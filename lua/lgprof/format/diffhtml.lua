@@ -8,7 +8,10 @@
 -- in the new profile side by side with their changes. The state (selected
 -- function, zoom, search, filters, sort, shape) is in the URL fragment.
 -- The page's data is one JSON object; its style is the report page's
--- (lgprof.format.html_assets.css) with a few rules of its own.
+-- (lgprof.format.html_assets.css) with a few rules of its own. A perf.data
+-- comparison's page also lists its threads and binaries, each with the
+-- data of its own comparison (lgprof.format.diffgroups): the script draws
+-- the page from the data the fragment's thread= or dso= names.
 local html = require "lgprof.format.html"
 local diffdata = require "lgprof.format.diffdata"
 local diffpage = require "lgprof.format.diffpage_assets"
