@@ -5,23 +5,28 @@
 -- The recordings: helpers.perfdiffgroups (samples of 1 ms; the threads' ids
 -- differ between the runs, a thread of the comparison is its command name):
 --   base: prog 10 x main, 20 x lib_hot <- work_a <- main;
---         worker 10 x lib_hot <- work_b, 30 x work_b; gone 5 x work_a
+--         worker 10 x lib_hot <- work_b, 30 x work_b, 3 x lib_hot <- U1;
+--         gone 5 x work_a
 --   new:  prog 10 x main, 60 x lib_hot <- work_a <- main;
---         worker 10 x lib_hot <- work_b, 5 x work_b; fresh 4 x lib_cold <- main
+--         worker 10 x lib_hot <- work_b, 5 x work_b, 2 x lib_hot <- U2;
+--         fresh 4 x lib_cold <- main
+--   (U1 = 0x500000, U2 = 0x600000: callers in no mapping, one function
+--   "[unknown]" on each side, as --diff matches them)
 -- By hand:
 --   thread prog: base 30 ms, new 70 ms; lib_hot self 20 -> 60 ms (+40 ms;
 --     z about 40 / sqrt(20 + 60) = 4.5, far beyond 1.96: grew), main self
 --     10 -> 10 ms, total 30 -> 70 ms; work_a total 20 -> 60 ms.
---   thread worker: base 40 ms, new 15 ms; work_b self 30 -> 5 ms (z about
---     -25 / sqrt(35) = -4.2: shrank), total 40 -> 15 ms; lib_hot 10 -> 10 ms.
+--   thread worker: base 43 ms, new 17 ms; work_b self 30 -> 5 ms (z about
+--     -25 / sqrt(35) = -4.2: shrank), total 40 -> 15 ms; lib_hot 13 -> 12
+--     ms; [unknown] total 3 -> 2 ms, self 0.
 --   thread gone: 5 samples in the base, none new ("gone"); fresh: 0 -> 4 ("new").
 --   The threads' order (the base's samples plus the new run's): prog 100,
---   worker 55, gone 5, fresh 4.
---   binary libw.so (the leaf's): base 20 + 10 = 30 samples, new 60 + 10 + 4
---     = 74; lib_hot self 30 -> 70 ms, lib_cold 0 -> 4 ms, main total (its
---     samples whose leaf is in libw.so) 20 -> 64 ms.
+--   worker 60, gone 5, fresh 4.
+--   binary libw.so (the leaf's): base 20 + 10 + 3 = 33 samples, new 60 + 10
+--     + 4 + 2 = 76; lib_hot self 33 -> 72 ms, lib_cold 0 -> 4 ms, main total
+--     (its samples whose leaf is in libw.so) 20 -> 64 ms.
 --   binary prog: base 10 + 30 + 5 = 45 samples, new 10 + 5 = 15.
---   the whole: lib_hot self 30 -> 70 ms; main total 30 -> 74 ms.
+--   the whole: lib_hot self 33 -> 72 ms; main total 30 -> 74 ms.
 local H = require "helpers"
 local util, cmd = H.util, H.cmd
 local chromium = require "helpers.chromium"
@@ -53,6 +58,22 @@ local function group_data(html, kind, key)
   return cjson.decode(text), groups
 end
 
+-- the page written through the API with at most `cap` rows per table
+local function capped_page(cap)
+  local lgprof = require "lgprof"
+  local dg = require "lgprof.format.diffgroups"
+  local base = assert(lgprof.open(FX.prog, { FX.base }, { clones = "keep" }))
+  local new = assert(lgprof.open(FX.prog, { FX.new }, { clones = "keep" }))
+  local saved = dg.MAX_GROUPS
+  dg.MAX_GROUPS = cap
+  local ok, rows, text = pcall(require("lgprof.format.diffout").write, "html", { base }, new,
+    { confidence = 0.95, clone_match = true })
+  dg.MAX_GROUPS = saved
+  base:close(); new:close()
+  assert(ok, rows)
+  return text
+end
+
 local function near(want, got, what)
   assert.is_true(math.abs(want - got) < 1e-9, ("%s: %s, not %s"):format(what or "", tostring(got), tostring(want)))
 end
@@ -65,10 +86,10 @@ describe("lgprof --diff --format=html: threads and binaries", function()
     local _, groups = group_data(html, "thread", "prog")
     local got = {}
     for _, g in ipairs(groups.threads) do got[#got + 1] = ("%s %s %g %g"):format(g.key, g.status, g.sb, g.sn) end
-    assert.same({ "prog common 30 70", "worker common 40 15", "gone gone 5 0", "fresh new 0 4" }, got)
+    assert.same({ "prog common 30 70", "worker common 43 17", "gone gone 5 0", "fresh new 0 4" }, got)
     got = {}
     for _, g in ipairs(groups.dsos) do got[#got + 1] = ("%s %g %g"):format(g.key, g.sb, g.sn) end
-    assert.same({ FX.lib .. " 30 74", FX.prog .. " 45 15" }, got)
+    assert.same({ FX.lib .. " 33 76", FX.prog .. " 45 15" }, got)
     near(0.030, groups.threads[1].tb); near(0.070, groups.threads[1].tn); near(0.040, groups.threads[1].td)
   end)
 
@@ -86,7 +107,8 @@ describe("lgprof --diff --format=html: threads and binaries", function()
     by = {}
     for _, f in ipairs(d.fns) do by[f.name] = f end
     near(0.030, by.work_b.sb); near(0.005, by.work_b.sn); near(0.040, by.work_b.tb); near(0.015, by.work_b.tn)
-    near(0.010, by.lib_hot.sb); near(0.010, by.lib_hot.sn)
+    near(0.013, by.lib_hot.sb); near(0.012, by.lib_hot.sn)
+    near(0, by["[unknown]"].sb); near(0.003, by["[unknown]"].tb); near(0.002, by["[unknown]"].tn)
     assert.is_nil(by.main)
   end)
 
@@ -94,7 +116,7 @@ describe("lgprof --diff --format=html: threads and binaries", function()
     local d = group_data(html, "dso", FX.lib)
     local by = {}
     for _, f in ipairs(d.fns) do by[f.name] = f end
-    near(0.030, by.lib_hot.sb); near(0.070, by.lib_hot.sn)
+    near(0.033, by.lib_hot.sb); near(0.072, by.lib_hot.sn)
     near(0, by.lib_cold.sb); near(0.004, by.lib_cold.sn)
     near(0.020, by.main.tb); near(0.064, by.main.tn)
     near(0, by.work_b.sb); near(0.010, by.work_b.tb); near(0.010, by.work_b.tn)
@@ -129,6 +151,17 @@ describe("lgprof --diff --format=html: threads and binaries", function()
     agree("dso", FX.lib, "--dso")
     agree("dso", FX.prog, "--dso")
   end)
+  it("lists the heaviest groups, names the others and carries no data for them", function()
+    local html = capped_page(2)
+    local _, groups = group_data(html, "thread", "prog")
+    assert.equal(2, #groups.threads)
+    assert.equal(4, groups.counts.thread)
+    assert.same({ "gone", "fresh" }, groups.rest.thread)
+    assert.same({}, groups.rest.dso)
+    assert.truthy(html:find('id="lgprof-diff-thread-2"', 1, true))
+    assert.falsy(html:find('id="lgprof-diff-thread-3"', 1, true))
+  end)
+
   it("and of the text table", function()
     local out = lgprof({ "--diff=base.data", "--comm=prog", "prog", "new.data" })
     -- lib_hot's total and self change: +0.04 s, +133.3% of the base's 0.03 s
@@ -179,9 +212,9 @@ describe("the comparison page's threads and binaries in Chromium", function()
       .. "'#dthread-table tbody tr')).map(function (tr) { return tr.getAttribute('data-key'); }).join(' ')"))
     assert.equal("gone", page:eval("document.querySelector('#dthread-table tr[data-key=gone]').cells[1].textContent"))
     assert.equal("new", page:eval("document.querySelector('#dthread-table tr[data-key=fresh]').cells[1].textContent"))
-    -- the whole: lib_hot self 30 -> 70 ms
+    -- the whole: lib_hot self 33 -> 72 ms
     local r = row(page, "lib_hot")
-    assert.equal("30.000 ms", r[3]); assert.equal("70.000 ms", r[4])
+    assert.equal("33.000 ms", r[3]); assert.equal("72.000 ms", r[4])
     assert.same({}, page.errors)
     page:close()
   end)
@@ -209,7 +242,8 @@ describe("the comparison page's threads and binaries in Chromium", function()
     assert.equal("30.000 ms", r[3]); assert.equal("5.000 ms", r[4]); assert.equal("-25.000 ms *", r[5])
     local f = frame(page, "work_b")
     near(0.030, f[1]); near(0.005, f[2]); assert.equal("shrank", f[3])
-    -- lib_hot's callers in this thread: work_b alone (10 ms on each side)
+    -- lib_hot's callers in this thread: work_b (10 ms on each side) and
+    -- [unknown] (3 ms, 2 ms), not work_a
     local id = page:eval("(function () { var d = JSON.parse(document.getElementById('lgprof-diff-data')"
       .. ".textContent), i = -1; d.fns.forEach(function (f, j) { if (f.name === 'lib_hot') i = j; }); return i; })()")
     page:close()
@@ -225,9 +259,20 @@ describe("the comparison page's threads and binaries in Chromium", function()
   it("dso=PATH shows the samples whose leaf is in that binary", function()
     local page = open("#dso=" .. FX.lib:gsub("[^%w]", function(c) return ("%%%02X"):format(c:byte()) end))
     local r = row(page, "lib_hot")
-    assert.equal("30.000 ms", r[3]); assert.equal("70.000 ms", r[4])
+    assert.equal("33.000 ms", r[3]); assert.equal("72.000 ms", r[4])
     r = row(page, "main")
     assert.equal("20.000 ms", r[8]); assert.equal("64.000 ms", r[9])
+    assert.same({}, page.errors)
+    page:close()
+  end)
+
+  it("names the threads past the cap in a note", function()
+    local path = TMP .. "/capped.html"
+    util.spit(path, capped_page(2))
+    local page = browser:open("file://" .. path)
+    assert.is_true(page:eval("window.lgprofReady === true"))
+    assert.equal("2 lighter ones not listed: gone, fresh.", page:eval("document.getElementById('dthread-rest').textContent"))
+    assert.is_nil(page:eval("document.getElementById('ddso-rest')"))
     assert.same({}, page.errors)
     page:close()
   end)
@@ -248,13 +293,13 @@ describe("the comparison page's threads and binaries in Chromium", function()
     wait(page, "document.querySelector('#dthread-table tr[data-key=prog]').click()")
     assert.equal("60.000 ms", row(page, "lib_hot")[4])
     wait(page, "document.getElementById('dgroups-all').click()")
-    assert.equal("70.000 ms", row(page, "lib_hot")[4])
+    assert.equal("72.000 ms", row(page, "lib_hot")[4])
     -- back in history: the thread again
     wait(page, "history.back()")
     assert.equal("60.000 ms", row(page, "lib_hot")[4])
     -- an unknown thread: the whole comparison
     wait(page, "location.hash = 'thread=nosuch'")
-    assert.equal("70.000 ms", row(page, "lib_hot")[4])
+    assert.equal("72.000 ms", row(page, "lib_hot")[4])
     assert.same({}, page.errors)
     page:close()
   end)

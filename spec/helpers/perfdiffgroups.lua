@@ -7,19 +7,23 @@
 --   local fx = require("helpers.perfdiffgroups").write(dir)
 --   fx.base, fx.new (perf.data paths), fx.prog, fx.lib (the binaries)
 --
--- The samples: { n, comm, leaf, caller, ... } (root last)
+-- The samples: { n, comm, leaf, caller, ... } (root last; a number is an
+-- address in no mapping)
 --   base (prog: pid 100 tid 100, worker: 100/101, gone: 300/300)
 --     B1 10 x main                          prog
 --     B2 20 x lib_hot <- work_a <- main     prog
 --     B3 10 x lib_hot <- work_b             worker
 --     B4 30 x work_b                        worker
 --     B5  5 x work_a                        gone
+--     B6  3 x lib_hot <- 0x500000           worker (a caller in no mapping:
+--                                           frame-pointer garbage)
 --   new (prog: pid 500 tid 500, worker: 500/503, fresh: 700/700)
 --     N1 10 x main                          prog
 --     N2 60 x lib_hot <- work_a <- main     prog
 --     N3 10 x lib_hot <- work_b             worker
 --     N4  5 x work_b                        worker
 --     N5  4 x lib_cold <- main              fresh
+--     N6  2 x lib_hot <- 0x600000           worker (in no mapping)
 local pw = require "helpers.perfwriter"
 local ew = require "helpers.elfwriter"
 
@@ -41,6 +45,7 @@ M.RUNS = {
       { 10, "worker", "lib_hot", "work_b" },
       { 30, "worker", "work_b" },
       { 5, "gone", "work_a" },
+      { 3, "worker", "lib_hot", 0x500000 },
     },
   },
   new = {
@@ -51,6 +56,7 @@ M.RUNS = {
       { 10, "worker", "lib_hot", "work_b" },
       { 5, "worker", "work_b" },
       { 4, "fresh", "lib_cold", "main" },
+      { 2, "worker", "lib_hot", 0x600000 },
     },
   },
 }
@@ -84,7 +90,8 @@ local function record(path, run, prog, lib)
     local pid, tid = run.threads[s[2]][1], run.threads[s[2]][2]
     for _ = 1, s[1] do
       local chain = { U, ADDR[s[3]] + 8 }
-      for i = 4, #s do chain[#chain + 1] = ADDR[s[i]] + 0x14 end -- return addresses
+      -- return addresses (a number: an address in no mapping, as it is)
+      for i = 4, #s do chain[#chain + 1] = type(s[i]) == "number" and s[i] or ADDR[s[i]] + 0x14 end
       t = t + 1
       f:sample({ ip = ADDR[s[3]] + 8, pid = pid, tid = tid, time = t, period = MS, chain = chain })
     end
