@@ -13,13 +13,18 @@
 --   (U1 = 0x500000, U2 = 0x600000: callers in no mapping, one function
 --   "[unknown]" on each side, as --diff matches them)
 -- By hand:
+-- The test of a change of samples b -> n (one base run; stats.count_test):
+-- z = (|n - b| - 1) / sqrt(b + n), significant at 95% beyond 1.96.
 --   thread prog: base 30 ms, new 70 ms; lib_hot self 20 -> 60 ms (+40 ms;
---     z about 40 / sqrt(20 + 60) = 4.5, far beyond 1.96: grew), main self
+--     z = 39 / sqrt(80) = 4.36: grew), main self
 --     10 -> 10 ms, total 30 -> 70 ms; work_a total 20 -> 60 ms.
---   thread worker: base 43 ms, new 17 ms; work_b self 30 -> 5 ms (z about
---     -25 / sqrt(35) = -4.2: shrank), total 40 -> 15 ms; lib_hot 13 -> 12
+--   thread worker: base 43 ms, new 17 ms; work_b self 30 -> 5 ms (z =
+--     -24 / sqrt(35) = -4.06: shrank), total 40 -> 15 ms; lib_hot 13 -> 12
 --     ms; [unknown] total 3 -> 2 ms, self 0.
---   thread gone: 5 samples in the base, none new ("gone"); fresh: 0 -> 4 ("new").
+--   thread gone: 5 samples in the base, none new ("gone"); its work_a
+--     self 5 -> 0 ms, z = -4 / sqrt(5) = -1.79: within the noise.
+--   thread fresh: 0 -> 4 samples ("new"): lib_cold self 0 -> 4 ms, main
+--     total 0 -> 4 ms.
 --   The threads' order (the base's samples plus the new run's): prog 100,
 --   worker 60, gone 5, fresh 4.
 --   binary libw.so (the leaf's): base 20 + 10 + 3 = 33 samples, new 60 + 10
@@ -232,6 +237,23 @@ describe("the comparison page's threads and binaries in Chromium", function()
       .. " return r; })()"))
     assert.equal("prog", page:eval("document.querySelector('#dthread-table tr.sel').getAttribute('data-key')"))
     assert.truthy(page:eval("document.getElementById('dgroups-note').textContent"):find("threads named prog", 1, true))
+    assert.same({}, page.errors)
+    page:close()
+  end)
+
+  it("a thread of one run alone: its functions all gone, or all new", function()
+    local page = open("#thread=gone")
+    local r = row(page, "work_a")
+    assert.equal("5.000 ms", r[3]); assert.equal("0 \u{b5}s", r[4])
+    -- (within the noise: z = (5 - 1) / sqrt(5) = 1.79 < 1.96, no *)
+    assert.equal("-5.000 ms", r[5])
+    assert.equal(1, page:eval("document.querySelectorAll('#dtable tbody tr').length"))
+    assert.same({}, page.errors)
+    page:close()
+    page = open("#thread=fresh")
+    r = row(page, "lib_cold")
+    assert.equal("0 \u{b5}s", r[3]); assert.equal("4.000 ms", r[4])
+    assert.equal("4.000 ms", row(page, "main")[9])
     assert.same({}, page.errors)
     page:close()
   end)

@@ -82,7 +82,8 @@ end
 -- the whole comparison's (difftree.compare's, on these profiles); topts:
 -- its options (confidence, clone_match, min_weight); o: diffhtml.data's
 -- options of the whole page (image). Returns { data = the tables' JSON-able
--- table, pages = { { id, text } } }.
+-- table, pages = { { id, text } } }, or nil and a message (a profile:filter
+-- failed).
 function M.collect(bases, new, rows, topts, o)
   if require("lgprof.util.args").is_profile(bases) then bases = { bases } end
   if new.source ~= "stacks" then return nil end
@@ -141,17 +142,17 @@ function M.collect(bases, new, rows, topts, o)
         -- the group's own comparison: every side filtered, as --diff --comm
         -- or --dso filters them
         local sel = { [K.filter] = { e.key } }
-        local fbases, opened, ok = {}, {}, true
+        local fbases, opened, ferr = {}, {}, nil
         for i = 1, k + 1 do
-          local f = profiles[i]:filter(sel)
+          local f, why = profiles[i]:filter(sel)
           if not f then
-            ok = false
+            ferr = why
             break
           end
           opened[#opened + 1] = f
           if i <= k then fbases[i] = f end
         end
-        if ok then
+        if not ferr then
           local gtopts = { confidence = topts.confidence, clone_match = topts.clone_match,
                            min_weight = topts.min_weight, like = rows.matching }
           local grows, groot = difftree.compare(fbases, opened[k + 1], gtopts)
@@ -163,6 +164,7 @@ function M.collect(bases, new, rows, topts, o)
           pages[#pages + 1] = { id = "lgprof-diff-" .. kind .. "-" .. j, text = html.json(page) }
         end
         for i = #opened, 1, -1 do opened[i]:close() end
+        if ferr then return nil, tostring(ferr) end
       end
     end
   end

@@ -42,8 +42,12 @@ function diffout.write(fmt, bases, new, dopts, o)
   end
   if fmt == "html" then
     -- (a perf.data's threads and binaries, each compared alone)
-    local groups = not gmon and require("lgprof.format.diffgroups").collect(
-      bases, new, rows, topts, { title = o.title, image = image }) or nil
+    local groups, gerr
+    if not gmon then
+      groups, gerr = require("lgprof.format.diffgroups").collect(bases, new, rows, topts,
+        { title = o.title, image = image })
+      if gerr then return nil, gerr end
+    end
     return rows, require("lgprof.format.diffhtml").render(rows, root, {
       title = o.title, image = image, gmon = gmon, bases = bases, new = new, groups = groups })
   end
