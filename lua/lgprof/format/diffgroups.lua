@@ -185,7 +185,10 @@ end
 
 M.css = [==[
 #dgroups-sec .grps { display: flex; gap: 16px; flex-wrap: wrap; align-items: flex-start; }
-#dgroups-sec .grp { flex: 1 1 30em; min-width: 0; }
+#dgroups-sec .grp { flex: 1 1 46em; min-width: 0; overflow-x: auto; }
+table.dgroups td.name, table.dgroups th.name { min-width: 12em; }
+table.dgroups td, table.dgroups th { white-space: nowrap; }
+table.dgroups td.name { white-space: normal; }
 table.dgroups tbody tr { cursor: pointer; }
 table.dgroups tbody tr:hover { background: #eef4fb; }
 table.dgroups tbody tr.sel { background: #dbe8f8; font-weight: 600; }
