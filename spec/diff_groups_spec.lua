@@ -217,6 +217,15 @@ describe("the comparison page's threads and binaries in Chromium", function()
       .. "'#dthread-table tbody tr')).map(function (tr) { return tr.getAttribute('data-key'); }).join(' ')"))
     assert.equal("gone", page:eval("document.querySelector('#dthread-table tr[data-key=gone]').cells[1].textContent"))
     assert.equal("new", page:eval("document.querySelector('#dthread-table tr[data-key=fresh]').cells[1].textContent"))
+    -- a thread's change, its samples tested as a function's: worker 43 -> 17,
+    -- z = (26 - 1) / sqrt(60) = 3.23 (*), the interval's half-width
+    -- (1.96 sqrt(60) + 1) x 1 ms = 16.2 ms; gone 5 -> 0 within the noise
+    local function cells(key)
+      return page:eval("Array.from(document.querySelector('#dthread-table tr[data-key=" .. key .. "]').cells)"
+        .. ".map(function (td) { return td.textContent; }).join('|')")
+    end
+    assert.equal("worker|common|43|17|0.043|0.017|-0.026 *|0.016", cells("worker"))
+    assert.equal("gone|gone|5|0|0.005|0.000|-0.005|0.005", cells("gone"))
     -- the whole: lib_hot self 33 -> 72 ms
     local r = row(page, "lib_hot")
     assert.equal("33.000 ms", r[3]); assert.equal("72.000 ms", r[4])

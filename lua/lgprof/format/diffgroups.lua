@@ -227,6 +227,11 @@ M.js = [==[
     if (G.unit !== "seconds") return v.toFixed(0);
     return v.toFixed(G.decimals);
   }
+  // a signed change, no "-0.000" for a change that rounds to nothing
+  function signed(v) {
+    var a = num(Math.abs(v));
+    return (v < 0 && Number(a) !== 0 ? "-" : "+") + a;
+  }
   function table(kind, title, rows, current) {
     var h = ["<div class=\"grp\"><h2>" + esc(title) + "</h2><table class=\"dgroups\" id=\"d" + kind +
       "-table\"><thead><tr><th class=\"name\">" + (kind === "thread" ? "thread (command)" : "binary (of the leaf frame)") +
@@ -237,8 +242,7 @@ M.js = [==[
       h.push("<tr data-kind=\"" + kind + "\" data-key=\"" + esc(g.key) + "\"" +
         (g.key === current ? " class=\"sel\"" : "") + "><td class=\"name\">" + esc(g.key) + "</td><td>" +
         esc(g.status) + "</td><td>" + (Math.round(g.sb * 10) / 10) + "</td><td>" + g.sn + "</td><td>" +
-        num(g.tb) + "</td><td>" + num(g.tn) + "</td><td class=\"" + cls + "\">" + (g.td >= 0 ? "+" : "-") +
-        num(Math.abs(g.td)) + (g.ts ? " *" : "") + "</td><td>" + num(g.th) + "</td></tr>");
+        num(g.tb) + "</td><td>" + num(g.tn) + "</td><td class=\"" + cls + "\">" + signed(g.td) + (g.ts ? " *" : "") + "</td><td>" + num(g.th) + "</td></tr>");
     });
     h.push("</tbody></table>");
     var more = G.counts[kind] - rows.length;
