@@ -9,7 +9,8 @@
 -- binaries of both runs (the heaviest MAX_GROUPS of each: the base's
 -- samples, the mean of its runs, plus the new run's; the rest named in a
 -- note), each with its samples and time in the base and in the new run and
--- the change with its interval, or "new" or "gone" when one side has none.
+-- the change with its interval, or "new" or "gone" when one side has none,
+-- and its functions whose self time changed most (in its comparison).
 -- Each row carries the comparison of its samples alone (every side
 -- profile:filter{comm =} or {dso =}, compared as --diff --comm or --dso
 -- compares them, the functions' keys taken from the whole comparison:
@@ -77,6 +78,29 @@ local function union(profiles)
   return out
 end
 
+--- The functions of a group's row: its largest self changes, at most.
+M.TOP = 3
+
+-- The largest changes of self time of a comparison's rows (diff's): a list
+-- of { name, change (seconds), significant }, at most M.TOP, the largest
+-- first (ties: the rows' order), none that did not change.
+local function top_changes(rows)
+  local list = {}
+  for i, r in ipairs(rows) do
+    if r.self_delta ~= 0 then list[#list + 1] = { i = i, r = r, a = math.abs(r.self_delta) } end
+  end
+  table.sort(list, function(x, y)
+    if x.a ~= y.a then return x.a > y.a end
+    return x.i < y.i
+  end)
+  local out = {}
+  for j = 1, math.min(M.TOP, #list) do
+    local r = list[j].r
+    out[j] = { r.frame_label, r.self_delta, r.self_significant }
+  end
+  return out
+end
+
 --- The threads and binaries of the comparison of bases (a list of
 -- Profiles) with new, and each one's data: nil for gmon profiles. rows:
 -- the whole comparison's (difftree.compare's, on these profiles); topts:
@@ -137,6 +161,8 @@ function M.collect(bases, new, rows, topts, o)
         ts = confidence > 0 and (d - half > 0 or d + half < 0) or (confidence == 0 and d ~= 0),
       }
       out[j] = row
+      -- (a group of every sample: the whole's changes)
+      if whole then row.top = top_changes(rows) end
       data.ids[kind][e.key] = j
       if not whole then
         -- the group's own comparison: every side filtered, as --diff --comm
@@ -156,6 +182,7 @@ function M.collect(bases, new, rows, topts, o)
           local gtopts = { confidence = topts.confidence, clone_match = topts.clone_match,
                            min_weight = topts.min_weight, like = rows.matching }
           local grows, groot = difftree.compare(fbases, opened[k + 1], gtopts)
+          row.top = top_changes(grows)
           local label = kind == "thread" and "thread " .. e.key or "binary " .. e.key
           local page = diffhtml.data(grows, groot, {
             title = o.title, image = o.image, gmon = false,
@@ -236,13 +263,15 @@ M.js = [==[
     var h = ["<div class=\"grp\"><h2>" + esc(title) + "</h2><table class=\"dgroups\" id=\"d" + kind +
       "-table\"><thead><tr><th class=\"name\">" + (kind === "thread" ? "thread (command)" : "binary (of the leaf frame)") +
       "</th><th>status</th><th>samples base</th><th>samples new</th><th>base " + esc(G.unit) + "</th><th>new " +
-      esc(G.unit) + "</th><th>change</th><th>\u00b1</th></tr></thead><tbody>"];
+      esc(G.unit) + "</th><th>change</th><th>\u00b1</th><th class=\"name\">largest self changes</th></tr></thead><tbody>"];
     rows.forEach(function (g) {
       var cls = g.ts ? (g.td > 0 ? "grew" : "shrank") : "";
       h.push("<tr data-kind=\"" + kind + "\" data-key=\"" + esc(g.key) + "\"" +
         (g.key === current ? " class=\"sel\"" : "") + "><td class=\"name\">" + esc(g.key) + "</td><td>" +
         esc(g.status) + "</td><td>" + (Math.round(g.sb * 10) / 10) + "</td><td>" + g.sn + "</td><td>" +
-        num(g.tb) + "</td><td>" + num(g.tn) + "</td><td class=\"" + cls + "\">" + signed(g.td) + (g.ts ? " *" : "") + "</td><td>" + num(g.th) + "</td></tr>");
+        num(g.tb) + "</td><td>" + num(g.tn) + "</td><td class=\"" + cls + "\">" + signed(g.td) + (g.ts ? " *" : "") + "</td><td>" + num(g.th) + "</td><td class=\"name\">" +
+        esc((g.top || []).map(function (c) { return c[0] + " " + signed(c[1]) + (c[2] ? " *" : ""); }).join(", ")) +
+        "</td></tr>");
     });
     h.push("</tbody></table>");
     var more = G.counts[kind] - rows.length;
