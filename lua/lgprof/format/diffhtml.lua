@@ -6,7 +6,8 @@
 -- filtered to the significant changes or to the new and gone functions)
 -- and, for the selected function, its callers and callees in the base and
 -- in the new profile side by side with their changes. The state (selected
--- function, zoom, search, filters, sort, shape) is in the URL fragment.
+-- function, zoom, search, filters, sort, shape, thread or binary) is in the
+-- URL fragment.
 -- The page's data is one JSON object; its style is the report page's
 -- (lgprof.format.html_assets.css) with a few rules of its own. A perf.data
 -- comparison's page also lists its threads and binaries, each with the

@@ -84,7 +84,8 @@ window.lgprofDiffMain = function () {
   }
   function sg(v) { return (v > 0 ? "+" : v < 0 ? "-" : "+") + t(Math.abs(v)); }
   // the state, in the URL fragment: f (function), z (zoomed frame), s (search),
-  // sig, ng (filters), sort (column, "-" for descending), shape
+  // sig, ng (filters), sort (column, "-" for descending), shape; thread,
+  // dso (the group whose data is drawn: lgprof.format.diffgroups)
   var S = {};
   function readState() {
     S = {};
