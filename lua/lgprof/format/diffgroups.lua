@@ -32,7 +32,8 @@ M.GROUP_FUNCTIONS, M.GROUP_FRAMES = 400, 5000
 --- The names of the groups not listed, in the note, at most.
 M.MAX_NAMED = 40
 
-local KINDS = { { kind = "thread", by = "comm", filter = "comm" }, { kind = "dso", by = "dso", filter = "dso" } }
+-- each table: its kind (the fragment's key) and profile:filter's key
+local KINDS = { { kind = "thread", by = "comm" }, { kind = "dso", by = "dso" } }
 
 -- The groups of each kind over the profiles (the bases, then the new one):
 -- { comm = list, dso = list }, each a list of { key, samples = { per
@@ -167,7 +168,7 @@ function M.collect(bases, new, rows, topts, o)
       if not whole then
         -- the group's own comparison: every side filtered, as --diff --comm
         -- or --dso filters them
-        local sel = { [K.filter] = { e.key } }
+        local sel = { [K.by] = { e.key } }
         local fbases, opened, ferr = {}, {}, nil
         for i = 1, k + 1 do
           local f, why = profiles[i]:filter(sel)
