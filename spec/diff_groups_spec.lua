@@ -195,8 +195,12 @@ describe("the comparison page's threads and binaries in Chromium", function()
       .. table.concat(page.errors, "; "))
     return page
   end
+  -- runs js, which changes the fragment, and waits for the page's redraw
+  -- (the hashchange event's listeners draw it; at most 5 s)
   local function wait(page, js)
-    return page:eval("new Promise(function (r) { " .. js .. "; setTimeout(r, 100); })")
+    return page:eval("new Promise(function (r) { var done = false; function end() { if (!done) { done = true;"
+      .. " setTimeout(r, 0); } } window.addEventListener('hashchange', end, { once: true });"
+      .. " setTimeout(end, 5000); " .. js .. "; })")
   end
   -- the cells of the diff table's row of a function
   local function row(page, name)
