@@ -24,7 +24,7 @@
 --   thread gone: 5 samples in the base, none new ("gone"); its work_a
 --     self 5 -> 0 ms, z = -4 / sqrt(5) = -1.79: within the noise.
 --   thread fresh: 0 -> 4 samples ("new"): lib_cold self 0 -> 4 ms, main
---     total 0 -> 4 ms.
+--     total 0 -> 4 ms; lib_cold is in libw.so in both runs: common, not new.
 --   The threads' order (the base's samples plus the new run's): prog 100,
 --   worker 60, gone 5, fresh 4.
 --   binary libw.so (the leaf's): base 20 + 10 + 3 = 33 samples, new 60 + 10
@@ -256,9 +256,12 @@ describe("the comparison page's threads and binaries in Chromium", function()
     page:close()
   end)
 
-  it("a thread of one run alone: its functions all gone, or all new", function()
+  -- (its functions are in both builds' binaries, sampled in one run: each
+  -- is common, with nothing on the other side, neither new nor gone)
+  it("a thread of one run alone: its functions on one side only, common", function()
     local page = open("#thread=gone")
     local r = row(page, "work_a")
+    assert.equal("common", r[2])
     assert.equal("5.000 ms", r[3]); assert.equal("0 \u{b5}s", r[4])
     -- (within the noise: z = (5 - 1) / sqrt(5) = 1.79 < 1.96, no *)
     assert.equal("-5.000 ms", r[5])
@@ -267,6 +270,9 @@ describe("the comparison page's threads and binaries in Chromium", function()
     page:close()
     page = open("#thread=fresh")
     r = row(page, "lib_cold")
+    -- (libw.so defines lib_cold in both runs: not new, though sampled in
+    -- the new run only)
+    assert.equal("common", r[2])
     assert.equal("0 \u{b5}s", r[3]); assert.equal("4.000 ms", r[4])
     assert.equal("4.000 ms", row(page, "main")[9])
     assert.same({}, page.errors)

@@ -18,6 +18,7 @@
 -- row is labelled "NEW <- BASE" (lookup <- lookup.constprop.0).
 local args = require "lgprof.util.args"
 local fnkey = require "lgprof.analysis.fnkey"
+local presence = require "lgprof.analysis.presence"
 local stats = require "lgprof.analysis.stats"
 local stacks = require "lgprof.analysis.stacks"
 
@@ -226,13 +227,14 @@ function diff._diff(base, new, opts, like)
   local nmap = maps[k + 1]
   local function add(key)
     local n, e = nmap[key], nmap[key]
+    local e_side = n and k + 1
     local selfs, totals = {}, {}
     local sb, tb, cb, present = 0, 0, 0, 0
     for i = 1, k do
       local b = maps[i][key]
       selfs[i], totals[i] = 0, 0
       if b then
-        e = e or b
+        if not e then e, e_side = b, i end
         present = present + 1
         local fn = b.fn
         -- (a function gmon.out cannot count, in a library, has none)
@@ -250,10 +252,14 @@ function diff._diff(base, new, opts, like)
     end
     -- new and gone: absent from that side's symbols (a clone's origin
     -- standing for the clone), not merely idle in its run (a function that
-    -- was neither sampled nor called there is in both, with 0 on one side)
+    -- was neither sampled nor called there is in both, with 0 on one side).
+    -- A perf.data's symbols are only the functions its frames met: its
+    -- binaries' symbol tables tell (lgprof.analysis.presence)
     local function holds(i)
-      if match then return families[i].families[e.family] end
-      return families[i].keys[key]
+      local yes
+      if match then yes = families[i].families[e.family] else yes = families[i].keys[key] end
+      if yes then return true end
+      return presence.holds(profiles[e_side], e.fn, profiles[i], match) == true
     end
     local status = "common"
     if present == 0 then
