@@ -5,17 +5,21 @@
 -- (profile:_defines), which answer it. The function's binary is matched in
 -- the other profile by build-id, else by recorded path, else by file name
 -- (as fnkey keys a name two binaries hold); then:
---   - a function of a symbol: present when that binary defines the name
---     (with clones matched, a name of its family: its clone origin, or a
---     clone of that); a static's source file is not compared (the symbol
---     table does not name it);
---   - a function of stripped code (BINARY+0xSTART, from an FDE): present
---     when the same build is there (the same build-id: the same FDEs);
+--   - the same build (the same build-id, the kernel's too): present, the
+--     same file holds the same functions (symbols, FDEs, inlined ones);
+--   - otherwise (another build, or no build-id to tell): a function of a
+--     symbol is present when that binary defines the name (with clones
+--     matched, a name of its family: its clone origin, or a clone of
+--     that); a static's source file is not compared (the symbol table
+--     does not name it); a function of
+--     stripped code (BINARY+0xSTART, from an FDE) is not when both sides
+--     name their builds (its name is another function's there);
 --   - no such binary among the other profile's (none of its frames was in
 --     it): absent.
--- Unknown (nil): the binary's symbols were not read (the kernel, JIT code,
--- a file not found), an inlined function (no symbol of its own), an
--- address in no mapping, a profile of gmon.out.
+-- Unknown (nil), there: an inlined function (no symbol of its own), a
+-- function of stripped code, a binary whose symbols were not read (JIT
+-- code, a file not found); and an address in no mapping, a profile of
+-- gmon.out.
 local fnkey = require "lgprof.analysis.fnkey"
 
 local presence = {}
@@ -53,20 +57,17 @@ end
 function presence.holds(from, fn, to, as_origin)
   if not (stacks(from) and stacks(to)) then return nil end
   local dso = fn.dso
-  if dso == nil or fn.kind == "cycle" or fnkey.is_unmapped(fn) or fn.is_inline then return nil end
+  if dso == nil or fn.kind == "cycle" or fnkey.is_unmapped(fn) then return nil end
   local mine = binaries(from).by_path[dso]
   local theirs = binaries(to)
   local build = mine and mine.build_id
-  local other = build and theirs.by_build[build]
-  local same_build = other ~= nil
-  if not other then
-    other = theirs.by_path[dso] or theirs.by_base[dso:match("[^/]*$")] or nil
-  end
+  if build and theirs.by_build[build] then return true end
+  local other = theirs.by_path[dso] or theirs.by_base[dso:match("[^/]*$")] or nil
   if not other then return false end
+  if fn.is_inline then return nil end
   if fn.is_anonymous then
-    if same_build then return true end
-    -- (no build-id on either side: which build is not known)
-    if not build and not other.build_id then return nil end
+    -- (a side without a build-id: which build is not known)
+    if not (build and other.build_id) then return nil end
     return false
   end
   local symbol = fn.symbol
