@@ -139,6 +139,9 @@ describe("lgprof --diff of perf.data: new and gone mean absent from the build's 
     assert.equal("new", frame_status.n_fn, svg)
     assert.are_not.equal("new", frame_status.lib_cold, svg)
     assert.truthy(frame_status.lib_cold, svg)
+    -- the lists under the graph (sorted): neither idle nor lib_cold
+    assert.truthy(svg:find("New (dashed outline): fresh, n_fn<", 1, true), svg)
+    assert.truthy(svg:find("Gone (dotted outline, not drawn: see --diff-shape=base): o_fn, old<", 1, true), svg)
     -- the base's stacks (--diff-shape=base): old and o_fn gone, idle not
     svg = run("--format=svg", "--diff-shape=base")
     frame_status = {}
