@@ -805,6 +805,25 @@ static int profile_dsos(lua_State *L) {
   return push_list_iter(L);
 }
 
+/* profile:_defines(i, symbol, as_origin): does the profile's i-th binary
+** (profile:dsos()' order) define a function of that raw name, sampled or
+** not (as_origin: of its family, a clone's origin or a clone of it)? true,
+** false, or nil when its symbols were not read (not an ELF file opened: the
+** kernel, JIT code, a missing file). A binary search of its names. */
+static int profile_defines(lua_State *L) {
+  const lgp_stackprof *sp = check_stacks(L, NULL);
+  lua_Integer i = luaL_checkinteger(L, 2);
+  const char *name = luaL_checkstring(L, 3);
+  int as_origin = lua_toboolean(L, 4), r;
+  luaL_argcheck(L, i >= 1 && (lua_Unsigned)i <= sp->tab.ndsos, 2, "no such binary");
+  r = lgp_st_dso_defines(&sp->tab.dsos[i - 1], name, as_origin);
+  if (r < 0)
+    lua_pushnil(L);
+  else
+    lua_pushboolean(L, r);
+  return 1;
+}
+
 /* The next stack of the profile in upvalue 1 (upvalue 2: the position):
 ** { frames = { Function, ... } (root first, as lgprof.stacks), samples,
 ** weight, seconds, value (microseconds, as lgprof.stacks; time events
@@ -1462,6 +1481,7 @@ const luaL_Reg lcore_stack_profile_methods[] = {
   {"processes", profile_processes},
   {"threads", profile_threads},
   {"dsos", profile_dsos},
+  {"_defines", profile_defines},
   {"stacks", profile_stacks},
   {"sample_times", profile_sample_times},
   {"_measured_stacks", profile_measured_stacks},

@@ -924,6 +924,14 @@ int lgp_stacktab_subset(lgp_stacktab *dst, const lgp_stacktab *src, const uint8_
     for (i = 0; i < src->ndsos; i++) {
       dst->dsos[i].path = dup_str(src->dsos[i].path, &bad);
       dst->dsos[i].found = dup_str(src->dsos[i].found, &bad);
+      dst->dsos[i].names = NULL;
+      if (src->dsos[i].nnames > 0
+          && !(dst->dsos[i].names = dup_elems(src->dsos[i].names, src->dsos[i].nnames,
+                                              sizeof *src->dsos[i].names))) {
+        dst->dsos[i].nnames = 0;
+        dst->dsos[i].names_read = 0;
+        bad = 1;
+      }
     }
   else
     dst->ndsos = 0;

@@ -42,6 +42,14 @@ typedef struct lgp_st_dso {
   uint64_t stops_no_cfi, stops_no_binary;
   /* frame-pointer chains of a single user frame, in this binary */
   uint64_t depth_one;
+  /* the functions its symbol table defines, sampled or not (what a
+     comparison asks of a function sampled in one run only): a hash of each
+     name (lgp_st_name_hash), and of a gcc clone's origin name, sorted;
+     names_read 0: not read (no ELF opened, the kernel, JIT code, a table
+     built by hand) */
+  uint64_t *names;
+  size_t nnames;
+  uint8_t names_read;
 } lgp_st_dso;
 
 /* A function: (binary, symbol). Code no symbol covers is a function for
@@ -182,6 +190,17 @@ void lgp_stacktab_free(lgp_stacktab *t);
 /* The name of a binary's status (LGP_DSO_*): "ok", "stripped"... as the
 ** Lua API and the exports write it. */
 const char *lgp_st_dso_status_name(unsigned status);
+
+/* The hash of a symbol's name (len bytes at s) in lgp_st_dso.names; origin:
+** as a clone's origin name (kept apart from the names themselves). */
+uint64_t lgp_st_name_hash(const char *s, size_t len, int origin);
+/* Sets d's names from the n symbol names given (each raw, as the table's
+** functions are named): 0, or -1 out of memory (d unchanged). */
+int lgp_st_dso_set_names(lgp_st_dso *d, const char *const *names, size_t n);
+/* Does binary d define a function named name (raw)? With as_origin, one of
+** the name's family: its clone origin (or the name), or any clone of that.
+** 1 yes, 0 no, -1 unknown (its names were not read). A binary search. */
+int lgp_st_dso_defines(const lgp_st_dso *d, const char *name, int as_origin);
 
 /* A function's size in bytes (0: an inlined function's, or no range). */
 uint64_t lgp_st_func_size(const lgp_st_func *f);

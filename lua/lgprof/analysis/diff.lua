@@ -18,6 +18,7 @@
 -- row is labelled "NEW <- BASE" (lookup <- lookup.constprop.0).
 local args = require "lgprof.util.args"
 local fnkey = require "lgprof.analysis.fnkey"
+local presence = require "lgprof.analysis.presence"
 local stats = require "lgprof.analysis.stats"
 local stacks = require "lgprof.analysis.stacks"
 
@@ -107,9 +108,11 @@ end
 
 -- collect_all over the profiles (the bases, then the new one), with the
 -- clones matched unless match is false (two sides: the bases, the new one).
-local function collect(profiles, match)
-  local maps, orders, families = fnkey.collect_all(profiles, { unknown_as_one = true })
-  if not match then return maps, orders, families, {} end
+-- census: fnkey.collect_all's of profiles with the same symbols, or nil.
+local function collect(profiles, match, census)
+  local maps, orders, families
+  maps, orders, families, census = fnkey.collect_all(profiles, { unknown_as_one = true, census = census })
+  if not match then return maps, orders, families, {}, census end
   local bases = {}
   for i = 1, #maps - 1 do
     for key, e in pairs(maps[i]) do bases[key] = bases[key] or e end
@@ -126,7 +129,7 @@ local function collect(profiles, match)
     end
     said[#said + 1] = { origin = g.origin, labels = labels }
   end
-  return maps, orders, families, said
+  return maps, orders, families, said, census
 end
 
 -- The base argument as a list of Profiles.
@@ -158,6 +161,14 @@ end
 -- profiles compared and, for each, Function -> row key). See
 -- doc/scripting.md (lgprof.diff) and doc/trust.md (the test of a change).
 function diff.diff(base, new, opts)
+  return diff._diff(base, new, opts)
+end
+
+--- diff.diff, and like: the matching of an earlier result (rows.matching)
+-- whose profiles hold the same symbols as these (profile:filter's of them),
+-- so that the functions' keys are not made again (fnkey.collect_all's
+-- census): the comparison page's threads and binaries.
+function diff._diff(base, new, opts, like)
   local profiles = base_list(base)
   args.check_profile(new, 2, "diff")
   local confidence, match = check_options(opts)
@@ -168,7 +179,7 @@ function diff.diff(base, new, opts)
     for i = 1, k + 1 do profiles[i] = fnkey.kept(profiles[i]) end
     new = profiles[k + 1]
   end
-  local maps, orders, families, ambiguous = collect(profiles, match)
+  local maps, orders, families, ambiguous, census = collect(profiles, match, like and like.census)
   local base_total, base_samples = 0, 0
   for i = 1, k do
     base_total = base_total + profiles[i].total_time
@@ -212,17 +223,18 @@ function diff.diff(base, new, opts)
     end
     key_of[i] = m
   end
-  rows.matching = { profiles = profiles, key_of = key_of }
+  rows.matching = { profiles = profiles, key_of = key_of, census = census }
   local nmap = maps[k + 1]
   local function add(key)
     local n, e = nmap[key], nmap[key]
+    local e_side = n and k + 1
     local selfs, totals = {}, {}
     local sb, tb, cb, present = 0, 0, 0, 0
     for i = 1, k do
       local b = maps[i][key]
       selfs[i], totals[i] = 0, 0
       if b then
-        e = e or b
+        if not e then e, e_side = b, i end
         present = present + 1
         local fn = b.fn
         -- (a function gmon.out cannot count, in a library, has none)
@@ -240,10 +252,14 @@ function diff.diff(base, new, opts)
     end
     -- new and gone: absent from that side's symbols (a clone's origin
     -- standing for the clone), not merely idle in its run (a function that
-    -- was neither sampled nor called there is in both, with 0 on one side)
+    -- was neither sampled nor called there is in both, with 0 on one side).
+    -- A perf.data's symbols are only the functions its frames met: its
+    -- binaries' symbol tables tell (lgprof.analysis.presence)
     local function holds(i)
-      if match then return families[i].families[e.family] end
-      return families[i].keys[key]
+      local yes
+      if match then yes = families[i].families[e.family] else yes = families[i].keys[key] end
+      if yes then return true end
+      return presence.holds(profiles[e_side], e.fn, profiles[i], match) == true
     end
     local status = "common"
     if present == 0 then

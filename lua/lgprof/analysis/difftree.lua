@@ -89,7 +89,9 @@ end
 -- clone_match (diff's), max_depth (the stacks', default 64), min_weight (a
 -- share, default 0: a subtree lighter than that share of its side's total
 -- on every side is not broken down: its time stays with its top frame,
--- on every side alike, so that a cut never makes a change). Returns rows
+-- on every side alike, so that a cut never makes a change), like (the
+-- matching of an earlier result on profiles of the same symbols: diff._diff).
+-- Returns rows
 -- (diff's result) and the tree: root { name = "all", children = { ... } }
 -- where every node is { key, name (the frame's label: the new side's name,
 -- else the base's), row (the function's diff row, nil for a cycle),
@@ -102,7 +104,8 @@ end
 -- profile, then in the base, then by name.
 function difftree.compare(base, new, opts)
   opts = opts or {}
-  local rows = diff.diff(base, new, { confidence = opts.confidence, clone_match = opts.clone_match })
+  local rows = diff._diff(base, new, { confidence = opts.confidence, clone_match = opts.clone_match },
+    opts.like)
   local m = rows.matching
   local profiles, k = m.profiles, #m.profiles - 1
   local by_key = {}

@@ -97,7 +97,7 @@ end
 -- however many of them it holds (the sum of their totals would count a
 -- chain of garbage addresses once per frame), from the profile's paths:
 -- the weight through an entry of one of them not under another.
-local function unmapped_as_one(profile, list)
+local function unmapped_as_one(profile, list, paths)
   local self, samples, err2, active = 0, 0, 0, false
   local member = {}
   for _, fn in ipairs(list) do
@@ -109,7 +109,7 @@ local function unmapped_as_one(profile, list)
   if not active then return nil end
   local total = 0
   -- (every frame of every stack: the depth is not cut)
-  local paths = profile:_measured_paths(math.maxinteger)
+  paths = paths or profile:_measured_paths(math.maxinteger)
   local pnode, pparent, ptotal, funcs = paths.node, paths.parent, paths.total, paths.funcs
   local under = { [0] = false }
   for e = 1, #pnode do
@@ -122,6 +122,67 @@ local function unmapped_as_one(profile, list)
            self_error = math.sqrt(err2) }
 end
 
+-- collect_all from a census (see there): the maps, orders and families, or
+-- nil when a profile's symbols are not its census's.
+local function collect_like(profiles, opts, census)
+  local unknown_as_one = opts.unknown_as_one
+  local maps, orders, families = {}, {}, {}
+  for i, profile in ipairs(profiles) do
+    local c = census[i]
+    if not c or c.unknown_as_one ~= unknown_as_one then return nil end
+    local ckey, clabel, cname, cfamily = c.key, c.label, c.name, c.family
+    local map, order, unknown = {}, {}, {}
+    local function take(j, fn)
+      local key = ckey[j]
+      if key == nil then
+        -- (a position with no key is an address in no mapping)
+        if not fnkey.is_unmapped(fn) then return false end
+        unknown[#unknown + 1] = fn
+        return true
+      end
+      local name = fn.name
+      if name ~= cname[j] then return false end
+      map[key] = { key = key, label = clabel[j], name = name, file = fn.file,
+                   is_static = fn.is_static, fn = fn, family = cfamily[j] }
+      order[#order + 1] = key
+      return true
+    end
+    local paths
+    if profile.source == "stacks" and profile.calls_source ~= "gmon" and not profile.is_view then
+      -- (a profile of stacks with no calls: its active functions are the
+      -- frames of its stacks, a symbol's position its node's; the thousands
+      -- of symbols of the binaries, and of addresses in no mapping, idle in
+      -- one thread or binary, are not looked at)
+      paths = profile:_measured_paths(math.maxinteger)
+      local ids = {}
+      for id in pairs(paths.funcs) do ids[#ids + 1] = id end
+      table.sort(ids)
+      for _, id in ipairs(ids) do
+        local fn = paths.funcs[id]
+        if fn.kind ~= "cycle" and fnkey.active(fn) and not take(id + 1, fn) then return nil end
+      end
+    else
+      local j = 0
+      for fn in profile:symbols() do
+        j = j + 1
+        if fnkey.active(fn) and not take(j, fn) then return nil end
+      end
+      if j ~= c.n then return nil end
+    end
+    if unknown[1] then
+      local key = fnkey.UNMAPPED
+      local fn = unmapped_as_one(profile, unknown, paths)
+      if fn then
+        map[key] = { key = key, label = key, name = key, is_static = false, fn = fn,
+                     family = key, members = unknown }
+        order[#order + 1] = key
+      end
+    end
+    maps[i], orders[i], families[i] = map, order, c.families
+  end
+  return maps, orders, families
+end
+
 --- The active functions of each profile of a list: for profile i, a map
 -- key -> entry and the keys in address order (two lists). An entry is
 -- { key =, label =, name =, file =, is_static =, fn =, family = }; label is
@@ -132,19 +193,34 @@ end
 -- file name, the binary) }. opts.unknown_as_one: the addresses of a
 -- perf.data in no mapping (fnkey.is_unmapped, differing from run to run)
 -- are one function fnkey.UNMAPPED whose entry lists them (members).
+--
+-- opts.census: what an earlier collect_all of profiles with the same
+-- symbols gave (its fourth result: a perf.data's profile:filter of each
+-- profile compared holds the whole's symbols): the keys, labels and
+-- families are taken from it and only the active functions are looked at
+-- (a comparison page's threads and binaries, a dozen diffs of one pair of
+-- recordings). When a profile's symbols are not those of its census, it is
+-- collected afresh. The fourth result: that census of these profiles.
 function fnkey.collect_all(profiles, opts)
+  local census = opts and opts.census
+  if census then
+    local maps, orders, families = collect_like(profiles, opts, census)
+    if maps then return maps, orders, families, census end
+  end
   local unknown_as_one = opts and opts.unknown_as_one
   local statics, fns, binary_of, in_binaries, build_id = {}, {}, {}, {}, {}
-  local unknowns = {}
+  local unknowns, positions, counts = {}, {}, {}
   for i, profile in ipairs(profiles) do
     local byname, list, first_binary, has_anonymous = {}, {}, {}, false
-    local unknown = {}
-    unknowns[i] = unknown
+    local unknown, at, j = {}, {}, 0
+    unknowns[i], positions[i] = unknown, at
     for fn in profile:symbols() do
+      j = j + 1
       if unknown_as_one and fnkey.is_unmapped(fn) then
         unknown[#unknown + 1] = fn
       else
         list[#list + 1] = fn
+        at[#list] = j
         has_anonymous = has_anonymous or fn.is_anonymous
         if fn.is_static then
           local files = byname[fn.name] or {}
@@ -161,17 +237,21 @@ function fnkey.collect_all(profiles, opts)
         end
       end
     end
-    statics[i], fns[i] = byname, list
+    statics[i], fns[i], counts[i] = byname, list, j
     build_id[i] = {}
     if has_anonymous then
       for d in profile:dsos() do build_id[i][d.path] = d.build_id end
     end
   end
   local len = suffix_lengths(statics)
-  local maps, orders, families = {}, {}, {}
+  local maps, orders, families, made = {}, {}, {}, {}
   for i, list in ipairs(fns) do
     local map, order, seen, fams, keys = {}, {}, {}, {}, {}
-    for _, fn in ipairs(list) do
+    local c = { n = counts[i], unknown_as_one = unknown_as_one, key = {}, label = {}, name = {},
+                family = {} }
+    made[i] = c
+    local at = positions[i]
+    for li, fn in ipairs(list) do
       local name, static = fn.name, fn.is_static
       local where = static and suffix(fn.file or "?", len[name]) or nil
       local key = static and (name .. "\0" .. where) or name
@@ -188,11 +268,13 @@ function fnkey.collect_all(profiles, opts)
       fams[fam] = true
       if n > 1 then key = key .. "#" .. n end
       keys[key] = true
+      local label = name
+      if static and fn.file then label = label .. " (" .. where .. ")" end
+      if binary then label = label .. " (" .. binary .. ")" end
+      if n > 1 then label = label .. " #" .. n end
+      local j = at[li]
+      c.key[j], c.label[j], c.name[j], c.family[j] = key, label, name, fam
       if fnkey.active(fn) then
-        local label = name
-        if static and fn.file then label = label .. " (" .. where .. ")" end
-        if binary then label = label .. " (" .. binary .. ")" end
-        if n > 1 then label = label .. " #" .. n end
         map[key] = { key = key, label = label, name = name, file = fn.file,
                      is_static = static, fn = fn, family = fam }
         order[#order + 1] = key
@@ -209,8 +291,9 @@ function fnkey.collect_all(profiles, opts)
       end
     end
     maps[i], orders[i], families[i] = map, order, { keys = keys, families = fams }
+    c.families = families[i]
   end
-  return maps, orders, families
+  return maps, orders, families, made
 end
 
 --- The origin name of a gcc clone's name: the name before the first clone

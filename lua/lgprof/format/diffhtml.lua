@@ -6,9 +6,13 @@
 -- filtered to the significant changes or to the new and gone functions)
 -- and, for the selected function, its callers and callees in the base and
 -- in the new profile side by side with their changes. The state (selected
--- function, zoom, search, filters, sort, shape) is in the URL fragment.
+-- function, zoom, search, filters, sort, shape, thread or binary) is in the
+-- URL fragment.
 -- The page's data is one JSON object; its style is the report page's
--- (lgprof.format.html_assets.css) with a few rules of its own.
+-- (lgprof.format.html_assets.css) with a few rules of its own. A perf.data
+-- comparison's page also lists its threads and binaries, each with the
+-- data of its own comparison (lgprof.format.diffgroups): the script draws
+-- the page from the data the fragment's thread= or dso= names.
 local html = require "lgprof.format.html"
 local diffdata = require "lgprof.format.diffdata"
 local diffpage = require "lgprof.format.diffpage_assets"
@@ -56,11 +60,13 @@ local function arcs_by_side(rows, keys)
   return out
 end
 
---- The page (a string) of rows and root (difftree.compare's). o: title,
--- image (the new profile's name), gmon (true: the stacks are gprof's
--- estimate), max_functions (the rows embedded with their arcs: the largest
--- changes, default 2000), max_frames (20000: the heaviest frames kept).
-function diffhtml.render(rows, root, o)
+--- The page's data (a JSON-able table) of rows and root (difftree.compare's).
+-- o: title, image (the new profile's name), gmon (true: the stacks are
+-- gprof's estimate), max_functions (the rows embedded with their arcs: the
+-- largest changes, default 2000), max_frames (20000: the heaviest frames
+-- kept), group ({ kind = "thread" or "dso", key, label }: the data is that
+-- group's, lgprof.format.diffgroups).
+function diffhtml.data(rows, root, o)
   o = o or {}
   local max_functions = o.max_functions or 2000
   local k = rows.base_runs or 1
@@ -142,18 +148,38 @@ function diffhtml.render(rows, root, o)
         return c
       end)(),
       generator = "lgprof " .. require("lgprof").VERSION,
+      group = o.group,
     },
     ambiguous = ambiguous, fns = fns, frames = frames,
   }
+  return page
+end
+
+--- The page (a string) of rows and root (difftree.compare's). o: diffhtml.data's,
+-- and groups (lgprof.format.diffgroups.collect's: the threads and binaries
+-- of a perf.data's comparison, each with its data).
+function diffhtml.render(rows, root, o)
+  o = o or {}
+  local page = diffhtml.data(rows, root, o)
+  local title = page.meta.title
+  local groups = o.groups
+  local extra, tail = {}, "window.lgprofDiffMain();\n"
+  if groups then
+    local dg = require "lgprof.format.diffgroups"
+    extra = dg.elements(groups)
+    tail = dg.js
+  end
   local assets = require "lgprof.format.html_assets"
   return table.concat({
     "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
     "<meta name=\"generator\" content=\"", text(page.meta.generator), "\">\n",
     "<title>", text(title), "</title>\n<style>\n", assets.css, diffpage.css,
-    "</style>\n</head>\n<body>\n", diffpage.body,
+    groups and require("lgprof.format.diffgroups").css or "",
+    "</style>\n</head>\n<body>\n<div id=\"lgprof-diff-page\">\n", diffpage.body, "</div>\n",
     "<script type=\"application/json\" id=\"lgprof-diff-data\">", html.json(page), "</script>\n",
-    "<script>\n", diffpage.js, "</script>\n</body>\n</html>\n" })
+    table.concat(extra),
+    "<script>\n", diffpage.js, tail, "</script>\n</body>\n</html>\n" })
 end
 
 return diffhtml

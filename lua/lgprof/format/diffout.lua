@@ -41,8 +41,15 @@ function diffout.write(fmt, bases, new, dopts, o)
       view_description = o.view_description })
   end
   if fmt == "html" then
+    -- (a perf.data's threads and binaries, each compared alone)
+    local groups, gerr
+    if not gmon then
+      groups, gerr = require("lgprof.format.diffgroups").collect(bases, new, rows, topts,
+        { title = o.title, image = image })
+      if gerr then return nil, gerr end
+    end
     return rows, require("lgprof.format.diffhtml").render(rows, root, {
-      title = o.title, image = image, gmon = gmon, bases = bases, new = new })
+      title = o.title, image = image, gmon = gmon, bases = bases, new = new, groups = groups })
   end
   return nil, "unknown format '" .. tostring(fmt) .. "'"
 end

@@ -60,7 +60,9 @@ assets.body = [==[
 ]==]
 
 assets.js = [==[
-(function () {
+// (a function: the threads and binaries of a perf.data's comparison,
+// lgprof.format.diffgroups, run it again on a group's data)
+window.lgprofDiffMain = function () {
   "use strict";
   var D = JSON.parse(document.getElementById("lgprof-diff-data").textContent);
   var M = D.meta, F = D.fns, FR = D.frames;
@@ -82,7 +84,8 @@ assets.js = [==[
   }
   function sg(v) { return (v > 0 ? "+" : v < 0 ? "-" : "+") + t(Math.abs(v)); }
   // the state, in the URL fragment: f (function), z (zoomed frame), s (search),
-  // sig, ng (filters), sort (column, "-" for descending), shape
+  // sig, ng (filters), sort (column, "-" for descending), shape; thread,
+  // dso (the group whose data is drawn: lgprof.format.diffgroups)
   var S = {};
   function readState() {
     S = {};
@@ -93,7 +96,7 @@ assets.js = [==[
   }
   function keep() {
     var parts = [];
-    ["f", "z", "s", "sig", "ng", "sort", "shape"].forEach(function (k) {
+    ["dso", "f", "ng", "s", "shape", "sig", "sort", "thread", "z"].forEach(function (k) {
       if (S[k] !== undefined && S[k] !== "") parts.push(k + "=" + encodeURIComponent(S[k]));
     });
     try { history.replaceState(null, "", parts.length ? "#" + parts.join("&") : location.pathname); } catch (e) {}
@@ -103,6 +106,8 @@ assets.js = [==[
   // header
   var head = $("head");
   head.appendChild(el("h1", {}, M.title));
+  if (M.group) head.appendChild(el("p", { "class": "note", id: "group-title" }, "Only " +
+    (M.group.kind === "thread" ? "the threads named " + M.group.key : "the samples whose leaf is in " + M.group.key) + "."));
   var runs = M.base_runs > 1 ? " (mean of " + M.base_runs + " runs)" : "";
   head.appendChild(el("p", { "class": "note" }, "Base " + t(M.base_total) + runs + ", new " + t(M.new_total) +
     ", change " + sg(M.new_total - M.base_total) + ". " + M.functions + " functions compared" +
@@ -334,12 +339,19 @@ assets.js = [==[
   $("only-sig").addEventListener("change", function () { S.sig = this.checked ? "1" : undefined; keep(); drawAll(); });
   $("only-newgone").addEventListener("change", function () { S.ng = this.checked ? "1" : undefined; keep(); drawAll(); });
   $("shape").addEventListener("change", function () { S.shape = this.value === "base" ? "base" : undefined; delete S.z; keep(); drawAll(); });
-  window.addEventListener("hashchange", function () { readState(); drawAll(); });
-  window.addEventListener("resize", function () { drawFlame(); });
+  // (the window's listeners once: a later run replaces what they call)
+  var H = window.lgprofDiffHooks || (window.lgprofDiffHooks = {});
+  H.hash = function () { readState(); drawAll(); };
+  H.resize = function () { drawFlame(); };
+  if (!H.installed) {
+    H.installed = true;
+    window.addEventListener("hashchange", function () { if (!(H.group && H.group())) H.hash(); });
+    window.addEventListener("resize", function () { H.resize(); });
+  }
   $("foot").textContent = M.generator + ". Confidence " + pc + ".";
   drawAll();
   window.lgprofReady = true;
-})();
+};
 ]==]
 
 return assets

@@ -725,6 +725,7 @@ static int drop_unused_dsos(lgp_stacktab *out, lgp_err *err, const char *path) {
     if (to[i] == NONE) {
       free(out->dsos[i].path);
       free(out->dsos[i].found);
+      free(out->dsos[i].names);
       continue;
     }
     to[i] = (uint32_t)n;
@@ -735,6 +736,26 @@ static int drop_unused_dsos(lgp_stacktab *out, lgp_err *err, const char *path) {
     out->funcs[i].dso = to[out->funcs[i].dso];
   free(to);
   return 0;
+}
+
+/* The names each binary a frame resolved to defines (its symbols, read
+** already), so that a comparison can tell a function of that build that
+** was not sampled from one the build does not have. */
+static int binaries_names(reader *s) {
+  lgp_stacktab *out = s->out;
+  uint8_t *used = lgp_pr_alloc_array(out->ndsos ? out->ndsos : 1, 1);
+  size_t i;
+  int rc = 0;
+  if (!used)
+    return lgp_pr_oom(s);
+  memset(used, 0, out->ndsos ? out->ndsos : 1);
+  for (i = 0; i < out->nfuncs; i++)
+    used[out->funcs[i].dso] = 1;
+  for (i = 0; i < out->ndsos && rc == 0; i++)
+    if (used[i] && s->dx[i].kind == DK_ELF && s->dx[i].mod != NULL)
+      rc = lgp_pr_dso_names(s, (uint32_t)i);
+  free(used);
+  return rc;
 }
 
 static int stacks(lgp_stacktab *out, lgp_perf_data *pd, const lgp_perf_opts *opts,
@@ -762,6 +783,8 @@ static int stacks(lgp_stacktab *out, lgp_perf_data *pd, const lgp_perf_opts *opt
     s.buildid_dir = lgp_pr_joined(home ? home : "", "/.debug", "");
   }
   rc = s.buildid_dir ? run(&s) : lgp_pr_oom(&s);
+  if (rc == 0)
+    rc = binaries_names(&s);
   state_free(&s);
   if (rc == 0)
     rc = drop_unused_dsos(out, err, pd->path);

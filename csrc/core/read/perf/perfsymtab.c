@@ -475,6 +475,22 @@ static int anonymous_frame(reader *s, uint32_t dso, uint64_t addr) {
 
 /* The frames at addr of an ELF: the inlined functions there, innermost
 ** first, then the function of the symbol, each at its source line. */
+int lgp_pr_dso_names(reader *s, uint32_t dso) {
+  dsox *x = &s->dx[dso];
+  const char **names;
+  size_t i;
+  int rc;
+  if (!x->syms_made && syms_make(s, x) != 0)
+    return -1;
+  if (!(names = lgp_pr_alloc_array(x->nsyms ? x->nsyms : 1, sizeof *names)))
+    return lgp_pr_oom(s);
+  for (i = 0; i < x->nsyms; i++)
+    names[i] = x->syms[i].name;
+  rc = lgp_st_dso_set_names(&s->out->dsos[dso], names, x->nsyms);
+  free(names);
+  return rc == 0 ? 0 : lgp_pr_oom(s);
+}
+
 int lgp_pr_elf_frames(reader *s, uint32_t dso, uint64_t addr) {
   dsox *x = &s->dx[dso];
   GElf_Off off;

@@ -55,6 +55,10 @@ typedef struct cuscopes {
 ** innermost first, then the function of the symbol, each at its source
 ** line; pushed (lgp_pr_cframe_push). 0, or -1. */
 int lgp_pr_elf_frames(reader *s, uint32_t dso, uint64_t addr);
+/* Puts the names of the functions of binary dso (an opened ELF) in the
+** table (lgp_st_dso.names): every symbol it looks addresses up among,
+** sampled or not. 0, or -1. */
+int lgp_pr_dso_names(reader *s, uint32_t dso);
 /* Frees the scopes' index. */
 void lgp_pr_scopes_free(reader *s);
 
