@@ -150,7 +150,7 @@ local function check_variant(prog, variant)
   --     arc order, the only tie-breaker left, changes), so byte equality does
   --     not hold even for gprof -b exe gmon.sum against gprof -b exe g1 g2 g3.
   local gdir, ldir = dir .. "/sum-gprof", dir .. "/sum-lgprof"
-  assert(exec_ok("mkdir -p " .. sq(gdir) .. " " .. sq(ldir)))
+  util.mkdirs({ gdir, ldir })
   local three = sq(b.exe) .. " " .. sq(b.gmon[1]) .. " " .. sq(b.gmon[2]) .. " " .. sq(b.gmon[3])
   local gsum, lsum = sq(gdir .. "/gmon.sum"), sq(ldir .. "/gmon.sum")
   local script = table.concat({

@@ -163,7 +163,7 @@ local function check(prog, variant)
       if WRITES[a] then
         local n = #cases + 1
         c.cwd, c.lcwd, c.collect = "g/" .. n, "l/" .. n, "^gmon%.sum$"
-        assert(exec_ok("mkdir -p " .. quote_args({ dir .. "/" .. c.cwd, dir .. "/" .. c.lcwd })))
+        util.mkdirs({ dir .. "/" .. c.cwd, dir .. "/" .. c.lcwd })
       end
     end
     cases[#cases + 1] = c

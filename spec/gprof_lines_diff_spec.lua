@@ -153,7 +153,7 @@ local function build_cases(dir, b, sets, subst)
       if set.three and k % 2 == 1 then add(text, set.three, "3 profiles") end
     end
   end
-  assert(exec_ok("mkdir -p " .. util.qwords(dirs)))
+  util.mkdirs(dirs)
   return cases
 end
 

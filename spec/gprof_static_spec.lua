@@ -69,7 +69,7 @@ local function make_cases(dir, lists, subst)
       cases[#cases + 1] = c
     end
   end
-  if #dirs > 0 then assert(exec_ok("mkdir -p " .. util.qwords(dirs))) end
+  util.mkdirs(dirs)
   return cases
 end
 

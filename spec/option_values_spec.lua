@@ -35,6 +35,10 @@ describe("gprof's numeric options", function()
     it(o[1] .. " and " .. o[2] .. " do what gprof does with every value", function()
       if not cmd.HAVE_GPROF then return pending("gprof not installed") end
       local b = built()
+      -- (gprof through the oracle's kept answers, lgprof from one shell)
+      local dir = util.mktempdir("lgprof-optvalues")
+      finally(function() util.rmtree(dir) end)
+      local argvs, cases = {}, {}
       for _, v in ipairs(GPROF_VALUES) do
         for _, words in ipairs({ { o[1], v }, { o[2] .. "=" .. v } }) do
           local argv = {}
@@ -42,13 +46,18 @@ describe("gprof's numeric options", function()
           table.move(o[3], 1, #o[3], #argv + 1, argv)
           argv[#argv + 1] = b.exe
           argv[#argv + 1] = b.gmon[1]
-          local gs, gout = cmd.gprof(argv, { cwd = b.dir })
-          local ls, lout, lerr = cmd.lgprof(argv, { cwd = b.dir })
-          local what = table.concat(argv, " ")
-          assert.equal(gs, ls, what .. "\n" .. lerr)
-          assert.is_true(gout == lout, what .. ": stdout differs from gprof's")
-          assert.is_falsy(lerr:find(".lua:", 1, true), what .. "\n" .. lerr)
+          argvs[#argvs + 1], cases[#cases + 1] = argv, { args = argv }
         end
+      end
+      local g = H.oracle.gprof_many(dir, cases, { b.exe, b.gmon[1] })
+      local l = cmd.lgprof_many(argvs, { cwd = b.dir })
+      for k, argv in ipairs(argvs) do
+        local gs, gout = g[k].rc, g[k].out
+        local ls, lout, lerr = l[k].status, l[k].out, l[k].err
+        local what = table.concat(argv, " ")
+        assert.equal(gs, ls, what .. "\n" .. lerr)
+        assert.is_true(gout == lout, what .. ": stdout differs from gprof's")
+        assert.is_falsy(lerr:find(".lua:", 1, true), what .. "\n" .. lerr)
       end
     end)
   end
@@ -84,7 +93,9 @@ local CONTEXT = {
 local MODE_WORDS = { gprof = {}, diff = {}, check = { "check" }, doctor = { "doctor" },
                      merge = { "merge" }, script = {} }
 
+-- (the runs of a sweep from one shell: cmd.lgprof_many)
 local function sweep(e, mode, b, dir)
+  local argvs = {}
   for _, v in ipairs(LGPROF_VALUES) do
     local argv = table.move(MODE_WORDS[mode], 1, #MODE_WORDS[mode], 1, {})
     for _, w in ipairs((CONTEXT[mode] or {})[e.long] or {}) do
@@ -94,7 +105,10 @@ local function sweep(e, mode, b, dir)
     if mode == "merge" and e.long ~= "output" then argv[#argv + 1] = "--output=" .. dir .. "/sum" end
     argv[#argv + 1] = b.exe
     argv[#argv + 1] = b.gmon[1]
-    local status, out, err = cmd.lgprof(argv, { cwd = dir })
+    argvs[#argvs + 1] = argv
+  end
+  for k, r in ipairs(cmd.lgprof_many(argvs, { cwd = dir })) do
+    local argv, status, out, err = argvs[k], r.status, r.out, r.err
     local what = table.concat(argv, " ") .. "\n" .. cmd.show(status, out, err)
     assert.is_true(status == 0 or status == 1 or status == 2 or status == 3, what)
     for _, bad in ipairs({ "stack traceback", ".lua:", "bad argument", "attempt to" }) do
@@ -140,11 +154,17 @@ describe("lgprof's own options", function()
         local b = built()
         local dir = util.mktempdir("lgprof-optvalues")
         finally(function() util.rmtree(dir) end)
+        local argvs = {}
         for _, v in ipairs(WORDS) do
           for _, before in ipairs({ { "-b" }, { "--format=json" } }) do
             local argv = { before[1], registry.spelling(e) .. "=" .. v, b.exe, b.gmon[1] }
             if not e.long then argv[2] = "-" .. e.short .. v end
-            local status, out, err = cmd.lgprof(argv, { cwd = dir })
+            argvs[#argvs + 1] = argv
+          end
+        end
+        for k, r in ipairs(cmd.lgprof_many(argvs, { cwd = dir })) do
+          do
+            local argv, status, out, err = argvs[k], r.status, r.out, r.err
             local what = table.concat(argv, " ") .. "\n" .. cmd.show(status, out, err)
             assert.is_true(status == 0 or status == 1 or status == 2, what)
             for _, bad in ipairs({ "stack traceback", ".lua:", "bad argument", "attempt to" }) do

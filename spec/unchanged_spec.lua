@@ -180,8 +180,9 @@ local function run_all(dir, who, lgprof, argvs, transform)
   for i, argv in ipairs(argvs) do
     if transform then argv = transform(argv) end
     local d = dir .. "/" .. who .. "/" .. i
-    lines[#lines + 1] = ("mkdir -p %s && cd %s && { %s %s >../%d.out 2>../%d.err </dev/null; "
-      .. "echo $? >../%d.status; }"):format(q(d), q(d), q(lgprof), util.qwords(argv), i, i, i)
+    util.mkdir(d) -- (here, not by a mkdir process per case)
+    lines[#lines + 1] = ("cd %s && { %s %s >../%d.out 2>../%d.err </dev/null; "
+      .. "echo $? >../%d.status; }"):format(q(d), q(lgprof), util.qwords(argv), i, i, i)
   end
   util.spit(dir .. "/" .. who .. ".sh", table.concat(lines, "\n") .. "\n")
   assert(util.exec_ok("GPROF_PATH= sh " .. q(dir .. "/" .. who .. ".sh")))

@@ -31,18 +31,72 @@ function util.spit(path, text)
   return path
 end
 
+-- One shell per process runs the specs' shell commands (exec_ok, read_cmd,
+-- helpers.cmd's runs), each in a subshell of its own (a fork of the shell,
+-- no exec): os.execute and io.popen start a new shell for every command, and
+-- a process start costs this machine 4 to 10 ms of CPU (most of it page
+-- faults), while the suite runs some tens of thousands of commands. The
+-- shell reads the commands on its standard input; each one's exit status
+-- comes back through a named pipe. A command runs as `sh -c` would run it
+-- (eval'd: a syntax error ends its subshell only, with status 2), with
+-- standard input /dev/null (make test's xargs gives busted the same), and
+-- standard output and error those of this process. Where mkfifo fails, or
+-- with LGPROF_SPEC_SHELL=fork, each command gets a shell of its own.
+local server -- nil: not started; false: none; else { pipe =, fifo = }
+
+local function shell_server()
+  if server ~= nil then return server end
+  server = false
+  if os.getenv("LGPROF_SPEC_SHELL") == "fork" then return false end
+  local base = os.tmpname() -- (made, so the name is this process's)
+  local fifo = base .. ".status"
+  local ok = os.execute("mkfifo -m 600 " .. util.q(fifo))
+  if not (ok == true or ok == 0) then os.remove(base); return false end
+  local p = io.popen("exec sh", "w")
+  if not p then os.remove(base); os.remove(fifo); return false end
+  -- (the shell ends when this process does: its input closes; it then
+  -- removes the pipe and the name)
+  p:write("trap ", util.q("rm -f " .. util.q(fifo) .. " " .. util.q(base)), " EXIT\n")
+  server = { pipe = p, fifo = fifo, base = base }
+  return server
+end
+
+-- Runs a command line through the shell server: its exit status (128 + the
+-- signal's number when a signal ended it), or nil when there is no server.
+local function serve(line, redirect)
+  local s = shell_server()
+  if not s then return nil end
+  s.pipe:write("( eval ", util.q(line), " ) </dev/null", redirect or "", "; echo $? >", util.q(s.fifo), "\n")
+  s.pipe:flush()
+  local f = assert(io.open(s.fifo, "r"))
+  local status = f:read("a")
+  f:close()
+  return tonumber(status:match("%d+"))
+end
+util.serve = serve
+
 --- Did the shell command exit with status 0?
 function util.exec_ok(cmd)
+  local status = serve(cmd)
+  if status then return status == 0 end
   local r = os.execute(cmd)
   return r == true or r == 0
 end
 
 --- Standard output of a shell command.
 function util.read_cmd(cmd)
+  local s = shell_server()
+  if s then
+    local out = s.base .. ".out"
+    serve(cmd, " >" .. util.q(out))
+    local text = util.slurp(out) or ""
+    os.remove(out)
+    return text
+  end
   local p = assert(io.popen(cmd, "r"))
-  local s = p:read("a")
+  local text = p:read("a")
   p:close()
-  return s
+  return text
 end
 
 --- The shell words that run nm(1) on this machine's ELF files: with the
@@ -57,21 +111,47 @@ util.NM = (function()
 end)()
 
 --- Is the program on PATH (or, for an absolute path, executable)?
+-- (kept per process: a shell each time was two process starts)
+local have_cache = {}
 function util.have(tool)
-  if tool:sub(1, 1) == "/" then return util.exec_ok("test -x " .. util.q(tool)) end
-  return util.exec_ok("command -v " .. util.q(tool) .. " >/dev/null 2>&1")
+  if have_cache[tool] == nil then
+    if tool:sub(1, 1) == "/" then
+      have_cache[tool] = util.exec_ok("test -x " .. util.q(tool))
+    else
+      have_cache[tool] = util.exec_ok("command -v " .. util.q(tool) .. " >/dev/null 2>&1")
+    end
+  end
+  return have_cache[tool]
+end
+
+-- LuaFileSystem, where installed (busted needs it, through penlight):
+-- folders listed, made and removed without starting a shell and a tool.
+-- A process start costs this machine some 4 to 10 ms of CPU (most of it
+-- page faults), the same as a small report: a cold suite started some
+-- 100,000 processes, and the specs list, make and remove folders per case.
+local have_lfs, lfs = pcall(require, "lfs")
+
+-- mkdir -p through lfs: true when path is a folder afterwards
+local function lfs_mkdir_p(path)
+  if lfs.attributes(path, "mode") == "directory" then return true end
+  local parent = path:match("^(.+)/[^/]+/*$")
+  if parent and not lfs_mkdir_p(parent) then return false end
+  lfs.mkdir(path) -- (may fail because another process made it: checked below)
+  return lfs.attributes(path, "mode") == "directory"
 end
 
 --- mkdir -p; returns path.
 function util.mkdir(path)
-  assert(util.exec_ok("mkdir -p " .. util.q(path)), "cannot create " .. path)
+  if not (have_lfs and lfs_mkdir_p(path)) then
+    assert(util.exec_ok("mkdir -p " .. util.q(path)), "cannot create " .. path)
+  end
   return path
 end
 
--- LuaFileSystem, where installed (busted needs it, through penlight): a
--- folder listed without starting a shell and ls, which cost this machine
--- some 5 ms of CPU a time (the differential specs list a folder per case)
-local have_lfs, lfs = pcall(require, "lfs")
+--- mkdir -p of every folder of a list.
+function util.mkdirs(paths)
+  for _, p in ipairs(paths) do util.mkdir(p) end
+end
 
 --- The names in a folder, sorted (none when it does not exist).
 function util.ls(dir)
@@ -96,13 +176,48 @@ end
 local made = {}
 
 --- A new folder $TMPDIR/NAME.XXXXXX (TMPDIR defaults to /tmp).
+-- (mkdir fails when the name exists: a name another process took is
+-- never shared; Lua 5.4 seeds math.random differently in every process)
+local TMP_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+local function lfs_mktemp(prefix)
+  for _ = 1, 100 do
+    local t = {}
+    for k = 1, 6 do
+      local i = math.random(#TMP_CHARS)
+      t[k] = TMP_CHARS:sub(i, i)
+    end
+    local d = prefix .. "." .. table.concat(t)
+    if lfs.mkdir(d) then return d end
+    if not lfs.attributes(d) then return nil end -- (not a name taken: cannot create)
+  end
+  return nil
+end
+
 function util.mktempdir(name)
   local base = os.getenv("TMPDIR")
   if not base or base == "" then base = "/tmp" end
-  local d = util.read_cmd("mktemp -d " .. util.q(base .. "/" .. name .. ".XXXXXX")):gsub("\n$", "")
+  local d = have_lfs and lfs_mktemp(base .. "/" .. name)
+  if not d then
+    d = util.read_cmd("mktemp -d " .. util.q(base .. "/" .. name .. ".XXXXXX")):gsub("\n$", "")
+  end
   assert(d ~= "", "mktemp -d failed")
   made[d] = true
   return d
+end
+
+-- rm -rf through lfs (links removed, never followed); false when something
+-- is left
+local function lfs_rm_rf(path)
+  local mode = lfs.symlinkattributes(path, "mode")
+  if not mode then return true end
+  if mode ~= "directory" then return os.remove(path) ~= nil end
+  local ok, iter, state = pcall(lfs.dir, path)
+  if not ok then return false end
+  local all = true
+  for name in iter, state do
+    if name ~= "." and name ~= ".." then all = lfs_rm_rf(path .. "/" .. name) and all end
+  end
+  return all and lfs.rmdir(path) ~= nil
 end
 
 --- Removes a folder made by mktempdir (anything else is refused, so a
@@ -110,7 +225,7 @@ end
 function util.rmtree(d)
   if d == nil then return end
   assert(made[d], "rmtree: not a folder made by util.mktempdir: " .. tostring(d))
-  os.execute("rm -rf " .. util.q(d))
+  if not (have_lfs and lfs_rm_rf(d)) then os.execute("rm -rf " .. util.q(d)) end
   made[d] = nil
 end
 
