@@ -95,7 +95,9 @@ describe("lgprof.analysis.diff", function()
       assert.equal((n.total - b.total) / one.total_time, r.total_share)
       assert.equal(b.calls, r.calls_base); assert.equal(n.calls, r.calls_new)
       assert.equal(n.calls - b.calls, r.calls_delta)
-      assert.equal(base[k] and (new[k] and "common" or "removed") or "added", r.status)
+      -- one program: every function is in both builds' symbols, so none is
+      -- new or gone, even one that only the other runs sampled or called
+      assert.equal("common", r.status)
     end
     assert.equal(all.total_time, d.new_total)
     assert.is_true(sorted_by_change(d))
