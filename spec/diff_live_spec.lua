@@ -15,8 +15,8 @@
 -- missed with probability Phi((1.96 sqrt(3m) + 1 - m) / sqrt(3m)): for m =
 -- 220, Phi(-6.56) < 1e-10; even a machine losing half its timer ticks
 -- (m = 110) misses it with Phi(-4.04) = 2.7e-5, under 1 in 10,000. The spec
--- requires at least 110 base samples of score (else the premise fails, and
--- it says so).
+-- requires at least 110 base samples of score: a run that lost more ticks
+-- is run again (3 tries), then the spec is skipped with the count.
 local H = require "helpers"
 local util, cmd, fx = H.util, H.cmd, H.fixtures
 local cjson = require "cjson"
@@ -44,24 +44,34 @@ describe("a live differential flame graph of a 2x slowdown", function()
   end
 
   it("score is one frame, red in the SVG and in the page", function()
-    local bexe, bgmon = build_run("base", "-O2", { "1", ROUNDS })
-    local nexe, ngmon = build_run("slow", "-O2 -fno-ipa-cp -fno-ipa-sra", { "1", ROUNDS, "2" })
+    local bexe, bgmon, nexe, ngmon
     local function diff(fmt)
       local s, out, err = cmd.lgprof({ "--diff=" .. bgmon, "--diff-image=" .. bexe,
         "--format=" .. fmt, nexe, ngmon })
       assert.equal(0, s, cmd.show(s, out, err))
       return out
     end
-    local doc = cjson.decode(diff("json"))
-    local score
-    for _, r in ipairs(doc.functions) do
-      if r.name == "score" then score = r end
+    -- the runs again (3 tries) when the base run lost timer ticks: under
+    -- 110 samples of score the spec's premise does not hold; still short,
+    -- the spec is skipped with the count, never judged
+    local score, base_samples
+    for _ = 1, 3 do
+      bexe, bgmon = build_run("base", "-O2", { "1", ROUNDS })
+      nexe, ngmon = build_run("slow", "-O2 -fno-ipa-cp -fno-ipa-sra", { "1", ROUNDS, "2" })
+      local doc = cjson.decode(diff("json"))
+      score = nil
+      for _, r in ipairs(doc.functions) do
+        if r.name == "score" then score = r end
+      end
+      assert.truthy(score, "no row for score")
+      assert.equal("clone-origin", score.matched_by)
+      base_samples = math.floor(score.self.base * 100 + 0.5)
+      if base_samples >= 110 then break end
     end
-    assert.truthy(score, "no row for score")
-    assert.equal("clone-origin", score.matched_by)
-    local base_samples = math.floor(score.self.base * 100 + 0.5)
-    assert.is_true(base_samples >= 110, ("score had %d samples in the base run: the machine lost"
-      .. " too many timer ticks for the spec's premise"):format(base_samples))
+    if base_samples < 110 then
+      return pending(("score had %d samples in the base run, 3 times: the machine lost too many"
+        .. " timer ticks for the spec's premise"):format(base_samples))
+    end
     -- the SVG: score's frames (one per stack it is on: main's callee) are red
     local svg = diff("svg")
     local frames = 0
