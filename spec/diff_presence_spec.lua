@@ -35,7 +35,6 @@ local pw = require "helpers.perfwriter"
 local ew = require "helpers.elfwriter"
 
 local MS = 1000000
-local U = pw.CONTEXT_USER
 local ADDR = { main = 0x401000, work = 0x401100, idle = 0x401200, old = 0x401300, fresh = 0x401300,
                score = 0x401400, ["score.isra.0"] = 0x401400,
                lib_hot = 0x601000, lib_cold = 0x601100, o_fn = 0x701000, n_fn = 0x801000 }
@@ -56,18 +55,14 @@ local function elf(path, text, names)
 end
 
 local function record(path, stacks, maps)
-  local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN,
-    period = MS, ids = { 1 } } } })
+  local f = pw.chain_recording(MS)
   f:comm(100, 100, "prog", 1, true)
   for i, m in ipairs(maps) do f:mmap2(100, 100, m[1], 0x1000, 0x1000, m[2], 1 + i) end
-  local t = 100
+  local t = 101
   for _, s in ipairs(stacks) do
-    for _ = 1, s[1] do
-      local chain = { U, ADDR[s[2]] + 8 }
-      for i = 3, #s do chain[#chain + 1] = ADDR[s[i]] + 0x14 end
-      t = t + 1
-      f:sample({ ip = ADDR[s[2]] + 8, pid = 100, tid = 100, time = t, period = MS, chain = chain })
-    end
+    local frames = { ADDR[s[2]] + 8 }
+    for i = 3, #s do frames[#frames + 1] = ADDR[s[i]] + 0x14 end
+    t = f:chain_samples(s[1], 100, 100, frames, t, 1, MS)
   end
   f:finished_round()
   pw.write(path, f:bytes())
@@ -225,21 +220,17 @@ void alpha(long n) { beta(n); EXTRA }
   end
 
   local function record(name, lib, stacks)
-    local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN,
-                                   period = MS, ids = { 1 } } } })
+    local f = pw.chain_recording(MS)
     f:comm(PID, PID, "fdeprog", 10, true)
     local t = text[lib]
     local start = BIAS + (t.vaddr & ~0xfff)
     local len = ((t.vaddr + t.filesz + 0xfff) & ~0xfff) - (t.vaddr & ~0xfff)
     f:mmap2(PID, PID, start, len, t.offset & ~0xfff, lib, 20, { buildid = build_id(lib) })
-    local time = 100
+    local time = 101
     for _, s in ipairs(stacks) do
-      for _ = 1, s[1] do
-        local chain = { U }
-        for i = 2, #s do chain[#chain + 1] = BIAS + syms[lib][s[i]].addr + (i == 2 and 2 or 5) end
-        time = time + 1
-        f:sample({ ip = chain[2], pid = PID, tid = PID, time = time, period = MS, chain = chain })
-      end
+      local frames = {}
+      for i = 2, #s do frames[#frames + 1] = BIAS + syms[lib][s[i]].addr + (i == 2 and 2 or 5) end
+      time = f:chain_samples(s[1], PID, PID, frames, time, 1, MS)
     end
     f:finished_round()
     local path = tmp .. "/" .. name

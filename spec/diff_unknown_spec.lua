@@ -41,21 +41,14 @@ describe("lgprof --diff with addresses in no mapping", function()
   local tmp, prog, base, new, inside
 
   local function write(name, u1, u2, u3, nself)
-    local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN,
-      period = 1000, ids = { 1 } } } })
+    local f = pw.chain_recording(1000)
     sp.map(f, prog)
     local t = 5000000000
-    local function put(chain, n)
-      for _ = 1, n do
-        f:sample({ ip = chain[2], pid = sp.PID, tid = sp.PID, time = t, period = MS, chain = chain })
-        t = t + MS
-      end
-    end
-    local C = pw.CONTEXT_USER
-    put({ C, sp.addr(prog, "leaf", 4), sp.addr(prog, "middle", 8), sp.addr(prog, "main", 8) }, 100)
-    put({ C, sp.addr(prog, "leaf", 4), u1, u2 }, 40)
-    put({ C, u3 }, nself)
-    put({ C, inside }, 5)
+    local function put(frames, n) t = f:chain_samples(n, sp.PID, sp.PID, frames, t, MS, MS) end
+    put({ sp.addr(prog, "leaf", 4), sp.addr(prog, "middle", 8), sp.addr(prog, "main", 8) }, 100)
+    put({ sp.addr(prog, "leaf", 4), u1, u2 }, 40)
+    put({ u3 }, nself)
+    put({ inside }, 5)
     f:finished_round()
     local path = tmp .. "/" .. name
     pw.write(path, f:bytes())

@@ -38,18 +38,14 @@ describe("lgprof --diff's pictures with the options that choose a part of a reco
   local tmp, prog, base, new
 
   local function write(name, leaf, other)
-    local f = pw.new({ attrs = { { sample_type = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN,
-      period = 1000, ids = { 1 } } } })
+    local f = pw.chain_recording(1000)
     sp.map(f, prog)
     f:comm(sp.PID, 101, "worker", 30, false)
     local t = 5000000000
-    local function put(tid, frames, n)
-      for _ = 1, n do
-        local chain = { pw.CONTEXT_USER }
-        for k, fname in ipairs(frames) do chain[#chain + 1] = sp.addr(prog, fname, k == 1 and 4 or 8) end
-        f:sample({ ip = chain[2], pid = sp.PID, tid = tid, time = t, period = MS, chain = chain })
-        t = t + MS
-      end
+    local function put(tid, names, n)
+      local frames = {}
+      for k, fname in ipairs(names) do frames[k] = sp.addr(prog, fname, k == 1 and 4 or 8) end
+      t = f:chain_samples(n, sp.PID, tid, frames, t, MS, MS)
     end
     put(sp.PID, { "leaf", "middle", "main" }, leaf)
     put(101, { "other", "main" }, other)

@@ -25,16 +25,14 @@
 --     N5  4 x lib_cold <- main              fresh
 --     N6  2 x lib_hot <- 0x600000           worker (in no mapping)
 local pw = require "helpers.perfwriter"
-local ew = require "helpers.elfwriter"
+local pg = require "helpers.perfgroups"
 
 local M = {}
 
-local U = pw.CONTEXT_USER
 local MS = 1000000
-local CHAIN = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN
 
-M.ADDR = { main = 0x401000, work_a = 0x401100, work_b = 0x401200,
-           lib_hot = 0x601000, lib_cold = 0x601100 }
+-- the binaries and their functions' addresses are helpers.perfgroups'
+M.ADDR = pg.ADDR
 -- { comm = { pid, tid } } of each run, and its stacks
 M.RUNS = {
   base = {
@@ -62,8 +60,7 @@ M.RUNS = {
 }
 
 local function record(path, run, prog, lib)
-  local ADDR = M.ADDR
-  local f = pw.new({ attrs = { { sample_type = CHAIN, period = MS, ids = { 1 } } } })
+  local f = pw.chain_recording(MS)
   local t = 10
   -- (the processes' main threads first, each process's mappings once)
   local names = {}
@@ -85,16 +82,10 @@ local function record(path, run, prog, lib)
       t = t + 2
     end
   end
-  t = 100
+  t = 101
   for _, s in ipairs(run.stacks) do
-    local pid, tid = run.threads[s[2]][1], run.threads[s[2]][2]
-    for _ = 1, s[1] do
-      local chain = { U, ADDR[s[3]] + 8 }
-      -- return addresses (a number: an address in no mapping, as it is)
-      for i = 4, #s do chain[#chain + 1] = type(s[i]) == "number" and s[i] or ADDR[s[i]] + 0x14 end
-      t = t + 1
-      f:sample({ ip = ADDR[s[3]] + 8, pid = pid, tid = tid, time = t, period = MS, chain = chain })
-    end
+    local th = run.threads[s[2]]
+    t = f:chain_samples(s[1], th[1], th[2], pg.frames(s, 3), t, 1, MS)
   end
   f:finished_round()
   pw.write(path, f:bytes())
@@ -102,15 +93,7 @@ end
 
 --- Writes prog, libw.so, base.data and new.data in dir: { base, new, prog, lib }.
 function M.write(dir)
-  local ADDR = M.ADDR
-  local prog, lib = dir .. "/prog", dir .. "/libw.so"
-  ew.write(prog, { text_addr = 0x401000, text_size = 0x1000, symbols = {
-    { name = "main", addr = ADDR.main, size = 0x100, type = "func" },
-    { name = "work_a", addr = ADDR.work_a, size = 0x100, type = "func" },
-    { name = "work_b", addr = ADDR.work_b, size = 0x100, type = "func" } } })
-  ew.write(lib, { text_addr = 0x601000, text_size = 0x1000, symbols = {
-    { name = "lib_hot", addr = ADDR.lib_hot, size = 0x100, type = "func" },
-    { name = "lib_cold", addr = ADDR.lib_cold, size = 0x100, type = "func" } } })
+  local prog, lib = pg.binaries(dir)
   local base, new = dir .. "/base.data", dir .. "/new.data"
   record(base, M.RUNS.base, prog, lib)
   record(new, M.RUNS.new, prog, lib)

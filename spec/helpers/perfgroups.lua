@@ -19,9 +19,7 @@ local ew = require "helpers.elfwriter"
 
 local M = {}
 
-local U = pw.CONTEXT_USER
 local MS = 1000000
-local CHAIN = pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN
 
 M.ADDR = { main = 0x401000, work_a = 0x401100, work_b = 0x401200,
            lib_hot = 0x601000, lib_cold = 0x601100 }
@@ -34,8 +32,9 @@ M.STACKS = {
   { 1, 200, 200, "work_a", "main" },            -- S6
 }
 
---- Writes prog, libw.so and perf.data in dir: { perf, prog, lib }.
-function M.write(dir)
+--- Writes the program (main, work_a, work_b at 0x401000) and the library
+--- (lib_hot, lib_cold at 0x601000) in dir: prog, lib (their paths).
+function M.binaries(dir)
   local ADDR = M.ADDR
   local prog, lib = dir .. "/prog", dir .. "/libw.so"
   ew.write(prog, { text_addr = 0x401000, text_size = 0x1000, symbols = {
@@ -45,8 +44,26 @@ function M.write(dir)
   ew.write(lib, { text_addr = 0x601000, text_size = 0x1000, symbols = {
     { name = "lib_hot", addr = ADDR.lib_hot, size = 0x100, type = "func" },
     { name = "lib_cold", addr = ADDR.lib_cold, size = 0x100, type = "func" } } })
+  return prog, lib
+end
+
+--- The addresses of a stack whose names are stack[first], stack[first + 1]...
+--- (leaf first): the leaf's sample address (+8), then each caller's return
+--- address (+0x14); a number is an address in no mapping, kept as it is.
+function M.frames(stack, first)
+  local ADDR, frames = M.ADDR, {}
+  for i = first, #stack do
+    local v = stack[i]
+    frames[#frames + 1] = type(v) == "number" and v or ADDR[v] + (i == first and 8 or 0x14)
+  end
+  return frames
+end
+
+--- Writes prog, libw.so and perf.data in dir: { perf, prog, lib }.
+function M.write(dir)
+  local prog, lib = M.binaries(dir)
   local perf = dir .. "/perf.data"
-  local f = pw.new({ attrs = { { sample_type = CHAIN, period = MS, ids = { 1 } } } })
+  local f = pw.chain_recording(MS)
   f:comm(100, 100, "prog", 10, true)
   f:mmap2(100, 100, 0x401000, 0x1000, 0x1000, prog, 20)
   f:mmap2(100, 100, 0x601000, 0x1000, 0x1000, lib, 21)
@@ -54,14 +71,9 @@ function M.write(dir)
   f:comm(200, 200, "other", 40, true)
   f:mmap2(200, 200, 0x401000, 0x1000, 0x1000, prog, 50)
   f:mmap2(200, 200, 0x601000, 0x1000, 0x1000, lib, 51)
-  local t = 100
+  local t = 101
   for _, s in ipairs(M.STACKS) do
-    for _ = 1, s[1] do
-      local chain = { U, ADDR[s[4]] + 8 }
-      for i = 5, #s do chain[#chain + 1] = ADDR[s[i]] + 0x14 end -- return addresses
-      t = t + 1
-      f:sample({ ip = ADDR[s[4]] + 8, pid = s[2], tid = s[3], time = t, period = MS, chain = chain })
-    end
+    t = f:chain_samples(s[1], s[2], s[3], M.frames(s, 4), t, 1, MS)
   end
   f:finished_round()
   pw.write(perf, f:bytes())

@@ -106,6 +106,30 @@ function M.new(opts)
   return f
 end
 
+-- The usual `perf record -g` sample: ip, pid/tid, time, period and a call
+-- chain.
+M.CHAIN_SAMPLE = M.IP | M.TID | M.TIME | M.PERIOD | M.CALLCHAIN
+
+--- A recording of one event whose samples are CHAIN_SAMPLE's, `period` each
+--- unless a sample says otherwise.
+function M.chain_recording(period)
+  return M.new({ attrs = { { sample_type = M.CHAIN_SAMPLE, period = period, ids = { 1 } } } })
+end
+
+--- Appends n samples of thread pid/tid, each with the user-space chain
+--- `frames` (leaf first: the sample's ip, then return addresses) and weight
+--- period, the first at time t, the next `step` later; returns the time after
+--- the last.
+function File:chain_samples(n, pid, tid, frames, t, step, period)
+  local chain = { M.CONTEXT_USER }
+  table.move(frames, 1, #frames, 2, chain)
+  for _ = 1, n do
+    self:sample({ ip = frames[1], pid = pid, tid = tid, time = t, period = period, chain = chain })
+    t = t + step
+  end
+  return t
+end
+
 -- The sample_id trailer of attr a (the first attr unless given).
 function File:trailer(pid, tid, time, a)
   local P = self.P
