@@ -196,12 +196,8 @@ describe("the comparison page's threads and binaries in Chromium", function()
     return page
   end
   -- runs js, which changes the fragment, and waits for the page's redraw
-  -- (the hashchange event's listeners draw it; at most 5 s)
-  local function wait(page, js)
-    return page:eval("new Promise(function (r) { var done = false; function end() { if (!done) { done = true;"
-      .. " setTimeout(r, 0); } } window.addEventListener('hashchange', end, { once: true });"
-      .. " setTimeout(end, 5000); " .. js .. "; })")
-  end
+  -- (the hashchange event's listeners draw it)
+  local function wait(page, js) return page:after_hashchange(js) end
   -- the cells of the diff table's row of a function
   local function row(page, name)
     return page:eval("(function () { var out = null; document.querySelectorAll('#dtable tbody tr')"

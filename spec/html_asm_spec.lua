@@ -105,8 +105,7 @@ describe("the HTML page's disassembly panel", function()
     -- instructions of that line are highlighted
     local k = 0
     for j, l in ipairs(lines) do if l == "prog.c:2" then k = j end end
-    page:eval(([[new Promise(function (r) {
-      document.querySelector('#asm-src div.ln[data-line="%d"]').click(); setTimeout(r, 50); })]]):format(k))
+    page:settle(([[document.querySelector('#asm-src div.ln[data-line="%d"]').click()]]):format(k))
     assert.equal(("#f%d&line=%d"):format(index, k), page:eval("location.hash"))
     local hl = require("cjson").decode(page:eval([[JSON.stringify(Array.from(
       document.querySelectorAll('#asm-ins tbody tr.hl')).map(function (tr) { return tr.cells[2].textContent; }))]]))

@@ -40,9 +40,7 @@ describe("the page's threads and binaries tables", function()
       .. "function (td) { return td.textContent.replace(/ \\[\\d+\\]$/, ''); }).sort().join(' ')")
     return total, names
   end
-  local function wait(page, js)
-    return page:eval("new Promise(function (r) { " .. js .. "; setTimeout(r, 50); })")
-  end
+  local function wait(page, js) return page:settle(js) end
 
   it("lists the threads and binaries with their samples, most first", function()
     local page = open()
@@ -102,7 +100,7 @@ describe("the page's threads and binaries tables", function()
     assert.equal(8000, total)
     wait(page, "document.getElementById('search').value = 'main'; "
       .. "document.getElementById('search').dispatchEvent(new Event('input'))")
-    page:eval("new Promise(function (r) { setTimeout(r, 200); })")
+    page:settle("", 200) -- (the search box's own timer: 120 ms)
     assert.equal("#q=main&thread=100", page:eval("location.hash"))
     wait(page, "document.querySelectorAll('#flame g.fr')[1].dispatchEvent(new MouseEvent('click', { bubbles: true }))")
     local hash = page:eval("location.hash")

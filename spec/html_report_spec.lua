@@ -338,7 +338,7 @@ describe("lgprof.report.html in headless Chromium", function()
       assert.equal("#f" .. l[2]:match("%[(%d+)%]$"), l[1], l[2])
     end
     -- an index the page does not hold opens nothing and breaks nothing
-    page:eval("new Promise(function (r) { location.hash = '#f99'; setTimeout(r, 30); })")
+    page:settle("location.hash = '#f99'", 30)
     assert.equal("main [1]", page:eval("document.getElementById('panel-title').textContent"))
     assert_clean(page, "star fragments")
     page:close()

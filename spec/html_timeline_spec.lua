@@ -99,9 +99,7 @@ describe("the page's timeline", function()
       .. "function (td) { return td.textContent.replace(/ \\[\\d+\\]$/, ''); }).sort().join(' ')")
     return total, names
   end
-  local function settle(page, js)
-    return page:eval("new Promise(function (r) { " .. js .. "; setTimeout(r, 50); })")
-  end
+  local function settle(page, js) return page:settle(js) end
   local function rows(page, kind)
     return page:eval("Array.from(document.querySelectorAll('#" .. kind .. "-table tbody tr')).map("
       .. "function (tr) { return tr.cells[4].textContent + '=' + tr.cells[0].textContent; }).join(' ')")

@@ -233,8 +233,7 @@ describe("the page of a perf.data profile, in Chromium", function()
     local n = page:eval("document.querySelectorAll('#flat tbody tr').length")
     assert.equal(5, n)
     for k = 0, n - 1 do
-      page:eval(("new Promise(function (r) { document.querySelectorAll('#flat tbody tr')[%d].click();"
-        .. " setTimeout(r, 30); })"):format(k))
+      page:settle(("document.querySelectorAll('#flat tbody tr')[%d].click()"):format(k), 30)
       shown[#shown + 1] = page:eval("document.getElementById('panel').innerText")
     end
     -- the threads and binaries tables (helpers.perfgroups: threads 100,
@@ -243,14 +242,12 @@ describe("the page of a perf.data profile, in Chromium", function()
     assert.equal(3, page:eval("document.querySelectorAll('#thread-table tbody tr').length"))
     assert.equal(2, page:eval("document.querySelectorAll('#dso-table tbody tr').length"))
     for _, which in ipairs({ "#thread-table", "#dso-table" }) do
-      page:eval(("new Promise(function (r) { document.querySelector('%s tbody tr').click();"
-        .. " setTimeout(r, 100); })"):format(which))
+      page:settle(("document.querySelector('%s tbody tr').click()"):format(which), 100)
       assert.truthy(page:eval("document.getElementById('groups-note').textContent"):find("This page shows", 1, true))
       shown[#shown + 1] = page:eval("document.body.innerText")
-      page:eval("new Promise(function (r) { document.querySelectorAll('#flat tbody tr')[0].click();"
-        .. " setTimeout(r, 30); })")
+      page:settle("document.querySelectorAll('#flat tbody tr')[0].click()", 30)
       shown[#shown + 1] = page:eval("document.getElementById('panel').innerText")
-      page:eval("new Promise(function (r) { document.getElementById('groups-all').click(); setTimeout(r, 100); })")
+      page:settle("document.getElementById('groups-all').click()", 100)
     end
     for i, text in ipairs(shown) do assert.same({}, offences(text), "page text " .. i) end
     assert.same({}, page.errors)

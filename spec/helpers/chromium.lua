@@ -169,6 +169,23 @@ function Page:eval(expression)
   return v
 end
 
+--- Runs the statement js in the page, then waits ms milliseconds (50 unless
+--- given) of the page's own timers: what js queued (a hashchange event's
+--- listeners, a timer of less than ms) has run by then, however loaded the
+--- machine, since the page's tasks run in order.
+function Page:settle(js, ms)
+  return self:eval("new Promise(function (r) { " .. js .. "; setTimeout(r, " .. (ms or 50) .. "); })")
+end
+
+--- Runs the statement js, which changes the URL's fragment, and waits until
+--- the page's hashchange listeners have run (at most 5 s, for a js that
+--- leaves the fragment as it was).
+function Page:after_hashchange(js)
+  return self:eval("new Promise(function (r) { var done = false; function end() { if (!done) { done = true;"
+    .. " setTimeout(r, 0); } } window.addEventListener('hashchange', end, { once: true });"
+    .. " setTimeout(end, 5000); " .. js .. "; })")
+end
+
 --- Writes a PNG of the viewport to path.
 function Page:screenshot(path)
   local r = self:call("Page.captureScreenshot", { format = "png" })
