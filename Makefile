@@ -317,7 +317,9 @@ bench: deps-test
 # coverage (-fsanitize=fuzzer-no-link), by this Makefile's own rules run for
 # BUILD=$(FUZZ_CORE); each harness links that archive.
 FUZZ_CC       ?= clang
-FUZZ_CFLAGS   ?= -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined
+# (FUZZ_OPT alone: fuzz_regress_spec's brief run compiles at -O0)
+FUZZ_OPT      ?= -g -O1
+FUZZ_CFLAGS   ?= $(FUZZ_OPT) -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS  ?= 60
 FUZZ_JOBS     ?= 2
 FUZZ_DIR       = $(BUILD)/fuzz
@@ -332,9 +334,14 @@ shq = '$(subst ','\'',$1)'
 .PHONY: fuzz-core-force
 # (the sub-make knows which objects are out of date; the archive is rewritten
 # only then, so the harnesses are relinked only then)
+# (FUZZ_CORE may be given on the command line, as fuzz_regress_spec does, and
+# then reaches the sub-make, where it is BUILD: there the archive is the
+# core's own rule's, not this one's, which would call itself for ever)
+ifneq ($(FUZZ_CORE),$(BUILD))
 $(FUZZ_CORE_LIB): fuzz-core-force
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_CORE) CC=$(FUZZ_CC) \
 	  CFLAGS="$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link" $@
+endif
 
 $(FUZZ_DIR)/fuzz_%: csrc/fuzz/fuzz_%.c csrc/fuzz/pipeline.h $(FUZZ_CORE_LIB) $(CORE_HDRS)
 	@mkdir -p $(@D)

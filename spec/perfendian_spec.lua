@@ -153,6 +153,31 @@ local function both(tool, args, name)
   return r.le, r.be
 end
 
+-- perfdump --each on the files `names` of tmp/le and of tmp/be, each from
+-- its own directory: for each name, in order, { status, stdout, stderr } as
+-- `perfdump NAME` gives them, read from the one process's blocks ("#file",
+-- the dump, "#stderr" when it failed, "#status"; spec/unit/perfdump.c).
+-- Hundreds of files cut short cost two processes instead of hundreds.
+local function both_each(names)
+  local r = {}
+  for _, dir in ipairs({ "le", "be" }) do
+    local line = { q(tools.perfdump), "--each" }
+    for _, n in ipairs(names) do line[#line + 1] = q(n) end
+    local status, out, err = cmd.shell(table.concat(line, " "), { cwd = tmp .. "/" .. dir })
+    assert.equal(0, status, dir .. ": perfdump --each: " .. cmd.show(status, out, err))
+    assert.equal("", err, dir .. ": perfdump --each")
+    local runs = {}
+    for name, body, code in out:gmatch("#file ([^\n]*)\n(.-)#status (%d+)\n") do
+      local o, e = body:match("^(.-)#stderr (.*)$")
+      runs[#runs + 1] = { tonumber(code), o or body, e or "", name = name }
+    end
+    assert.equal(#names, #runs, dir .. ": perfdump --each read every file")
+    for k, n in ipairs(names) do assert.equal(n, runs[k].name) end
+    r[dir] = runs
+  end
+  return r.le, r.be
+end
+
 local function same_run(le, be, what)
   assert.equal(le[1], be[1], what .. ": status\n" .. cmd.show(table.unpack(be)))
   assert.equal(le[2], be[2], what .. ": stdout")
@@ -232,11 +257,15 @@ describe("perf.data of the other byte order", function()
   it("reads both files cut short anywhere the same: the records before the cut, or the same refusal", function()
     local le_bytes = SCENARIOS[2][2]("<", true):bytes()
     local be_bytes = SCENARIOS[2][2](">", true):bytes()
-    local outcomes = {}
+    local outcomes, names, cuts = {}, {}, {}
     for cut = 1, #le_bytes - 1, 3 do
-      write("le", "cut.data", le_bytes:sub(1, cut))
-      write("be", "cut.data", be_bytes:sub(1, cut))
-      local le, be = both(tools.perfdump, {}, "cut.data")
+      names[#names + 1], cuts[#cuts + 1] = "cut-" .. cut .. ".data", cut
+      write("le", names[#names], le_bytes:sub(1, cut))
+      write("be", names[#names], be_bytes:sub(1, cut))
+    end
+    local les, bes = both_each(names)
+    for k, cut in ipairs(cuts) do
+      local le, be = les[k], bes[k]
       same_run(le, be, "cut at " .. cut)
       if le[1] ~= 0 then assert.equal(1, #util.lines(le[3]), le[3]) end
       outcomes[le[1]] = true
@@ -249,11 +278,15 @@ describe("perf.data of the other byte order", function()
   it("reads a pipe cut short anywhere the same", function()
     local le_bytes = SCENARIOS[1][2]("<", true):bytes({ pipe = true })
     local be_bytes = SCENARIOS[1][2](">", true):bytes({ pipe = true })
+    local names, cuts = {}, {}
     for cut = 16, #le_bytes - 1, 5 do
-      write("le", "cutp.data", le_bytes:sub(1, cut))
-      write("be", "cutp.data", be_bytes:sub(1, cut))
-      local le, be = both(tools.perfdump, {}, "cutp.data")
-      same_run(le, be, "pipe cut at " .. cut)
+      names[#names + 1], cuts[#cuts + 1] = "cutp-" .. cut .. ".data", cut
+      write("le", names[#names], le_bytes:sub(1, cut))
+      write("be", names[#names], be_bytes:sub(1, cut))
+    end
+    local les, bes = both_each(names)
+    for k, cut in ipairs(cuts) do
+      same_run(les[k], bes[k], "pipe cut at " .. cut)
     end
   end)
 

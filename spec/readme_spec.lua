@@ -113,15 +113,30 @@ local NOT_RUN = {
     "an excerpt of a combined call graph (an illustration; combine_spec checks the split live)",
 }
 
--- A block (shell or Lua) naming perf.data runs with one, recorded of the fixture in dir
--- (in a subfolder: myprog writes a gmon.out); nil and why not when perf
--- cannot record here.
-local function record_perf(dir)
+-- A block (shell or Lua) naming perf.data runs with one, recorded of the
+-- block's program (prog: { exe }) as myprog; nil and why not when perf
+-- cannot record here. One recording per program for the whole file, made in
+-- a folder of its own (in a subfolder: myprog writes a gmon.out) that is
+-- kept to the end, since the recording names the program there, and copied
+-- into each block's folder dir: any recording of the program serves every
+-- example, and one per block cost a perf record each (ten blocks).
+local recordings = {} -- exe -> { dir } or { why }
+local function record_perf(dir, prog)
   if not util.have("perf") then return nil, "perf is not installed" end
-  -- (with the switch records, for doc/time.md's off-CPU and wall examples)
-  local ok = util.exec_ok(("cd %s && mkdir -p perf-run && cd perf-run && perf record -q -e cpu-clock -F 999 -g"
-    .. " --switch-events -o ../perf.data ../myprog >/dev/null 2>&1"):format(q(dir)))
-  if not ok then return nil, "perf record cannot run here" end
+  local r = recordings[prog.exe]
+  if not r then
+    local rdir = util.mktempdir("lgprof-readme-perf")
+    -- (with the switch records, for doc/time.md's off-CPU and wall examples)
+    local ok = util.exec_ok(("cd %s && cp %s myprog && mkdir -p perf-run && cd perf-run && perf record -q"
+      .. " -e cpu-clock -F 999 -g --switch-events -o ../perf.data ../myprog >/dev/null 2>&1")
+      :format(q(rdir), q(prog.exe)))
+    r = ok and { dir = rdir } or { why = "perf record cannot run here" }
+    if not ok then util.rmtree(rdir) end
+    recordings[prog.exe] = r
+  end
+  if r.why then return nil, r.why end
+  assert(util.exec_ok(("cp %s %s"):format(q(r.dir .. "/perf.data"), q(dir .. "/perf.data"))),
+    "cannot copy the recording into " .. dir)
   return true
 end
 
@@ -346,7 +361,7 @@ local function run_lua_block(b, prog)
   local dir = workdir(prog)
   finally(function() util.rmtree(dir) end)
   if (b.code .. (b.setup and b.setup.code or "")):find("perf.data", 1, true) then
-    local recorded, why = record_perf(dir) -- (as for a shell block naming it)
+    local recorded, why = record_perf(dir, prog) -- (as for a shell block naming it)
     if not recorded then return pending(why) end
   end
   local code, shift = with_checks(b.code), 0
@@ -376,6 +391,9 @@ local function run_lua_block(b, prog)
 end
 
 describe("README and doc/ examples", function()
+  teardown(function()
+    for _, r in pairs(recordings) do if r.dir then util.rmtree(r.dir) end end
+  end)
   it("has Lua and shell examples", function()
     local n = { lua = 0, sh = 0 }
     for _, b in ipairs(blocks) do n[b.lang] = (n[b.lang] or 0) + 1 end
@@ -427,7 +445,7 @@ describe("README and doc/ examples", function()
           local dir = workdir(fixture())
           finally(function() util.rmtree(dir) end)
           if b.code:find("perf.data", 1, true) then
-            local recorded, why = record_perf(dir)
+            local recorded, why = record_perf(dir, fixture())
             if not recorded then return pending(why) end
           end
           if b.code:find("%f[%w]pigz ") then

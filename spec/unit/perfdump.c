@@ -4,9 +4,16 @@
 ** with what the spec wrote and with `perf report -D`:
 **   perfdump FILE
 ** Exit status 0, or 1 with the reader's one-line message on stderr.
+**   perfdump --each FILE...
+** Each file in turn, in this one process (a spec that reads hundreds of
+** files cut short would otherwise start a process for each, most of its
+** time): "#file FILE", what perfdump FILE prints on stdout, then
+** "#stderr MESSAGE" if it failed, and "#status N" (its exit status); exit
+** status 0 once every file was read.
 */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include "read/perf/perfdata.h"
 
 static const char *name_of(uint32_t type) {
@@ -24,19 +31,17 @@ static const char *name_of(uint32_t type) {
   }
 }
 
-int main(int argc, char **argv) {
+/* Prints what the reader finds in path on stdout; returns the exit status,
+** the reader's message written to msgs after prefix. */
+static int dump(const char *path, FILE *msgs, const char *prefix) {
   lgp_perf_data pd;
   lgp_err err = { 0, "" };
   lgp_perf_record rec;
   size_t pos = 0, i, j;
   int rc;
   char buf[64];
-  if (argc != 2) {
-    fprintf(stderr, "usage: perfdump FILE\n");
-    return 2;
-  }
-  if (lgp_perf_open(&pd, argv[1], &err) != 0) {
-    fprintf(stderr, "%s\n", err.msg);
+  if (lgp_perf_open(&pd, path, &err) != 0) {
+    fprintf(msgs, "%s%s\n", prefix, err.msg);
     return 1;
   }
   printf("mode %s\n", pd.pipe ? "pipe" : "file");
@@ -92,7 +97,7 @@ int main(int argc, char **argv) {
     }
   }
   if (err.set) {
-    fprintf(stderr, "%s\n", err.msg);
+    fprintf(msgs, "%s%s\n", prefix, err.msg);
     lgp_perf_close(&pd);
     return 1;
   }
@@ -107,4 +112,21 @@ int main(int argc, char **argv) {
     printf("truncated at %zu\n", pd.truncated_at);
   lgp_perf_close(&pd);
   return 0;
+}
+
+int main(int argc, char **argv) {
+  int k;
+  if (argc == 2 && strcmp(argv[1], "--each") != 0)
+    return dump(argv[1], stderr, "");
+  if (argc < 3 || strcmp(argv[1], "--each") != 0) {
+    fprintf(stderr, "usage: perfdump FILE | perfdump --each FILE...\n");
+    return 2;
+  }
+  for (k = 2; k < argc; k++) {
+    int status;
+    printf("#file %s\n", argv[k]);
+    status = dump(argv[k], stdout, "#stderr ");
+    printf("#status %d\n", status);
+  }
+  return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 }
