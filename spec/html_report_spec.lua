@@ -488,20 +488,22 @@ describe("lgprof.report.html in headless Chromium", function()
       -- to one of the next 32 functions
       local N, A = 100000, 1000000
       local rand = prng.new(17)
-      local funcs, names = { { "main", 0 } }, {}
+      -- (function f<i> is keyed by the integer i, and an arc names its ends
+      -- by their keys: no string per arc end)
+      local funcs = { { "main", 0 } }
       for i = 0, N - 1 do
-        names[i] = "f" .. i
-        funcs[#funcs + 1] = { names[i], rand(10) < 3 and 1 + rand(9) or 0 }
+        funcs[i + 2] = { "f" .. i, rand(10) < 3 and 1 + rand(9) or 0, key = i }
       end
-      local arcs, seen = {}, {}
-      for i = 0, 9 do arcs[#arcs + 1] = { "main", names[i], 1 } end
-      while #arcs < A + 10 do
+      local arcs, seen, n = {}, {}, 0
+      for i = 0, 9 do n = n + 1; arcs[n] = { "main", i, 1 } end
+      while n < A + 10 do
         local from = rand(N)
         local to = rand(100) < 3 and rand(from + 1) or from + 1 + rand(32)
         local k = from * N + to
         if to < N and to ~= from and not seen[k] then
           seen[k] = true
-          arcs[#arcs + 1] = { names[from], names[to], 1 + rand(1000) }
+          n = n + 1
+          arcs[n] = { from, to, 1 + rand(1000) }
         end
       end
       local exe, gmon = synth.write(tmp, "b3", { funcs = funcs, arcs = arcs })

@@ -206,11 +206,15 @@ local function encode_arcs_tagged(arcs, p, out)
   local fmt = p.fa:sub(1, 1) .. "B" .. p.fa:sub(2) .. p.fa:sub(2) .. p.f32:sub(2)
   local asz = tonumber(p.fa:sub(-1))
   local k = #out
+  local pack, tag = string.pack, M.TAG_CG_ARC
+  -- (the fields read in place, mask() only where it changes something: a
+  -- B3-sized profile has a million arcs)
   for i = 1, #arcs do
     local a = arcs[i]
+    local from, to, count = a.from or arc_from(a), a.to or arc_self(a), a.count or 1
+    if asz < 8 then from, to = mask(from, asz), mask(to, asz) end
     k = k + 1
-    out[k] = string.pack(fmt, M.TAG_CG_ARC, mask(arc_from(a), asz),
-                         mask(arc_self(a), asz), mask(a.count or 1, 4))
+    out[k] = pack(fmt, tag, from, to, mask(count, 4))
   end
 end
 

@@ -53,12 +53,16 @@ function M.write(dir, tag, model)
     local n = f.samples or f[2] or 0
     if n ~= 0 then h.bins[gw.bin_for(h, addr[f.key or f.name or f[1]] + 6)] = n end
   end
+  -- seen[from][to]: the pairs met so far (tables rather than a string key
+  -- per arc: a B3-sized profile has a million arcs)
   local arcs, seen = {}, {}
   for i, a in ipairs(model.arcs or {}) do
-    local from, to = assert(addr[a[1]], a[1]), assert(addr[a[2]], a[2])
-    local key = a[1] .. "\0" .. a[2]
-    arcs[i] = { from = from + (seen[key] and 10 or 8), to = to + 4, count = a[3] }
-    seen[key] = true
+    local from, to = addr[a[1]] or error("synth: no function " .. tostring(a[1]), 2),
+      addr[a[2]] or error("synth: no function " .. tostring(a[2]), 2)
+    local row = seen[from]
+    if not row then row = {}; seen[from] = row end
+    arcs[i] = { from = from + (row[to] and 10 or 8), to = to + 4, count = a[3] }
+    row[to] = true
   end
   gw.write(gmon, { hist = { h }, arcs = arcs })
   return exe, gmon, addr
