@@ -57,7 +57,7 @@ describe("lgprof --diff's pictures cut their stacks on both sides alike", functi
   end
   setup(function()
     tmp = util.mktempdir("lgprof diff cut")
-    prog = sp.build(tmp)
+    prog = sp.shared(tmp)
     base = write("base.data", 50, 200, 5, 20)
     new = write("new.data", 55, 100, 6, 100)
   end)

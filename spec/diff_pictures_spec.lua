@@ -341,7 +341,7 @@ describe("lgprof --diff's differential outputs on perf.data", function()
   end
   setup(function()
     tmp = util.mktempdir("lgprof diff perf")
-    prog = sp.build(tmp)
+    prog = sp.shared(tmp)
     base = write("base.data", 100, 200, 50)
     new = write("new.data", 200, 100, 55)
   end)

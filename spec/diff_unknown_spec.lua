@@ -57,7 +57,7 @@ describe("lgprof --diff with addresses in no mapping", function()
 
   setup(function()
     tmp = util.mktempdir("lgprof diff unknown")
-    prog = sp.build(tmp)
+    prog = sp.shared(tmp)
     local text = prog.text
     local first = sp.BIAS + (text.vaddr & ~0xfff)
     local len = ((text.vaddr + text.filesz + 0xfff) & ~0xfff) - (text.vaddr & ~0xfff)

@@ -57,7 +57,7 @@ describe("lgprof --diff's pictures with the options that choose a part of a reco
 
   setup(function()
     tmp = util.mktempdir("lgprof diff views")
-    prog = sp.build(tmp)
+    prog = sp.shared(tmp)
     base = write("base.data", 100, 200)
     new = write("new.data", 200, 100)
   end)

@@ -39,7 +39,7 @@ local function run(argv) return cmd.lgprof_out(argv, { cwd = tmp }) end
 describe("the gprof-style report of a count event", function()
   setup(function()
     tmp = util.mktempdir("lgprof-perfcounts")
-    prog = sp.build(tmp)
+    prog = sp.shared(tmp)
     pw.write(tmp .. "/pf.data", recording(2, 1):bytes())
     pw.write(tmp .. "/ck.data", recording(0, MS):bytes())
   end)

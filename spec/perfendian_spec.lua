@@ -192,7 +192,7 @@ describe("perf.data of the other byte order", function()
       tools[t] = tmp .. "/" .. t
       cmd.build_core_program(cmd.ROOT .. "/spec/unit/" .. t .. ".c", tools[t])
     end
-    prog = sp.build(tmp)
+    prog = sp.shared(tmp)
     exe = prog.exe
     local hex = util.read_cmd("readelf -n " .. q(exe)):match("Build ID: (%x+)")
     buildid = hex:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end)

@@ -104,7 +104,7 @@ end
 describe("perf.data events that are not time, in the exports", function()
   setup(function()
     tmp = util.mktempdir("lgprof-perfevents")
-    prog = sp.build(tmp)
+    prog = sp.shared(tmp)
     pw.write(tmp .. "/pf.data", recording(2, 1):bytes())
     pw.write(tmp .. "/mf.data", recording(5, 1, "minor-faults:u"):bytes())
     pw.write(tmp .. "/ck.data", recording(0, MS):bytes())

@@ -81,7 +81,7 @@ local function no_cache() return "--buildid-dir=" .. tmp .. "/empty-cache" end
 describe("a recording made on another machine", function()
   setup(function()
     tmp = util.mktempdir("lgprof perfremote")
-    prog = sp.build(tmp)
+    prog = sp.shared(tmp)
     build_hex, build_id = read_build_id(prog.exe)
     util.mkdir(tmp .. "/empty-cache")
   end)

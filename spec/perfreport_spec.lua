@@ -77,7 +77,7 @@ end
 describe("perf.data reports", function()
   setup(function()
     tmp = util.mktempdir("lgprof-perfreport")
-    prog = sp.build(tmp)
+    prog = sp.shared(tmp)
     write("r1.data", R1)
     -- R2: R1 with one sample more in leaf (4 ms in 4 samples)
     write("r2.data", {

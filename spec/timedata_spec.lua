@@ -96,7 +96,7 @@ end
 describe("each sample's time", function()
   setup(function()
     tmp = util.mktempdir("timedata")
-    prog = sp.build(tmp)
+    prog = sp.shared(tmp)
     pw.write(tmp .. "/two.data", recording():bytes())
     pw.write(tmp .. "/sw.data", recording(true):bytes())
   end)

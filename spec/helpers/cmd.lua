@@ -42,10 +42,32 @@ M.CORE_EXTRA_LIBS = (util.slurp(M.BUILD .. "/liblgprof-core.libs") or ""):gsub("
 --- Compiles the C test program src (a path) against the core's library into
 -- exe (with the core's headers and the libraries it needs); raises with the
 -- compiler's output when that fails.
+-- Each program is compiled once per build folder, into
+-- BUILD/spec-tools/<name>/, and copied to exe: several spec files use the
+-- same one (perfstacks.c four). The folder's stamp is the compile command
+-- with a digest of the source, the library and the core's headers; the
+-- output does not depend on the path it is written to (the copy is the
+-- bytes a compile into exe would give).
 function M.build_core_program(src, exe)
   local pkg = util.read_cmd("pkg-config --cflags --libs libelf libdw 2>/dev/null"):gsub("%s+$", "")
-  local status, out, err = M.shell(table.concat({ M.CORE_CC, "-I" .. q(M.ROOT .. "/csrc/core"),
-    "-o", q(exe), q(src), q(M.CORE_LIB), pkg, M.CORE_EXTRA_LIBS, "-lzstd -lz -liberty -lm -ldl" }, " "))
+  local core = M.ROOT .. "/csrc/core"
+  local dir = util.mkdir(M.BUILD .. "/spec-tools/" .. src:match("([^/]+)%.c$"))
+  local compile = table.concat({ M.CORE_CC, "-I" .. q(core), "-o", q(dir .. "/prog.tmp"), q(src),
+    q(M.CORE_LIB), pkg, M.CORE_EXTRA_LIBS, "-lzstd -lz -liberty -lm -ldl" }, " ")
+  -- under the folder's lock (spec files run in parallel); the compiler
+  -- runs in the root folder, as it always has (DWARF names it)
+  local script = table.concat({
+    "cd " .. q(dir) .. " || exit 1",
+    "{ printf '%s\\n' " .. q(compile) .. " && cat " .. q(src) .. " " .. q(M.CORE_LIB)
+      .. " $(find " .. q(core) .. " -name '*.h' | LC_ALL=C sort) | sha1sum; } >want.stamp || exit 1",
+    "if ! { [ -f prog ] && cmp -s built.stamp want.stamp; }; then",
+    "  rm -f prog built.stamp && (cd " .. q(M.ROOT) .. " && " .. compile .. ") && mv prog.tmp prog && mv want.stamp built.stamp || exit 1",
+    "fi",
+    "cp prog " .. q(exe),
+  }, "\n")
+  local line = "sh -c " .. q(script)
+  if util.have("flock") then line = "flock " .. q(dir .. "/.lock") .. " " .. line end
+  local status, out, err = M.shell(line)
   assert(status == 0, out .. err)
 end
 
