@@ -571,18 +571,29 @@ int main(int c, char **v) { int n = c > 1 ? atoi(v[1]) : 100; for (int i = 0; i 
       end)
     end
 
-    it("counts every record of a real recording as perf does", function()
-      if not HAVE_PERF then return pending("perf is not installed") end
-      local src = tmp .. "/busy.c"
-      util.spit(src, [[
+    -- The program the two tests on real recordings record (leaf called
+    -- through middle), compiled once for both.
+    local busy_exe
+    local function busy_program()
+      if not busy_exe then
+        local src = tmp .. "/busy.c"
+        util.spit(src, [[
 #include <stdlib.h>
 volatile long s;
 void leaf(int n) { for (int i = 0; i < n; i++) s += i; }
 void middle(int n) { leaf(n); leaf(n); }
 int main(int c, char **v) { int n = c > 1 ? atoi(v[1]) : 100; for (int i = 0; i < n; i++) middle(100000); return 0; }
 ]])
-      local exe = tmp .. "/busy"
-      assert.equal(0, (cmd.shell("gcc -O1 -g -fno-omit-frame-pointer -o " .. q(exe) .. " " .. q(src))))
+        local exe = tmp .. "/busy"
+        assert.equal(0, (cmd.shell("gcc -O1 -g -fno-omit-frame-pointer -o " .. q(exe) .. " " .. q(src))))
+        busy_exe = exe
+      end
+      return busy_exe
+    end
+
+    it("counts every record of a real recording as perf does", function()
+      if not HAVE_PERF then return pending("perf is not installed") end
+      local exe = busy_program()
       for _, mode in ipairs({ "file", "pipe" }) do
         local path = tmp .. "/real-" .. mode .. ".data"
         local rec = mode == "file" and ("-o " .. q(path)) or ("-o - > " .. q(path))
@@ -604,16 +615,7 @@ int main(int c, char **v) { int n = c > 1 ? atoi(v[1]) : 100; for (int i = 0; i 
 
     it("counts every record of real recordings with and without -z as perf does", function()
       if not HAVE_PERF then return pending("perf is not installed") end
-      local src = tmp .. "/busyz.c"
-      util.spit(src, [[
-#include <stdlib.h>
-volatile long s;
-void leaf(int n) { for (int i = 0; i < n; i++) s += i; }
-void middle(int n) { leaf(n); leaf(n); }
-int main(int c, char **v) { int n = c > 1 ? atoi(v[1]) : 100; for (int i = 0; i < n; i++) middle(100000); return 0; }
-]])
-      local exe = tmp .. "/busyz"
-      assert.equal(0, (cmd.shell("gcc -O1 -g -fno-omit-frame-pointer -o " .. q(exe) .. " " .. q(src))))
+      local exe = busy_program()
       for _, z in ipairs({ "", "-z " }) do
         local path = tmp .. "/real" .. (z ~= "" and "-z" or "") .. ".data"
         local status, out, err = cmd.shell("perf record " .. z .. "-e cpu-clock -F 999 -g -o " .. q(path)
