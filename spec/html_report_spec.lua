@@ -487,6 +487,9 @@ describe("lgprof.report.html in headless Chromium", function()
       -- 1,000,000 distinct arcs, 3% of them backwards (cycles), the others
       -- to one of the next 32 functions
       local N, A = 100000, 1000000
+      -- (Lua's generational collector suits building these tables, nearly
+      -- all of which stay alive: 20% less CPU than the incremental one)
+      collectgarbage("generational")
       local rand = prng.new(17)
       -- (function f<i> is keyed by the integer i, and an arc names its ends
       -- by their keys: no string per arc end)
@@ -508,6 +511,7 @@ describe("lgprof.report.html in headless Chromium", function()
       end
       local exe, gmon = synth.write(tmp, "b3", { funcs = funcs, arcs = arcs })
       funcs, arcs, seen = nil, nil, nil
+      collectgarbage("incremental")
       collectgarbage()
       local path = tmp .. "/b3.html"
       local t0 = util.read_cmd("date +%s.%N")
