@@ -34,6 +34,11 @@ M.css = [==[
 #tl-legend { display: flex; gap: 12px; flex-wrap: wrap; font-size: 12px; color: var(--muted); }
 #tl-legend i { display: inline-block; width: 12px; height: 10px; margin-right: 4px; vertical-align: middle; }
 #tl-sel { font-variant-numeric: tabular-nums; }
+/* (the parts below the timeline are laid out and painted only in or near
+   the view: a selection draws them all again, and off screen that work was
+   most of a redraw's) */
+#tl-sec ~ #flame-sec, #tl-sec ~ #main, #tl-sec ~ #cycles-sec {
+  content-visibility: auto; contain-intrinsic-size: auto 500px; }
 ]==]
 
 M.js = [==[
@@ -736,13 +741,22 @@ M.js = [==[
   // the page's parts anew (fresh nodes: no listeners of the drawing
   // before), each in its place: the section and the tables stay attached
   // (taken out and put back, the canvases would be painted again)
+  var LAZY = { "flame-sec": 1, main: 1, "cycles-sec": 1 }; // (those of the css above)
   function freshPage() {
     var page = $("lgprof-page"), tmp = document.createElement("div");
+    // (the flame graph's width, as drawn: no layout to read it)
+    var drawn = document.querySelector("#flame > svg"), width = drawn && drawn.getAttribute("width");
     tmp.innerHTML = GR.G.skeleton;
     Array.prototype.slice.call(tmp.children).forEach(function (n) {
       var old = n.id && document.getElementById(n.id);
-      if (old && old.parentNode === page) page.replaceChild(n, old); else page.appendChild(n);
+      // (the parts below the timeline keep their element, with fresh
+      // contents: an element of content-visibility: auto is skipped off
+      // screen once a frame has found it there, a new one only after its
+      // first frame, in which it would be laid out and painted whole)
+      if (old && old.parentNode === page && LAZY[n.id]) old.replaceChildren.apply(old, Array.prototype.slice.call(n.childNodes));
+      else if (old && old.parentNode === page) page.replaceChild(n, old); else page.appendChild(n);
     });
+    if (width && $("flame")) $("flame").setAttribute("data-width", width);
   }
   var pageMain = window.lgprofMain;
   window.lgprofMain = function () { pageMain(); place(); };
