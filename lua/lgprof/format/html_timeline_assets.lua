@@ -114,7 +114,9 @@ M.js = [==[
     var m = 0;
     n = 0;
     for (k = 0; k < NSAMP; k++) if (SK[STK[k]] && T.is_time) SPANNING[m++] = k; else BY_TIME[n++] = k;
-    BY_TIME.sort(function (x, y) { return TIME[x] - TIME[y] || x - y; });
+    // (a recording's samples mostly come in time order: then no sort)
+    for (k = 1; k < n && TIME[BY_TIME[k - 1]] <= TIME[BY_TIME[k]]; k++);
+    if (k < n) BY_TIME.sort(function (x, y) { return TIME[x] - TIME[y] || x - y; });
     TIMES = new Float64Array(n);
     for (k = 0; k < n; k++) TIMES[k] = TIME[BY_TIME[k]];
   }
