@@ -830,13 +830,16 @@ M.js = [==[
   apply();
   // (the tree's walk right after the first frame: not before the page
   // shows, and done before a first selection has to wait for it; then, in
-  // a task of its own, the sums of a range of the recording's first
-  // millisecond, their result unused: the engine compiles a selection's
-  // loops over the tree then, not in the first selection)
+  // a task of its own, the page of a sixth of the recording (its third to
+  // its half), its result unused: the engine compiles a selection's loops
+  // then, not in the first selection; a range of one millisecond left the
+  // loops over a range's samples and functions cold)
   requestAnimationFrame(function () {
     setTimeout(function () {
       walkTree();
-      setTimeout(function () { compute({ from: 0, to: 1000, thread: -1, dso: -1 }); }, 0);
+      setTimeout(function () {
+        compute({ from: Math.round(SPAN / 3), to: Math.round(SPAN / 2), thread: -1, dso: -1 });
+      }, 0);
     }, 0);
   });
   window.lgprofTimelineReady = true;
