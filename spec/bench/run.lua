@@ -52,7 +52,8 @@
 --       timeline (the fragment's range=) until its frame is painted (the
 --       page recomputed: target < 200 ms; what the view shows then, the
 --       top of the page: the parts below it are laid out and painted only
---       when they come near the view), then, the timeline scrolled to the
+--       when they come near the view, those near it in a frame after the
+--       one timed), then, the timeline scrolled to the
 --       top of the view, a second range (its flame graph and flat profile
 --       in view: painted too); medians of BENCH_RUNS loads
 --
