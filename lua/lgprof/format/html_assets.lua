@@ -327,7 +327,12 @@ assets.js = [==[
   function flame() {
     var box = $("flame");
     if (!zoom) { box.innerHTML = "<p class=\"note\">No stacks: the profile has no time in its call graph.</p>"; return; }
-    var W = Math.max(box.clientWidth, 300), scale = zoom.v > 0 ? W / zoom.v : 0;
+    // (the width a redraw of the page's parts hands over, read before
+    // they were replaced: the box's own width, read here, would lay out the
+    // half-drawn page once more before its frame)
+    var given = +box.getAttribute("data-width");
+    if (given) box.removeAttribute("data-width");
+    var W = Math.max(given || box.clientWidth, 300), scale = zoom.v > 0 ? W / zoom.v : 0;
     var out = [], maxDepth = 0, anc = [];
     for (var a = zoom; a; a = a.parent >= 0 ? nodes[a.parent] : null) anc.push(a);
     function frame(n, x, w, dim) {

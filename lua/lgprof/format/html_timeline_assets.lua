@@ -34,6 +34,11 @@ M.css = [==[
 #tl-legend { display: flex; gap: 12px; flex-wrap: wrap; font-size: 12px; color: var(--muted); }
 #tl-legend i { display: inline-block; width: 12px; height: 10px; margin-right: 4px; vertical-align: middle; }
 #tl-sel { font-variant-numeric: tabular-nums; }
+/* (the parts below the timeline are laid out and painted only in or near
+   the view: a selection draws them all again, and off screen that work was
+   most of a redraw's) */
+#tl-sec ~ #flame-sec, #tl-sec ~ #main, #tl-sec ~ #cycles-sec {
+  content-visibility: auto; contain-intrinsic-size: auto 500px; }
 ]==]
 
 M.js = [==[
@@ -109,7 +114,9 @@ M.js = [==[
     var m = 0;
     n = 0;
     for (k = 0; k < NSAMP; k++) if (SK[STK[k]] && T.is_time) SPANNING[m++] = k; else BY_TIME[n++] = k;
-    BY_TIME.sort(function (x, y) { return TIME[x] - TIME[y] || x - y; });
+    // (a recording's samples mostly come in time order: then no sort)
+    for (k = 1; k < n && TIME[BY_TIME[k - 1]] <= TIME[BY_TIME[k]]; k++);
+    if (k < n) BY_TIME.sort(function (x, y) { return TIME[x] - TIME[y] || x - y; });
     TIMES = new Float64Array(n);
     for (k = 0; k < n; k++) TIMES[k] = TIME[BY_TIME[k]];
   }
@@ -314,6 +321,29 @@ M.js = [==[
     return out;
   }
 
+  // the k-th smallest of the numbers a (from 0; a reordered; Infinity past
+  // the end), in linear time on average where a sort of them all took a
+  // tenth of a selection's work: Hoare's selection about a median of three,
+  // its part left sorted after 2 log2(n) rounds (never quadratic)
+  function kth(a, k) {
+    if (k >= a.length) return Infinity;
+    var lo = 0, hi = a.length - 1, rounds = 2 * Math.ceil(Math.log2(a.length + 1));
+    while (lo < hi) {
+      if (rounds-- <= 0) { a.subarray(lo, hi + 1).sort(); break; }
+      var x = a[lo], y = a[(lo + hi) >>> 1], z = a[hi];
+      var p = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+      var i = lo, j = hi;
+      do { // (a[lo..j] <= p <= a[i..hi] after it, and p between them)
+        while (a[i] < p) i++;
+        while (p < a[j]) j--;
+        if (i <= j) { var t = a[i]; a[i] = a[j]; a[j] = t; i++; j--; }
+      } while (i <= j);
+      if (j < k) lo = i;
+      if (k < i) hi = j;
+    }
+    return a[k];
+  }
+
   // ---- the page's data of a selection, as lgprof.format.html's page_data
   // makes it, from the samples' stacks
   function compute(sel) {
@@ -337,15 +367,14 @@ M.js = [==[
     var unit = T.is_time ? 1000 : 1; // the flame graph's values: microseconds, or counts
     // the functions embedded: the max_functions with the most total time,
     // and the flame graph's
-    // (a numeric sort finds the cut; only the functions above it are sorted
+    // (a selection finds the cut; only the functions above it are sorted
     // by a comparator)
     var cand = [], ncand = 0, cut = 0;
     for (f = 0; f < NF; f++) if (tot[f] > 0) ncand++;
     if (O.max_functions >= 0 && ncand > O.max_functions) {
       var tots = new Float64Array(ncand);
       for (f = 0, i = 0; f < NF; f++) if (tot[f] > 0) tots[i++] = tot[f];
-      tots.sort();
-      cut = tots[ncand - O.max_functions];
+      cut = kth(tots, ncand - O.max_functions);
     }
     for (f = 0; f < NF; f++) if (tot[f] > 0 && tot[f] >= cut) cand.push(f);
     cand.sort(function (a, b) { return tot[b] - tot[a] || FIDX[a] - FIDX[b]; });
@@ -736,13 +765,22 @@ M.js = [==[
   // the page's parts anew (fresh nodes: no listeners of the drawing
   // before), each in its place: the section and the tables stay attached
   // (taken out and put back, the canvases would be painted again)
+  var LAZY = { "flame-sec": 1, main: 1, "cycles-sec": 1 }; // (those of the css above)
   function freshPage() {
     var page = $("lgprof-page"), tmp = document.createElement("div");
+    // (the flame graph's width, as drawn: no layout to read it)
+    var drawn = document.querySelector("#flame > svg"), width = drawn && drawn.getAttribute("width");
     tmp.innerHTML = GR.G.skeleton;
     Array.prototype.slice.call(tmp.children).forEach(function (n) {
       var old = n.id && document.getElementById(n.id);
-      if (old && old.parentNode === page) page.replaceChild(n, old); else page.appendChild(n);
+      // (the parts below the timeline keep their element, with fresh
+      // contents: an element of content-visibility: auto is skipped off
+      // screen once a frame has found it there, a new one only after its
+      // first frame, in which it would be laid out and painted whole)
+      if (old && old.parentNode === page && LAZY[n.id]) old.replaceChildren.apply(old, Array.prototype.slice.call(n.childNodes));
+      else if (old && old.parentNode === page) page.replaceChild(n, old); else page.appendChild(n);
     });
+    if (width && $("flame")) $("flame").setAttribute("data-width", width);
   }
   var pageMain = window.lgprofMain;
   window.lgprofMain = function () { pageMain(); place(); };
@@ -792,13 +830,16 @@ M.js = [==[
   apply();
   // (the tree's walk right after the first frame: not before the page
   // shows, and done before a first selection has to wait for it; then, in
-  // a task of its own, the sums of a range of the recording's first
-  // millisecond, their result unused: the engine compiles a selection's
-  // loops over the tree then, not in the first selection)
+  // a task of its own, the page of a sixth of the recording (its third to
+  // its half), its result unused: the engine compiles a selection's loops
+  // then, not in the first selection; a range of one millisecond left the
+  // loops over a range's samples and functions cold)
   requestAnimationFrame(function () {
     setTimeout(function () {
       walkTree();
-      setTimeout(function () { compute({ from: 0, to: 1000, thread: -1, dso: -1 }); }, 0);
+      setTimeout(function () {
+        compute({ from: Math.round(SPAN / 3), to: Math.round(SPAN / 2), thread: -1, dso: -1 });
+      }, 0);
     }, 0);
   });
   window.lgprofTimelineReady = true;
