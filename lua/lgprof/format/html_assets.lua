@@ -106,7 +106,10 @@ assets.body = [==[
 assets.js = [==[
 (function () {
   "use strict";
-  var D = JSON.parse(document.getElementById("lgprof-data").textContent);
+  // (a drawing from data the page made itself, the timeline's selection,
+  // hands it over as it is: the text in #lgprof-data is the same data)
+  var D = window.lgprofPageData || JSON.parse(document.getElementById("lgprof-data").textContent);
+  window.lgprofPageData = null;
   var M = D.meta, F = D.fns, CYC = {}, AT = {};
   var NOCALLS = !!M.measured && !M.counted; // perf.data alone: a sampler counts no calls
   // the page may be drawn again (a thread's data: html_groups): the window's

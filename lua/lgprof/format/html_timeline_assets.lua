@@ -39,6 +39,10 @@ M.css = [==[
    most of a redraw's) */
 #tl-sec ~ #flame-sec, #tl-sec ~ #main, #tl-sec ~ #cycles-sec {
   content-visibility: auto; contain-intrinsic-size: auto 500px; }
+/* (and the threads and binaries tables above it, once the timeline is
+   scrolled to the top of the view, where a drag selects: the tables are
+   drawn again into the same element) */
+#groups-sec { content-visibility: auto; contain-intrinsic-size: auto 460px; }
 ]==]
 
 M.js = [==[
@@ -798,6 +802,7 @@ M.js = [==[
           if (sel.thread >= 0 && GR) GR.G.label.thread[String(T.th[sel.thread][1])] = threadLabel(sel.thread);
           dataEl.textContent = JSON.stringify(r.D);
           if (GR) freshPage();
+          window.lgprofPageData = r.D; // (no parse of the text just written)
           window.lgprofMain();
           if (GR) GR.tables(sel.from !== null ? r.tables : null, st.thread || "", st.dso || "");
           computed = true;
