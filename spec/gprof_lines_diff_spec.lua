@@ -23,9 +23,10 @@
 -- count of line symbols goes wrong on some C++ programs at -O2), nothing can
 -- be compared: lgprof must then succeed (or fail on bad input, in one line).
 -- Cases that write files (-y, -s) run in working directories of their own,
--- one for each tool; the others run lgprof in this process (lgprof.cli.main),
--- or in the command run in the comparison's directory when DWARF names files
--- relative to the working directory.
+-- one for each tool; lgprof runs in this process (lgprof.cli.main), in the
+-- case's working directory, or in the comparison's directory when DWARF names
+-- files relative to the working directory, as gprof does; the first case of
+-- each build runs the command itself.
 -- gprof's answers are kept in build/gprof-cache (helpers.oracle).
 -- Every differing case is listed in the failure message, followed by a
 -- unified diff of the first difference. Without /usr/bin/gprof every test is
@@ -186,7 +187,7 @@ local function check(prog, variant, with_synth)
   local cases = build_cases(dir, b, sets, subst)
   cases[1].spawn = true
   -- names relative to the working directory: lgprof runs in dir, as gprof
-  for _, c in ipairs(built.relative and cases or {}) do c.spawn = true end
+  for _, c in ipairs(built.relative and cases or {}) do c.indir = true end
   local g, l = differ.run_both(dir, cases, files)
 
   -- guard against a vacuous comparison (both tools failing the same way)
