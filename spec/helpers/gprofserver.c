@@ -19,6 +19,7 @@
  * of the children's environment. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,15 +71,10 @@ static void run_child(const char *cwd, const char *prefix, int argc, char **argv
   exit(program_main(argc, argv, envp));
 }
 
-static int serve(const char *jobs, char **envp)
+/* Runs the jobs of text[0..size) (a job file: its last byte NUL); 0, or
+ * 125 for a job file it cannot read or a child it cannot start. */
+static int run_jobs(char *text, size_t size, char **envp)
 {
-  int fd = open(jobs, O_RDONLY);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) return 125;
-  size_t size = (size_t)st.st_size;
-  char *text = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (text == MAP_FAILED || text[size - 1] != '\0') return 125;
   char *argv[MAX_ARGS + 1];
   char *at = text, *end = text + size;
   while (at < end) {
@@ -101,16 +97,38 @@ static int serve(const char *jobs, char **envp)
     if (pid < 0) return 125;
     if (pid == 0) run_child(fields[0], fields[1], (int)argc, argv, envp);
     int status;
-    while (waitpid(pid, &status, 0) < 0) {}
+    while (waitpid(pid, &status, 0) < 0) {
+      if (errno != EINTR) return 125;
+    }
     int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     int rcfd = open_output(fields[1], "rc");
     if (rcfd < 0) return 125;
     char line[16];
     int n = snprintf(line, sizeof line, "%d\n", rc);
-    if (write(rcfd, line, (size_t)n) != n) return 125;
+    ssize_t wrote = write(rcfd, line, (size_t)n);
     close(rcfd);
+    if (wrote != n) return 125;
   }
   return 0;
+}
+
+/* The job file mapped (copy on write: no allocation), run, unmapped. */
+static int serve(const char *jobs, char **envp)
+{
+  int fd = open(jobs, O_RDONLY);
+  if (fd < 0) return 125;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+    close(fd);
+    return 125;
+  }
+  size_t size = (size_t)st.st_size;
+  char *text = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (text == MAP_FAILED) return 125;
+  int rc = text[size - 1] == '\0' ? run_jobs(text, size, envp) : 125;
+  munmap(text, size);
+  return rc;
 }
 
 static int server_main(int argc, char **argv, char **envp)
@@ -120,6 +138,10 @@ static int server_main(int argc, char **argv, char **envp)
   return serve(jobs, envp);
 }
 
+/* (glibc's entry point, which the program's _start calls: this library's
+ * comes first, LD_PRELOAD's) */
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
+                      void (*rtld_fini)(void), void *stack_end);
 int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
                       void (*rtld_fini)(void), void *stack_end)
 {
