@@ -145,7 +145,7 @@ local function gprof_server()
   local out = fx.root .. "/build/spec/gprofserver.so"
   local made, from = lfs.attributes(out, "modification"), lfs.attributes(src, "modification")
   if not from then return false end
-  if not made or made <= from then
+  if not made or made < from then
     util.mkdir(fx.root .. "/build/spec")
     -- (under a name of this process's own, renamed: another spec process
     -- may be compiling it too)
