@@ -157,8 +157,10 @@ local function check_variant(prog, variant)
   local three_args = { b.exe, b.gmon[1], b.gmon[2], b.gmon[3] }
   local gsum_path, lsum_path = gdir .. "/gmon.sum", ldir .. "/gmon.sum"
   local results = {}
-  results.gs = oracle.gprof_many(dir, { { args = { "-s", table.unpack(three_args) }, cwd = "sum-gprof",
-    collect = "^gmon%.sum$" } }, files)[1]
+  results.gs, results.ref = table.unpack(oracle.gprof_many(dir, {
+    { args = { "-s", table.unpack(three_args) }, cwd = "sum-gprof", collect = "^gmon%.sum$" },
+    { args = { "-b", table.unpack(three_args) } },
+  }, files))
   if results.gs.files and results.gs.files["gmon.sum"] then spit(gsum_path, results.gs.files["gmon.sum"]) end
   results.ls = differ.lgprof_inproc_in(ldir, { "-s", table.unpack(three_args) })
   if not results.ls then -- (no LuaFileSystem: the command, in its folder)
@@ -168,15 +170,21 @@ local function check_variant(prog, variant)
   end
   -- (gprof's gmon.sum is compared below, apart from its spare bytes)
   results.gs = { out = results.gs.out, err = results.gs.err, rc = results.gs.rc }
-  results.ref = oracle.gprof_many(dir, { { args = { "-b", table.unpack(three_args) } } }, files)[1]
+  -- gprof on either gmon.sum (one batch), lgprof on either
   local none = { out = "", err = "(no gmon.sum)", rc = -1 }
-  local function on_sum(path, tool)
-    if not util.slurp(path) then return none end
-    if tool == "lgprof" then return differ.lgprof_inproc({ "-b", b.exe, path }) end
-    return oracle.gprof_many(dir, { { args = { "-b", b.exe, path } } }, { b.exe, path })[1]
+  local sums = {}
+  for _, path in ipairs { gsum_path, lsum_path } do
+    if util.slurp(path) then sums[#sums + 1] = path end
   end
-  results.gg, results.ll = on_sum(gsum_path, "gprof"), on_sum(lsum_path, "lgprof")
-  results.gl, results.lg = on_sum(lsum_path, "gprof"), on_sum(gsum_path, "lgprof")
+  local on_sum = {}
+  for k, r in ipairs(#sums > 0 and oracle.gprof_many(dir, {
+    { args = { "-b", b.exe, sums[1] } }, sums[2] and { args = { "-b", b.exe, sums[2] } } or nil,
+  }, { b.exe, table.unpack(sums) }) or {}) do
+    on_sum[sums[k]] = r
+  end
+  results.gg, results.gl = on_sum[gsum_path] or none, on_sum[lsum_path] or none
+  results.ll = on_sum[lsum_path] and differ.lgprof_inproc({ "-b", b.exe, lsum_path }) or none
+  results.lg = on_sum[gsum_path] and differ.lgprof_inproc({ "-b", b.exe, gsum_path }) or none
   local function res(name) return results[name] end
   local G3 = "gprof -b exe g1 g2 g3"
   local GG = "gprof -b exe gmon.sum(by gprof -s)"
