@@ -68,7 +68,7 @@ local A_C = "#include \"h.h\"\nvoid work(int);\nvoid idle(void);\nint main(void)
 -- name -> address of the ELF symbols of exe (statics of one name: a list)
 local function symbols(exe)
   local s = {}
-  for a, name in util.read_cmd("nm " .. q(exe)):gmatch("(%x+) %a (%S+)\n") do
+  for a, name in util.read_cmd(util.NM .. " " .. q(exe)):gmatch("(%x+) %a (%S+)\n") do
     local list = s[name] or {}
     list[#list + 1] = tonumber(a, 16)
     s[name] = list

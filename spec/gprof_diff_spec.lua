@@ -149,30 +149,43 @@ local function check_variant(prog, variant)
   --     tied call-graph lines after -s (it writes the arcs normalised, so the
   --     arc order, the only tie-breaker left, changes), so byte equality does
   --     not hold even for gprof -b exe gmon.sum against gprof -b exe g1 g2 g3.
+  -- (gprof through the oracle, its gmon.sum kept with its answer; lgprof in
+  -- this process, in its folder)
   local gdir, ldir = dir .. "/sum-gprof", dir .. "/sum-lgprof"
   util.mkdirs({ gdir, ldir })
   local three = sq(b.exe) .. " " .. sq(b.gmon[1]) .. " " .. sq(b.gmon[2]) .. " " .. sq(b.gmon[3])
-  local gsum, lsum = sq(gdir .. "/gmon.sum"), sq(ldir .. "/gmon.sum")
-  local script = table.concat({
-    "cd " .. sq(gdir) .. " && " .. GPROF_CMD .. " -s " .. three
-      .. " >s.out 2>s.err </dev/null; echo $? >s.rc",
-    "cd " .. sq(ldir) .. " && " .. LGPROF_CMD .. " -s " .. three
-      .. " >s.out 2>s.err </dev/null; echo $? >s.rc",
-    "cd " .. sq(dir),
-    GPROF_CMD .. " -b " .. three .. " >ref.out 2>ref.err; echo $? >ref.rc",
-    GPROF_CMD .. " -b " .. sq(b.exe) .. " " .. gsum .. " >gg.out 2>gg.err; echo $? >gg.rc",
-    LGPROF_CMD .. " -b " .. sq(b.exe) .. " " .. lsum .. " >ll.out 2>ll.err; echo $? >ll.rc",
-    GPROF_CMD .. " -b " .. sq(b.exe) .. " " .. lsum .. " >gl.out 2>gl.err; echo $? >gl.rc",
-    LGPROF_CMD .. " -b " .. sq(b.exe) .. " " .. gsum .. " >lg.out 2>lg.err; echo $? >lg.rc",
-  }, "\n") .. "\n"
-  spit(dir .. "/sum.sh", script)
-  assert(exec_ok("sh " .. sq(dir .. "/sum.sh")), "running the -s script failed")
-  local function res(prefix)
-    return {
-      out = slurp(prefix .. ".out") or "", err = slurp(prefix .. ".err") or "",
-      rc = tonumber((slurp(prefix .. ".rc") or ""):match("%d+")),
-    }
+  local three_args = { b.exe, b.gmon[1], b.gmon[2], b.gmon[3] }
+  local gsum_path, lsum_path = gdir .. "/gmon.sum", ldir .. "/gmon.sum"
+  local results = {}
+  results.gs, results.ref = table.unpack(oracle.gprof_many(dir, {
+    { args = { "-s", table.unpack(three_args) }, cwd = "sum-gprof", collect = "^gmon%.sum$" },
+    { args = { "-b", table.unpack(three_args) } },
+  }, files))
+  if results.gs.files and results.gs.files["gmon.sum"] then spit(gsum_path, results.gs.files["gmon.sum"]) end
+  results.ls = differ.lgprof_inproc_in(ldir, { "-s", table.unpack(three_args) })
+  if not results.ls then -- (no LuaFileSystem: the command, in its folder)
+    assert(exec_ok(("cd %s && %s -s %s >l.1.out 2>l.1.err </dev/null; echo $? >l.1.rc"):format(sq(ldir),
+      LGPROF_CMD, three)))
+    results.ls = result(ldir, "l", 1)
   end
+  -- (gprof's gmon.sum is compared below, apart from its spare bytes)
+  results.gs = { out = results.gs.out, err = results.gs.err, rc = results.gs.rc }
+  -- gprof on either gmon.sum (one batch), lgprof on either
+  local none = { out = "", err = "(no gmon.sum)", rc = -1 }
+  local sums = {}
+  for _, path in ipairs { gsum_path, lsum_path } do
+    if util.slurp(path) then sums[#sums + 1] = path end
+  end
+  local on_sum = {}
+  for k, r in ipairs(#sums > 0 and oracle.gprof_many(dir, {
+    { args = { "-b", b.exe, sums[1] } }, sums[2] and { args = { "-b", b.exe, sums[2] } } or nil,
+  }, { b.exe, table.unpack(sums) }) or {}) do
+    on_sum[sums[k]] = r
+  end
+  results.gg, results.gl = on_sum[gsum_path] or none, on_sum[lsum_path] or none
+  results.ll = on_sum[lsum_path] and differ.lgprof_inproc({ "-b", b.exe, lsum_path }) or none
+  results.lg = on_sum[gsum_path] and differ.lgprof_inproc({ "-b", b.exe, gsum_path }) or none
+  local function res(name) return results[name] end
   local G3 = "gprof -b exe g1 g2 g3"
   local GG = "gprof -b exe gmon.sum(by gprof -s)"
   local LL = "lgprof -b exe gmon.sum(by lgprof -s)"
@@ -185,26 +198,26 @@ local function check_variant(prog, variant)
   end
   local exe = sq(b.exe)
   local sum_checks = {
-    { label = "-s [3 profiles]", a = res(gdir .. "/s"), b = res(ldir .. "/s"),
+    { label = "-s [3 profiles]", a = res("gs"), b = res("ls"),
       cmd = "(cd $A && gprof -s " .. three .. ") vs (cd $B && lgprof -s " .. three .. ")" },
-    { label = LL .. " vs " .. GG, a = res(dir .. "/gg"), b = res(dir .. "/ll"),
+    { label = LL .. " vs " .. GG, a = res("gg"), b = res("ll"),
       la = GG, lb = LL,
       cmd = recipe("gprof -b " .. exe .. " $A/gmon.sum", "lgprof -b " .. exe .. " $B/gmon.sum") },
-    { label = GL .. " vs " .. GG, a = res(dir .. "/gg"), b = res(dir .. "/gl"),
+    { label = GL .. " vs " .. GG, a = res("gg"), b = res("gl"),
       la = GG, lb = GL,
       cmd = recipe("gprof -b " .. exe .. " $A/gmon.sum", "gprof -b " .. exe .. " $B/gmon.sum") },
-    { label = LG .. " vs " .. GG, a = res(dir .. "/gg"), b = res(dir .. "/lg"),
+    { label = LG .. " vs " .. GG, a = res("gg"), b = res("lg"),
       la = GG, lb = LG,
       cmd = recipe("gprof -b " .. exe .. " $A/gmon.sum", "lgprof -b " .. exe .. " $A/gmon.sum") },
     -- gprof's own summing can round a share differently from reading the
     -- three files (6.2 vs 6.3% seen): the two reports on the sums are then
     -- held to the three-file one up to that rounding (lgprof's is still held
     -- byte for byte to gprof's above); any other difference fails
-    { label = GG .. " vs " .. G3 .. " (sorted lines)", a = res(dir .. "/ref"),
-      b = res(dir .. "/gg"), la = G3, lb = GG, unordered = true, gprof_only = true,
+    { label = GG .. " vs " .. G3 .. " (sorted lines)", a = res("ref"),
+      b = res("gg"), la = G3, lb = GG, unordered = true, gprof_only = true,
       cmd = recipe("gprof -b " .. three .. " | sort", "gprof -b " .. exe .. " $A/gmon.sum | sort") },
-    { label = LL .. " vs " .. G3 .. " (sorted lines)", a = res(dir .. "/ref"),
-      b = res(dir .. "/ll"), la = G3, lb = LL, unordered = true, if_gprof_agrees = true,
+    { label = LL .. " vs " .. G3 .. " (sorted lines)", a = res("ref"),
+      b = res("ll"), la = G3, lb = LL, unordered = true, if_gprof_agrees = true,
       cmd = recipe("gprof -b " .. three .. " | sort", "lgprof -b " .. exe .. " $B/gmon.sum | sort") },
   }
   -- gprof against itself says nothing of lgprof, and how gprof's summed

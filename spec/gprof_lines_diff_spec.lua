@@ -23,9 +23,10 @@
 -- count of line symbols goes wrong on some C++ programs at -O2), nothing can
 -- be compared: lgprof must then succeed (or fail on bad input, in one line).
 -- Cases that write files (-y, -s) run in working directories of their own,
--- one for each tool; the others run lgprof in this process (lgprof.cli.main),
--- or in the command run in the comparison's directory when DWARF names files
--- relative to the working directory.
+-- one for each tool; lgprof runs in this process (lgprof.cli.main), in the
+-- case's working directory, or in the comparison's directory when DWARF names
+-- files relative to the working directory, as gprof does; the first case of
+-- each build runs the command itself.
 -- gprof's answers are kept in build/gprof-cache (helpers.oracle).
 -- Every differing case is listed in the failure message, followed by a
 -- unified diff of the first difference. Without /usr/bin/gprof every test is
@@ -83,14 +84,13 @@ local WRITES = { ["-y"] = true, ["--separate-files"] = true, ["-s"] = true }
 
 local function mktemp() return util.mktempdir("lgprof-lines") end
 
--- gprof's report on some arguments (kept by the oracle).
-local function gprof_out(dir, args, files)
-  return oracle.gprof_many(dir, { { args = args } }, files)[1].out
-end
-
 -- FILE:LINE of gprof -b -l -p's first row with one ("main" when none).
+-- (Asked with the heaviest functions' run, in one server of gprof.)
 local function heaviest_line(dir, b, files)
-  local out = gprof_out(dir, { "-b", "-l", "-p", b.exe, b.gmon[1] }, files)
+  local out = oracle.gprof_many(dir, {
+    { args = { "-b", "-p", "--no-demangle", b.exe, b.gmon[1] } },
+    { args = { "-b", "-l", "-p", b.exe, b.gmon[1] } },
+  }, files)[2].out
   local file, line = out:match("%(([^%s():]+):(%d+) @ %x+%)")
   return file and file .. ":" .. line or "main"
 end
@@ -167,8 +167,9 @@ local function check(prog, variant, with_synth)
   for _, s in ipairs(built.sources) do files[#files + 1] = s end
   local src = built.src_dir or built.sources[1]:match("^(.*)/[^/]*$")
   assert(exec_ok("cp -R " .. sq(src) .. " " .. sq(dir .. "/src")))
+  local fl = heaviest_line(dir, b, files)
   local fn, fn2 = differ.heaviest(dir, b.exe, b.gmon[1], files)
-  local subst = { FN2 = fn2, FN = fn, FL = heaviest_line(dir, b, files), SRC = src }
+  local subst = { FN2 = fn2, FN = fn, FL = fl, SRC = src }
 
   local sets = {
     { list = { "-l" }, profiles = { b.gmon[1] }, tag = "1 profile, the command" },
@@ -186,7 +187,7 @@ local function check(prog, variant, with_synth)
   local cases = build_cases(dir, b, sets, subst)
   cases[1].spawn = true
   -- names relative to the working directory: lgprof runs in dir, as gprof
-  for _, c in ipairs(built.relative and cases or {}) do c.spawn = true end
+  for _, c in ipairs(built.relative and cases or {}) do c.indir = true end
   local g, l = differ.run_both(dir, cases, files)
 
   -- guard against a vacuous comparison (both tools failing the same way)

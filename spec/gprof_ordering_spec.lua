@@ -57,7 +57,8 @@ local function check_program(prog, variant)
   -- a map whose first line names no symbol of the program and whose other
   -- lines name them all, in that one file: every symbol is dropped
   local all = { "zz_empty.o:0000000000000000 T zz_no_such_function" }
-  for name in read_cmd("nm --defined-only " .. sq(b.exe)):gmatch("%x+ %a ([^\n]+)") do
+  local defined = read_cmd(util.NM .. " --defined-only " .. sq(b.exe))
+  for name in defined:gmatch("%x+ %a ([^\n]+)") do
     all[#all + 1] = "zz_empty.o:0000000000000000 T " .. name
   end
   texts.drop_all = table.concat(all, "\n") .. "\n"
@@ -72,7 +73,7 @@ local function check_program(prog, variant)
   -- FN names several symbols (samename's static helpers): a FROM/TO spec
   -- with it has several runs on a side, which gprof's -r follows through
   -- stale links (looping for ever on some); lgprof refuses it, in one line
-  local _, nfn = read_cmd("nm --defined-only " .. sq(b.exe)):gsub(" [tTW] " .. subst.FN:gsub("%p", "%%%0") .. "\n", "")
+  local _, nfn = defined:gsub(" [tTW] " .. subst.FN:gsub("%p", "%%%0") .. "\n", "")
   local cases = {}
   local function add(text, tail)
     local c = case(text, subst, tail)
@@ -123,7 +124,7 @@ end
 -- hub300's functions by name: { name = address }, from nm.
 local function symbols(exe)
   local t = {}
-  for addr, name in read_cmd("nm --defined-only " .. sq(exe)):gmatch("(%x+) [tTW] (%S+)") do
+  for addr, name in read_cmd(util.NM .. " --defined-only " .. sq(exe)):gmatch("(%x+) [tTW] (%S+)") do
     t[name] = tonumber(addr, 16)
   end
   return t

@@ -144,7 +144,7 @@ end
 -- Symbol addresses from nm: name -> address.
 local function symbols(exe)
   local t = {}
-  for addr, name in read_cmd("nm " .. sq(exe)):gmatch("(%x+) [tT] (%S+)") do
+  for addr, name in read_cmd(util.NM .. " " .. sq(exe)):gmatch("(%x+) [tT] (%S+)") do
     t[name] = tonumber(addr, 16)
   end
   return t

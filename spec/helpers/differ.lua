@@ -10,7 +10,11 @@
 --   spawn = true    lgprof runs as the command (bin/lgprof), not in this
 --                   process through lgprof.cli.main;
 --   cwd = "g/3", lcwd = "l/3"   working directories (relative to dir, made by
---                   the caller) of gprof and of lgprof; a case with one spawns;
+--                   the caller) of gprof and of lgprof: lgprof.cli.main runs
+--                   with this process's working directory changed to it
+--                   (LuaFileSystem's chdir; without it, the case spawns);
+--   indir = true    lgprof runs in dir, as gprof does (relative paths in the
+--                   program's DWARF), in this process as above;
 --   collect = PAT   the files of the working directory whose names match the
 --                   Lua pattern PAT after the run are compared too (-y).
 -- gprof's answers come from helpers.oracle (kept in build/gprof-cache).
@@ -95,14 +99,45 @@ function M.lgprof_inproc(args)
   return { out = text(out), err = text(err), rc = rc }
 end
 
+local have_lfs, lfs = pcall(require, "lfs")
+
+--- lgprof.cli.main's run of args (as lgprof_inproc) with this process's
+-- working directory changed to cwd for the run, and back; nil when it cannot
+-- be changed (no LuaFileSystem). (lgprof resolves relative paths, and
+-- writes -y's and -s's files, through the process's working directory.)
+-- (the module paths made absolute meanwhile: busted's are relative to the
+-- checkout, and lgprof loads some modules on first use)
+local function absolute_paths(paths, base)
+  return (paths:gsub("[^;]+", function(t) return t:match("^/") and t or base .. "/" .. t end))
+end
+function M.lgprof_inproc_in(cwd, args)
+  if not have_lfs then return nil end
+  local back = assert(lfs.currentdir())
+  local path, cpath = package.path, package.cpath
+  package.path, package.cpath = absolute_paths(path, back), absolute_paths(cpath, back)
+  assert(lfs.chdir(cwd))
+  local ok, r = pcall(M.lgprof_inproc, args)
+  assert(lfs.chdir(back))
+  package.path, package.cpath = path, cpath
+  if not ok then error(r, 0) end
+  return r
+end
+
 --- Every case through both tools: gprof through the oracle (kept answers),
--- lgprof in this process, except the cases marked `spawn` or with a working
--- directory (the command, one process each).
+-- lgprof in this process (in the case's working directory, if it has one),
+-- except the cases marked `spawn` (the command, one process each).
 function M.run_both(dir, cases, files)
   local g = oracle.gprof_many(dir, cases, files)
   local l, spawned = {}, {}
   for i, c in ipairs(cases) do
-    if c.spawn or c.cwd then spawned[#spawned + 1] = i else l[i] = M.lgprof_inproc(c.args) end
+    local cwd = c.lcwd or c.cwd
+    if not c.spawn and (cwd or c.indir) then
+      l[i] = M.lgprof_inproc_in(cwd and dir .. "/" .. cwd or dir, c.args)
+      if l[i] and c.collect then l[i].files = oracle.collect(dir .. "/" .. cwd, c.collect) end
+    elseif not c.spawn then
+      l[i] = M.lgprof_inproc(c.args)
+    end
+    if not l[i] then spawned[#spawned + 1] = i end
   end
   if #spawned > 0 then
     local lines = { "cd " .. sq(dir) .. " || exit 1", "unset GPROF_PATH" }

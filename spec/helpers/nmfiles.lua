@@ -8,6 +8,7 @@
 local util = require "helpers.util"
 local cmd = require "helpers.cmd"
 local differ = require "helpers.differ"
+local oracle = require "helpers.oracle"
 
 local M = {}
 local sq, exec_ok, read_cmd, spit = util.q, util.exec_ok, util.read_cmd, util.spit
@@ -112,19 +113,31 @@ M.CRASHES = { crash_empty = true, crash_no_space = true, crash_last_word = true 
 -- process start less a run, some 3,000 in a suite, and a loaded machine
 -- cannot make a slow run look like a loop.)
 local NO_END = { [124] = true, [128 + 9] = true, [128 + 24] = true } -- (timeout, SIGKILL, SIGXCPU)
+-- (Through helpers.oracle's server where it can: one server for each
+-- filling, ulimit's limits inherited by each run.)
+local LIMITS = "ulimit -c 0 && ulimit -f 100000 && ulimit -t 60"
 function M.gprof_runs(dir, cases)
-  local lines = { "cd " .. sq(dir) .. " || exit 1", "unset GPROF_PATH", "ulimit -c 0",
-                  "ulimit -f 100000", "ulimit -t 60" }
+  local ones, alts = {}, {}
   for i, c in ipairs(cases) do
-    lines[#lines + 1] = ("MALLOC_PERTURB_=1 %sgprof %s >g.%d.out 2>g.%d.err </dev/null; echo $? >g.%d.rc")
-      :format(cmd.GPROF_PATH, util.qwords(c.args), i, i, i)
-    if M.reads_map(c.args) then
-      lines[#lines + 1] = ("MALLOC_PERTURB_=254 %sgprof %s >h.%d.out 2>h.%d.err </dev/null; echo $? >h.%d.rc")
-        :format(cmd.GPROF_PATH, util.qwords(c.args), i, i, i)
-    end
+    ones[#ones + 1] = { args = c.args, to = "g." .. i }
+    if M.reads_map(c.args) then alts[#alts + 1] = { args = c.args, to = "h." .. i } end
   end
-  spit(dir .. "/gprof.sh", table.concat(lines, "\n") .. "\n")
-  assert(exec_ok(cmd.NO_ASLR .. "sh " .. sq(dir .. "/gprof.sh")), "running gprof failed")
+  local served = oracle.serve(dir, ones, { env = { MALLOC_PERTURB_ = "1" }, shell = LIMITS })
+    and (#alts == 0 or oracle.serve(dir, alts, { env = { MALLOC_PERTURB_ = "254" }, shell = LIMITS }))
+  if not served then
+    local lines = { "cd " .. sq(dir) .. " || exit 1", "unset GPROF_PATH", "ulimit -c 0",
+                    "ulimit -f 100000", "ulimit -t 60" }
+    for i, c in ipairs(cases) do
+      lines[#lines + 1] = ("MALLOC_PERTURB_=1 %sgprof %s >g.%d.out 2>g.%d.err </dev/null; echo $? >g.%d.rc")
+        :format(cmd.GPROF_PATH, util.qwords(c.args), i, i, i)
+      if M.reads_map(c.args) then
+        lines[#lines + 1] = ("MALLOC_PERTURB_=254 %sgprof %s >h.%d.out 2>h.%d.err </dev/null; echo $? >h.%d.rc")
+          :format(cmd.GPROF_PATH, util.qwords(c.args), i, i, i)
+      end
+    end
+    spit(dir .. "/gprof.sh", table.concat(lines, "\n") .. "\n")
+    assert(exec_ok(cmd.NO_ASLR .. "sh " .. sq(dir .. "/gprof.sh")), "running gprof failed")
+  end
   local g = {}
   for i = 1, #cases do
     g[i] = differ.result(dir, "g", i)

@@ -126,10 +126,81 @@ local function load(key, files, c)
   return r
 end
 
+-- gprof's runs without an exec each: spec/helpers/gprofserver.c, preloaded
+-- into one gprof process, forks a child per case from gprof as it stands
+-- before main, and the child runs gprof's own main on the case's arguments
+-- (an exec and the dynamic linking of gprof's libraries are most of a run's
+-- CPU time on the fixtures). Compiled once into build/spec/ (its bytes kept
+-- here: each use copies it into the comparison's folder, so that LD_PRELOAD,
+-- which splits at blanks, names it by a relative path); false when it cannot
+-- be built, or when LGPROF_SPEC_GPROF_EXEC is set (every run an exec).
+local server_bytes
+local function gprof_server()
+  if server_bytes ~= nil then return server_bytes end
+  server_bytes = false
+  if (os.getenv("LGPROF_SPEC_GPROF_EXEC") or "") ~= "" then return false end
+  local ok, lfs = pcall(require, "lfs")
+  if not ok then return false end
+  local src = fx.root .. "/spec/helpers/gprofserver.c"
+  local out = fx.root .. "/build/spec/gprofserver.so"
+  local made, from = lfs.attributes(out, "modification"), lfs.attributes(src, "modification")
+  if not from then return false end
+  if not made or made < from then
+    util.mkdir(fx.root .. "/build/spec")
+    -- (under a name of this process's own, renamed: another spec process
+    -- may be compiling it too)
+    local tmp = ("%s.%s"):format(out, fnv(tostring({}) .. os.time()))
+    if not util.exec_ok(("cc -std=c99 -O2 -Wall -Wextra -shared -fPIC -o %s %s -ldl 2>/dev/null")
+        :format(q(tmp), q(src))) then
+      os.remove(tmp)
+      return false
+    end
+    os.rename(tmp, out)
+  end
+  server_bytes = util.slurp(out) or false
+  return server_bytes
+end
+
+--- Does gprof run through the server here (see gprof_server)?
+function M.served() return gprof_server() and true or false end
+
+--- Runs gprof through the server in dir, once for each of runs ({ args =
+-- {...}, to = PREFIX }: PREFIX.out, .err and .rc in dir, as a shell's
+-- `gprof ARGS >PREFIX.out 2>PREFIX.err </dev/null; echo $? >PREFIX.rc`
+-- leaves them). opts.env: variables for gprof ({ NAME = value }); opts.shell:
+-- shell words run before it (ulimit's, which every run inherits). false
+-- when there is no server (the caller runs gprof itself).
+function M.serve(dir, runs, opts)
+  opts = opts or {}
+  local bytes = gprof_server()
+  if not bytes then return false end
+  util.spit(dir .. "/gprofserver.so", bytes)
+  local jobs = {}
+  for _, r in ipairs(runs) do
+    jobs[#jobs + 1] = ("\0%s\0%d\0gprof\0"):format(r.to, #r.args + 1)
+    for _, a in ipairs(r.args) do
+      assert(not a:find("\0", 1, true), "an argument with a NUL byte")
+      jobs[#jobs + 1] = a .. "\0"
+    end
+  end
+  util.spit(dir .. "/gprof.jobs", table.concat(jobs))
+  local env = {}
+  for name, value in pairs(opts.env or {}) do env[#env + 1] = name .. "=" .. q(value) .. " " end
+  table.sort(env)
+  local run = ("cd %s && %s%senv -u GPROF_PATH %s%sGPROFSERVER_JOBS=gprof.jobs LD_PRELOAD=./gprofserver.so gprof")
+    :format(q(dir), opts.shell and opts.shell .. " && " or "", cmd.NO_ASLR, table.concat(env),
+      cmd.GPROF_PATH)
+  assert(util.exec_ok(run), "running gprof (the server) failed")
+  return true
+end
+
 --- Runs gprof (as "gprof", in dir) on every case whose answer is not kept,
--- all in one shell, and returns every case's { out, err, rc }. files: the
--- paths the arguments name (see above).
-function M.gprof_many(dir, cases, files)
+-- all in one process (see gprof_server) or one shell, and returns every
+-- case's { out, err, rc }. files: the paths the arguments name (see above).
+-- opts.fresh: run gprof on every case, neither reading nor keeping answers;
+-- opts.exec: with an exec of gprof each (as a user runs it), not the server.
+function M.gprof_many(dir, cases, files, opts)
+  opts = opts or {}
   local digest = M.digests(files)
   for _, path in ipairs(files) do
     assert(digest[path], "cannot read " .. path)
@@ -139,7 +210,7 @@ function M.gprof_many(dir, cases, files)
   local results, todo, keys, first, same = {}, {}, {}, {}, {}
   for i, c in ipairs(cases) do
     keys[i] = key_of(c, files, digest)
-    results[i] = load(keys[i], files, c)
+    if not opts.fresh then results[i] = load(keys[i], files, c) end
     if not results[i] then
       if first[keys[i]] then
         same[#same + 1] = i
@@ -150,14 +221,29 @@ function M.gprof_many(dir, cases, files)
     end
   end
   if #todo == 0 then return results end
-  local lines = { "cd " .. q(dir) .. " || exit 1", "unset GPROF_PATH" }
+  -- the cases with a working directory of their own write files there (-s
+  -- writes gmon.sum, whose spare bytes are whatever gprof's stack held): an
+  -- exec each, as a user's run
+  local served, scripted = {}, {}
   for _, i in ipairs(todo) do
-    local run = ("%s %s"):format(cmd.GPROF_SCRIPT_CMD, util.qwords(cases[i].args))
-    if cases[i].cwd then run = ("(cd %s && %s)"):format(q(cases[i].cwd), run) end
-    lines[#lines + 1] = ("%s >o.%d.out 2>o.%d.err </dev/null; echo $? >o.%d.rc"):format(run, i, i, i)
+    local list = cases[i].cwd and scripted or served
+    list[#list + 1] = i
   end
-  util.spit(dir .. "/oracle.sh", table.concat(lines, "\n") .. "\n")
-  assert(util.exec_ok(cmd.NO_ASLR .. "sh " .. q(dir .. "/oracle.sh")), "running gprof failed")
+  local runs = {}
+  for k, i in ipairs(served) do runs[k] = { args = cases[i].args, to = "o." .. i } end
+  if #served > 0 and (opts.exec or not M.serve(dir, runs)) then
+    table.move(served, 1, #served, #scripted + 1, scripted)
+  end
+  if #scripted > 0 then
+    local lines = { "cd " .. q(dir) .. " || exit 1", "unset GPROF_PATH" }
+    for _, i in ipairs(scripted) do
+      local run = ("%s %s"):format(cmd.GPROF_SCRIPT_CMD, util.qwords(cases[i].args))
+      if cases[i].cwd then run = ("(cd %s && %s)"):format(q(cases[i].cwd), run) end
+      lines[#lines + 1] = ("%s >o.%d.out 2>o.%d.err </dev/null; echo $? >o.%d.rc"):format(run, i, i, i)
+    end
+    util.spit(dir .. "/oracle.sh", table.concat(lines, "\n") .. "\n")
+    assert(util.exec_ok(cmd.NO_ASLR .. "sh " .. q(dir .. "/oracle.sh")), "running gprof failed")
+  end
   util.mkdir(M.DIR)
   for _, i in ipairs(todo) do
     local r = {
@@ -167,7 +253,7 @@ function M.gprof_many(dir, cases, files)
     }
     if cases[i].collect then r.files = collect(dir .. "/" .. cases[i].cwd, cases[i].collect) end
     results[i] = r
-    if r.rc then
+    if r.rc and not opts.fresh then
       -- written under a temporary name and renamed, .rc last: a reader
       -- (another spec process) sees a whole answer or none
       local base = M.DIR .. "/" .. keys[i]

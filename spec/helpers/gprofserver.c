@@ -1,0 +1,151 @@
+/* Many runs of an unchanged program for the price of one start: preloaded
+ * (LD_PRELOAD) into GNU gprof by spec/helpers/oracle.lua, this library takes
+ * the program's main from __libc_start_main and, when GPROFSERVER_JOBS names
+ * a job file, runs each job in a child forked from the process as it stands
+ * before main: the child calls the program's own main with the job's
+ * arguments, as an exec of it would, without the exec and the dynamic
+ * linking of gprof's libraries (most of a gprof run's CPU time on small
+ * inputs).
+ *
+ * The job file: for each job, NUL-terminated strings: the working directory
+ * ("" for the server's), the path prefix P of its outputs, the count of
+ * arguments in decimal, then the arguments (argv[0] first). The child's
+ * stdin is /dev/null, its stdout P.out, its stderr P.err; the server writes
+ * the job's exit status, as a shell would report it, to P.rc after the
+ * child ended. Without GPROFSERVER_JOBS the program runs as usual.
+ *
+ * The server allocates nothing from the heap before it forks (the children
+ * start from the heap a fresh process has), and takes the two variables out
+ * of the children's environment. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef int (*main_fn)(int, char **, char **);
+typedef int (*start_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+                        void *);
+
+/* set once, before main: the program's main (the only state the library has) */
+static main_fn program_main;
+
+enum { MAX_ARGS = 4096 };
+
+static void drop_variables(char **envp)
+{
+  size_t to = 0;
+  for (size_t from = 0; envp[from]; from++) {
+    if (strncmp(envp[from], "GPROFSERVER_JOBS=", 17) == 0 || strncmp(envp[from], "LD_PRELOAD=", 11) == 0)
+      continue;
+    envp[to++] = envp[from];
+  }
+  envp[to] = NULL;
+}
+
+static int open_output(const char *prefix, const char *ext)
+{
+  char path[4096];
+  int n = snprintf(path, sizeof path, "%s.%s", prefix, ext);
+  if (n < 0 || (size_t)n >= sizeof path) return -1;
+  return open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+}
+
+static void run_child(const char *cwd, const char *prefix, int argc, char **argv, char **envp)
+{
+  int out = open_output(prefix, "out"), err = open_output(prefix, "err");
+  int in = open("/dev/null", O_RDONLY);
+  if (out < 0 || err < 0 || in < 0) _exit(126);
+  if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(126);
+  close(in);
+  close(out);
+  close(err);
+  if (cwd[0] && chdir(cwd) != 0) _exit(126);
+  drop_variables(envp);
+  exit(program_main(argc, argv, envp));
+}
+
+/* Runs the jobs of text[0..size) (a job file: its last byte NUL); 0, or
+ * 125 for a job file it cannot read or a child it cannot start. */
+static int run_jobs(char *text, size_t size, char **envp)
+{
+  char *argv[MAX_ARGS + 1];
+  char *at = text, *end = text + size;
+  while (at < end) {
+    char *fields[3];
+    for (int k = 0; k < 3; k++) {
+      if (at >= end) return 125;
+      fields[k] = at;
+      at += strlen(at) + 1;
+    }
+    char *stop;
+    long argc = strtol(fields[2], &stop, 10);
+    if (*stop || argc < 1 || argc > MAX_ARGS) return 125;
+    for (long k = 0; k < argc; k++) {
+      if (at >= end) return 125;
+      argv[k] = at;
+      at += strlen(at) + 1;
+    }
+    argv[argc] = NULL;
+    pid_t pid = fork();
+    if (pid < 0) return 125;
+    if (pid == 0) run_child(fields[0], fields[1], (int)argc, argv, envp);
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+      if (errno != EINTR) return 125;
+    }
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    int rcfd = open_output(fields[1], "rc");
+    if (rcfd < 0) return 125;
+    char line[16];
+    int n = snprintf(line, sizeof line, "%d\n", rc);
+    ssize_t wrote = write(rcfd, line, (size_t)n);
+    close(rcfd);
+    if (wrote != n) return 125;
+  }
+  return 0;
+}
+
+/* The job file mapped (copy on write: no allocation), run, unmapped. */
+static int serve(const char *jobs, char **envp)
+{
+  int fd = open(jobs, O_RDONLY);
+  if (fd < 0) return 125;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+    close(fd);
+    return 125;
+  }
+  size_t size = (size_t)st.st_size;
+  char *text = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (text == MAP_FAILED) return 125;
+  int rc = text[size - 1] == '\0' ? run_jobs(text, size, envp) : 125;
+  munmap(text, size);
+  return rc;
+}
+
+static int server_main(int argc, char **argv, char **envp)
+{
+  const char *jobs = getenv("GPROFSERVER_JOBS");
+  if (!jobs) return program_main(argc, argv, envp);
+  return serve(jobs, envp);
+}
+
+/* (glibc's entry point, which the program's _start calls: this library's
+ * comes first, LD_PRELOAD's) */
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
+                      void (*rtld_fini)(void), void *stack_end);
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
+                      void (*rtld_fini)(void), void *stack_end)
+{
+  start_fn next = (start_fn)dlsym(RTLD_NEXT, "__libc_start_main");
+  program_main = main;
+  return next(server_main, argc, argv, init, fini, rtld_fini, stack_end);
+}
