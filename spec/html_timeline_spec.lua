@@ -27,23 +27,16 @@ local H = require "helpers"
 local util = H.util
 local chromium = require "helpers.chromium"
 local pw = require "helpers.perfwriter"
-local ew = require "helpers.elfwriter"
 
 local TMP = util.mktempdir("lgprof-htmltimeline")
 local MS, T0 = 1000000, 1000000000
 local CONTEXT_SWITCH = 1 << 26
-local ST = 0x10000 | pw.IP | pw.TID | pw.TIME | pw.PERIOD | pw.CALLCHAIN
-local ADDR = { main = 0x401000, work_a = 0x401100, work_b = 0x401200, lib_hot = 0x601000, lib_cold = 0x601100 }
+local ST = 0x10000 | pw.CHAIN_SAMPLE -- (and PERF_SAMPLE_IDENTIFIER)
+local pg = require "helpers.perfgroups"
 
+-- (the program and library of helpers.perfgroups, at its addresses)
 local function write_recording(dir)
-  local prog, lib = dir .. "/prog", dir .. "/libw.so"
-  ew.write(prog, { text_addr = 0x401000, text_size = 0x1000, symbols = {
-    { name = "main", addr = ADDR.main, size = 0x100, type = "func" },
-    { name = "work_a", addr = ADDR.work_a, size = 0x100, type = "func" },
-    { name = "work_b", addr = ADDR.work_b, size = 0x100, type = "func" } } })
-  ew.write(lib, { text_addr = 0x601000, text_size = 0x1000, symbols = {
-    { name = "lib_hot", addr = ADDR.lib_hot, size = 0x100, type = "func" },
-    { name = "lib_cold", addr = ADDR.lib_cold, size = 0x100, type = "func" } } })
+  local prog, lib = pg.binaries(dir)
   local f = pw.new({ attrs = { { type = 1, config = 0, sample_type = ST, period = MS, ids = { 1 },
     name = "cpu-clock", flags = CONTEXT_SWITCH } } })
   f:comm(100, 100, "prog", T0 - 100, true)
@@ -51,9 +44,7 @@ local function write_recording(dir)
   f:mmap2(100, 100, 0x601000, 0x1000, 0x1000, lib, T0 - 80)
   f:comm(100, 101, "worker", T0 - 70)
   local function cpu(tid, ms, names)
-    local chain = { pw.CONTEXT_USER, ADDR[names[1]] + 8 }
-    for i = 2, #names do chain[#chain + 1] = ADDR[names[i]] + 0x14 end
-    f:sample({ ip = ADDR[names[1]] + 8, pid = 100, tid = tid, time = T0 + ms * MS, period = MS, chain = chain })
+    f:chain_samples(1, 100, tid, pg.frames(names, 1), T0 + ms * MS, MS, MS)
   end
   for _, ms in ipairs { 0, 1, 2, 3 } do cpu(100, ms, { "work_a", "main" }) end
   for ms = 10, 14 do cpu(100, ms, { "lib_hot", "work_a", "main" }) end

@@ -254,16 +254,23 @@ describe("perf.data of the other byte order", function()
     same_run(le, be, "32-bit words")
   end)
 
-  it("reads both files cut short anywhere the same: the records before the cut, or the same refusal", function()
-    local le_bytes = SCENARIOS[2][2]("<", true):bytes()
-    local be_bytes = SCENARIOS[2][2](">", true):bytes()
-    local outcomes, names, cuts = {}, {}, {}
-    for cut = 1, #le_bytes - 1, 3 do
-      names[#names + 1], cuts[#cuts + 1] = "cut-" .. cut .. ".data", cut
+  -- both byte orders' files cut at from, from + step, ... (before their
+  -- last byte), named PREFIX..CUT.data, read: the cuts, and the runs of
+  -- each order (both_each's)
+  local function read_cut(prefix, le_bytes, be_bytes, from, step)
+    local names, cuts = {}, {}
+    for cut = from, #le_bytes - 1, step do
+      names[#names + 1], cuts[#cuts + 1] = prefix .. cut .. ".data", cut
       write("le", names[#names], le_bytes:sub(1, cut))
       write("be", names[#names], be_bytes:sub(1, cut))
     end
-    local les, bes = both_each(names)
+    return cuts, both_each(names)
+  end
+
+  it("reads both files cut short anywhere the same: the records before the cut, or the same refusal", function()
+    local outcomes = {}
+    local cuts, les, bes = read_cut("cut-", SCENARIOS[2][2]("<", true):bytes(),
+      SCENARIOS[2][2](">", true):bytes(), 1, 3)
     for k, cut in ipairs(cuts) do
       local le, be = les[k], bes[k]
       same_run(le, be, "cut at " .. cut)
@@ -276,15 +283,8 @@ describe("perf.data of the other byte order", function()
   end)
 
   it("reads a pipe cut short anywhere the same", function()
-    local le_bytes = SCENARIOS[1][2]("<", true):bytes({ pipe = true })
-    local be_bytes = SCENARIOS[1][2](">", true):bytes({ pipe = true })
-    local names, cuts = {}, {}
-    for cut = 16, #le_bytes - 1, 5 do
-      names[#names + 1], cuts[#cuts + 1] = "cutp-" .. cut .. ".data", cut
-      write("le", names[#names], le_bytes:sub(1, cut))
-      write("be", names[#names], be_bytes:sub(1, cut))
-    end
-    local les, bes = both_each(names)
+    local cuts, les, bes = read_cut("cutp-", SCENARIOS[1][2]("<", true):bytes({ pipe = true }),
+      SCENARIOS[1][2](">", true):bytes({ pipe = true }), 16, 5)
     for k, cut in ipairs(cuts) do
       same_run(les[k], bes[k], "pipe cut at " .. cut)
     end
