@@ -383,7 +383,9 @@ assets.js = [==[
   window.addEventListener("resize", function () {
     if (!live()) return;
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(flame, 100);
+    // (checked again when it fires: a drawing that replaced this one in
+    // the meantime, a thread's or a selection's, keeps its flame graph)
+    resizeTimer = setTimeout(function () { if (live()) flame(); }, 100);
   });
   $("flame-note").textContent = (M.measured
     ? "These stacks are the ones perf.data recorded (measured). Width is time. Subtrees under "
@@ -539,6 +541,7 @@ assets.js = [==[
   $("search").addEventListener("input", function () {
     clearTimeout(searchTimer);
     searchTimer = setTimeout(function () {
+      if (!live()) return; // (redrawn since: the new drawing reads the box)
       if (STATE) STATE.replace({ q: $("search").value });
       matcher = makeMatcher($("search").value);
       flatBody();
