@@ -52,7 +52,7 @@ function M.start(dir, opts)
   if not r then return nil, "cannot open the DevTools pipes in " .. dir end
   w:setvbuf("full", 1 << 16)
   local b = setmetatable({ w = w, r = r, dir = dir, next_id = 0, replies = {}, events = {},
-    sessions = {} }, Browser)
+    sessions = {}, idle = {} }, Browser)
   return b
 end
 
@@ -106,18 +106,32 @@ function Browser:call(method, params, session)
   return reply.result
 end
 
---- A new tab showing url, once its load event fired. opts.width/height:
--- the viewport (default 1280 x 900). Returns a Page.
+--- A tab showing url, once its load event fired: a tab a closed page left
+-- (Page:close) if there is one, else a new one. opts.width/height: the
+-- viewport (default 1280 x 900). Returns a Page.
 function Browser:open(url, opts)
   opts = opts or {}
-  local t = self:call("Target.createTarget", { url = "about:blank" })
-  local s = self:call("Target.attachToTarget", { targetId = t.targetId, flatten = true })
-  local page = setmetatable({ browser = self, target = t.targetId, session = s.sessionId,
+  local tab = table.remove(self.idle)
+  if tab then
+    -- the closed page's document ends (its timers, its listeners); what it
+    -- reported until then, which the protocol delivers in order before
+    -- about:blank's load, goes to the closed page
+    tab.closed_page.closed = false
+    tab.closed_page:navigate("about:blank")
+    tab.closed_page.closed = true
+  else
+    local t = self:call("Target.createTarget", { url = "about:blank" })
+    local s = self:call("Target.attachToTarget", { targetId = t.targetId, flatten = true })
+    tab = { target = t.targetId, session = s.sessionId, fresh = true }
+  end
+  local page = setmetatable({ browser = self, target = tab.target, session = tab.session,
     errors = {}, loaded = false }, Page)
-  self.sessions[s.sessionId] = page
-  page:call("Runtime.enable")
-  page:call("Page.enable")
-  page:call("Log.enable")
+  self.sessions[tab.session] = page
+  if tab.fresh then
+    page:call("Runtime.enable")
+    page:call("Page.enable")
+    page:call("Log.enable")
+  end
   page:call("Emulation.setDeviceMetricsOverride", { width = opts.width or 1280,
     height = opts.height or 900, deviceScaleFactor = 1, mobile = false })
   page:navigate(url)
@@ -125,6 +139,7 @@ function Browser:open(url, opts)
 end
 
 function Page:call(method, params)
+  assert(not self.closed, "a closed page is used")
   return self.browser:call(method, params or {}, self.session)
 end
 
@@ -196,9 +211,18 @@ function Page:screenshot(path)
   assert(ok, "cannot decode the screenshot into " .. path)
 end
 
+--- Ends the page. Its tab stays open for the browser's next page (a new
+-- tab cost the browser a renderer process, about 0.4 s of CPU), which
+-- first shows about:blank there: the next page starts with no errors, sets
+-- its viewport and loads from about:blank as a new tab's does (so
+-- history.back() on its first entry goes back to about:blank there too).
+-- (Not at once: the last page's about:blank, just before the browser
+-- closes, cost a quarter of a second.) This Page can no longer be used.
 function Page:close()
-  self.browser:call("Target.closeTarget", { targetId = self.target })
-  self.browser.sessions[self.session] = nil
+  assert(not self.closed, "page closed twice")
+  self.closed = true
+  local idle = self.browser.idle
+  idle[#idle + 1] = { target = self.target, session = self.session, closed_page = self }
 end
 
 --- Ends the browser (and waits until its pipe closes).
