@@ -104,4 +104,26 @@ describe("the timeline's redraw of a selection", function()
     assert.same({}, page.errors)
     page:close()
   end)
+
+  -- (a selection's data element gets its text after the painted frame: a
+  -- read before then, here in the same task as the selection, gets it at
+  -- once; and it comes unread after the frame)
+  it("gives a selection's data as the page's data text, read at once or after the frame", function()
+    local page = browser:open("file://" .. path)
+    assert.is_true(page:eval("window.lgprofTimelineReady === true"), "the timeline was not drawn")
+    local function select_now(range)
+      return ("history.replaceState(null, '', '#range=%s'); "
+        .. "window.dispatchEvent(new HashChangeEvent('hashchange'))"):format(range)
+    end
+    -- range 0,10 ms: 7000 us (the header's derivation)
+    assert.equal(7000, page:eval("(function () { " .. select_now("0,0.010") .. "; return "
+      .. "JSON.parse(document.getElementById('lgprof-data').textContent).meta.flame_total; })()"))
+    -- range 10,16 ms: 100's samples at 10..14 and 101's at 15 (TO past the
+    -- end includes the last sample): 6 ms; read as the element's markup,
+    -- which no reader of its text has written
+    settle(page, select_now("0.010,0.016"))
+    assert.equal(6000, page:eval("JSON.parse(document.getElementById('lgprof-data').innerHTML).meta.flame_total"))
+    assert.same({}, page.errors)
+    page:close()
+  end)
 end)

@@ -55,6 +55,21 @@ th, td { padding: 2px 6px; text-align: right; white-space: nowrap; border-bottom
 th { position: sticky; top: 0; background: var(--alt); cursor: pointer; user-select: none; }
 th.sorted-desc::after { content: " \25BC"; } th.sorted-asc::after { content: " \25B2"; }
 td.name, th.name { text-align: left; white-space: normal; overflow-wrap: anywhere; }
+/* (the flat profile's rows are flex boxes of columns set to the widest
+   value of each (flatBody), not a table's: a table lays out all its rows
+   to size its columns, and these rows are skipped while out of view: the
+   scroll box shows 30 of the 200 rows drawn, and a redraw laid out all) */
+#flat, #flat thead, #flat tbody { display: block; }
+#flat thead { position: sticky; top: 0; z-index: 1; }
+#flat tr { display: flex; align-items: center; border-bottom: 1px solid #eceff3; }
+#flat th { position: static; }
+#flat th, #flat td { border-bottom: 0; }
+#flat th, #flat td { flex: 0 0 auto; }
+#flat th.name, #flat td.name { flex: 1 1 0; min-width: 0; }
+#flat tbody tr { content-visibility: auto; contain-intrinsic-size: auto 25px; }
+#flat .pct { width: var(--w-pct); } #flat .self { width: var(--w-self); } #flat .err { width: var(--w-err); }
+#flat .smp { width: var(--w-smp); } #flat .tot { width: var(--w-tot); } #flat .calls { width: var(--w-calls); }
+#flat .spc { width: var(--w-spc); } #flat .tpc { width: var(--w-tpc); }
 #flat tbody tr { cursor: pointer; }
 #flat tbody tr:hover { background: #eef4fb; }
 #flat tbody tr.sel { background: #dbe8f8; }
@@ -226,7 +241,7 @@ assets.js = [==[
   // ---- flat profile
   var COLS = [
     { k: "pct", t: "% time", v: function (f) { return f.pct; }, s: function (f) { return fix(f.pct, 2); } },
-    { k: "self", t: "self s", v: function (f) { return f.self; }, s: function (f) { return sec(f.self); }, c: "self" },
+    { k: "self", t: "self s", v: function (f) { return f.self; }, s: function (f) { return sec(f.self); } },
     { k: "err", t: "\u00b1 s", v: function (f) { return f.err; }, s: function (f) { return sec(f.err); },
       h: "sampling error of the self time: sqrt(samples) \u00d7 sample period (perf.data: their mean period)" },
     { k: "smp", t: "samples", v: function (f) { return f.smp; }, s: function (f) { return fix(f.smp, f.smp % 1 === 0 ? 0 : 1); } },
@@ -238,7 +253,7 @@ assets.js = [==[
       s: function (f) { return perCall(f.self, calls(f)); } },
     { k: "tpc", t: "total/call", v: function (f) { return calls(f) > 0 ? f.tot / calls(f) : -1; },
       s: function (f) { return perCall(f.tot, calls(f)); } },
-    { k: "name", t: "name", v: function (f) { return f.n; }, c: "name",
+    { k: "name", t: "name", v: function (f) { return f.n; },
       s: function (f) { return esc(f.n + cycTag(f.cyc)) + " [" + f.i + "]"; } }
   ];
   if (NOCALLS) COLS = COLS.filter(function (c) { return ["calls", "spc", "tpc"].indexOf(c.k) < 0; });
@@ -259,13 +274,16 @@ assets.js = [==[
   }
   function flatHead() {
     $("flat").tHead.innerHTML = "<tr>" + COLS.map(function (c) {
-      var cls = (c.c === "name" ? "name " : "") + (c.k === sortKey ? (sortDir < 0 ? "sorted-desc" : "sorted-asc") : "");
+      var cls = c.k + (c.k === sortKey ? (sortDir < 0 ? " sorted-desc" : " sorted-asc") : "");
       return "<th data-k=\"" + c.k + "\" class=\"" + cls + "\"" + (c.h ? " title=\"" + esc(c.h) + "\"" : "") + ">" +
         esc(c.t) + "</th>";
     }).join("") + "</tr>";
   }
   function flatBody() {
-    var html = [], shown = 0;
+    var html = [], shown = 0, wide = {};
+    // (each column as wide as its longest text, in digits' widths: its
+    // header's, with room for the sort's arrow, or its widest value)
+    COLS.forEach(function (c) { wide[c.k] = c.t.length + (c.k === sortKey ? 2 : 0); });
     rows.forEach(function (id) {
       var f = F[id];
       if (matcher && !matcher(f.n)) return;
@@ -273,7 +291,14 @@ assets.js = [==[
       var cls = (f.smp < 10 && f.self > 0 ? "noisy" : "") + (id === selected ? " sel" : "");
       html.push("<tr data-fn=\"" + id + "\" class=\"" + cls + "\"" +
         (f.smp < 10 && f.self > 0 ? " title=\"fewer than 10 samples: the self time is mostly noise\"" : "") + ">" +
-        COLS.map(function (c) { return "<td class=\"" + (c.c || c.k) + "\">" + c.s(f) + "</td>"; }).join("") + "</tr>");
+        COLS.map(function (c) {
+          var text = c.s(f);
+          if (text.length > wide[c.k]) wide[c.k] = text.length;
+          return "<td class=\"" + c.k + "\">" + text + "</td>";
+        }).join("") + "</tr>");
+    });
+    COLS.forEach(function (c) {
+      if (c.k !== "name") $("flat").style.setProperty("--w-" + c.k, "calc(" + wide[c.k] + "ch + 12px)");
     });
     $("flat").tBodies[0].innerHTML = html.join("");
     var more = $("flat-more");
