@@ -73,6 +73,17 @@ struct results {
   int out, err, idx;
 };
 
+/* How a child ends, after gprof's own exit handlers: its streams flushed,
+ * as exit would, then _exit, without the destructors of every library
+ * (_dl_fini), which fault in code pages the server never touched: a tenth
+ * of a child's CPU time, for no effect on what it writes. */
+static void end_child(int status, void *unused)
+{
+  (void)unused;
+  fflush(NULL);
+  _exit(status);
+}
+
 /* The child: stdout and stderr are r's out and err (shared with the server:
  * appending) or, when those are -1, PREFIX.out and PREFIX.err; no other
  * file of the server's stays open (as in an exec's process). */
@@ -91,6 +102,7 @@ static void run_child(const char *cwd, const char *prefix, const struct results 
   close(err);
   if (cwd[0] && chdir(cwd) != 0) _exit(126);
   drop_variables(envp);
+  if (on_exit(end_child, NULL) != 0) _exit(126);
   exit(program_main(argc, argv, envp));
 }
 
