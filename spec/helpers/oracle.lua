@@ -58,24 +58,31 @@ local function escape(s) return (s:gsub("%p", "%%%0")) end
 
 -- The text with every listed path replaced by a placeholder naming its place
 -- in the list ("@FILE2@"), longest paths first (one may begin another), and
--- back.
-local function hide_paths(s, files)
+-- back. (A path is looked for as plain text before it is replaced: a gsub of
+-- each path over every answer cost more CPU than gprof's run.)
+local function longest_first(files)
   local order = {}
   for k = 1, #files do order[k] = k end
   table.sort(order, function(a, b) return #files[a] > #files[b] end)
-  for _, k in ipairs(order) do s = s:gsub(escape(files[k]), "@FILE" .. k .. "@") end
+  return order
+end
+local function hide_paths(s, files, order)
+  for _, k in ipairs(order or longest_first(files)) do
+    if s:find(files[k], 1, true) then s = s:gsub(escape(files[k]), "@FILE" .. k .. "@") end
+  end
   return s
 end
 local function show_paths(s, files)
+  if not s:find("@FILE", 1, true) then return s end
   return (s:gsub("@FILE(%d+)@", function(k) return files[tonumber(k)] end))
 end
 
 -- the key: gprof, the files' bytes in order, the arguments naming them by
 -- place, and the case's working directory and collected files
-local function key_of(c, files, digest)
+local function key_of(c, files, digest, order)
   local words = { "gprof", gprof_identity() }
   for _, path in ipairs(files) do words[#words + 1] = digest[path] end
-  for _, a in ipairs(c.args) do words[#words + 1] = hide_paths(a, files) end
+  for _, a in ipairs(c.args) do words[#words + 1] = hide_paths(a, files, order) end
   -- (not its name: its contents, which the caller must make a function of
   -- the arguments, are its only effect)
   if c.cwd then words[#words + 1] = "\1cwd\1" .. (c.collect or "") end
@@ -135,8 +142,8 @@ end
 
 -- Keeps an answer, written under a name of this process's own and renamed:
 -- a reader (another spec process) sees a whole answer or none.
-local function keep(key, files, r, tmp_tag)
-  local out, err = hide_paths(r.out, files), hide_paths(r.err, files)
+local function keep(key, files, order, r, tmp_tag)
+  local out, err = hide_paths(r.out, files, order), hide_paths(r.err, files, order)
   local packed = r.files and pack_files(r.files) or ""
   local path = M.DIR .. "/" .. key .. ".ans"
   local tmp = ("%s.%s"):format(path, tmp_tag)
@@ -183,7 +190,7 @@ end
 function M.served() return gprof_server() and true or false end
 
 --- Runs gprof through the server in dir, once for each of runs ({ args =
--- {...} }), and returns each run's { out =, err =, rc = } in their order, as
+-- {...}, cwd = FOLDER or nil }: FOLDER relative to dir), and returns each run's { out =, err =, rc = } in their order, as
 -- a shell's `gprof ARGS >OUT 2>ERR </dev/null; echo $?` leaves them. The
 -- batch's outputs are three files (gprof.res.out, .err and .idx in dir: see
 -- gprofserver.c), not three a run. opts.env: variables for gprof ({ NAME =
@@ -197,7 +204,8 @@ function M.serve(dir, runs, opts)
   util.spit(dir .. "/gprofserver.so", bytes)
   local jobs = {}
   for _, r in ipairs(runs) do
-    jobs[#jobs + 1] = ("\0\0%d\0gprof\0"):format(#r.args + 1)
+    assert(not (r.cwd or ""):find("\0", 1, true), "a folder with a NUL byte")
+    jobs[#jobs + 1] = ("%s\0\0%d\0gprof\0"):format(r.cwd or "", #r.args + 1)
     for _, a in ipairs(r.args) do
       assert(not a:find("\0", 1, true), "an argument with a NUL byte")
       jobs[#jobs + 1] = a .. "\0"
@@ -231,6 +239,16 @@ function M.serve(dir, runs, opts)
   return results
 end
 
+-- Might gprof's command line ask for -s (--sum)? (Any cluster of short
+-- options holding an "s" counts, a value glued to an option too: the
+-- doubtful ones run as an exec, which is always right.)
+local function may_write_sum(args)
+  for _, a in ipairs(args) do
+    if a:match("^%-%-su") or a:match("^%-[^-]") and a:find("s", 2, true) then return true end
+  end
+  return false
+end
+
 --- Runs gprof (as "gprof", in dir) on every case whose answer is not kept,
 -- all in one process (see gprof_server) or one shell, and returns every
 -- case's { out, err, rc }. files: the paths the arguments name (see above).
@@ -245,8 +263,9 @@ function M.gprof_many(dir, cases, files, opts)
   -- a case whose key an earlier case of the list has (the same arguments)
   -- takes that case's answer: gprof runs once for both
   local results, todo, keys, first, same = {}, {}, {}, {}, {}
+  local order = longest_first(files)
   for i, c in ipairs(cases) do
-    keys[i] = key_of(c, files, digest)
+    keys[i] = key_of(c, files, digest, order)
     if not opts.fresh then results[i] = load(keys[i], files, c) end
     if not results[i] then
       if first[keys[i]] then
@@ -258,16 +277,16 @@ function M.gprof_many(dir, cases, files, opts)
     end
   end
   if #todo == 0 then return results end
-  -- the cases with a working directory of their own write files there (-s
-  -- writes gmon.sum, whose spare bytes are whatever gprof's stack held): an
-  -- exec each, as a user's run
+  -- a run that may write gmon.sum (-s), whose spare bytes are whatever
+  -- gprof's stack held, is an exec, as a user's run; the others (-y's
+  -- FILE-ann among them) are served, in their working directories
   local served, scripted = {}, {}
   for _, i in ipairs(todo) do
-    local list = cases[i].cwd and scripted or served
+    local list = cases[i].cwd and may_write_sum(cases[i].args) and scripted or served
     list[#list + 1] = i
   end
   local runs, answers = {}, false
-  for k, i in ipairs(served) do runs[k] = { args = cases[i].args } end
+  for k, i in ipairs(served) do runs[k] = { args = cases[i].args, cwd = cases[i].cwd } end
   if #served > 0 and not opts.exec then answers = M.serve(dir, runs) end
   if answers then
     for k, i in ipairs(served) do results[i] = answers[k] end
@@ -293,7 +312,7 @@ function M.gprof_many(dir, cases, files, opts)
     }
     if cases[i].collect then r.files = collect(dir .. "/" .. cases[i].cwd, cases[i].collect) end
     results[i] = r
-    if r.rc and not opts.fresh then keep(keys[i], files, r, fnv(dir)) end
+    if r.rc and not opts.fresh then keep(keys[i], files, order, r, fnv(dir)) end
   end
   for _, i in ipairs(same) do results[i] = results[first[keys[i]]] end
   return results
