@@ -5,7 +5,7 @@
 -- on a function-level and a line-level program (the static call graph of -c
 -- among them, which reads past the end of one of gprof's arrays), usage
 -- errors, --help and --version (argv[0] in them), a missing file, several
--- profiles, and many runs in one server (each child starts from the same
+-- profiles, -y's files in a run's own working directory, and many runs in one server (each child starts from the same
 -- state: no run sees what an earlier one did).
 local H = require "helpers"
 local fx, util, cmd, oracle = H.fixtures, H.util, H.cmd, H.oracle
@@ -16,8 +16,20 @@ local OPTIONS = {
   "--bogus", "-v", "--help", "-t", "-b -S nonexistent.nm",
 }
 
-local function cases_of(b)
+-- Run in an empty folder of their own, the files they write compared too
+-- (-y's FILE-ann).
+local WRITING = { "-A -y", "-A -x -y", "-l -A --separate-files", "-b -A -C -y" }
+
+local function cases_of(b, dir, tag)
   local cases = {}
+  for k, text in ipairs(WRITING) do
+    local args = util.fields(text)
+    args[#args + 1] = b.exe
+    args[#args + 1] = b.gmon[1]
+    local cwd = tag .. k
+    util.mkdir(dir .. "/" .. cwd)
+    cases[#cases + 1] = { args = args, cwd = cwd, collect = "%-ann$" }
+  end
   for _, text in ipairs(OPTIONS) do
     local args = util.fields(text)
     args[#args + 1] = b.exe
@@ -42,17 +54,22 @@ describe("the gprof oracle's server", function()
       finally(function() util.rmtree(dir) end)
       local b = fx.snapshot(built, dir)
       local files = { b.exe, b.gmon[1], b.gmon[2], b.gmon[3] }
-      local cases = cases_of(b)
-      local served = oracle.gprof_many(dir, cases, files, { fresh = true })
+      local served = oracle.gprof_many(dir, cases_of(b, dir, "s"), files, { fresh = true })
+      local cases = cases_of(b, dir, "e")
       local exec = oracle.gprof_many(dir, cases, files, { fresh = true, exec = true })
-      local reports = 0
+      local reports, written = 0, 0
       for i, c in ipairs(cases) do
         local label = "gprof " .. util.qwords(c.args)
         assert.equal(exec[i].rc, served[i].rc, label)
         assert.equal(exec[i].err, served[i].err, label)
         assert.equal(exec[i].out, served[i].out, label)
         if exec[i].rc == 0 and #exec[i].out > 200 then reports = reports + 1 end
+        assert.same(exec[i].files, served[i].files, label)
+        for _, bytes in pairs(exec[i].files or {}) do
+          if #bytes > 0 then written = written + 1 end
+        end
       end
+      assert.is_true(written >= #WRITING, written .. " files written")
       -- (not vacuous: most cases are reports, and the errors are errors)
       assert.is_true(reports >= 15, reports .. " reports")
       assert.equal(1, exec[#cases - 1].rc)

@@ -117,14 +117,18 @@ local NO_END = { [124] = true, [128 + 9] = true, [128 + 24] = true } -- (timeout
 -- filling, ulimit's limits inherited by each run.)
 local LIMITS = "ulimit -c 0 && ulimit -f 100000 && ulimit -t 60"
 function M.gprof_runs(dir, cases)
-  local ones, alts = {}, {}
+  local ones, alts, alt_of = {}, {}, {}
   for i, c in ipairs(cases) do
-    ones[#ones + 1] = { args = c.args, to = "g." .. i }
-    if M.reads_map(c.args) then alts[#alts + 1] = { args = c.args, to = "h." .. i } end
+    ones[#ones + 1] = { args = c.args }
+    if M.reads_map(c.args) then
+      alts[#alts + 1] = { args = c.args }
+      alt_of[i] = #alts
+    end
   end
-  local served = oracle.serve(dir, ones, { env = { MALLOC_PERTURB_ = "1" }, shell = LIMITS })
-    and (#alts == 0 or oracle.serve(dir, alts, { env = { MALLOC_PERTURB_ = "254" }, shell = LIMITS }))
-  if not served then
+  local g_served = oracle.serve(dir, ones, { env = { MALLOC_PERTURB_ = "1" }, shell = LIMITS })
+  local h_served = g_served
+    and (#alts == 0 and {} or oracle.serve(dir, alts, { env = { MALLOC_PERTURB_ = "254" }, shell = LIMITS }))
+  if not h_served then
     local lines = { "cd " .. sq(dir) .. " || exit 1", "unset GPROF_PATH", "ulimit -c 0",
                     "ulimit -f 100000", "ulimit -t 60" }
     for i, c in ipairs(cases) do
@@ -140,9 +144,11 @@ function M.gprof_runs(dir, cases)
   end
   local g = {}
   for i = 1, #cases do
-    g[i] = differ.result(dir, "g", i)
+    g[i] = h_served and g_served[i] or differ.result(dir, "g", i)
     assert(not NO_END[g[i].rc], "gprof did not finish: " .. util.qwords(cases[i].args))
-    if M.reads_map(cases[i].args) then g[i].alt = differ.result(dir, "h", i) end
+    if M.reads_map(cases[i].args) then
+      g[i].alt = h_served and h_served[alt_of[i]] or differ.result(dir, "h", i)
+    end
   end
   return g
 end

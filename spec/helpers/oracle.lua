@@ -58,24 +58,31 @@ local function escape(s) return (s:gsub("%p", "%%%0")) end
 
 -- The text with every listed path replaced by a placeholder naming its place
 -- in the list ("@FILE2@"), longest paths first (one may begin another), and
--- back.
-local function hide_paths(s, files)
+-- back. (A path is looked for as plain text before it is replaced: a gsub of
+-- each path over every answer cost more CPU than gprof's run.)
+local function longest_first(files)
   local order = {}
   for k = 1, #files do order[k] = k end
   table.sort(order, function(a, b) return #files[a] > #files[b] end)
-  for _, k in ipairs(order) do s = s:gsub(escape(files[k]), "@FILE" .. k .. "@") end
+  return order
+end
+local function hide_paths(s, files, order)
+  for _, k in ipairs(order or longest_first(files)) do
+    if s:find(files[k], 1, true) then s = s:gsub(escape(files[k]), "@FILE" .. k .. "@") end
+  end
   return s
 end
 local function show_paths(s, files)
+  if not s:find("@FILE", 1, true) then return s end
   return (s:gsub("@FILE(%d+)@", function(k) return files[tonumber(k)] end))
 end
 
 -- the key: gprof, the files' bytes in order, the arguments naming them by
 -- place, and the case's working directory and collected files
-local function key_of(c, files, digest)
+local function key_of(c, files, digest, order)
   local words = { "gprof", gprof_identity() }
   for _, path in ipairs(files) do words[#words + 1] = digest[path] end
-  for _, a in ipairs(c.args) do words[#words + 1] = hide_paths(a, files) end
+  for _, a in ipairs(c.args) do words[#words + 1] = hide_paths(a, files, order) end
   -- (not its name: its contents, which the caller must make a function of
   -- the arguments, are its only effect)
   if c.cwd then words[#words + 1] = "\1cwd\1" .. (c.collect or "") end
@@ -110,20 +117,38 @@ local function collect(dir, pattern)
 end
 M.collect = collect
 
+-- An answer is one file, KEY.ans: "RC OUT_SIZE ERR_SIZE FILES_SIZE\n", then
+-- stdout, stderr (their paths hidden) and the collected files, packed. (One
+-- file rather than one for each part: a file made, renamed and read costs
+-- more than gprof's run on the smaller fixtures.)
 local function load(key, files, c)
-  local base = M.DIR .. "/" .. key
-  local rc = util.slurp(base .. ".rc")
+  local text = util.slurp(M.DIR .. "/" .. key .. ".ans")
+  if not text then return nil end
+  local rc, no, ne, nf, at = text:match("^(%d+) (%d+) (%d+) (%d+)\n()")
   if not rc then return nil end
+  no, ne, nf = tonumber(no), tonumber(ne), tonumber(nf)
+  if at + no + ne + nf - 1 ~= #text then return nil end
   local r = {
-    out = show_paths(util.slurp(base .. ".out") or "", files),
-    err = show_paths(util.slurp(base .. ".err") or "", files),
-    rc = tonumber(rc:match("%d+")),
+    out = show_paths(text:sub(at, at + no - 1), files),
+    err = show_paths(text:sub(at + no, at + no + ne - 1), files),
+    rc = tonumber(rc),
   }
   if c.collect then
-    r.files = unpack_files(util.slurp(base .. ".files") or "")
+    r.files = unpack_files(text:sub(at + no + ne))
     if not r.files then return nil end
   end
   return r
+end
+
+-- Keeps an answer, written under a name of this process's own and renamed:
+-- a reader (another spec process) sees a whole answer or none.
+local function keep(key, files, order, r, tmp_tag)
+  local out, err = hide_paths(r.out, files, order), hide_paths(r.err, files, order)
+  local packed = r.files and pack_files(r.files) or ""
+  local path = M.DIR .. "/" .. key .. ".ans"
+  local tmp = ("%s.%s"):format(path, tmp_tag)
+  util.spit(tmp, ("%d %d %d %d\n"):format(r.rc, #out, #err, #packed) .. out .. err .. packed)
+  os.rename(tmp, path)
 end
 
 -- gprof's runs without an exec each: spec/helpers/gprofserver.c, preloaded
@@ -165,11 +190,13 @@ end
 function M.served() return gprof_server() and true or false end
 
 --- Runs gprof through the server in dir, once for each of runs ({ args =
--- {...}, to = PREFIX }: PREFIX.out, .err and .rc in dir, as a shell's
--- `gprof ARGS >PREFIX.out 2>PREFIX.err </dev/null; echo $? >PREFIX.rc`
--- leaves them). opts.env: variables for gprof ({ NAME = value }); opts.shell:
--- shell words run before it (ulimit's, which every run inherits). false
--- when there is no server (the caller runs gprof itself).
+-- {...}, cwd = FOLDER or nil }: FOLDER relative to dir), and returns each run's { out =, err =, rc = } in their order, as
+-- a shell's `gprof ARGS >OUT 2>ERR </dev/null; echo $?` leaves them. The
+-- batch's outputs are three files (gprof.res.out, .err and .idx in dir: see
+-- gprofserver.c), not three a run. opts.env: variables for gprof ({ NAME =
+-- value }); opts.shell: shell words run before it (ulimit's, which every run
+-- inherits: a limit of file size, ulimit -f, bounds the batch's outputs
+-- together). false when there is no server (the caller runs gprof itself).
 function M.serve(dir, runs, opts)
   opts = opts or {}
   local bytes = gprof_server()
@@ -177,7 +204,8 @@ function M.serve(dir, runs, opts)
   util.spit(dir .. "/gprofserver.so", bytes)
   local jobs = {}
   for _, r in ipairs(runs) do
-    jobs[#jobs + 1] = ("\0%s\0%d\0gprof\0"):format(r.to, #r.args + 1)
+    assert(not (r.cwd or ""):find("\0", 1, true), "a folder with a NUL byte")
+    jobs[#jobs + 1] = ("%s\0\0%d\0gprof\0"):format(r.cwd or "", #r.args + 1)
     for _, a in ipairs(r.args) do
       assert(not a:find("\0", 1, true), "an argument with a NUL byte")
       jobs[#jobs + 1] = a .. "\0"
@@ -187,11 +215,38 @@ function M.serve(dir, runs, opts)
   local env = {}
   for name, value in pairs(opts.env or {}) do env[#env + 1] = name .. "=" .. q(value) .. " " end
   table.sort(env)
-  local run = ("cd %s && %s%senv -u GPROF_PATH %s%sGPROFSERVER_JOBS=gprof.jobs LD_PRELOAD=./gprofserver.so gprof")
+  -- (LD_BIND_NOW: the dynamic linker binds gprof's symbols once, in the
+  -- server, rather than lazily in every child)
+  local run = ("cd %s && %s%senv -u GPROF_PATH %s%sGPROFSERVER_JOBS=gprof.jobs"
+    .. " GPROFSERVER_RESULTS=gprof.res LD_BIND_NOW=1 LD_PRELOAD=./gprofserver.so gprof")
     :format(q(dir), opts.shell and opts.shell .. " && " or "", cmd.NO_ASLR, table.concat(env),
       cmd.GPROF_PATH)
   assert(util.exec_ok(run), "running gprof (the server) failed")
-  return true
+  local base = dir .. "/gprof.res"
+  local out, err = util.slurp(base .. ".out"), util.slurp(base .. ".err")
+  local index = util.slurp(base .. ".idx")
+  assert(out and err and index, "the server left no results in " .. dir)
+  local results, out_at, err_at = {}, 0, 0
+  for rc, out_end, err_end in index:gmatch("(%d+) (%d+) (%d+)\n") do
+    out_end, err_end = tonumber(out_end), tonumber(err_end)
+    results[#results + 1] = {
+      out = out:sub(out_at + 1, out_end), err = err:sub(err_at + 1, err_end), rc = tonumber(rc),
+    }
+    out_at, err_at = out_end, err_end
+  end
+  assert(#results == #runs and out_at == #out and err_at == #err,
+    ("the server answered %d runs of %d"):format(#results, #runs))
+  return results
+end
+
+-- Might gprof's command line ask for -s (--sum)? (Any cluster of short
+-- options holding an "s" counts, a value glued to an option too: the
+-- doubtful ones run as an exec, which is always right.)
+local function may_write_sum(args)
+  for _, a in ipairs(args) do
+    if a:match("^%-%-su") or a:match("^%-[^-]") and a:find("s", 2, true) then return true end
+  end
+  return false
 end
 
 --- Runs gprof (as "gprof", in dir) on every case whose answer is not kept,
@@ -208,8 +263,9 @@ function M.gprof_many(dir, cases, files, opts)
   -- a case whose key an earlier case of the list has (the same arguments)
   -- takes that case's answer: gprof runs once for both
   local results, todo, keys, first, same = {}, {}, {}, {}, {}
+  local order = longest_first(files)
   for i, c in ipairs(cases) do
-    keys[i] = key_of(c, files, digest)
+    keys[i] = key_of(c, files, digest, order)
     if not opts.fresh then results[i] = load(keys[i], files, c) end
     if not results[i] then
       if first[keys[i]] then
@@ -221,17 +277,20 @@ function M.gprof_many(dir, cases, files, opts)
     end
   end
   if #todo == 0 then return results end
-  -- the cases with a working directory of their own write files there (-s
-  -- writes gmon.sum, whose spare bytes are whatever gprof's stack held): an
-  -- exec each, as a user's run
+  -- a run that may write gmon.sum (-s), whose spare bytes are whatever
+  -- gprof's stack held, is an exec, as a user's run; the others (-y's
+  -- FILE-ann among them) are served, in their working directories
   local served, scripted = {}, {}
   for _, i in ipairs(todo) do
-    local list = cases[i].cwd and scripted or served
+    local list = cases[i].cwd and may_write_sum(cases[i].args) and scripted or served
     list[#list + 1] = i
   end
-  local runs = {}
-  for k, i in ipairs(served) do runs[k] = { args = cases[i].args, to = "o." .. i } end
-  if #served > 0 and (opts.exec or not M.serve(dir, runs)) then
+  local runs, answers = {}, false
+  for k, i in ipairs(served) do runs[k] = { args = cases[i].args, cwd = cases[i].cwd } end
+  if #served > 0 and not opts.exec then answers = M.serve(dir, runs) end
+  if answers then
+    for k, i in ipairs(served) do results[i] = answers[k] end
+  else
     table.move(served, 1, #served, #scripted + 1, scripted)
   end
   if #scripted > 0 then
@@ -246,28 +305,14 @@ function M.gprof_many(dir, cases, files, opts)
   end
   util.mkdir(M.DIR)
   for _, i in ipairs(todo) do
-    local r = {
+    local r = results[i] or {
       out = util.slurp(("%s/o.%d.out"):format(dir, i)) or "",
       err = util.slurp(("%s/o.%d.err"):format(dir, i)) or "",
       rc = tonumber((util.slurp(("%s/o.%d.rc"):format(dir, i)) or ""):match("%d+")),
     }
     if cases[i].collect then r.files = collect(dir .. "/" .. cases[i].cwd, cases[i].collect) end
     results[i] = r
-    if r.rc and not opts.fresh then
-      -- written under a temporary name and renamed, .rc last: a reader
-      -- (another spec process) sees a whole answer or none
-      local base = M.DIR .. "/" .. keys[i]
-      local tmp = ("%s.%s"):format(base, fnv(dir))
-      local exts = r.files and { "files", "out", "err", "rc" } or { "out", "err", "rc" }
-      for _, ext in ipairs(exts) do
-        local text = ext == "rc" and tostring(r.rc)
-          or ext == "files" and pack_files(r.files) or hide_paths(r[ext], files)
-        util.spit(tmp .. "." .. ext, text)
-      end
-      for _, ext in ipairs(exts) do
-        os.rename(tmp .. "." .. ext, base .. "." .. ext)
-      end
-    end
+    if r.rc and not opts.fresh then keep(keys[i], files, order, r, fnv(dir)) end
   end
   for _, i in ipairs(same) do results[i] = results[first[keys[i]]] end
   return results
