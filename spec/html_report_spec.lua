@@ -170,6 +170,13 @@ describe("lgprof.report.html in headless Chromium", function()
       local rows = cmd_json(page, ROWS_JS)
       local want = table_order(profile)
       assert.equal(#want, #rows, "rows of the flat table")
+      -- drawn as boxes, the table keeps its roles for screen readers: every
+      -- row and its 9 cells, and the sorted column (self time, descending) says so
+      assert.equal("table " .. #rows .. " " .. 9 * #rows .. " self descending", page:eval(
+        "var t = document.getElementById('flat'), th = t.querySelector('th[aria-sort]');"
+        .. " [t.getAttribute('role'), t.querySelectorAll('tbody tr[role=row]').length,"
+        .. " t.querySelectorAll('tbody td[role=cell]').length,"
+        .. " th && th.getAttribute('data-k'), th && th.getAttribute('aria-sort')].join(' ')"))
       local ids = {}
       for i, fn in ipairs(want) do
         local c = rows[i].cells

@@ -58,7 +58,9 @@ td.name, th.name { text-align: left; white-space: normal; overflow-wrap: anywher
 /* (the flat profile's rows are flex boxes of columns set to the widest
    value of each (flatBody), not a table's: a table lays out all its rows
    to size its columns, and these rows are skipped while out of view: the
-   scroll box shows 30 of the 200 rows drawn, and a redraw laid out all) */
+   scroll box shows 30 of the 200 rows drawn, and a redraw laid out all.
+   Its elements carry their table roles, which boxes lose for screen
+   readers.) */
 #flat, #flat thead, #flat tbody { display: block; }
 #flat thead { position: sticky; top: 0; z-index: 1; }
 #flat tr { display: flex; align-items: center; border-bottom: 1px solid #eceff3; }
@@ -103,7 +105,7 @@ assets.body = [==[
   <section id="flat-sec">
     <h2>Flat profile</h2>
     <p class="note" id="flat-note"></p>
-    <div class="scroll"><table id="flat"><thead></thead><tbody></tbody></table></div>
+    <div class="scroll"><table id="flat" role="table"><thead role="rowgroup"></thead><tbody role="rowgroup"></tbody></table></div>
     <p class="note" id="flat-more" hidden><button type="button"></button></p>
   </section>
   <aside id="panel-sec">
@@ -273,9 +275,11 @@ assets.js = [==[
     });
   }
   function flatHead() {
-    $("flat").tHead.innerHTML = "<tr>" + COLS.map(function (c) {
+    $("flat").tHead.innerHTML = "<tr role=\"row\">" + COLS.map(function (c) {
       var cls = c.k + (c.k === sortKey ? (sortDir < 0 ? " sorted-desc" : " sorted-asc") : "");
-      return "<th data-k=\"" + c.k + "\" class=\"" + cls + "\"" + (c.h ? " title=\"" + esc(c.h) + "\"" : "") + ">" +
+      var sorted = c.k === sortKey ? " aria-sort=\"" + (sortDir < 0 ? "descending" : "ascending") + "\"" : "";
+      return "<th role=\"columnheader\"" + sorted + " data-k=\"" + c.k + "\" class=\"" + cls + "\"" +
+        (c.h ? " title=\"" + esc(c.h) + "\"" : "") + ">" +
         esc(c.t) + "</th>";
     }).join("") + "</tr>";
   }
@@ -289,12 +293,12 @@ assets.js = [==[
       if (matcher && !matcher(f.n)) return;
       if (++shown > FLAT_FIRST && !flatAll) return;
       var cls = (f.smp < 10 && f.self > 0 ? "noisy" : "") + (id === selected ? " sel" : "");
-      html.push("<tr data-fn=\"" + id + "\" class=\"" + cls + "\"" +
+      html.push("<tr role=\"row\" data-fn=\"" + id + "\" class=\"" + cls + "\"" +
         (f.smp < 10 && f.self > 0 ? " title=\"fewer than 10 samples: the self time is mostly noise\"" : "") + ">" +
         COLS.map(function (c) {
           var text = c.s(f);
           if (text.length > wide[c.k]) wide[c.k] = text.length;
-          return "<td class=\"" + c.k + "\">" + text + "</td>";
+          return "<td role=\"cell\" class=\"" + c.k + "\">" + text + "</td>";
         }).join("") + "</tr>");
     });
     COLS.forEach(function (c) {
