@@ -317,8 +317,7 @@ bench: deps-test
 # coverage (-fsanitize=fuzzer-no-link), by this Makefile's own rules run for
 # BUILD=$(FUZZ_CORE); each harness links that archive.
 FUZZ_CC       ?= clang
-# (FUZZ_OPT alone: the optimisation; fuzz_regress_spec's brief run gives FUZZ_CFLAGS
-# whole: -O0 without the sanitizers)
+# (FUZZ_OPT alone: fuzz_regress_spec's brief run compiles at -O0)
 FUZZ_OPT      ?= -g -O1
 FUZZ_CFLAGS   ?= $(FUZZ_OPT) -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS  ?= 60
