@@ -112,7 +112,7 @@ M.CRASHES = { crash_empty = true, crash_no_space = true, crash_last_word = true 
 -- limit of CPU time, ulimit -t, rather than timeout(1) around each run: one
 -- process start less a run, some 3,000 in a suite, and a loaded machine
 -- cannot make a slow run look like a loop.)
-local NO_END = { [124] = true, [128 + 9] = true, [128 + 24] = true } -- (timeout, SIGKILL, SIGXCPU)
+local NO_END = { [124] = true, [128 + 9] = true, [128 + 24] = true, [128 + 25] = true } -- (timeout, SIGKILL, SIGXCPU, SIGXFSZ)
 -- (Through helpers.oracle's server where it can: one server for each
 -- filling, ulimit's limits inherited by each run.)
 local LIMITS = "ulimit -c 0 && ulimit -f 100000 && ulimit -t 60"
